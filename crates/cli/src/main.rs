@@ -1,0 +1,53 @@
+//! `espalier`: the command line of Espalier — check programs against a grammar or the
+//! sLua type system, generate with the model under a constraint, benchmark masks and
+//! evaluate on HumanEval / MBPP / sLua. Each subcommand lives in its own module.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod bench;
+mod check;
+mod eval;
+mod generate;
+mod slua;
+
+/// The `espalier` command line.
+#[derive(Parser)]
+#[command(name = "espalier", version, about = "Constrained decoding for code models")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check source files: exit 0 when every file is valid, 1 otherwise.
+    Check(check::Args),
+    /// Generate text with the model, optionally under a constraint.
+    Generate(generate::Args),
+    /// Benchmarks (token masks, ...).
+    Bench(bench::Args),
+    /// sLua tools (fuzzing the tree of parsers, ...).
+    Slua(slua::Args),
+    /// Evaluate constrained generation on HumanEval, MBPP or sLua prompts.
+    Eval(eval::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => check::run(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Slua(args) => slua::run(args),
+        Command::Eval(args) => eval::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

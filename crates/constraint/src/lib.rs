@@ -1,0 +1,23 @@
+//! espalier-constraint: the vocabulary, token sets, and the [`Constraint`] trait that
+//! every decoding method (Python / Go grammars, fill-in-the-middle, the sLua tree of
+//! parsers) implements, so one generation loop can drive them all.
+//!
+//! Main types: [`Vocab`] (the raw bytes of every model token), [`TokenSet`] (a bitset
+//! over token ids), [`Constraint`] (what may come next), [`Inspection`] (what the
+//! visualizer draws).
+//!
+//! ```
+//! use espalier_constraint::{TokenSet, Vocab};
+//! let vocab = Vocab::new(vec![b"a".to_vec(), b"<eos>".to_vec()], &[1], 1);
+//! let mut mask = TokenSet::empty(vocab.len());
+//! mask.insert(0);
+//! assert!(mask.contains(0) && !mask.contains(1));
+//! ```
+
+pub mod constraint;
+pub mod token_set;
+pub mod vocab;
+
+pub use constraint::{Commit, Constraint, Inspection, Rejected, TreeNode};
+pub use token_set::TokenSet;
+pub use vocab::Vocab;

@@ -1,0 +1,1 @@
+//! espalier-decode (work in progress).

@@ -1,0 +1,1 @@
+//! espalier-grammar (work in progress).

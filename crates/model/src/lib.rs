@@ -1,0 +1,1 @@
+//! espalier-model (work in progress).

@@ -1,0 +1,1 @@
+//! espalier-slua (work in progress).

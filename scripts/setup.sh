@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# One-time set-up on a fresh Debian machine: system packages the tests use as oracles
+# and corpora, the model file, and Python helpers. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+# Debian packages: the CPython test suite (corpus), Lua 5.4 (oracle for translated sLua).
+need=()
+[ -d /usr/lib/python3.11/test/test_grammar.py ] || [ -f /usr/lib/python3.11/test/test_grammar.py ] || need+=(libpython3.11-testsuite)
+command -v luac5.4 >/dev/null || need+=(lua5.4)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing Debian packages: ${need[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
+
+bash scripts/fetch-model.sh

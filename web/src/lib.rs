@@ -1,0 +1,1 @@
+//! espalier-web (work in progress).
