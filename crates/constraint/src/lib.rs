@@ -15,9 +15,13 @@
 //! ```
 
 pub mod constraint;
+pub mod recognizer;
 pub mod token_set;
+pub mod trie;
 pub mod vocab;
 
 pub use constraint::{Commit, Constraint, Inspection, Rejected, TreeNode};
+pub use recognizer::{ByteState, Recognizer, StackRecognizer};
 pub use token_set::TokenSet;
+pub use trie::TokTrie;
 pub use vocab::Vocab;
