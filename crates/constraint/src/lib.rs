@@ -15,13 +15,20 @@
 //! ```
 
 pub mod constraint;
+pub mod exact;
+pub mod grammar_constraint;
+pub mod mask_store;
 pub mod recognizer;
+pub mod strategy;
 pub mod token_set;
 pub mod trie;
 pub mod vocab;
 
 pub use constraint::{Commit, Constraint, Inspection, Rejected, TreeNode};
 pub use recognizer::{ByteState, Recognizer, StackRecognizer};
+pub use grammar_constraint::GrammarConstraint;
+pub use mask_store::{MaskStore, SyncodeState};
+pub use strategy::{Strategy, UnknownStrategy};
 pub use token_set::TokenSet;
 pub use trie::TokTrie;
 pub use vocab::Vocab;

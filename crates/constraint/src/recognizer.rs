@@ -24,6 +24,9 @@ pub trait ByteState: Clone {
     fn push_byte(&mut self, byte: u8) -> bool;
     /// Whether the bytes fed so far form a complete program.
     fn is_complete(&self) -> bool;
+    /// Fills what the visualizer shows of this state (parser stack, accept
+    /// sequences, remainder); the default shows nothing.
+    fn describe(&self, _out: &mut crate::Inspection) {}
 }
 
 /// [`Recognizer`] over a [`ByteState`]: one slot per depth, reused across walks.

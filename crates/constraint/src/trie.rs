@@ -64,8 +64,9 @@ pub struct TokTrie {
     /// Token ids sharing bytes with an earlier id (`(first, duplicate)`, sorted by
     /// `first`): the trie stores one id per node, these get the same verdict.
     duplicates: Vec<(u32, u32)>,
-    /// Non-special tokens too long for the trie; checked individually.
-    long_tokens: Vec<u32>,
+    /// Non-special tokens too long for the trie, with their bytes; checked
+    /// individually.
+    long_tokens: Vec<(u32, Vec<u8>)>,
     /// Number of token ids in the vocabulary.
     vocab_len: usize,
     /// The longest token stored in the trie, in bytes.
@@ -82,7 +83,7 @@ impl TokTrie {
         ids.retain(|&id| {
             let keep = vocab.bytes(id).len() <= MAX_TRIE_DEPTH;
             if !keep {
-                long_tokens.push(id);
+                long_tokens.push((id, vocab.bytes(id).to_vec()));
             }
             keep
         });
@@ -156,7 +157,7 @@ impl TokTrie {
     pub fn memory_bytes(&self) -> usize {
         self.nodes.len() * std::mem::size_of::<Node>()
             + self.duplicates.len() * 8
-            + self.long_tokens.len() * 4
+            + self.long_tokens.iter().map(|(_, b)| b.len() + 28).sum::<usize>()
     }
 
     /// The longest token stored in the trie, in bytes (the deepest a walk goes).
@@ -165,7 +166,7 @@ impl TokTrie {
     }
 
     /// Tokens too long for the trie, which [`TokTrie::walk`] leaves to the caller.
-    pub fn long_tokens(&self) -> &[u32] {
+    pub fn long_tokens(&self) -> &[(u32, Vec<u8>)] {
         &self.long_tokens
     }
 

@@ -1,0 +1,241 @@
+//! [`GrammarConstraint`]: the [`Constraint`] of a grammar (Python first), over any
+//! byte-level recognizer, with the mask strategy chosen at run time.
+//!
+//! The constraint keeps one recognizer state (the text so far). `exact` walks the
+//! vocabulary trie through it ([`crate::exact`]); `syncode` asks the recognizer for
+//! its accept sequences and remainder and unions rows of a precomputed mask store
+//! ([`crate::mask_store`]); `check` pushes one token's bytes through a copy of the
+//! state. EOS is allowed exactly when the recognizer says the text is complete.
+
+use std::sync::Arc;
+
+use crate::exact::ExactWalker;
+use crate::mask_store::{MaskStore, SyncodeState};
+use crate::{
+    ByteState, Commit, Constraint, Inspection, Rejected, Strategy, TokTrie, TokenSet, Vocab,
+};
+
+/// A grammar as a [`Constraint`]: see the module doc.
+#[derive(Clone)]
+pub struct GrammarConstraint<S: ByteState> {
+    state: S,
+    strategy: Strategy,
+    trie: Arc<TokTrie>,
+    store: Option<Arc<MaskStore>>,
+    walker: ExactWalker<S>,
+    kind: String,
+    fed: usize,
+}
+
+impl<S: SyncodeState> GrammarConstraint<S> {
+    /// A constraint starting from `start` (the recognizer of the empty text), with
+    /// the vocabulary's trie. `kind` names it in [`Inspection::kind`] (e.g.
+    /// `python-lr`). The `syncode` strategy also needs [`Self::with_store`].
+    pub fn new(start: S, trie: Arc<TokTrie>, strategy: Strategy, kind: impl Into<String>) -> Self {
+        let walker = ExactWalker::new(&start, &trie);
+        Self { state: start, strategy, trie, store: None, walker, kind: kind.into(), fed: 0 }
+    }
+
+    /// Attaches the SynCode mask store (built for the same grammar and vocabulary).
+    pub fn with_store(mut self, store: Arc<MaskStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// The strategy in use.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// Switches strategy (e.g. a benchmark comparing them on one text).
+    pub fn set_strategy(&mut self, strategy: Strategy) {
+        self.strategy = strategy;
+    }
+
+    /// The recognizer state after the text so far.
+    pub fn state(&self) -> &S {
+        &self.state
+    }
+
+    /// How many bytes have been committed.
+    pub fn bytes_fed(&self) -> usize {
+        self.fed
+    }
+
+    /// The exact mask, whatever the strategy (the oracle the others are measured
+    /// against). Does not set EOS or special tokens.
+    pub fn exact_mask(&mut self, mask: &mut TokenSet) {
+        self.walker.fill(&self.state, &self.trie, mask);
+    }
+
+    /// The SynCode mask (sound over-approximation). Does not set EOS. Falls back to
+    /// the exact mask when no store is attached or the recognizer cannot report
+    /// accept sequences at this point, and says so by returning `false`.
+    pub fn syncode_mask(&mut self, mask: &mut TokenSet) -> bool {
+        if let Some(store) = &self.store {
+            if store.fill(&self.state, mask) {
+                return true;
+            }
+        }
+        self.exact_mask(mask);
+        false
+    }
+
+    /// The token mask by checking every token on its own (what adaptive rejection
+    /// would conclude for each token). Does not set EOS.
+    pub fn check_mask(&self, vocab: &Vocab, mask: &mut TokenSet) {
+        mask.clear();
+        for id in 0..vocab.len() as u32 {
+            if !vocab.is_special(id) && self.allows(vocab.bytes(id)) {
+                mask.insert(id as usize);
+            }
+        }
+    }
+}
+
+impl<S: SyncodeState> Constraint for GrammarConstraint<S> {
+    fn is_complete(&self) -> bool {
+        self.state.is_complete()
+    }
+
+    fn allows(&self, bytes: &[u8]) -> bool {
+        if bytes.is_empty() {
+            return false;
+        }
+        let mut s = self.state.clone();
+        bytes.iter().all(|&b| s.push_byte(b))
+    }
+
+    fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
+        if mask.capacity() != vocab.len() {
+            *mask = TokenSet::empty(vocab.len());
+        }
+        match self.strategy {
+            Strategy::Exact => self.exact_mask(mask),
+            Strategy::Syncode => {
+                self.syncode_mask(mask);
+            }
+            Strategy::Check => self.check_mask(vocab, mask),
+        }
+        // Special tokens never come from a grammar: the trie and the store hold none,
+        // and `check_mask` skips them.
+        if self.state.is_complete() {
+            mask.insert(vocab.eos() as usize);
+        } else {
+            mask.remove(vocab.eos() as usize);
+        }
+    }
+
+    fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
+        let mut s = self.state.clone();
+        for (i, &b) in bytes.iter().enumerate() {
+            if !s.push_byte(b) {
+                return Err(Rejected {
+                    offset: i,
+                    expected: format!(
+                        "a continuation of a valid {} program (byte {:?} at offset {} of the \
+                         token ends every parse)",
+                        self.kind,
+                        char::from(b),
+                        self.fed + i
+                    ),
+                });
+            }
+        }
+        self.state = s;
+        self.fed += bytes.len();
+        Ok(Commit::Accepted)
+    }
+
+    fn inspect(&self) -> Inspection {
+        let mut out = Inspection { kind: self.kind.clone(), ..Inspection::default() };
+        self.state.describe(&mut out);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Balanced parentheses around `a`s, nesting at most 3 deep; complete when
+    /// balanced and non-empty. Small enough to check masks by brute force.
+    #[derive(Clone, Debug, Default)]
+    struct Parens {
+        depth: u8,
+        len: usize,
+    }
+
+    impl ByteState for Parens {
+        fn push_byte(&mut self, byte: u8) -> bool {
+            match byte {
+                b'(' if self.depth < 3 => self.depth += 1,
+                b')' if self.depth > 0 => self.depth -= 1,
+                b'a' => {}
+                _ => return false,
+            }
+            self.len += 1;
+            true
+        }
+        fn is_complete(&self) -> bool {
+            self.depth == 0 && self.len > 0
+        }
+    }
+
+    impl SyncodeState for Parens {}
+
+    fn vocab() -> Vocab {
+        let mut tokens: Vec<Vec<u8>> = vec![b"<eos>".to_vec(), b"<bos>".to_vec()];
+        for len in 1..=4 {
+            for n in 0..3usize.pow(len) {
+                let mut t = Vec::new();
+                let mut k = n;
+                for _ in 0..len {
+                    t.push([b'(', b')', b'a'][k % 3]);
+                    k /= 3;
+                }
+                tokens.push(t);
+            }
+        }
+        tokens.push(b"b".to_vec());
+        tokens.push(b"(b".to_vec());
+        Vocab::new(tokens, &[0, 1], 0)
+    }
+
+    #[test]
+    fn exact_and_check_masks_agree_and_eos_marks_completion() {
+        let vocab = vocab();
+        let trie = Arc::new(TokTrie::new(&vocab));
+        let mut c = GrammarConstraint::new(Parens::default(), trie, Strategy::Exact, "parens");
+        let mut exact = TokenSet::empty(vocab.len());
+        let mut check = TokenSet::empty(vocab.len());
+        for step in b"((a)(()a)a)a((".iter() {
+            c.fill_mask(&vocab, &mut exact);
+            c.set_strategy(Strategy::Check);
+            c.fill_mask(&vocab, &mut check);
+            c.set_strategy(Strategy::Exact);
+            assert_eq!(exact, check);
+            assert_eq!(exact.contains(0), c.is_complete());
+            assert!(!exact.contains(1), "special tokens are never allowed");
+            for id in exact.iter().filter(|&id| id != 0) {
+                assert!(c.allows(vocab.bytes(id as u32)));
+            }
+            assert!(!exact.is_empty());
+            assert_eq!(c.commit(&[*step]), Ok(Commit::Accepted));
+        }
+    }
+
+    #[test]
+    fn commit_refuses_at_the_first_bad_byte_and_keeps_the_state() {
+        let vocab = vocab();
+        let trie = Arc::new(TokTrie::new(&vocab));
+        let mut c = GrammarConstraint::new(Parens::default(), trie, Strategy::Check, "parens");
+        c.commit(b"(a").unwrap();
+        let err = c.commit(b"))").unwrap_err();
+        assert_eq!(err.offset, 1);
+        assert!(err.to_string().contains("offset 3"), "{err}");
+        assert_eq!(c.bytes_fed(), 2);
+        assert!(c.allows(b")"));
+        assert_eq!(c.inspect().kind, "parens");
+    }
+}
