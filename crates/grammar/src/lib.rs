@@ -1,1 +1,79 @@
-//! espalier-grammar (work in progress).
+//! espalier-grammar: grammars as data, compiled into what constrained decoding needs.
+//!
+//! - **Grammar format** ([`format`], [`Grammar`]): Lark-style EBNF text (rules,
+//!   terminals as regexes or literals, `?`, `*`, `+`, `[..]`, groups, priorities,
+//!   `%ignore`, `%declare`), expanded into BNF productions. Errors carry line/column.
+//! - **Lexer** ([`LexerDfa`]): every terminal's regex compiled together with
+//!   `regex-automata`, flattened into a dense table with small state ids:
+//!   [`LexerDfa::start`], [`LexerDfa::next`], [`LexerDfa::is_dead`],
+//!   [`LexerDfa::matches`] / [`LexerDfa::winners`] (terminals matching the text so far,
+//!   all of them / after priorities) and [`LexerDfa::reachable`]. This is what a
+//!   SynCode mask store is built from.
+//! - **LR tables** ([`LrTable`], [`TableKind`]): canonical LR(1), Pager-merged LR(1),
+//!   LALR(1); conflicts are reported with rule, lookahead and both actions; size and
+//!   build time in [`TableStats`].
+//! - **Parsers** behind one trait, [`TokenParser`]: [`LrParser`] (incremental, a small
+//!   set of LR stacks for soft keywords) and [`EarleyParser`].
+//! - **Languages** ([`Language`]): grammar + DFA + table + lexer layer ([`LayerKind`]:
+//!   plain, or Python's NEWLINE/INDENT/DEDENT with implicit line joining).
+//!   [`python()`] gives the Python 3.11 language (`grammars/python.lark`).
+//! - **Byte-level recognizer** ([`Recognizer`]): push bytes, get an error the moment
+//!   the text stops being a prefix of a valid program; [`Recognizer::is_complete`] for
+//!   EOS; [`Recognizer::remainder`] and [`Recognizer::accept_sequences`] (A0 / A1) for
+//!   SynCode-style masks; `clone` / `clone_from` are cheap and allocation-free when
+//!   reusing a slot.
+//!
+//! ```
+//! use espalier_grammar::{Language, LanguageOptions};
+//! let lang = Language::compile(
+//!     "start: NAME \"=\" INT\nNAME: /[a-z]+/\nINT: /[0-9]+/\n%ignore \" \"\n",
+//!     &LanguageOptions::default(),
+//! ).unwrap();
+//! let mut r = lang.recognizer();
+//! r.push_bytes(b"x = 4").unwrap();
+//! assert!(r.is_complete());
+//! assert!(r.clone().push_bytes(b"=").is_err());
+//! // The lexer DFA, as a mask store would step it:
+//! let dfa = &lang.dfa;
+//! let s = dfa.next(dfa.start(), b'4');
+//! assert_eq!(dfa.winners(s), &[lang.grammar.terminal("INT").unwrap()]);
+//! ```
+//!
+//! Python:
+//!
+//! ```
+//! let py = espalier_grammar::python().unwrap();
+//! let mut r = py.recognizer();
+//! r.push_bytes(b"x = y\n").unwrap();
+//! assert!(r.is_complete());
+//! ```
+
+pub mod earley;
+pub mod error;
+pub mod format;
+pub mod grammar;
+pub mod language;
+pub mod lexer_dfa;
+pub mod lr_parser;
+pub mod lr_table;
+pub mod python;
+pub mod recognizer;
+pub mod termset;
+pub mod token_parser;
+
+pub use earley::{EarleyGrammar, EarleyParser};
+pub use error::{Conflict, GrammarError, ParseError, Pos};
+pub use grammar::{Grammar, NonterminalId, Production, ProductionId, Symbol, Terminal, TerminalId, END};
+pub use language::{Language, LanguageOptions, LayerKind, PythonTerminals};
+pub use lexer_dfa::{DfaState, LexerDfa};
+pub use lr_parser::LrParser;
+pub use lr_table::{Action, LrTable, TableKind, TableStats};
+pub use python::{python, python_with, PYTHON_GRAMMAR};
+pub use recognizer::{AcceptSequences, Recognizer, Remainder};
+pub use termset::TermSet;
+pub use token_parser::TokenParser;
+
+/// The recognizer the constraint crate uses for Python and other LR languages.
+pub type LrRecognizer = Recognizer<LrParser>;
+/// The same lexer and layer driving the Earley parser.
+pub type EarleyRecognizer = Recognizer<EarleyParser>;

@@ -1,0 +1,136 @@
+//! A compiled language: grammar, lexer DFA, LR table and the lexer layer between the
+//! DFA and the parser (plain, or Python's indentation and line joining).
+
+use std::sync::Arc;
+
+use crate::earley::{EarleyGrammar, EarleyParser};
+use crate::error::GrammarError;
+use crate::grammar::{Grammar, TerminalId};
+use crate::lexer_dfa::LexerDfa;
+use crate::lr_parser::LrParser;
+use crate::lr_table::{LrTable, TableKind};
+use crate::recognizer::Recognizer;
+use crate::termset::TermSet;
+
+/// Which lexer layer sits between the DFA and the parser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayerKind {
+    /// Lexemes go straight to the parser; `%ignore`d terminals are dropped.
+    Plain,
+    /// Python: the grammar must `%ignore` a terminal `NL` (newline) and `%declare`
+    /// `NEWLINE INDENT DEDENT`. The layer turns NL into NEWLINE outside brackets and
+    /// on non-blank lines, tracks the indentation stack, and makes INDENT / DEDENT.
+    Python,
+}
+
+/// Terminal ids the Python layer needs.
+#[derive(Clone, Debug)]
+pub struct PythonTerminals {
+    /// The lexed newline.
+    pub nl: TerminalId,
+    /// Parser-level NEWLINE.
+    pub newline: TerminalId,
+    /// INDENT.
+    pub indent: TerminalId,
+    /// DEDENT.
+    pub dedent: TerminalId,
+    /// `(`, `[`, `{`.
+    pub open: [TerminalId; 3],
+    /// `)`, `]`, `}`.
+    pub close: [TerminalId; 3],
+}
+
+/// How to compile a language.
+#[derive(Clone, Debug)]
+pub struct LanguageOptions {
+    /// LR construction for the table.
+    pub table: TableKind,
+    /// Lexer layer.
+    pub layer: LayerKind,
+    /// Start rule.
+    pub start: String,
+}
+
+impl Default for LanguageOptions {
+    fn default() -> Self {
+        LanguageOptions { table: TableKind::Pager, layer: LayerKind::Plain, start: "start".into() }
+    }
+}
+
+/// Everything needed to recognize a language, shared (behind `Arc`) by recognizers.
+#[derive(Debug)]
+pub struct Language {
+    /// The grammar (terminals, BNF productions).
+    pub grammar: Arc<Grammar>,
+    /// The lexer automaton over the grammar's lexed terminals.
+    pub dfa: Arc<LexerDfa>,
+    /// The LR table.
+    pub table: Arc<LrTable>,
+    /// Earley view of the grammar.
+    pub earley: Arc<EarleyGrammar>,
+    /// The layer kind.
+    pub layer: LayerKind,
+    /// Python layer terminal ids (when `layer == Python`).
+    pub python: Option<PythonTerminals>,
+    /// `%ignore`d terminals.
+    pub ignored: TermSet,
+}
+
+impl Language {
+    /// Compiles grammar text into a language.
+    pub fn compile(src: &str, options: &LanguageOptions) -> Result<Arc<Language>, GrammarError> {
+        let grammar = Grammar::parse_with_start(src, &options.start)?;
+        Self::from_grammar(grammar, options)
+    }
+
+    /// Compiles an already parsed grammar.
+    pub fn from_grammar(grammar: Grammar, options: &LanguageOptions) -> Result<Arc<Language>, GrammarError> {
+        let dfa = LexerDfa::build(&grammar)?;
+        let table = LrTable::build(&grammar, options.table)?;
+        let mut ignored = TermSet::new(grammar.num_terminals());
+        for (i, t) in grammar.terminals.iter().enumerate() {
+            if t.ignored {
+                ignored.insert(i as TerminalId);
+            }
+        }
+        let python = match options.layer {
+            LayerKind::Plain => None,
+            LayerKind::Python => {
+                let need = |n: &str| grammar.terminal(n).ok_or_else(|| GrammarError::NoStart(format!("terminal {n} (required by the Python layer)")));
+                Some(PythonTerminals {
+                    nl: need("NL")?,
+                    newline: need("NEWLINE")?,
+                    indent: need("INDENT")?,
+                    dedent: need("DEDENT")?,
+                    open: [need("\"(\"")?, need("\"[\"")?, need("\"{\"")?],
+                    close: [need("\")\"")?, need("\"]\"")?, need("\"}\"")?],
+                })
+            }
+        };
+        let grammar = Arc::new(grammar);
+        Ok(Arc::new(Language {
+            earley: EarleyGrammar::new(grammar.clone()),
+            grammar,
+            dfa: Arc::new(dfa),
+            table: Arc::new(table),
+            layer: options.layer,
+            python,
+            ignored,
+        }))
+    }
+
+    /// A byte-level recognizer driven by the LR parser (the fast one).
+    pub fn recognizer(self: &Arc<Self>) -> Recognizer<LrParser> {
+        Recognizer::new(self.clone(), LrParser::new(self.table.clone()))
+    }
+
+    /// A byte-level recognizer driven by the Earley parser (same lexer and layer).
+    pub fn earley_recognizer(self: &Arc<Self>) -> Recognizer<EarleyParser> {
+        Recognizer::new(self.clone(), EarleyParser::new(self.earley.clone()))
+    }
+
+    /// Name of a terminal.
+    pub fn terminal_name(&self, t: TerminalId) -> &str {
+        &self.grammar.terminals[t as usize].name
+    }
+}

@@ -1,0 +1,159 @@
+//! The incremental LR parser: a small set of LR stacks driven by an [`LrTable`].
+//!
+//! Usually there is one stack. A lexeme that may be several terminals (a Python soft
+//! keyword such as `match` is also a NAME) forks one stack per reading; readings that
+//! hit an error are dropped, so the table stays conflict-free and the parser stays
+//! deterministic in practice (forks die within a few lexemes). Clone is a copy of a few
+//! small vectors; `clone_from` reuses their allocations.
+
+use std::sync::Arc;
+
+use crate::grammar::{TerminalId, END};
+use crate::lr_table::{Action, LrTable};
+use crate::termset::TermSet;
+use crate::token_parser::TokenParser;
+
+/// Incremental LR parser over a shared table.
+#[derive(Debug)]
+pub struct LrParser {
+    table: Arc<LrTable>,
+    stacks: Vec<Vec<u32>>,
+    spare: Vec<Vec<u32>>,
+    scratch: Vec<u32>,
+}
+
+impl Clone for LrParser {
+    fn clone(&self) -> Self {
+        LrParser { table: self.table.clone(), stacks: self.stacks.clone(), spare: Vec::new(), scratch: Vec::new() }
+    }
+    fn clone_from(&mut self, src: &Self) {
+        if !Arc::ptr_eq(&self.table, &src.table) {
+            self.table = src.table.clone();
+        }
+        self.stacks.clone_from(&src.stacks);
+    }
+}
+
+/// Applies terminal `t` to `stack` in place; false on error (stack is then garbage).
+#[inline]
+fn apply(table: &LrTable, stack: &mut Vec<u32>, t: TerminalId) -> bool {
+    loop {
+        let top = *stack.last().unwrap();
+        match table.action(top, t) {
+            Action::Shift(s) => {
+                stack.push(s);
+                return true;
+            }
+            Action::Reduce(p) => {
+                let (lhs, len) = table.production(p);
+                stack.truncate(stack.len() - len as usize);
+                let top = *stack.last().unwrap();
+                match table.goto(top, lhs) {
+                    Some(g) => stack.push(g),
+                    None => return false,
+                }
+            }
+            Action::Accept => return true,
+            Action::Error => return false,
+        }
+    }
+}
+
+/// Whether `t` can be shifted (or accepted) on `stack`, without changing it.
+#[inline]
+fn can_take(table: &LrTable, stack: &[u32], t: TerminalId, extra: &mut Vec<u32>) -> bool {
+    extra.clear();
+    let mut sp = stack.len();
+    loop {
+        let top = *extra.last().unwrap_or(&stack[sp - 1]);
+        match table.action(top, t) {
+            Action::Shift(_) | Action::Accept => return true,
+            Action::Error => return false,
+            Action::Reduce(p) => {
+                let (lhs, len) = table.production(p);
+                let mut len = len as usize;
+                let from_extra = len.min(extra.len());
+                extra.truncate(extra.len() - from_extra);
+                len -= from_extra;
+                sp -= len;
+                let top = *extra.last().unwrap_or(&stack[sp - 1]);
+                match table.goto(top, lhs) {
+                    Some(g) => extra.push(g),
+                    None => return false,
+                }
+            }
+        }
+    }
+}
+
+impl LrParser {
+    /// A parser at the start of input.
+    pub fn new(table: Arc<LrTable>) -> Self {
+        LrParser { table, stacks: vec![vec![0]], spare: Vec::new(), scratch: Vec::new() }
+    }
+
+    /// The table it runs on.
+    pub fn table(&self) -> &Arc<LrTable> {
+        &self.table
+    }
+
+    /// Number of live LR stacks (1 except just after an ambiguous soft keyword).
+    pub fn num_stacks(&self) -> usize {
+        self.stacks.len()
+    }
+
+    /// Whether terminal `t` is acceptable next (cheaper than [`TokenParser::acceptable`]
+    /// for one terminal).
+    pub fn accepts(&mut self, t: TerminalId) -> bool {
+        let table = &*self.table;
+        self.stacks.iter().any(|s| can_take(table, s, t, &mut self.scratch))
+    }
+}
+
+impl TokenParser for LrParser {
+    fn feed(&mut self, terms: &[TerminalId]) -> bool {
+        let table = &*self.table;
+        if terms.len() == 1 && self.stacks.len() == 1 {
+            return apply(table, &mut self.stacks[0], terms[0]);
+        }
+        let old = std::mem::take(&mut self.stacks);
+        for st in &old {
+            for &t in terms {
+                if !can_take(table, st, t, &mut self.scratch) {
+                    continue;
+                }
+                let mut s = self.spare.pop().unwrap_or_default();
+                s.clone_from(st);
+                apply(table, &mut s, t);
+                if self.stacks.contains(&s) {
+                    self.spare.push(s);
+                } else {
+                    self.stacks.push(s);
+                }
+            }
+        }
+        self.spare.extend(old);
+        !self.stacks.is_empty()
+    }
+
+    fn acceptable(&mut self, out: &mut TermSet) {
+        out.clear();
+        let table = &*self.table;
+        for st in &self.stacks {
+            let top = *st.last().unwrap();
+            if table.exact_errors {
+                out.union_with(table.valid_terminals(top));
+            } else {
+                for t in table.valid_terminals(top).iter() {
+                    if !out.contains(t) && can_take(table, st, t, &mut self.scratch) {
+                        out.insert(t);
+                    }
+                }
+            }
+        }
+    }
+
+    fn accepts_end(&mut self) -> bool {
+        self.accepts(END)
+    }
+}

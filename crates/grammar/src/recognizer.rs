@@ -1,0 +1,513 @@
+//! The byte-level recognizer: lexer DFA (maximal munch, priorities), lexer layer
+//! (Python indentation / line joining) and a [`TokenParser`], fed one byte at a time.
+//!
+//! Exactness: after every byte, the unfinished lexeme is checked against the parser:
+//! some terminal still reachable from its DFA state must be acceptable next. Together
+//! with LR(1)'s (or Earley's) exact acceptable sets this makes "`push_bytes(s)` is Ok"
+//! mean "`s` is a prefix of some valid program" (up to maximal-munch corner cases
+//! where the only completion would need a lexeme split the lexer never makes).
+//!
+//! Cost: the common byte (inside a lexeme) is one table lookup and one bitset
+//! intersection, no allocation. A finished lexeme costs one parser step and one
+//! recomputation of the acceptable set. `clone_from` reuses every allocation.
+
+use std::sync::Arc;
+
+use crate::error::ParseError;
+use crate::grammar::TerminalId;
+use crate::language::{Language, LayerKind};
+use crate::lexer_dfa::{DfaState, LexerDfa};
+use crate::termset::TermSet;
+use crate::token_parser::TokenParser;
+
+/// CPython's limit on bracket nesting in the tokenizer.
+const MAX_BRACKET_DEPTH: u32 = 200;
+/// CPython's limit on indentation levels.
+const MAX_INDENT: usize = 100;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Line {
+    /// At the start of a logical line, reading indentation.
+    Indenting,
+    /// The line holds only a comment so far: it is blank for indentation.
+    Blank,
+    /// The line has content.
+    Content,
+}
+
+#[derive(Clone, Debug)]
+struct Indent {
+    cols: Vec<u32>,
+    alt: Vec<u32>,
+    depth: u32,
+    line: Line,
+    col: u32,
+    altcol: u32,
+}
+
+/// The unfinished last lexeme (SynCode's remainder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Remainder {
+    /// Lexer DFA state after the remainder's bytes ([`LexerDfa::START`] if empty).
+    pub dfa_state: DfaState,
+    /// Its length in bytes: the remainder is the last `len` bytes of the text.
+    pub len: usize,
+}
+
+/// SynCode's accept sequences, over lexer terminal ids.
+#[derive(Clone, Debug)]
+pub struct AcceptSequences {
+    /// A0: terminals the next lexeme (the one the remainder starts) may be. Includes
+    /// `%ignore`d terminals and, for Python, NL when a newline is acceptable.
+    pub a0: TermSet,
+    /// A1: when the remainder is already a complete lexeme of type τ (a winner of its
+    /// DFA state), the pair (τ, terminals acceptable after it).
+    pub a1: Vec<(TerminalId, TermSet)>,
+}
+
+/// An incremental, cloneable byte-level recognizer for a [`Language`].
+#[derive(Debug)]
+pub struct Recognizer<P: TokenParser> {
+    lang: Arc<Language>,
+    parser: P,
+    state: DfaState,
+    lex_len: u32,
+    lex_start: usize,
+    last_accept: DfaState,
+    last_accept_len: u32,
+    pending: Vec<u8>,
+    pos: usize,
+    acceptable: TermSet,
+    indent: Indent,
+    lexemes: usize,
+}
+
+impl<P: TokenParser> Clone for Recognizer<P> {
+    fn clone(&self) -> Self {
+        Recognizer {
+            lang: self.lang.clone(),
+            parser: self.parser.clone(),
+            state: self.state,
+            lex_len: self.lex_len,
+            lex_start: self.lex_start,
+            last_accept: self.last_accept,
+            last_accept_len: self.last_accept_len,
+            pending: self.pending.clone(),
+            pos: self.pos,
+            acceptable: self.acceptable.clone(),
+            indent: self.indent.clone(),
+            lexemes: self.lexemes,
+        }
+    }
+
+    fn clone_from(&mut self, src: &Self) {
+        if !Arc::ptr_eq(&self.lang, &src.lang) {
+            self.lang = src.lang.clone();
+        }
+        self.parser.clone_from(&src.parser);
+        self.state = src.state;
+        self.lex_len = src.lex_len;
+        self.lex_start = src.lex_start;
+        self.last_accept = src.last_accept;
+        self.last_accept_len = src.last_accept_len;
+        self.pending.clone_from(&src.pending);
+        self.pos = src.pos;
+        self.acceptable.clone_from(&src.acceptable);
+        self.indent.cols.clone_from(&src.indent.cols);
+        self.indent.alt.clone_from(&src.indent.alt);
+        self.indent.depth = src.indent.depth;
+        self.indent.line = src.indent.line;
+        self.indent.col = src.indent.col;
+        self.indent.altcol = src.indent.altcol;
+        self.lexemes = src.lexemes;
+    }
+}
+
+impl<P: TokenParser> Recognizer<P> {
+    /// A recognizer at the start of a text.
+    pub fn new(lang: Arc<Language>, parser: P) -> Self {
+        let nt = lang.grammar.num_terminals();
+        let mut r = Recognizer {
+            lang,
+            parser,
+            state: LexerDfa::START,
+            lex_len: 0,
+            lex_start: 0,
+            last_accept: LexerDfa::DEAD,
+            last_accept_len: 0,
+            pending: Vec::new(),
+            pos: 0,
+            acceptable: TermSet::new(nt),
+            indent: Indent { cols: vec![0], alt: vec![0], depth: 0, line: Line::Indenting, col: 0, altcol: 0 },
+            lexemes: 0,
+        };
+        r.refresh_acceptable();
+        r
+    }
+
+    /// The language recognized.
+    pub fn language(&self) -> &Arc<Language> {
+        &self.lang
+    }
+
+    /// The parser behind the layer.
+    pub fn parser(&self) -> &P {
+        &self.parser
+    }
+
+    /// Bytes consumed so far.
+    pub fn offset(&self) -> usize {
+        self.pos
+    }
+
+    /// Number of complete lexemes (including ignored ones) so far.
+    pub fn num_lexemes(&self) -> usize {
+        self.lexemes
+    }
+
+    fn error(&self, offset: usize, message: impl Into<String>) -> ParseError {
+        let mut expected: Vec<String> = self
+            .acceptable
+            .iter()
+            .filter(|&t| !self.lang.ignored.contains(t) || self.lang.python.as_ref().is_some_and(|p| p.nl == t))
+            .map(|t| self.lang.terminal_name(t).to_string())
+            .collect();
+        expected.sort();
+        ParseError { offset, expected, message: message.into() }
+    }
+
+    /// Recomputes the acceptable set in lexer-terminal terms.
+    fn refresh_acceptable(&mut self) {
+        self.parser.acceptable(&mut self.acceptable);
+        self.acceptable.union_with(&self.lang.ignored);
+        if let Some(py) = &self.lang.python {
+            let nl_ok = self.indent.depth > 0 || self.indent.line != Line::Content || self.acceptable.contains(py.newline);
+            if !nl_ok {
+                // NL is in `ignored`; take it out when a NEWLINE would be rejected.
+                self.acceptable.remove(py.nl);
+            }
+        }
+    }
+
+    fn feed_parser(&mut self, terms: &[TerminalId]) -> Result<(), ParseError> {
+        if !self.parser.feed(terms) {
+            let names: Vec<&str> = terms.iter().map(|&t| self.lang.terminal_name(t)).collect();
+            return Err(self.error(self.lex_start, format!("unexpected {}", names.join("/"))));
+        }
+        Ok(())
+    }
+
+    /// Called when the first byte `b` of a lexeme arrives (Python: indentation).
+    #[inline]
+    fn begin_lexeme(&mut self, b: u8) -> Result<(), ParseError> {
+        if self.lang.layer != LayerKind::Python || self.indent.line != Line::Indenting {
+            return Ok(());
+        }
+        match b {
+            b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' => Ok(()),
+            b'#' => {
+                self.indent.line = Line::Blank;
+                Ok(())
+            }
+            _ => self.start_content_line(),
+        }
+    }
+
+    fn start_content_line(&mut self) -> Result<(), ParseError> {
+        let py = self.lang.python.clone().unwrap();
+        self.indent.line = Line::Content;
+        let (col, alt) = (self.indent.col, self.indent.altcol);
+        let top = *self.indent.cols.last().unwrap();
+        let alt_top = *self.indent.alt.last().unwrap();
+        if col == top {
+            if alt != alt_top {
+                return Err(self.error(self.lex_start, "inconsistent use of tabs and spaces in indentation"));
+            }
+        } else if col > top {
+            if alt <= alt_top {
+                return Err(self.error(self.lex_start, "inconsistent use of tabs and spaces in indentation"));
+            }
+            if self.indent.cols.len() >= MAX_INDENT {
+                return Err(self.error(self.lex_start, "too many levels of indentation"));
+            }
+            self.indent.cols.push(col);
+            self.indent.alt.push(alt);
+            self.feed_parser(&[py.indent]).map_err(|e| ParseError { message: "unexpected indent".into(), ..e })?;
+        } else {
+            while col < *self.indent.cols.last().unwrap() {
+                self.indent.cols.pop();
+                self.indent.alt.pop();
+                self.feed_parser(&[py.dedent]).map_err(|e| ParseError { message: "unexpected unindent".into(), ..e })?;
+            }
+            if col != *self.indent.cols.last().unwrap() {
+                return Err(self.error(self.lex_start, "unindent does not match any outer indentation level"));
+            }
+            if alt != *self.indent.alt.last().unwrap() {
+                return Err(self.error(self.lex_start, "inconsistent use of tabs and spaces in indentation"));
+            }
+        }
+        self.refresh_acceptable();
+        Ok(())
+    }
+
+    /// A complete lexeme of `terms` ends (the DFA state `at` is where it was accepted).
+    fn emit(&mut self, at: DfaState) -> Result<(), ParseError> {
+        self.lexemes += 1;
+        let lang = self.lang.clone();
+        let terms = lang.dfa.winners(at);
+        let t0 = terms[0];
+        if let Some(py) = &lang.python {
+            if t0 == py.nl {
+                if self.indent.depth == 0 && self.indent.line == Line::Content {
+                    self.feed_parser(&[py.newline])?;
+                }
+                if self.indent.depth == 0 {
+                    self.indent.line = Line::Indenting;
+                    self.indent.col = 0;
+                    self.indent.altcol = 0;
+                }
+                self.refresh_acceptable();
+                return Ok(());
+            }
+            if lang.ignored.contains(t0) {
+                return Ok(());
+            }
+            if py.open.contains(&t0) {
+                self.indent.depth += 1;
+                if self.indent.depth >= MAX_BRACKET_DEPTH {
+                    return Err(self.error(self.lex_start, "too many nested parentheses"));
+                }
+            } else if py.close.contains(&t0) {
+                self.indent.depth = self.indent.depth.saturating_sub(1);
+            }
+        } else if lang.ignored.contains(t0) {
+            return Ok(());
+        }
+        self.feed_parser(terms)?;
+        self.refresh_acceptable();
+        Ok(())
+    }
+
+    /// Python: indentation column bookkeeping for a whitespace byte at line start.
+    #[inline]
+    fn track_column(&mut self, b: u8) {
+        if self.indent.line == Line::Indenting {
+            match b {
+                b' ' => {
+                    self.indent.col += 1;
+                    self.indent.altcol += 1;
+                }
+                b'\t' => {
+                    self.indent.col = (self.indent.col / 8 + 1) * 8;
+                    self.indent.altcol += 1;
+                }
+                b'\x0c' => {
+                    self.indent.col = 0;
+                    self.indent.altcol = 0;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Feeds one byte. `Err` means the text is no longer a prefix of any valid program
+    /// (the recognizer must then be dropped or restored from a clone).
+    #[inline]
+    pub fn push_byte(&mut self, b: u8) -> Result<(), ParseError> {
+        if self.state == LexerDfa::START {
+            self.lex_start = self.pos;
+            self.begin_lexeme(b)?;
+        }
+        let dfa = &*self.lang.dfa;
+        let next = dfa.next(self.state, b);
+        if next != LexerDfa::DEAD {
+            if !dfa.reachable(next).intersects(&self.acceptable) {
+                return Err(self.error(self.lex_start, "no acceptable token starts here"));
+            }
+            self.state = next;
+            self.lex_len += 1;
+            self.pos += 1;
+            if !dfa.winners(next).is_empty() {
+                self.last_accept = next;
+                self.last_accept_len = self.lex_len;
+                self.pending.clear();
+            } else {
+                self.pending.push(b);
+            }
+            if self.lang.layer == LayerKind::Python {
+                self.track_column(b);
+            }
+            return Ok(());
+        }
+        self.push_byte_slow(b)
+    }
+
+    #[cold]
+    fn push_byte_slow(&mut self, b: u8) -> Result<(), ParseError> {
+        if self.lex_len == 0 || self.last_accept == LexerDfa::DEAD {
+            return Err(self.error(self.lex_start, format!("invalid token starting with byte {:?}", b as char)));
+        }
+        self.finish_lexeme()?;
+        self.push_byte(b)
+    }
+
+    /// Emits the lexeme at the last accepting point and re-reads the bytes after it.
+    fn finish_lexeme(&mut self) -> Result<(), ParseError> {
+        let at = self.last_accept;
+        let start = self.lex_start;
+        self.emit(at)?;
+        self.pos = start + self.last_accept_len as usize;
+        self.state = LexerDfa::START;
+        self.lex_len = 0;
+        self.last_accept = LexerDfa::DEAD;
+        self.last_accept_len = 0;
+        if !self.pending.is_empty() {
+            let mut p = std::mem::take(&mut self.pending);
+            let r = p.iter().try_for_each(|&x| self.push_byte(x));
+            p.clear();
+            if self.pending.capacity() == 0 {
+                self.pending = p;
+            }
+            r?;
+        }
+        Ok(())
+    }
+
+    /// Feeds several bytes; stops at the first error.
+    pub fn push_bytes(&mut self, bytes: &[u8]) -> Result<(), ParseError> {
+        bytes.iter().try_for_each(|&b| self.push_byte(b))
+    }
+
+    /// Whether the text so far is a viable prefix (always true for a recognizer that
+    /// has not returned an error: errors are reported by `push_byte`).
+    pub fn is_viable(&self) -> bool {
+        true
+    }
+
+    /// Ends the text: flushes the last lexeme and the layer (final NEWLINE, DEDENTs)
+    /// and checks that the parser accepts. Consumes a copy; `self` is unchanged.
+    pub fn finish(&self) -> Result<(), ParseError> {
+        let mut r = self.clone();
+        while r.lex_len > 0 {
+            if !r.lang.dfa.winners(r.state).is_empty() {
+                r.last_accept = r.state;
+                r.last_accept_len = r.lex_len;
+                r.pending.clear();
+            }
+            if r.last_accept == LexerDfa::DEAD {
+                return Err(r.error(r.lex_start, "unfinished token at end of input"));
+            }
+            r.finish_lexeme()?;
+        }
+        if let Some(py) = r.lang.python.clone() {
+            if r.indent.depth > 0 {
+                return Err(r.error(r.pos, "unexpected end of input inside brackets"));
+            }
+            r.lex_start = r.pos;
+            if r.indent.line == Line::Content {
+                r.feed_parser(&[py.newline])?;
+            }
+            while r.indent.cols.len() > 1 {
+                r.indent.cols.pop();
+                r.feed_parser(&[py.dedent])?;
+            }
+        }
+        r.lex_start = r.pos;
+        if !r.parser.accepts_end() {
+            r.refresh_acceptable();
+            return Err(r.error(r.pos, "unexpected end of input"));
+        }
+        Ok(())
+    }
+
+    /// Whether the text so far is a complete, valid program.
+    pub fn is_complete(&self) -> bool {
+        self.finish().is_ok()
+    }
+
+    /// The unfinished last lexeme.
+    pub fn remainder(&self) -> Remainder {
+        Remainder { dfa_state: self.state, len: self.lex_len as usize }
+    }
+
+    /// Terminals (lexer ids, including ignored ones) acceptable as the next lexeme,
+    /// i.e. the lexeme the remainder starts.
+    pub fn acceptable_terminals(&self) -> &TermSet {
+        &self.acceptable
+    }
+
+    /// SynCode's accept sequences A0 and A1 (see [`AcceptSequences`]).
+    pub fn accept_sequences(&self) -> AcceptSequences {
+        let a0 = self.acceptable.clone();
+        let mut a1 = Vec::new();
+        if self.lex_len > 0 {
+            for &t in self.lang.dfa.winners(self.state) {
+                let mut r = self.clone();
+                r.pending.clear();
+                // emit just this reading of the remainder
+                let ok = if r.lang.dfa.winners(r.state).len() == 1 {
+                    r.emit(r.state).is_ok()
+                } else {
+                    r.lexemes += 1;
+                    r.feed_parser(&[t]).is_ok() && {
+                        r.refresh_acceptable();
+                        true
+                    }
+                };
+                if ok {
+                    a1.push((t, r.acceptable.clone()));
+                }
+            }
+        }
+        AcceptSequences { a0, a1 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::language::LanguageOptions;
+
+    fn lang() -> Arc<Language> {
+        Language::compile(
+            "start: stmt*\nstmt: NAME \"=\" expr \";\" | \"return\" expr \";\"\nexpr: NAME | INT | expr \"+\" expr2\nexpr2: NAME | INT\nNAME: /[a-z]+/\nINT: /[0-9]+/\n%ignore \" \"\n",
+            &LanguageOptions::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn prefixes_and_completion() {
+        let l = lang();
+        let mut r = l.recognizer();
+        assert!(r.is_complete());
+        r.push_bytes(b"x = ret").unwrap(); // `ret` is a NAME here
+        assert!(!r.is_complete());
+        r.push_bytes(b" + 1;").unwrap();
+        assert!(r.is_complete());
+        let mut r2 = r.clone();
+        assert!(r2.push_bytes(b"retur").is_ok());
+        assert!(r2.push_bytes(b"n 1;").is_ok() && r2.is_complete());
+        assert!(r.clone().push_bytes(b"1").is_err());
+        assert!(r.clone().push_bytes(b"x x").is_err());
+        let e = r.clone().push_bytes(b"x = ;").unwrap_err();
+        assert_eq!(e.offset, 16);
+        assert!(e.expected.contains(&"INT".to_string()));
+    }
+
+    #[test]
+    fn accept_sequences_and_remainder() {
+        let l = lang();
+        let mut r = l.recognizer();
+        r.push_bytes(b"x = ab").unwrap();
+        let rem = r.remainder();
+        assert_eq!(rem.len, 2);
+        let acc = r.accept_sequences();
+        let name = l.grammar.terminal("NAME").unwrap();
+        let semi = l.grammar.terminal("\";\"").unwrap();
+        assert!(acc.a0.contains(name));
+        assert_eq!(acc.a1.len(), 1);
+        assert_eq!(acc.a1[0].0, name);
+        assert!(acc.a1[0].1.contains(semi) && !acc.a1[0].1.contains(name));
+    }
+}

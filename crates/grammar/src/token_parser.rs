@@ -1,0 +1,18 @@
+//! The interface between the lexer layer and a parsing algorithm: feed whole lexemes
+//! (as terminal ids), ask what may come next. The LR parser and the Earley recognizer
+//! both implement it, so one byte-level [`crate::Recognizer`] drives either.
+
+use crate::grammar::TerminalId;
+use crate::termset::TermSet;
+
+/// A parser consuming a stream of lexemes.
+pub trait TokenParser: Clone {
+    /// Feeds one lexeme. `terms` lists every terminal the lexeme may be (usually one;
+    /// NAME plus a soft keyword such as `match`); the parser keeps every reading that
+    /// survives. Returns `false` when no reading survives (the state is then garbage).
+    fn feed(&mut self, terms: &[TerminalId]) -> bool;
+    /// Writes the terminals acceptable as the next lexeme into `out` (cleared first).
+    fn acceptable(&mut self, out: &mut TermSet);
+    /// Whether the lexemes fed so far form a complete sentence.
+    fn accepts_end(&mut self) -> bool;
+}
