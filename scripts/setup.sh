@@ -9,7 +9,7 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # Debian packages: the CPython test suite (corpus), Lua 5.4 (oracle for translated sLua).
 need=()
-[ -d /usr/lib/python3.11/test/test_grammar.py ] || [ -f /usr/lib/python3.11/test/test_grammar.py ] || need+=(libpython3.11-testsuite)
+[ -f /usr/lib/python3.11/test/test_grammar.py ] || need+=(libpython3.11-testsuite)
 command -v luac5.4 >/dev/null || need+=(lua5.4)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing Debian packages: ${need[*]}" >&2
