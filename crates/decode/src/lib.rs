@@ -1,1 +1,45 @@
-//! espalier-decode (work in progress).
+//! espalier-decode: the generation loop that joins a language model to any
+//! [`Constraint`] (Python grammar, sLua tree of parsers, or none), natively and in
+//! the browser.
+//!
+//! Main types: [`Generator`] (the loop as a sans-IO state machine: it says what to
+//! feed the model, takes logits back, samples under the constraint, heals tokens,
+//! applies stop rules and records a [`StepTrace`]), [`Sampler`] (greedy / temperature
+//! / top-k / top-p with a seeded portable RNG), [`Mode`] (none / mask / rejection /
+//! syncode), [`StopReason`], [`run`] with the [`LanguageModel`] trait for synchronous
+//! models.
+//!
+//! ```
+//! use std::{sync::Arc, time::Duration};
+//! use espalier_constraint::Vocab;
+//! use espalier_decode::{GenerateConfig, Generator, Mode, Unconstrained};
+//!
+//! let vocab = Arc::new(Vocab::new(vec![b"<eos>".to_vec(), b"a".to_vec(), b"b".to_vec()], &[0], 0));
+//! let config = GenerateConfig { mode: Mode::None, max_tokens: 2, ..GenerateConfig::default() };
+//! let mut generator = Generator::new(vocab, Unconstrained, &[1], config).unwrap();
+//! while let Some(feed) = generator.next_input() {
+//!     // A real driver runs `feed.tokens` through the model here.
+//!     let logits = [0.0, 0.0, 1.0];
+//!     generator.step(&logits, Duration::ZERO).unwrap();
+//! }
+//! assert_eq!(generator.text(), "bb");
+//! ```
+
+pub mod driver;
+pub mod error;
+pub mod generator;
+pub mod mode;
+pub mod sampler;
+pub mod stop;
+pub mod trace;
+pub mod unconstrained;
+
+pub use driver::{run, DriveError, LanguageModel, Timing};
+pub use error::DecodeError;
+pub use espalier_constraint::Constraint;
+pub use generator::{Feed, GenerateConfig, Generator, Stats, StepOutcome};
+pub use mode::{Mode, UnknownMode};
+pub use sampler::{Sampler, SamplingConfig};
+pub use stop::{RepetitionGuard, StopReason};
+pub use trace::{Candidate, How, StepTrace};
+pub use unconstrained::Unconstrained;

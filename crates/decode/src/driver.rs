@@ -1,0 +1,103 @@
+//! Running a [`Generator`] against a model that answers synchronously (the native
+//! CLI, tests). The browser drives the same generator itself because its model is
+//! async; this module only removes the boilerplate and measures prefill and decode
+//! speed the way `espalier generate` reports them.
+
+use web_time::Instant;
+
+use espalier_constraint::Constraint;
+use serde::{Deserialize, Serialize};
+
+use crate::{DecodeError, Generator, StepOutcome};
+
+/// A causal language model with a KV cache, as the loop needs it.
+pub trait LanguageModel {
+    /// The model's error type.
+    type Error: std::error::Error + 'static;
+
+    /// Drops cached positions from `len` on (no-op when the cache is shorter).
+    fn truncate(&mut self, len: usize);
+
+    /// Runs `tokens` after the cached positions and returns the logits of the last.
+    fn forward(&mut self, tokens: &[u32]) -> Result<Vec<f32>, Self::Error>;
+}
+
+/// Speed of one generation, measured by [`run`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    /// Tokens in the first (prompt) forward pass.
+    pub prefill_tokens: usize,
+    /// Seconds in the prompt forward pass.
+    pub prefill_s: f64,
+    /// Tokens fed one (or a few) at a time after the prompt.
+    pub decode_tokens: usize,
+    /// Seconds in decode steps, model and constraint and sampling together.
+    pub decode_s: f64,
+}
+
+impl Timing {
+    /// Prompt tokens per second.
+    pub fn prefill_tps(&self) -> f64 {
+        rate(self.prefill_tokens, self.prefill_s)
+    }
+
+    /// Generated tokens per second, everything in the loop included (the figure the
+    /// constrained-vs-unconstrained comparison uses).
+    pub fn decode_tps(&self) -> f64 {
+        rate(self.decode_tokens, self.decode_s)
+    }
+}
+
+fn rate(n: usize, s: f64) -> f64 {
+    if s > 0.0 {
+        n as f64 / s
+    } else {
+        0.0
+    }
+}
+
+/// An error while driving a generation.
+#[derive(Debug, thiserror::Error)]
+pub enum DriveError<E: std::error::Error + 'static> {
+    /// The model failed.
+    #[error("model: {0}")]
+    Model(#[source] E),
+    /// The loop refused the input.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+}
+
+/// Runs `generator` to its end with `model`, calling `on_step` after every step (to
+/// stream text or write the trace). The model's cache must hold nothing the
+/// generator did not ask for (a fresh model, or one truncated to 0).
+pub fn run<C: Constraint, M: LanguageModel>(
+    generator: &mut Generator<C>,
+    model: &mut M,
+    mut on_step: impl FnMut(&Generator<C>, &StepOutcome),
+) -> Result<Timing, DriveError<M::Error>> {
+    let mut timing = Timing::default();
+    let mut first = true;
+    while let Some(feed) = generator.next_input() {
+        let start = Instant::now();
+        model.truncate(feed.keep);
+        let n = feed.tokens.len();
+        let logits = model.forward(feed.tokens).map_err(DriveError::Model)?;
+        let model_time = start.elapsed();
+        let outcome = generator.step(&logits, model_time)?;
+        let total = start.elapsed().as_secs_f64();
+        if first {
+            timing.prefill_tokens = n;
+            timing.prefill_s = model_time.as_secs_f64();
+            // The first token's sampling and constraint work belong to decoding.
+            timing.decode_s += total - model_time.as_secs_f64();
+            first = false;
+        } else {
+            timing.decode_s += total;
+        }
+        if outcome.token.is_some() {
+            timing.decode_tokens += 1;
+        }
+        on_step(generator, &outcome);
+    }
+    Ok(timing)
+}

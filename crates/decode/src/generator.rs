@@ -1,0 +1,586 @@
+//! The generation loop as a state machine that does no I/O ("sans-IO"): it says which
+//! tokens the model must be fed next ([`Generator::next_input`]) and takes the logits
+//! back ([`Generator::step`]). The native driver ([`crate::run`]) and the browser
+//! (where the model is async) both run exactly this code.
+//!
+//! One step: logits -> constraint (mask, or the cheap check first in rejection mode)
+//! -> sampler -> commit. A commit the constraint refuses bans the token for this step
+//! and samples again; a commit that asks to heal keeps the accepted bytes as a forced
+//! prefix and samples again from the *same* logits (the refused token was never fed to
+//! the model, so the KV cache needs no rollback for it). Prompt healing does roll the
+//! cache back: the prompt's last token is left out of the context and regenerated with
+//! its bytes as the forced prefix.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use espalier_constraint::{Commit, Constraint, TokenSet, Vocab};
+use serde::{Deserialize, Serialize};
+use web_time::Instant;
+
+use crate::sampler::top_candidates;
+use crate::trace::{Candidate, How, StepTrace};
+use crate::{DecodeError, Mode, RepetitionGuard, Sampler, SamplingConfig, StopReason};
+
+/// Candidates refused at one step before the step gives up as a dead end: a sound
+/// mask makes refusals rare (SynCode's over-approximation costs a few at most), so
+/// hitting this means the constraint's mask and its commit disagree.
+const MAX_REFUSALS_PER_STEP: usize = 1000;
+
+/// Everything that shapes one generation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenerateConfig {
+    /// How the constraint is consulted.
+    pub mode: Mode,
+    /// How tokens are drawn.
+    pub sampling: SamplingConfig,
+    /// Token budget for the generated text.
+    pub max_tokens: usize,
+    /// Stop when the generated text contains one of these (the text is cut there).
+    pub stop_strings: Vec<String>,
+    /// Stop on degenerate repetition; `None` disables the guard.
+    pub repetition: Option<RepetitionGuard>,
+    /// Roll back the prompt's last token and regenerate it under its bytes as a forced
+    /// prefix (so a prompt ending in `"\n"` can continue with the `"\n    "` token).
+    pub heal_prompt: bool,
+    /// Build a [`StepTrace`] at every step (costs a top-k scan and an `inspect()`).
+    pub trace: bool,
+    /// How many candidates a trace lists.
+    pub trace_top: usize,
+    /// Keep a snapshot per step so [`Generator::rewind`] can go back (the web app's
+    /// "Back"); costs one constraint clone per step.
+    pub history: bool,
+}
+
+impl Default for GenerateConfig {
+    fn default() -> Self {
+        Self {
+            mode: Mode::Mask,
+            sampling: SamplingConfig::greedy(),
+            max_tokens: 256,
+            stop_strings: Vec::new(),
+            repetition: Some(RepetitionGuard::default()),
+            heal_prompt: false,
+            trace: false,
+            trace_top: 8,
+            history: false,
+        }
+    }
+}
+
+/// What the model must be fed before the next [`Generator::step`]: truncate its KV
+/// cache to `keep` positions, run `tokens`, and return the logits of the last one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Feed<'a> {
+    /// Positions of the KV cache to keep (the rest is rolled back).
+    pub keep: usize,
+    /// Tokens to run after them (never empty).
+    pub tokens: &'a [u32],
+}
+
+/// The result of one step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepOutcome {
+    /// The chosen token (EOS on an end-of-sequence step; `None` at a dead end).
+    pub token: Option<u32>,
+    /// How it was chosen.
+    pub how: How,
+    /// Set when the generation stopped at this step.
+    pub stop: Option<StopReason>,
+    /// The step's trace, when [`GenerateConfig::trace`] is on.
+    pub trace: Option<StepTrace>,
+}
+
+/// Running totals of a generation, for speed reports and the evaluation.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Steps taken (tokens chosen, EOS included).
+    pub steps: usize,
+    /// Full masks computed (including healing prefix masks).
+    pub masks: usize,
+    /// Candidates refused (rejection-mode misses, commits refused).
+    pub refusals: usize,
+    /// Token heals (constraint-requested and prompt healing).
+    pub heals: usize,
+    /// Seconds in the constraint.
+    pub constraint_s: f64,
+    /// Seconds in the sampler.
+    pub sample_s: f64,
+    /// Seconds in the model, as the driver reported per step.
+    pub model_s: f64,
+}
+
+/// State restored by [`Generator::rewind`].
+#[derive(Clone, Debug)]
+struct Snapshot<C> {
+    constraint: C,
+    forced: Vec<u8>,
+    text_len: usize,
+    sampler: Sampler,
+    stats: Stats,
+}
+
+/// One constrained generation in progress.
+#[derive(Clone, Debug)]
+pub struct Generator<C> {
+    vocab: Arc<Vocab>,
+    config: GenerateConfig,
+    constraint: C,
+    sampler: Sampler,
+    /// Prompt (minus a healed last token) then generated tokens: the model's context.
+    context: Vec<u32>,
+    prompt_len: usize,
+    /// Leading positions of `context` the model's KV cache holds correctly.
+    valid_cache: usize,
+    generated: Vec<u32>,
+    hows: Vec<How>,
+    /// Bytes of the generated tokens (starting with the healed prompt bytes).
+    text: Vec<u8>,
+    /// Leading bytes of `text` that belong to the prompt (prompt healing).
+    skip: usize,
+    /// Bytes the constraint has committed that no token has produced yet.
+    forced: Vec<u8>,
+    stop: Option<StopReason>,
+    mask: TokenSet,
+    history: Vec<Snapshot<C>>,
+    stats: Stats,
+}
+
+impl<C: Constraint> Generator<C> {
+    /// Starts a generation after `prompt`. The constraint must already reflect every
+    /// byte the output continues (for a completion, the prompt's code has been
+    /// committed to it; for a chat answer, nothing).
+    pub fn new(
+        vocab: Arc<Vocab>,
+        constraint: C,
+        prompt: &[u32],
+        config: GenerateConfig,
+    ) -> Result<Self, DecodeError> {
+        if prompt.is_empty() {
+            return Err(DecodeError::EmptyPrompt);
+        }
+        if let Some((position, &id)) = prompt.iter().enumerate().find(|(_, &id)| id as usize >= vocab.len()) {
+            return Err(DecodeError::TokenOutOfRange { id, position, vocab: vocab.len() });
+        }
+        let mut context = prompt.to_vec();
+        let mut forced = Vec::new();
+        let mut stats = Stats::default();
+        if config.heal_prompt && context.len() >= 2 {
+            let last = context[context.len() - 1];
+            if !vocab.is_special(last) && !vocab.bytes(last).is_empty() {
+                context.pop();
+                forced = vocab.bytes(last).to_vec();
+                stats.heals += 1;
+            }
+        }
+        let skip = forced.len();
+        let mask = TokenSet::empty(vocab.len());
+        let stop = (config.max_tokens == 0).then_some(StopReason::MaxTokens);
+        Ok(Self {
+            sampler: Sampler::new(config.sampling.clone()),
+            prompt_len: context.len(),
+            valid_cache: 0,
+            vocab,
+            config,
+            constraint,
+            context,
+            generated: Vec::new(),
+            hows: Vec::new(),
+            text: Vec::new(),
+            skip,
+            forced,
+            stop,
+            mask,
+            history: Vec::new(),
+            stats,
+        })
+    }
+
+    /// What to feed the model next; `None` once the generation has stopped.
+    pub fn next_input(&self) -> Option<Feed<'_>> {
+        if self.stop.is_some() {
+            return None;
+        }
+        let keep = self.valid_cache.min(self.context.len() - 1);
+        Some(Feed { keep, tokens: &self.context[keep..] })
+    }
+
+    /// Takes the logits of the last fed token (at least one per vocabulary token;
+    /// extra padding entries are ignored) and the time the model took, and chooses the
+    /// next token.
+    pub fn step(&mut self, logits: &[f32], model_time: Duration) -> Result<StepOutcome, DecodeError> {
+        if self.stop.is_some() {
+            return Err(DecodeError::Finished);
+        }
+        let n = self.vocab.len();
+        if logits.len() < n {
+            return Err(DecodeError::LogitsLength { expected: n, got: logits.len() });
+        }
+        let logits = &logits[..n];
+        self.valid_cache = self.context.len();
+        if self.config.history {
+            self.history.push(Snapshot {
+                constraint: self.constraint.clone(),
+                forced: self.forced.clone(),
+                text_len: self.text.len(),
+                sampler: self.sampler.clone(),
+                stats: self.stats.clone(),
+            });
+        }
+        self.stats.steps += 1;
+        self.stats.model_s += model_time.as_secs_f64();
+        let forced_at_start = (!self.forced.is_empty()).then(|| String::from_utf8_lossy(&self.forced).into_owned());
+        let constrained = self.config.mode != Mode::None;
+        let mut constraint_time = Duration::ZERO;
+        let mut sample_time = Duration::ZERO;
+        let mut refused: Vec<u32> = Vec::new();
+        let mut how = if self.forced.is_empty() { How::Sampled } else { How::Healed };
+        let mut mask_valid = false;
+        let mut mask_size = None;
+        let mut tried_unmasked = false;
+        if !self.forced.is_empty() || (constrained && self.config.mode.masks_first()) {
+            let t = Instant::now();
+            self.fill_mask();
+            constraint_time += t.elapsed();
+            self.stats.masks += 1;
+            mask_valid = true;
+            mask_size = Some(self.mask.count());
+        }
+        let candidates = if self.config.trace { self.trace_candidates(logits, mask_valid) } else { Vec::new() };
+
+        let chosen: Option<u32> = loop {
+            if refused.len() >= MAX_REFUSALS_PER_STEP {
+                break None;
+            }
+            // Choose a candidate.
+            let use_mask = !self.forced.is_empty()
+                || (constrained && (self.config.mode.masks_first() || tried_unmasked));
+            let candidate = if use_mask {
+                if !mask_valid {
+                    let t = Instant::now();
+                    self.fill_mask();
+                    constraint_time += t.elapsed();
+                    self.stats.masks += 1;
+                    mask_valid = true;
+                    mask_size = Some(self.mask.count());
+                }
+                let t = Instant::now();
+                let mask = &self.mask;
+                let c = self.sampler.sample(logits, |id| mask.contains(id as usize) && !refused.contains(&id));
+                sample_time += t.elapsed();
+                c
+            } else {
+                let t = Instant::now();
+                let c = self.sampler.sample(logits, |id| !refused.contains(&id));
+                sample_time += t.elapsed();
+                if constrained {
+                    tried_unmasked = true;
+                    if let Some(id) = c {
+                        let t = Instant::now();
+                        let ok = self.allowed_now(id);
+                        constraint_time += t.elapsed();
+                        if !ok {
+                            refused.push(id);
+                            how = How::Resampled;
+                            continue;
+                        }
+                    }
+                }
+                c
+            };
+            let Some(id) = candidate else { break None };
+
+            // Commit it.
+            if self.is_stop_token(id) {
+                if constrained && (!self.forced.is_empty() || !self.constraint.is_complete()) {
+                    refused.push(id);
+                    how = How::Resampled;
+                    continue;
+                }
+                break Some(id);
+            }
+            let bytes = self.vocab.bytes(id);
+            if !self.forced.is_empty() && !bytes.is_empty() && self.forced.starts_with(bytes) {
+                self.forced.drain(..bytes.len());
+                break Some(id);
+            }
+            if !bytes.starts_with(&self.forced) || bytes.len() == self.forced.len() {
+                refused.push(id);
+                continue;
+            }
+            if !constrained {
+                self.forced.clear();
+                break Some(id);
+            }
+            let rest = bytes[self.forced.len()..].to_vec();
+            let t = Instant::now();
+            let snapshot = self.constraint.clone();
+            let result = self.constraint.commit(&rest);
+            constraint_time += t.elapsed();
+            match result {
+                Ok(Commit::Accepted) => {
+                    self.forced.clear();
+                    break Some(id);
+                }
+                Ok(Commit::Heal { accepted }) if accepted >= rest.len() => {
+                    self.forced.clear();
+                    break Some(id);
+                }
+                Ok(Commit::Heal { accepted }) if accepted > 0 => {
+                    self.forced.extend_from_slice(&rest[..accepted]);
+                    self.stats.heals += 1;
+                    refused.push(id);
+                    how = How::Healed;
+                    mask_valid = false;
+                }
+                Ok(Commit::Heal { .. }) | Err(_) => {
+                    self.constraint = snapshot;
+                    refused.push(id);
+                    if how != How::Healed {
+                        how = How::Resampled;
+                    }
+                }
+            }
+        };
+        self.stats.refusals += refused.len();
+        if how == How::Sampled && mask_size == Some(1) {
+            how = How::Forced;
+        }
+
+        match chosen {
+            None => {
+                self.stop = Some(StopReason::DeadEnd { expected: self.expected() });
+            }
+            Some(id) if self.is_stop_token(id) => {
+                self.generated.push(id);
+                self.hows.push(how);
+                self.stop = Some(StopReason::Eos);
+            }
+            Some(id) => {
+                let bytes = self.vocab.bytes(id);
+                let new_bytes = bytes.len();
+                self.text.extend_from_slice(bytes);
+                self.context.push(id);
+                self.generated.push(id);
+                self.hows.push(how);
+                self.check_stops(new_bytes);
+            }
+        }
+        self.stats.constraint_s += constraint_time.as_secs_f64();
+        self.stats.sample_s += sample_time.as_secs_f64();
+
+        let trace = self.config.trace.then(|| StepTrace {
+            step: self.stats.steps - 1,
+            text: self.text(),
+            candidates,
+            chosen: chosen.unwrap_or(u32::MAX),
+            chosen_text: chosen.map(|id| self.token_text(id)).unwrap_or_default(),
+            how,
+            refused: refused.clone(),
+            mask_size,
+            forced_prefix: forced_at_start,
+            model_ms: model_time.as_secs_f64() * 1e3,
+            constraint_ms: constraint_time.as_secs_f64() * 1e3,
+            sample_ms: sample_time.as_secs_f64() * 1e3,
+            inspect: constrained.then(|| self.constraint.inspect()),
+            stop: self.stop.clone(),
+        });
+        Ok(StepOutcome { token: chosen, how, stop: self.stop.clone(), trace })
+    }
+
+    /// Goes back to the state before step `step` (0 = before the first generated
+    /// token). Needs [`GenerateConfig::history`]; the next [`Generator::next_input`]
+    /// tells the driver how far to roll the KV cache back.
+    pub fn rewind(&mut self, step: usize) -> Result<(), DecodeError> {
+        if step >= self.history.len() {
+            return Err(DecodeError::NoSuchStep { step, available: self.history.len().saturating_sub(1) });
+        }
+        self.history.truncate(step + 1);
+        let snap = self.history.pop().expect("history holds step");
+        self.constraint = snap.constraint;
+        self.forced = snap.forced;
+        self.text.truncate(snap.text_len);
+        self.sampler = snap.sampler;
+        self.stats = snap.stats;
+        self.generated.truncate(step);
+        self.hows.truncate(step);
+        // An EOS step chose a token without adding it to the context.
+        let in_context = self.generated.iter().filter(|&&id| !self.is_stop_token(id)).count();
+        self.context.truncate(self.prompt_len + in_context);
+        self.valid_cache = self.valid_cache.min(self.context.len());
+        self.stop = None;
+        Ok(())
+    }
+
+    /// The generated text so far (lossy UTF-8; healed prompt bytes left out).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(self.text_bytes()).into_owned()
+    }
+
+    /// The generated bytes so far (healed prompt bytes left out).
+    pub fn text_bytes(&self) -> &[u8] {
+        &self.text[self.skip.min(self.text.len())..]
+    }
+
+    /// The generated token ids (EOS included when it ended the generation).
+    pub fn tokens(&self) -> &[u32] {
+        &self.generated
+    }
+
+    /// How each generated token was chosen.
+    pub fn hows(&self) -> &[How] {
+        &self.hows
+    }
+
+    /// Why the generation stopped, once it has.
+    pub fn stop_reason(&self) -> Option<&StopReason> {
+        self.stop.as_ref()
+    }
+
+    /// The constraint in its current state.
+    pub fn constraint(&self) -> &C {
+        &self.constraint
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GenerateConfig {
+        &self.config
+    }
+
+    /// The vocabulary.
+    pub fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+
+    /// Running totals.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Number of prompt tokens in the model's context (after prompt healing).
+    pub fn prompt_len(&self) -> usize {
+        self.prompt_len
+    }
+
+    /// The lossy text of one token.
+    pub fn token_text(&self, id: u32) -> String {
+        String::from_utf8_lossy(self.vocab.bytes(id)).into_owned()
+    }
+
+    /// EOS and every other special token end a generation.
+    fn is_stop_token(&self, id: u32) -> bool {
+        id == self.vocab.eos() || self.vocab.is_special(id)
+    }
+
+    /// Whether `id` may come next, by the cheap check (rejection mode, traces).
+    fn allowed_now(&self, id: u32) -> bool {
+        if self.is_stop_token(id) {
+            return self.forced.is_empty() && self.constraint.is_complete();
+        }
+        let bytes = self.vocab.bytes(id);
+        if bytes.is_empty() {
+            return false;
+        }
+        if self.forced.is_empty() {
+            return self.constraint.allows(bytes);
+        }
+        if self.forced.starts_with(bytes) {
+            return true;
+        }
+        bytes.starts_with(&self.forced) && bytes.len() > self.forced.len() && self.extension_allowed(&bytes[self.forced.len()..])
+    }
+
+    /// Fills `self.mask`: the constraint's mask, or under a forced prefix the tokens
+    /// that extend it with bytes the constraint allows, or that are a prefix of it
+    /// whose rest some sequence of tokens can still spell (without that look-ahead a
+    /// short token could strand the prefix where no token continues it).
+    fn fill_mask(&mut self) {
+        if self.forced.is_empty() {
+            self.constraint.fill_mask(&self.vocab, &mut self.mask);
+            return;
+        }
+        let f = &self.forced;
+        // spellable[k]: forced[k..] can be produced by tokens (ending at or past its end).
+        let mut spellable = vec![false; f.len() + 1];
+        spellable[f.len()] = true;
+        for k in (0..f.len()).rev() {
+            let rest = &f[k..];
+            spellable[k] = (0..self.vocab.len() as u32).any(|id| {
+                let b = self.vocab.bytes(id);
+                !b.is_empty()
+                    && !self.is_stop_token(id)
+                    && ((rest.starts_with(b) && spellable[k + b.len()])
+                        || (b.len() > rest.len() && b.starts_with(rest) && self.extension_allowed(&b[rest.len()..])))
+            });
+        }
+        self.mask.clear();
+        for id in 0..self.vocab.len() as u32 {
+            let b = self.vocab.bytes(id);
+            if b.is_empty() || self.is_stop_token(id) {
+                continue;
+            }
+            let ok = if f.starts_with(b) {
+                spellable[b.len()]
+            } else {
+                b.len() > f.len() && b.starts_with(f) && self.extension_allowed(&b[f.len()..])
+            };
+            if ok {
+                self.mask.insert(id as usize);
+            }
+        }
+    }
+
+    /// Whether bytes past the forced prefix may come next.
+    fn extension_allowed(&self, bytes: &[u8]) -> bool {
+        self.config.mode == Mode::None || self.constraint.allows(bytes)
+    }
+
+    /// Candidates for the trace, flagged by the cheap check.
+    fn trace_candidates(&self, logits: &[f32], masked: bool) -> Vec<Candidate> {
+        let flagged = self.config.mode != Mode::None || !self.forced.is_empty();
+        top_candidates(logits, self.config.trace_top)
+            .into_iter()
+            .map(|(id, prob)| Candidate {
+                id,
+                text: self.token_text(id),
+                prob,
+                allowed: flagged.then(|| if masked { self.mask.contains(id as usize) } else { self.allowed_now(id) }),
+            })
+            .collect()
+    }
+
+    /// What the constraint expected, for a dead-end report.
+    fn expected(&self) -> String {
+        let ins = self.constraint.inspect();
+        if let Some(regex) = ins.regex {
+            return format!("regex {regex}");
+        }
+        if !ins.accept_sequences.is_empty() {
+            let seqs: Vec<String> = ins.accept_sequences.iter().map(|s| s.join(" ")).collect();
+            return format!("one of [{}]", seqs.join(", "));
+        }
+        if !self.forced.is_empty() {
+            return format!("a token continuing {:?}", String::from_utf8_lossy(&self.forced));
+        }
+        format!("({}) no token the model scores finitely", ins.kind)
+    }
+
+    /// Stop strings, repetition and the budget, after a token was added.
+    fn check_stops(&mut self, new_bytes: usize) {
+        if let Some((at, stop)) = crate::stop::find_stop(&self.text, new_bytes, &self.config.stop_strings) {
+            let stop = stop.to_string();
+            self.text.truncate(at.max(self.skip));
+            self.stop = Some(StopReason::StopString { stop });
+            return;
+        }
+        if let Some(guard) = &self.config.repetition {
+            if let Some((period, span)) = guard.check(&self.generated) {
+                self.stop = Some(StopReason::Repetition { period, span });
+                return;
+            }
+        }
+        if self.generated.len() >= self.config.max_tokens {
+            self.stop = Some(StopReason::MaxTokens);
+        }
+    }
+}

@@ -1,0 +1,232 @@
+//! The generation loop against small real constraints and a deterministic model:
+//! modes agree, EOS waits for a complete program, healing regenerates a token under a
+//! forced prefix, prompt healing and rewinding roll the KV cache back correctly.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{id, vocab, HashModel, Targets};
+use espalier_decode::{
+    run, GenerateConfig, Generator, How, Mode, RepetitionGuard, SamplingConfig, StopReason, Unconstrained,
+};
+
+const TOKENS: &[&str] = &["a", "b", "c", "ab", "abc", "foo", "foo(", "(", "bar", ")", "(bar)", "x", "\n", "\n    ", " ", "y", "fo", "o", "f", "r"];
+/// The same without "o": after "fo" nothing could spell the rest of "foo".
+const NO_O: &[&str] = &["a", "b", "c", "foo", "foo(", "(bar)", "fo", "x"];
+
+fn config(mode: Mode) -> GenerateConfig {
+    GenerateConfig { mode, max_tokens: 40, ..GenerateConfig::default() }
+}
+
+fn generate<C: espalier_decode::Constraint>(
+    c: C,
+    prompt: &[u32],
+    cfg: GenerateConfig,
+    prefer: &[(&str, f32)],
+) -> (Generator<C>, HashModel) {
+    generate_with(TOKENS, c, prompt, cfg, prefer)
+}
+
+fn generate_with<C: espalier_decode::Constraint>(
+    tokens: &[&str],
+    c: C,
+    prompt: &[u32],
+    cfg: GenerateConfig,
+    prefer: &[(&str, f32)],
+) -> (Generator<C>, HashModel) {
+    let v = Arc::new(vocab(tokens));
+    let mut model = HashModel::new(v.len());
+    model.prefer = prefer.iter().map(|(t, b)| (id(&v, t), *b)).collect();
+    let mut g = Generator::new(v, c, prompt, cfg).unwrap();
+    run(&mut g, &mut model, |_, _| {}).unwrap();
+    (g, model)
+}
+
+#[test]
+fn every_constrained_mode_yields_a_target_and_ends_with_eos() {
+    let targets = ["abcabc", "foo(bar)", "x y"];
+    for mode in [Mode::Mask, Mode::Rejection, Mode::Syncode] {
+        for seed in 0..20 {
+            let mut cfg = config(mode);
+            cfg.sampling = SamplingConfig { temperature: 1.0, top_k: 0, top_p: 1.0, seed };
+            // The model loves EOS: it must wait until the text is complete.
+            let (g, _) = generate(Targets::new(&targets), &[1], cfg, &[("<eos>", 6.0)]);
+            assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{mode} seed {seed} text {:?}", g.text());
+            assert!(targets.contains(&g.text().as_str()), "{mode} seed {seed}: {:?}", g.text());
+        }
+    }
+}
+
+#[test]
+fn unconstrained_mode_follows_the_model() {
+    let (g, _) = generate(Targets::new(&["abc"]), &[1], config(Mode::None), &[("x", 20.0)]);
+    assert_eq!(g.stop_reason(), Some(&StopReason::MaxTokens), "40 tokens is below the guard's span of 64");
+    assert_eq!(g.text(), "x".repeat(40));
+}
+
+#[test]
+fn greedy_rejection_equals_greedy_mask_and_masks_less() {
+    let targets = ["abcabc", "foo(bar)", "x y", "ab(bar)"];
+    let (m, _) = generate(Targets::new(&targets), &[1], config(Mode::Mask), &[("a", 2.0)]);
+    let (r, _) = generate(Targets::new(&targets), &[1], config(Mode::Rejection), &[("a", 2.0)]);
+    assert_eq!(m.tokens(), r.tokens());
+    assert!(r.stats().masks < m.stats().masks, "rejection {} masks, mask {}", r.stats().masks, m.stats().masks);
+    assert_eq!(m.stats().masks, m.tokens().len());
+}
+
+#[test]
+fn a_token_across_a_segment_boundary_is_healed() {
+    // "foo(" crosses the boundary after "foo": the constraint keeps "foo", and the
+    // loop must regenerate from the same logits a token that is (a prefix of) "foo".
+    let c = Targets::new(&["foo(bar)"]).with_boundaries(&[3]);
+    let prefer = [("foo(", 30.0), ("(bar)", 20.0)];
+    let (g, model) = generate(c, &[1], config(Mode::Rejection), &prefer);
+    assert_eq!(g.text(), "foo(bar)");
+    assert_eq!(g.stop_reason(), Some(&StopReason::Eos));
+    let v = g.vocab();
+    let texts: Vec<String> = g.tokens().iter().map(|&t| g.token_text(t)).collect();
+    assert_eq!(texts[0], "foo", "healed token, got {texts:?}");
+    assert_eq!(g.hows()[0], How::Healed);
+    assert_eq!(texts[1], "(bar)");
+    assert!(g.stats().heals >= 1);
+    // The healed-away "foo(" never reached the model.
+    assert!(model.calls.iter().all(|(_, toks)| !toks.contains(&id(v, "foo("))));
+    assert_eq!(model.cache, [&[1][..], &g.tokens()[..2]].concat());
+}
+
+#[test]
+fn healing_can_end_on_a_shorter_token_and_force_the_rest() {
+    // After the heal to "foo", the model prefers "fo": the loop emits it and the
+    // remaining forced byte "o" comes as the next token.
+    let c = Targets::new(&["foo(bar)"]).with_boundaries(&[3]);
+    let prefer = [("foo(", 30.0), ("fo", 25.0), ("foo", -50.0)];
+    let v = vocab(TOKENS);
+    let (g, _) = generate(c, &[1], config(Mode::Mask), &prefer);
+    assert_eq!(g.text(), "foo(bar)", "tokens {:?}", g.tokens());
+    assert_eq!(&g.tokens()[..2], &[id(&v, "fo"), id(&v, "o")]);
+    assert_eq!(&g.hows()[..2], &[How::Healed, How::Healed]);
+}
+
+#[test]
+fn healing_never_strands_a_prefix_no_token_can_finish() {
+    // Without an "o" token, "fo" would leave "o" unspellable: "foo" must be chosen
+    // despite its low score.
+    let c = Targets::new(&["foo(bar)"]).with_boundaries(&[3]);
+    let prefer = [("foo(", 30.0), ("fo", 25.0), ("foo", -50.0)];
+    let v = vocab(NO_O);
+    let (g, _) = generate_with(NO_O, c, &[1], config(Mode::Mask), &prefer);
+    assert_eq!(g.text(), "foo(bar)", "tokens {:?}", g.tokens());
+    assert_eq!(g.tokens()[0], id(&v, "foo"));
+}
+
+#[test]
+fn prompt_healing_rolls_back_the_last_prompt_token() {
+    let v = vocab(TOKENS);
+    let nl = id(&v, "\n");
+    let prompt = [1, nl];
+    let mut c = Targets::new(&["a\n    x"]);
+    use espalier_decode::Constraint;
+    c.commit(b"a\n").unwrap();
+    let mut cfg = config(Mode::Mask);
+    cfg.heal_prompt = true;
+    let (g, model) = generate(c, &prompt, cfg, &[("\n    ", 10.0)]);
+    assert_eq!(g.tokens()[0], id(&v, "\n    "), "the healed token merges the newline");
+    assert_eq!(g.text(), "    x", "the prompt's own bytes are not output");
+    assert_eq!(model.calls[0], (0, vec![1]), "prefill leaves the healed token out");
+}
+
+#[test]
+fn eos_only_when_complete_even_when_the_model_insists() {
+    let (g, _) = generate(Targets::new(&["abc", "abcabc"]), &[1], config(Mode::Rejection), &[("<eos>", 50.0)]);
+    assert_eq!(g.text(), "abc");
+    assert!(g.hows()[0] == How::Resampled, "EOS refused at the first step");
+}
+
+#[test]
+fn stop_strings_cut_the_text_and_repetition_is_reported() {
+    let mut cfg = config(Mode::None);
+    cfg.stop_strings = vec!["bb".into()];
+    let (g, _) = generate(Unconstrained, &[1], cfg, &[("b", 30.0)]);
+    assert_eq!(g.text(), "");
+    assert_eq!(g.stop_reason(), Some(&StopReason::StopString { stop: "bb".into() }));
+
+    let mut cfg = config(Mode::None);
+    cfg.max_tokens = 200;
+    cfg.repetition = Some(RepetitionGuard { max_period: 4, min_span: 16, min_repeats: 4 });
+    let (g, _) = generate(Unconstrained, &[1], cfg, &[("y", 30.0)]);
+    assert_eq!(g.stop_reason(), Some(&StopReason::Repetition { period: 1, span: 16 }));
+    assert_eq!(g.tokens().len(), 16);
+}
+
+#[test]
+fn dead_end_is_reported_not_panicked() {
+    // No token can start "zzz".
+    let (g, _) = generate(Targets::new(&["zzz"]), &[1], config(Mode::Mask), &[]);
+    assert!(matches!(g.stop_reason(), Some(StopReason::DeadEnd { .. })));
+    assert!(g.text().is_empty());
+}
+
+#[test]
+fn rewinding_restores_state_and_rolls_the_cache_back() {
+    let targets = ["abcabcabc", "foo(bar)(bar)", "x y x y"];
+    let mut cfg = config(Mode::Mask);
+    cfg.history = true;
+    cfg.sampling = SamplingConfig { temperature: 1.0, top_k: 0, top_p: 1.0, seed: 5 };
+    let v = Arc::new(vocab(TOKENS));
+    let mut model = HashModel::new(v.len());
+    let mut fresh = Generator::new(v.clone(), Targets::new(&targets), &[1], cfg.clone()).unwrap();
+    run(&mut fresh, &mut HashModel::new(v.len()), |_, _| {}).unwrap();
+
+    let mut g = Generator::new(v.clone(), Targets::new(&targets), &[1], cfg).unwrap();
+    run(&mut g, &mut model, |_, _| {}).unwrap();
+    assert_eq!(g.tokens(), fresh.tokens());
+    let n = g.tokens().len();
+    assert!(n >= 3, "{:?}", g.text());
+    g.rewind(1).unwrap();
+    assert_eq!(g.tokens().len(), 1);
+    let feed = g.next_input().unwrap();
+    assert_eq!(feed.keep, 1, "keep the prompt, refeed the first generated token");
+    run(&mut g, &mut model, |_, _| {}).unwrap();
+    assert_eq!(g.tokens(), fresh.tokens(), "same seed state, same cache, same text");
+    assert_eq!(g.text(), fresh.text());
+    assert!(g.rewind(99).is_err());
+}
+
+#[test]
+fn traces_serialize_and_flag_allowed_candidates() {
+    let mut cfg = config(Mode::Rejection);
+    cfg.trace = true;
+    let v = Arc::new(vocab(TOKENS));
+    let mut model = HashModel::new(v.len());
+    let mut g = Generator::new(v, Targets::new(&["abc"]), &[1], cfg).unwrap();
+    let mut lines = Vec::new();
+    run(&mut g, &mut model, |_, out| lines.push(serde_json::to_string(out.trace.as_ref().unwrap()).unwrap()))
+        .unwrap();
+    assert_eq!(lines.len(), g.tokens().len());
+    let first: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(first["step"], 0);
+    let cands = first["candidates"].as_array().unwrap();
+    assert_eq!(cands.len(), 8);
+    for c in cands {
+        let text = c["text"].as_str().unwrap();
+        let allowed = "abc".starts_with(text) && !text.is_empty();
+        assert_eq!(c["allowed"], allowed, "{text}");
+    }
+    let last: serde_json::Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    assert_eq!(last["stop"]["reason"], "eos");
+    assert_eq!(last["inspect"]["kind"], "targets");
+}
+
+#[test]
+fn misuse_gets_typed_errors() {
+    use espalier_decode::DecodeError;
+    let v = Arc::new(vocab(TOKENS));
+    assert_eq!(Generator::new(v.clone(), Unconstrained, &[], config(Mode::None)).unwrap_err(), DecodeError::EmptyPrompt);
+    assert!(matches!(
+        Generator::new(v.clone(), Unconstrained, &[999], config(Mode::None)),
+        Err(DecodeError::TokenOutOfRange { id: 999, position: 0, .. })
+    ));
+    let mut g = Generator::new(v, Unconstrained, &[1], config(Mode::None)).unwrap();
+    assert!(matches!(g.step(&[0.0; 3], Default::default()), Err(DecodeError::LogitsLength { got: 3, .. })));
+}
