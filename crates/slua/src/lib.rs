@@ -1,1 +1,42 @@
-//! espalier-slua (work in progress).
+//! espalier-slua: sLua, a strongly typed Lua subset for game scripts, and the *tree
+//! of parsers* that lets a language model write only type-correct, API-conforming
+//! sLua.
+//!
+//! Main types: [`Api`] (the scripting API, loaded from JSON), [`Tree`] (the tree of
+//! parsers: [`Tree::next_regex`], [`Tree::feed_text`], [`Tree::has_finished`]),
+//! [`check`] (whole-program checker), [`ast::Script`] and [`translate::to_lua`]
+//! (translation to Lua 5.4), `engine::Game` (native only: runs translated scripts in
+//! real Lua 5.4), [`walker`] (random walker for fuzzing) and [`SluaConstraint`] (the
+//! [`espalier_constraint::Constraint`] the decoder drives).
+//!
+//! ```
+//! use std::rc::Rc;
+//! use espalier_slua::{Api, Env, Tree};
+//! let env = Rc::new(Env::new(Api::dungeon(), vec![]));
+//! let mut tree = Tree::new(env);
+//! tree.feed_text("talent Zap;\nhook Do = function(user, target)\n  WithActorAt(target, function(a)\n    Damage(a, 3);\n  end);\nend;\n").unwrap();
+//! assert!(tree.next_regex().unwrap().contains("GetDescription"));
+//! ```
+
+pub mod api;
+pub mod dfa;
+pub mod lexeme;
+pub mod node;
+pub mod ops;
+pub mod scope;
+pub mod tree;
+pub mod types;
+pub mod walker;
+
+pub use api::Api;
+pub use scope::Env;
+pub use tree::Tree;
+pub mod ast;
+pub mod check;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod engine;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod fuzz;
+pub mod translate;
+
+pub use check::{check, CheckError};

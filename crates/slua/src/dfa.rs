@@ -1,0 +1,195 @@
+//! Segment regexes as DFAs (regex-automata's dense DFA, anchored, all matches), a
+//! per-thread cache of them, and the A1 check: no match has a proper extension that
+//! also matches.
+//!
+//! Building a dense DFA costs from tens of microseconds to a few milliseconds; the
+//! same regexes recur constantly (`;`, `end`, operator sets), so every DFA is built
+//! once per thread and shared.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::util::primitives::StateID;
+use regex_automata::util::start;
+use regex_automata::{Anchored, MatchKind};
+
+/// A compiled segment regex.
+#[derive(Debug)]
+pub struct SegDfa {
+    dfa: dense::DFA<Vec<u32>>,
+    start: StateID,
+}
+
+/// A regex that could not be compiled (a bug in a parser node, reported as text).
+#[derive(Debug, Clone)]
+pub struct DfaError(pub String);
+
+impl std::fmt::Display for DfaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "segment regex does not compile: {}", self.0)
+    }
+}
+
+impl std::error::Error for DfaError {}
+
+thread_local! {
+    static CACHE: RefCell<HashMap<String, Rc<SegDfa>>> = RefCell::new(HashMap::new());
+}
+
+impl SegDfa {
+    /// Compiles `regex` (anchored at the start; a match must cover the whole input).
+    pub fn build(regex: &str) -> Result<SegDfa, DfaError> {
+        let dfa = dense::Builder::new()
+            .configure(dense::Config::new().start_kind(StartKind::Anchored).match_kind(MatchKind::All))
+            .syntax(regex_automata::util::syntax::Config::new().unicode(false).utf8(false))
+            .build(regex)
+            .map_err(|e| DfaError(format!("{regex}: {e}")))?;
+        let start = dfa
+            .start_state(&start::Config::new().anchored(Anchored::Yes))
+            .map_err(|e| DfaError(format!("{regex}: {e}")))?;
+        Ok(SegDfa { dfa, start })
+    }
+
+    /// The cached DFA for `regex`.
+    pub fn cached(regex: &str) -> Result<Rc<SegDfa>, DfaError> {
+        if let Some(d) = CACHE.with(|c| c.borrow().get(regex).cloned()) {
+            return Ok(d);
+        }
+        let d = Rc::new(SegDfa::build(regex)?);
+        CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() > 20_000 {
+                c.clear();
+            }
+            c.insert(regex.to_string(), d.clone())
+        });
+        Ok(d)
+    }
+
+    /// The start state.
+    pub fn start(&self) -> StateID {
+        self.start
+    }
+
+    /// The state after byte `b`.
+    pub fn next(&self, s: StateID, b: u8) -> StateID {
+        self.dfa.next_state(s, b)
+    }
+
+    /// Whether no continuation can match any more.
+    pub fn is_dead(&self, s: StateID) -> bool {
+        self.dfa.is_dead_state(s) || self.dfa.is_quit_state(s)
+    }
+
+    /// Whether the bytes read so far match the whole regex.
+    pub fn accepts(&self, s: StateID) -> bool {
+        self.dfa.is_match_state(self.dfa.next_eoi_state(s))
+    }
+
+    /// Runs `bytes` from `s`; `None` when the DFA dies.
+    pub fn run(&self, mut s: StateID, bytes: &[u8]) -> Option<StateID> {
+        for &b in bytes {
+            s = self.next(s, b);
+            if self.is_dead(s) {
+                return None;
+            }
+        }
+        Some(s)
+    }
+
+    /// The A1 property: no accepting state reaches an accepting state through a
+    /// non-empty path. Returns a witness pair of strings when it fails.
+    pub fn check_a1(&self) -> Result<(), (Vec<u8>, Vec<u8>)> {
+        // Breadth-first search from the start gives every reachable state and a
+        // shortest string reaching it.
+        let mut path: HashMap<StateID, Vec<u8>> = HashMap::new();
+        let mut order = vec![self.start];
+        path.insert(self.start, Vec::new());
+        let mut i = 0;
+        while i < order.len() {
+            let s = order[i];
+            i += 1;
+            for b in 0..=255u8 {
+                let t = self.next(s, b);
+                if self.is_dead(t) || path.contains_key(&t) {
+                    continue;
+                }
+                let mut p = path[&s].clone();
+                p.push(b);
+                path.insert(t, p);
+                order.push(t);
+            }
+        }
+        for &s in &order {
+            if !self.accepts(s) {
+                continue;
+            }
+            // Search from s's successors for another accepting state.
+            let mut seen = std::collections::HashSet::new();
+            let mut todo: Vec<(StateID, Vec<u8>)> = Vec::new();
+            for b in 0..=255u8 {
+                let t = self.next(s, b);
+                if !self.is_dead(t) && seen.insert(t) {
+                    todo.push((t, vec![b]));
+                }
+            }
+            while let Some((t, ext)) = todo.pop() {
+                if self.accepts(t) {
+                    let mut longer = path[&s].clone();
+                    longer.extend(&ext);
+                    return Err((path[&s].clone(), longer));
+                }
+                for b in 0..=255u8 {
+                    let u = self.next(t, b);
+                    if !self.is_dead(u) && seen.insert(u) {
+                        let mut e = ext.clone();
+                        e.push(b);
+                        todo.push((u, e));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks A1 for `regex`, memoised per thread (tests check every regex they see).
+pub fn a1_holds(regex: &str) -> Result<(), String> {
+    thread_local! {
+        static DONE: RefCell<HashMap<String, Result<(), String>>> = RefCell::new(HashMap::new());
+    }
+    if let Some(r) = DONE.with(|d| d.borrow().get(regex).cloned()) {
+        return r;
+    }
+    let r = SegDfa::cached(regex).map_err(|e| e.to_string()).and_then(|d| {
+        d.check_a1().map_err(|(a, b)| {
+            format!("A1 fails for /{regex}/: {:?} and its extension {:?} both match", String::from_utf8_lossy(&a), String::from_utf8_lossy(&b))
+        })
+    });
+    DONE.with(|d| d.borrow_mut().insert(regex.to_string(), r.clone()));
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a1_is_detected_on_the_dfa() {
+        assert!(a1_holds("[a-z]+").is_err());
+        assert!(a1_holds("(?:if|iffy)").is_err());
+        assert!(a1_holds("[ ]*(?:if|iffy)[ (]").is_ok());
+        assert!(a1_holds("[0-9]+(?:\\.[0-9]+)?[ ;]").is_ok());
+    }
+
+    #[test]
+    fn dfa_accepts_whole_matches_only() {
+        let d = SegDfa::build("[ ]*ab;").unwrap();
+        let s = d.run(d.start(), b"  ab").unwrap();
+        assert!(!d.accepts(s));
+        assert!(d.accepts(d.next(s, b';')));
+        assert!(d.run(d.start(), b"x").is_none());
+    }
+}

@@ -1,0 +1,380 @@
+//! Lexemes: the unit every parser node asks for, and how one becomes (part of) a
+//! segment regex.
+//!
+//! A *segment* is optional leading whitespace, one lexeme and, where the lexeme could
+//! be extended into another (`x` / `xy`, `<` / `<=`, `1` / `1.5`), one *look-ahead*
+//! character drawn from exactly the characters that can start what follows. The
+//! look-ahead makes every segment regex non-extensible (A1): a match ends either at a
+//! lexeme that no other lexeme extends, or at a character that cannot continue it. The
+//! look-ahead character is carried into the next segment, whose regex is then the
+//! derivative by that character ([`Alt::after`]).
+
+use std::rc::Rc;
+
+/// Characters that continue an identifier.
+pub fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Whitespace allowed between lexemes.
+pub fn is_ws(b: u8) -> bool {
+    b == b' ' || b == b'\t' || b == b'\n' || b == b'\r'
+}
+
+/// A set of ASCII bytes (look-ahead classes, first-character sets).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ByteSet(pub u128);
+
+impl ByteSet {
+    /// Whether `b` is in the set.
+    pub fn contains(&self, b: u8) -> bool {
+        b < 128 && self.0 & (1u128 << b) != 0
+    }
+    /// Adds `b` (non-ASCII bytes are ignored).
+    pub fn insert(&mut self, b: u8) {
+        if b < 128 {
+            self.0 |= 1u128 << b;
+        }
+    }
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+    /// The members, increasing.
+    pub fn iter(&self) -> impl Iterator<Item = u8> + '_ {
+        (0u8..128).filter(|b| self.contains(*b))
+    }
+    /// Renders the set as a regex character class.
+    pub fn class(&self) -> String {
+        let mut s = String::from("[");
+        for b in self.iter() {
+            match b {
+                b'\n' => s.push_str("\\n"),
+                b'\t' => s.push_str("\\t"),
+                b'\r' => s.push_str("\\r"),
+                b'\\' | b']' | b'[' | b'^' | b'-' | b'&' | b'~' => {
+                    s.push('\\');
+                    s.push(b as char)
+                }
+                _ => s.push(b as char),
+            }
+        }
+        s.push(']');
+        s
+    }
+    /// The set of bytes satisfying `f`.
+    pub fn from_fn(f: impl Fn(u8) -> bool) -> ByteSet {
+        let mut s = ByteSet::default();
+        for b in 0u8..128 {
+            if f(b) {
+                s.insert(b);
+            }
+        }
+        s
+    }
+}
+
+/// What a parser node asks for next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lex {
+    /// Fixed text: a keyword, a name in scope, punctuation.
+    Lit(String),
+    /// A number literal `[0-9]+(\.[0-9]+)?`.
+    Number,
+    /// A string literal in double quotes with `\"`, `\\`, `\n` escapes.
+    Str,
+    /// A new name: an identifier starting lower-case (`upper` false) or upper-case,
+    /// other than the excluded words.
+    Name {
+        /// Upper-case first letter (effect names) instead of lower-case.
+        upper: bool,
+        /// Words the name may not be.
+        exclude: Rc<Vec<String>>,
+    },
+}
+
+/// Regex escape of literal text.
+pub fn escape(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+impl Lex {
+    /// Whether another lexeme could extend this one, so a look-ahead must end it.
+    pub fn extensible(&self) -> bool {
+        match self {
+            Lex::Lit(s) => {
+                s.bytes().last().is_some_and(is_ident_byte) || matches!(s.as_str(), "<" | ">" | "=" | "." | "-")
+            }
+            Lex::Number | Lex::Name { .. } => true,
+            Lex::Str => false,
+        }
+    }
+
+    /// Characters that may not follow the lexeme directly (they would extend it).
+    pub fn forbidden_after(&self) -> ByteSet {
+        match self {
+            Lex::Lit(s) if s.bytes().last().is_some_and(is_ident_byte) => ByteSet::from_fn(is_ident_byte),
+            Lex::Lit(s) => match s.as_str() {
+                "<" | ">" | "=" => ByteSet::from_fn(|b| b == b'='),
+                "." => ByteSet::from_fn(|b| b == b'.'),
+                "-" => ByteSet::from_fn(|b| b == b'-' || b == b'>'),
+                _ => ByteSet::default(),
+            },
+            Lex::Number => ByteSet::from_fn(|b| is_ident_byte(b) || b == b'.'),
+            Lex::Name { .. } => ByteSet::from_fn(is_ident_byte),
+            Lex::Str => ByteSet::default(),
+        }
+    }
+
+    /// Bytes a match of the lexeme can start with.
+    pub fn first(&self) -> ByteSet {
+        match self {
+            Lex::Lit(s) => {
+                let mut b = ByteSet::default();
+                if let Some(c) = s.bytes().next() {
+                    b.insert(c);
+                }
+                b
+            }
+            Lex::Number => ByteSet::from_fn(|b| b.is_ascii_digit()),
+            Lex::Str => ByteSet::from_fn(|b| b == b'"'),
+            Lex::Name { upper: true, .. } => ByteSet::from_fn(|b| b.is_ascii_uppercase()),
+            Lex::Name { upper: false, .. } => ByteSet::from_fn(|b| b.is_ascii_lowercase()),
+        }
+    }
+
+    /// Regex for the rest of the lexeme after `done` (empty or its first byte).
+    fn regex_rest(&self, done: &[u8]) -> String {
+        match self {
+            Lex::Lit(s) => escape(&s[done.len()..]),
+            Lex::Number => {
+                if done.is_empty() {
+                    "[0-9]+(?:\\.[0-9]+)?".into()
+                } else {
+                    "[0-9]*(?:\\.[0-9]+)?".into()
+                }
+            }
+            Lex::Str => {
+                let body = "(?:[^\"\\\\\\n]|\\\\[\"\\\\n])*\"";
+                if done.is_empty() {
+                    format!("\"{body}")
+                } else {
+                    body.into()
+                }
+            }
+            Lex::Name { upper, exclude } => {
+                let words: Vec<&[u8]> = exclude.iter().map(|w| w.as_bytes()).collect();
+                if done.is_empty() {
+                    let first = if *upper {
+                        ByteSet::from_fn(|b| b.is_ascii_uppercase())
+                    } else {
+                        ByteSet::from_fn(|b| b.is_ascii_lowercase())
+                    };
+                    format!("(?:{})", complement(&words, first, false))
+                } else {
+                    let rest: Vec<&[u8]> =
+                        words.iter().filter(|w| w.first() == done.first()).map(|w| &w[1..]).collect();
+                    format!("(?:{})", complement(&rest, ByteSet::from_fn(is_ident_byte), true))
+                }
+            }
+        }
+    }
+
+    /// Length of the lexeme at the start of `s`, if one is there (maximal munch for
+    /// numbers and names).
+    pub fn match_len(&self, s: &[u8]) -> Option<usize> {
+        match self {
+            Lex::Lit(t) => s.starts_with(t.as_bytes()).then_some(t.len()),
+            Lex::Number => {
+                let d = s.iter().take_while(|b| b.is_ascii_digit()).count();
+                if d == 0 {
+                    return None;
+                }
+                if s.get(d) == Some(&b'.') {
+                    let f = s[d + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+                    if f > 0 {
+                        return Some(d + 1 + f);
+                    }
+                }
+                Some(d)
+            }
+            Lex::Str => {
+                if s.first() != Some(&b'"') {
+                    return None;
+                }
+                let mut i = 1;
+                while i < s.len() {
+                    match s[i] {
+                        b'"' => return Some(i + 1),
+                        b'\\' if matches!(s.get(i + 1), Some(b'"' | b'\\' | b'n')) => i += 2,
+                        b'\\' | b'\n' => return None,
+                        _ => i += 1,
+                    }
+                }
+                None
+            }
+            Lex::Name { exclude, .. } => {
+                if !self.first().contains(*s.first()?) {
+                    return None;
+                }
+                let n = s.iter().take_while(|b| is_ident_byte(**b)).count();
+                let w = std::str::from_utf8(&s[..n]).ok()?;
+                (!exclude.iter().any(|x| x == w)).then_some(n)
+            }
+        }
+    }
+}
+
+/// Regex for identifier strings (first byte from `first`, then identifier bytes) that
+/// are not one of `words`. `allow_empty`: the empty string counts (a first byte was
+/// already consumed). Built on the trie of `words`, so its size is linear in theirs.
+fn complement(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> String {
+    let ident = ByteSet::from_fn(is_ident_byte);
+    let mut alts: Vec<String> = Vec::new();
+    if allow_empty && !words.iter().any(|w| w.is_empty()) {
+        alts.push(String::new());
+    }
+    let mut children: Vec<u8> = words.iter().filter_map(|w| w.first().copied()).filter(|c| first.contains(*c)).collect();
+    children.sort_unstable();
+    children.dedup();
+    let mut other = first;
+    for c in &children {
+        other.0 &= !(1u128 << c);
+    }
+    if !other.is_empty() {
+        alts.push(format!("{}[0-9A-Z_a-z]*", other.class()));
+    }
+    for c in children {
+        let rest: Vec<&[u8]> = words.iter().filter(|w| w.first() == Some(&c)).map(|w| &w[1..]).collect();
+        alts.push(format!("{}(?:{})", escape(&(c as char).to_string()), complement(&rest, ident, true)));
+    }
+    alts.join("|")
+}
+
+/// One alternative of a segment: a lexeme, the part of it already consumed (the
+/// carried look-ahead character), and the look-ahead class that ends it.
+#[derive(Clone, Debug)]
+pub struct Alt {
+    /// The lexeme.
+    pub lex: Lex,
+    /// Bytes of the lexeme already consumed through a carried look-ahead (0 or 1).
+    pub done: Vec<u8>,
+    /// The look-ahead class (for extensible lexemes).
+    pub la: Option<ByteSet>,
+    /// Which action of the tree this alternative stands for.
+    pub action: usize,
+}
+
+/// The whitespace class, as regex.
+pub const WS: &str = "[\\t\\n\\r ]*";
+
+impl Alt {
+    /// The regex of this alternative.
+    pub fn regex(&self) -> String {
+        let mut s = String::new();
+        if self.done.is_empty() {
+            s.push_str(WS);
+        }
+        s.push_str(&self.lex.regex_rest(&self.done));
+        if let Some(la) = self.la {
+            s.push_str(&la.class());
+        }
+        s
+    }
+
+    /// The alternative after a carried byte `c`, if `c` can start it.
+    pub fn after(&self, c: u8) -> Option<Alt> {
+        if !self.done.is_empty() {
+            return None;
+        }
+        if is_ws(c) {
+            return Some(self.clone());
+        }
+        if !self.lex.first().contains(c) {
+            return None;
+        }
+        if let Lex::Lit(s) = &self.lex {
+            if s.len() == 1 {
+                // The whole lexeme was the carried byte: only the look-ahead is left,
+                // or nothing (then the segment is complete already; callers avoid
+                // this by never carrying a byte that completes a lexeme).
+                self.la?;
+            }
+        }
+        let mut a = self.clone();
+        a.done = vec![c];
+        Some(a)
+    }
+
+    /// Whether `text` (the whole segment, including carried bytes) matches.
+    pub fn matches(&self, text: &[u8]) -> bool {
+        let mut i = 0;
+        if self.done.is_empty() {
+            while i < text.len() && is_ws(text[i]) {
+                i += 1;
+            }
+        } else if !text.starts_with(&self.done) {
+            return false;
+        }
+        let Some(n) = self.lex.match_len(&text[i..]) else { return false };
+        i += n;
+        match self.la {
+            Some(la) => i + 1 == text.len() && la.contains(text[i]),
+            None => i == text.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn full(re: &str, s: &str) -> bool {
+        let r = regex_automata::meta::Regex::new(&format!("^(?:{re})$")).unwrap();
+        r.is_match(s)
+    }
+
+    #[test]
+    fn names_exclude_reserved_words() {
+        let lex = Lex::Name { upper: false, exclude: Rc::new(vec!["do".into(), "done".into(), "end".into()]) };
+        let re = lex.regex_rest(b"");
+        for ok in ["d", "dox", "don", "doneX", "e", "en", "ends", "x1"] {
+            assert!(full(&re, ok), "{ok} should match {re}");
+            assert!(lex.match_len(ok.as_bytes()) == Some(ok.len()));
+        }
+        for bad in ["do", "done", "end", "X", "1a", ""] {
+            assert!(!full(&re, bad), "{bad} should not match {re}");
+        }
+        let rest = lex.regex_rest(b"d");
+        assert!(full(&rest, "") && full(&rest, "ox") && !full(&rest, "o") && !full(&rest, "one"));
+    }
+
+    #[test]
+    fn alternatives_match_what_their_regex_matches() {
+        let mut la = ByteSet::default();
+        la.insert(b' ');
+        la.insert(b'(');
+        let alt = Alt { lex: Lex::Number, done: vec![], la: Some(la), action: 0 };
+        for s in ["  12 ", "1.5(", "3 "] {
+            assert!(alt.matches(s.as_bytes()) && full(&alt.regex(), s), "{s}");
+        }
+        for s in ["1.", "1.5", "12x", "1..", " 1.5.2 "] {
+            assert!(!alt.matches(s.as_bytes()) && !full(&alt.regex(), s), "{s}");
+        }
+        let s = Alt { lex: Lex::Str, done: vec![], la: None, action: 0 };
+        assert!(s.matches(br#" "a\"b""#) && full(&s.regex(), r#" "a\"b""#));
+        let after = s.after(b'"').unwrap();
+        assert!(full(&after.regex(), r#"x""#));
+    }
+}

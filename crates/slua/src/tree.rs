@@ -1,0 +1,345 @@
+//! The tree of parsers: the live parser nodes, the regex of the next segment and
+//! feeding text.
+//!
+//! The nodes form a path from the root to the active node (a stack); the only
+//! branching happens at its end, among the alternatives of the next segment, so the
+//! tree stays broom-shaped. The next segment's alternatives are gathered from the top
+//! node down through every node that could end here; that walk stops at the first
+//! node that cannot end (a statement needs its `;`), so its cost depends on the
+//! nesting at the cursor and the names in scope, not on the program's length.
+//! Feeding a segment is linear in its length.
+
+use std::fmt;
+use std::rc::Rc;
+
+use crate::dfa::SegDfa;
+use crate::lexeme::{is_ws, Alt, ByteSet, Lex};
+use crate::node::{Ann, Choice, Frame};
+use crate::scope::Env;
+
+/// A consumed lexeme, as logged for building the syntax tree.
+#[derive(Clone, Debug)]
+pub struct Token {
+    /// The lexeme's text (no surrounding whitespace).
+    pub text: String,
+    /// Its note.
+    pub ann: Ann,
+    /// Byte offset in the script.
+    pub offset: usize,
+}
+
+#[derive(Debug)]
+struct LogNode {
+    tok: Token,
+    prev: Option<Rc<LogNode>>,
+}
+
+/// The next segment: its alternatives and their regex.
+#[derive(Debug)]
+pub struct Segment {
+    /// Alternatives (after the carried byte, if any); `action` indexes `choices`.
+    pub alts: Vec<Alt>,
+    /// The choices the alternatives stand for, with the depth of the offering node.
+    pub choices: Vec<(usize, Choice)>,
+    /// The regex every alternative's text matches: A1 holds for it.
+    pub regex: String,
+}
+
+/// Text that does not fit the next segment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FeedError {
+    /// Offset of the first refused byte in the text given.
+    pub offset: usize,
+    /// The regex expected there.
+    pub expected: String,
+}
+
+impl fmt::Display for FeedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at byte {}: expected /{}/", self.offset, self.expected)
+    }
+}
+
+impl std::error::Error for FeedError {}
+
+/// The tree of parsers for one script.
+#[derive(Clone, Debug)]
+pub struct Tree {
+    env: Rc<Env>,
+    stack: Vec<Frame>,
+    log: Option<Rc<LogNode>>,
+    carry: Option<u8>,
+    /// Bytes fed so far (offsets of logged tokens).
+    fed: usize,
+    seg: Option<Rc<Segment>>,
+}
+
+impl Tree {
+    /// A tree for a script of either kind (the first word decides).
+    pub fn new(env: Rc<Env>) -> Tree {
+        Tree::with_root(env, Frame::root(""))
+    }
+
+    /// A tree for a script of `kind` (`effect` or `talent`).
+    pub fn for_kind(env: Rc<Env>, kind: &str) -> Tree {
+        Tree::with_root(env, Frame::root(kind))
+    }
+
+    fn with_root(env: Rc<Env>, root: Frame) -> Tree {
+        Tree { env, stack: vec![root], log: None, carry: None, fed: 0, seg: None }
+    }
+
+    /// The environment.
+    pub fn env(&self) -> &Rc<Env> {
+        &self.env
+    }
+
+    /// Whether the script is complete (nothing may follow).
+    pub fn has_finished(&self) -> bool {
+        self.stack.len() == 1 && matches!(self.stack[0], Frame::Root { state: 7, .. })
+    }
+
+    /// The script's kind and name once known.
+    pub fn header(&self) -> Option<(String, String)> {
+        let toks = self.tokens();
+        (toks.len() >= 2).then(|| (toks[0].text.clone(), toks[1].text.clone()))
+    }
+
+    /// The live nodes, root first.
+    pub fn frames(&self) -> &[Frame] {
+        &self.stack
+    }
+
+    /// The consumed lexemes in order.
+    pub fn tokens(&self) -> Vec<Token> {
+        let mut out = Vec::new();
+        let mut cur = self.log.as_deref();
+        while let Some(n) = cur {
+            out.push(n.tok.clone());
+            cur = n.prev.as_deref();
+        }
+        out.reverse();
+        out
+    }
+
+    /// The byte carried from the last segment's look-ahead, if any.
+    pub fn carry(&self) -> Option<u8> {
+        self.carry
+    }
+
+    /// Every choice open now, with the depth of the node offering it.
+    fn choices(&self) -> Vec<(usize, Choice)> {
+        let mut out = Vec::new();
+        let mut i = self.stack.len() - 1;
+        let mut hypo: Option<Frame> = None;
+        loop {
+            let frame = hypo.as_ref().unwrap_or(&self.stack[i]);
+            out.extend(frame.choices(&self.env).into_iter().map(|c| (i, c)));
+            match frame.can_end() {
+                Some(sum) if i > 0 => {
+                    i -= 1;
+                    let mut parent = self.stack[i].clone();
+                    parent.child_done(&sum);
+                    hypo = Some(parent);
+                }
+                _ => break,
+            }
+        }
+        out
+    }
+
+    /// Takes a choice: ends the nodes above the offering one, steps it, pushes children.
+    fn apply(&mut self, depth: usize, choice: &Choice, text: &str, offset: usize) {
+        while self.stack.len() > depth + 1 {
+            let top = self.stack.pop().expect("depth is below the stack top");
+            if let (Some(sum), Some(parent)) = (top.can_end(), self.stack.last_mut()) {
+                parent.child_done(&sum);
+            }
+        }
+        let env = self.env.clone();
+        let children = self.stack[depth].step(&choice.act, text, &env);
+        self.stack.extend(children);
+        self.log = Some(Rc::new(LogNode {
+            tok: Token { text: text.to_string(), ann: choice.ann.clone(), offset },
+            prev: self.log.take(),
+        }));
+        self.seg = None;
+    }
+
+    /// Bytes that may start the segment after taking `choice` (with whitespace).
+    fn first_after(&self, depth: usize, choice: &Choice) -> Option<ByteSet> {
+        let mut t = Tree { log: None, seg: None, carry: None, ..self.clone() };
+        let text = match &choice.lex {
+            Lex::Lit(s) => s.clone(),
+            Lex::Number => "0".into(),
+            Lex::Str => "\"\"".into(),
+            Lex::Name { upper: true, .. } => "Xx".into(),
+            Lex::Name { .. } => "xx".into(),
+        };
+        t.apply(depth, choice, &text, 0);
+        if t.has_finished() {
+            return None;
+        }
+        let mut set = ByteSet::from_fn(is_ws);
+        for (_, c) in t.choices() {
+            set.0 |= c.lex.first().0;
+        }
+        Some(set)
+    }
+
+    /// The next segment (cached until the tree changes). Empty when finished.
+    pub fn segment(&mut self) -> Rc<Segment> {
+        if let Some(s) = &self.seg {
+            return s.clone();
+        }
+        let choices = if self.has_finished() { Vec::new() } else { self.choices() };
+        let mut alts = Vec::new();
+        for (k, (depth, choice)) in choices.iter().enumerate() {
+            let la = if choice.lex.extensible() {
+                self.first_after(*depth, choice).map(|f| ByteSet(f.0 & !choice.lex.forbidden_after().0))
+            } else {
+                None
+            };
+            let alt = Alt { lex: choice.lex.clone(), done: Vec::new(), la, action: k };
+            let alt = match self.carry {
+                Some(c) => alt.after(c),
+                None => Some(alt),
+            };
+            alts.extend(alt);
+        }
+        let regex = alts.iter().map(|a| format!("(?:{})", a.regex())).collect::<Vec<_>>().join("|");
+        let seg = Rc::new(Segment { alts, choices, regex });
+        self.seg = Some(seg.clone());
+        seg
+    }
+
+    /// The regex the next segment must match, or `None` once the script is finished.
+    pub fn next_regex(&mut self) -> Option<String> {
+        if self.has_finished() {
+            None
+        } else {
+            Some(self.segment().regex.clone())
+        }
+    }
+
+    /// Feeds one whole segment (text matching [`Tree::next_regex`]).
+    pub fn feed_segment(&mut self, text: &str) -> Result<(), FeedError> {
+        let seg = self.segment();
+        let mut full = Vec::new();
+        full.extend(self.carry);
+        full.extend_from_slice(text.as_bytes());
+        let Some(alt) = seg.alts.iter().find(|a| a.matches(&full)) else {
+            return Err(FeedError { offset: 0, expected: seg.regex.clone() });
+        };
+        let (depth, choice) = seg.choices[alt.action].clone();
+        let start = self.fed - usize::from(self.carry.is_some());
+        let lead = if alt.done.is_empty() { full.iter().take_while(|b| is_ws(**b)).count() } else { 0 };
+        let end = if alt.la.is_some() { full.len() - 1 } else { full.len() };
+        let lexeme = String::from_utf8_lossy(&full[lead..end]).into_owned();
+        self.carry = None;
+        self.apply(depth, &choice, &lexeme, start + lead);
+        self.fed += text.len();
+        if alt.la.is_some() {
+            let c = full[full.len() - 1];
+            if !is_ws(c) {
+                self.carry = Some(c);
+                self.complete_carry();
+            }
+        }
+        Ok(())
+    }
+
+    /// A carried byte that is a whole lexeme by itself (`(`, `;`, ...) is taken at once.
+    fn complete_carry(&mut self) {
+        let Some(c) = self.carry else { return };
+        let choices = self.choices();
+        let single = choices.iter().find(|(_, ch)| matches!(&ch.lex, Lex::Lit(s) if s.as_bytes() == [c]) && !ch.lex.extensible());
+        if let Some((depth, choice)) = single.cloned() {
+            self.carry = None;
+            self.apply(depth, &choice, &(c as char).to_string(), self.fed - 1);
+        }
+        self.seg = None;
+    }
+
+    /// Feeds any text: splits it into segments with the segment DFAs. On error the
+    /// offset is that of the first byte no continuation accepts.
+    pub fn feed_text(&mut self, text: &str) -> Result<(), FeedError> {
+        let bytes = text.as_bytes();
+        let mut pos = 0;
+        while pos < bytes.len() {
+            if self.has_finished() {
+                return Err(FeedError { offset: pos, expected: "(end of script)".into() });
+            }
+            let seg = self.segment();
+            let dfa = SegDfa::cached(&seg.regex).map_err(|e| FeedError { offset: pos, expected: e.to_string() })?;
+            let mut s = dfa.start();
+            let mut i = pos;
+            loop {
+                if i == bytes.len() {
+                    return Err(FeedError { offset: i, expected: seg.regex.clone() });
+                }
+                s = dfa.next(s, bytes[i]);
+                if dfa.is_dead(s) {
+                    return Err(FeedError { offset: i, expected: seg.regex.clone() });
+                }
+                i += 1;
+                if dfa.accepts(s) {
+                    break;
+                }
+            }
+            let piece = std::str::from_utf8(&bytes[pos..i]).map_err(|_| FeedError { offset: pos, expected: seg.regex.clone() })?;
+            self.feed_segment(piece)?;
+            pos = i;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Api;
+
+    fn tree() -> Tree {
+        Tree::new(Rc::new(Env::new(Api::dungeon(), vec![])))
+    }
+
+    #[test]
+    fn a_small_effect_is_fed_segment_by_segment() {
+        let mut t = tree();
+        let src = "effect Burning;\nhook GetDescription = function(data)\n  return \"Burns for \" .. NumStr(data.power);\nend;";
+        t.feed_text(src).unwrap();
+        assert!(t.has_finished(), "{:?}", t.next_regex());
+        assert!(t.tokens().iter().any(|k| k.text == "NumStr"));
+    }
+
+    #[test]
+    fn type_errors_are_refused_where_they_start() {
+        let mut t = tree();
+        let src = "effect Burning;\nhook GetDescription = function(data)\n  return 1;";
+        let err = t.feed_text(src).unwrap_err();
+        assert_eq!(&src[err.offset..err.offset + 1], "1", "{err}");
+    }
+}
+#[cfg(test)]
+mod debug_tests {
+    use super::*;
+    use crate::api::Api;
+    #[test]
+    fn debug_feed() {
+        let mut t = Tree::new(Rc::new(Env::new(Api::dungeon(), vec![])));
+        let src = "effect Burning;\nhook GetDescription = function(data)\n  return \"Burns for \" .. NumStr(data.power);\nend;";
+        let mut pos = 0;
+        while pos < src.len() {
+            let seg = t.segment();
+            let dfa = SegDfa::cached(&seg.regex).unwrap();
+            let mut s = dfa.start();
+            let mut i = pos;
+            loop { s = dfa.next(s, src.as_bytes()[i]); i += 1; if dfa.accepts(s) || dfa.is_dead(s) { break; } }
+            eprintln!("seg {:?} carry {:?} dead {}", &src[pos..i], t.carry(), dfa.is_dead(s));
+            if seg.regex.len() < 300 { eprintln!("  re {}", seg.regex); }
+            t.feed_segment(&src[pos..i]).unwrap();
+            pos = i;
+        }
+    }
+}
