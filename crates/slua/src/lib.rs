@@ -24,12 +24,14 @@ pub mod lexeme;
 pub mod node;
 pub mod ops;
 pub mod scope;
+pub mod slua_constraint;
 pub mod tree;
 pub mod types;
 pub mod walker;
 
 pub use api::Api;
 pub use scope::Env;
+pub use slua_constraint::SluaConstraint;
 pub use tree::Tree;
 pub mod ast;
 pub mod check;

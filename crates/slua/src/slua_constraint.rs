@@ -1,0 +1,251 @@
+//! The tree of parsers as an [`espalier_constraint::Constraint`]: what the decoder
+//! drives and the visualizer draws.
+//!
+//! Bytes of the unfinished segment are kept with their state in the segment's DFA.
+//! A token is walked through that DFA; where it completes the segment (A1: at most
+//! one such point on any path) and goes on, the rest is checked against a clone of
+//! the tree that has been fed the completed segment, so tokens spanning segment
+//! boundaries are judged exactly and never need healing ([`Commit::Heal`] is never
+//! returned). Clones are cached per completed segment text within one
+//! [`Constraint::fill_mask`] call.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use espalier_constraint::{Commit, Constraint, Inspection, Rejected, TokenSet, TreeNode, Vocab};
+use regex_automata::util::primitives::StateID;
+
+use crate::dfa::SegDfa;
+use crate::scope::Env;
+use crate::tree::Tree;
+
+/// The tree of parsers plus the bytes of the segment in progress.
+#[derive(Clone, Debug)]
+pub struct SluaConstraint {
+    tree: Tree,
+    partial: Vec<u8>,
+    dfa: Option<Rc<SegDfa>>,
+    state: Option<StateID>,
+}
+
+impl SluaConstraint {
+    /// A constraint for a script of either kind over `env`.
+    pub fn new(env: Rc<Env>) -> SluaConstraint {
+        SluaConstraint::from_tree(Tree::new(env))
+    }
+
+    /// A constraint for a script of `kind` (`effect` or `talent`).
+    pub fn for_kind(env: Rc<Env>, kind: &str) -> SluaConstraint {
+        SluaConstraint::from_tree(Tree::for_kind(env, kind))
+    }
+
+    fn from_tree(tree: Tree) -> SluaConstraint {
+        let mut c = SluaConstraint { tree, partial: Vec::new(), dfa: None, state: None };
+        c.refresh();
+        c
+    }
+
+    /// The tree of parsers.
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// The bytes of the segment in progress.
+    pub fn partial(&self) -> &[u8] {
+        &self.partial
+    }
+
+    fn refresh(&mut self) {
+        self.partial.clear();
+        if self.tree.has_finished() {
+            self.dfa = None;
+            self.state = None;
+            return;
+        }
+        let regex = self.tree.segment().regex.clone();
+        self.dfa = SegDfa::cached(&regex).ok();
+        self.state = self.dfa.as_ref().map(|d| d.start());
+    }
+
+    fn expected(&mut self) -> String {
+        self.tree.next_regex().map_or_else(|| "(end of script)".to_string(), |r| format!("/{r}/"))
+    }
+
+    /// Feeds one byte; `false` (and no change) when it is refused.
+    fn push(&mut self, b: u8) -> bool {
+        let (Some(dfa), Some(s)) = (self.dfa.clone(), self.state) else { return false };
+        let t = dfa.next(s, b);
+        if dfa.is_dead(t) {
+            return false;
+        }
+        self.partial.push(b);
+        if dfa.accepts(t) {
+            let Ok(text) = String::from_utf8(std::mem::take(&mut self.partial)) else { return false };
+            if self.tree.feed_segment(&text).is_err() {
+                return false;
+            }
+            self.refresh();
+        } else {
+            self.state = Some(t);
+        }
+        true
+    }
+
+    /// Whether `bytes` can follow, given a cache of trees after completed segments.
+    fn walk(&self, bytes: &[u8], cache: &mut HashMap<Vec<u8>, Option<SluaConstraint>>) -> bool {
+        let (Some(dfa), Some(mut s)) = (self.dfa.as_ref(), self.state) else { return false };
+        for (i, &b) in bytes.iter().enumerate() {
+            s = dfa.next(s, b);
+            if dfa.is_dead(s) {
+                return false;
+            }
+            if dfa.accepts(s) {
+                let rest = &bytes[i + 1..];
+                if rest.is_empty() {
+                    return true;
+                }
+                let mut key = self.partial.clone();
+                key.extend_from_slice(&bytes[..=i]);
+                let next = cache.entry(key.clone()).or_insert_with(|| {
+                    let mut c = self.clone();
+                    let text = String::from_utf8(key).ok()?;
+                    c.tree.feed_segment(&text).ok()?;
+                    c.refresh();
+                    Some(c)
+                });
+                let next = next.clone();
+                return match next {
+                    Some(c) => c.walk(rest, &mut HashMap::new()),
+                    None => false,
+                };
+            }
+        }
+        true
+    }
+
+    fn node(&self) -> TreeNode {
+        let env = self.tree.env().clone();
+        let mut tree = self.tree.clone();
+        let seg = tree.segment();
+        let bristles: Vec<TreeNode> = seg
+            .alts
+            .iter()
+            .take(64)
+            .map(|a| TreeNode { kind: "alternative".into(), state: a.regex(), children: vec![] })
+            .collect();
+        let mut node: Option<TreeNode> = None;
+        for (i, f) in self.tree.frames().iter().enumerate().rev() {
+            let mut children = Vec::new();
+            if let Some(n) = node.take() {
+                children.push(n);
+            } else if i + 1 == self.tree.frames().len() {
+                children = bristles.clone();
+            }
+            node = Some(TreeNode { kind: f.kind().into(), state: f.describe(&env), children });
+        }
+        node.unwrap_or_default()
+    }
+}
+
+impl Constraint for SluaConstraint {
+    fn is_complete(&self) -> bool {
+        self.tree.has_finished() && self.partial.is_empty()
+    }
+
+    fn allows(&self, bytes: &[u8]) -> bool {
+        self.walk(bytes, &mut HashMap::new())
+    }
+
+    fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
+        mask.clear();
+        let mut cache = HashMap::new();
+        for (id, bytes) in vocab.tokens().iter().enumerate() {
+            if bytes.is_empty() || vocab.is_special(id as u32) {
+                continue;
+            }
+            if self.walk(bytes, &mut cache) {
+                mask.insert(id);
+            }
+        }
+        if self.is_complete() {
+            mask.insert(vocab.eos() as usize);
+        }
+    }
+
+    fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
+        let mut next = self.clone();
+        for (i, &b) in bytes.iter().enumerate() {
+            if !next.push(b) {
+                return Err(Rejected { offset: i, expected: next.expected() });
+            }
+        }
+        *self = next;
+        Ok(Commit::Accepted)
+    }
+
+    fn inspect(&self) -> Inspection {
+        let mut tree = self.tree.clone();
+        Inspection {
+            kind: "slua-top".into(),
+            tree: Some(self.node()),
+            regex: tree.next_regex(),
+            stack: self.tree.frames().iter().map(|f| f.kind().to_string()).collect(),
+            accept_sequences: Vec::new(),
+            remainder: (!self.partial.is_empty()).then(|| String::from_utf8_lossy(&self.partial).into_owned()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::Api;
+
+    fn vocab() -> Vocab {
+        let mut toks: Vec<Vec<u8>> = Vec::new();
+        for w in ["talent", " Zap", ";", "\n", "hook", " Do", " =", " function", "(", "user", ",", " target", ")", "\n ", " Damage",
+            " Player", "()", "(),", " 3", ");", " end", ";\n", " GetDescription", " return", " \"", "zap", "\"", "\";", "eff", "ect",
+            " Explode", "user)", " hp", "x"] {
+            toks.push(w.as_bytes().to_vec());
+        }
+        toks.push(b"<eos>".to_vec());
+        let n = toks.len() as u32;
+        Vocab::new(toks, &[n - 1], n - 1)
+    }
+
+    #[test]
+    fn masks_follow_the_script_and_allow_eos_only_at_the_end() {
+        let env = Rc::new(Env::new(Api::dungeon(), vec![]));
+        let v = vocab();
+        let mut c = SluaConstraint::new(env);
+        let script = ["talent", " Zap", ";", "\n", "hook", " Do", " =", " function", "(", "user", ",", " target", ")", "\n ",
+            " Damage", "(", "user", ",", " 3", ");", " end", ";\n", "hook", " GetDescription", " =", " function", "(", "user)",
+            " return", " \"", "zap", "\";", " end", ";"];
+        let mut mask = TokenSet::empty(v.len());
+        for piece in script {
+            c.fill_mask(&v, &mut mask);
+            let id = v.tokens().iter().position(|t| t == piece.as_bytes()).unwrap();
+            assert!(mask.contains(id), "{piece:?} should be allowed; regex {:?}", c.inspect().regex);
+            assert!(!mask.contains(v.eos() as usize));
+            assert!(c.allows(piece.as_bytes()));
+            assert_eq!(c.commit(piece.as_bytes()), Ok(Commit::Accepted));
+        }
+        c.fill_mask(&v, &mut mask);
+        assert!(c.is_complete());
+        assert_eq!(mask.iter().collect::<Vec<_>>(), vec![v.eos() as usize]);
+    }
+
+    #[test]
+    fn hallucinated_calls_are_masked_and_rejected() {
+        let env = Rc::new(Env::new(Api::dungeon(), vec![]));
+        let mut c = SluaConstraint::new(env);
+        c.commit(b"talent Zap;\nhook Do = function(user, target)\n").unwrap();
+        assert!(!c.allows(b" Explode"));
+        assert!(c.allows(b" Damage(user, 3);"));
+        let err = c.commit(b" Explode").unwrap_err();
+        assert_eq!(err.offset, 2);
+        let ins = c.inspect();
+        assert_eq!(ins.kind, "slua-top");
+        assert!(ins.tree.is_some() && ins.regex.is_some());
+    }
+}
