@@ -38,6 +38,8 @@ pub struct PythonTerminals {
     pub open: [TerminalId; 3],
     /// `)`, `]`, `}`.
     pub close: [TerminalId; 3],
+    /// STRING (its f-strings get their replacement fields checked), if defined.
+    pub string: Option<TerminalId>,
 }
 
 /// How to compile a language.
@@ -104,6 +106,7 @@ impl Language {
                     dedent: need("DEDENT")?,
                     open: [need("\"(\"")?, need("\"[\"")?, need("\"{\"")?],
                     close: [need("\")\"")?, need("\"]\"")?, need("\"}\"")?],
+                    string: grammar.terminal("STRING"),
                 })
             }
         };

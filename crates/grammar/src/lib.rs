@@ -51,8 +51,10 @@
 pub mod earley;
 pub mod error;
 pub mod format;
+pub mod fstring;
 pub mod grammar;
 pub mod language;
+pub mod lexer;
 pub mod lexer_dfa;
 pub mod lr_parser;
 pub mod lr_table;
@@ -65,6 +67,7 @@ pub use earley::{EarleyGrammar, EarleyParser};
 pub use error::{Conflict, GrammarError, ParseError, Pos};
 pub use grammar::{Grammar, NonterminalId, Production, ProductionId, Symbol, Terminal, TerminalId, END};
 pub use language::{Language, LanguageOptions, LayerKind, PythonTerminals};
+pub use lexer::{lex, Lexeme};
 pub use lexer_dfa::{DfaState, LexerDfa};
 pub use lr_parser::LrParser;
 pub use lr_table::{Action, LrTable, TableKind, TableStats};

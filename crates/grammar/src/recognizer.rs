@@ -75,7 +75,7 @@ pub struct Recognizer<P: TokenParser> {
     lex_start: usize,
     last_accept: DfaState,
     last_accept_len: u32,
-    pending: Vec<u8>,
+    lexbuf: Vec<u8>,
     pos: usize,
     acceptable: TermSet,
     indent: Indent,
@@ -92,7 +92,7 @@ impl<P: TokenParser> Clone for Recognizer<P> {
             lex_start: self.lex_start,
             last_accept: self.last_accept,
             last_accept_len: self.last_accept_len,
-            pending: self.pending.clone(),
+            lexbuf: self.lexbuf.clone(),
             pos: self.pos,
             acceptable: self.acceptable.clone(),
             indent: self.indent.clone(),
@@ -110,7 +110,7 @@ impl<P: TokenParser> Clone for Recognizer<P> {
         self.lex_start = src.lex_start;
         self.last_accept = src.last_accept;
         self.last_accept_len = src.last_accept_len;
-        self.pending.clone_from(&src.pending);
+        self.lexbuf.clone_from(&src.lexbuf);
         self.pos = src.pos;
         self.acceptable.clone_from(&src.acceptable);
         self.indent.cols.clone_from(&src.indent.cols);
@@ -135,7 +135,7 @@ impl<P: TokenParser> Recognizer<P> {
             lex_start: 0,
             last_accept: LexerDfa::DEAD,
             last_accept_len: 0,
-            pending: Vec::new(),
+            lexbuf: Vec::new(),
             pos: 0,
             acceptable: TermSet::new(nt),
             indent: Indent { cols: vec![0], alt: vec![0], depth: 0, line: Line::Indenting, col: 0, altcol: 0 },
@@ -250,8 +250,8 @@ impl<P: TokenParser> Recognizer<P> {
         Ok(())
     }
 
-    /// A complete lexeme of `terms` ends (the DFA state `at` is where it was accepted).
-    fn emit(&mut self, at: DfaState) -> Result<(), ParseError> {
+    /// A complete lexeme `text` ends (the DFA state `at` is where it was accepted).
+    fn emit(&mut self, at: DfaState, text: &[u8]) -> Result<(), ParseError> {
         self.lexemes += 1;
         let lang = self.lang.clone();
         let terms = lang.dfa.winners(at);
@@ -272,6 +272,9 @@ impl<P: TokenParser> Recognizer<P> {
             if lang.ignored.contains(t0) {
                 return Ok(());
             }
+            if Some(t0) == py.string {
+                self.check_fstring(text)?;
+            }
             if py.open.contains(&t0) {
                 self.indent.depth += 1;
                 if self.indent.depth >= MAX_BRACKET_DEPTH {
@@ -286,6 +289,22 @@ impl<P: TokenParser> Recognizer<P> {
         self.feed_parser(terms)?;
         self.refresh_acceptable();
         Ok(())
+    }
+
+    /// Python: checks the replacement fields of an f-string literal (3.11 rules).
+    fn check_fstring(&self, text: &[u8]) -> Result<(), ParseError> {
+        let Some((_, body, true, raw)) = crate::fstring::split_literal(text) else { return Ok(()) };
+        let lang = self.lang.clone();
+        let mut buf = Vec::new();
+        crate::fstring::check_fstring(body, raw, &mut |e: &[u8]| {
+            buf.clear();
+            buf.push(b'(');
+            buf.extend_from_slice(e);
+            buf.push(b')');
+            let mut r = lang.recognizer();
+            r.push_bytes(&buf).is_ok() && r.is_complete()
+        })
+        .map_err(|m| self.error(self.lex_start, m))
     }
 
     /// Python: indentation column bookkeeping for a whitespace byte at line start.
@@ -327,12 +346,10 @@ impl<P: TokenParser> Recognizer<P> {
             self.state = next;
             self.lex_len += 1;
             self.pos += 1;
+            self.lexbuf.push(b);
             if !dfa.winners(next).is_empty() {
                 self.last_accept = next;
                 self.last_accept_len = self.lex_len;
-                self.pending.clear();
-            } else {
-                self.pending.push(b);
             }
             if self.lang.layer == LayerKind::Python {
                 self.track_column(b);
@@ -355,22 +372,19 @@ impl<P: TokenParser> Recognizer<P> {
     fn finish_lexeme(&mut self) -> Result<(), ParseError> {
         let at = self.last_accept;
         let start = self.lex_start;
-        self.emit(at)?;
-        self.pos = start + self.last_accept_len as usize;
+        let len = self.last_accept_len as usize;
+        let mut buf = std::mem::take(&mut self.lexbuf);
+        let r = self.emit(at, &buf[..len]);
+        let rest = if buf.len() > len { buf[len..].to_vec() } else { Vec::new() };
+        buf.clear();
+        self.lexbuf = buf;
+        r?;
+        self.pos = start + len;
         self.state = LexerDfa::START;
         self.lex_len = 0;
         self.last_accept = LexerDfa::DEAD;
         self.last_accept_len = 0;
-        if !self.pending.is_empty() {
-            let mut p = std::mem::take(&mut self.pending);
-            let r = p.iter().try_for_each(|&x| self.push_byte(x));
-            p.clear();
-            if self.pending.capacity() == 0 {
-                self.pending = p;
-            }
-            r?;
-        }
-        Ok(())
+        rest.iter().try_for_each(|&x| self.push_byte(x))
     }
 
     /// Feeds several bytes; stops at the first error.
@@ -392,7 +406,6 @@ impl<P: TokenParser> Recognizer<P> {
             if !r.lang.dfa.winners(r.state).is_empty() {
                 r.last_accept = r.state;
                 r.last_accept_len = r.lex_len;
-                r.pending.clear();
             }
             if r.last_accept == LexerDfa::DEAD {
                 return Err(r.error(r.lex_start, "unfinished token at end of input"));
@@ -430,6 +443,11 @@ impl<P: TokenParser> Recognizer<P> {
         Remainder { dfa_state: self.state, len: self.lex_len as usize }
     }
 
+    /// The bytes of the unfinished last lexeme.
+    pub fn remainder_bytes(&self) -> &[u8] {
+        &self.lexbuf
+    }
+
     /// Terminals (lexer ids, including ignored ones) acceptable as the next lexeme,
     /// i.e. the lexeme the remainder starts.
     pub fn acceptable_terminals(&self) -> &TermSet {
@@ -443,10 +461,10 @@ impl<P: TokenParser> Recognizer<P> {
         if self.lex_len > 0 {
             for &t in self.lang.dfa.winners(self.state) {
                 let mut r = self.clone();
-                r.pending.clear();
                 // emit just this reading of the remainder
                 let ok = if r.lang.dfa.winners(r.state).len() == 1 {
-                    r.emit(r.state).is_ok()
+                    let text = std::mem::take(&mut r.lexbuf);
+                    r.emit(r.state, &text).is_ok()
                 } else {
                     r.lexemes += 1;
                     r.feed_parser(&[t]).is_ok() && {
