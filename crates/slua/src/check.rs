@@ -27,12 +27,53 @@ impl fmt::Display for CheckError {
 
 impl std::error::Error for CheckError {}
 
+/// Length of the segment at the start of `text`, found with the segment DFA.
+fn segment_len(tree: &mut Tree, text: &str) -> Result<usize, crate::tree::FeedError> {
+    use crate::tree::FeedError;
+    let Some(regex) = tree.next_regex() else {
+        return Err(FeedError { offset: 0, expected: "(end of script)".into() });
+    };
+    let dfa = crate::dfa::SegDfa::cached(&regex).map_err(|e| FeedError { offset: 0, expected: e.to_string() })?;
+    let mut s = dfa.start();
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        s = dfa.next(s, b);
+        if dfa.is_dead(s) {
+            return Err(FeedError { offset: i, expected: regex });
+        }
+        if dfa.accepts(s) && text.is_char_boundary(i + 1) {
+            return Ok(i + 1);
+        }
+    }
+    Err(FeedError { offset: text.len(), expected: regex })
+}
+
 /// Checks `source` (trailing whitespace allowed) against the language, the types and
 /// the API of `env`; returns the syntax tree.
 pub fn check(env: Rc<Env>, source: &str) -> Result<Script, CheckError> {
+    check_with(env, source, &mut |_| {})
+}
+
+/// [`check`], calling `on_regex` with every segment regex met (tests check A1 on them).
+pub fn check_with(env: Rc<Env>, source: &str, on_regex: &mut dyn FnMut(&str)) -> Result<Script, CheckError> {
     let body = source.trim_end();
     let mut tree = Tree::new(env);
-    tree.feed_text(body).map_err(|e| CheckError { offset: e.offset, expected: e.expected })?;
+    let mut pos = 0;
+    while pos < body.len() {
+        if tree.has_finished() {
+            let extra = body[pos..].len() - body[pos..].trim_start().len();
+            return Err(CheckError { offset: pos + extra, expected: "(end of script)".into() });
+        }
+        if let Some(r) = tree.next_regex() {
+            on_regex(&r);
+        }
+        // Feed one segment at a time so every regex is seen.
+        let before = tree.tokens().len();
+        let rest = &body[pos..];
+        let seg_len = segment_len(&mut tree, rest).map_err(|e| CheckError { offset: pos + e.offset, expected: e.expected })?;
+        tree.feed_segment(&rest[..seg_len]).map_err(|e| CheckError { offset: pos + e.offset, expected: e.expected })?;
+        debug_assert!(tree.tokens().len() >= before);
+        pos += seg_len;
+    }
     if !tree.has_finished() {
         let expected = tree.next_regex().unwrap_or_default();
         return Err(CheckError { offset: body.len(), expected });
