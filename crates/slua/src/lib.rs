@@ -23,6 +23,7 @@ pub mod dfa;
 pub mod lexeme;
 pub mod node;
 pub mod ops;
+pub mod prompt;
 pub mod scope;
 pub mod slua_constraint;
 pub mod tree;

@@ -88,3 +88,19 @@ fn invalid_scripts_are_rejected_at_the_marked_offset() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+#[test]
+fn the_examples_in_the_language_document_are_valid() {
+    let doc = espalier_slua::prompt::LANGUAGE_DOC;
+    let blocks: Vec<&str> = doc.split("```lua\n").skip(1).map(|b| b.split("```").next().unwrap()).collect();
+    assert!(blocks.len() >= 2);
+    let mut effects = Vec::new();
+    for b in blocks {
+        let env = Rc::new(Env::new(Api::dungeon(), effects.clone()));
+        let s = check_with(env, b, &mut |r| a1(r))
+            .unwrap_or_else(|e| panic!("doc example rejected at byte {}:\n{b}", e.offset));
+        if s.kind == "effect" {
+            effects.push(s.name);
+        }
+    }
+}
