@@ -9,31 +9,32 @@
 
 use std::sync::Arc;
 
-use crate::exact::ExactWalker;
-use crate::mask_store::{MaskStore, SyncodeState};
-use crate::{
-    ByteState, Commit, Constraint, Inspection, Rejected, Strategy, TokTrie, TokenSet, Vocab,
-};
+use espalier_grammar::{LrParser, Recognizer as GrammarRecognizer, TokenParser};
 
-/// A grammar as a [`Constraint`]: see the module doc.
+use crate::exact::ExactWalker;
+use crate::mask_store::MaskStore;
+use crate::{ByteState, Commit, Constraint, Inspection, Rejected, Strategy, TokTrie, TokenSet, Vocab};
+
+/// A grammar as a [`Constraint`]: see the module doc. `P` is the parser behind the
+/// recognizer (LR by default; the Earley recognizer works too).
 #[derive(Clone)]
-pub struct GrammarConstraint<S: ByteState> {
-    state: S,
+pub struct GrammarConstraint<P: TokenParser = LrParser> {
+    state: GrammarRecognizer<P>,
     strategy: Strategy,
     trie: Arc<TokTrie>,
     store: Option<Arc<MaskStore>>,
-    walker: ExactWalker<S>,
+    walker: ExactWalker<P>,
     kind: String,
-    fed: usize,
+    text: Vec<u8>,
 }
 
-impl<S: SyncodeState> GrammarConstraint<S> {
+impl<P: TokenParser> GrammarConstraint<P> {
     /// A constraint starting from `start` (the recognizer of the empty text), with
     /// the vocabulary's trie. `kind` names it in [`Inspection::kind`] (e.g.
     /// `python-lr`). The `syncode` strategy also needs [`Self::with_store`].
-    pub fn new(start: S, trie: Arc<TokTrie>, strategy: Strategy, kind: impl Into<String>) -> Self {
-        let walker = ExactWalker::new(&start, &trie);
-        Self { state: start, strategy, trie, store: None, walker, kind: kind.into(), fed: 0 }
+    pub fn new(start: GrammarRecognizer<P>, trie: Arc<TokTrie>, strategy: Strategy, kind: impl Into<String>) -> Self {
+        let walker = ExactWalker::new(&start);
+        Self { state: start, strategy, trie, store: None, walker, kind: kind.into(), text: Vec::new() }
     }
 
     /// Attaches the SynCode mask store (built for the same grammar and vocabulary).
@@ -53,13 +54,29 @@ impl<S: SyncodeState> GrammarConstraint<S> {
     }
 
     /// The recognizer state after the text so far.
-    pub fn state(&self) -> &S {
+    pub fn state(&self) -> &GrammarRecognizer<P> {
         &self.state
     }
 
     /// How many bytes have been committed.
     pub fn bytes_fed(&self) -> usize {
-        self.fed
+        self.text.len()
+    }
+
+    /// The committed text.
+    pub fn text(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// Work counters of the last exact walk: (trie nodes offered, full recognizer
+    /// steps), for benchmarks.
+    pub fn last_walk_work(&self) -> (usize, usize) {
+        (self.walker.last_nodes, self.walker.last_heavy)
+    }
+
+    /// Whether a SynCode store is attached.
+    pub fn has_store(&self) -> bool {
+        self.store.is_some()
     }
 
     /// The exact mask, whatever the strategy (the oracle the others are measured
@@ -93,7 +110,7 @@ impl<S: SyncodeState> GrammarConstraint<S> {
     }
 }
 
-impl<S: SyncodeState> Constraint for GrammarConstraint<S> {
+impl<P: TokenParser> Constraint for GrammarConstraint<P> {
     fn is_complete(&self) -> bool {
         self.state.is_complete()
     }
@@ -103,7 +120,7 @@ impl<S: SyncodeState> Constraint for GrammarConstraint<S> {
             return false;
         }
         let mut s = self.state.clone();
-        bytes.iter().all(|&b| s.push_byte(b))
+        s.push_bytes(bytes).is_ok()
     }
 
     fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
@@ -129,7 +146,7 @@ impl<S: SyncodeState> Constraint for GrammarConstraint<S> {
     fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
         let mut s = self.state.clone();
         for (i, &b) in bytes.iter().enumerate() {
-            if !s.push_byte(b) {
+            if s.push_byte(b).is_err() {
                 return Err(Rejected {
                     offset: i,
                     expected: format!(
@@ -137,19 +154,24 @@ impl<S: SyncodeState> Constraint for GrammarConstraint<S> {
                          token ends every parse)",
                         self.kind,
                         char::from(b),
-                        self.fed + i
+                        self.text.len() + i
                     ),
                 });
             }
         }
         self.state = s;
-        self.fed += bytes.len();
+        self.text.extend_from_slice(bytes);
         Ok(Commit::Accepted)
     }
 
     fn inspect(&self) -> Inspection {
         let mut out = Inspection { kind: self.kind.clone(), ..Inspection::default() };
         self.state.describe(&mut out);
+        let rem = self.state.remainder().len;
+        if rem > 0 {
+            let tail = &self.text[self.text.len().saturating_sub(rem)..];
+            out.remainder = Some(String::from_utf8_lossy(tail).into_owned());
+        }
         out
     }
 }
@@ -157,48 +179,34 @@ impl<S: SyncodeState> Constraint for GrammarConstraint<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use espalier_grammar::{Language, LanguageOptions};
 
-    /// Balanced parentheses around `a`s, nesting at most 3 deep; complete when
-    /// balanced and non-empty. Small enough to check masks by brute force.
-    #[derive(Clone, Debug, Default)]
-    struct Parens {
-        depth: u8,
-        len: usize,
+    /// A small expression language: brute-force checks stay cheap.
+    fn lang() -> Arc<espalier_grammar::Language> {
+        Language::compile(
+            "start: stmt*\nstmt: NAME \"=\" expr \";\" | \"return\" expr \";\"\nexpr: atom | expr \"+\" atom\natom: NAME | INT | \"(\" expr \")\"\nNAME: /[a-z]+/\nINT: /[0-9]+/\n%ignore \" \"\n",
+            &LanguageOptions::default(),
+        )
+        .unwrap()
     }
-
-    impl ByteState for Parens {
-        fn push_byte(&mut self, byte: u8) -> bool {
-            match byte {
-                b'(' if self.depth < 3 => self.depth += 1,
-                b')' if self.depth > 0 => self.depth -= 1,
-                b'a' => {}
-                _ => return false,
-            }
-            self.len += 1;
-            true
-        }
-        fn is_complete(&self) -> bool {
-            self.depth == 0 && self.len > 0
-        }
-    }
-
-    impl SyncodeState for Parens {}
 
     fn vocab() -> Vocab {
         let mut tokens: Vec<Vec<u8>> = vec![b"<eos>".to_vec(), b"<bos>".to_vec()];
-        for len in 1..=4 {
-            for n in 0..3usize.pow(len) {
+        let alphabet: &[u8] = b"x1 =;(+r)";
+        for len in 1..=3u32 {
+            for n in 0..alphabet.len().pow(len) {
                 let mut t = Vec::new();
                 let mut k = n;
                 for _ in 0..len {
-                    t.push([b'(', b')', b'a'][k % 3]);
-                    k /= 3;
+                    t.push(alphabet[k % alphabet.len()]);
+                    k /= alphabet.len();
                 }
                 tokens.push(t);
             }
         }
-        tokens.push(b"b".to_vec());
-        tokens.push(b"(b".to_vec());
+        for w in ["return", " return", "retur", "n ", "x;", "x=1;", "\u{e9}"] {
+            tokens.push(w.as_bytes().to_vec());
+        }
         Vocab::new(tokens, &[0, 1], 0)
     }
 
@@ -206,20 +214,17 @@ mod tests {
     fn exact_and_check_masks_agree_and_eos_marks_completion() {
         let vocab = vocab();
         let trie = Arc::new(TokTrie::new(&vocab));
-        let mut c = GrammarConstraint::new(Parens::default(), trie, Strategy::Exact, "parens");
+        let mut c = GrammarConstraint::new(lang().recognizer(), trie, Strategy::Exact, "toy");
         let mut exact = TokenSet::empty(vocab.len());
         let mut check = TokenSet::empty(vocab.len());
-        for step in b"((a)(()a)a)a((".iter() {
+        for step in b"x = (1 + ab) + ret; return (x);retur".iter() {
             c.fill_mask(&vocab, &mut exact);
             c.set_strategy(Strategy::Check);
             c.fill_mask(&vocab, &mut check);
             c.set_strategy(Strategy::Exact);
-            assert_eq!(exact, check);
+            assert_eq!(exact, check, "after {:?}", String::from_utf8_lossy(c.text()));
             assert_eq!(exact.contains(0), c.is_complete());
             assert!(!exact.contains(1), "special tokens are never allowed");
-            for id in exact.iter().filter(|&id| id != 0) {
-                assert!(c.allows(vocab.bytes(id as u32)));
-            }
             assert!(!exact.is_empty());
             assert_eq!(c.commit(&[*step]), Ok(Commit::Accepted));
         }
@@ -229,13 +234,16 @@ mod tests {
     fn commit_refuses_at_the_first_bad_byte_and_keeps_the_state() {
         let vocab = vocab();
         let trie = Arc::new(TokTrie::new(&vocab));
-        let mut c = GrammarConstraint::new(Parens::default(), trie, Strategy::Check, "parens");
-        c.commit(b"(a").unwrap();
-        let err = c.commit(b"))").unwrap_err();
+        let mut c = GrammarConstraint::new(lang().recognizer(), trie, Strategy::Check, "toy");
+        c.commit(b"x = ab").unwrap();
+        let err = c.commit(b"+;").unwrap_err();
         assert_eq!(err.offset, 1);
-        assert!(err.to_string().contains("offset 3"), "{err}");
-        assert_eq!(c.bytes_fed(), 2);
-        assert!(c.allows(b")"));
-        assert_eq!(c.inspect().kind, "parens");
+        assert!(err.to_string().contains("offset 7"), "{err}");
+        assert_eq!(c.bytes_fed(), 6);
+        assert!(c.allows(b";"));
+        let inspection = c.inspect();
+        assert_eq!(inspection.kind, "toy");
+        assert_eq!(inspection.remainder.as_deref(), Some("ab"));
+        assert!(!inspection.accept_sequences.is_empty());
     }
 }

@@ -17,6 +17,8 @@
 pub mod constraint;
 pub mod exact;
 pub mod grammar_constraint;
+mod grammar_state;
+pub mod lexer_walk;
 pub mod mask_store;
 pub mod recognizer;
 pub mod strategy;
@@ -27,7 +29,7 @@ pub mod vocab;
 pub use constraint::{Commit, Constraint, Inspection, Rejected, TreeNode};
 pub use recognizer::{ByteState, Recognizer, StackRecognizer};
 pub use grammar_constraint::GrammarConstraint;
-pub use mask_store::{MaskStore, SyncodeState};
+pub use mask_store::MaskStore;
 pub use strategy::{Strategy, UnknownStrategy};
 pub use token_set::TokenSet;
 pub use trie::TokTrie;

@@ -1,10 +1,8 @@
-//! The `syncode` strategy's DFA mask store (work in progress: the grammar crate's
-//! lexer API is not final yet).
+//! The `syncode` strategy's DFA mask store (work in progress).
 
-use crate::{ByteState, TokenSet};
+use espalier_grammar::{Recognizer as GrammarRecognizer, TokenParser};
 
-/// A recognizer that can report SynCode's accept sequences and remainder.
-pub trait SyncodeState: ByteState {}
+use crate::TokenSet;
 
 /// SynCode's precomputed DFA mask store.
 #[derive(Clone, Debug, Default)]
@@ -12,7 +10,7 @@ pub struct MaskStore {}
 
 impl MaskStore {
     /// Fills `mask` for `state`; `false` when the store cannot answer here.
-    pub fn fill<S: SyncodeState>(&self, _state: &S, _mask: &mut TokenSet) -> bool {
+    pub fn fill<P: TokenParser>(&self, _state: &GrammarRecognizer<P>, _mask: &mut TokenSet) -> bool {
         false
     }
 }

@@ -1,0 +1,134 @@
+//! The fast [`Recognizer`] behind `exact` masks for grammar recognizers: lexer-DFA
+//! steps inside a lexeme, the full recognizer only where a lexeme ends.
+//!
+//! Why: inside a lexeme, `espalier_grammar::Recognizer::push_byte` only steps the
+//! lexer DFA and checks that some terminal still reachable from the new DFA state is
+//! acceptable to the parser; the acceptable set cannot change until a lexeme ends.
+//! So a trie walk needs the full recognizer (parser stacks, indentation, a clone per
+//! node) only at lexeme boundaries, and at the start of a lexeme (where Python's
+//! indentation is decided). Every other trie node costs one table lookup and one
+//! bitset intersection. Each frame on the walk stack remembers its DFA state and the
+//! *anchor*: the nearest depth whose full recognizer state is materialized; a
+//! boundary below a frame without a full state replays the path bytes from the anchor
+//! once and keeps the result for the frame's other children.
+//!
+//! This relies on one property of the grammar crate's recognizer (stated in its
+//! module doc): the fast path of `push_byte` (DFA state not START, next state not
+//! DEAD) depends only on `(remainder().dfa_state, acceptable_terminals())`.
+//! The exactness test (`tests/exactness.rs`) checks the result against pushing every
+//! token's bytes through the full recognizer.
+
+use std::sync::Arc;
+
+use espalier_grammar::{DfaState, LexerDfa, Recognizer as GrammarRecognizer, TokenParser};
+
+use crate::Recognizer;
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    /// Lexer DFA state after the path to this depth.
+    q: DfaState,
+    /// Depth whose slot holds a full recognizer state in the same lexeme (or this
+    /// depth itself when `full`).
+    anchor: u32,
+    /// Whether `slots[depth]` holds this depth's full state.
+    full: bool,
+}
+
+/// Walk state for exact masks over a grammar recognizer (see the module doc).
+#[derive(Clone, Debug)]
+pub struct LexWalker<P: TokenParser> {
+    dfa: Arc<LexerDfa>,
+    frames: Vec<Frame>,
+    path: Vec<u8>,
+    slots: Vec<GrammarRecognizer<P>>,
+    /// Full recognizer steps taken by the last walk (boundaries, lexeme starts).
+    pub heavy_steps: usize,
+}
+
+impl<P: TokenParser> LexWalker<P> {
+    /// A walker for recognizers of the same language as `base`.
+    pub fn new(base: &GrammarRecognizer<P>) -> Self {
+        Self {
+            dfa: base.language().dfa.clone(),
+            frames: Vec::with_capacity(64),
+            path: Vec::with_capacity(64),
+            slots: vec![base.clone()],
+            heavy_steps: 0,
+        }
+    }
+
+    /// Starts a walk from `base` (depth 0).
+    pub fn reset(&mut self, base: &GrammarRecognizer<P>) {
+        self.slots[0].clone_from(base);
+        self.frames.clear();
+        self.frames.push(Frame { q: base.remainder().dfa_state, anchor: 0, full: true });
+        self.path.clear();
+        self.heavy_steps = 0;
+    }
+
+    /// Makes `slots[d]` hold the full state at depth `d` (the top of the stack).
+    #[inline(never)]
+    fn materialize(&mut self, d: usize) {
+        let f = self.frames[d];
+        if f.full {
+            return;
+        }
+        let a = f.anchor as usize;
+        let (lo, hi) = self.slots.split_at_mut(d);
+        hi[0].clone_from(&lo[a]);
+        for &b in &self.path[a..d] {
+            // These bytes were accepted on the fast path from the anchor, so the full
+            // recognizer accepts them too (see the module doc).
+            let ok = hi[0].push_byte(b).is_ok();
+            debug_assert!(ok, "fast path and recognizer disagree");
+        }
+        self.heavy_steps += d - a;
+        self.frames[d] = Frame { q: f.q, anchor: d as u32, full: true };
+    }
+}
+
+impl<P: TokenParser> Recognizer for LexWalker<P> {
+    #[inline]
+    fn try_push_byte(&mut self, byte: u8) -> bool {
+        let d = self.path.len();
+        let f = self.frames[d];
+        if f.q != LexerDfa::START {
+            let next = self.dfa.next(f.q, byte);
+            if next != LexerDfa::DEAD && next != LexerDfa::START {
+                let acceptable = self.slots[f.anchor as usize].acceptable_terminals();
+                if !self.dfa.reachable(next).intersects(acceptable) {
+                    return false;
+                }
+                self.frames.push(Frame { q: next, anchor: f.anchor, full: false });
+                self.path.push(byte);
+                return true;
+            }
+        }
+        // A lexeme starts or ends here: the full recognizer decides.
+        self.materialize(d);
+        if self.slots.len() == d + 1 {
+            let s = self.slots[d].clone();
+            self.slots.push(s);
+        } else {
+            let (lo, hi) = self.slots.split_at_mut(d + 1);
+            hi[0].clone_from(&lo[d]);
+        }
+        self.heavy_steps += 1;
+        let next = &mut self.slots[d + 1];
+        if next.push_byte(byte).is_err() {
+            return false;
+        }
+        let q = next.remainder().dfa_state;
+        self.frames.push(Frame { q, anchor: d as u32 + 1, full: true });
+        self.path.push(byte);
+        true
+    }
+
+    #[inline]
+    fn pop_bytes(&mut self, n: usize) {
+        let d = self.path.len() - n;
+        self.path.truncate(d);
+        self.frames.truncate(d + 1);
+    }
+}
