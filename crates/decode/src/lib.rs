@@ -7,7 +7,7 @@
 //! applies stop rules and records a [`StepTrace`]), [`Sampler`] (greedy / temperature
 //! / top-k / top-p with a seeded portable RNG), [`Mode`] (none / mask / rejection /
 //! syncode), [`StopReason`], [`run`] with the [`LanguageModel`] trait for synchronous
-//! models.
+//! models, and [`prompt`] for chat templates and task prompts.
 //!
 //! ```
 //! use std::{sync::Arc, time::Duration};
@@ -27,8 +27,12 @@
 
 pub mod driver;
 pub mod error;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod eval;
 pub mod generator;
+pub mod language;
 pub mod mode;
+pub mod prompt;
 pub mod sampler;
 pub mod stop;
 pub mod trace;
@@ -38,6 +42,7 @@ pub use driver::{run, DriveError, LanguageModel, Timing};
 pub use error::DecodeError;
 pub use espalier_constraint::Constraint;
 pub use generator::{Feed, GenerateConfig, Generator, Stats, StepOutcome};
+pub use language::{Lang, LangConstraint, LangError, PythonKit, UnknownLang};
 pub use mode::{Mode, UnknownMode};
 pub use sampler::{Sampler, SamplingConfig};
 pub use stop::{RepetitionGuard, StopReason};

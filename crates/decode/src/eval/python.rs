@@ -1,0 +1,154 @@
+//! Checking completions with CPython: `ast.parse` says whether prompt + completion is
+//! syntactically valid, and the problem's tests run in a subprocess killed after a
+//! time limit (generated code can loop forever).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// How a test run ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum TestOutcome {
+    /// Exit status 0.
+    Passed,
+    /// A non-zero exit; the last lines of stderr.
+    Failed {
+        /// Tail of stderr.
+        error: String,
+    },
+    /// Killed at the time limit.
+    TimedOut,
+}
+
+/// Runs CPython on generated code.
+#[derive(Clone, Debug)]
+pub struct PythonChecker {
+    /// The interpreter (`/usr/bin/python3.11` by default).
+    pub python: PathBuf,
+    /// Time limit per test run.
+    pub timeout: Duration,
+}
+
+impl Default for PythonChecker {
+    fn default() -> Self {
+        Self { python: PathBuf::from("/usr/bin/python3.11"), timeout: Duration::from_secs(10) }
+    }
+}
+
+const SYNTAX_CHECK: &str = "import ast, sys\ntry:\n    ast.parse(sys.stdin.read())\nexcept SyntaxError as e:\n    print(f'{e.msg} (line {e.lineno})')\n    sys.exit(1)\n";
+
+impl PythonChecker {
+    /// `Ok(None)` when `code` parses, `Ok(Some(message))` with CPython's message when
+    /// not; `Err` when the interpreter cannot run.
+    pub fn syntax_error(&self, code: &str) -> Result<Option<String>, String> {
+        let out = self.run(&["-c", SYNTAX_CHECK], code, Duration::from_secs(30))?;
+        match out {
+            (Some(0), _, _) => Ok(None),
+            (Some(1), stdout, _) if !stdout.is_empty() => Ok(Some(stdout.trim().to_string())),
+            (_, _, stderr) => Ok(Some(format!("ast.parse crashed: {}", tail(&stderr)))),
+        }
+    }
+
+    /// Runs `program` (tests included) with the time limit.
+    pub fn run_tests(&self, program: &str) -> Result<TestOutcome, String> {
+        match self.run(&["-"], program, self.timeout)? {
+            (Some(0), _, _) => Ok(TestOutcome::Passed),
+            (None, _, _) => Ok(TestOutcome::TimedOut),
+            (Some(_), _, stderr) => Ok(TestOutcome::Failed { error: tail(&stderr) }),
+        }
+    }
+
+    /// Runs the interpreter with `args`, `stdin` as input; `(exit code or None when
+    /// killed at the limit, stdout, stderr)`.
+    fn run(&self, args: &[&str], stdin: &str, limit: Duration) -> Result<(Option<i32>, String, String), String> {
+        let dir = std::env::temp_dir();
+        let mut child = Command::new(&self.python)
+            .args(args)
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run {}: {e}", self.python.display()))?;
+        let mut input = child.stdin.take().expect("piped stdin");
+        let stdin = stdin.to_string();
+        let writer = std::thread::spawn(move || {
+            let _ = input.write_all(stdin.as_bytes());
+        });
+        let mut stdout_pipe = child.stdout.take().expect("piped stdout");
+        let mut stderr_pipe = child.stderr.take().expect("piped stderr");
+        let out_reader = std::thread::spawn(move || read_capped(&mut stdout_pipe));
+        let err_reader = std::thread::spawn(move || read_capped(&mut stderr_pipe));
+        let start = Instant::now();
+        let status = loop {
+            match child.try_wait().map_err(|e| e.to_string())? {
+                Some(status) => break status.code(),
+                None if start.elapsed() > limit => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break None;
+                }
+                None => std::thread::sleep(Duration::from_millis(10)),
+            }
+        };
+        let _ = writer.join();
+        let stdout = out_reader.join().unwrap_or_default();
+        let stderr = err_reader.join().unwrap_or_default();
+        let status = if start.elapsed() > limit && status.is_none() { None } else { status.or(Some(-1)) };
+        Ok((status, stdout, stderr))
+    }
+}
+
+/// Reads a pipe to its end, keeping the first 64 KiB (a looping print could fill memory).
+fn read_capped(r: &mut impl std::io::Read) -> String {
+    let mut kept = Vec::new();
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = r.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        if kept.len() < 65536 {
+            kept.extend_from_slice(&buf[..n]);
+        }
+    }
+    String::from_utf8_lossy(&kept).into_owned()
+}
+
+/// The last three lines of an error output.
+fn tail(s: &str) -> String {
+    let lines: Vec<&str> = s.trim_end().lines().collect();
+    lines[lines.len().saturating_sub(3)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checker() -> Option<PythonChecker> {
+        let c = PythonChecker { timeout: Duration::from_secs(2), ..PythonChecker::default() };
+        if c.python.exists() {
+            Some(c)
+        } else {
+            eprintln!("skipping: {} not installed", c.python.display());
+            None
+        }
+    }
+
+    #[test]
+    fn syntax_errors_are_found_and_tests_pass_fail_or_time_out() {
+        let Some(c) = checker() else { return };
+        assert_eq!(c.syntax_error("def f(x):\n    return x\n").unwrap(), None);
+        let msg = c.syntax_error("def f(x):\nreturn x\n").unwrap().unwrap();
+        assert!(msg.contains("line 2"), "{msg}");
+        assert_eq!(c.run_tests("assert 1 + 1 == 2\n").unwrap(), TestOutcome::Passed);
+        match c.run_tests("assert 1 + 1 == 3\n").unwrap() {
+            TestOutcome::Failed { error } => assert!(error.contains("AssertionError"), "{error}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(c.run_tests("while True:\n    pass\n").unwrap(), TestOutcome::TimedOut);
+    }
+}

@@ -1,0 +1,173 @@
+//! The constraints the decoder knows by name (`--lang python|slua`), behind one type
+//! so the CLI and the web app can pick one at run time: [`LangConstraint`] delegates
+//! every [`Constraint`] call to the chosen one.
+
+use std::sync::Arc;
+
+use espalier_constraint::{
+    Commit, Constraint, GrammarConstraint, Inspection, MaskStore, Rejected, Strategy, TokTrie, TokenSet, Vocab,
+};
+use espalier_grammar::Language;
+
+use crate::{Mode, Unconstrained};
+
+/// A language generation can be constrained to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    /// Python 3 (the grammar of espalier-grammar).
+    Python,
+    /// sLua with the game API (the tree of parsers of espalier-slua).
+    Slua,
+}
+
+impl Lang {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lang::Python => "python",
+            Lang::Slua => "slua",
+        }
+    }
+}
+
+/// A language name that is not `python` or `slua`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown language {0:?}: expected python or slua")]
+pub struct UnknownLang(pub String);
+
+impl std::str::FromStr for Lang {
+    type Err = UnknownLang;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "python" => Ok(Lang::Python),
+            "slua" => Ok(Lang::Slua),
+            _ => Err(UnknownLang(s.to_string())),
+        }
+    }
+}
+
+/// Why a constraint could not be built or primed.
+#[derive(Debug, thiserror::Error)]
+pub enum LangError {
+    /// The grammar failed to compile.
+    #[error("the {lang} grammar does not compile: {message}")]
+    Grammar {
+        /// Which language.
+        lang: &'static str,
+        /// The grammar's error.
+        message: String,
+    },
+    /// The text before the cursor is not a valid prefix of the language.
+    #[error("the prompt is not a valid {lang} prefix: {rejected} (prompt byte {offset})")]
+    Prefix {
+        /// Which language.
+        lang: &'static str,
+        /// Offset of the refused byte in the prompt.
+        offset: usize,
+        /// What the constraint said.
+        rejected: Rejected,
+    },
+    /// A mode this language cannot run.
+    #[error("mode {mode} is not available for {lang}: {why}")]
+    Mode {
+        /// The mode asked for.
+        mode: Mode,
+        /// Which language.
+        lang: &'static str,
+        /// Why.
+        why: &'static str,
+    },
+}
+
+/// Everything needed to make Python constraints repeatedly (the compiled grammar and
+/// the vocabulary trie are built once and shared).
+#[derive(Clone)]
+pub struct PythonKit {
+    language: Arc<Language>,
+    trie: Arc<TokTrie>,
+    store: Option<Arc<MaskStore>>,
+}
+
+impl PythonKit {
+    /// Compiles the Python grammar and the vocabulary trie.
+    pub fn new(vocab: &Vocab) -> Result<Self, LangError> {
+        let language = espalier_grammar::python()
+            .map_err(|e| LangError::Grammar { lang: "python", message: e.to_string() })?;
+        Ok(Self { language, trie: Arc::new(TokTrie::new(vocab)), store: None })
+    }
+
+    /// Attaches a SynCode mask store for mode `syncode`.
+    pub fn with_store(mut self, store: Arc<MaskStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// A fresh constraint for `mode`, already fed `prefix` (the code left of the
+    /// cursor). `mask` and `rejection` use the exact trie walk for their masks.
+    pub fn constraint(&self, mode: Mode, prefix: &str) -> Result<LangConstraint, LangError> {
+        let strategy = match mode {
+            Mode::Syncode => Strategy::Syncode,
+            _ => Strategy::Exact,
+        };
+        let mut c = GrammarConstraint::new(self.language.recognizer(), self.trie.clone(), strategy, "python-lr");
+        if mode == Mode::Syncode {
+            match &self.store {
+                Some(store) => c = c.with_store(store.clone()),
+                None => {
+                    return Err(LangError::Mode {
+                        mode,
+                        lang: "python",
+                        why: "no SynCode mask store was built for this vocabulary",
+                    })
+                }
+            }
+        }
+        if !prefix.is_empty() {
+            c.commit(prefix.as_bytes())
+                .map_err(|rejected| LangError::Prefix { lang: "python", offset: rejected.offset, rejected })?;
+        }
+        Ok(LangConstraint::Python(Box::new(c)))
+    }
+}
+
+/// One of the decoder's constraints, chosen at run time.
+#[derive(Clone)]
+pub enum LangConstraint {
+    /// No language: everything is allowed.
+    None(Unconstrained),
+    /// The Python grammar.
+    Python(Box<GrammarConstraint>),
+}
+
+macro_rules! delegate {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            LangConstraint::None($c) => $e,
+            LangConstraint::Python($c) => $e,
+        }
+    };
+}
+
+impl Constraint for LangConstraint {
+    fn is_complete(&self) -> bool {
+        delegate!(self, c => c.is_complete())
+    }
+
+    fn allows(&self, bytes: &[u8]) -> bool {
+        delegate!(self, c => c.allows(bytes))
+    }
+
+    fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
+        delegate!(self, c => c.fill_mask(vocab, mask))
+    }
+
+    fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
+        delegate!(self, c => c.commit(bytes))
+    }
+
+    fn inspect(&self) -> Inspection {
+        delegate!(self, c => c.inspect())
+    }
+}

@@ -1,0 +1,112 @@
+//! Prompts: the chat template stored in the GGUF (a Jinja template, rendered with
+//! minijinja as Hugging Face's `apply_chat_template` does), and the task prompts of
+//! the evaluations — HumanEval-style completion of a function body (the prompt is the
+//! code left of the cursor; the constraint has already been fed it) and sLua scripts
+//! written from the language document, the API and example scripts.
+
+use serde::Serialize;
+
+/// A chat template that did not render.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("chat template (tokenizer.chat_template in the GGUF) failed to render: {0}")]
+pub struct TemplateError(pub String);
+
+/// One chat message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Message {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    /// The message text.
+    pub content: String,
+}
+
+impl Message {
+    /// A message with `role` and `content`.
+    pub fn new(role: &str, content: impl Into<String>) -> Self {
+        Self { role: role.to_string(), content: content.into() }
+    }
+}
+
+/// ChatML, what SmolLM2's template produces; used when a model has no template.
+pub fn chatml(messages: &[Message], add_generation_prompt: bool) -> String {
+    let mut out = String::new();
+    for m in messages {
+        out.push_str(&format!("<|im_start|>{}\n{}<|im_end|>\n", m.role, m.content));
+    }
+    if add_generation_prompt {
+        out.push_str("<|im_start|>assistant\n");
+    }
+    out
+}
+
+/// Renders `template` (the GGUF's `tokenizer.chat_template`) for `messages`, ending
+/// with the assistant header when `add_generation_prompt`; ChatML when `None`.
+pub fn render_chat(
+    template: Option<&str>,
+    messages: &[Message],
+    add_generation_prompt: bool,
+) -> Result<String, TemplateError> {
+    let Some(template) = template else { return Ok(chatml(messages, add_generation_prompt)) };
+    let mut env = minijinja::Environment::new();
+    env.add_function("raise_exception", |msg: String| -> Result<String, minijinja::Error> {
+        Err(minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, msg))
+    });
+    env.add_template("chat", template).map_err(|e| TemplateError(e.to_string()))?;
+    let tmpl = env.get_template("chat").map_err(|e| TemplateError(e.to_string()))?;
+    tmpl.render(minijinja::context! {
+        messages => messages,
+        add_generation_prompt => add_generation_prompt,
+        bos_token => "<|im_start|>",
+        eos_token => "<|im_end|>",
+    })
+    .map_err(|e| TemplateError(e.to_string()))
+}
+
+/// Stop strings for completing one Python function body: a new top-level statement
+/// means the function has ended (the usual HumanEval set).
+pub fn python_stop_strings() -> Vec<String> {
+    ["\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#", "\nassert ", "\n```"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// The system message for sLua: the language document, the API and example scripts,
+/// with the rule that the answer is only sLua code.
+pub fn slua_system(language_doc: &str, api: &str, examples: &[&str]) -> String {
+    let mut s = String::from(
+        "You write game scripts in sLua, a strongly typed subset of Lua. Answer with sLua code only, no prose and no code fences.\n\n# The sLua language\n\n",
+    );
+    s.push_str(language_doc.trim());
+    s.push_str("\n\n# The game API\n\n");
+    s.push_str(api.trim());
+    for (i, ex) in examples.iter().enumerate() {
+        s.push_str(&format!("\n\n# Example script {}\n\n{}", i + 1, ex.trim()));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// SmolLM2-135M-Instruct's `tokenizer.chat_template` (from its GGUF).
+    const SMOLLM2: &str = "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}{{ '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n' }}{% endif %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
+
+    #[test]
+    fn the_smollm2_template_renders_chatml() {
+        let msgs = [Message::new("system", "Be brief."), Message::new("user", "Hi")];
+        let out = render_chat(Some(SMOLLM2), &msgs, true).unwrap();
+        assert_eq!(out, chatml(&msgs, true));
+        let default = render_chat(Some(SMOLLM2), &msgs[1..], false).unwrap();
+        assert!(default.starts_with("<|im_start|>system\nYou are a helpful AI assistant named SmolLM"));
+    }
+
+    #[test]
+    fn a_broken_template_is_an_error_not_a_panic() {
+        let err = render_chat(Some("{% for %}"), &[], true).unwrap_err();
+        assert!(err.to_string().contains("chat template"));
+        let err = render_chat(Some("{{ raise_exception('no system') }}"), &[], true).unwrap_err();
+        assert!(err.to_string().contains("no system"), "{err}");
+    }
+}
