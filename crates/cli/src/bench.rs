@@ -1,12 +1,185 @@
-//! `espalier bench` (under construction).
+//! `espalier bench mask --lang python --strategy exact|syncode|check FILE...`:
+//! teacher-forced mask timing over real files.
+//!
+//! Each file is tokenized with the model's tokenizer and fed token by token to a fresh
+//! Python constraint; before each token the strategy's work is timed: a full mask
+//! (`exact`, `syncode`) or one `allows` check of the true next token (`check`, the
+//! cost adaptive rejection pays per tried token). A step where the true token is not
+//! allowed is a violation (the token is committed anyway when the grammar takes it).
+//!
+//! Contract (used by checks outside the test suite; keep it stable): the last line of
+//! stdout is one JSON object with at least `tokens`, `p50_us`, `p99_us`, `max_us`,
+//! `setup_ms` and `violations`; it also has `strategy`, `files`, `skipped_files`,
+//! `mean_us`, `mean_allowed`, `trie_nodes`, `trie_bytes`, `store_bytes` and
+//! `peak_rss_kib` (Linux, from /proc; 0 elsewhere).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab};
+use espalier_model::{Gguf, Tokenizer, DEFAULT_MODEL_PATH};
 
 /// Arguments of `espalier bench`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    what: What,
+}
+
+#[derive(clap::Subcommand)]
+enum What {
+    /// Time token masks, teacher-forced over real files.
+    Mask(MaskArgs),
+}
+
+/// Languages the mask benchmark knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Lang {
+    /// Python 3.11.
+    Python,
+}
+
+#[derive(clap::Args)]
+struct MaskArgs {
+    /// The grammar.
+    #[arg(long, value_enum, default_value = "python")]
+    lang: Lang,
+    /// exact, syncode or check.
+    #[arg(long, default_value = "exact")]
+    strategy: String,
+    /// The GGUF whose tokenizer gives the vocabulary.
+    #[arg(long, default_value = DEFAULT_MODEL_PATH)]
+    model: PathBuf,
+    /// SynCode store cache file (built and saved there when missing or stale).
+    #[arg(long, default_value = "target/espalier-cache/python-smollm2.store")]
+    store: PathBuf,
+    /// Print one line per file as well.
+    #[arg(long)]
+    verbose: bool,
+    /// Source files to feed.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
 
 /// Runs `espalier bench`.
-pub fn run(_args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    Err("espalier bench is not built yet".into())
+pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    match args.what {
+        What::Mask(a) => bench_mask(a),
+    }
+}
+
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let strategy: Strategy = a.strategy.parse()?;
+    let Lang::Python = a.lang;
+    let gguf = Gguf::open(&a.model).map_err(|e| format!("{}: {e}", a.model.display()))?;
+    let tok = Tokenizer::from_gguf(&gguf)?;
+    drop(gguf);
+    let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
+
+    // Setup: what a strategy needs before its first mask (the grammar is compiled
+    // first and not counted: every strategy shares it).
+    let lang = espalier_grammar::python()?;
+    let t0 = Instant::now();
+    let trie = Arc::new(TokTrie::new(&vocab));
+    let mut store_bytes = 0;
+    let mut store: Option<Arc<MaskStore>> = None;
+    if strategy == Strategy::Syncode {
+        let s = MaskStore::load_or_build(&lang, &vocab, &a.store)?;
+        store_bytes = s.memory_bytes();
+        store = Some(Arc::new(s));
+    }
+    let setup_ms = t0.elapsed().as_secs_f64() * 1e3;
+
+    let mut times = Vec::new();
+    let mut violations = 0usize;
+    let mut allowed_sum = 0usize;
+    let mut skipped = Vec::new();
+    let mut mask = TokenSet::empty(vocab.len());
+    for path in &a.files {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let ids = tok.encode(&text)?;
+        let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
+        if let Some(s) = &store {
+            c = c.with_store(s.clone());
+        }
+        let mut file_violations = 0;
+        let mut fed = 0;
+        for &id in &ids {
+            let bytes = vocab.bytes(id);
+            let t = Instant::now();
+            let ok = if strategy == Strategy::Check {
+                c.allows(bytes)
+            } else {
+                c.fill_mask(&vocab, &mut mask);
+                mask.contains(id as usize)
+            };
+            times.push(t.elapsed().as_secs_f64() * 1e6);
+            if strategy != Strategy::Check {
+                allowed_sum += mask.count();
+            }
+            if !ok {
+                file_violations += 1;
+            }
+            if c.commit(bytes).is_err() {
+                break;
+            }
+            fed += 1;
+        }
+        if fed < ids.len() {
+            skipped.push(path.display().to_string());
+        }
+        violations += file_violations;
+        if a.verbose {
+            eprintln!("{}: {} tokens, {} fed, {file_violations} violations", path.display(), ids.len(), fed);
+        }
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(|x, y| x.total_cmp(y));
+    let mean = if times.is_empty() { 0.0 } else { times.iter().sum::<f64>() / times.len() as f64 };
+    let out = serde_json::json!({
+        "bench": "mask",
+        "lang": "python",
+        "strategy": strategy.name(),
+        "files": a.files.len(),
+        "skipped_files": skipped,
+        "tokens": times.len(),
+        "p50_us": round2(percentile(&sorted, 50.0)),
+        "p99_us": round2(percentile(&sorted, 99.0)),
+        "max_us": round2(sorted.last().copied().unwrap_or(0.0)),
+        "mean_us": round2(mean),
+        "mean_allowed": if times.is_empty() || strategy == Strategy::Check { 0 } else { allowed_sum / times.len() },
+        "setup_ms": round2(setup_ms),
+        "violations": violations,
+        "trie_nodes": trie.node_count(),
+        "trie_bytes": trie.memory_bytes(),
+        "store_bytes": store_bytes,
+        "peak_rss_kib": peak_rss_kib(),
+    });
+    println!("{out}");
+    Ok(if violations == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
 }

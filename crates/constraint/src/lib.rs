@@ -29,7 +29,7 @@ pub mod vocab;
 pub use constraint::{Commit, Constraint, Inspection, Rejected, TreeNode};
 pub use recognizer::{ByteState, Recognizer, StackRecognizer};
 pub use grammar_constraint::GrammarConstraint;
-pub use mask_store::MaskStore;
+pub use mask_store::{store_key, MaskStore, StoreError};
 pub use strategy::{Strategy, UnknownStrategy};
 pub use token_set::TokenSet;
 pub use trie::TokTrie;

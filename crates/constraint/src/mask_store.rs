@@ -1,16 +1,545 @@
-//! The `syncode` strategy's DFA mask store (work in progress).
+//! The `syncode` strategy: SynCode's DFA mask store, precomputed once per (grammar,
+//! vocabulary) and looked up with the recognizer's accept sequences and remainder.
+//!
+//! For every lexer DFA state `q` (the remainder's state) the store keeps token lists:
+//! - `M0[q][τ]`: tokens whose bytes stay inside the current lexeme from `q` and can
+//!   still become terminal `τ` (`τ ∈ reachable(δ*(q, t))`). With `τ` ranging over A0
+//!   this is exactly what the recognizer accepts for in-lexeme tokens.
+//! - `M1[q][τ1][τ2]`: tokens `w1·w2` where `w1` takes `q` to a state where the lexeme
+//!   may end as `τ1`, and `w2` (non-empty) is a live prefix of `τ2` or completes `τ2`
+//!   and goes on with anything (SynCode's over-approximation once the accept sequence
+//!   is used up). Used with A1 pairs `(τ1, after)` for `τ2 ∈ after`.
+//! - `M1*[q][τ1]`: the same without `τ2` (anything after `τ1`): used when the parser's
+//!   set after `τ1` is unknown (the remainder cannot complete as `τ1` yet, or the
+//!   next lexeme may start with INDENT / DEDENT, which the Python layer decides only
+//!   when the next lexeme's first byte arrives).
+//! A0 containing INDENT or DEDENT widens A0 to every terminal for the same reason.
+//! The mask is the union of the rows selected; it is sound (every viable token is in
+//! it) and over-approximates where tokens span lexemes; the exactness test measures
+//! by how much.
+//!
+//! Representation: rows are token-id lists, deduplicated (many DFA states share
+//! rows), in one CSR array; `M0` and `M1*` are indexed densely by (state, terminal),
+//! `M1` by (state, τ1) into sorted `(τ2, row)` pairs. The store is keyed by an FNV-1a
+//! hash of the lexer DFA and the vocabulary's bytes; [`MaskStore::to_bytes`] /
+//! [`MaskStore::from_bytes`] serialize it (the caller picks where to keep it: no
+//! filesystem in the core beyond the native convenience [`MaskStore::load_or_build`]).
 
-use espalier_grammar::{Recognizer as GrammarRecognizer, TokenParser};
+use std::collections::HashMap;
 
-use crate::TokenSet;
+use espalier_grammar::{DfaState, Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
 
-/// SynCode's precomputed DFA mask store.
-#[derive(Clone, Debug, Default)]
-pub struct MaskStore {}
+use crate::{TokenSet, Vocab};
+
+const NONE: u32 = u32::MAX;
+const MAGIC: &[u8; 8] = b"ESPMS002";
+
+/// Why a store could not be loaded or saved.
+#[derive(Debug)]
+pub enum StoreError {
+    /// The bytes are not a store of this version (or were cut short) at `offset`.
+    Format {
+        /// Byte offset where reading failed.
+        offset: usize,
+        /// What was expected there.
+        what: &'static str,
+    },
+    /// The store was built for another grammar or vocabulary.
+    Stale {
+        /// The key the caller expects.
+        expected: u64,
+        /// The key in the file.
+        found: u64,
+    },
+    /// Reading or writing the cache file failed.
+    Io {
+        /// The file.
+        path: String,
+        /// The OS error.
+        error: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Format { offset, what } => {
+                write!(f, "mask store: expected {what} at byte {offset} (corrupt or old file: delete it to rebuild)")
+            }
+            StoreError::Stale { expected, found } => write!(
+                f,
+                "mask store built for another grammar or vocabulary (key {found:016x}, expected {expected:016x}): rebuild it"
+            ),
+            StoreError::Io { path, error } => write!(f, "mask store file {path}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// SynCode's precomputed DFA mask store (see the module doc).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MaskStore {
+    key: u64,
+    num_states: u32,
+    num_terms: u32,
+    vocab_len: u32,
+    /// Row id per (state, terminal), `NONE` when empty.
+    m0: Vec<u32>,
+    /// Row id per (state, τ1) for "anything after τ1".
+    m1_any: Vec<u32>,
+    /// Per (state, τ1): range into `m1_pairs`.
+    m1_start: Vec<u32>,
+    /// `(τ2, row)` sorted by τ2 within each (state, τ1) range.
+    m1_pairs: Vec<(u32, u32)>,
+    /// CSR rows: row `r` is `tokens[offsets[r]..offsets[r + 1]]`.
+    offsets: Vec<u32>,
+    tokens: Vec<u32>,
+    /// INDENT / DEDENT terminal ids (Python layer), which widen A0 and A1.
+    layout_terms: Vec<u32>,
+}
+
+/// FNV-1a, 64 bits: a stable hash for cache keys (no dependency, same on every
+/// platform and Rust version).
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn bytes(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn u32(&mut self, x: u32) {
+        self.bytes(&x.to_le_bytes());
+    }
+}
+
+/// The cache key of a (grammar, vocabulary) pair: the lexer DFA (transitions,
+/// winners, reachable sets), the terminal names and every token's bytes.
+pub fn store_key(lang: &Language, vocab: &Vocab) -> u64 {
+    let mut h = Fnv::new();
+    h.bytes(MAGIC);
+    let dfa = &lang.dfa;
+    h.u32(dfa.num_states() as u32);
+    for s in 0..dfa.num_states() as DfaState {
+        for b in 0..=255u8 {
+            h.u32(dfa.next(s, b));
+        }
+        for &t in dfa.winners(s) {
+            h.u32(t);
+        }
+        h.u32(NONE);
+        for t in dfa.reachable(s).iter() {
+            h.u32(t);
+        }
+        h.u32(NONE);
+    }
+    for t in &lang.grammar.terminals {
+        h.bytes(t.name.as_bytes());
+        h.u32(NONE);
+    }
+    h.u32(vocab.len() as u32);
+    for id in 0..vocab.len() as u32 {
+        h.u32(vocab.bytes(id).len() as u32);
+        h.bytes(vocab.bytes(id));
+        h.u32(u32::from(vocab.is_special(id)));
+    }
+    h.0
+}
+
+/// Builds rows, deduplicating identical token lists.
+#[derive(Default)]
+struct RowBuilder {
+    rows: HashMap<Vec<u32>, u32>,
+    offsets: Vec<u32>,
+    tokens: Vec<u32>,
+}
+
+impl RowBuilder {
+    fn add(&mut self, mut list: Vec<u32>) -> u32 {
+        if list.is_empty() {
+            return NONE;
+        }
+        list.sort_unstable();
+        list.dedup();
+        if let Some(&id) = self.rows.get(&list) {
+            return id;
+        }
+        let id = self.offsets.len() as u32;
+        self.offsets.push(self.tokens.len() as u32);
+        self.tokens.extend_from_slice(&list);
+        self.rows.insert(list, id);
+        id
+    }
+}
 
 impl MaskStore {
-    /// Fills `mask` for `state`; `false` when the store cannot answer here.
-    pub fn fill<P: TokenParser>(&self, _state: &GrammarRecognizer<P>, _mask: &mut TokenSet) -> bool {
-        false
+    /// Precomputes the store for `lang` and `vocab` (see the module
+    /// doc). Cost: every DFA state times every token, stopping at the first dead byte.
+    pub fn build(lang: &Language, vocab: &Vocab) -> MaskStore {
+        let dfa: &LexerDfa = &lang.dfa;
+        let ns = dfa.num_states();
+        let nt = lang.grammar.num_terminals();
+        let ids: Vec<u32> = (0..vocab.len() as u32)
+            .filter(|&id| !vocab.is_special(id) && !vocab.bytes(id).is_empty())
+            .collect();
+
+        // R2 for every (token, offset): terminals a suffix may start, as a live
+        // prefix or completed then followed by anything.
+        let mut suffix_start = Vec::with_capacity(ids.len() + 1);
+        let mut suffix_sets: Vec<TermSet> = Vec::new();
+        for &id in &ids {
+            suffix_start.push(suffix_sets.len());
+            let bytes = vocab.bytes(id);
+            for i in 0..bytes.len() {
+                let mut set = TermSet::new(nt);
+                let mut s = LexerDfa::START;
+                for (k, &b) in bytes[i..].iter().enumerate() {
+                    s = dfa.next(s, b);
+                    if s == LexerDfa::DEAD {
+                        break;
+                    }
+                    if i + k + 1 < bytes.len() {
+                        for &t in dfa.winners(s) {
+                            set.insert(t);
+                        }
+                    } else {
+                        set.union_with(dfa.reachable(s));
+                    }
+                }
+                suffix_sets.push(set);
+            }
+        }
+
+        let mut rows = RowBuilder::default();
+        let mut m0 = vec![NONE; ns * nt];
+        let mut m1_any = vec![NONE; ns * nt];
+        let mut m1_start = Vec::with_capacity(ns * nt + 1);
+        let mut m1_pairs = Vec::new();
+        let mut lists0: Vec<Vec<u32>> = vec![Vec::new(); nt];
+        let mut lists_any: Vec<Vec<u32>> = vec![Vec::new(); nt];
+        let mut lists1: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
+        for q in 0..ns as DfaState {
+            for l in lists0.iter_mut().chain(lists_any.iter_mut()) {
+                l.clear();
+            }
+            lists1.clear();
+            if q != LexerDfa::DEAD {
+                for (k, &id) in ids.iter().enumerate() {
+                    let bytes = vocab.bytes(id);
+                    let mut s = q;
+                    let mut dead = false;
+                    for (i, &b) in bytes.iter().enumerate() {
+                        // A cut before byte i: the lexeme ends here as a winner.
+                        if !(q == LexerDfa::START && i == 0) {
+                            for &t1 in dfa.winners(s) {
+                                lists_any[t1 as usize].push(id);
+                                for t2 in suffix_sets[suffix_start[k] + i].iter() {
+                                    lists1.entry((t1, t2)).or_default().push(id);
+                                }
+                            }
+                        }
+                        s = dfa.next(s, b);
+                        if s == LexerDfa::DEAD {
+                            dead = true;
+                            break;
+                        }
+                    }
+                    if !dead {
+                        for t in dfa.reachable(s).iter() {
+                            lists0[t as usize].push(id);
+                        }
+                    }
+                }
+            }
+            for t in 0..nt {
+                m0[q as usize * nt + t] = rows.add(std::mem::take(&mut lists0[t]));
+                m1_any[q as usize * nt + t] = rows.add(std::mem::take(&mut lists_any[t]));
+            }
+            let mut pairs: Vec<((u32, u32), Vec<u32>)> = lists1.drain().collect();
+            pairs.sort_unstable_by_key(|(k, _)| *k);
+            let mut it = pairs.into_iter().peekable();
+            for t1 in 0..nt as u32 {
+                m1_start.push(m1_pairs.len() as u32);
+                while let Some(((a, t2), _)) = it.peek() {
+                    if *a != t1 {
+                        break;
+                    }
+                    let t2 = *t2;
+                    let (_, list) = it.next().unwrap_or(((0, 0), Vec::new()));
+                    let row = rows.add(list);
+                    m1_pairs.push((t2, row));
+                }
+            }
+        }
+        m1_start.push(m1_pairs.len() as u32);
+        rows.offsets.push(rows.tokens.len() as u32);
+        let layout_terms = lang
+            .python
+            .as_ref()
+            .map(|p| vec![p.indent, p.dedent])
+            .unwrap_or_default();
+        MaskStore {
+            key: store_key(lang, vocab),
+            num_states: ns as u32,
+            num_terms: nt as u32,
+            vocab_len: vocab.len() as u32,
+            m0,
+            m1_any,
+            m1_start,
+            m1_pairs,
+            offsets: rows.offsets,
+            tokens: rows.tokens,
+            layout_terms,
+        }
+    }
+
+    /// The cache key this store was built for (see [`store_key`]).
+    pub fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// Bytes of memory the store takes.
+    pub fn memory_bytes(&self) -> usize {
+        4 * (self.m0.len() + self.m1_any.len() + self.m1_start.len() + self.offsets.len() + self.tokens.len())
+            + 8 * self.m1_pairs.len()
+    }
+
+    /// Number of distinct rows and total token entries (for reports).
+    pub fn stats(&self) -> (usize, usize) {
+        (self.offsets.len().saturating_sub(1), self.tokens.len())
+    }
+
+    #[inline]
+    fn row(&self, r: u32) -> &[u32] {
+        if r == NONE {
+            return &[];
+        }
+        let a = self.offsets[r as usize] as usize;
+        let b = self.offsets[r as usize + 1] as usize;
+        &self.tokens[a..b]
+    }
+
+    fn add_row(&self, r: u32, mask: &mut TokenSet) {
+        for &t in self.row(r) {
+            mask.insert(t as usize);
+        }
+    }
+
+    /// Sets `mask` to the SynCode mask for `state` (EOS not included). Returns
+    /// `false` (mask untouched) when the store was built for another grammar shape.
+    pub fn fill<P: TokenParser>(&self, state: &GrammarRecognizer<P>, mask: &mut TokenSet) -> bool {
+        let lang = state.language();
+        let nt = self.num_terms as usize;
+        if lang.dfa.num_states() != self.num_states as usize || lang.grammar.num_terminals() != nt {
+            return false;
+        }
+        mask.clear();
+        let q = state.remainder().dfa_state as usize;
+        let acc = state.accept_sequences();
+        let wide = |set: &TermSet| self.layout_terms.iter().any(|&t| set.contains(t));
+        let all: Vec<u32>;
+        let a0: Vec<u32> = if wide(&acc.a0) {
+            all = (0..nt as u32).collect();
+            all.clone()
+        } else {
+            acc.a0.iter().collect()
+        };
+        for &t in &a0 {
+            self.add_row(self.m0[q * nt + t as usize], mask);
+            let after = acc.a1.iter().find(|(t1, _)| *t1 == t).map(|(_, s)| s);
+            match after {
+                Some(after) if !wide(after) => {
+                    let k = q * nt + t as usize;
+                    let pairs = &self.m1_pairs[self.m1_start[k] as usize..self.m1_start[k + 1] as usize];
+                    for &(t2, row) in pairs {
+                        if after.contains(t2) {
+                            self.add_row(row, mask);
+                        }
+                    }
+                }
+                _ => self.add_row(self.m1_any[q * nt + t as usize], mask),
+            }
+        }
+        true
+    }
+
+    /// Serializes the store (little-endian, versioned, with its key).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.memory_bytes() + 64);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&self.key.to_le_bytes());
+        for x in [self.num_states, self.num_terms, self.vocab_len] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        let put = |out: &mut Vec<u8>, v: &[u32]| {
+            out.extend_from_slice(&(v.len() as u64).to_le_bytes());
+            for &x in v {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        };
+        put(&mut out, &self.m0);
+        put(&mut out, &self.m1_any);
+        put(&mut out, &self.m1_start);
+        let flat: Vec<u32> = self.m1_pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+        put(&mut out, &flat);
+        put(&mut out, &self.offsets);
+        put(&mut out, &self.tokens);
+        put(&mut out, &self.layout_terms);
+        out
+    }
+
+    /// Reads a store written by [`MaskStore::to_bytes`], refusing one built for
+    /// another key (pass [`store_key`] of the grammar and vocabulary in use).
+    pub fn from_bytes(bytes: &[u8], expected_key: u64) -> Result<MaskStore, StoreError> {
+        let mut r = Reader { bytes, pos: 0 };
+        if r.take(8, "the magic ESPMS002")? != MAGIC {
+            return Err(StoreError::Format { offset: 0, what: "the magic ESPMS002" });
+        }
+        let key = u64::from_le_bytes(r.take(8, "the key")?.try_into().unwrap_or([0; 8]));
+        if key != expected_key {
+            return Err(StoreError::Stale { expected: expected_key, found: key });
+        }
+        let num_states = r.u32()?;
+        let num_terms = r.u32()?;
+        let vocab_len = r.u32()?;
+        let m0 = r.vec()?;
+        let m1_any = r.vec()?;
+        let m1_start = r.vec()?;
+        let flat = r.vec()?;
+        let m1_pairs = flat.chunks_exact(2).map(|c| (c[0], c[1])).collect();
+        let offsets = r.vec()?;
+        let tokens = r.vec()?;
+        let layout_terms = r.vec()?;
+        let cells = num_states as usize * num_terms as usize;
+        if m0.len() != cells || m1_any.len() != cells || m1_start.len() != cells + 1 || offsets.is_empty() {
+            return Err(StoreError::Format { offset: r.pos, what: "tables matching the header's sizes" });
+        }
+        let rows = offsets.len() as u32 - 1;
+        let in_range = |v: &[u32]| v.iter().all(|&x| x == NONE || x < rows);
+        if !in_range(&m0) || !in_range(&m1_any) || offsets.iter().any(|&o| o as usize > tokens.len())
+            || tokens.iter().any(|&t| t >= vocab_len)
+            || m1_start.iter().any(|&s| s as usize > flat.len() / 2)
+            || !flat.chunks_exact(2).all(|c| c[1] == NONE || c[1] < rows)
+        {
+            return Err(StoreError::Format { offset: r.pos, what: "row ids and token ids in range" });
+        }
+        Ok(MaskStore { key, num_states, num_terms, vocab_len, m0, m1_any, m1_start, m1_pairs, offsets, tokens, layout_terms })
+    }
+
+    /// Native convenience: loads the store from `path` if it holds one for this
+    /// grammar and vocabulary, otherwise builds it and writes it there (creating the
+    /// directory). On the web, keep the bytes where the app likes and use
+    /// [`MaskStore::from_bytes`].
+    pub fn load_or_build(
+        lang: &Language,
+        vocab: &Vocab,
+        path: &std::path::Path,
+    ) -> Result<MaskStore, StoreError> {
+        let key = store_key(lang, vocab);
+        if let Ok(bytes) = std::fs::read(path) {
+            if let Ok(store) = MaskStore::from_bytes(&bytes, key) {
+                return Ok(store);
+            }
+        }
+        let store = MaskStore::build(lang, vocab);
+        let io = |error| StoreError::Io { path: path.display().to_string(), error };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        std::fs::write(path, store.to_bytes()).map_err(io)?;
+        Ok(store)
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], StoreError> {
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let Some(end) = end else { return Err(StoreError::Format { offset: self.pos, what }) };
+        let s = &self.bytes[self.pos..end];
+        self.pos = end;
+        Ok(s)
+    }
+    fn u32(&mut self) -> Result<u32, StoreError> {
+        let b = self.take(4, "a 32-bit number")?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn vec(&mut self) -> Result<Vec<u32>, StoreError> {
+        let n = self.take(8, "an array length")?;
+        let n = u64::from_le_bytes(n.try_into().unwrap_or([0; 8])) as usize;
+        let raw = self.take(n.checked_mul(4).unwrap_or(usize::MAX), "array contents")?;
+        Ok(raw.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Constraint, GrammarConstraint, Strategy};
+    use espalier_grammar::LanguageOptions;
+    use std::sync::Arc;
+
+    fn lang() -> Arc<Language> {
+        Language::compile(
+            "start: stmt*\nstmt: NAME \"=\" expr \";\" | \"return\" expr \";\"\nexpr: atom | expr \"+\" atom\natom: NAME | INT | \"(\" expr \")\"\nNAME: /[a-z]+/\nINT: /[0-9]+/\n%ignore \" \"\n",
+            &LanguageOptions::default(),
+        )
+        .unwrap()
+    }
+
+    fn vocab() -> Vocab {
+        let mut tokens: Vec<Vec<u8>> = vec![b"<eos>".to_vec()];
+        let alphabet: &[u8] = b"x1 =;(+r)";
+        for len in 1..=3u32 {
+            for n in 0..alphabet.len().pow(len) {
+                let mut t = Vec::new();
+                let mut k = n;
+                for _ in 0..len {
+                    t.push(alphabet[k % alphabet.len()]);
+                    k /= alphabet.len();
+                }
+                tokens.push(t);
+            }
+        }
+        for w in ["return", " return", "retur", "n ", "x;", "x=1;"] {
+            tokens.push(w.as_bytes().to_vec());
+        }
+        Vocab::new(tokens, &[0], 0)
+    }
+
+    #[test]
+    fn syncode_masks_contain_the_exact_masks_and_round_trip() {
+        let (lang, vocab) = (lang(), vocab());
+        let store = Arc::new(MaskStore::build(&lang, &vocab));
+        let bytes = store.to_bytes();
+        let key = store_key(&lang, &vocab);
+        assert_eq!(MaskStore::from_bytes(&bytes, key).unwrap(), *store);
+        assert!(matches!(MaskStore::from_bytes(&bytes, key ^ 1), Err(StoreError::Stale { .. })));
+        assert!(matches!(MaskStore::from_bytes(&bytes[..bytes.len() - 3], key), Err(StoreError::Format { .. })));
+
+        let trie = Arc::new(crate::TokTrie::new(&vocab));
+        let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Syncode, "toy").with_store(store);
+        let mut exact = TokenSet::empty(vocab.len());
+        let mut syn = TokenSet::empty(vocab.len());
+        let mut over = 0;
+        for &b in b"x = (1 + ab) + ret; return (x);retur" {
+            c.exact_mask(&mut exact);
+            assert!(c.syncode_mask(&mut syn));
+            let mut missing = exact.clone();
+            missing.subtract(&syn);
+            assert!(missing.is_empty(), "syncode misses {:?} after {:?}", missing.iter().map(|t| String::from_utf8_lossy(vocab.bytes(t as u32)).into_owned()).collect::<Vec<_>>(), String::from_utf8_lossy(c.text()));
+            over += syn.count() - exact.count();
+            c.commit(&[b]).unwrap();
+        }
+        assert!(over > 0, "SynCode over-approximates tokens that span lexemes");
     }
 }

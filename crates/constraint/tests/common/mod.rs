@@ -1,0 +1,100 @@
+//! Shared set-up of the corpus tests: the SmolLM2 vocabulary and tokenizer, and a
+//! fixed sample of CPython files.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use espalier_constraint::{GrammarConstraint, Strategy, TokTrie, Vocab};
+use espalier_model::{Gguf, Tokenizer};
+
+/// The model file the set-up step fetched.
+pub const MODEL: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+
+/// The CPython standard library (Debian's python3.11).
+pub const CPYTHON: &str = "/usr/lib/python3.11";
+
+/// The tokenizer, the vocabulary built from its raw token bytes, and the trie.
+pub fn smollm2() -> (Tokenizer, Vocab, Arc<TokTrie>) {
+    let gguf = Gguf::open(MODEL).unwrap_or_else(|e| {
+        panic!("{MODEL}: {e} (run scripts/fetch-model.sh to put the model there)")
+    });
+    let tok = Tokenizer::from_gguf(&gguf).expect("SmolLM2 tokenizer");
+    let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
+    let trie = Arc::new(TokTrie::new(&vocab));
+    (tok, vocab, trie)
+}
+
+/// A fixed sample of CPython files (sorted list, every `stride`-th file from
+/// `first`), with their text; files that are not UTF-8 are skipped.
+pub fn cpython_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    collect(std::path::Path::new(CPYTHON), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .skip(first)
+        .step_by(stride.max(1))
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(&p).ok()?;
+            (text.len() <= max_bytes && !text.is_empty()).then(|| (p.display().to_string(), text))
+        })
+        .collect()
+}
+
+fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if p.is_dir() {
+            if !matches!(name.as_ref(), "site-packages" | "dist-packages" | "__pycache__" | "lib2to3")
+            {
+                collect(&p, out);
+            }
+        } else if name.ends_with(".py") {
+            out.push(p);
+        }
+    }
+}
+
+/// The Python constraint over the SmolLM2 trie.
+pub fn python_constraint(trie: &Arc<TokTrie>, strategy: Strategy) -> GrammarConstraint {
+    let lang = espalier_grammar::python().expect("the Python grammar compiles");
+    GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr")
+}
+
+/// Whether our Python grammar accepts `text` whole (files it rejects are skipped by
+/// the corpus tests: the grammar's own corpus test accounts for them).
+pub fn grammar_accepts(text: &str) -> bool {
+    let lang = espalier_grammar::python().expect("the Python grammar compiles");
+    let mut r = lang.recognizer();
+    r.push_bytes(text.as_bytes()).is_ok() && r.is_complete()
+}
+
+/// A small deterministic generator (SplitMix64): fixed seeds make every test
+/// reproducible without a dependency.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// Whether the slow suites should run (`ESPALIER_SLOW=1`).
+pub fn slow() -> bool {
+    std::env::var("ESPALIER_SLOW").is_ok_and(|v| v == "1")
+}
