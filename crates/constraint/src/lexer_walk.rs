@@ -75,6 +75,10 @@ impl<P: TokenParser> LexWalker<P> {
             return;
         }
         let a = f.anchor as usize;
+        while self.slots.len() <= d {
+            let s = self.slots[0].clone();
+            self.slots.push(s);
+        }
         let (lo, hi) = self.slots.split_at_mut(d);
         hi[0].clone_from(&lo[a]);
         for &b in &self.path[a..d] {
@@ -107,7 +111,7 @@ impl<P: TokenParser> Recognizer for LexWalker<P> {
         }
         // A lexeme starts or ends here: the full recognizer decides.
         self.materialize(d);
-        if self.slots.len() == d + 1 {
+        if self.slots.len() <= d + 1 {
             let s = self.slots[d].clone();
             self.slots.push(s);
         } else {

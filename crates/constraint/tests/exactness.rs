@@ -11,6 +11,7 @@ use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokenSet};
 #[test]
 fn exact_masks_equal_the_brute_force_oracle() {
     let (_tok, vocab, trie) = common::smollm2();
+    let store = common::python_store(&vocab);
     let mut rng = common::Rng(0x5EED_0003);
     let sample: Vec<u32> = {
         let mut ids: Vec<u32> =
@@ -38,7 +39,8 @@ fn exact_masks_equal_the_brute_force_oracle() {
             let pos = rng.below(bytes.len() + 1);
             let mut rec = lang.recognizer();
             rec.push_bytes(&bytes[..pos]).expect("a prefix of an accepted file is viable");
-            let mut c = GrammarConstraint::new(rec.clone(), trie.clone(), Strategy::Exact, "python-lr");
+            let mut c = GrammarConstraint::new(rec.clone(), trie.clone(), Strategy::Exact, "python-lr")
+                .with_store(store.clone());
             c.fill_mask(&vocab, &mut mask);
             let syncode_answered = {
                 c.set_strategy(Strategy::Syncode);

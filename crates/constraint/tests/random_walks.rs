@@ -30,7 +30,7 @@ fn walks_that_reach_eos_are_valid_python() {
     let mut programs: Vec<Vec<u8>> = Vec::new();
     let mut unfinished = 0;
     for walk in 0..walks {
-        let mut c = common::python_constraint(&trie, Strategy::Exact);
+        let mut c = common::python_constraint(&trie, Strategy::Exact, None);
         let free_steps = 10 + rng.below(60);
         let mut reached_eos = false;
         for step in 0..free_steps + 300 {
@@ -74,6 +74,9 @@ fn walks_that_reach_eos_are_valid_python() {
         } else {
             unfinished += 1;
         }
+    }
+    for p in programs.iter().take(3) {
+        eprintln!("--- sample program ---\n{}", String::from_utf8_lossy(&p[..p.len().min(400)]));
     }
     let dir = std::env::temp_dir().join(format!("espalier-walks-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

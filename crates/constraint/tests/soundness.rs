@@ -14,6 +14,7 @@ use espalier_constraint::{Constraint, Strategy, TokenSet};
 #[test]
 fn true_next_token_is_always_allowed_on_cpython_files() {
     let (tok, vocab, trie) = common::smollm2();
+    let store = common::python_store(&vocab);
     let (stride, max_bytes) = if common::slow() { (8, 40_000) } else { (80, 12_000) };
     let files = common::cpython_sample(stride, 3, max_bytes);
     let mut mask = TokenSet::empty(vocab.len());
@@ -29,7 +30,7 @@ fn true_next_token_is_always_allowed_on_cpython_files() {
         checked_files += 1;
         let ids = tok.encode(text).expect("tokenize");
         for strategy in Strategy::ALL {
-            let mut c = common::python_constraint(&trie, strategy);
+            let mut c = common::python_constraint(&trie, strategy, Some(&store));
             for (i, &id) in ids.iter().enumerate() {
                 let allowed = match strategy {
                     Strategy::Check => c.allows(vocab.bytes(id)),

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use espalier_constraint::{GrammarConstraint, Strategy, TokTrie, Vocab};
+use espalier_constraint::{GrammarConstraint, MaskStore, Strategy, TokTrie, Vocab};
 use espalier_model::{Gguf, Tokenizer};
 
 /// The model file the set-up step fetched.
@@ -60,10 +60,31 @@ fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// The Python constraint over the SmolLM2 trie.
-pub fn python_constraint(trie: &Arc<TokTrie>, strategy: Strategy) -> GrammarConstraint {
+/// The Python constraint over the SmolLM2 trie; `syncode` gets the store.
+pub fn python_constraint(trie: &Arc<TokTrie>, strategy: Strategy, store: Option<&Arc<MaskStore>>) -> GrammarConstraint {
     let lang = espalier_grammar::python().expect("the Python grammar compiles");
-    GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr")
+    let c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
+    match store {
+        Some(s) => c.with_store(s.clone()),
+        None => c,
+    }
+}
+
+/// The SynCode store for Python x SmolLM2, cached under the test target directory
+/// (built on the first run, loaded afterwards).
+pub fn python_store(vocab: &Vocab) -> Arc<MaskStore> {
+    let lang = espalier_grammar::python().expect("the Python grammar compiles");
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-smollm2.store");
+    let t = std::time::Instant::now();
+    let store = MaskStore::load_or_build(&lang, vocab, &path).expect("mask store");
+    let (rows, entries) = store.stats();
+    eprintln!(
+        "mask store: {rows} rows, {entries} entries, {} bytes, ready in {:?} ({})",
+        store.memory_bytes(),
+        t.elapsed(),
+        path.display()
+    );
+    Arc::new(store)
 }
 
 /// Whether our Python grammar accepts `text` whole (files it rejects are skipped by
