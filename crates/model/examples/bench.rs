@@ -1,0 +1,90 @@
+//! Prefill and decode speed of the model (a benchmark, not a test).
+//!
+//! ```text
+//! RAYON_NUM_THREADS=2 cargo run --release -p espalier-model --example bench -- \
+//!     [--backend ndarray|wgpu|cuda] [--prompt-tokens 64] [--decode 32] [--rounds 3] [--model PATH]
+//! ```
+//! Prints one JSON object per round on stdout: `prefill_tokens`, `prefill_tps`,
+//! `decode_tokens`, `decode_tps` (greedy decoding, logits read back every step).
+//! `scripts/bench-llamacpp.py` runs it beside llama.cpp and reports ratios.
+
+use std::time::Instant;
+
+use espalier_model::{BackendKind, Gguf, Llama, Tokenizer, DEFAULT_MODEL_PATH};
+
+/// Source text the prompt is cut from (repeated when more tokens are asked for).
+const TEXT: &str = "def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n\n\nclass Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        self.items.append(item)\n\n    def pop(self):\n        return self.items.pop()\n";
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<T, String> {
+    match args.iter().position(|a| a == name) {
+        None => Ok(default),
+        Some(i) => args
+            .get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("{name} needs a valid value")),
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let backend: BackendKind = arg(&args, "--backend", BackendKind::Ndarray)?;
+    let prompt_tokens: usize = arg(&args, "--prompt-tokens", 64)?;
+    let decode: usize = arg(&args, "--decode", 32)?;
+    let rounds: usize = arg(&args, "--rounds", 3)?;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../");
+    let model_path: String = arg(&args, "--model", format!("{root}{DEFAULT_MODEL_PATH}"))?;
+
+    let t0 = Instant::now();
+    let gguf = Gguf::open(&model_path)?;
+    let tok = Tokenizer::from_gguf(&gguf)?;
+    let device = backend.device()?;
+    let model = Llama::load(&gguf, &device)?;
+    eprintln!("loaded {model_path} on {backend} in {:.2} s", t0.elapsed().as_secs_f64());
+
+    let mut ids = Vec::new();
+    while ids.len() < prompt_tokens {
+        ids.extend(tok.encode(TEXT)?);
+    }
+    ids.truncate(prompt_tokens.max(1));
+
+    // Warm-up: first calls allocate and (on GPUs) compile kernels.
+    let mut cache = model.new_cache();
+    let logits = model.forward(&ids[..ids.len().min(8)], &mut cache)?;
+    model.forward(&[argmax(&logits)], &mut cache)?;
+
+    for round in 0..rounds {
+        let mut cache = model.new_cache();
+        let t = Instant::now();
+        let mut logits = model.forward(&ids, &mut cache)?;
+        let prefill = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        for _ in 0..decode {
+            logits = model.forward(&[argmax(&logits)], &mut cache)?;
+        }
+        let dec = t.elapsed().as_secs_f64();
+        println!(
+            "{{\"round\":{round},\"backend\":\"{backend}\",\"prefill_tokens\":{},\"prefill_tps\":{:.2},\"decode_tokens\":{decode},\"decode_tps\":{:.2}}}",
+            ids.len(),
+            ids.len() as f64 / prefill,
+            decode as f64 / dec
+        );
+    }
+    Ok(())
+}
+
+fn argmax(logits: &[f32]) -> u32 {
+    let mut best = 0;
+    for (i, &l) in logits.iter().enumerate() {
+        if l > logits[best] {
+            best = i;
+        }
+    }
+    best as u32
+}

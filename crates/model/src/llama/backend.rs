@@ -1,0 +1,103 @@
+//! Which burn backend runs the model, chosen at run time at the edge (a CLI flag, the
+//! browser's capabilities) and compiled in by Cargo features: `ndarray` (CPU, also in
+//! wasm), `wgpu` (WebGPU in the browser, Vulkan/Metal natively), `cuda` (NVIDIA).
+
+use burn::tensor::Device;
+
+use super::ModelError;
+
+/// A backend the caller may ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BackendKind {
+    /// burn-ndarray on the CPU (feature `ndarray`).
+    Ndarray,
+    /// burn-wgpu: WebGPU in the browser, Vulkan / Metal natively (feature `wgpu`).
+    Wgpu,
+    /// burn-cuda on an NVIDIA GPU (feature `cuda`).
+    Cuda,
+}
+
+impl BackendKind {
+    /// All backends, in the order a CLI lists them.
+    pub const ALL: [BackendKind; 3] = [BackendKind::Ndarray, BackendKind::Wgpu, BackendKind::Cuda];
+
+    /// The backend's name as a CLI flag spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::Ndarray => "ndarray",
+            BackendKind::Wgpu => "wgpu",
+            BackendKind::Cuda => "cuda",
+        }
+    }
+
+    /// Whether the backend's Cargo feature was compiled in.
+    pub fn is_compiled(self) -> bool {
+        match self {
+            BackendKind::Ndarray => cfg!(feature = "ndarray"),
+            BackendKind::Wgpu => cfg!(feature = "wgpu"),
+            BackendKind::Cuda => cfg!(feature = "cuda"),
+        }
+    }
+
+    fn not_compiled(self) -> ModelError {
+        ModelError::Backend {
+            backend: self.name(),
+            reason: format!("not compiled in; rebuild with `--features {}`", self.name()),
+        }
+    }
+
+    /// Creates the device natively. wgpu initialises its adapter here and reports a
+    /// missing adapter as an error; CUDA fails on first use when no GPU is present.
+    #[cfg(not(target_family = "wasm"))]
+    pub fn device(self) -> Result<Device, ModelError> {
+        match self {
+            #[cfg(feature = "ndarray")]
+            #[allow(deprecated)] // burn 0.22 deprecates ndarray for flex; ndarray is what we measured
+            BackendKind::Ndarray => Ok(Device::ndarray()),
+            #[cfg(feature = "wgpu")]
+            BackendKind::Wgpu => Device::wgpu_options()
+                .init()
+                .map_err(|e| ModelError::Backend { backend: "wgpu", reason: e.to_string() }),
+            #[cfg(feature = "cuda")]
+            BackendKind::Cuda => Ok(Device::cuda(0usize)),
+            #[allow(unreachable_patterns)]
+            other => Err(other.not_compiled()),
+        }
+    }
+
+    /// Creates the device asynchronously: the only way for WebGPU in the browser, where
+    /// a missing adapter comes back as an error.
+    pub async fn device_async(self) -> Result<Device, ModelError> {
+        match self {
+            #[cfg(feature = "ndarray")]
+            #[allow(deprecated)]
+            BackendKind::Ndarray => Ok(Device::ndarray()),
+            #[cfg(feature = "wgpu")]
+            BackendKind::Wgpu => Device::wgpu_options()
+                .init_async()
+                .await
+                .map_err(|e| ModelError::Backend { backend: "wgpu", reason: e.to_string() }),
+            #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
+            BackendKind::Cuda => Ok(Device::cuda(0usize)),
+            #[allow(unreachable_patterns)]
+            other => Err(other.not_compiled()),
+        }
+    }
+}
+
+impl std::str::FromStr for BackendKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        BackendKind::ALL
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or_else(|| format!("unknown backend {s:?}; expected one of ndarray, wgpu, cuda"))
+    }
+}
+
+impl std::fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,52 @@
+//! Errors of model loading and inference.
+
+use crate::gguf::GgufError;
+
+/// Why the model could not be loaded or run.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The GGUF file is unreadable or lacks a key or tensor the model needs.
+    #[error(transparent)]
+    Gguf(#[from] GgufError),
+    /// The file holds a model of another architecture.
+    #[error("unsupported architecture {arch:?} in general.architecture (supported: llama)")]
+    UnsupportedArchitecture {
+        /// The architecture found.
+        arch: String,
+    },
+    /// The hyper-parameters are inconsistent (e.g. heads not dividing the hidden size).
+    #[error("inconsistent model configuration: {0}")]
+    BadConfig(String),
+    /// A token id outside the vocabulary.
+    #[error("token id {id} at position {position} is outside the vocabulary (size {vocab_size})")]
+    BadToken {
+        /// The id.
+        id: u32,
+        /// Its index in the input.
+        position: usize,
+        /// Vocabulary size.
+        vocab_size: usize,
+    },
+    /// `forward` was called with no tokens.
+    #[error("forward needs at least one token")]
+    EmptyInput,
+    /// The sequence would exceed the model's context length.
+    #[error("sequence of {len} tokens exceeds the context length {max}")]
+    ContextFull {
+        /// The length it would reach.
+        len: usize,
+        /// The model's context length.
+        max: usize,
+    },
+    /// The requested backend was not compiled in (Cargo feature) or has no device.
+    #[error("backend {backend}: {reason}")]
+    Backend {
+        /// The backend's name.
+        backend: &'static str,
+        /// Why it is unavailable.
+        reason: String,
+    },
+    /// The device failed while running or reading back a tensor.
+    #[error("device execution failed: {0}")]
+    Execution(String),
+}

@@ -1,0 +1,226 @@
+//! The Llama-family transformer (SmolLM2-135M) on burn: RMSNorm, RoPE, grouped-query
+//! attention, SiLU-gated FFN, tied output embedding, a KV cache with rollback and
+//! batched prompt prefill. The device (and so the backend) is chosen at run time by the
+//! caller ([`BackendKind::device`]); nothing here depends on which one.
+
+mod backend;
+mod cache;
+mod config;
+mod error;
+mod weights;
+
+use burn::tensor::activation::{silu, softmax};
+use burn::tensor::{Device, Tensor, TensorData};
+
+pub use backend::BackendKind;
+pub use cache::KvCache;
+pub use config::LlamaConfig;
+pub use error::ModelError;
+use weights::{BlockWeights, EmbeddingTable};
+
+use crate::gguf::Gguf;
+
+/// A loaded Llama model on one device.
+#[derive(Clone, Debug)]
+pub struct Llama {
+    config: LlamaConfig,
+    device: Device,
+    embedding: EmbeddingTable,
+    blocks: Vec<BlockWeights>,
+    output_norm: Tensor<2>,
+    /// `[hidden, vocab]`: the tied token embedding, transposed.
+    output: Tensor<2>,
+    /// `[context, head_dim / 2]` RoPE tables.
+    cos: Tensor<2>,
+    sin: Tensor<2>,
+}
+
+impl Llama {
+    /// Loads the weights of a Llama GGUF onto `device` (dequantized to f32; see the
+    /// `weights` module for why).
+    pub fn load(gguf: &Gguf, device: &Device) -> Result<Self, ModelError> {
+        let config = LlamaConfig::from_gguf(gguf)?;
+        let embedding = EmbeddingTable::load(gguf, &config)?;
+        let blocks = (0..config.layers)
+            .map(|i| BlockWeights::load(gguf, &config, i, device))
+            .collect::<Result<Vec<_>, _>>()?;
+        let output_norm = weights::vector(gguf, "output_norm.weight", config.hidden, device)?;
+        let output = match gguf.tensor_info("output.weight") {
+            Ok(_) => {
+                let rows = weights::matrix_rows(gguf, "output.weight", config.vocab_size, config.hidden)?;
+                weights::weight_in_out(&rows, config.vocab_size, config.hidden, device)
+            }
+            Err(_) => weights::weight_in_out(&embedding.to_f32(), config.vocab_size, config.hidden, device),
+        };
+        let (cos, sin) = rope_tables(&config, device);
+        Ok(Self { config, device: device.clone(), embedding, blocks, output_norm, output, cos, sin })
+    }
+
+    /// The model's hyper-parameters.
+    pub fn config(&self) -> &LlamaConfig {
+        &self.config
+    }
+
+    /// The device the model runs on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// An empty KV cache for this model.
+    pub fn new_cache(&self) -> KvCache {
+        KvCache::new(self.config.layers)
+    }
+
+    /// Runs `tokens` (a prompt: batched prefill; or one token: a decode step) after the
+    /// positions already in `cache`, appends them to the cache, and returns the logits
+    /// of the last position (`vocab_size` floats). Native only: in wasm use
+    /// [`Llama::forward_async`].
+    #[cfg(not(target_family = "wasm"))]
+    pub fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Vec<f32>, ModelError> {
+        let logits = self.forward_tensor(tokens, cache)?;
+        read_logits(logits.try_into_data().map_err(|e| ModelError::Execution(format!("{e:?}"))))
+    }
+
+    /// [`Llama::forward`] with an asynchronous read-back: the form WebGPU in the
+    /// browser needs (it cannot block on the GPU).
+    pub async fn forward_async(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Vec<f32>, ModelError> {
+        let logits = self.forward_tensor(tokens, cache)?;
+        read_logits(logits.into_data_async().await.map_err(|e| ModelError::Execution(format!("{e:?}"))))
+    }
+
+    /// Builds the computation and returns the last position's logits, `[1, vocab]`,
+    /// still on the device. The cache is updated.
+    pub fn forward_tensor(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor<2>, ModelError> {
+        let c = &self.config;
+        let t = tokens.len();
+        if t == 0 {
+            return Err(ModelError::EmptyInput);
+        }
+        if let Some((position, &id)) = tokens.iter().enumerate().find(|(_, &id)| id as usize >= c.vocab_size) {
+            return Err(ModelError::BadToken { id, position, vocab_size: c.vocab_size });
+        }
+        let past = cache.len();
+        if past + t > c.context_len {
+            return Err(ModelError::ContextFull { len: past + t, max: c.context_len });
+        }
+
+        let mut rows = Vec::with_capacity(t * c.hidden);
+        for &id in tokens {
+            self.embedding.push_row(id, &mut rows);
+        }
+        let mut x: Tensor<2> = Tensor::from_data(TensorData::new(rows, [t, c.hidden]), &self.device);
+
+        let cos = self.cos.clone().narrow(0, past, t).unsqueeze_dim::<3>(0);
+        let sin = self.sin.clone().narrow(0, past, t).unsqueeze_dim::<3>(0);
+        let mask = (t > 1).then(|| causal_mask(c.group(), t, past, &self.device));
+
+        for (i, b) in self.blocks.iter().enumerate() {
+            let h = rms_norm(x.clone(), &b.attn_norm, c.rms_eps);
+            let attn = self.attention(i, h, b, &cos, &sin, mask.as_ref(), cache);
+            x = x + attn.matmul(b.attn_out.clone());
+            let h = rms_norm(x.clone(), &b.ffn_norm, c.rms_eps);
+            let gu = h.matmul(b.gate_up.clone());
+            let gate = gu.clone().narrow(1, 0, c.ffn);
+            let up = gu.narrow(1, c.ffn, c.ffn);
+            x = x + (silu(gate) * up).matmul(b.down.clone());
+        }
+        cache.advance(t);
+
+        let last = x.narrow(0, t - 1, 1);
+        Ok(rms_norm(last, &self.output_norm, c.rms_eps).matmul(self.output.clone()))
+    }
+
+    /// Grouped-query attention of block `i` for the new rows `h` (`[t, hidden]`);
+    /// returns `[t, heads * head_dim]`.
+    #[allow(clippy::too_many_arguments)]
+    fn attention(
+        &self,
+        i: usize,
+        h: Tensor<2>,
+        b: &BlockWeights,
+        cos: &Tensor<3>,
+        sin: &Tensor<3>,
+        mask: Option<&Tensor<3>>,
+        cache: &mut KvCache,
+    ) -> Tensor<2> {
+        let c = &self.config;
+        let t = h.dims()[0];
+        let (d, kvh, g) = (c.head_dim, c.kv_heads, c.group());
+        let qkv = h.matmul(b.qkv.clone());
+        let q = qkv.clone().narrow(1, 0, c.heads * d).reshape([t, c.heads, d]).swap_dims(0, 1);
+        let k = qkv.clone().narrow(1, c.heads * d, kvh * d).reshape([t, kvh, d]).swap_dims(0, 1);
+        let v = qkv.narrow(1, (c.heads + kvh) * d, kvh * d).reshape([t, kvh, d]).swap_dims(0, 1);
+        let q = rope(q, cos, sin, d);
+        let k = rope(k, cos, sin, d);
+        let (k, v) = cache.append(i, k, v);
+        // Query head h uses key/value head h / g: view the queries as [kv_heads, g * t, d]
+        // so one batched matmul per kv head covers its whole group (no K/V repeat).
+        let q = q.reshape([kvh, g * t, d]);
+        let mut scores = q.matmul(k.swap_dims(1, 2)); // [kvh, g*t, len]
+        if let Some(mask) = mask {
+            scores = scores + mask.clone();
+        }
+        let p = softmax(scores, 2);
+        p.matmul(v) // [kvh, g*t, d]
+            .reshape([c.heads, t, d])
+            .swap_dims(0, 1)
+            .reshape([t, c.heads * d])
+    }
+}
+
+/// `x * w / sqrt(mean(x^2) + eps)` over the last dimension.
+fn rms_norm(x: Tensor<2>, w: &Tensor<2>, eps: f32) -> Tensor<2> {
+    let ms = (x.clone() * x.clone()).mean_dim(1);
+    x * (ms + eps).sqrt().recip() * w.clone()
+}
+
+/// Rotary embedding on `[heads, t, d]` in the half-split layout (see `weights`).
+fn rope(x: Tensor<3>, cos: &Tensor<3>, sin: &Tensor<3>, d: usize) -> Tensor<3> {
+    let half = d / 2;
+    let x1 = x.clone().narrow(2, 0, half);
+    let x2 = x.narrow(2, half, half);
+    Tensor::cat(
+        vec![
+            x1.clone() * cos.clone() - x2.clone() * sin.clone(),
+            x2 * cos.clone() + x1 * sin.clone(),
+        ],
+        2,
+    )
+}
+
+/// cos / sin of `position * base^(-2i/d)`, `[context, d/2]`.
+fn rope_tables(c: &LlamaConfig, device: &Device) -> (Tensor<2>, Tensor<2>) {
+    let half = c.head_dim / 2;
+    let mut cos = Vec::with_capacity(c.context_len * half);
+    let mut sin = Vec::with_capacity(c.context_len * half);
+    for p in 0..c.context_len {
+        for i in 0..half {
+            let freq = (c.rope_base as f64).powf(-2.0 * i as f64 / c.head_dim as f64);
+            let angle = p as f64 * freq;
+            cos.push(angle.cos() as f32);
+            sin.push(angle.sin() as f32);
+        }
+    }
+    (
+        Tensor::from_data(TensorData::new(cos, [c.context_len, half]), device),
+        Tensor::from_data(TensorData::new(sin, [c.context_len, half]), device),
+    )
+}
+
+/// Additive causal mask `[1, g * t, past + t]`: row `j * t + r` (query `r` of group
+/// member `j`) sees keys `0..=past + r`.
+fn causal_mask(g: usize, t: usize, past: usize, device: &Device) -> Tensor<3> {
+    let len = past + t;
+    let mut data = vec![0f32; g * t * len];
+    for j in 0..g {
+        for r in 0..t {
+            let row = &mut data[(j * t + r) * len..(j * t + r + 1) * len];
+            row[past + r + 1..].iter_mut().for_each(|x| *x = f32::NEG_INFINITY);
+        }
+    }
+    Tensor::from_data(TensorData::new(data, [1, g * t, len]), device)
+}
+
+fn read_logits(data: Result<TensorData, ModelError>) -> Result<Vec<f32>, ModelError> {
+    data?.into_vec::<f32>().map_err(|e| ModelError::Execution(format!("{e:?}")))
+}
