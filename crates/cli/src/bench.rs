@@ -114,6 +114,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut times = Vec::new();
     let mut violations = 0usize;
     let mut allowed_sum = 0usize;
+    let (mut nodes_sum, mut heavy_sum) = (0usize, 0usize);
     let mut skipped = Vec::new();
     let mut mask = TokenSet::empty(vocab.len());
     for path in &a.files {
@@ -137,6 +138,11 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             times.push(t.elapsed().as_secs_f64() * 1e6);
             if strategy != Strategy::Check {
                 allowed_sum += mask.count();
+            }
+            if strategy == Strategy::Exact {
+                let (nodes, heavy) = c.last_walk_work();
+                nodes_sum += nodes;
+                heavy_sum += heavy;
             }
             if !ok {
                 file_violations += 1;
@@ -170,6 +176,8 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "mean_us": round2(mean),
         "mean_allowed": if times.is_empty() || strategy == Strategy::Check { 0 } else { allowed_sum / times.len() },
         "setup_ms": round2(setup_ms),
+        "mean_trie_nodes_visited": if times.is_empty() { 0 } else { nodes_sum / times.len() },
+        "mean_full_recognizer_steps": if times.is_empty() { 0 } else { heavy_sum / times.len() },
         "violations": violations,
         "trie_nodes": trie.node_count(),
         "trie_bytes": trie.memory_bytes(),
