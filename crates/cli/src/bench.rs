@@ -10,8 +10,11 @@
 //! Contract (used by checks outside the test suite; keep it stable): the last line of
 //! stdout is one JSON object with at least `tokens`, `p50_us`, `p99_us`, `max_us`,
 //! `setup_ms` and `violations`; it also has `strategy`, `files`, `skipped_files`,
-//! `mean_us`, `mean_allowed`, `trie_nodes`, `trie_bytes`, `store_bytes` and
-//! `peak_rss_kib` (Linux, from /proc; 0 elsewhere).
+//! `mean_us`, `mean_allowed`, `trie_nodes`, `trie_bytes`, `store_bytes`,
+//! `summaries_bytes` (exact's per-node lexeme summaries), `mean_trie_nodes_visited`,
+//! `mean_full_recognizer_steps` and `peak_rss_kib` (Linux, from /proc; 0 elsewhere).
+//! `setup_ms` counts what a strategy builds before its first mask: the trie, plus
+//! the summaries (`exact`) or loading / building the store (`syncode`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -103,6 +106,10 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let t0 = Instant::now();
     let trie = Arc::new(TokTrie::new(&vocab));
     let mut store_bytes = 0;
+    let mut summaries_bytes = 0;
+    if strategy == Strategy::Exact {
+        summaries_bytes = trie.lexeme_starts(&lang.dfa).map_or(0, |s| s.memory_bytes());
+    }
     let mut store: Option<Arc<MaskStore>> = None;
     if strategy == Strategy::Syncode {
         let s = MaskStore::load_or_build(&lang, &vocab, &a.store)?;
@@ -182,6 +189,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "trie_nodes": trie.node_count(),
         "trie_bytes": trie.memory_bytes(),
         "store_bytes": store_bytes,
+        "summaries_bytes": summaries_bytes,
         "peak_rss_kib": peak_rss_kib(),
     });
     println!("{out}");

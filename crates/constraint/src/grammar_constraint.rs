@@ -33,7 +33,8 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// the vocabulary's trie. `kind` names it in [`Inspection::kind`] (e.g.
     /// `python-lr`). The `syncode` strategy also needs [`Self::with_store`].
     pub fn new(start: GrammarRecognizer<P>, trie: Arc<TokTrie>, strategy: Strategy, kind: impl Into<String>) -> Self {
-        let walker = ExactWalker::new(&start);
+        let starts = trie.lexeme_starts(&start.language().dfa);
+        let walker = ExactWalker::new(&start, starts);
         Self { state: start, strategy, trie, store: None, walker, kind: kind.into(), text: Vec::new() }
     }
 

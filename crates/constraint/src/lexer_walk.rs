@@ -92,9 +92,23 @@ impl<P: TokenParser> LexWalker<P> {
     }
 }
 
-impl<P: TokenParser> Recognizer for LexWalker<P> {
+/// How [`LexWalker::push_kind`] took a byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Push {
+    /// Refused.
+    Rejected,
+    /// Taken inside the current lexeme (lexer DFA step only).
+    Light,
+    /// Taken by the full recognizer; `true` when a new lexeme starts exactly at this
+    /// byte (the remainder is this one byte), so [`LexemeStarts`] summarizes the
+    /// subtree below.
+    Heavy(bool),
+}
+
+impl<P: TokenParser> LexWalker<P> {
+    /// Pushes `byte` and says how (see [`Push`]).
     #[inline]
-    fn try_push_byte(&mut self, byte: u8) -> bool {
+    pub(crate) fn push_kind(&mut self, byte: u8) -> Push {
         let d = self.path.len();
         let f = self.frames[d];
         if f.q != LexerDfa::START {
@@ -102,14 +116,20 @@ impl<P: TokenParser> Recognizer for LexWalker<P> {
             if next != LexerDfa::DEAD && next != LexerDfa::START {
                 let acceptable = self.slots[f.anchor as usize].acceptable_terminals();
                 if !self.dfa.reachable(next).intersects(acceptable) {
-                    return false;
+                    return Push::Rejected;
                 }
                 self.frames.push(Frame { q: next, anchor: f.anchor, full: false });
                 self.path.push(byte);
-                return true;
+                return Push::Light;
             }
         }
-        // A lexeme starts or ends here: the full recognizer decides.
+        // A lexeme starts or ends here: the full recognizer decides, unless a cheap
+        // test shows it would refuse.
+        if f.q != LexerDfa::START
+            && crate::exact::surely_refused(&self.slots[f.anchor as usize], &self.dfa, f.q, byte)
+        {
+            return Push::Rejected;
+        }
         self.materialize(d);
         if self.slots.len() <= d + 1 {
             let s = self.slots[d].clone();
@@ -121,12 +141,25 @@ impl<P: TokenParser> Recognizer for LexWalker<P> {
         self.heavy_steps += 1;
         let next = &mut self.slots[d + 1];
         if next.push_byte(byte).is_err() {
-            return false;
+            return Push::Rejected;
         }
-        let q = next.remainder().dfa_state;
-        self.frames.push(Frame { q, anchor: d as u32 + 1, full: true });
+        let rem = next.remainder();
+        self.frames.push(Frame { q: rem.dfa_state, anchor: d as u32 + 1, full: true });
         self.path.push(byte);
-        true
+        Push::Heavy(rem.len == 1)
+    }
+
+    /// The full recognizer state at the current depth, if materialized.
+    pub(crate) fn top_full(&self) -> Option<&GrammarRecognizer<P>> {
+        let d = self.path.len();
+        self.frames[d].full.then(|| &self.slots[d])
+    }
+}
+
+impl<P: TokenParser> Recognizer for LexWalker<P> {
+    #[inline]
+    fn try_push_byte(&mut self, byte: u8) -> bool {
+        self.push_kind(byte) != Push::Rejected
     }
 
     #[inline]

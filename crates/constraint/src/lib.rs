@@ -18,6 +18,7 @@ pub mod constraint;
 pub mod exact;
 pub mod grammar_constraint;
 mod grammar_state;
+pub mod lexeme_starts;
 pub mod lexer_walk;
 pub mod mask_store;
 pub mod recognizer;

@@ -71,7 +71,16 @@ pub struct TokTrie {
     vocab_len: usize,
     /// The longest token stored in the trie, in bytes.
     max_depth: usize,
+    /// Subtree summaries per lexer (built on first use, shared by every constraint
+    /// over this trie; see [`crate::lexeme_starts`]).
+    starts: std::sync::Arc<std::sync::Mutex<Vec<StartsEntry>>>,
 }
+
+/// A lexer (held weakly, compared by address) and the summaries built for it.
+type StartsEntry = (
+    std::sync::Weak<espalier_grammar::LexerDfa>,
+    Option<std::sync::Arc<crate::lexeme_starts::LexemeStarts>>,
+);
 
 impl TokTrie {
     /// Builds the trie of every non-special, non-empty token of `vocab`.
@@ -145,7 +154,7 @@ impl TokTrie {
             nodes[i].b = size | ((pops as u32) << 24);
         }
         duplicates.sort_unstable();
-        Self { nodes, duplicates, long_tokens, vocab_len: vocab.len(), max_depth }
+        Self { nodes, duplicates, long_tokens, vocab_len: vocab.len(), max_depth, starts: Default::default() }
     }
 
     /// Number of nodes, root included.
@@ -292,6 +301,42 @@ impl TokTrie {
             }
         }
         offered
+    }
+
+    /// The subtree summaries of this trie for `dfa`, built on the first call for each
+    /// lexer and shared afterwards (`None` if the lexer is too large for them).
+    pub fn lexeme_starts(
+        &self,
+        dfa: &std::sync::Arc<espalier_grammar::LexerDfa>,
+    ) -> Option<std::sync::Arc<crate::lexeme_starts::LexemeStarts>> {
+        let mut cache = self.starts.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|(w, _)| w.strong_count() > 0);
+        if let Some((_, s)) = cache.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(dfa))) {
+            return s.clone();
+        }
+        let built = crate::lexeme_starts::LexemeStarts::build(self, dfa).map(std::sync::Arc::new);
+        cache.push((std::sync::Arc::downgrade(dfa), built.clone()));
+        built
+    }
+
+    /// Node `i`'s edge byte, token id (`u32::MAX` if none), subtree size and pop
+    /// count, for walks written outside this module.
+    #[inline(always)]
+    pub(crate) fn node_info(&self, i: usize) -> (u8, u32, usize, usize) {
+        let n = self.nodes[i];
+        let tok = if n.token() == NO_TOKEN { u32::MAX } else { n.token() };
+        (n.byte(), tok, n.subtree(), n.pops())
+    }
+
+    /// Walks the subtree below node `node` (its descendants, not the node itself) as
+    /// [`TokTrie::walk`] does, with `rec` positioned after `node`'s byte; `rec` ends
+    /// there again.
+    pub(crate) fn walk_below<R: Recognizer + ?Sized>(&self, node: usize, rec: &mut R, mask: &mut TokenSet) -> usize {
+        let end = node + self.nodes[node].subtree();
+        if end == node + 1 {
+            return 0;
+        }
+        self.walk_range_shifted(rec, mask, node + 1, end)
     }
 
     /// Gives every duplicate id the verdict of the id whose bytes it shares.

@@ -1,0 +1,245 @@
+//! Per-trie-node summaries that let `exact` skip whole subtrees: the XGrammar idea of
+//! context-independent tokens, cut to what our lexer makes of them.
+//!
+//! Observation: the lexer DFA does not depend on the parser, and a new lexeme always
+//! starts in the DFA's START state. So if a lexeme starts at trie node `n` (the byte
+//! on the edge into `n` is its first byte), then for every token below `n` the rest of
+//! the token either stays inside that lexeme, and is allowed iff the terminals still
+//! reachable from its final DFA state meet the parser's acceptable set `A` (the
+//! recognizer's own test, see [`crate::lexer_walk`]), or the DFA dies at a fixed node
+//! `m` below `n` (a boundary), where the full recognizer must decide. Both facts
+//! depend only on the trie, so they are computed once per (grammar, vocabulary):
+//! - `inlex(n)`: the tokens below `n` (and `n`'s own) that stay in the lexeme, each
+//!   with the id of its final reachable set;
+//! - `bounds(n)`: the boundary nodes below `n`, each with the lexer state of its
+//!   parent (the light path up to it must still be viable, and the lexeme it ends is
+//!   the parent state's winner).
+//! At mask time a lexeme start at `n` costs one intersection per distinct reachable
+//! set plus one lookup per listed token, instead of a recognizer step per trie node.
+//! Size for Python x SmolLM2: see `memory_bytes` (reported by `espalier bench`).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use espalier_grammar::{LexerDfa, TermSet};
+
+use crate::TokTrie;
+
+/// The summaries (see the module doc), indexed by trie node.
+#[derive(Clone, Debug)]
+pub struct LexemeStarts {
+    /// Distinct reachable-terminal sets.
+    pub(crate) sets: Vec<TermSet>,
+    inlex_start: Vec<u32>,
+    inlex_tok: Vec<u32>,
+    inlex_set: Vec<u16>,
+    bound_start: Vec<u32>,
+    bound_node: Vec<u32>,
+    bound_state: Vec<u32>,
+    /// Parent of every trie node (the root's is itself).
+    parent: Vec<u32>,
+    /// Edge byte of every trie node.
+    byte: Vec<u8>,
+    /// Reachable-set id of every lexer DFA state.
+    state_set: Vec<u16>,
+    /// Per remainder state: the whole trie's summary from that state.
+    roots: Arc<Mutex<HashMap<u32, Arc<Part>>>>,
+}
+
+/// One summary: tokens staying in the lexeme (with reachable-set ids) and boundary
+/// nodes (with their parent's set id).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Part {
+    pub(crate) inlex_tok: Vec<u32>,
+    pub(crate) inlex_set: Vec<u16>,
+    pub(crate) bound_node: Vec<u32>,
+    pub(crate) bound_state: Vec<u32>,
+}
+
+/// Walks the subtree of `start` from DFA state `q` (the state after `start`'s byte,
+/// or at the root the remainder's state), pruning at boundaries; `with_start` says
+/// whether `start`'s own token counts.
+#[allow(clippy::too_many_arguments)]
+fn scan(
+    trie: &TokTrie,
+    dfa: &LexerDfa,
+    state_set: &[u16],
+    start: usize,
+    q: u32,
+    with_start: bool,
+    out: &mut Part,
+    stack: &mut Vec<(usize, u32)>,
+) {
+    stack.clear();
+    stack.push((start, q));
+    while let Some((i, qi)) = stack.pop() {
+        let (_, tok, size, _) = trie.node_info(i);
+        if tok != u32::MAX && (i != start || with_start) {
+            out.inlex_tok.push(tok);
+            out.inlex_set.push(state_set[qi as usize]);
+        }
+        let end = i + size;
+        let mut c = i + 1;
+        let mark = stack.len();
+        while c < end {
+            let (cb, _, csize, _) = trie.node_info(c);
+            let qc = dfa.next(qi, cb);
+            if qc == LexerDfa::DEAD || qc == LexerDfa::START {
+                out.bound_node.push(c as u32);
+                out.bound_state.push(qi);
+            } else {
+                stack.push((c, qc));
+            }
+            c += csize;
+        }
+        stack[mark..].reverse();
+    }
+}
+
+impl LexemeStarts {
+    /// Computes the summaries of every trie node for the lexer `dfa`. Returns `None`
+    /// when the lexer has more than 65,535 distinct reachable sets (ids are 16 bits:
+    /// Python has a few hundred) — callers then walk node by node.
+    pub fn build(trie: &TokTrie, dfa: &LexerDfa) -> Option<LexemeStarts> {
+        let n = trie.node_count();
+        // Every DFA state's reachable set, numbered by distinct value.
+        let mut set_ids: HashMap<Vec<u64>, u16> = HashMap::new();
+        let mut sets: Vec<TermSet> = Vec::new();
+        let mut state_set: Vec<u16> = Vec::with_capacity(dfa.num_states());
+        for q in 0..dfa.num_states() as u32 {
+            let r = dfa.reachable(q);
+            let key: Vec<u64> = r.iter().map(u64::from).collect();
+            let id = match set_ids.get(&key) {
+                Some(&id) => id,
+                None => {
+                    let id = u16::try_from(sets.len()).ok()?;
+                    sets.push(r.clone());
+                    set_ids.insert(key, id);
+                    id
+                }
+            };
+            state_set.push(id);
+        }
+        let mut out = LexemeStarts {
+            sets,
+            state_set,
+            inlex_start: Vec::with_capacity(n + 1),
+            inlex_tok: Vec::new(),
+            inlex_set: Vec::new(),
+            bound_start: Vec::with_capacity(n + 1),
+            bound_node: Vec::new(),
+            bound_state: Vec::new(),
+            parent: vec![0; n],
+            byte: vec![0; n],
+            roots: Default::default(),
+        };
+        {
+            // Parents from preorder: a node's parent is the nearest earlier node whose
+            // subtree contains it.
+            let mut path: Vec<usize> = vec![0];
+            for i in 1..n {
+                while let Some(&top) = path.last() {
+                    let (_, _, size, _) = trie.node_info(top);
+                    if top + size > i {
+                        break;
+                    }
+                    path.pop();
+                }
+                out.parent[i] = *path.last().unwrap_or(&0) as u32;
+                out.byte[i] = trie.node_info(i).0;
+                path.push(i);
+            }
+        }
+        let mut scratch = Vec::new();
+        for start in 0..n {
+            out.inlex_start.push(out.inlex_tok.len() as u32);
+            out.bound_start.push(out.bound_node.len() as u32);
+            if start == 0 {
+                continue;
+            }
+            let (byte, _, _, _) = trie.node_info(start);
+            let q = dfa.next(LexerDfa::START, byte);
+            if q == LexerDfa::DEAD || q == LexerDfa::START {
+                continue;
+            }
+            let mut part = Part::default();
+            scan(trie, dfa, &out.state_set, start, q, true, &mut part, &mut scratch);
+            out.inlex_tok.extend_from_slice(&part.inlex_tok);
+            out.inlex_set.extend_from_slice(&part.inlex_set);
+            out.bound_node.extend_from_slice(&part.bound_node);
+            out.bound_state.extend_from_slice(&part.bound_state);
+        }
+        out.inlex_start.push(out.inlex_tok.len() as u32);
+        out.bound_start.push(out.bound_node.len() as u32);
+        Some(out)
+    }
+
+    /// The summary of the whole trie walked from lexer state `q` (a remainder the
+    /// text ends in): built on first use per state and kept (states in long lexemes,
+    /// such as strings and comments, keep most of the vocabulary in the lexeme).
+    pub(crate) fn root(&self, trie: &TokTrie, dfa: &LexerDfa, q: u32) -> Arc<Part> {
+        let mut roots = self.roots.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = roots.get(&q) {
+            return p.clone();
+        }
+        let mut part = Part::default();
+        let mut scratch = Vec::new();
+        scan(trie, dfa, &self.state_set, 0, q, false, &mut part, &mut scratch);
+        let part = Arc::new(part);
+        roots.insert(q, part.clone());
+        part
+    }
+
+    /// Bytes of memory the summaries take.
+    pub fn memory_bytes(&self) -> usize {
+        5 * self.parent.len()
+            + 4 * (self.inlex_start.len() + self.inlex_tok.len() + self.bound_start.len() + self.bound_node.len())
+            + 2 * self.inlex_set.len()
+            + 4 * self.bound_state.len()
+            + self.sets.len() * 32
+    }
+
+    /// Tokens below node `n` staying in the lexeme started at `n`, with set ids.
+    #[inline]
+    pub(crate) fn inlex(&self, n: usize) -> (&[u32], &[u16]) {
+        let (a, b) = (self.inlex_start[n] as usize, self.inlex_start[n + 1] as usize);
+        (&self.inlex_tok[a..b], &self.inlex_set[a..b])
+    }
+
+    /// Appends to `out` the bytes on the path from node `from` (excluded) down to
+    /// node `to` (included); `to` must be below `from`.
+    pub(crate) fn path_bytes(&self, from: usize, to: usize, out: &mut Vec<u8>) {
+        let start = out.len();
+        let mut i = to;
+        while i != from && i != 0 {
+            out.push(self.byte[i]);
+            i = self.parent[i] as usize;
+        }
+        out[start..].reverse();
+    }
+
+    /// The edge byte of trie node `i`.
+    #[inline]
+    pub(crate) fn byte_of(&self, i: usize) -> u8 {
+        self.byte[i]
+    }
+
+    /// The parent of trie node `i`.
+    #[inline]
+    pub(crate) fn parent(&self, i: usize) -> usize {
+        self.parent[i] as usize
+    }
+
+    /// Boundary nodes below node `n`, with the lexer state at each one's parent.
+    #[inline]
+    pub(crate) fn bounds(&self, n: usize) -> (&[u32], &[u32]) {
+        let (a, b) = (self.bound_start[n] as usize, self.bound_start[n + 1] as usize);
+        (&self.bound_node[a..b], &self.bound_state[a..b])
+    }
+
+    /// The reachable-set id of lexer state `q`.
+    #[inline]
+    pub(crate) fn set_of(&self, q: u32) -> u16 {
+        self.state_set[q as usize]
+    }
+}
