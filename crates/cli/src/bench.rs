@@ -12,7 +12,11 @@
 //! `setup_ms` and `violations`; it also has `strategy`, `files`, `skipped_files`,
 //! `mean_us`, `mean_allowed`, `trie_nodes`, `trie_bytes`, `store_bytes`,
 //! `summaries_bytes` (exact's per-node lexeme summaries), `mean_trie_nodes_visited`,
-//! `mean_full_recognizer_steps` and `peak_rss_kib` (Linux, from /proc; 0 elsewhere).
+//! `mean_full_recognizer_steps`, `peak_rss_kib` (Linux, from /proc; 0 elsewhere),
+//! and on Linux `cpu_mean_us`: the mean step in on-CPU time of the thread (from
+//! `/proc/thread-self/schedstat`, summed over steps; the kernel updates it at
+//! scheduler ticks, so only the mean is meaningful, not per-step percentiles), which
+//! a loaded machine does not inflate, with `load_avg_1m` for context.
 //! `setup_ms` counts what a strategy builds before its first mask: the trie, plus
 //! the summaries (`exact`) or loading / building the store (`syncode`).
 
@@ -84,6 +88,24 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// On-CPU time of this thread in nanoseconds (Linux `/proc/thread-self/schedstat`),
+/// so that a loaded machine's waiting does not count as mask time. `None` elsewhere.
+struct CpuClock(Option<std::fs::File>);
+
+impl CpuClock {
+    fn new() -> Self {
+        CpuClock(std::fs::File::open("/proc/thread-self/schedstat").ok())
+    }
+    fn now_ns(&mut self) -> Option<u64> {
+        use std::io::{Read, Seek};
+        let f = self.0.as_mut()?;
+        f.seek(std::io::SeekFrom::Start(0)).ok()?;
+        let mut buf = [0u8; 96];
+        let n = f.read(&mut buf).ok()?;
+        std::str::from_utf8(&buf[..n]).ok()?.split_whitespace().next()?.parse().ok()
+    }
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -119,6 +141,8 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let setup_ms = t0.elapsed().as_secs_f64() * 1e3;
 
     let mut times = Vec::new();
+    let mut cpu_times = Vec::new();
+    let mut clock = CpuClock::new();
     let mut violations = 0usize;
     let mut allowed_sum = 0usize;
     let (mut nodes_sum, mut heavy_sum) = (0usize, 0usize);
@@ -135,6 +159,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         let mut fed = 0;
         for &id in &ids {
             let bytes = vocab.bytes(id);
+            let c0 = clock.now_ns();
             let t = Instant::now();
             let ok = if strategy == Strategy::Check {
                 c.allows(bytes)
@@ -142,7 +167,19 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 c.fill_mask(&vocab, &mut mask);
                 mask.contains(id as usize)
             };
-            times.push(t.elapsed().as_secs_f64() * 1e6);
+            let us = t.elapsed().as_secs_f64() * 1e6;
+            times.push(us);
+            if let (Some(a0), Some(a1)) = (c0, clock.now_ns()) {
+                cpu_times.push(a1.saturating_sub(a0) as f64 / 1e3);
+            }
+            if a.verbose && us > 5000.0 {
+                let text = c.text();
+                let (nodes, heavy) = c.last_walk_work();
+                eprintln!(
+                    "slow step {us:.0} us ({nodes} nodes, {heavy} full steps) after {:?}",
+                    String::from_utf8_lossy(&text[text.len().saturating_sub(50)..])
+                );
+            }
             if strategy != Strategy::Check {
                 allowed_sum += mask.count();
             }
@@ -181,6 +218,8 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "p99_us": round2(percentile(&sorted, 99.0)),
         "max_us": round2(sorted.last().copied().unwrap_or(0.0)),
         "mean_us": round2(mean),
+        "cpu_mean_us": round2(if cpu_times.is_empty() { 0.0 } else { cpu_times.iter().sum::<f64>() / cpu_times.len() as f64 }),
+        "load_avg_1m": std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok())).unwrap_or(-1.0),
         "mean_allowed": if times.is_empty() || strategy == Strategy::Check { 0 } else { allowed_sum / times.len() },
         "setup_ms": round2(setup_ms),
         "mean_trie_nodes_visited": if times.is_empty() { 0 } else { nodes_sum / times.len() },

@@ -154,10 +154,20 @@ impl<P: TokenParser> ExactWalker<P> {
                 ok[k + 1]
             };
             let (toks, sids, nodes, pstates) = lists;
-            for (&t, &sid) in toks.iter().zip(sids) {
-                if test(sid) {
-                    mask.insert(t as usize);
+            // Tokens come grouped by reachable set: one test per group.
+            let mut i = 0;
+            while i < toks.len() {
+                let sid = sids[i];
+                let mut j = i + 1;
+                while j < toks.len() && sids[j] == sid {
+                    j += 1;
                 }
+                if test(sid) {
+                    for &t in &toks[i..j] {
+                        mask.insert(t as usize);
+                    }
+                }
+                i = j;
             }
             if nodes.is_empty() {
                 return;

@@ -72,6 +72,7 @@ fn scan(
 ) {
     stack.clear();
     stack.push((start, q));
+    let first = out.inlex_tok.len();
     while let Some((i, qi)) = stack.pop() {
         let (_, tok, size, _) = trie.node_info(i);
         if tok != u32::MAX && (i != start || with_start) {
@@ -93,6 +94,15 @@ fn scan(
             c += csize;
         }
         stack[mark..].reverse();
+    }
+    // Group this summary's tokens by reachable set, so a mask tests each set once
+    // and skips refused groups whole.
+    let mut pairs: Vec<(u16, u32)> =
+        out.inlex_set[first..].iter().copied().zip(out.inlex_tok[first..].iter().copied()).collect();
+    pairs.sort_unstable();
+    for (k, (sid, tok)) in pairs.into_iter().enumerate() {
+        out.inlex_set[first + k] = sid;
+        out.inlex_tok[first + k] = tok;
     }
 }
 
@@ -199,7 +209,8 @@ impl LexemeStarts {
             + self.sets.len() * 32
     }
 
-    /// Tokens below node `n` staying in the lexeme started at `n`, with set ids.
+    /// Tokens below node `n` staying in the lexeme started at `n`, with set ids,
+    /// grouped by set id.
     #[inline]
     pub(crate) fn inlex(&self, n: usize) -> (&[u32], &[u16]) {
         let (a, b) = (self.inlex_start[n] as usize, self.inlex_start[n + 1] as usize);
