@@ -46,11 +46,19 @@ struct Item {
     origin: u32,
 }
 
+/// One Earley set: its items and, sorted by nonterminal, the items waiting on one
+/// (so a completion finds its parents by binary search instead of a scan).
+#[derive(Debug)]
+struct Set {
+    items: Vec<Item>,
+    waiting: Vec<(u32, u32)>,
+}
+
 /// An incremental Earley recognizer.
 #[derive(Clone, Debug)]
 pub struct EarleyParser {
     g: Arc<EarleyGrammar>,
-    sets: Vec<Rc<Vec<Item>>>,
+    sets: Vec<Rc<Set>>,
 }
 
 impl EarleyParser {
@@ -62,6 +70,19 @@ impl EarleyParser {
         let set = p.close(seeds);
         p.sets.push(Rc::new(set));
         p
+    }
+
+    fn make_set(&self, items: Vec<Item>) -> Set {
+        let mut waiting: Vec<(u32, u32)> = items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, it)| match self.next_sym(it) {
+                Some(Symbol::N(n)) => Some((n, i as u32)),
+                _ => None,
+            })
+            .collect();
+        waiting.sort_unstable();
+        Set { items, waiting }
     }
 
     /// Number of lexemes consumed.
@@ -76,7 +97,7 @@ impl EarleyParser {
 
     /// Total number of items in the chart (a size measure for benchmarks).
     pub fn num_items(&self) -> usize {
-        self.sets.iter().map(|s| s.len()).sum()
+        self.sets.iter().map(|s| s.items.len()).sum()
     }
 
     fn next_sym(&self, it: &Item) -> Option<Symbol> {
@@ -84,7 +105,7 @@ impl EarleyParser {
     }
 
     /// Predict / complete closure of a new set (index = self.sets.len()).
-    fn close(&self, seeds: Vec<Item>) -> Vec<Item> {
+    fn close(&self, seeds: Vec<Item>) -> Set {
         let g = &self.g.grammar;
         let cur = self.sets.len() as u32;
         let mut items = Vec::with_capacity(seeds.len() * 4);
@@ -122,19 +143,23 @@ impl EarleyParser {
                     let lhs = g.productions[it.prod as usize].lhs;
                     // Empty-spanning completions are covered by the nullable rule above.
                     if it.origin != cur {
-                        for w in self.sets[it.origin as usize].iter() {
-                            if self.next_sym(w) == Some(Symbol::N(lhs)) {
-                                let n = Item { dot: w.dot + 1, ..*w };
-                                if seen.insert(n) {
-                                    items.push(n);
-                                }
+                        let origin = &self.sets[it.origin as usize];
+                        let from = origin.waiting.partition_point(|&(n, _)| n < lhs);
+                        for &(n, idx) in &origin.waiting[from..] {
+                            if n != lhs {
+                                break;
+                            }
+                            let w = origin.items[idx as usize];
+                            let n = Item { dot: w.dot + 1, ..w };
+                            if seen.insert(n) {
+                                items.push(n);
                             }
                         }
                     }
                 }
             }
         }
-        items
+        self.make_set(items)
     }
 }
 
@@ -142,6 +167,7 @@ impl TokenParser for EarleyParser {
     fn feed(&mut self, terms: &[TerminalId]) -> bool {
         let last = self.sets.last().unwrap().clone();
         let seeds: Vec<Item> = last
+            .items
             .iter()
             .filter(|it| matches!(self.next_sym(it), Some(Symbol::T(t)) if terms.contains(&t)))
             .map(|it| Item { dot: it.dot + 1, ..*it })
@@ -156,7 +182,7 @@ impl TokenParser for EarleyParser {
 
     fn acceptable(&mut self, out: &mut TermSet) {
         out.clear();
-        for it in self.sets.last().unwrap().iter() {
+        for it in self.sets.last().unwrap().items.iter() {
             if let Some(Symbol::T(t)) = self.next_sym(it) {
                 out.insert(t);
             }
@@ -165,7 +191,7 @@ impl TokenParser for EarleyParser {
 
     fn accepts_end(&mut self) -> bool {
         let g = &self.g.grammar;
-        self.sets.last().unwrap().iter().any(|it| it.origin == 0 && g.productions[it.prod as usize].lhs == g.start && it.dot as usize == g.productions[it.prod as usize].rhs.len())
+        self.sets.last().unwrap().items.iter().any(|it| it.origin == 0 && g.productions[it.prod as usize].lhs == g.start && it.dot as usize == g.productions[it.prod as usize].rhs.len())
     }
 }
 

@@ -143,6 +143,7 @@ impl<'a> Lexer<'a> {
                     self.bump();
                     let mut s = String::new();
                     loop {
+                        let here = self.pos();
                         match self.bump() {
                             None | Some('\n') => {
                                 return Err(Self::err(pos, "unterminated string literal"))
@@ -156,10 +157,7 @@ impl<'a> Lexer<'a> {
                                 Some('\\') => s.push('\\'),
                                 Some('"') => s.push('"'),
                                 Some(c) => {
-                                    return Err(Self::err(
-                                        self.pos(),
-                                        format!("unknown escape `\\{c}` in string literal"),
-                                    ))
+                                    return Err(Self::err(here, format!("unknown escape `\\{c}` in string literal")))
                                 }
                                 None => return Err(Self::err(pos, "unterminated string literal")),
                             },
