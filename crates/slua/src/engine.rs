@@ -825,3 +825,31 @@ fn deal_damage(lua: &Lua, w: &Rc<RefCell<World>>, i: usize, amount: f64, kind: &
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TALENT: &str = "local __hooks = {}\n__hooks.Do = function(user, target)\n  BODY\nend\n__hooks.GetDescription = function(user) return \"t\" end\nreturn { kind = \"talent\", name = \"T\", hooks = __hooks }\n";
+
+    fn run(body: &str) -> Result<(), EngineError> {
+        let mut g = Game::new(3)?;
+        g.load(&TALENT.replace("BODY", body))?;
+        g.run(20, Duration::from_secs(10))
+    }
+
+    #[test]
+    fn well_typed_calls_run_and_lua_errors_are_reported() {
+        run("Damage(user, 0/0); WithActorAt(MakeCoord(-5, 99), function(a) a:Heal(1) end); Repeat(1e9, function(i) end)").unwrap();
+        let err = run("local x = nil; x.y = 1").unwrap_err();
+        assert!(matches!(err, EngineError::Runtime { .. }), "{err}");
+    }
+
+    #[test]
+    fn runaway_scripts_hit_the_time_limit() {
+        let mut g = Game::new(1).unwrap();
+        g.load(&TALENT.replace("BODY", "while true do end")).unwrap();
+        let err = g.run(5, Duration::from_millis(200)).unwrap_err();
+        assert!(matches!(err, EngineError::Timeout(_)), "{err}");
+    }
+}

@@ -15,6 +15,8 @@
 //! let env = Rc::new(Env::new(Api::dungeon(), vec![]));
 //! let mut tree = Tree::new(env);
 //! tree.feed_text("talent Zap;\nhook Do = function(user, target)\n  WithActorAt(target, function(a)\n    Damage(a, 3);\n  end);\nend;\n").unwrap();
+//! assert!(tree.next_regex().unwrap().contains("hook"));
+//! tree.feed_text("hook ").unwrap();
 //! assert!(tree.next_regex().unwrap().contains("GetDescription"));
 //! ```
 

@@ -183,3 +183,22 @@ impl W<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::check;
+    use crate::scope::Env;
+    use std::rc::Rc;
+
+    #[test]
+    fn methods_numbers_loops_and_defaults_are_translated() {
+        let api = Api::dungeon();
+        let env = Rc::new(Env::new(api.clone(), vec![]));
+        let src = "effect E;\nhook OnApply = function(owner, data)\n  local d: ParamData = { power = 1, turns = 2 };\n  while owner.IsAlive() do\n    owner.Heal(1);\n    break;\n  end;\n  Log(\"a\" .. \"b\");\nend;\nhook GetDescription = function(data)\n  return \"x\";\nend;\n";
+        let lua = to_lua(&check(env, src).unwrap(), &api);
+        assert!(lua.contains("owner:Heal(1.0)"), "{lua}");
+        assert!(lua.contains("stacks = 1.0") && lua.contains("label = \"\""), "{lua}");
+        assert!(lua.contains("__n > 100") && lua.contains("__cat(\"a\", \"b\")"), "{lua}");
+    }
+}

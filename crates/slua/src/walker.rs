@@ -214,22 +214,3 @@ mod tests {
         }
     }
 }
-#[cfg(test)]
-mod show {
-    use super::*;
-    use crate::api::Api;
-    #[test]
-    fn show_walks() {
-        let env = Rc::new(Env::new(Api::dungeon(), vec![]));
-        let mut rng = Rng::new(1);
-        let t = std::time::Instant::now();
-        let mut segs = 0;
-        for i in 0..50 {
-            let w = walk(env.clone(), &mut rng, &WalkConfig { check_a1: true, ..Default::default() });
-            segs += w.segments;
-            assert!(w.finished && !w.dead_end && w.a1_failures.is_empty(), "{:?}", w.a1_failures.first());
-            if i < 2 { eprintln!("----\n{}", w.text); }
-        }
-        eprintln!("50 walks, {segs} segments in {:?}", t.elapsed());
-    }
-}
