@@ -62,9 +62,13 @@ struct MaskArgs {
     /// SynCode store cache file (built and saved there when missing or stale).
     #[arg(long, default_value = "target/espalier-cache/python-smollm2.store")]
     store: PathBuf,
-    /// Print one line per file as well.
+    /// Print one line per file (and slow steps) as well.
     #[arg(long)]
     verbose: bool,
+    /// Also write the vocabulary and the files' token ids to this file, the input of
+    /// the wasm harness (`crates/constraint/wasm-bench/run.mjs`).
+    #[arg(long)]
+    export: Option<PathBuf>,
     /// Source files to feed.
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -140,6 +144,18 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     let setup_ms = t0.elapsed().as_secs_f64() * 1e3;
 
+    let mut export = Vec::new();
+    if a.export.is_some() {
+        export.extend_from_slice(&(vocab.len() as u32).to_le_bytes());
+        export.extend_from_slice(&vocab.eos().to_le_bytes());
+        for id in 0..vocab.len() as u32 {
+            let b = vocab.bytes(id);
+            export.extend_from_slice(&(b.len() as u32).to_le_bytes());
+            export.push(u8::from(vocab.is_special(id)));
+            export.extend_from_slice(b);
+        }
+        export.extend_from_slice(&(a.files.len() as u32).to_le_bytes());
+    }
     let mut times = Vec::new();
     let mut cpu_times = Vec::new();
     let mut clock = CpuClock::new();
@@ -151,6 +167,12 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     for path in &a.files {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let ids = tok.encode(&text)?;
+        if a.export.is_some() {
+            export.extend_from_slice(&(ids.len() as u32).to_le_bytes());
+            for &id in &ids {
+                export.extend_from_slice(&id.to_le_bytes());
+            }
+        }
         let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
         if let Some(s) = &store {
             c = c.with_store(s.clone());
@@ -203,6 +225,9 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         if a.verbose {
             eprintln!("{}: {} tokens, {} fed, {file_violations} violations", path.display(), ids.len(), fed);
         }
+    }
+    if let Some(path) = &a.export {
+        std::fs::write(path, &export).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let mut sorted = times.clone();
     sorted.sort_by(|x, y| x.total_cmp(y));

@@ -1,0 +1,141 @@
+//! The wasm benchmark harness: the same teacher-forced mask loop as `espalier bench
+//! mask`, exported as plain functions so node can time each step (wasm32 has no
+//! clock of its own). Input: the binary file `espalier bench mask --export FILE`
+//! writes (vocabulary bytes and the files' token ids); `run.mjs` loads both.
+//!
+//! Build and run (from the repository root):
+//! ```text
+//! cargo build --release --manifest-path crates/constraint/wasm-bench/Cargo.toml \
+//!     --target wasm32-unknown-unknown
+//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check
+//! ```
+
+use std::sync::{Arc, Mutex};
+
+use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+
+struct Harness {
+    vocab: Vocab,
+    files: Vec<Vec<u32>>,
+    constraint: GrammarConstraint,
+    trie: Arc<TokTrie>,
+    strategy: Strategy,
+    mask: TokenSet,
+    file: usize,
+    pos: usize,
+    violations: u32,
+}
+
+static HARNESS: Mutex<Option<Harness>> = Mutex::new(None);
+
+/// Allocates `len` bytes the host fills with the input file.
+#[no_mangle]
+pub extern "C" fn alloc(len: usize) -> *mut u8 {
+    let mut v = vec![0u8; len];
+    let p = v.as_mut_ptr();
+    std::mem::forget(v);
+    p
+}
+
+fn read_u32(b: &[u8], at: &mut usize) -> Option<u32> {
+    let s = b.get(*at..*at + 4)?;
+    *at += 4;
+    Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+fn parse(b: &[u8]) -> Option<(Vocab, Vec<Vec<u32>>)> {
+    let mut at = 0;
+    let n = read_u32(b, &mut at)? as usize;
+    let eos = read_u32(b, &mut at)?;
+    let mut tokens = Vec::with_capacity(n);
+    let mut special = Vec::new();
+    for id in 0..n {
+        let len = read_u32(b, &mut at)? as usize;
+        let flag = *b.get(at)?;
+        at += 1;
+        tokens.push(b.get(at..at + len)?.to_vec());
+        at += len;
+        if flag != 0 {
+            special.push(id as u32);
+        }
+    }
+    let nfiles = read_u32(b, &mut at)? as usize;
+    let mut files = Vec::with_capacity(nfiles);
+    for _ in 0..nfiles {
+        let k = read_u32(b, &mut at)? as usize;
+        files.push((0..k).map(|_| read_u32(b, &mut at)).collect::<Option<Vec<u32>>>()?);
+    }
+    Some((Vocab::new(tokens, &special, eos), files))
+}
+
+/// Parses the input at `ptr..ptr+len`, builds the Python grammar, the trie (and for
+/// `exact` its summaries). Strategy 0 = exact, 1 = check. Returns the number of
+/// steps, or 0 on bad input.
+#[no_mangle]
+pub extern "C" fn setup(ptr: *const u8, len: usize, strategy: u32) -> u32 {
+    // SAFETY: the host passes back a buffer it got from `alloc(len)` and filled.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
+    let Some((vocab, files)) = parse(bytes) else { return 0 };
+    let Ok(lang) = espalier_grammar::python() else { return 0 };
+    let strategy = if strategy == 1 { Strategy::Check } else { Strategy::Exact };
+    let trie = Arc::new(TokTrie::new(&vocab));
+    if strategy == Strategy::Exact {
+        let _ = trie.lexeme_starts(&lang.dfa);
+    }
+    let constraint = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
+    let steps = files.iter().map(Vec::len).sum::<usize>() as u32;
+    let mask = TokenSet::empty(vocab.len());
+    *HARNESS.lock().unwrap_or_else(|e| e.into_inner()) =
+        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0 });
+    steps
+}
+
+/// Compiles the grammar only (timed separately by the host).
+#[no_mangle]
+pub extern "C" fn compile_grammar() -> u32 {
+    u32::from(espalier_grammar::python().is_ok())
+}
+
+/// The timed part of one step: the mask (`exact`) or one `allows` (`check`).
+/// Returns 1 when the true token is allowed.
+#[no_mangle]
+pub extern "C" fn mask_step() -> u32 {
+    let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(h) = guard.as_mut() else { return 0 };
+    let Some(&id) = h.files.get(h.file).and_then(|f| f.get(h.pos)) else { return 0 };
+    let ok = match h.strategy {
+        Strategy::Check => h.constraint.allows(h.vocab.bytes(id)),
+        _ => {
+            h.constraint.fill_mask(&h.vocab, &mut h.mask);
+            h.mask.contains(id as usize)
+        }
+    };
+    if !ok {
+        h.violations += 1;
+    }
+    u32::from(ok)
+}
+
+/// Commits the true token (untimed) and moves to the next step / file.
+#[no_mangle]
+pub extern "C" fn commit_step() {
+    let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(h) = guard.as_mut() else { return };
+    let Some(&id) = h.files.get(h.file).and_then(|f| f.get(h.pos)) else { return };
+    let _ = h.constraint.commit(h.vocab.bytes(id));
+    h.pos += 1;
+    if h.pos >= h.files[h.file].len() {
+        h.file += 1;
+        h.pos = 0;
+        let lang = espalier_grammar::python().ok();
+        if let Some(lang) = lang {
+            h.constraint = GrammarConstraint::new(lang.recognizer(), h.trie.clone(), h.strategy, "python-lr");
+        }
+    }
+}
+
+/// Steps whose true token was refused so far.
+#[no_mangle]
+pub extern "C" fn violations() -> u32 {
+    HARNESS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |h| h.violations)
+}
