@@ -1,17 +1,39 @@
 //! espalier-constraint: the vocabulary, token sets, and the [`Constraint`] trait that
 //! every decoding method (Python / Go grammars, fill-in-the-middle, the sLua tree of
-//! parsers) implements, so one generation loop can drive them all.
+//! parsers) implements, so one generation loop can drive them all; and the grammar
+//! constraint with its three mask strategies.
 //!
-//! Main types: [`Vocab`] (the raw bytes of every model token), [`TokenSet`] (a bitset
-//! over token ids), [`Constraint`] (what may come next), [`Inspection`] (what the
-//! visualizer draws).
+//! Main types:
+//! - [`Vocab`] (the raw bytes of every model token, special tokens marked),
+//!   [`TokenSet`] (a bitset over token ids), [`TokTrie`] (the vocabulary as a flat
+//!   byte trie, llguidance's layout);
+//! - [`Constraint`] (what may come next), [`Inspection`] (what the visualizer draws);
+//! - [`GrammarConstraint`]: a grammar from `espalier-grammar` (Python first) as a
+//!   constraint, with a [`Strategy`] chosen at run time: `exact` (trie walk through
+//!   the byte-level recognizer, sped up by per-node lexeme summaries: sound and
+//!   complete, [`exact`], [`lexer_walk`], [`lexeme_starts`]), `syncode` (SynCode's
+//!   accept sequences and DFA [`MaskStore`], cached to a file keyed by a hash of the
+//!   grammar and vocabulary), `check` ([`Constraint::allows`] on one token, for
+//!   adaptive rejection). EOS is allowed exactly when the text is a complete program.
+//!
+//! No model code and no filesystem in the core (the store's cache path is passed in);
+//! the crate compiles to `wasm32-unknown-unknown` as is.
 //!
 //! ```
-//! use espalier_constraint::{TokenSet, Vocab};
-//! let vocab = Vocab::new(vec![b"a".to_vec(), b"<eos>".to_vec()], &[1], 1);
+//! use std::sync::Arc;
+//! use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+//! let tokens = ["<eos>", "x", " =", " 1", "\n", ")", "1\n"];
+//! let vocab = Vocab::new(tokens.iter().map(|t| t.as_bytes().to_vec()).collect(), &[0], 0);
+//! let trie = Arc::new(TokTrie::new(&vocab));
+//! let python = espalier_grammar::python().unwrap();
+//! let mut c = GrammarConstraint::new(python.recognizer(), trie, Strategy::Exact, "python-lr");
 //! let mut mask = TokenSet::empty(vocab.len());
-//! mask.insert(0);
-//! assert!(mask.contains(0) && !mask.contains(1));
+//! c.commit(b"x =").unwrap();
+//! c.fill_mask(&vocab, &mut mask);
+//! assert!(mask.contains(3) && mask.contains(6)); // " 1" and "1\n" may follow
+//! assert!(!mask.contains(5) && !mask.contains(0)); // ")" may not, nor EOS yet
+//! c.commit(b" 1\n").unwrap();
+//! assert!(c.is_complete() && c.allows(b"x"));
 //! ```
 
 pub mod constraint;
