@@ -15,7 +15,7 @@
 //! and the per-state acceptable-terminal sets the masks need.
 
 use std::collections::{HashMap, VecDeque};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::error::{Conflict, GrammarError};
 use crate::grammar::{Grammar, NonterminalId, ProductionId, Symbol, TerminalId, END};
@@ -56,7 +56,7 @@ pub struct TableStats {
     pub actions: usize,
     /// Non-empty goto entries.
     pub gotos: usize,
-    /// Time to build.
+    /// Time to build (zero on wasm32, which has no clock).
     pub build_time: Duration,
 }
 
@@ -166,6 +166,25 @@ impl<'g> Builder<'g> {
     }
 }
 
+/// Build-time measurement that also compiles for `wasm32-unknown-unknown`, where
+/// `std::time::Instant::now` panics (there it reports zero).
+struct Clock(#[cfg(not(target_arch = "wasm32"))] std::time::Instant);
+
+impl Clock {
+    fn start() -> Self {
+        Clock(
+            #[cfg(not(target_arch = "wasm32"))]
+            std::time::Instant::now(),
+        )
+    }
+    fn elapsed(&self) -> Duration {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.0.elapsed();
+        #[cfg(target_arch = "wasm32")]
+        return Duration::ZERO;
+    }
+}
+
 static AUG_RHS_PLACEHOLDER: Symbol = Symbol::T(0);
 
 fn weakly_compatible(a: &[TermSet], b: &[TermSet]) -> bool {
@@ -184,7 +203,7 @@ impl LrTable {
     /// Builds the table of `kind` for `grammar`; conflicts are an error naming the
     /// rule, the lookahead and both actions.
     pub fn build(grammar: &Grammar, kind: TableKind) -> Result<LrTable, GrammarError> {
-        let t0 = Instant::now();
+        let t0 = Clock::start();
         let g = grammar;
         let nt_count = g.nonterminals.len();
         let t_count = g.terminals.len();
