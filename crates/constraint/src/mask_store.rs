@@ -448,10 +448,15 @@ impl MaskStore {
         }
         let store = MaskStore::build(lang, vocab);
         let io = |error| StoreError::Io { path: path.display().to_string(), error };
+        #[allow(clippy::redundant_closure)]
+        let io = |e| io(e);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        std::fs::write(path, store.to_bytes()).map_err(io)?;
+        // Write then rename, so a concurrent reader never sees half a store.
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, store.to_bytes()).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)?;
         Ok(store)
     }
 }
