@@ -1,6 +1,7 @@
 //! Which burn backend runs the model, chosen at run time at the edge (a CLI flag, the
 //! browser's capabilities) and compiled in by Cargo features: `ndarray` (CPU, also in
-//! wasm), `wgpu` (WebGPU in the browser, Vulkan/Metal natively), `cuda` (NVIDIA).
+//! wasm), `flex` (burn 0.22's successor to ndarray, CPU), `wgpu` (WebGPU in the
+//! browser, Vulkan/Metal natively), `cuda` (NVIDIA).
 
 use burn::tensor::Device;
 
@@ -11,6 +12,9 @@ use super::ModelError;
 pub enum BackendKind {
     /// burn-ndarray on the CPU (feature `ndarray`).
     Ndarray,
+    /// burn-flex on the CPU (feature `flex`): burn 0.22's successor to ndarray, with
+    /// `gemm`-based matmuls.
+    Flex,
     /// burn-wgpu: WebGPU in the browser, Vulkan / Metal natively (feature `wgpu`).
     Wgpu,
     /// burn-cuda on an NVIDIA GPU (feature `cuda`).
@@ -19,12 +23,13 @@ pub enum BackendKind {
 
 impl BackendKind {
     /// All backends, in the order a CLI lists them.
-    pub const ALL: [BackendKind; 3] = [BackendKind::Ndarray, BackendKind::Wgpu, BackendKind::Cuda];
+    pub const ALL: [BackendKind; 4] = [BackendKind::Ndarray, BackendKind::Flex, BackendKind::Wgpu, BackendKind::Cuda];
 
     /// The backend's name as a CLI flag spells it.
     pub fn name(self) -> &'static str {
         match self {
             BackendKind::Ndarray => "ndarray",
+            BackendKind::Flex => "flex",
             BackendKind::Wgpu => "wgpu",
             BackendKind::Cuda => "cuda",
         }
@@ -34,6 +39,7 @@ impl BackendKind {
     pub fn is_compiled(self) -> bool {
         match self {
             BackendKind::Ndarray => cfg!(feature = "ndarray"),
+            BackendKind::Flex => cfg!(feature = "flex"),
             BackendKind::Wgpu => cfg!(feature = "wgpu"),
             BackendKind::Cuda => cfg!(feature = "cuda"),
         }
@@ -54,6 +60,8 @@ impl BackendKind {
             #[cfg(feature = "ndarray")]
             #[allow(deprecated)] // burn 0.22 deprecates ndarray for flex; ndarray is what we measured
             BackendKind::Ndarray => Ok(Device::ndarray()),
+            #[cfg(feature = "flex")]
+            BackendKind::Flex => Ok(Device::flex()),
             #[cfg(feature = "wgpu")]
             BackendKind::Wgpu => Device::wgpu_options()
                 .init()
@@ -72,6 +80,8 @@ impl BackendKind {
             #[cfg(feature = "ndarray")]
             #[allow(deprecated)]
             BackendKind::Ndarray => Ok(Device::ndarray()),
+            #[cfg(feature = "flex")]
+            BackendKind::Flex => Ok(Device::flex()),
             #[cfg(feature = "wgpu")]
             BackendKind::Wgpu => Device::wgpu_options()
                 .init_async()
@@ -92,7 +102,7 @@ impl std::str::FromStr for BackendKind {
         BackendKind::ALL
             .into_iter()
             .find(|b| b.name() == s)
-            .ok_or_else(|| format!("unknown backend {s:?}; expected one of ndarray, wgpu, cuda"))
+            .ok_or_else(|| format!("unknown backend {s:?}; expected one of ndarray, flex, wgpu, cuda"))
     }
 }
 

@@ -1,6 +1,7 @@
 //! Errors of model loading and inference.
 
 use crate::gguf::GgufError;
+use crate::tokenizer::TokenizerError;
 
 /// Why the model could not be loaded or run.
 #[derive(Debug, thiserror::Error)]
@@ -8,6 +9,10 @@ pub enum ModelError {
     /// The GGUF file is unreadable or lacks a key or tensor the model needs.
     #[error(transparent)]
     Gguf(#[from] GgufError),
+    /// The tokenizer could not be built or could not encode / decode (lets callers
+    /// use one error type for the whole model side).
+    #[error(transparent)]
+    Tokenizer(#[from] TokenizerError),
     /// The file holds a model of another architecture.
     #[error("unsupported architecture {arch:?} in general.architecture (supported: llama)")]
     UnsupportedArchitecture {

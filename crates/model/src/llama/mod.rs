@@ -222,5 +222,5 @@ fn causal_mask(g: usize, t: usize, past: usize, device: &Device) -> Tensor<3> {
 }
 
 fn read_logits(data: Result<TensorData, ModelError>) -> Result<Vec<f32>, ModelError> {
-    data?.into_vec::<f32>().map_err(|e| ModelError::Execution(format!("{e:?}")))
+    data?.try_into_vec::<f32>().map_err(|e| ModelError::Execution(format!("{e:?}")))
 }
