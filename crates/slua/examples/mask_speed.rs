@@ -45,6 +45,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         worst = worst.max(dt);
         steps += 1;
         allowed += mask.count();
+        if std::env::var("VERIFY").is_ok() {
+            // Ground truth: committing the token on a clone, byte by byte, no caches.
+            for id in 0..vocab.len() as u32 {
+                let b = vocab.bytes(id);
+                if b.is_empty() || vocab.is_special(id) {
+                    continue;
+                }
+                let truth = c.clone().commit(b).is_ok();
+                if truth != mask.contains(id as usize) {
+                    println!("step {steps}: token {:?} mask {} truth {truth} (remainder {:?})", String::from_utf8_lossy(b), mask.contains(id as usize), String::from_utf8_lossy(c.partial()));
+                }
+            }
+        }
         let best = mask
             .iter()
             .filter(|&id| rest.starts_with(vocab.bytes(id as u32)) && !vocab.bytes(id as u32).is_empty())

@@ -106,6 +106,11 @@ impl SluaConstraint {
                 }
                 let mut key = self.partial.clone();
                 key.extend_from_slice(&bytes[..=i]);
+                // Completions that differ only in leading whitespace lead to the same
+                // tree (offsets aside): one clone serves them all.
+                // (Not after a carried byte: then a whitespace byte may be the look-ahead.)
+                let lead = if self.tree.carry().is_some() { 0 } else { key.iter().take_while(|b| crate::lexeme::is_ws(**b)).count() };
+                let key = key.split_off(lead);
                 let next = cache.entry(key.clone()).or_insert_with(|| {
                     let mut c = self.clone();
                     let text = String::from_utf8(key).ok()?;
