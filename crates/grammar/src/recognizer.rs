@@ -362,7 +362,8 @@ impl<P: TokenParser> Recognizer<P> {
     #[cold]
     fn push_byte_slow(&mut self, b: u8) -> Result<(), ParseError> {
         if self.lex_len == 0 || self.last_accept == LexerDfa::DEAD {
-            return Err(self.error(self.lex_start, format!("invalid token starting with byte {:?}", b as char)));
+            let shown = if b.is_ascii_graphic() { format!("{:?}", b as char) } else { format!("0x{b:02X}") };
+            return Err(self.error(self.lex_start, format!("invalid token here (byte {shown} continues no token)")));
         }
         self.finish_lexeme()?;
         self.push_byte(b)
