@@ -176,6 +176,9 @@ impl<P: TokenParser> ExactWalker<P> {
             self.bytes.clear();
             let dfa = &*self.pool[a].language().dfa;
             for (&m, &pq) in nodes.iter().zip(pstates) {
+                if pq & crate::lexeme_starts::NO_ACCEPT != 0 {
+                    continue; // nothing to end the lexeme at: refused
+                }
                 if test(starts.set_of(pq))
                     && !surely_refused(&self.pool[a], dfa, pq, starts.byte_of(m as usize))
                 {
@@ -194,11 +197,19 @@ impl<P: TokenParser> ExactWalker<P> {
         // The parser's acceptable set after the parent's lexeme, when it is known to
         // decide the next lexeme's first byte (see `after_lexeme`).
         let mut after: Option<Option<espalier_grammar::TermSet>> = None;
+        // Per byte class (content / whitespace-or-#), the acceptable set a sibling's
+        // successful push revealed: the lexeme that ends is the same for every sibling
+        // and the indentation layer treats all bytes of a class alike, so the first
+        // byte of every other sibling of that class is decided by this set alone.
+        let mut class_acc: [Option<espalier_grammar::TermSet>; 2] = [None, None];
+        let dfa_arc = self.pool[a].language().dfa.clone();
+        let dfa = &*dfa_arc;
         for (m, pq) in viable {
             let m = m as usize;
             let p = starts.parent(m);
             if p != materialized {
                 after = None;
+                class_acc = [None, None];
                 let (lo, hi) = self.pool.split_at_mut(a + 1);
                 hi[0].clone_from(&lo[a]);
                 path.clear();
@@ -211,11 +222,17 @@ impl<P: TokenParser> ExactWalker<P> {
                 materialized = p;
             }
             let (byte, tok, _, _) = trie.node_info(m);
+            let first = dfa.next(espalier_grammar::LexerDfa::START, byte);
+            let class = usize::from(matches!(byte, b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' | b'#'));
+            let clean = !dfa.winners(pq).is_empty();
+            if let (true, Some(set)) = (clean, &class_acc[class]) {
+                if first == espalier_grammar::LexerDfa::DEAD || !dfa.reachable(first).intersects(set) {
+                    continue;
+                }
+            }
             let after = after.get_or_insert_with(|| after_lexeme(&self.pool[a + 1], pq));
             if let Some(set) = after {
-                let dfa = &self.pool[a + 1].language().dfa;
-                let s = dfa.next(espalier_grammar::LexerDfa::START, byte);
-                if s == espalier_grammar::LexerDfa::DEAD || !dfa.reachable(s).intersects(set) {
+                if first == espalier_grammar::LexerDfa::DEAD || !dfa.reachable(first).intersects(set) {
                     continue;
                 }
             }
@@ -226,6 +243,9 @@ impl<P: TokenParser> ExactWalker<P> {
                 continue;
             }
             if hi[0].remainder().len == 1 {
+                if clean && class_acc[class].is_none() {
+                    class_acc[class] = Some(hi[0].acceptable_terminals().clone());
+                }
                 let (t, ts) = starts.inlex(m);
                 let (b, bs) = starts.bounds(m);
                 self.summarize(level + 1, m, (t, ts, b, bs), trie, starts, mask);

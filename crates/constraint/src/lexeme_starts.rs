@@ -46,6 +46,10 @@ pub struct LexemeStarts {
     roots: Arc<Mutex<HashMap<u32, Arc<Part>>>>,
 }
 
+/// Marks, in a boundary's parent state, a lexeme with no accepting prefix yet: the
+/// recognizer then refuses the boundary byte (no lexeme to end), without trying.
+pub(crate) const NO_ACCEPT: u32 = 1 << 31;
+
 /// One summary: tokens staying in the lexeme (with reachable-set ids) and boundary
 /// nodes (with their parent's set id).
 #[derive(Clone, Debug, Default)]
@@ -70,10 +74,15 @@ fn scan(
     out: &mut Part,
     stack: &mut Vec<(usize, u32)>,
 ) {
+    // The high bit of a stack entry's state marks "no accepting state yet in this
+    // lexeme" (only for lexemes that start at `start`; at the root the lexeme began
+    // in the committed text, which may have accepted: unknown, so never marked).
     stack.clear();
-    stack.push((start, q));
+    let mark0 = if with_start && dfa.winners(q).is_empty() { NO_ACCEPT } else { 0 };
+    stack.push((start, q | mark0));
     let first = out.inlex_tok.len();
-    while let Some((i, qi)) = stack.pop() {
+    while let Some((i, qm)) = stack.pop() {
+        let qi = qm & !NO_ACCEPT;
         let (_, tok, size, _) = trie.node_info(i);
         if tok != u32::MAX && (i != start || with_start) {
             out.inlex_tok.push(tok);
@@ -87,9 +96,10 @@ fn scan(
             let qc = dfa.next(qi, cb);
             if qc == LexerDfa::DEAD || qc == LexerDfa::START {
                 out.bound_node.push(c as u32);
-                out.bound_state.push(qi);
+                out.bound_state.push(qm);
             } else {
-                stack.push((c, qc));
+                let m = if qm & NO_ACCEPT != 0 && dfa.winners(qc).is_empty() { NO_ACCEPT } else { 0 };
+                stack.push((c, qc | m));
             }
             c += csize;
         }
