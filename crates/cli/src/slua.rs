@@ -1,12 +1,123 @@
-//! `espalier slua` (under construction).
+//! `espalier slua ...`: sLua tools (the random-walk fuzzer), and the sLua half of
+//! `espalier check --lang slua`.
+//!
+//! `espalier slua fuzz --scripts N --turns T --seed S` walks N random scripts through
+//! the tree of parsers, checks, translates and runs each for T game turns, prints one
+//! line per problem found and, as its last line, one JSON object with at least
+//! `scripts`, `finished`, `type_ok`, `translated`, `runtime_errors`, `dead_ends`.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
+use std::time::Duration;
+
+use espalier_slua::fuzz::{fuzz, FuzzConfig};
+use espalier_slua::{check, Api, Env};
 
 /// Arguments of `espalier slua`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Random scripts from the tree of parsers: check, translate, run in the game.
+    Fuzz {
+        /// Number of scripts.
+        #[arg(long, default_value_t = 100)]
+        scripts: usize,
+        /// Game turns per script.
+        #[arg(long, default_value_t = 100)]
+        turns: usize,
+        /// Random seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// API file (JSON); the bundled dungeon API when left out.
+        #[arg(long)]
+        api: Option<PathBuf>,
+        /// Also check A1 on every segment regex (slower).
+        #[arg(long)]
+        check_a1: bool,
+    },
+    /// Print the API summary used in prompts.
+    Api {
+        /// API file (JSON); the bundled dungeon API when left out.
+        #[arg(long)]
+        api: Option<PathBuf>,
+    },
+}
+
+/// Loads the API from `path`, or the bundled dungeon API.
+pub fn load_api(path: Option<&Path>) -> Result<Api, Box<dyn std::error::Error>> {
+    match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read API file {}: {e}", p.display()))?;
+            Ok(Api::from_json(&text).map_err(|e| format!("{}: {e}", p.display()))?)
+        }
+        None => Ok(Api::dungeon()),
+    }
+}
+
+/// `espalier check --lang slua [--api FILE] SCRIPT...`: checks the scripts in order
+/// (an effect registers itself for the scripts after it); prints
+/// `FILE:OFFSET: expected /REGEX/` for each invalid one; exit 0 when all are valid.
+pub fn check_files(api: Option<&Path>, files: &[PathBuf]) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let api = load_api(api)?;
+    let mut effects: Vec<String> = Vec::new();
+    let mut all_ok = true;
+    for path in files {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                println!("{}:0: expected /(a readable UTF-8 file)/ ({e})", path.display());
+                all_ok = false;
+                continue;
+            }
+        };
+        let env = Rc::new(Env::new(api.clone(), effects.clone()));
+        match check(env, &text) {
+            Ok(script) => {
+                if script.kind == "effect" {
+                    effects.push(script.name);
+                }
+            }
+            Err(e) => {
+                println!("{}:{}: expected /{}/", path.display(), e.offset, e.expected);
+                all_ok = false;
+            }
+        }
+    }
+    Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
 
 /// Runs `espalier slua`.
-pub fn run(_args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    Err("espalier slua is not built yet".into())
+pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    match args.command {
+        Command::Fuzz { scripts, turns, seed, api, check_a1 } => {
+            let api = load_api(api.as_deref())?;
+            let cfg = FuzzConfig { scripts, turns, seed, check_a1, time_limit: Duration::from_secs(20) };
+            let stats = fuzz(&api, &cfg);
+            for e in &stats.examples {
+                println!("problem: {}", e.lines().next().unwrap_or(""));
+            }
+            let mut json = serde_json::to_value(&stats)?;
+            if let Some(o) = json.as_object_mut() {
+                o.remove("examples");
+            }
+            println!("{json}");
+            let ok = stats.dead_ends == 0
+                && stats.runtime_errors == 0
+                && stats.timeouts == 0
+                && stats.a1_failures == 0
+                && stats.type_ok == stats.finished
+                && stats.translated == stats.type_ok;
+            Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::Api { api } => {
+            print!("{}", load_api(api.as_deref())?.summary());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }

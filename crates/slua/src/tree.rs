@@ -105,6 +105,13 @@ impl Tree {
         (toks.len() >= 2).then(|| (toks[0].text.clone(), toks[1].text.clone()))
     }
 
+    /// The name a finished effect registers (callable by later scripts as
+    /// `Name(actor, data)`: pass it in [`Env::new`]'s effects); `None` otherwise.
+    pub fn registered_effect(&self) -> Option<String> {
+        let (kind, name) = self.header()?;
+        (self.has_finished() && kind == "effect").then_some(name)
+    }
+
     /// The live nodes, root first.
     pub fn frames(&self) -> &[Frame] {
         &self.stack
@@ -315,6 +322,7 @@ mod tests {
         let src = "effect Burning;\nhook GetDescription = function(data)\n  return \"Burns for \" .. NumStr(data.power);\nend;";
         t.feed_text(src).unwrap();
         assert!(t.has_finished(), "{:?}", t.next_regex());
+        assert_eq!(t.registered_effect().as_deref(), Some("Burning"));
         assert!(t.tokens().iter().any(|k| k.text == "NumStr"));
     }
 

@@ -163,10 +163,10 @@ pub fn sample(alt: &Alt, rng: &mut Rng) -> String {
         }
         Lex::Name { upper, .. } => {
             let pool = if *upper { UPPER } else { NAMES };
-            loop {
+            for attempt in 0.. {
                 let mut name = pool[rng.below(pool.len())].to_string();
-                if rng.below(3) == 0 {
-                    name.push_str(&rng.below(10).to_string());
+                if rng.below(3) == 0 || attempt > 20 {
+                    name.push_str(&rng.below(10 + attempt).to_string());
                 }
                 let full = if done.is_empty() || name.starts_with(&done) { name } else { format!("{done}{name}") };
                 if alt.lex.match_len(full.as_bytes()) == Some(full.len()) {
