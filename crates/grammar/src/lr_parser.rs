@@ -86,6 +86,40 @@ fn can_take(table: &LrTable, stack: &[u32], t: TerminalId, extra: &mut Vec<u32>)
     }
 }
 
+/// Acceptable terminals among `terms` on the virtual stack `stack[..sp] ++ extra`:
+/// terminals are grouped by their action, and each distinct reduction is simulated
+/// once for its whole group (merged tables reduce on terminals that may then fail).
+fn explore(table: &LrTable, stack: &[u32], sp: usize, extra: &[u32], terms: &[TerminalId], out: &mut TermSet) {
+    let top = *extra.last().unwrap_or(&stack[sp - 1]);
+    let mut groups: Vec<(u32, Vec<TerminalId>)> = Vec::new();
+    for &t in terms {
+        match table.action(top, t) {
+            Action::Shift(_) | Action::Accept => {
+                out.insert(t);
+            }
+            Action::Error => {}
+            Action::Reduce(p) => match groups.iter_mut().find(|g| g.0 == p) {
+                Some(g) => g.1.push(t),
+                None => groups.push((p, vec![t])),
+            },
+        }
+    }
+    for (p, ts) in groups {
+        let (lhs, len) = table.production(p);
+        let mut len = len as usize;
+        let mut ext = extra.to_vec();
+        let from_extra = len.min(ext.len());
+        ext.truncate(ext.len() - from_extra);
+        len -= from_extra;
+        let nsp = sp - len;
+        let ntop = *ext.last().unwrap_or(&stack[nsp - 1]);
+        if let Some(g) = table.goto(ntop, lhs) {
+            ext.push(g);
+            explore(table, stack, nsp, &ext, &ts, out);
+        }
+    }
+}
+
 impl LrParser {
     /// A parser at the start of input.
     pub fn new(table: Arc<LrTable>) -> Self {
@@ -144,11 +178,8 @@ impl TokenParser for LrParser {
             if table.exact_errors {
                 out.union_with(table.valid_terminals(top));
             } else {
-                for t in table.valid_terminals(top).iter() {
-                    if !out.contains(t) && can_take(table, st, t, &mut self.scratch) {
-                        out.insert(t);
-                    }
-                }
+                let terms: Vec<TerminalId> = table.valid_terminals(top).iter().collect();
+                explore(table, st, st.len(), &[], &terms, out);
             }
         }
     }
