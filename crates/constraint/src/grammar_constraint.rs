@@ -87,15 +87,38 @@ impl<P: TokenParser> GrammarConstraint<P> {
     }
 
     /// The SynCode mask (sound over-approximation). Does not set EOS. Falls back to
-    /// the exact mask when no store is attached or the recognizer cannot report
-    /// accept sequences at this point, and says so by returning `false`.
+    /// the exact mask when no store is attached, or the remainder may still split
+    /// into several lexemes (see `remainder_may_split`), and says so by returning
+    /// `false`.
     pub fn syncode_mask(&mut self, mask: &mut TokenSet) -> bool {
         if let Some(store) = &self.store {
-            if store.fill(&self.state, mask) {
+            if !self.remainder_may_split() && store.fill(&self.state, mask) {
                 return true;
             }
         }
         self.exact_mask(mask);
+        false
+    }
+
+    /// Whether the remainder is not itself a complete lexeme but has one as a proper
+    /// prefix (e.g. `..`, read as `.` `.` unless a third `.` comes): the lexer may
+    /// then end a lexeme inside the remainder and re-read the rest, which SynCode's
+    /// accept sequences do not describe, so the store is not consulted (O(remainder
+    /// length) DFA steps).
+    fn remainder_may_split(&self) -> bool {
+        let rem = self.state.remainder();
+        let dfa = &self.state.language().dfa;
+        if rem.len < 2 || !dfa.winners(rem.dfa_state).is_empty() {
+            return false;
+        }
+        let tail = &self.text[self.text.len().saturating_sub(rem.len)..];
+        let mut q = espalier_grammar::LexerDfa::START;
+        for &b in &tail[..tail.len() - 1] {
+            q = dfa.next(q, b);
+            if !dfa.winners(q).is_empty() {
+                return true;
+            }
+        }
         false
     }
 

@@ -71,3 +71,49 @@ fn true_next_token_is_always_allowed_on_cpython_files() {
     assert!(checked_files >= 5, "too few files checked: {checked_files}");
     assert!(violations.is_empty(), "violations:\n{}", violations.join("\n"));
 }
+
+/// Hand-picked corners: remainders that split into several lexemes (`..` is `.` `.`
+/// unless a third dot comes), indentation inside tokens, f-strings, soft keywords.
+#[test]
+fn tricky_snippets_are_sound_for_every_strategy() {
+    let (tok, vocab, trie) = common::smollm2();
+    let store = common::python_store(&vocab);
+    let snippets = [
+        "from .. import x\n",
+        "from ... import y\n",
+        "x = 1..real\n",
+        "if x:\n    pass\nelse:\n    y = 'a'  # c\n",
+        "def f(a, /, *b, **c) -> None: ...\n",
+        "s = f'{x!r:>{w}}'\n",
+        "match p:\n    case [1, *rest]:\n        pass\n",
+        "class A:\n\tdef g(self):\n\t\treturn (yield)\n",
+    ];
+    let mut mask = TokenSet::empty(vocab.len());
+    let mut violations = Vec::new();
+    for text in snippets {
+        assert!(common::grammar_accepts(text), "the grammar rejects {text:?}");
+        let ids = tok.encode(text).expect("tokenize");
+        for strategy in Strategy::ALL {
+            let mut c = common::python_constraint(&trie, strategy, Some(&store));
+            for &id in &ids {
+                let ok = match strategy {
+                    Strategy::Check => c.allows(vocab.bytes(id)),
+                    _ => {
+                        c.fill_mask(&vocab, &mut mask);
+                        mask.contains(id as usize)
+                    }
+                };
+                if !ok {
+                    violations.push(format!("{strategy}: {:?} refused in {text:?}", String::from_utf8_lossy(vocab.bytes(id))));
+                    break;
+                }
+                c.commit(vocab.bytes(id)).expect("an allowed token commits");
+            }
+            c.fill_mask(&vocab, &mut mask);
+            if !mask.contains(vocab.eos() as usize) {
+                violations.push(format!("{strategy}: EOS refused at the end of {text:?}"));
+            }
+        }
+    }
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
