@@ -50,7 +50,17 @@ fn check_python(path: &Path, text: &[u8]) -> Result<(), String> {
     let res = r.push_bytes(text).and_then(|_| r.finish());
     res.map_err(|e| {
         let (line, col) = line_col(text, e.offset);
-        let mut expected: Vec<String> = e.expected.iter().map(|n| if n == "NL" { "NEWLINE".to_string() } else { n.clone() }).collect();
+        let mut expected: Vec<String> = e
+            .expected
+            .iter()
+            .map(|n| match n.as_str() {
+                "NL" => "NEWLINE".to_string(),
+                "$END" => "EOF".to_string(),
+                "MATCH" => "\"match\"".to_string(),
+                "CASE" => "\"case\"".to_string(),
+                _ => n.clone(),
+            })
+            .collect();
         expected.sort();
         expected.dedup();
         let list = if expected.is_empty() { "nothing here".to_string() } else { expected.join(" ") };

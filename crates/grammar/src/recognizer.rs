@@ -169,7 +169,7 @@ impl<P: TokenParser> Recognizer<P> {
         let mut expected: Vec<String> = self
             .acceptable
             .iter()
-            .filter(|&t| !self.lang.ignored.contains(t) || self.lang.python.as_ref().is_some_and(|p| p.nl == t))
+            .filter(|&t| !self.lang.ignored.contains(t) || self.lang.python.as_ref().is_some_and(|p| p.nl == t && self.indent.depth == 0))
             .map(|t| self.lang.terminal_name(t).to_string())
             .collect();
         expected.sort();
