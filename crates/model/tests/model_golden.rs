@@ -58,6 +58,14 @@ fn check_prompt(tok: &Tokenizer, model: &Llama, case: &serde_json::Value, name: 
             }
         }
         let next = argmax(&logits);
+        if next != want[step] && got.iter().zip(&want).all(|(a, b)| a == b) {
+            eprintln!(
+                "{name} step {step}: ours picks {next} (logit {:.3}), llama.cpp {} (our logit {:.3})",
+                logits[next as usize],
+                want[step],
+                logits[want[step] as usize]
+            );
+        }
         got.push(next);
         // Feed llama.cpp's token so a late divergence does not hide later matches.
         logits = model.forward(&[want[step]], &mut cache).unwrap();

@@ -1,7 +1,6 @@
 //! Which burn backend runs the model, chosen at run time at the edge (a CLI flag, the
 //! browser's capabilities) and compiled in by Cargo features: `ndarray` (CPU, also in
-//! wasm), `flex` (burn 0.22's successor to ndarray, CPU), `wgpu` (WebGPU in the
-//! browser, Vulkan/Metal natively), `cuda` (NVIDIA).
+//! wasm), `wgpu` (WebGPU in the browser, Vulkan/Metal natively), `cuda` (NVIDIA).
 
 use burn::tensor::Device;
 
@@ -12,9 +11,6 @@ use super::ModelError;
 pub enum BackendKind {
     /// burn-ndarray on the CPU (feature `ndarray`).
     Ndarray,
-    /// burn-flex on the CPU (feature `flex`): burn 0.22's successor to ndarray, with
-    /// `gemm`-based matmuls.
-    Flex,
     /// burn-wgpu: WebGPU in the browser, Vulkan / Metal natively (feature `wgpu`).
     Wgpu,
     /// burn-cuda on an NVIDIA GPU (feature `cuda`).
@@ -23,13 +19,12 @@ pub enum BackendKind {
 
 impl BackendKind {
     /// All backends, in the order a CLI lists them.
-    pub const ALL: [BackendKind; 4] = [BackendKind::Ndarray, BackendKind::Flex, BackendKind::Wgpu, BackendKind::Cuda];
+    pub const ALL: [BackendKind; 3] = [BackendKind::Ndarray, BackendKind::Wgpu, BackendKind::Cuda];
 
     /// The backend's name as a CLI flag spells it.
     pub fn name(self) -> &'static str {
         match self {
             BackendKind::Ndarray => "ndarray",
-            BackendKind::Flex => "flex",
             BackendKind::Wgpu => "wgpu",
             BackendKind::Cuda => "cuda",
         }
@@ -39,7 +34,6 @@ impl BackendKind {
     pub fn is_compiled(self) -> bool {
         match self {
             BackendKind::Ndarray => cfg!(feature = "ndarray"),
-            BackendKind::Flex => cfg!(feature = "flex"),
             BackendKind::Wgpu => cfg!(feature = "wgpu"),
             BackendKind::Cuda => cfg!(feature = "cuda"),
         }
@@ -60,8 +54,6 @@ impl BackendKind {
             #[cfg(feature = "ndarray")]
             #[allow(deprecated)] // burn 0.22 deprecates ndarray for flex; ndarray is what we measured
             BackendKind::Ndarray => Ok(Device::ndarray()),
-            #[cfg(feature = "flex")]
-            BackendKind::Flex => Ok(Device::flex()),
             #[cfg(feature = "wgpu")]
             BackendKind::Wgpu => Device::wgpu_options()
                 .init()
@@ -80,8 +72,6 @@ impl BackendKind {
             #[cfg(feature = "ndarray")]
             #[allow(deprecated)]
             BackendKind::Ndarray => Ok(Device::ndarray()),
-            #[cfg(feature = "flex")]
-            BackendKind::Flex => Ok(Device::flex()),
             #[cfg(feature = "wgpu")]
             BackendKind::Wgpu => Device::wgpu_options()
                 .init_async()
@@ -102,7 +92,7 @@ impl std::str::FromStr for BackendKind {
         BackendKind::ALL
             .into_iter()
             .find(|b| b.name() == s)
-            .ok_or_else(|| format!("unknown backend {s:?}; expected one of ndarray, flex, wgpu, cuda"))
+            .ok_or_else(|| format!("unknown backend {s:?}; expected one of ndarray, wgpu, cuda"))
     }
 }
 
