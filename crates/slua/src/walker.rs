@@ -13,6 +13,7 @@ use crate::lexeme::{is_ws, Alt, Lex};
 use crate::node::Act;
 use crate::scope::Env;
 use crate::tree::{Segment, Tree};
+use crate::types::Type;
 
 /// SplitMix64: a small, fast, seedable generator.
 #[derive(Clone, Debug)]
@@ -108,9 +109,14 @@ fn finishing_cost(seg: &Segment, alt: &Alt) -> usize {
     let kind = match (&choice.lex, &choice.act) {
         (Lex::Lit(s), _) if s == "return" || s == "GetDescription" => 0,
         (Lex::Number | Lex::Str, _) | (_, Act::Literal(_)) => 1,
-        (Lex::Lit(s), _) if s == "(" || s == "{" || s == "function" || s == "not" || s == "-" => 9,
+        (Lex::Lit(s), _) if s == "(" || s == "function" || s == "not" || s == "-" => 9,
         (Lex::Lit(s), Act::Kw) if matches!(s.as_str(), "if" | "while" | "for" | "do" | "local" | "hook" | "elseif") => 9,
-        (_, Act::Var(..)) => 6,
+        // A plain variable ends an operand at once; a function needs a call whose
+        // arguments may nest (a `(T) -> T` local would nest forever), so constructors
+        // (7) come before calls (8).
+        (_, Act::Var(Type::Func(_), _)) => 8,
+        (_, Act::Var(..)) => 3,
+        (Lex::Lit(s), _) if s == "{" => 7,
         (_, Act::Method(_)) => 7,
         _ => 2,
     };
