@@ -14,6 +14,7 @@
 //! - `bounds(n)`: the boundary nodes below `n`, each with the lexer state of its
 //!   parent (the light path up to it must still be viable, and the lexeme it ends is
 //!   the parent state's winner).
+//!
 //! At mask time a lexeme start at `n` costs one intersection per distinct reachable
 //! set plus one lookup per listed token, instead of a recognizer step per trie node.
 //! Size for Python x SmolLM2: see `memory_bytes` (reported by `espalier bench`).

@@ -13,10 +13,13 @@
 //!   set after `τ1` is unknown (the remainder cannot complete as `τ1` yet, or the
 //!   next lexeme may start with INDENT / DEDENT, which the Python layer decides only
 //!   when the next lexeme's first byte arrives).
+//!
 //! A0 containing INDENT or DEDENT widens A0 to every terminal for the same reason.
 //! The mask is the union of the rows selected; it is sound (every viable token is in
 //! it) and over-approximates where tokens span lexemes; the exactness test measures
-//! by how much.
+//! by how much. A remainder that may still split into several lexemes (`..`) is not
+//! described by accept sequences: [`crate::GrammarConstraint`] then uses the exact
+//! mask instead.
 //!
 //! Representation: rows are token-id lists, deduplicated (many DFA states share
 //! rows), in one CSR array; `M0` and `M1*` are indexed densely by (state, terminal),
@@ -534,7 +537,7 @@ impl<'a> Reader<'a> {
     fn vec(&mut self) -> Result<Vec<u32>, StoreError> {
         let n = self.take(8, "an array length")?;
         let n = u64::from_le_bytes(n.try_into().unwrap_or([0; 8])) as usize;
-        let raw = self.take(n.checked_mul(4).unwrap_or(usize::MAX), "array contents")?;
+        let raw = self.take(n.saturating_mul(4), "array contents")?;
         Ok(raw.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
     }
 }
