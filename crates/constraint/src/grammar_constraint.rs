@@ -111,9 +111,9 @@ impl<P: TokenParser> GrammarConstraint<P> {
         if rem.len < 2 || !dfa.winners(rem.dfa_state).is_empty() {
             return false;
         }
-        let tail = &self.text[self.text.len().saturating_sub(rem.len)..];
+        let tail = self.state.remainder_bytes();
         let mut q = espalier_grammar::LexerDfa::START;
-        for &b in &tail[..tail.len() - 1] {
+        for &b in &tail[..tail.len().saturating_sub(1)] {
             q = dfa.next(q, b);
             if !dfa.winners(q).is_empty() {
                 return true;
@@ -191,9 +191,8 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
     fn inspect(&self) -> Inspection {
         let mut out = Inspection { kind: self.kind.clone(), ..Inspection::default() };
         self.state.describe(&mut out);
-        let rem = self.state.remainder().len;
-        if rem > 0 {
-            let tail = &self.text[self.text.len().saturating_sub(rem)..];
+        let tail = self.state.remainder_bytes();
+        if !tail.is_empty() {
             out.remainder = Some(String::from_utf8_lossy(tail).into_owned());
         }
         out
