@@ -7,7 +7,10 @@ use std::sync::Arc;
 use espalier_constraint::{
     Commit, Constraint, GrammarConstraint, Inspection, MaskStore, Rejected, Strategy, TokTrie, TokenSet, Vocab,
 };
+use std::rc::Rc;
+
 use espalier_grammar::Language;
+use espalier_slua::{Api, Env, SluaConstraint};
 
 use crate::{Mode, Unconstrained};
 
@@ -139,6 +142,22 @@ pub enum LangConstraint {
     None(Unconstrained),
     /// The Python grammar.
     Python(Box<GrammarConstraint>),
+    /// The sLua tree of parsers.
+    Slua(Box<SluaConstraint>),
+}
+
+impl LangConstraint {
+    /// A fresh sLua constraint for a script of `kind` (`effect` or `talent`, any
+    /// other value: either) over the game API, where `effects` are the names of
+    /// effects already written (talents may apply them).
+    pub fn slua(kind: &str, effects: Vec<String>) -> Self {
+        let env = Rc::new(Env::new(Api::dungeon(), effects));
+        let c = match kind {
+            "effect" | "talent" => SluaConstraint::for_kind(env, kind),
+            _ => SluaConstraint::new(env),
+        };
+        LangConstraint::Slua(Box::new(c))
+    }
 }
 
 macro_rules! delegate {
@@ -146,6 +165,7 @@ macro_rules! delegate {
         match $self {
             LangConstraint::None($c) => $e,
             LangConstraint::Python($c) => $e,
+            LangConstraint::Slua($c) => $e,
         }
     };
 }

@@ -5,6 +5,7 @@
 pub mod dataset;
 pub mod python;
 pub mod report;
+pub mod slua;
 
 pub use dataset::{load_humaneval, load_mbpp, DatasetError, Problem};
 pub use python::{PythonChecker, TestOutcome};

@@ -1,0 +1,84 @@
+//! End to end with the real SmolLM2 and the real constraints: a few greedy tokens of
+//! a HumanEval completion under the Python grammar (mask and rejection must agree,
+//! the text must stay a valid prefix) and of an sLua talent under the tree of
+//! parsers. Run in release mode (CI does): a few seconds on two cores.
+
+use std::sync::Arc;
+
+use espalier_constraint::{Constraint, Vocab};
+use espalier_decode::{run, GenerateConfig, Generator, LangConstraint, LanguageModel, Mode, PythonKit};
+use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer};
+
+const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+
+struct Model {
+    llama: Llama,
+    cache: KvCache,
+}
+
+impl LanguageModel for Model {
+    type Error = ModelError;
+    fn truncate(&mut self, len: usize) {
+        self.cache.truncate(len);
+    }
+    fn forward(&mut self, tokens: &[u32]) -> Result<Vec<f32>, ModelError> {
+        self.llama.forward(tokens, &mut self.cache)
+    }
+}
+
+fn load() -> (Tokenizer, Arc<Vocab>, Model) {
+    let gguf = Gguf::open(MODEL).unwrap_or_else(|e| panic!("{MODEL}: {e} (run scripts/fetch-model.sh)"));
+    let tok = Tokenizer::from_gguf(&gguf).unwrap();
+    let vocab = Arc::new(Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id()));
+    let llama = Llama::load(&gguf, &BackendKind::Ndarray.device().unwrap()).unwrap();
+    let cache = llama.new_cache();
+    (tok, vocab, Model { llama, cache })
+}
+
+const PROMPT: &str = "def add(a: int, b: int) -> int:\n    \"\"\"Return the sum of a and b.\"\"\"\n";
+
+#[test]
+fn python_completion_under_the_grammar_is_a_valid_prefix_in_mask_and_rejection_modes() {
+    let (tok, vocab, mut model) = load();
+    let kit = PythonKit::new(&vocab).unwrap();
+    let ids = tok.encode(PROMPT).unwrap();
+    let mut outputs = Vec::new();
+    for mode in [Mode::Mask, Mode::Rejection] {
+        let config = GenerateConfig { mode, max_tokens: 8, heal_prompt: true, trace: true, ..GenerateConfig::default() };
+        let c = kit.constraint(mode, PROMPT).unwrap();
+        let mut g = Generator::new(vocab.clone(), c, &ids, config).unwrap();
+        model.truncate(0);
+        let mut steps = 0;
+        run(&mut g, &mut model, |_, out| {
+            steps += 1;
+            assert!(out.trace.as_ref().unwrap().inspect.is_some());
+        })
+        .unwrap();
+        assert!(steps >= 1);
+        let text = g.text();
+        eprintln!("{mode}: {text:?} ({:?})", g.stop_reason());
+        // An independent constraint accepts prompt + completion as a prefix.
+        let mut check = kit.constraint(Mode::Mask, "").unwrap();
+        check.commit(format!("{PROMPT}{text}").as_bytes()).expect("completion stays valid Python");
+        outputs.push(g.tokens().to_vec());
+    }
+    assert_eq!(outputs[0], outputs[1], "greedy mask and greedy rejection choose the same tokens");
+}
+
+#[test]
+fn slua_talent_under_the_tree_of_parsers_starts_as_the_grammar_says() {
+    let (tok, vocab, mut model) = load();
+    let text = espalier_decode::prompt::render_chat(
+        tok.chat_template(),
+        &[espalier_decode::prompt::Message::new("user", "Write an sLua talent that sets a target on fire.")],
+        true,
+    )
+    .unwrap();
+    let ids = tok.encode(&text).unwrap();
+    let config = GenerateConfig { mode: Mode::Rejection, max_tokens: 6, ..GenerateConfig::default() };
+    let mut g = Generator::new(vocab, LangConstraint::slua("talent", vec![]), &ids, config).unwrap();
+    run(&mut g, &mut model, |_, _| {}).unwrap();
+    let out = g.text();
+    eprintln!("slua: {out:?}");
+    assert!(out.starts_with("talent"), "an sLua talent starts with `talent`: {out:?}");
+}
