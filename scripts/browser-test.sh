@@ -12,7 +12,7 @@
 # stays the way to run the app. ESPALIER_WEB_BUILD=trunk builds with trunk instead.
 #
 # Environment: ESPALIER_BROWSER_BACKENDS (default "webgpu cpu"),
-# ESPALIER_BROWSER_MAX_TOKENS (default 48), ESPALIER_BROWSER_MODE (default mask),
+# ESPALIER_BROWSER_MAX_TOKENS_PYTHON (64) and _SLUA (160), ESPALIER_BROWSER_MODE (default mask),
 # ESPALIER_WASM_OPT=0 to skip wasm-opt, CARGO_TARGET_DIR.
 set -euo pipefail
 cd "$(dirname "$0")/.."

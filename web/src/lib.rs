@@ -1,1 +1,0 @@
-//! espalier-web (work in progress).

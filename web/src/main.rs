@@ -1,0 +1,62 @@
+//! espalier-web: the Espalier playground, a Yew single-page app (built by `trunk`) that
+//! runs the real model and the real constraints in the browser, one step at a time.
+//!
+//! The page loads the GGUF model with a progress bar, picks a backend (burn's wgpu on
+//! WebGPU when the browser offers an adapter, burn's ndarray on the CPU otherwise),
+//! and drives an [`espalier_decode::Generator`] step by step: every step's trace
+//! (token chips by origin, candidates with the masked ones struck out, the
+//! constraint's parser tree / stack / regex, timings) is drawn as it arrives, and
+//! Back / Forward move through the trace.
+//!
+//! Main types (browser build): `app::App` (the page), `engine::Engine` (model +
+//! tokenizer + vocabulary, loaded once), `session::Session` (one generation in
+//! progress), `backend::Backend` (which device runs the model). The pure parts —
+//! [`lang::Lang`] (prompts), [`settings::Settings`] (controls to decode config),
+//! [`examples`] — also build natively, where their tests run.
+//!
+//! Run it with `trunk serve` (or `bash scripts/serve.sh`, which installs the tools
+//! first); `scripts/browser-test.sh` drives it in headless Chromium:
+//!
+//! ```sh
+//! bash scripts/serve.sh            # then open http://127.0.0.1:8080
+//! bash scripts/browser-test.sh     # WebGPU (SwiftShader) and CPU runs
+//! ```
+
+// Natively only the tests use the pure modules.
+#![cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+
+mod examples;
+mod lang;
+mod settings;
+
+#[cfg(target_arch = "wasm32")]
+mod app;
+#[cfg(target_arch = "wasm32")]
+mod backend;
+#[cfg(target_arch = "wasm32")]
+mod engine;
+#[cfg(target_arch = "wasm32")]
+mod fetch;
+#[cfg(target_arch = "wasm32")]
+mod model_bridge;
+#[cfg(target_arch = "wasm32")]
+mod session;
+#[cfg(target_arch = "wasm32")]
+mod view;
+#[cfg(target_arch = "wasm32")]
+mod yield_now;
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    console_error_panic_hook::set_once();
+    yew::Renderer::<app::App>::new().render();
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!(
+        "espalier-web is the browser playground: run `trunk serve` (or bash scripts/serve.sh) \
+         and open http://127.0.0.1:8080"
+    );
+    std::process::exit(2);
+}

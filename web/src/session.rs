@@ -1,0 +1,120 @@
+//! One generation in progress: the decode loop's [`Generator`] plus the bookkeeping
+//! the page shows (time to first token, tokens per second). The model is driven
+//! asynchronously (WebGPU reads are async), one step per call.
+
+use std::time::Duration;
+
+use espalier_decode::{GenerateConfig, Generator, LangConstraint, Mode, StepTrace, Unconstrained};
+
+use crate::{engine::Engine, lang::{self, Lang}, yield_now::now_ms};
+
+/// A generation the user started with Generate or Step.
+pub struct Session {
+    /// The decode loop (sans-IO: it says what to feed, takes logits back).
+    pub generator: Generator<LangConstraint>,
+    /// The language being written.
+    pub lang: Lang,
+    /// The prompt's token count.
+    pub prompt_tokens: usize,
+    /// When the session started (performance.now(), ms).
+    pub started_ms: f64,
+    /// Milliseconds from start to the first generated token, once known.
+    pub first_token_ms: Option<f64>,
+    /// Total milliseconds spent in steps (model + constraint + sampling).
+    pub busy_ms: f64,
+}
+
+/// Why a session could not start or a step failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionError(pub String);
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SessionError {}
+
+/// Builds the constraint for `lang` in `mode` (the decode crate's constraints by
+/// name; the Python grammar and vocabulary trie are compiled once, on first use).
+fn build_constraint(engine: &mut Engine, lang: Lang, request: &str, mode: Mode) -> Result<LangConstraint, SessionError> {
+    match (mode, lang) {
+        (Mode::None, _) => Ok(LangConstraint::None(Unconstrained)),
+        (Mode::Syncode, Lang::SLua) => Err(SessionError(
+            "mode syncode needs an LR grammar's mask store; sLua uses the tree of parsers: pick mask or rejection".into(),
+        )),
+        (_, Lang::SLua) => Ok(LangConstraint::slua(lang::slua_kind(request), Vec::new())),
+        (_, Lang::Python) => {
+            let kit = engine.python_kit().map_err(|e| SessionError(e.to_string()))?;
+            kit.constraint(mode, "").map_err(|e| SessionError(e.to_string()))
+        }
+    }
+}
+
+impl Session {
+    /// Starts a generation of `lang` code for the user's `request`.
+    pub fn start(
+        engine: &mut Engine,
+        lang: Lang,
+        request: &str,
+        config: GenerateConfig,
+        full_prompt: bool,
+    ) -> Result<Session, SessionError> {
+        let constraint = build_constraint(engine, lang, request, config.mode)?;
+        let prompt = lang.chat_prompt(request, full_prompt);
+        let ids = engine
+            .tokenizer
+            .encode(&prompt)
+            .map_err(|e| SessionError(format!("could not tokenize the prompt: {e}")))?;
+        let prompt_tokens = ids.len();
+        let generator = Generator::new(engine.vocab.clone(), constraint, &ids, config)
+            .map_err(|e| SessionError(format!("could not start the generation: {e}")))?;
+        Ok(Session {
+            generator,
+            lang,
+            prompt_tokens,
+            started_ms: now_ms(),
+            first_token_ms: None,
+            busy_ms: 0.0,
+        })
+    }
+
+    /// Whether the generation has stopped (EOS, budget, stop string, dead end).
+    pub fn finished(&self) -> bool {
+        self.generator.next_input().is_none()
+    }
+
+    /// Runs one step: feeds the model what the generator asks for, hands the logits
+    /// back, and returns the step's trace.
+    pub async fn step(&mut self, engine: &mut Engine) -> Result<StepTrace, SessionError> {
+        let t0 = now_ms();
+        let (keep, tokens) = match self.generator.next_input() {
+            Some(feed) => (feed.keep, feed.tokens.to_vec()),
+            None => return Err(SessionError("the generation has already stopped".into())),
+        };
+        let logits = engine.forward(keep, &tokens).await.map_err(SessionError)?;
+        let model_ms = now_ms() - t0;
+        let outcome = self
+            .generator
+            .step(&logits, Duration::from_secs_f64(model_ms / 1000.0))
+            .map_err(|e| SessionError(format!("decode step failed: {e}")))?;
+        let t1 = now_ms();
+        self.busy_ms += t1 - t0;
+        if self.first_token_ms.is_none() {
+            self.first_token_ms = Some(t1 - self.started_ms);
+        }
+        outcome.trace.ok_or_else(|| SessionError("the decode loop returned no trace".into()))
+    }
+
+    /// Goes back to the state before step `step` (0 = nothing generated).
+    pub fn rewind(&mut self, step: usize) -> Result<(), SessionError> {
+        self.generator.rewind(step).map_err(|e| SessionError(format!("could not go back: {e}")))
+    }
+
+    /// Generated tokens per second of busy time.
+    pub fn tokens_per_s(&self) -> f64 {
+        let n = self.generator.tokens().len() as f64;
+        if self.busy_ms > 0.0 { n * 1000.0 / self.busy_ms } else { 0.0 }
+    }
+}

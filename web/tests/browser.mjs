@@ -1,0 +1,154 @@
+// Drives the Espalier playground in Debian's headless Chromium with playwright-core:
+// loads the model, generates a Python function and an sLua talent, checks them,
+// steps back and forward, saves screenshots and prints the speeds.
+//
+// Usage: node web/tests/browser.mjs <url> <webgpu|cpu> <results-dir>
+// Exits 0 only when every check passed. Called by scripts/browser-test.sh.
+import { chromium } from "playwright-core";
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+
+const [url, backend, outDir] = process.argv.slice(2);
+if (!url || !["webgpu", "cpu"].includes(backend) || !outDir) {
+  console.error("usage: browser.mjs <url> <webgpu|cpu> <results-dir>");
+  process.exit(2);
+}
+const maxTokens = {
+  python: process.env.ESPALIER_BROWSER_MAX_TOKENS_PYTHON || "64",
+  slua: process.env.ESPALIER_BROWSER_MAX_TOKENS_SLUA || "160",
+};
+const checkers = {
+  python: process.env.ESPALIER_CHECK_PYTHON || "/usr/bin/python3.11 -c \"import ast,sys; ast.parse(open(sys.argv[1]).read())\"",
+  slua: process.env.ESPALIER_CHECK_SLUA || "",
+};
+mkdirSync(outDir, { recursive: true });
+
+const flags = [
+  "--no-sandbox", "--disable-background-networking", "--disable-component-update",
+  "--disable-sync", "--no-first-run", "--disable-quic",
+];
+if (backend === "webgpu") flags.push("--enable-unsafe-webgpu");
+
+const profile = mkdtempSync(join(tmpdir(), "espalier-chromium-"));
+const failures = [];
+const report = { backend, url, flags, runs: {} };
+const log = (...a) => console.log(`[${backend}]`, ...a);
+const check = (ok, what) => { if (!ok) { failures.push(what); log("FAIL:", what); } else log("ok:", what); };
+
+const context = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  args: flags,
+  viewport: { width: 1400, height: 1000 },
+});
+const page = context.pages()[0] || (await context.newPage());
+page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log("console", m.type(), m.text().slice(0, 400)); });
+page.on("pageerror", (e) => { log("page error:", e.message); failures.push(`page error: ${e.message}`); });
+
+const attr = (name) => page.$eval("#app", (el, n) => el.getAttribute(n), name);
+
+async function waitRunEnd(timeoutMs) {
+  await page.waitForFunction(() => {
+    const s = document.querySelector("#app")?.getAttribute("data-run");
+    return s === "done" || s === "paused" || s === "error";
+  }, null, { timeout: timeoutMs, polling: 250 });
+  return attr("data-run");
+}
+
+async function validate(lang, code) {
+  const cmd = checkers[lang];
+  if (!cmd) return { ok: false, why: `no checker for ${lang} (set ESPALIER_CHECK_${lang.toUpperCase()})` };
+  const file = join(profile, `generated.${lang === "python" ? "py" : "slua"}`);
+  writeFileSync(file, code);
+  const r = spawnSync("sh", ["-c", `${cmd} "$1"`, "check", file], { encoding: "utf8" });
+  return { ok: r.status === 0, why: (r.stderr || r.stdout || "").trim().slice(0, 600) };
+}
+
+async function generate(lang, mode) {
+  await page.selectOption("#lang", lang);
+  await page.selectOption("#mode", mode);
+  await page.fill("#max-tokens", maxTokens[lang]);
+  await page.dispatchEvent("#max-tokens", "change");
+  await page.click("#reset");
+  const t0 = Date.now();
+  await page.click("#generate");
+  const state = await waitRunEnd(15 * 60 * 1000);
+  const wallS = (Date.now() - t0) / 1000;
+  const code = await page.$eval("#code", (el) => el.textContent);
+  const steps = Number(await attr("data-steps"));
+  const t = await page.$eval("#timings", (el) => ({
+    ttft_ms: Number(el.dataset.ttftMs), tokens_per_s: Number(el.dataset.tokensPerS), prompt_tokens: Number(el.dataset.promptTokens),
+  }));
+  const status = await page.$eval("#run-status", (el) => el.textContent);
+  log(`${lang}/${mode}: ${state} (${status}) in ${wallS.toFixed(1)} s, ${steps} tokens, first token ${t.ttft_ms} ms, ${t.tokens_per_s.toFixed(2)} tokens/s`);
+  log(`${lang} code:\n${code}`);
+  await page.screenshot({ path: join(outDir, `${backend}-${lang}.png`), fullPage: true });
+  check(state === "done", `${lang}: generation finished (${status})`);
+  check(steps > 0 && code.trim().length > 0, `${lang}: produced code`);
+  const v = await validate(lang, code);
+  check(v.ok, `${lang}: output is valid ${lang}${v.ok ? "" : ": " + v.why}`);
+  report.runs[lang] = { mode, state, status, steps, wall_s: wallS, ...t, code, valid: v.ok };
+  return steps;
+}
+
+async function backAndForward() {
+  const steps = Number(await attr("data-steps"));
+  const before = await page.$eval("#code", (el) => el.textContent);
+  const n = Math.min(3, steps);
+  for (let i = 0; i < n; i++) await page.click("#back");
+  const cursor = Number(await attr("data-cursor"));
+  const mid = await page.$eval("#code", (el) => el.textContent);
+  check(cursor === steps - n, `back ${n}: cursor ${cursor} = ${steps - n}`);
+  check(before.startsWith(mid) && mid.length <= before.length, "back: shown code is a prefix of the full code");
+  await page.screenshot({ path: join(outDir, `${backend}-back.png`), fullPage: true });
+  for (let i = 0; i < n; i++) await page.click("#forward");
+  const after = await page.$eval("#code", (el) => el.textContent);
+  check(Number(await attr("data-cursor")) === steps && after === before, "forward: back at the last step with the same code");
+  // Back once, then Step: the generator rewinds and recomputes that step (greedy: same token).
+  await page.click("#back");
+  await page.click("#step");
+  await waitRunEnd(5 * 60 * 1000);
+  const again = await page.$eval("#code", (el) => el.textContent);
+  check(Number(await attr("data-steps")) === steps && again === before, "back + step: the rewound step is recomputed identically (greedy)");
+}
+
+try {
+  const t0 = Date.now();
+  await page.goto(url);
+  await page.waitForSelector("#progress", { timeout: 60_000 });
+  await page.screenshot({ path: join(outDir, `${backend}-loading.png`) });
+  await page.waitForFunction(() => {
+    const s = document.querySelector("#app")?.getAttribute("data-load");
+    return s === "ready" || s === "error";
+  }, null, { timeout: 10 * 60 * 1000, polling: 250 });
+  report.load_s = (Date.now() - t0) / 1000;
+  const load = await attr("data-load");
+  const detail = await page.$eval("#loading", (el) => el.textContent);
+  log(`load: ${load} in ${report.load_s.toFixed(1)} s: ${detail}`);
+  check(load === "ready", `model loaded (${detail})`);
+  const got = await attr("data-backend");
+  report.backend_detail = detail;
+  check(got === backend, `backend is ${backend} (page says ${got})`);
+  if (load === "ready") {
+    const mode = process.env.ESPALIER_BROWSER_MODE || "mask";
+    await generate("python", mode);
+    await backAndForward();
+    await generate("slua", mode);
+  }
+} catch (e) {
+  failures.push(`exception: ${e.message}`);
+  log("exception:", e.stack);
+  try { await page.screenshot({ path: join(outDir, `${backend}-failure.png`), fullPage: true }); } catch {}
+} finally {
+  await context.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+report.failures = failures;
+writeFileSync(join(outDir, `summary-${backend}.json`), JSON.stringify(report, null, 2) + "\n");
+if (failures.length) {
+  log(`${failures.length} check(s) failed:\n  - ${failures.join("\n  - ")}`);
+  process.exit(1);
+}
+log("all checks passed");
