@@ -15,7 +15,7 @@ use std::time::Duration;
 use espalier_decode::eval::{load_humaneval, load_mbpp, ProblemRecord, PythonChecker, Summary, TestOutcome};
 use espalier_decode::{prompt, GenerateConfig, LangConstraint, Mode, PythonKit, SamplingConfig, Unconstrained};
 
-use crate::generate::{generate, load};
+use crate::generate::{generate, load, SYNCODE_STORE};
 
 /// Arguments of `espalier eval`.
 #[derive(clap::Args)]
@@ -99,7 +99,10 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     checker.syntax_error("pass\n").map_err(|e| format!("{e} (pass --python PATH)"))?;
 
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
-    let kit = PythonKit::new(&loaded.vocab)?;
+    let mut kit = PythonKit::new(&loaded.vocab)?;
+    if args.mode.contains(&Mode::Syncode) {
+        kit = kit.with_store_at(&loaded.vocab, std::path::Path::new(SYNCODE_STORE))?;
+    }
     let mut out = match &args.out {
         Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
         None => None,

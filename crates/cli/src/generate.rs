@@ -18,6 +18,10 @@ use espalier_decode::{
 };
 use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer, DEFAULT_MODEL_PATH};
 
+/// Where `--mode syncode` keeps the Python SynCode mask store (the same file
+/// `espalier bench mask` uses); built there on first use.
+pub const SYNCODE_STORE: &str = "target/espalier-cache/python-smollm2.store";
+
 /// Arguments of `espalier generate`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -174,7 +178,10 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
         Some(Lang::Python) => {
             config.heal_prompt = true;
             config.stop_strings.extend(prompt::python_stop_strings());
-            let kit = PythonKit::new(&loaded.vocab)?;
+            let mut kit = PythonKit::new(&loaded.vocab)?;
+            if mode == Mode::Syncode {
+                kit = kit.with_store_at(&loaded.vocab, std::path::Path::new(SYNCODE_STORE))?;
+            }
             let constraint = if mode == Mode::None {
                 LangConstraint::None(Unconstrained)
             } else {

@@ -107,6 +107,16 @@ impl PythonKit {
         self
     }
 
+    /// Attaches the SynCode mask store kept at `path` for this grammar and `vocab`,
+    /// building it there first (seconds) when the file is missing or stale. Native
+    /// only: the browser keeps store bytes itself ([`MaskStore::from_bytes`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn with_store_at(self, vocab: &Vocab, path: &std::path::Path) -> Result<Self, LangError> {
+        let store = MaskStore::load_or_build(&self.language, vocab, path)
+            .map_err(|e| LangError::Grammar { lang: "python", message: format!("SynCode mask store: {e}") })?;
+        Ok(self.with_store(Arc::new(store)))
+    }
+
     /// A fresh constraint for `mode`, already fed `prefix` (the code left of the
     /// cursor). `mask` and `rejection` use the exact trie walk for their masks.
     pub fn constraint(&self, mode: Mode, prefix: &str) -> Result<LangConstraint, LangError> {
