@@ -1,8 +1,13 @@
-//! Measures `SluaConstraint::fill_mask` over a real vocabulary while replaying a valid
-//! script token by token (a benchmark, not a test).
+//! Measures `SluaConstraint::fill_mask` (the trie walk) against
+//! `SluaConstraint::fill_mask_per_token` (the earlier token-by-token computation)
+//! over a real vocabulary while replaying valid scripts token by token, on the same
+//! states in the same run; checks that both masks agree (a benchmark, not a test).
 //!
-//! Usage: `cargo run --release -p espalier-slua --example mask_speed -- VOCAB.hex [SCRIPT.slua]`
-//! where VOCAB.hex has one token per line as hex bytes, or `special`.
+//! Usage: `cargo run --release -p espalier-slua --example mask_speed -- VOCAB.hex [SCRIPT.slua...]`
+//! where VOCAB.hex has one token per line as hex bytes, or `special` (the SmolLM2
+//! vocabulary in this form: `espalier slua vocab-hex --model GGUF > VOCAB.hex`).
+//! Without scripts, four of the valid test scripts are replayed. `VERIFY=1` also
+//! commits every token on a clone (ground truth) at every step.
 
 use std::rc::Rc;
 use std::time::Instant;
@@ -10,9 +15,22 @@ use std::time::Instant;
 use espalier_constraint::{Constraint, TokenSet, Vocab};
 use espalier_slua::{Api, Env, SluaConstraint};
 
+fn stats(name: &str, mut t: Vec<f64>) {
+    t.sort_by(f64::total_cmp);
+    let n = t.len();
+    let q = |p: f64| t[((n as f64 - 1.0) * p).round() as usize] * 1e3;
+    println!(
+        "{name}: {n} steps, mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        t.iter().sum::<f64>() / n as f64 * 1e3,
+        q(0.5),
+        q(0.99),
+        q(1.0)
+    );
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let vocab_path = args.get(1).ok_or("usage: mask_speed VOCAB.hex [SCRIPT.slua]")?;
+    let vocab_path = args.get(1).ok_or("usage: mask_speed VOCAB.hex [SCRIPT.slua...]")?;
     let text = std::fs::read_to_string(vocab_path)?;
     let mut tokens = Vec::new();
     let mut special = Vec::new();
@@ -26,55 +44,94 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let eos = 2;
     let vocab = Vocab::new(tokens, &special, eos);
-    let script = match args.get(2) {
-        Some(p) => std::fs::read_to_string(p)?,
-        None => include_str!("../tests/scripts/valid/11_firebolt.slua").to_string(),
+    let scripts: Vec<String> = if args.len() > 2 {
+        args[2..].iter().map(std::fs::read_to_string).collect::<Result<_, _>>()?
+    } else {
+        vec![
+            include_str!("../tests/scripts/valid/01_burning.slua").to_string(),
+            include_str!("../tests/scripts/valid/11_firebolt.slua").to_string(),
+            include_str!("../tests/scripts/valid/15_summon.slua").to_string(),
+            include_str!("../tests/scripts/valid/19_strings.slua").to_string(),
+        ]
     };
-    let env = Rc::new(Env::new(Api::dungeon(), vec!["Burning".into()]));
-    let mut c = SluaConstraint::new(env);
-    let mut mask = TokenSet::empty(vocab.len());
-    let (mut steps, mut total, mut worst, mut allowed) = (0usize, 0f64, 0f64, 0usize);
-    // Replay the script greedily: at each step take the longest allowed token that is a
-    // prefix of the remaining text (what a model that agrees with the script would do).
-    let mut rest = script.trim_end().as_bytes();
-    while !rest.is_empty() {
-        let t = Instant::now();
-        c.fill_mask(&vocab, &mut mask);
-        let dt = t.elapsed().as_secs_f64();
-        total += dt;
-        worst = worst.max(dt);
-        steps += 1;
-        allowed += mask.count();
-        if std::env::var("VERIFY").is_ok() {
-            // Ground truth: committing the token on a clone, byte by byte, no caches.
-            for id in 0..vocab.len() as u32 {
-                let b = vocab.bytes(id);
-                if b.is_empty() || vocab.is_special(id) {
-                    continue;
-                }
-                let truth = c.clone().commit(b).is_ok();
-                if truth != mask.contains(id as usize) {
-                    println!("step {steps}: token {:?} mask {} truth {truth} (remainder {:?})", String::from_utf8_lossy(b), mask.contains(id as usize), String::from_utf8_lossy(c.partial()));
+    let verify = std::env::var("VERIFY").is_ok();
+    let (mut fast, mut slow) = (Vec::new(), Vec::new());
+    let (mut allowed, mut disagreements, mut first) = (0usize, 0usize, None);
+    for script in &scripts {
+        // Talents may apply the Burning effect; an effect must not redefine a name.
+        let effects = if script.starts_with("talent") { vec!["Burning".to_string()] } else { vec![] };
+        let env = Rc::new(Env::new(Api::dungeon(), effects));
+        let mut c = SluaConstraint::new(env);
+        let mut mask = TokenSet::empty(vocab.len());
+        let mut reference = TokenSet::empty(vocab.len());
+        // Replay the script greedily: at each step take the longest allowed token that
+        // is a prefix of the remaining text (what a model agreeing with it would do).
+        let mut rest = script.trim_end().as_bytes();
+        loop {
+            let t = Instant::now();
+            c.fill_mask(&vocab, &mut mask);
+            let dt = t.elapsed().as_secs_f64();
+            if first.is_none() {
+                // The first mask also builds the vocabulary trie: reported apart.
+                first = Some(dt);
+            } else {
+                fast.push(dt);
+            }
+            if std::env::var("NO_REFERENCE").is_err() {
+                let t = Instant::now();
+                c.fill_mask_per_token(&vocab, &mut reference);
+                slow.push(t.elapsed().as_secs_f64());
+            } else {
+                reference.clone_from(&mask);
+            }
+            if std::env::var("SHOW_SLOW").is_ok() && dt > 0.01 {
+                println!("slow step {:.1} ms: partial {:?}, carry {:?}, before {:?}", dt * 1e3, String::from_utf8_lossy(c.partial()), c.tree().carry().map(char::from), String::from_utf8_lossy(&rest[..rest.len().min(24)]));
+            }
+            allowed += mask.count();
+            if mask.words() != reference.words() {
+                disagreements += 1;
+                for id in 0..vocab.len() {
+                    if mask.contains(id) != reference.contains(id) {
+                        println!("disagreement: token {:?} trie {} per-token {} (remainder {:?})", String::from_utf8_lossy(vocab.bytes(id as u32)), mask.contains(id), reference.contains(id), String::from_utf8_lossy(c.partial()));
+                    }
                 }
             }
+            if verify {
+                for id in 0..vocab.len() as u32 {
+                    let b = vocab.bytes(id);
+                    if b.is_empty() || vocab.is_special(id) {
+                        continue;
+                    }
+                    let truth = c.clone().commit(b).is_ok();
+                    if truth != mask.contains(id as usize) {
+                        disagreements += 1;
+                        println!("token {:?} mask {} truth {truth} (remainder {:?})", String::from_utf8_lossy(b), mask.contains(id as usize), String::from_utf8_lossy(c.partial()));
+                    }
+                }
+            }
+            if rest.is_empty() {
+                assert!(c.is_complete() && mask.contains(eos as usize));
+                break;
+            }
+            let best = mask
+                .iter()
+                .filter(|&id| rest.starts_with(vocab.bytes(id as u32)) && !vocab.bytes(id as u32).is_empty())
+                .max_by_key(|&id| vocab.bytes(id as u32).len())
+                .ok_or_else(|| format!("no allowed token continues the script at {:?}; {} allowed, partial {:?}", String::from_utf8_lossy(&rest[..rest.len().min(20)]), mask.count(), String::from_utf8_lossy(c.partial())))?;
+            let b = vocab.bytes(best as u32);
+            c.commit(b).map_err(|e| format!("{e}"))?;
+            rest = &rest[b.len()..];
         }
-        let best = mask
-            .iter()
-            .filter(|&id| rest.starts_with(vocab.bytes(id as u32)) && !vocab.bytes(id as u32).is_empty())
-            .max_by_key(|&id| vocab.bytes(id as u32).len())
-            .ok_or("no allowed token continues the script")?;
-        let b = vocab.bytes(best as u32);
-        c.commit(b).map_err(|e| format!("{e}"))?;
-        rest = &rest[b.len()..];
     }
-    c.fill_mask(&vocab, &mut mask);
-    assert!(c.is_complete() && mask.contains(eos as usize));
-    println!(
-        "{steps} steps, fill_mask mean {:.2} ms, worst {:.2} ms, mean allowed tokens {:.0} of {}",
-        total / steps as f64 * 1e3,
-        worst * 1e3,
-        allowed as f64 / steps as f64,
-        vocab.len()
-    );
+    println!("first mask (builds the trie): {:.1} ms", first.unwrap_or(0.0) * 1e3);
+    let steps = fast.len() + 1;
+    stats("trie walk  (fill_mask)          ", fast);
+    if !slow.is_empty() {
+        stats("per token  (fill_mask_per_token)", slow);
+    }
+    println!("mean allowed tokens {:.0} of {}; {disagreements} disagreements", allowed as f64 / steps as f64, vocab.len());
+    if disagreements > 0 {
+        return Err("masks disagree".into());
+    }
     Ok(())
 }

@@ -29,6 +29,7 @@ pub mod prompt;
 pub mod scope;
 pub mod slua_constraint;
 pub mod tree;
+mod trie_walk;
 pub mod types;
 pub mod walker;
 

@@ -189,8 +189,118 @@ pub fn reduce_all(stack: &[(Type, BinOp)], cur: &Type) -> Option<Type> {
 
 /// Whether, after an operand of type `cur` with operators `stack` pending, the
 /// expression can still end in a type of `want` (searching operator continuations;
-/// operands of every base type can always be written). Memoised per thread.
+/// operands of every base type can always be written).
+///
+/// Asked for every operator and operand offered, so it must be cheap. Operator
+/// stacks of base types are packed into a `u64`; once per thread, every packed
+/// state reachable from an empty stack is enumerated (about ten thousand) and the
+/// base types each can end in are computed by a fixpoint over the same transitions
+/// and the same six-operator bound as [`can_finish_search`], which answers for the
+/// states outside that table (long `..` chains).
 pub fn can_finish(want: &TypeSet, stack: &[(Type, BinOp)], cur: &Type) -> bool {
+    let Some(key) = pack(stack, cur) else { return can_finish_search(want, stack, cur) };
+    let hit = REACH.with(|r| {
+        let mut r = r.borrow_mut();
+        if r.is_empty() {
+            *r = reach_table();
+        }
+        r.get(&key).copied()
+    });
+    match hit {
+        Some(mask) => mask & want.bases != 0,
+        None => can_finish_search(want, stack, cur),
+    }
+}
+
+thread_local! {
+    static REACH: RefCell<rustc_hash::FxHashMap<u64, u8>> = RefCell::new(rustc_hash::FxHashMap::default());
+}
+
+/// Stack entries above which a packed state does not fit (6 bits each, 4 bits of
+/// length, 2 bits for the operand).
+const MAX_PACKED: usize = 9;
+
+/// The bound of the search: no operator is pushed onto six pending ones.
+const MAX_PENDING: usize = 6;
+
+fn base_index(t: &Type) -> Option<u64> {
+    BASES.iter().position(|b| b == t).map(|i| i as u64)
+}
+
+fn op_index(op: BinOp) -> u64 {
+    BIN_OPS.iter().position(|o| *o == op).unwrap_or(0) as u64
+}
+
+/// Packs a state whose operand and stack types are all base types.
+fn pack(stack: &[(Type, BinOp)], cur: &Type) -> Option<u64> {
+    if stack.len() > MAX_PACKED {
+        return None;
+    }
+    let mut key = stack.len() as u64 | (base_index(cur)? << 4);
+    for (k, (t, op)) in stack.iter().enumerate() {
+        key |= (base_index(t)? | (op_index(*op) << 2)) << (6 + 6 * k);
+    }
+    Some(key)
+}
+
+fn unpack(key: u64) -> (Vec<(Type, BinOp)>, Type) {
+    let len = (key & 15) as usize;
+    let cur = BASES[((key >> 4) & 3) as usize].clone();
+    let st = (0..len)
+        .map(|k| {
+            let bits = key >> (6 + 6 * k);
+            (BASES[(bits & 3) as usize].clone(), BIN_OPS[((bits >> 2) & 15) as usize])
+        })
+        .collect();
+    (st, cur)
+}
+
+/// For every packed state reachable from an empty stack, the base types it can end
+/// in (bit `i`: `BASES[i]`).
+fn reach_table() -> rustc_hash::FxHashMap<u64, u8> {
+    let mut index: rustc_hash::FxHashMap<u64, usize> = rustc_hash::FxHashMap::default();
+    let mut states: Vec<u64> = Vec::new();
+    let mut succ: Vec<Vec<u64>> = Vec::new();
+    let mut mask: Vec<u8> = Vec::new();
+    let mut todo: Vec<u64> = BASES.iter().filter_map(|b| pack(&[], b)).collect();
+    while let Some(key) = todo.pop() {
+        if index.contains_key(&key) {
+            continue;
+        }
+        index.insert(key, states.len());
+        states.push(key);
+        let (st, cur) = unpack(key);
+        mask.push(reduce_all(&st, &cur).and_then(|r| base_index(&r)).map_or(0, |i| 1 << i));
+        let mut next = Vec::new();
+        if st.len() < MAX_PENDING {
+            for op in BIN_OPS {
+                if let Some(st2) = push_op(&st, &cur, op) {
+                    next.extend(BASES.iter().filter_map(|b| pack(&st2, b)));
+                }
+            }
+        }
+        todo.extend(next.iter().copied());
+        succ.push(next);
+    }
+    loop {
+        let mut changed = false;
+        for i in (0..states.len()).rev() {
+            let m = succ[i].iter().fold(mask[i], |m, k| m | mask[index[k]]);
+            if m != mask[i] {
+                mask[i] = m;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    states.into_iter().zip(mask).collect()
+}
+
+/// The viability search over vectors: for stacks too long to pack, and as the
+/// reference for the packed search. Memoised per thread.
+pub fn can_finish_search(want: &TypeSet, stack: &[(Type, BinOp)], cur: &Type) -> bool {
     let key = (want.clone(), stack.to_vec(), cur.clone());
     if let Some(v) = VIABLE.with(|m| m.borrow().get(&key).copied()) {
         return v;
@@ -224,6 +334,40 @@ pub fn can_finish(want: &TypeSet, stack: &[(Type, BinOp)], cur: &Type) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packed_viability_agrees_with_the_vector_search() {
+        // Every stack of up to three pending operators over base types, every
+        // operand and every wanted set of base types.
+        let mut stacks: Vec<Vec<(Type, BinOp)>> = vec![vec![]];
+        for _ in 0..3 {
+            let mut next = Vec::new();
+            for st in &stacks {
+                for b in &BASES {
+                    for op in BIN_OPS {
+                        if let Some(st2) = push_op(st, b, op) {
+                            next.push(st2);
+                        }
+                    }
+                }
+            }
+            next.sort_by_key(|s| format!("{s:?}"));
+            next.dedup();
+            stacks.extend(next);
+        }
+        let mut checked = 0;
+        for st in &stacks {
+            for cur in &BASES {
+                for bases in 1..8u8 {
+                    let want = TypeSet { bases, other: None };
+                    assert_eq!(can_finish(&want, st, cur), can_finish_search(&want, st, cur), "{st:?} {cur:?} {bases}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+        assert!(REACH.with(|r| r.borrow().len()) > 1000);
+    }
 
     #[test]
     fn precedence_types_mixed_expressions() {

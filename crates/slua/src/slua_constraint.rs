@@ -3,21 +3,27 @@
 //!
 //! Bytes of the unfinished segment are kept with their state in the segment's DFA.
 //! A token is walked through that DFA; where it completes the segment (A1: at most
-//! one such point on any path) and goes on, the rest is checked against a clone of
-//! the tree that has been fed the completed segment, so tokens spanning segment
-//! boundaries are judged exactly and never need healing ([`Commit::Heal`] is never
-//! returned). Clones are cached per completed segment text within one
-//! [`Constraint::fill_mask`] call.
+//! one such point on any path) and goes on, the rest is checked against the tree fed
+//! the completed segment, so tokens spanning segment boundaries are judged exactly
+//! and never need healing ([`Commit::Heal`] is never returned).
+//!
+//! Masks come from one walk of the vocabulary's byte trie ([`crate::trie_walk`]),
+//! with the trees after segment boundaries memoised for as long as the tree is
+//! unchanged; [`SluaConstraint::fill_mask_per_token`] keeps the earlier
+//! token-by-token computation as a reference. [`SluaConstraint::fill_finishing_mask`]
+//! steers towards the end of the script ([`crate::finishing`]).
 
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
-use espalier_constraint::{Commit, Constraint, Inspection, Rejected, TokenSet, TreeNode, Vocab};
+use espalier_constraint::{Commit, Constraint, Inspection, Rejected, TokTrie, TokenSet, TreeNode, Vocab};
 use regex_automata::util::primitives::StateID;
 
 use crate::dfa::SegDfa;
 use crate::scope::Env;
-use crate::tree::Tree;
+use crate::tree::{Segment, Tree};
+use crate::trie_walk::{self, ChildMemo};
 
 /// The tree of parsers plus the bytes of the segment in progress.
 #[derive(Clone, Debug)]
@@ -26,6 +32,11 @@ pub struct SluaConstraint {
     partial: Vec<u8>,
     dfa: Option<Rc<SegDfa>>,
     state: Option<StateID>,
+    seg: Option<Rc<Segment>>,
+    /// Trees after the current segment (see [`crate::trie_walk`]).
+    memo: ChildMemo,
+    /// The vocabulary trie given by [`SluaConstraint::with_trie`].
+    trie: Option<Arc<TokTrie>>,
 }
 
 impl SluaConstraint {
@@ -39,8 +50,24 @@ impl SluaConstraint {
         SluaConstraint::from_tree(Tree::for_kind(env, kind))
     }
 
+    /// Uses `trie` (built from the vocabulary later passed to the masks) instead of
+    /// building one per thread on the first mask: for callers that already hold the
+    /// vocabulary's trie. A trie of another vocabulary size is ignored.
+    pub fn with_trie(mut self, trie: Arc<TokTrie>) -> SluaConstraint {
+        self.trie = Some(trie);
+        self
+    }
+
     fn from_tree(tree: Tree) -> SluaConstraint {
-        let mut c = SluaConstraint { tree, partial: Vec::new(), dfa: None, state: None };
+        let mut c = SluaConstraint {
+            tree,
+            partial: Vec::new(),
+            dfa: None,
+            state: None,
+            seg: None,
+            memo: Rc::default(),
+            trie: None,
+        };
         c.refresh();
         c
     }
@@ -55,16 +82,50 @@ impl SluaConstraint {
         &self.partial
     }
 
+    /// The current segment's DFA and state; `None` once the script is finished.
+    pub(crate) fn dfa_state(&self) -> Option<(&Rc<SegDfa>, StateID)> {
+        Some((self.dfa.as_ref()?, self.state?))
+    }
+
+    /// The current segment (alternatives and regex); `None` once finished.
+    pub(crate) fn segment_ref(&self) -> Option<&Rc<Segment>> {
+        self.seg.as_ref()
+    }
+
+    pub(crate) fn memo(&self) -> &ChildMemo {
+        &self.memo
+    }
+
+    /// The trie for `vocab`: the one given, or the per-thread one.
+    pub(crate) fn trie(&self, vocab: &Vocab) -> Arc<TokTrie> {
+        match &self.trie {
+            Some(t) if t.vocab_len() == vocab.len() => t.clone(),
+            _ => trie_walk::trie_for(vocab),
+        }
+    }
+
     fn refresh(&mut self) {
         self.partial.clear();
+        self.memo = Rc::default();
         if self.tree.has_finished() {
             self.dfa = None;
             self.state = None;
+            self.seg = None;
             return;
         }
-        let regex = self.tree.segment().regex.clone();
-        self.dfa = SegDfa::cached(&regex).ok();
+        let seg = self.tree.segment();
+        self.dfa = SegDfa::cached(&seg.regex).ok();
         self.state = self.dfa.as_ref().map(|d| d.start());
+        self.seg = Some(seg);
+    }
+
+    /// This constraint with its unfinished segment completed by `seg_bytes` (the
+    /// segment's bytes after any carried byte, matching the segment regex).
+    pub(crate) fn completed(mut self, seg_bytes: &[u8]) -> Option<SluaConstraint> {
+        let text = std::str::from_utf8(seg_bytes).ok()?;
+        self.tree.feed_segment(text).ok()?;
+        self.refresh();
+        Some(self)
     }
 
     fn expected(&mut self) -> String {
@@ -80,15 +141,42 @@ impl SluaConstraint {
         }
         self.partial.push(b);
         if dfa.accepts(t) {
-            let Ok(text) = String::from_utf8(std::mem::take(&mut self.partial)) else { return false };
+            let seg = std::mem::take(&mut self.partial);
+            // The memo of the tree this segment leads to stays valid for the real
+            // tree (it differs only in literal texts and offsets): adopt it.
+            let adopted = self.child_key(&seg).and_then(|k| self.memo.borrow().get(&k).cloned().flatten()).map(|c| c.memo.clone());
+            let Ok(text) = String::from_utf8(seg) else { return false };
             if self.tree.feed_segment(&text).is_err() {
                 return false;
             }
             self.refresh();
+            if let Some(m) = adopted {
+                self.memo = m;
+            }
         } else {
             self.state = Some(t);
         }
         true
+    }
+
+    /// The earlier mask computation, kept as the reference the trie walk is tested
+    /// and timed against: every token checked on its own, with the trees after
+    /// completed segments cached for this call only. Same result as
+    /// [`Constraint::fill_mask`], tens of times slower on a real vocabulary.
+    pub fn fill_mask_per_token(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
+        mask.clear();
+        let mut cache = HashMap::new();
+        for (id, bytes) in vocab.tokens().iter().enumerate() {
+            if bytes.is_empty() || vocab.is_special(id as u32) {
+                continue;
+            }
+            if self.walk(bytes, &mut cache) {
+                mask.insert(id);
+            }
+        }
+        if self.is_complete() {
+            mask.insert(vocab.eos() as usize);
+        }
     }
 
     /// Whether `bytes` can follow, given a cache of trees after completed segments.
@@ -101,9 +189,6 @@ impl SluaConstraint {
             }
             if dfa.accepts(s) {
                 let rest = &bytes[i + 1..];
-                if rest.is_empty() {
-                    return true;
-                }
                 let mut key = self.partial.clone();
                 key.extend_from_slice(&bytes[..=i]);
                 // Completions that differ only in leading whitespace lead to the same
@@ -120,7 +205,7 @@ impl SluaConstraint {
                 });
                 let next = next.clone();
                 return match next {
-                    Some(c) => c.walk(rest, &mut HashMap::new()),
+                    Some(c) => rest.is_empty() || c.walk(rest, &mut HashMap::new()),
                     None => false,
                 };
             }
@@ -158,20 +243,12 @@ impl Constraint for SluaConstraint {
     }
 
     fn allows(&self, bytes: &[u8]) -> bool {
-        self.walk(bytes, &mut HashMap::new())
+        trie_walk::TrieWalk::new(self).accepts_all(bytes)
     }
 
     fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
-        mask.clear();
-        let mut cache = HashMap::new();
-        for (id, bytes) in vocab.tokens().iter().enumerate() {
-            if bytes.is_empty() || vocab.is_special(id as u32) {
-                continue;
-            }
-            if self.walk(bytes, &mut cache) {
-                mask.insert(id);
-            }
-        }
+        let trie = self.trie(vocab);
+        trie_walk::fill(self, &trie, mask);
         if self.is_complete() {
             mask.insert(vocab.eos() as usize);
         }

@@ -1,0 +1,290 @@
+//! Exact sLua masks in one walk of the vocabulary's byte trie.
+//!
+//! Checking the 49,152 tokens of a real vocabulary one by one repeats the same work
+//! for every shared prefix and clones the tree of parsers for every token that
+//! crosses a segment boundary. Here the vocabulary's [`TokTrie`] (the constraint
+//! crate's, llguidance's layout) is walked once: a [`Recognizer`] keeps a stack of
+//! (tree, DFA state) pairs, so a byte costs one transition of the current segment's
+//! DFA, and a refused byte skips its whole subtree. The tree of parsers is consulted
+//! only where the segment DFA accepts (a segment boundary, A1: at most one on any
+//! path through one segment): there the tree after the segment is looked up in a
+//! memo kept by the tree before it ([`ChildKey`] → tree), built on a miss.
+//!
+//! The memo key leaves out what does not change the tree: the text of number and
+//! string literals and leading whitespace, and which whitespace byte ended a lexeme.
+//! It keeps the alternative taken (which fixes the choice and the literal text), the
+//! carried look-ahead byte and the text of new names. So the memo does not depend on
+//! the bytes of the unfinished segment and stays valid for as long as the tree is
+//! unchanged, across decoding steps: the first mask after a boundary builds the trees
+//! one boundary further, later masks reuse them, and a commit that completes a
+//! segment adopts the memo of the tree it lands on.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use espalier_constraint::{Recognizer, TokTrie, TokenSet, Vocab};
+use regex_automata::util::primitives::StateID;
+
+use crate::lexeme::{is_ws, Lex};
+use crate::slua_constraint::SluaConstraint;
+
+/// What decides the tree after a completed segment (see the module doc).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct ChildKey {
+    /// Index of the alternative in the segment.
+    alt: u32,
+    /// The look-ahead byte (`b' '` for any whitespace), or 256 when the alternative
+    /// has no look-ahead.
+    la: u16,
+    /// The lexeme's text when it is a new name.
+    name: Option<Box<[u8]>>,
+}
+
+/// Trees after the current segment, by [`ChildKey`]; `None` marks a segment the tree
+/// refuses (kept so it is not tried again). Shared by clones of one constraint.
+pub(crate) type ChildMemo = Rc<RefCell<HashMap<ChildKey, Option<Rc<SluaConstraint>>>>>;
+
+impl SluaConstraint {
+    /// The memo key for completing the current segment with `seg_bytes` (the
+    /// segment's bytes after any carried byte; the DFA accepts them). `None` when
+    /// they are not UTF-8 or no alternative matches (the tree would refuse them).
+    pub(crate) fn child_key(&self, seg_bytes: &[u8]) -> Option<ChildKey> {
+        std::str::from_utf8(seg_bytes).ok()?;
+        let seg = self.segment_ref()?;
+        let mut full = Vec::with_capacity(seg_bytes.len() + 1);
+        full.extend(self.tree().carry());
+        full.extend_from_slice(seg_bytes);
+        let k = seg.alts.iter().position(|a| a.matches(&full))?;
+        let alt = &seg.alts[k];
+        let last = *full.last()?;
+        let la = match alt.la {
+            Some(_) if is_ws(last) => u16::from(b' '),
+            Some(_) => u16::from(last),
+            None => 256,
+        };
+        let name = match alt.lex {
+            Lex::Name { .. } => {
+                let lead = if alt.done.is_empty() { full.iter().take_while(|b| is_ws(**b)).count() } else { 0 };
+                let end = if alt.la.is_some() { full.len() - 1 } else { full.len() };
+                Some(full[lead..end].into())
+            }
+            _ => None,
+        };
+        Some(ChildKey { alt: k as u32, la, name })
+    }
+
+    /// The constraint after completing the current segment with `seg_bytes`, from
+    /// the memo or built (and memoised). `None` when the tree refuses the segment.
+    pub(crate) fn child(&self, seg_bytes: &[u8]) -> Option<Rc<SluaConstraint>> {
+        let key = self.child_key(seg_bytes)?;
+        if let Some(hit) = self.memo().borrow().get(&key) {
+            return hit.clone();
+        }
+        let built = self.clone().completed(seg_bytes).map(Rc::new);
+        self.memo().borrow_mut().insert(key, built.clone());
+        built
+    }
+}
+
+/// One pushed byte: the level (tree) it left the walk at, the DFA state there, and
+/// where that level's segment started in the walk's bytes. `pending`: the byte
+/// completed that level's segment, and the tree after it is built only when a
+/// further byte needs it (most tokens end right at a boundary: a name and its
+/// look-ahead character).
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    level: u32,
+    state: StateID,
+    start: u32,
+    pending: bool,
+}
+
+/// The walk's [`Recognizer`]: a stack of (tree, DFA state) over the trie path.
+pub(crate) struct TrieWalk<'a> {
+    base: &'a SluaConstraint,
+    /// Trees met after boundaries; level `i + 1` is `levels[i]`, level 0 is `base`.
+    levels: Vec<Rc<SluaConstraint>>,
+    ids: HashMap<*const SluaConstraint, u32>,
+    stack: Vec<Entry>,
+    bytes: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl<'a> TrieWalk<'a> {
+    /// A walk from `base`'s current state (its unfinished segment included).
+    pub(crate) fn new(base: &'a SluaConstraint) -> TrieWalk<'a> {
+        let state = base.dfa_state().map_or(StateID::ZERO, |(_, s)| s);
+        TrieWalk {
+            base,
+            levels: Vec::new(),
+            ids: HashMap::new(),
+            stack: vec![Entry { level: 0, state, start: 0, pending: false }],
+            bytes: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    fn level(&self, i: u32) -> &SluaConstraint {
+        if i == 0 {
+            self.base
+        } else {
+            &self.levels[i as usize - 1]
+        }
+    }
+
+    fn level_id(&mut self, c: Rc<SluaConstraint>) -> u32 {
+        let ptr = Rc::as_ptr(&c);
+        if let Some(&i) = self.ids.get(&ptr) {
+            return i;
+        }
+        self.levels.push(c);
+        let i = self.levels.len() as u32;
+        self.ids.insert(ptr, i);
+        i
+    }
+
+    /// Where the pushed bytes lead: the tree and its unfinished segment's bytes.
+    pub(crate) fn position(&self) -> (&SluaConstraint, Vec<u8>) {
+        let top = self.stack[self.stack.len() - 1];
+        let c = self.level(top.level);
+        let mut seg = c.partial().to_vec();
+        seg.extend_from_slice(&self.bytes[top.start as usize..]);
+        (c, seg)
+    }
+
+    /// Pushes all of `bytes`; whether every one was accepted. Pops them again.
+    pub(crate) fn accepts_all(&mut self, bytes: &[u8]) -> bool {
+        let mut n = 0;
+        let ok = bytes.iter().all(|&b| {
+            let ok = self.try_push_byte(b);
+            n += usize::from(ok);
+            ok
+        });
+        self.pop_bytes(n);
+        ok
+    }
+
+    /// Runs `f` on the walk after pushing `bytes`, if every byte is accepted.
+    pub(crate) fn with_pushed<R>(&mut self, bytes: &[u8], f: impl FnOnce(&Self) -> R) -> Option<R> {
+        let mut n = 0;
+        let ok = bytes.iter().all(|&b| {
+            let ok = self.try_push_byte(b);
+            n += usize::from(ok);
+            ok
+        });
+        let r = ok.then(|| f(self));
+        self.pop_bytes(n);
+        r
+    }
+}
+
+impl Recognizer for TrieWalk<'_> {
+    #[inline]
+    fn try_push_byte(&mut self, b: u8) -> bool {
+        let depth = self.stack.len() - 1;
+        let mut top = self.stack[depth];
+        if top.pending {
+            // Step into the tree after the completed segment (memoised).
+            let mut seg = std::mem::take(&mut self.scratch);
+            seg.clear();
+            let child = {
+                let c = self.level(top.level);
+                seg.extend_from_slice(c.partial());
+                seg.extend_from_slice(&self.bytes[top.start as usize..]);
+                c.child(&seg)
+            };
+            self.scratch = seg;
+            let Some(child) = child else { return false };
+            let state = child.dfa_state().map_or(StateID::ZERO, |(_, s)| s);
+            let level = self.level_id(child);
+            top = Entry { level, state, start: self.bytes.len() as u32, pending: false };
+            self.stack[depth] = top;
+        }
+        let Some((dfa, _)) = self.level(top.level).dfa_state() else { return false };
+        let t = dfa.next(top.state, b);
+        if dfa.is_dead(t) {
+            return false;
+        }
+        let pending = dfa.accepts(t);
+        if pending && (b >= 0x80 || self.bytes[top.start as usize..].iter().any(|&x| x >= 0x80) || self.level(top.level).partial().iter().any(|&x| x >= 0x80)) {
+            // A completed segment must be UTF-8 (a string literal may hold any text).
+            let mut seg = self.level(top.level).partial().to_vec();
+            seg.extend_from_slice(&self.bytes[top.start as usize..]);
+            seg.push(b);
+            if std::str::from_utf8(&seg).is_err() {
+                return false;
+            }
+        }
+        self.stack.push(Entry { level: top.level, state: t, start: top.start, pending });
+        self.bytes.push(b);
+        true
+    }
+
+    #[inline]
+    fn pop_bytes(&mut self, n: usize) {
+        let keep = self.bytes.len() - n.min(self.bytes.len());
+        self.bytes.truncate(keep);
+        self.stack.truncate(keep + 1);
+    }
+}
+
+/// Fills `mask` with every non-special token of the trie's vocabulary that may
+/// follow `c` (EOS is left to the caller).
+pub(crate) fn fill(c: &SluaConstraint, trie: &TokTrie, mask: &mut TokenSet) {
+    mask.clear();
+    if c.dfa_state().is_none() {
+        return;
+    }
+    let mut walk = TrieWalk::new(c);
+    trie.walk(&mut walk, mask);
+    for (id, bytes) in trie.long_tokens() {
+        if walk.accepts_all(bytes) {
+            mask.insert(*id as usize);
+        }
+    }
+    trie.add_duplicates(mask);
+}
+
+/// The trie of `vocab`, built once per thread and vocabulary.
+///
+/// A vocabulary is recognised by its address, length, EOS id and a hash of 512
+/// tokens spread over it (first, last and evenly spaced ones): hashing every token
+/// would cost about a third of a millisecond per mask, and two different
+/// vocabularies agreeing on all of these at the same address do not occur outside
+/// deliberate construction. Callers that have a trie pass it with
+/// [`SluaConstraint::with_trie`] instead.
+pub(crate) fn trie_for(vocab: &Vocab) -> Arc<TokTrie> {
+    type Cache = Vec<((usize, usize, u32, u64), Arc<TokTrie>)>;
+    thread_local! {
+        static TRIES: RefCell<Cache> = const { RefCell::new(Vec::new()) };
+    }
+    let key = fingerprint(vocab);
+    if let Some(t) = TRIES.with(|c| c.borrow().iter().find(|(k, _)| *k == key).map(|(_, t)| t.clone())) {
+        return t;
+    }
+    let trie = Arc::new(TokTrie::new(vocab));
+    TRIES.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() >= 4 {
+            c.remove(0);
+        }
+        c.push((key, trie.clone()));
+    });
+    trie
+}
+
+fn fingerprint(vocab: &Vocab) -> (usize, usize, u32, u64) {
+    use std::hash::{Hash, Hasher};
+    let n = vocab.len();
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let step = (n / 384).max(1);
+    let ids = (0..n.min(64)).chain((0..n).step_by(step)).chain(n.saturating_sub(64)..n);
+    for id in ids {
+        id.hash(&mut h);
+        vocab.bytes(id as u32).hash(&mut h);
+        vocab.is_special(id as u32).hash(&mut h);
+    }
+    (vocab.tokens().as_ptr() as usize, n, vocab.eos(), h.finish())
+}
