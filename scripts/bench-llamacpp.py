@@ -6,13 +6,20 @@ alternating ours / llama.cpp so both see the same load.
 The machine is shared, so absolute figures are noisy; the ratios of rounds run back to
 back are the figure to report.
 
-Usage (after `pip install ../shared/tools/llama_cpp_python-*.whl`):
-    python3 scripts/bench-llamacpp.py [--rounds 5] [--prompt-tokens 64] [--decode 32] [--threads 2]
+Set-up: llama-cpp-python in some Python. The prebuilt wheel in ../shared/tools needs
+AVX-512 (it dies with SIGILL in ggml_cpu_init on an AVX2-only CPU);
+`scripts/bench-llamacpp.sh` makes a venv (/tmp/llama-venv) with that wheel and a
+natively built libggml-cpu.
+
+Usage:
+    python3 scripts/bench-llamacpp.py [--python /tmp/llama-venv/bin/python] [--rounds 5]
+        [--prompt-tokens 64] [--decode 32] [--threads 2] [--backend ndarray|flex]
+        [--weights q8_0|f16|f32|burn-f32] [--features flex]
 It builds the example once (`cargo build --release -p espalier-model --example bench`;
-set CARGO_TARGET_DIR to reuse a target dir), prints one line per round and a JSON
-summary with the median ratios. llama.cpp runs in a child process, so a crash there
-(the prebuilt wheel needs AVX-512: on an AVX2-only CPU it dies with SIGILL) is
-reported and our figures are still printed.
+set CARGO_TARGET_DIR to reuse a target dir), prints the load average, one line per
+round (ours then llama.cpp, same prompt ids, same token counts, same thread count) and
+a JSON summary with the medians and median ratios. llama.cpp runs in a child process,
+so a crash there is reported and our figures are still printed.
 """
 import argparse
 import json
@@ -54,6 +61,14 @@ def llama_worker(args):
     print(json.dumps({"prefill_tps": len(ids) / prefill, "decode_tps": args.decode / decode}))
 
 
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return " ".join(f.read().split()[:3])
+    except OSError:
+        return "unknown"
+
+
 def run_json(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
@@ -62,7 +77,7 @@ def run_json(cmd):
             why = f"killed by {signal.Signals(-p.returncode).name}"
         return None, why + (": " + p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "")
     r = json.loads(p.stdout.strip().splitlines()[-1])
-    return (r["prefill_tps"], r["decode_tps"]), None
+    return (r["prefill_tps"], r["decode_tps"], r), None
 
 
 def main():
@@ -72,6 +87,10 @@ def main():
     ap.add_argument("--decode", type=int, default=32)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--backend", default="ndarray")
+    ap.add_argument("--weights", default=None, help="our weight format (default: the backend's)")
+    ap.add_argument("--features", default=None, help="cargo features of espalier-model (e.g. flex)")
+    ap.add_argument("--python", default=os.environ.get("ESPALIER_LLAMA_PYTHON", sys.executable),
+                    help="Python with llama_cpp installed (see scripts/bench-llamacpp.sh)")
     ap.add_argument("--llama-worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
 
@@ -82,12 +101,18 @@ def main():
         return llama_worker(args)
 
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "espalier-model", "--example", "bench"],
-                   cwd=ROOT, check=True)
+    build = ["cargo", "build", "--release", "-q", "-p", "espalier-model", "--example", "bench"]
+    if args.features:
+        build += ["--features", args.features]
+    subprocess.run(build, cwd=ROOT, check=True)
     ours_cmd = [os.path.join(target, "release", "examples", "bench"), "--backend", args.backend,
                 "--prompt-tokens", str(args.prompt_tokens), "--decode", str(args.decode), "--rounds", "1"]
-    llama_cmd = [sys.executable, os.path.abspath(__file__), "--llama-worker", "--threads", str(args.threads),
+    if args.weights:
+        ours_cmd += ["--weights", args.weights]
+    llama_cmd = [args.python, os.path.abspath(__file__), "--llama-worker", "--threads", str(args.threads),
                  "--prompt-tokens", str(args.prompt_tokens), "--decode", str(args.decode)]
+    load_start = loadavg()
+    print(f"load average at start: {load_start}", flush=True)
 
     rows = []
     llama_error = None
@@ -98,7 +123,8 @@ def main():
         ref = None
         if llama_error is None:
             ref, llama_error = run_json(llama_cmd)
-        line = f"round {i}: ours prefill {ours[0]:7.2f} tok/s decode {ours[1]:6.2f} tok/s"
+        line = (f"round {i}: ours ({ours[2].get('backend')}, {ours[2].get('weights')}) "
+                f"prefill {ours[0]:7.2f} tok/s decode {ours[1]:6.2f} tok/s")
         if ref:
             line += (f" | llama.cpp prefill {ref[0]:7.2f} decode {ref[1]:6.2f}"
                      f" | ratio prefill {ours[0] / ref[0]:.2f} decode {ours[1] / ref[1]:.2f}")
@@ -108,8 +134,9 @@ def main():
         rows.append((ours, ref))
 
     summary = {
-        "backend": args.backend, "threads": args.threads, "prompt_tokens": args.prompt_tokens,
-        "decode_tokens": args.decode,
+        "backend": args.backend, "weights": rows[0][0][2].get("weights"), "threads": args.threads,
+        "prompt_tokens": args.prompt_tokens, "decode_tokens": args.decode,
+        "loadavg_start": load_start, "loadavg_end": loadavg(),
         "ours_prefill_tps": statistics.median(o[0] for o, _ in rows),
         "ours_decode_tps": statistics.median(o[1] for o, _ in rows),
     }
