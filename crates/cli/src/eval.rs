@@ -64,6 +64,11 @@ pub struct Args {
     /// The GGUF model.
     #[arg(long)]
     pub model: Option<PathBuf>,
+    /// Wrap up: when this many tokens of the budget are left, allow only tokens that
+    /// lead towards finishing the script (sLua only; the Python constraint has no
+    /// finishing mask).
+    #[arg(long)]
+    pub wrap_up: Option<usize>,
 }
 
 /// Finds a shared data file: `../shared/data/NAME` from the current directory, else
@@ -118,9 +123,13 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     );
 
     let mut summaries: Vec<Summary> = Vec::new();
-    for &mode in &args.mode {
-        let mut records = Vec::new();
-        for problem in &problems {
+    // Problem-major: each problem runs in every mode before the next problem, so the
+    // modes see the same machine load (the speed ratios are taken within one run on a
+    // shared machine) and share the prompt's prefill through the KV cache.
+    let mut by_mode: Vec<Vec<ProblemRecord>> = vec![Vec::new(); args.mode.len()];
+    for problem in &problems {
+        for (m, &mode) in args.mode.iter().enumerate() {
+            let records = &mut by_mode[m];
             for sample in 0..args.samples {
                 let config = GenerateConfig {
                     mode,
@@ -157,7 +166,9 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 records.push(record);
             }
         }
-        let summary = Summary::from_records(&args.dataset, mode, args.samples, &records);
+    }
+    for (&mode, records) in args.mode.iter().zip(&by_mode) {
+        let summary = Summary::from_records(&args.dataset, mode, args.samples, records);
         println!("{}", serde_json::to_string(&summary)?);
         summaries.push(summary);
     }
@@ -264,13 +275,16 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
         None => None,
     };
+    if args.mode.contains(&Mode::Syncode) {
+        return Err("mode syncode is for grammars (python); sLua uses mask or rejection".into());
+    }
     let mut summaries = Vec::new();
-    for &mode in &args.mode {
-        if mode == Mode::Syncode {
-            return Err("mode syncode is for grammars (python); sLua uses mask or rejection".into());
-        }
-        let mut records: Vec<SluaRecord> = Vec::new();
-        for cat in categories {
+    // Category-major, as for Python: every mode writes a category's effect and talent
+    // before the next category (same machine load for all modes, shared prefill).
+    let mut by_mode: Vec<Vec<SluaRecord>> = args.mode.iter().map(|_| Vec::new()).collect();
+    for cat in categories {
+        for (m, &mode) in args.mode.iter().enumerate() {
+            let records = &mut by_mode[m];
             let mut effects: Vec<(String, String)> = Vec::new();
             for kind in ["effect", "talent"] {
                 let mut task = if kind == "effect" { cat.effect.to_string() } else { cat.talent.to_string() };
@@ -290,6 +304,7 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                     mode,
                     sampling: SamplingConfig { temperature: args.temperature, top_k: 0, top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 }, seed: args.seed },
                     max_tokens: args.max_tokens,
+                    wrap_up: args.wrap_up,
                     ..GenerateConfig::default()
                 };
                 let mut rec = SluaRecord {
@@ -328,11 +343,12 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                     }
                 }
                 eprintln!(
-                    "[{mode}] {} {kind}: {} tokens, {:.1} tok/s, stop {}, {}",
+                    "[{mode}] {} {kind}: {} tokens, {:.1} tok/s, stop {}{}, {}",
                     cat.name,
                     rec.tokens,
                     rec.decode_tps,
                     rec.stop.as_ref().map_or("error", |s| s.name()),
+                    rec.stats.wrap_up_from.map_or(String::new(), |s| format!(" (wrap-up from step {s})")),
                     rec.outcome.as_ref().map_or("not checked".to_string(), |o| serde_json::to_value(o).map(|v| v["outcome"].to_string()).unwrap_or_default())
                 );
                 if let Some(out) = out.as_mut() {
@@ -342,6 +358,8 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 records.push(rec);
             }
         }
+    }
+    for (&mode, records) in args.mode.iter().zip(&by_mode) {
         let n = records.len();
         let finished = records.iter().filter(|r| r.finished).count();
         let ran = records.iter().filter(|r| matches!(r.outcome, Some(ScriptOutcome::Ran { .. }))).count();
@@ -350,7 +368,7 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         let tokens: usize = records.iter().map(|r| r.tokens).sum();
         let secs: f64 = records.iter().map(|r| r.decode_s).sum();
         let mut stops = std::collections::BTreeMap::new();
-        for r in &records {
+        for r in records.iter() {
             *stops.entry(r.stop.as_ref().map_or("error", |s| s.name())).or_insert(0usize) += 1;
         }
         let summary = serde_json::json!({
@@ -364,6 +382,8 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
             "runtime_errors": runtime,
             "pass_at_1": if n > 0 { ran as f64 / n as f64 } else { 0.0 },
             "stops": stops,
+            "wrap_up_fired": records.iter().filter(|r| r.stats.wrap_up_from.is_some()).count(),
+            "finished_after_wrap_up": records.iter().filter(|r| r.finished && r.stats.wrap_up_from.is_some()).count(),
             "tokens": tokens,
             "decode_tps": if secs > 0.0 { tokens as f64 / secs } else { 0.0 },
             "constraint_s": records.iter().map(|r| r.stats.constraint_s).sum::<f64>(),

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use espalier_constraint::{Constraint, Vocab};
+use espalier_constraint::Vocab;
 use espalier_decode::prompt::{self, Message};
 use espalier_decode::{
     run as drive, GenerateConfig, Generator, Lang, LangConstraint, LanguageModel, Mode, PythonKit, SamplingConfig,
@@ -72,19 +72,19 @@ pub struct Args {
     /// Extra stop strings (repeatable).
     #[arg(long = "stop")]
     pub stop: Vec<String>,
+    /// Wrap up: when this many tokens of the budget are left, allow only tokens that
+    /// lead towards finishing the program (sLua; no effect for Python or none).
+    #[arg(long)]
+    pub wrap_up: Option<usize>,
 }
 
 /// The model with its KV cache, as the decode loop drives it.
 pub struct LlamaModel {
     llama: Llama,
     cache: KvCache,
-}
-
-impl LlamaModel {
-    /// Empties the cache for a new generation.
-    pub fn reset(&mut self) {
-        self.cache.clear();
-    }
+    /// The tokens `cache` holds, so that the next generation can keep the prompt
+    /// prefix it shares with the last one (the sLua prompts share thousands).
+    cached: Vec<u32>,
 }
 
 impl LanguageModel for LlamaModel {
@@ -142,7 +142,7 @@ pub fn load(model: Option<&Path>, backend: &str) -> Result<Loaded, Box<dyn std::
     let device = backend.device()?;
     let llama = Llama::load(&gguf, &device)?;
     let cache = llama.new_cache();
-    Ok(Loaded { tokenizer, vocab, model: LlamaModel { llama, cache }, backend })
+    Ok(Loaded { tokenizer, vocab, model: LlamaModel { llama, cache, cached: Vec::new() }, backend })
 }
 
 /// The chat prompt for one sLua script: the language document, the API and example
@@ -164,6 +164,7 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
         max_tokens: args.max_tokens,
         stop_strings: args.stop.clone(),
         trace: args.trace.is_some(),
+        wrap_up: args.wrap_up,
         ..GenerateConfig::default()
     };
     let (text, constraint) = match args.lang {
@@ -227,21 +228,33 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
         timing.decode_tps(),
         stop.name()
     );
+    if let StopReason::Repetition { period, span } = stop {
+        eprintln!("stopped by the repetition guard: the last {span} tokens repeat with a period of {period}");
+    }
+    if let Some(step) = generator.stats().wrap_up_from {
+        eprintln!(
+            "wrap-up: in force from step {step}, narrowed the mask at {} steps",
+            generator.stats().wrap_up_steps
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
 /// Runs one generation, streaming the text to stdout when `stream` and writing the
-/// trace to `trace` when given.
-pub fn generate<C: Constraint>(
+/// trace to `trace` when given. The constraint's finishing mask serves the wrap-up
+/// (`config.wrap_up`).
+pub fn generate(
     loaded: &mut Loaded,
-    constraint: C,
+    constraint: LangConstraint,
     prompt_ids: &[u32],
     config: GenerateConfig,
     trace: Option<&Path>,
     stream: bool,
-) -> Result<(Generator<C>, Timing), Box<dyn std::error::Error>> {
+) -> Result<(Generator<LangConstraint>, Timing), Box<dyn std::error::Error>> {
     let hold = config.stop_strings.iter().map(|s| s.len()).max().unwrap_or(1).saturating_sub(1);
-    let mut generator = Generator::new(loaded.vocab.clone(), constraint, prompt_ids, config)?;
+    let mut generator = Generator::new(loaded.vocab.clone(), constraint, prompt_ids, config)?
+        .with_finishing(LangConstraint::fill_finishing_mask)
+        .reuse_cache(&loaded.model.cached);
     let mut trace_out = match trace {
         Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
         None => None,
@@ -249,8 +262,10 @@ pub fn generate<C: Constraint>(
     let mut trace_err: Option<std::io::Error> = None;
     let mut printed = 0;
     let stdout = std::io::stdout();
-    loaded.model.reset();
-    let timing = drive(&mut generator, &mut loaded.model, |g, outcome| {
+    // Whatever happens below, the cache is only known to be right up to here.
+    let keep = generator.next_input().map_or(0, |feed| feed.keep);
+    loaded.model.cached.truncate(keep);
+    let result = drive(&mut generator, &mut loaded.model, |g, outcome| {
         if let (Some(out), Some(step)) = (trace_out.as_mut(), outcome.trace.as_ref()) {
             let line = serde_json::to_string(step).expect("traces serialize");
             if let Err(e) = writeln!(out, "{line}") {
@@ -268,7 +283,12 @@ pub fn generate<C: Constraint>(
                 printed = upto;
             }
         }
-    })?;
+    });
+    loaded.model.cached = match result {
+        Ok(_) => generator.cached_context().to_vec(),
+        Err(_) => Vec::new(),
+    };
+    let timing = result?;
     if stream {
         println!();
     }

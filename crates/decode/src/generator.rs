@@ -50,6 +50,14 @@ pub struct GenerateConfig {
     /// Keep a snapshot per step so [`Generator::rewind`] can go back (the web app's
     /// "Back"); costs one constraint clone per step.
     pub history: bool,
+    /// "Wrap up": once at most this many tokens are left of `max_tokens`, the mask is
+    /// intersected with the constraint's finishing mask (tokens that lead towards the
+    /// shortest completion), so a constrained generation closes its program instead of
+    /// running out of budget mid-statement. Needs a hook ([`Generator::with_finishing`]);
+    /// `None` or no hook: off. A step whose intersection would be empty keeps the
+    /// plain mask (the wrap-up never causes a dead end).
+    #[serde(default)]
+    pub wrap_up: Option<usize>,
 }
 
 impl Default for GenerateConfig {
@@ -64,6 +72,7 @@ impl Default for GenerateConfig {
             trace: false,
             trace_top: 8,
             history: false,
+            wrap_up: None,
         }
     }
 }
@@ -108,7 +117,20 @@ pub struct Stats {
     pub sample_s: f64,
     /// Seconds in the model, as the driver reported per step.
     pub model_s: f64,
+    /// Steps at which the wrap-up narrowed the mask to the finishing mask.
+    #[serde(default)]
+    pub wrap_up_steps: usize,
+    /// The first step (from 0) at which the wrap-up was in force, if it ever was.
+    #[serde(default)]
+    pub wrap_up_from: Option<usize>,
 }
+
+/// The constraint's finishing mask, for the wrap-up ([`GenerateConfig::wrap_up`]):
+/// fills the set with the tokens that lead towards the shortest completion and returns
+/// `true`, or returns `false` when the constraint has no such notion. A plain function
+/// rather than a [`Constraint`] method so that the trait stays as it is; the decoder's
+/// own [`crate::LangConstraint::fill_finishing_mask`] is the usual one.
+pub type FinishingHook<C> = fn(&mut C, &Vocab, &mut TokenSet) -> bool;
 
 /// State restored by [`Generator::rewind`].
 #[derive(Clone, Debug)]
@@ -144,6 +166,10 @@ pub struct Generator<C> {
     mask: TokenSet,
     history: Vec<Snapshot<C>>,
     stats: Stats,
+    /// The wrap-up's source of finishing masks.
+    finishing: Option<FinishingHook<C>>,
+    /// Scratch set for the finishing mask.
+    finish_mask: TokenSet,
 }
 
 impl<C: Constraint> Generator<C> {
@@ -175,6 +201,7 @@ impl<C: Constraint> Generator<C> {
         }
         let skip = forced.len();
         let mask = TokenSet::empty(vocab.len());
+        let finish_mask = TokenSet::empty(vocab.len());
         let stop = (config.max_tokens == 0).then_some(StopReason::MaxTokens);
         Ok(Self {
             sampler: Sampler::new(config.sampling.clone()),
@@ -193,7 +220,38 @@ impl<C: Constraint> Generator<C> {
             mask,
             history: Vec::new(),
             stats,
+            finishing: None,
+            finish_mask,
         })
+    }
+
+    /// Reuses a model KV cache that already holds `cached` (e.g. the previous
+    /// generation's [`Generator::cached_context`]): the positions this generation's
+    /// context shares with it are not fed again (the first [`Feed`] keeps them). Saves
+    /// the prefill of a long shared prompt (the sLua language document) across scripts.
+    pub fn reuse_cache(mut self, cached: &[u32]) -> Self {
+        let common = cached.iter().zip(&self.context).take_while(|(a, b)| a == b).count();
+        self.valid_cache = common.min(self.context.len() - 1);
+        self
+    }
+
+    /// The tokens the model's KV cache holds correctly now (prompt and fed tokens).
+    pub fn cached_context(&self) -> &[u32] {
+        &self.context[..self.valid_cache]
+    }
+
+    /// Sets where the wrap-up ([`GenerateConfig::wrap_up`]) gets its finishing masks.
+    pub fn with_finishing(mut self, hook: FinishingHook<C>) -> Self {
+        self.finishing = Some(hook);
+        self
+    }
+
+    /// Whether the wrap-up is in force for the next step: a hook is set, the mode
+    /// constrains, and at most `wrap_up` tokens of the budget are left.
+    pub fn wrapping_up(&self) -> bool {
+        self.finishing.is_some()
+            && self.config.mode != Mode::None
+            && self.config.wrap_up.is_some_and(|n| self.config.max_tokens.saturating_sub(self.generated.len()) <= n)
     }
 
     /// What to feed the model next; `None` once the generation has stopped.
@@ -238,9 +296,14 @@ impl<C: Constraint> Generator<C> {
         let mut mask_valid = false;
         let mut mask_size = None;
         let mut tried_unmasked = false;
-        if !self.forced.is_empty() || (constrained && self.config.mode.masks_first()) {
+        let wrapping = self.wrapping_up();
+        let mut wrapped = false;
+        if wrapping {
+            self.stats.wrap_up_from.get_or_insert(self.stats.steps - 1);
+        }
+        if !self.forced.is_empty() || (constrained && (self.config.mode.masks_first() || wrapping)) {
             let t = Instant::now();
-            self.fill_mask();
+            wrapped |= self.fill_mask(wrapping);
             constraint_time += t.elapsed();
             self.stats.masks += 1;
             mask_valid = true;
@@ -254,11 +317,11 @@ impl<C: Constraint> Generator<C> {
             }
             // Choose a candidate.
             let use_mask = !self.forced.is_empty()
-                || (constrained && (self.config.mode.masks_first() || tried_unmasked));
+                || (constrained && (self.config.mode.masks_first() || tried_unmasked || wrapping));
             let candidate = if use_mask {
                 if !mask_valid {
                     let t = Instant::now();
-                    self.fill_mask();
+                    wrapped |= self.fill_mask(wrapping);
                     constraint_time += t.elapsed();
                     self.stats.masks += 1;
                     mask_valid = true;
@@ -343,6 +406,7 @@ impl<C: Constraint> Generator<C> {
             }
         };
         self.stats.refusals += refused.len();
+        self.stats.wrap_up_steps += wrapped as usize;
         if how == How::Sampled && mask_size == Some(1) {
             how = How::Forced;
         }
@@ -384,6 +448,7 @@ impl<C: Constraint> Generator<C> {
             sample_ms: sample_time.as_secs_f64() * 1e3,
             inspect: constrained.then(|| self.constraint.inspect()),
             stop: self.stop.clone(),
+            wrap_up: wrapped,
         });
         Ok(StepOutcome { token: chosen, how, stop: self.stop.clone(), trace })
     }
@@ -493,11 +558,22 @@ impl<C: Constraint> Generator<C> {
     /// Fills `self.mask`: the constraint's mask, or under a forced prefix the tokens
     /// that extend it with bytes the constraint allows, or that are a prefix of it
     /// whose rest some sequence of tokens can still spell (without that look-ahead a
-    /// short token could strand the prefix where no token continues it).
-    fn fill_mask(&mut self) {
+    /// short token could strand the prefix where no token continues it). When
+    /// `wrapping` (and no prefix is forced) the mask is narrowed to the finishing mask
+    /// unless that leaves nothing; returns whether it was narrowed.
+    fn fill_mask(&mut self, wrapping: bool) -> bool {
         if self.forced.is_empty() {
             self.constraint.fill_mask(&self.vocab, &mut self.mask);
-            return;
+            if let (true, Some(hook)) = (wrapping, self.finishing) {
+                if hook(&mut self.constraint, &self.vocab, &mut self.finish_mask) {
+                    self.finish_mask.intersect_with(&self.mask);
+                    if !self.finish_mask.is_empty() {
+                        std::mem::swap(&mut self.mask, &mut self.finish_mask);
+                        return true;
+                    }
+                }
+            }
+            return false;
         }
         let f = &self.forced;
         // spellable[k]: forced[k..] can be produced by tokens (ending at or past its end).
@@ -528,6 +604,7 @@ impl<C: Constraint> Generator<C> {
                 self.mask.insert(id as usize);
             }
         }
+        false
     }
 
     /// Whether bytes past the forced prefix may come next.
@@ -577,6 +654,12 @@ impl<C: Constraint> Generator<C> {
             if let Some((period, span)) = guard.check(&self.generated) {
                 self.stop = Some(StopReason::Repetition { period, span });
                 return;
+            }
+            if self.text[self.text.len() - new_bytes..].contains(&b'\n') {
+                if let Some((period, repeats, line)) = guard.check_lines(self.text_bytes()) {
+                    self.stop = Some(StopReason::RepeatedLines { period, repeats, line });
+                    return;
+                }
             }
         }
         if self.generated.len() >= self.config.max_tokens {

@@ -168,6 +168,25 @@ impl LangConstraint {
         };
         LangConstraint::Slua(Box::new(c))
     }
+
+    /// The finishing mask for the decoder's wrap-up ([`crate::GenerateConfig::wrap_up`],
+    /// passed to [`crate::Generator::with_finishing`]): the tokens that lead towards the
+    /// shortest completion. Dispatched here rather than through [`Constraint`], whose
+    /// shape stays fixed. Returns `false` (mask untouched) for constraints without
+    /// such a notion: none, and Python (HumanEval completions end at stop strings).
+    pub fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+        match self {
+            LangConstraint::None(_) | LangConstraint::Python(_) => false,
+            LangConstraint::Slua(c) => slua_finishing(c, vocab, mask),
+        }
+    }
+}
+
+/// The sLua constraint's finishing mask. Not wired yet: espalier-slua's finishing
+/// mask is being added (see /work/notes/slua-api.md); until then the wrap-up is off
+/// for sLua and reports never firing.
+fn slua_finishing(_c: &mut SluaConstraint, _vocab: &Vocab, _mask: &mut TokenSet) -> bool {
+    false
 }
 
 macro_rules! delegate {

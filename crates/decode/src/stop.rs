@@ -26,6 +26,17 @@ pub enum StopReason {
         /// How many tokens the repetition spans.
         span: usize,
     },
+    /// The last lines repeat (ignoring indentation and the values of numbers) with a
+    /// short period: the model is looping, e.g. opening the same nested definition
+    /// again and again at a growing indentation, which no token period shows.
+    RepeatedLines {
+        /// Lines in the repeating cycle.
+        period: usize,
+        /// How many times the cycle occurs in a row.
+        repeats: usize,
+        /// The first line of the cycle (trimmed).
+        line: String,
+    },
     /// No token was allowed (the constraint has no continuation among the tokens the
     /// model gives a finite score, or every candidate was refused at commit).
     DeadEnd {
@@ -35,6 +46,11 @@ pub enum StopReason {
 }
 
 impl StopReason {
+    /// Whether the repetition guard stopped the generation (tokens or lines).
+    pub fn is_repetition(&self) -> bool {
+        matches!(self, StopReason::Repetition { .. } | StopReason::RepeatedLines { .. })
+    }
+
     /// Whether the generation ended on its own (EOS or stop string) rather than being
     /// cut off: the "finished" count of the evaluations.
     pub fn is_finished(&self) -> bool {
@@ -48,6 +64,7 @@ impl StopReason {
             StopReason::StopString { .. } => "stop_string",
             StopReason::MaxTokens => "max_tokens",
             StopReason::Repetition { .. } => "repetition",
+            StopReason::RepeatedLines { .. } => "repeated_lines",
             StopReason::DeadEnd { .. } => "dead_end",
         }
     }
@@ -63,13 +80,25 @@ pub struct RepetitionGuard {
     pub min_span: usize,
     /// Fewest full repeats of the cycle.
     pub min_repeats: usize,
+    /// Longest cycle of lines looked for (0: no line check). Lines compare trimmed,
+    /// with every run of digits read as one digit, and blank lines skipped.
+    #[serde(default)]
+    pub max_line_period: usize,
+    /// Fewest repeats in a row of a line cycle.
+    #[serde(default)]
+    pub min_line_repeats: usize,
+    /// Fewest non-blank bytes a line cycle must hold, so that closing lines such as
+    /// `end`, `}` or `return x` repeated a few times do not count.
+    #[serde(default)]
+    pub min_line_cycle_bytes: usize,
 }
 
 impl Default for RepetitionGuard {
     /// 64 tokens that are one cycle of up to 32 tokens repeated at least 4 times
-    /// (e.g. 8 copies of an 8-token line): legitimate code hardly ever does that.
+    /// (e.g. 8 copies of an 8-token line), or a cycle of up to 4 lines holding at least
+    /// 12 bytes repeated 4 times in a row: legitimate code hardly ever does that.
     fn default() -> Self {
-        Self { max_period: 32, min_span: 64, min_repeats: 4 }
+        Self { max_period: 32, min_span: 64, min_repeats: 4, max_line_period: 4, min_line_repeats: 4, min_line_cycle_bytes: 12 }
     }
 }
 
@@ -89,6 +118,60 @@ impl RepetitionGuard {
         }
         None
     }
+}
+
+impl RepetitionGuard {
+    /// The `(period, repeats, first line)` of a cycle of lines repeating at the end of
+    /// `text` (complete lines only), if any. Looks at the last
+    /// `max_line_period * min_line_repeats` non-blank lines.
+    pub fn check_lines(&self, text: &[u8]) -> Option<(usize, usize, String)> {
+        if self.max_line_period == 0 || self.min_line_repeats < 2 {
+            return None;
+        }
+        let want = self.max_line_period * self.min_line_repeats;
+        let complete = &text[..text.iter().rposition(|&b| b == b'\n')?];
+        let mut lines: Vec<Vec<u8>> = Vec::with_capacity(want);
+        for line in complete.rsplit(|&b| b == b'\n') {
+            let norm = normalize_line(line);
+            if norm.is_empty() {
+                continue;
+            }
+            lines.push(norm);
+            if lines.len() == want {
+                break;
+            }
+        }
+        lines.reverse();
+        for period in 1..=self.max_line_period {
+            let span = period * self.min_line_repeats;
+            if lines.len() < span {
+                break;
+            }
+            let tail = &lines[lines.len() - span..];
+            let bytes: usize = tail[..period].iter().map(|l| l.len()).sum();
+            if bytes >= self.min_line_cycle_bytes && (period..span).all(|i| tail[i] == tail[i - period]) {
+                let first = String::from_utf8_lossy(&tail[0]).into_owned();
+                return Some((period, self.min_line_repeats, first));
+            }
+        }
+        None
+    }
+}
+
+/// A line as the line check compares it: trimmed, each run of digits as one `0`.
+fn normalize_line(line: &[u8]) -> Vec<u8> {
+    let trimmed = line.trim_ascii();
+    let mut out = Vec::with_capacity(trimmed.len());
+    for &b in trimmed {
+        if b.is_ascii_digit() {
+            if out.last() != Some(&b'0') {
+                out.push(b'0');
+            }
+        } else {
+            out.push(b);
+        }
+    }
+    out
 }
 
 /// Where the earliest of `stops` begins in `text`, looking only at matches that end
@@ -114,7 +197,7 @@ mod tests {
 
     #[test]
     fn repetition_is_found_for_short_cycles_only() {
-        let guard = RepetitionGuard { max_period: 4, min_span: 12, min_repeats: 3 };
+        let guard = RepetitionGuard { max_period: 4, min_span: 12, min_repeats: 3, ..RepetitionGuard::default() };
         let cycle: Vec<u32> = [1, 2, 3].iter().copied().cycle().take(12).collect();
         assert_eq!(guard.check(&cycle), Some((3, 12)));
         let mut broken = cycle.clone();
@@ -124,6 +207,26 @@ mod tests {
         let long: Vec<u32> = (0..5).cycle().take(40).collect();
         assert_eq!(guard.check(&long), None, "period 5 is beyond max_period 4");
         assert_eq!(guard.check(&[7; 12]), Some((1, 12)));
+    }
+
+    #[test]
+    fn repeated_lines_are_found_whatever_the_indentation_but_not_closing_lines() {
+        let guard = RepetitionGuard::default();
+        let mut nested = String::new();
+        for depth in 0..4 {
+            nested.push_str(&"    ".repeat(depth));
+            nested.push_str(&format!("local tick{depth} = function(self)\n"));
+        }
+        let (period, repeats, line) = guard.check_lines(nested.as_bytes()).expect("nested loop");
+        assert_eq!((period, repeats), (1, 4));
+        assert_eq!(line, "local tick0 = function(self)");
+        assert_eq!(guard.check_lines(&nested.as_bytes()[..nested.len() - 1]), None, "3 complete lines only");
+        let ends = "x = 1\n      end\n    end\n  end\nend\n";
+        assert_eq!(guard.check_lines(ends.as_bytes()), None, "short closing lines repeat legitimately");
+        let two = "a = f(1)\nb = g(a)\n".repeat(4);
+        assert_eq!(guard.check_lines(two.as_bytes()).map(|r| r.0), Some(2));
+        let off = RepetitionGuard { max_line_period: 0, ..RepetitionGuard::default() };
+        assert_eq!(off.check_lines(two.as_bytes()), None);
     }
 
     #[test]

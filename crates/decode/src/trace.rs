@@ -67,4 +67,8 @@ pub struct StepTrace {
     pub inspect: Option<Inspection>,
     /// Set on the last step: why the generation stopped.
     pub stop: Option<StopReason>,
+    /// Whether the wrap-up narrowed this step's mask to the constraint's finishing
+    /// mask (few tokens of the budget were left).
+    #[serde(default)]
+    pub wrap_up: bool,
 }

@@ -153,7 +153,7 @@ fn stop_strings_cut_the_text_and_repetition_is_reported() {
 
     let mut cfg = config(Mode::None);
     cfg.max_tokens = 200;
-    cfg.repetition = Some(RepetitionGuard { max_period: 4, min_span: 16, min_repeats: 4 });
+    cfg.repetition = Some(RepetitionGuard { max_period: 4, min_span: 16, min_repeats: 4, ..RepetitionGuard::default() });
     let (g, _) = generate(Unconstrained, &[1], cfg, &[("y", 30.0)]);
     assert_eq!(g.stop_reason(), Some(&StopReason::Repetition { period: 1, span: 16 }));
     assert_eq!(g.tokens().len(), 16);
@@ -229,4 +229,85 @@ fn misuse_gets_typed_errors() {
     ));
     let mut g = Generator::new(v, Unconstrained, &[1], config(Mode::None)).unwrap();
     assert!(matches!(g.step(&[0.0; 3], Default::default()), Err(DecodeError::LogitsLength { got: 3, .. })));
+}
+
+/// The finishing mask of [`Targets`]: tokens that stay inside the shortest target the
+/// text can still become (and EOS once it is complete).
+fn targets_finishing(c: &mut Targets, vocab: &espalier_constraint::Vocab, mask: &mut espalier_constraint::TokenSet) -> bool {
+    mask.clear();
+    let Some(shortest) = c.targets.iter().filter(|t| t.starts_with(&c.fed)).min_by_key(|t| t.len()).cloned() else {
+        return false;
+    };
+    let rest = &shortest[c.fed.len()..];
+    for id in 0..vocab.len() as u32 {
+        let b = vocab.bytes(id);
+        if !vocab.is_special(id) && !b.is_empty() && rest.starts_with(b) {
+            mask.insert(id as usize);
+        }
+    }
+    if rest.is_empty() {
+        mask.insert(vocab.eos() as usize);
+    }
+    true
+}
+
+#[test]
+fn wrap_up_steers_to_the_shortest_completion_when_the_budget_runs_low() {
+    let long = "abc".repeat(8);
+    let targets = ["abcabcx", long.as_str()];
+    let v = Arc::new(vocab(TOKENS));
+    for mode in [Mode::Mask, Mode::Rejection] {
+        let cfg = GenerateConfig { mode, max_tokens: 5, wrap_up: Some(3), ..GenerateConfig::default() };
+        // Without a hook the option does nothing: the model's favourite "abc" runs out
+        // the budget.
+        let mut model = HashModel::new(v.len());
+        model.prefer = vec![(id(&v, "abc"), 20.0)];
+        let mut g = Generator::new(v.clone(), Targets::new(&targets), &[1], cfg.clone()).unwrap();
+        run(&mut g, &mut model, |_, _| {}).unwrap();
+        assert_eq!(g.stop_reason(), Some(&StopReason::MaxTokens), "{mode}");
+        assert_eq!(g.stats().wrap_up_from, None);
+
+        let mut model = HashModel::new(v.len());
+        model.prefer = vec![(id(&v, "abc"), 20.0)];
+        let mut cfg = cfg;
+        cfg.trace = true;
+        let mut g = Generator::new(v.clone(), Targets::new(&targets), &[1], cfg).unwrap().with_finishing(targets_finishing);
+        let mut wrapped_steps = Vec::new();
+        run(&mut g, &mut model, |_, outcome| {
+            let t = outcome.trace.as_ref().unwrap();
+            if t.wrap_up {
+                wrapped_steps.push(t.step);
+            }
+        })
+        .unwrap();
+        assert_eq!(g.text(), "abcabcx", "{mode}");
+        assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{mode}");
+        assert_eq!(g.stats().wrap_up_from, Some(2), "{mode}: 3 tokens left after two steps");
+        assert_eq!(g.stats().wrap_up_steps, 2, "{mode}");
+        assert_eq!(wrapped_steps, vec![2, 3], "{mode}");
+    }
+}
+
+#[test]
+fn a_shared_prompt_prefix_is_not_fed_again() {
+    let v = Arc::new(vocab(TOKENS));
+    let mut model = HashModel::new(v.len());
+    let cfg = GenerateConfig { mode: Mode::Mask, max_tokens: 6, ..GenerateConfig::default() };
+    let mut first = Generator::new(v.clone(), Targets::new(&["abcabc"]), &[1, 2, 3, 4], cfg.clone()).unwrap();
+    run(&mut first, &mut model, |_, _| {}).unwrap();
+    let cached = first.cached_context().to_vec();
+    assert_eq!(&cached[..4], &[1, 2, 3, 4]);
+
+    // Same first three prompt tokens: only the fourth is fed, after truncating to 3.
+    model.calls.clear();
+    let mut second =
+        Generator::new(v.clone(), Targets::new(&["abcabc"]), &[1, 2, 3, 5], cfg.clone()).unwrap().reuse_cache(&cached);
+    run(&mut second, &mut model, |_, _| {}).unwrap();
+    assert_eq!(model.calls[0], (3, vec![5]));
+
+    // The same generation from a cold cache gives the same tokens (the cache was right).
+    let mut cold_model = HashModel::new(v.len());
+    let mut cold = Generator::new(v, Targets::new(&["abcabc"]), &[1, 2, 3, 5], cfg).unwrap();
+    run(&mut cold, &mut cold_model, |_, _| {}).unwrap();
+    assert_eq!(cold.tokens(), second.tokens());
 }

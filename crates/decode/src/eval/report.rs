@@ -85,7 +85,7 @@ impl Summary {
             }
             s.finished += r.finished as usize;
             s.errors += r.error.is_some() as usize;
-            s.repetitions += matches!(r.stop, Some(StopReason::Repetition { .. })) as usize;
+            s.repetitions += r.stop.as_ref().is_some_and(StopReason::is_repetition) as usize;
             if r.syntax_error.is_some() {
                 s.syntax_errors += 1;
                 s.syntax_errors_finished += r.finished as usize;
