@@ -69,6 +69,10 @@ pub struct Args {
     /// finishing mask).
     #[arg(long)]
     pub wrap_up: Option<usize>,
+    /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;
+    /// needs a constraint with a finishing mask (sLua), otherwise the loop stops it.
+    #[arg(long)]
+    pub wrap_up_on_repetition: bool,
 }
 
 /// Finds a shared data file: `../shared/data/NAME` from the current directory, else
@@ -305,6 +309,7 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                     sampling: SamplingConfig { temperature: args.temperature, top_k: 0, top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 }, seed: args.seed },
                     max_tokens: args.max_tokens,
                     wrap_up: args.wrap_up,
+                    wrap_up_on_repetition: args.wrap_up_on_repetition,
                     ..GenerateConfig::default()
                 };
                 let mut rec = SluaRecord {
@@ -348,7 +353,11 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                     rec.tokens,
                     rec.decode_tps,
                     rec.stop.as_ref().map_or("error", |s| s.name()),
-                    rec.stats.wrap_up_from.map_or(String::new(), |s| format!(" (wrap-up from step {s})")),
+                    match (&rec.stats.loop_detected, rec.stats.wrap_up_from) {
+                        (Some(l), Some(s)) => format!(" (loop {} at step {s}: wrapped up)", l.name()),
+                        (_, Some(s)) => format!(" (wrap-up from step {s})"),
+                        _ => String::new(),
+                    },
                     rec.outcome.as_ref().map_or("not checked".to_string(), |o| serde_json::to_value(o).map(|v| v["outcome"].to_string()).unwrap_or_default())
                 );
                 if let Some(out) = out.as_mut() {
@@ -384,6 +393,7 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
             "stops": stops,
             "wrap_up_fired": records.iter().filter(|r| r.stats.wrap_up_from.is_some()).count(),
             "finished_after_wrap_up": records.iter().filter(|r| r.finished && r.stats.wrap_up_from.is_some()).count(),
+            "loops_wrapped_up": records.iter().filter(|r| r.stats.loop_detected.is_some()).count(),
             "tokens": tokens,
             "decode_tps": if secs > 0.0 { tokens as f64 / secs } else { 0.0 },
             "constraint_s": records.iter().map(|r| r.stats.constraint_s).sum::<f64>(),

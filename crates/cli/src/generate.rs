@@ -76,6 +76,10 @@ pub struct Args {
     /// lead towards finishing the program (sLua; no effect for Python or none).
     #[arg(long)]
     pub wrap_up: Option<usize>,
+    /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;
+    /// needs a constraint with a finishing mask (sLua), otherwise the loop stops it.
+    #[arg(long)]
+    pub wrap_up_on_repetition: bool,
 }
 
 /// The model with its KV cache, as the decode loop drives it.
@@ -165,6 +169,7 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
         stop_strings: args.stop.clone(),
         trace: args.trace.is_some(),
         wrap_up: args.wrap_up,
+        wrap_up_on_repetition: args.wrap_up_on_repetition,
         ..GenerateConfig::default()
     };
     let (text, constraint) = match args.lang {
@@ -230,6 +235,9 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
     );
     if let StopReason::Repetition { period, span } = stop {
         eprintln!("stopped by the repetition guard: the last {span} tokens repeat with a period of {period}");
+    }
+    if let Some(l) = &generator.stats().loop_detected {
+        eprintln!("the repetition guard found a loop ({}): wrapped up instead of stopping", l.name());
     }
     if let Some(step) = generator.stats().wrap_up_from {
         eprintln!(

@@ -58,6 +58,12 @@ pub struct GenerateConfig {
     /// plain mask (the wrap-up never causes a dead end).
     #[serde(default)]
     pub wrap_up: Option<usize>,
+    /// When the repetition guard finds a loop and a finishing hook is set, switch to
+    /// the wrap-up (whatever the budget left) instead of stopping; the loop is recorded
+    /// in [`Stats::loop_detected`]. The finishing mask only admits tokens that bring
+    /// the end nearer, so the generation cannot loop again.
+    #[serde(default)]
+    pub wrap_up_on_repetition: bool,
 }
 
 impl Default for GenerateConfig {
@@ -73,6 +79,7 @@ impl Default for GenerateConfig {
             trace_top: 8,
             history: false,
             wrap_up: None,
+            wrap_up_on_repetition: false,
         }
     }
 }
@@ -123,6 +130,10 @@ pub struct Stats {
     /// The first step (from 0) at which the wrap-up was in force, if it ever was.
     #[serde(default)]
     pub wrap_up_from: Option<usize>,
+    /// The loop the repetition guard found, when it switched the generation to the
+    /// wrap-up ([`GenerateConfig::wrap_up_on_repetition`]) instead of stopping it.
+    #[serde(default)]
+    pub loop_detected: Option<StopReason>,
 }
 
 /// The constraint's finishing mask, for the wrap-up ([`GenerateConfig::wrap_up`]):
@@ -249,9 +260,14 @@ impl<C: Constraint> Generator<C> {
     /// Whether the wrap-up is in force for the next step: a hook is set, the mode
     /// constrains, and at most `wrap_up` tokens of the budget are left.
     pub fn wrapping_up(&self) -> bool {
-        self.finishing.is_some()
-            && self.config.mode != Mode::None
-            && self.config.wrap_up.is_some_and(|n| self.config.max_tokens.saturating_sub(self.generated.len()) <= n)
+        self.can_wrap_up()
+            && (self.stats.loop_detected.is_some()
+                || self.config.wrap_up.is_some_and(|n| self.config.max_tokens.saturating_sub(self.generated.len()) <= n))
+    }
+
+    /// Whether a wrap-up is possible at all: a finishing hook and a constraining mode.
+    fn can_wrap_up(&self) -> bool {
+        self.finishing.is_some() && self.config.mode != Mode::None
     }
 
     /// What to feed the model next; `None` once the generation has stopped.
@@ -650,14 +666,19 @@ impl<C: Constraint> Generator<C> {
             self.stop = Some(StopReason::StopString { stop });
             return;
         }
-        if let Some(guard) = &self.config.repetition {
-            if let Some((period, span)) = guard.check(&self.generated) {
-                self.stop = Some(StopReason::Repetition { period, span });
-                return;
+        // Once wrapping up after a loop, every token brings the end nearer: no guard.
+        if let (Some(guard), None) = (&self.config.repetition, &self.stats.loop_detected) {
+            let mut found = guard.check(&self.generated).map(|(period, span)| StopReason::Repetition { period, span });
+            if found.is_none() && self.text[self.text.len() - new_bytes..].contains(&b'\n') {
+                found = guard
+                    .check_lines(self.text_bytes())
+                    .map(|(period, repeats, line)| StopReason::RepeatedLines { period, repeats, line });
             }
-            if self.text[self.text.len() - new_bytes..].contains(&b'\n') {
-                if let Some((period, repeats, line)) = guard.check_lines(self.text_bytes()) {
-                    self.stop = Some(StopReason::RepeatedLines { period, repeats, line });
+            if let Some(reason) = found {
+                if self.config.wrap_up_on_repetition && self.can_wrap_up() {
+                    self.stats.loop_detected = Some(reason);
+                } else {
+                    self.stop = Some(reason);
                     return;
                 }
             }

@@ -311,3 +311,35 @@ fn a_shared_prompt_prefix_is_not_fed_again() {
     run(&mut cold, &mut cold_model, |_, _| {}).unwrap();
     assert_eq!(cold.tokens(), second.tokens());
 }
+
+#[test]
+fn a_loop_switches_to_the_wrap_up_instead_of_stopping_when_asked() {
+    // "ab" forever, or "ab" * k then "x": the model loves "ab".
+    let mut owned: Vec<String> = (0..40).map(|k| format!("{}x", "ab".repeat(k))).collect();
+    owned.push("ab".repeat(40));
+    let targets: Vec<&str> = owned.iter().map(String::as_str).collect();
+    let v = Arc::new(vocab(TOKENS));
+    let guard = RepetitionGuard { max_period: 4, min_span: 8, min_repeats: 4, ..RepetitionGuard::default() };
+    for (flag, mode) in [(false, Mode::Mask), (true, Mode::Mask), (true, Mode::Rejection)] {
+        let cfg = GenerateConfig {
+            mode,
+            max_tokens: 60,
+            repetition: Some(guard.clone()),
+            wrap_up_on_repetition: flag,
+            ..GenerateConfig::default()
+        };
+        let mut model = HashModel::new(v.len());
+        model.prefer = vec![(id(&v, "ab"), 20.0)];
+        let mut g = Generator::new(v.clone(), Targets::new(&targets), &[1], cfg).unwrap().with_finishing(targets_finishing);
+        run(&mut g, &mut model, |_, _| {}).unwrap();
+        if flag {
+            assert_eq!(g.text(), format!("{}x", "ab".repeat(8)), "{mode}");
+            assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{mode}");
+            assert_eq!(g.stats().loop_detected, Some(StopReason::Repetition { period: 1, span: 8 }), "{mode}");
+            assert_eq!(g.stats().wrap_up_from, Some(8), "{mode}");
+        } else {
+            assert_eq!(g.stop_reason(), Some(&StopReason::Repetition { period: 1, span: 8 }));
+            assert_eq!(g.stats().loop_detected, None);
+        }
+    }
+}
