@@ -20,6 +20,8 @@ use regex_automata::{Anchored, MatchKind};
 pub struct SegDfa {
     dfa: dense::DFA<Vec<u32>>,
     start: StateID,
+    /// Memo of [`SegDfa::distance`].
+    dist: RefCell<HashMap<StateID, Option<u32>>>,
 }
 
 /// A regex that could not be compiled (a bug in a parser node, reported as text).
@@ -49,7 +51,7 @@ impl SegDfa {
         let start = dfa
             .start_state(&start::Config::new().anchored(Anchored::Yes))
             .map_err(|e| DfaError(format!("{regex}: {e}")))?;
-        Ok(SegDfa { dfa, start })
+        Ok(SegDfa { dfa, start, dist: RefCell::default() })
     }
 
     /// The cached DFA for `regex`.
@@ -86,6 +88,39 @@ impl SegDfa {
     /// Whether the bytes read so far match the whole regex.
     pub fn accepts(&self, s: StateID) -> bool {
         self.dfa.is_match_state(self.dfa.next_eoi_state(s))
+    }
+
+    /// The fewest bytes that lead from `s` to a whole match (0 when `s` accepts);
+    /// `None` when none does. Breadth-first over the byte classes, memoised.
+    pub fn distance(&self, s: StateID) -> Option<u32> {
+        if let Some(d) = self.dist.borrow().get(&s) {
+            return *d;
+        }
+        let mut seen = std::collections::HashSet::from([s]);
+        let mut level = vec![s];
+        let mut d = 0u32;
+        let found = loop {
+            if level.iter().any(|&t| self.accepts(t)) {
+                break Some(d);
+            }
+            let mut next = Vec::new();
+            for &t in &level {
+                for b in self.dfa.byte_classes().representatives(0..=255) {
+                    let Some(b) = b.as_u8() else { continue };
+                    let u = self.next(t, b);
+                    if !self.is_dead(u) && seen.insert(u) {
+                        next.push(u);
+                    }
+                }
+            }
+            if next.is_empty() {
+                break None;
+            }
+            level = next;
+            d += 1;
+        };
+        self.dist.borrow_mut().insert(s, found);
+        found
     }
 
     /// Runs `bytes` from `s`; `None` when the DFA dies.
@@ -182,6 +217,15 @@ mod tests {
         assert!(a1_holds("(?:if|iffy)").is_err());
         assert!(a1_holds("[ ]*(?:if|iffy)[ (]").is_ok());
         assert!(a1_holds("[0-9]+(?:\\.[0-9]+)?[ ;]").is_ok());
+    }
+
+    #[test]
+    fn distances_count_the_bytes_still_needed() {
+        let d = SegDfa::build("[ ]*ab;").unwrap();
+        assert_eq!(d.distance(d.start()), Some(3));
+        let s = d.run(d.start(), b"  a").unwrap();
+        assert_eq!(d.distance(s), Some(2));
+        assert_eq!(d.distance(d.next(d.next(s, b'b'), b';')), Some(0));
     }
 
     #[test]

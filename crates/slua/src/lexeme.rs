@@ -236,6 +236,27 @@ impl Lex {
     }
 }
 
+impl Lex {
+    /// A shortest text of the lexeme, starting with `first` when given (a carried
+    /// byte): what the finishing plan writes. `None` if no text starts so.
+    pub fn shortest(&self, first: Option<u8>) -> Option<String> {
+        let start = |default: char| first.map_or(default.to_string(), |c| (c as char).to_string());
+        let text = match self {
+            Lex::Lit(s) => s.clone(),
+            Lex::Number => start('0'),
+            Lex::Str => "\"\"".to_string(),
+            Lex::Name { upper, .. } => {
+                let base = start(if *upper { 'A' } else { 'a' });
+                // A reserved or taken word gets a digit appended until it is free.
+                std::iter::once(base.clone())
+                    .chain((0..1000).map(|k| format!("{base}{k}")))
+                    .find(|n| self.match_len(n.as_bytes()) == Some(n.len()))?
+            }
+        };
+        (first.is_none_or(|c| text.as_bytes().first() == Some(&c)) && self.match_len(text.as_bytes()) == Some(text.len())).then_some(text)
+    }
+}
+
 /// Regex for identifier strings (first byte from `first`, then identifier bytes) that
 /// are not one of `words`. `allow_empty`: the empty string counts (a first byte was
 /// already consumed). Built on the trie of `words`, so its size is linear in theirs.

@@ -22,6 +22,7 @@
 
 pub mod api;
 pub mod dfa;
+pub mod finishing;
 pub mod lexeme;
 pub mod node;
 pub mod ops;

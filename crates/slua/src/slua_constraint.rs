@@ -21,6 +21,7 @@ use espalier_constraint::{Commit, Constraint, Inspection, Rejected, TokTrie, Tok
 use regex_automata::util::primitives::StateID;
 
 use crate::dfa::SegDfa;
+use crate::finishing::FinishCache;
 use crate::scope::Env;
 use crate::tree::{Segment, Tree};
 use crate::trie_walk::{self, ChildMemo};
@@ -37,6 +38,8 @@ pub struct SluaConstraint {
     memo: ChildMemo,
     /// The vocabulary trie given by [`SluaConstraint::with_trie`].
     trie: Option<Arc<TokTrie>>,
+    /// Finishing costs of the current tree (see [`crate::finishing`]).
+    finish: Rc<FinishCache>,
 }
 
 impl SluaConstraint {
@@ -67,6 +70,7 @@ impl SluaConstraint {
             seg: None,
             memo: Rc::default(),
             trie: None,
+            finish: Rc::default(),
         };
         c.refresh();
         c
@@ -96,6 +100,10 @@ impl SluaConstraint {
         &self.memo
     }
 
+    pub(crate) fn finish_cache(&self) -> &FinishCache {
+        &self.finish
+    }
+
     /// The trie for `vocab`: the one given, or the per-thread one.
     pub(crate) fn trie(&self, vocab: &Vocab) -> Arc<TokTrie> {
         match &self.trie {
@@ -107,6 +115,7 @@ impl SluaConstraint {
     fn refresh(&mut self) {
         self.partial.clear();
         self.memo = Rc::default();
+        self.finish = Rc::default();
         if self.tree.has_finished() {
             self.dfa = None;
             self.state = None;
@@ -144,14 +153,15 @@ impl SluaConstraint {
             let seg = std::mem::take(&mut self.partial);
             // The memo of the tree this segment leads to stays valid for the real
             // tree (it differs only in literal texts and offsets): adopt it.
-            let adopted = self.child_key(&seg).and_then(|k| self.memo.borrow().get(&k).cloned().flatten()).map(|c| c.memo.clone());
+            let adopted = self.child_key(&seg).and_then(|k| self.memo.borrow().get(&k).cloned().flatten()).map(|c| (c.memo.clone(), c.finish.clone()));
             let Ok(text) = String::from_utf8(seg) else { return false };
             if self.tree.feed_segment(&text).is_err() {
                 return false;
             }
             self.refresh();
-            if let Some(m) = adopted {
-                self.memo = m;
+            if let Some((memo, finish)) = adopted {
+                self.memo = memo;
+                self.finish = finish;
             }
         } else {
             self.state = Some(t);

@@ -268,6 +268,34 @@ impl Tree {
         self.seg = None;
     }
 
+    /// The number of lexemes of the finishing plan from here: at each step the
+    /// choice the walker's finishing order ranks first (closing outer nodes first,
+    /// then returns and literals), written as its shortest text. `cap` when the plan
+    /// is longer (or stuck). The plan asks only for choices, never for segment
+    /// regexes, so it costs microseconds per lexeme.
+    pub fn finish_len(&self, cap: usize) -> usize {
+        let mut t = Tree { log: None, seg: None, ..self.clone() };
+        let mut n = 0;
+        while !t.has_finished() {
+            if n >= cap {
+                return cap;
+            }
+            let carry = t.carry.take();
+            let best = t
+                .choices()
+                .into_iter()
+                .filter_map(|(d, c)| {
+                    let text = c.lex.shortest(carry)?;
+                    Some((crate::walker::choice_cost(d, &c), d, c, text))
+                })
+                .min_by_key(|x| x.0);
+            let Some((_, depth, choice, text)) = best else { return cap };
+            t.apply(depth, &choice, &text, 0);
+            n += 1;
+        }
+        n
+    }
+
     /// Feeds any text: splits it into segments with the segment DFAs. On error the
     /// offset is that of the first byte no continuation accepts.
     pub fn feed_text(&mut self, text: &str) -> Result<(), FeedError> {

@@ -39,7 +39,7 @@ pub(crate) struct ChildKey {
     /// has no look-ahead.
     la: u16,
     /// The lexeme's text when it is a new name.
-    name: Option<Box<[u8]>>,
+    pub(crate) name: Option<Box<[u8]>>,
 }
 
 /// Trees after the current segment, by [`ChildKey`]; `None` marks a segment the tree
@@ -101,6 +101,15 @@ struct Entry {
     pending: bool,
 }
 
+/// Where a walk's pushed bytes lead.
+pub(crate) enum End<'w> {
+    /// They complete a segment of this tree: these are its bytes (after any carried
+    /// byte).
+    Boundary(&'w SluaConstraint, Vec<u8>),
+    /// They leave this tree's segment unfinished with these bytes.
+    Inside(&'w SluaConstraint, Vec<u8>),
+}
+
 /// The walk's [`Recognizer`]: a stack of (tree, DFA state) over the trie path.
 pub(crate) struct TrieWalk<'a> {
     base: &'a SluaConstraint,
@@ -145,13 +154,17 @@ impl<'a> TrieWalk<'a> {
         i
     }
 
-    /// Where the pushed bytes lead: the tree and its unfinished segment's bytes.
-    pub(crate) fn position(&self) -> (&SluaConstraint, Vec<u8>) {
+    /// Where the pushed bytes lead.
+    pub(crate) fn end(&self) -> End<'_> {
         let top = self.stack[self.stack.len() - 1];
         let c = self.level(top.level);
         let mut seg = c.partial().to_vec();
         seg.extend_from_slice(&self.bytes[top.start as usize..]);
-        (c, seg)
+        if top.pending {
+            End::Boundary(c, seg)
+        } else {
+            End::Inside(c, seg)
+        }
     }
 
     /// Pushes all of `bytes`; whether every one was accepted. Pops them again.

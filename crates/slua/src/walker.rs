@@ -10,7 +10,7 @@ use std::rc::Rc;
 
 use crate::dfa::a1_holds;
 use crate::lexeme::{is_ws, Alt, Lex};
-use crate::node::Act;
+use crate::node::{Act, Choice};
 use crate::scope::Env;
 use crate::tree::{Segment, Tree};
 use crate::types::Type;
@@ -103,13 +103,23 @@ pub fn walk(env: Rc<Env>, rng: &mut Rng, cfg: &WalkConfig) -> Walk {
     Walk { finished: tree.has_finished(), text, dead_end: false, segments, a1_failures }
 }
 
-/// How far a choice moves towards the end of the script (lower is closer).
-fn finishing_cost(seg: &Segment, alt: &Alt) -> usize {
+/// How far an alternative moves towards the end of the script (lower is closer).
+pub(crate) fn finishing_cost(seg: &Segment, alt: &Alt) -> usize {
     let (depth, choice) = &seg.choices[alt.action];
+    choice_cost(*depth, choice)
+}
+
+/// How far taking `choice`, offered by the node at `depth`, moves towards the end of
+/// the script (lower is closer): closing outer nodes first, then returns and
+/// literals, calls and nested constructs last.
+pub(crate) fn choice_cost(depth: usize, choice: &Choice) -> usize {
     let kind = match (&choice.lex, &choice.act) {
         (Lex::Lit(s), _) if s == "return" || s == "GetDescription" => 0,
         (Lex::Number | Lex::Str, _) | (_, Act::Literal(_)) => 1,
         (Lex::Lit(s), _) if s == "(" || s == "function" || s == "not" || s == "-" => 9,
+        // At the top level a hook moves towards the required ones; another local
+        // would not (a plan that always took `local` would never end).
+        (Lex::Lit(s), Act::Kw) if s == "hook" => 5,
         (Lex::Lit(s), Act::Kw) if matches!(s.as_str(), "if" | "while" | "for" | "do" | "local" | "hook" | "elseif") => 9,
         // A plain variable ends an operand at once; a function needs a call whose
         // arguments may nest (a `(T) -> T` local would nest forever), so constructors

@@ -1,42 +1,17 @@
 //! The constraint's masks are exact: at every step of replaying valid scripts, a token
 //! is in the mask exactly when committing it (byte by byte, no caches) succeeds, over
 //! a synthetic vocabulary rich in boundary-crossing tokens (`x,`, `);`, whitespace
-//! runs, keywords with spaces). EOS is allowed exactly at the end.
+//! runs, keywords with spaces). EOS is allowed exactly at the end. The trie walk
+//! behind `fill_mask` agrees with the token-by-token reference and with committing
+//! each token on states from random walks.
 
 use std::rc::Rc;
 
-use espalier_constraint::{Constraint, TokenSet, Vocab};
+use espalier_constraint::{Constraint, TokenSet};
 use espalier_slua::{Api, Env, SluaConstraint};
 
-fn vocab() -> Vocab {
-    let mut toks: Vec<Vec<u8>> = vec![b"<eos>".to_vec()];
-    let printable: Vec<u8> = (32u8..127).chain([b'\n', b'\t']).collect();
-    for &a in &printable {
-        toks.push(vec![a]);
-        for &b in &printable {
-            if a.is_ascii_alphanumeric() != b.is_ascii_alphanumeric() || !a.is_ascii_alphanumeric() {
-                toks.push(vec![a, b]);
-            }
-        }
-    }
-    for w in ["talent", "effect", "hook", "function", "local", "return", "end", "then", "do", "while", "for", "if", "else",
-        "elseif", "not", "and", "or", "true", "false", "user", "target", "data", "owner", "power", "Damage", "Player", "pos",
-        "NumStr", "GetDescription", "OnTurnEnd", "Do", "number", "string", "WithActorAt", "Burning", "victim", "hp"] {
-        for pre in ["", " ", "\n", "  ", "."] {
-            for post in ["", "(", ")", ",", ";", " ", "()", ");", "(\n", ":", " ="] {
-                toks.push(format!("{pre}{w}{post}").into_bytes());
-            }
-        }
-    }
-    for n in 1..12 {
-        toks.push(" ".repeat(n).into_bytes());
-        toks.push(format!("\n{}", " ".repeat(n)).into_bytes());
-    }
-    toks.sort();
-    toks.dedup();
-    let eos = toks.iter().position(|t| t == b"<eos>").unwrap() as u32;
-    Vocab::new(toks, &[eos], eos)
-}
+mod common;
+use common::{vocab, walk_states};
 
 #[test]
 fn masks_equal_the_tokens_that_commit() {
@@ -71,4 +46,37 @@ fn masks_equal_the_tokens_that_commit() {
         c.fill_mask(&v, &mut mask);
         assert_eq!(mask.iter().collect::<Vec<_>>(), vec![v.eos() as usize]);
     }
+}
+
+#[test]
+fn the_trie_walk_equals_the_per_token_mask_on_random_walk_states() {
+    let v = vocab();
+    let env = common::env();
+    let mut fast = TokenSet::empty(v.len());
+    let mut slow = TokenSet::empty(v.len());
+    let (mut states, mut disagreements, mut allowed) = (0, Vec::new(), 0);
+    for (mut c, prefix) in walk_states(&env, 60, 99) {
+        c.fill_mask(&v, &mut fast);
+        c.fill_mask_per_token(&v, &mut slow);
+        allowed += fast.count();
+        for id in 0..v.len() {
+            if v.is_special(id as u32) {
+                assert_eq!(fast.contains(id), c.is_complete(), "EOS exactly when complete");
+                continue;
+            }
+            let truth = c.clone().commit(v.bytes(id as u32)).is_ok();
+            if fast.contains(id) != truth || slow.contains(id) != truth || c.allows(v.bytes(id as u32)) != truth {
+                disagreements.push(format!(
+                    "after {:?}: token {:?} trie {} per-token {} truth {truth}",
+                    &prefix[prefix.len().saturating_sub(40)..],
+                    String::from_utf8_lossy(v.bytes(id as u32)),
+                    fast.contains(id),
+                    slow.contains(id)
+                ));
+            }
+        }
+        states += 1;
+    }
+    assert!(disagreements.is_empty(), "{} disagreements, first: {:#?}", disagreements.len(), &disagreements[..disagreements.len().min(5)]);
+    assert!(states == 60 && allowed > states * 20, "{states} states, {allowed} allowed tokens");
 }
