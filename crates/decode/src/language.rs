@@ -182,11 +182,11 @@ impl LangConstraint {
     }
 }
 
-/// The sLua constraint's finishing mask. Not wired yet: espalier-slua's finishing
-/// mask is being added (see /work/notes/slua-api.md); until then the wrap-up is off
-/// for sLua and reports never firing.
-fn slua_finishing(_c: &mut SluaConstraint, _vocab: &Vocab, _mask: &mut TokenSet) -> bool {
-    false
+/// The sLua constraint's finishing mask: allowed tokens that strictly lower the
+/// remaining cost to a finished script (EOS only once it is complete).
+fn slua_finishing(c: &mut SluaConstraint, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+    c.fill_finishing_mask(vocab, mask);
+    true
 }
 
 macro_rules! delegate {
