@@ -2,15 +2,18 @@
 //!
 //! ```text
 //! RAYON_NUM_THREADS=2 cargo run --release -p espalier-model --example bench -- \
-//!     [--backend ndarray|wgpu|cuda] [--prompt-tokens 64] [--decode 32] [--rounds 3] [--model PATH]
+//!     [--backend ndarray|flex|wgpu|cuda] [--weights burn-f32|f32|f16|q8_0] \
+//!     [--prompt-tokens 64] [--decode 32] [--rounds 3] [--model PATH]
 //! ```
 //! Prints one JSON object per round on stdout: `prefill_tokens`, `prefill_tps`,
-//! `decode_tokens`, `decode_tps` (greedy decoding, logits read back every step).
+//! `decode_tokens`, `decode_tps` (greedy decoding, logits read back every step),
+//! `weights` (the format; default: the backend's, [`WeightFormat::default_for`]),
+//! `weight_mb` and `rss_mb` (the process's resident memory after loading, Linux only).
 //! `scripts/bench-llamacpp.py` runs it beside llama.cpp and reports ratios.
 
 use std::time::Instant;
 
-use espalier_model::{BackendKind, Gguf, Llama, Tokenizer, DEFAULT_MODEL_PATH};
+use espalier_model::{BackendKind, Gguf, Llama, Tokenizer, WeightFormat, DEFAULT_MODEL_PATH};
 
 /// Source text the prompt is cut from (repeated when more tokens are asked for).
 const TEXT: &str = "def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n\n\nclass Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        self.items.append(item)\n\n    def pop(self):\n        return self.items.pop()\n";
@@ -45,8 +48,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let gguf = Gguf::open(&model_path)?;
     let tok = Tokenizer::from_gguf(&gguf)?;
     let device = backend.device()?;
-    let model = Llama::load(&gguf, &device)?;
-    eprintln!("loaded {model_path} on {backend} in {:.2} s", t0.elapsed().as_secs_f64());
+    let weights: WeightFormat = arg(&args, "--weights", WeightFormat::default_for(&device))?;
+    let model = Llama::load_with(&gguf, &device, weights)?;
+    drop(gguf);
+    let weight_mb = model.weight_bytes() as f64 / 1e6;
+    let rss_mb = rss_mb();
+    eprintln!("loaded {model_path} on {backend} ({weights}) in {:.2} s", t0.elapsed().as_secs_f64());
 
     let mut ids = Vec::new();
     while ids.len() < prompt_tokens {
@@ -70,13 +77,24 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
         let dec = t.elapsed().as_secs_f64();
         println!(
-            "{{\"round\":{round},\"backend\":\"{backend}\",\"prefill_tokens\":{},\"prefill_tps\":{:.2},\"decode_tokens\":{decode},\"decode_tps\":{:.2}}}",
+            "{{\"round\":{round},\"backend\":\"{backend}\",\"weights\":\"{weights}\",\"weight_mb\":{weight_mb:.1},\"rss_mb\":{rss_mb:.1},\"prefill_tokens\":{},\"prefill_tps\":{:.2},\"decode_tokens\":{decode},\"decode_tps\":{:.2}}}",
             ids.len(),
             ids.len() as f64 / prefill,
             decode as f64 / dec
         );
     }
     Ok(())
+}
+
+/// Resident set size in MB from /proc/self/status (0 where unavailable).
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+            line.split_whitespace().nth(1)?.parse::<f64>().ok()
+        })
+        .map_or(0.0, |kb| kb / 1e3)
 }
 
 fn argmax(logits: &[f32]) -> u32 {

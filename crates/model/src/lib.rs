@@ -59,7 +59,7 @@ mod tokenizer;
 
 pub use gguf::{Gguf, GgufError};
 #[cfg(feature = "burn")]
-pub use llama::{BackendKind, KvCache, Llama, LlamaConfig, ModelError};
+pub use llama::{BackendKind, KvCache, Llama, LlamaConfig, ModelError, WeightFormat};
 pub use tokenizer::{Tokenizer, TokenizerError};
 
 /// Where the set-up step (`scripts/fetch-model.sh`) puts the model, relative to the

@@ -11,6 +11,8 @@ use super::ModelError;
 pub enum BackendKind {
     /// burn-ndarray on the CPU (feature `ndarray`).
     Ndarray,
+    /// burn-flex on the CPU (feature `flex`): burn 0.22's successor of ndarray.
+    Flex,
     /// burn-wgpu: WebGPU in the browser, Vulkan / Metal natively (feature `wgpu`).
     Wgpu,
     /// burn-cuda on an NVIDIA GPU (feature `cuda`).
@@ -19,12 +21,13 @@ pub enum BackendKind {
 
 impl BackendKind {
     /// All backends, in the order a CLI lists them.
-    pub const ALL: [BackendKind; 3] = [BackendKind::Ndarray, BackendKind::Wgpu, BackendKind::Cuda];
+    pub const ALL: [BackendKind; 4] = [BackendKind::Ndarray, BackendKind::Flex, BackendKind::Wgpu, BackendKind::Cuda];
 
     /// The backend's name as a CLI flag spells it.
     pub fn name(self) -> &'static str {
         match self {
             BackendKind::Ndarray => "ndarray",
+            BackendKind::Flex => "flex",
             BackendKind::Wgpu => "wgpu",
             BackendKind::Cuda => "cuda",
         }
@@ -34,6 +37,7 @@ impl BackendKind {
     pub fn is_compiled(self) -> bool {
         match self {
             BackendKind::Ndarray => cfg!(feature = "ndarray"),
+            BackendKind::Flex => cfg!(feature = "flex"),
             BackendKind::Wgpu => cfg!(feature = "wgpu"),
             BackendKind::Cuda => cfg!(feature = "cuda"),
         }
@@ -54,6 +58,8 @@ impl BackendKind {
             #[cfg(feature = "ndarray")]
             #[allow(deprecated)] // burn 0.22 deprecates ndarray for flex; ndarray is what we measured
             BackendKind::Ndarray => Ok(Device::ndarray()),
+            #[cfg(feature = "flex")]
+            BackendKind::Flex => Ok(Device::flex()),
             #[cfg(feature = "wgpu")]
             BackendKind::Wgpu => Device::wgpu_options()
                 .init()
@@ -72,6 +78,8 @@ impl BackendKind {
             #[cfg(feature = "ndarray")]
             #[allow(deprecated)]
             BackendKind::Ndarray => Ok(Device::ndarray()),
+            #[cfg(feature = "flex")]
+            BackendKind::Flex => Ok(Device::flex()),
             #[cfg(feature = "wgpu")]
             BackendKind::Wgpu => Device::wgpu_options()
                 .init_async()
@@ -92,7 +100,7 @@ impl std::str::FromStr for BackendKind {
         BackendKind::ALL
             .into_iter()
             .find(|b| b.name() == s)
-            .ok_or_else(|| format!("unknown backend {s:?}; expected one of ndarray, wgpu, cuda"))
+            .ok_or_else(|| format!("unknown backend {s:?}; expected one of ndarray, flex, wgpu, cuda"))
     }
 }
 

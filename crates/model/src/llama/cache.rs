@@ -62,6 +62,18 @@ impl KvCache {
         (k, v)
     }
 
+    /// Cuts every layer back to the committed length (after a failed step).
+    pub(crate) fn drop_uncommitted(&mut self) {
+        let len = self.len;
+        for layer in &mut self.layers {
+            if let Some((k, v)) = layer.take() {
+                if len > 0 {
+                    *layer = Some((k.narrow(1, 0, len), v.narrow(1, 0, len)));
+                }
+            }
+        }
+    }
+
     pub(crate) fn advance(&mut self, n: usize) {
         self.len += n;
     }

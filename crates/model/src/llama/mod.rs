@@ -7,6 +7,10 @@ mod backend;
 mod cache;
 mod config;
 mod error;
+mod host_kernels;
+mod host_matrix;
+mod linear;
+mod weight_format;
 mod weights;
 
 use burn::tensor::activation::{silu, softmax};
@@ -16,7 +20,10 @@ pub use backend::BackendKind;
 pub use cache::KvCache;
 pub use config::LlamaConfig;
 pub use error::ModelError;
-use weights::{BlockWeights, EmbeddingTable};
+pub use weight_format::WeightFormat;
+use host_matrix::HostMatrix;
+use linear::Linear;
+use weights::BlockWeights;
 
 use crate::gguf::Gguf;
 
@@ -25,35 +32,63 @@ use crate::gguf::Gguf;
 pub struct Llama {
     config: LlamaConfig,
     device: Device,
-    embedding: EmbeddingTable,
+    format: WeightFormat,
+    /// `[vocab][hidden]` on the host (looked up row by row).
+    embedding: HostMatrix,
     blocks: Vec<BlockWeights>,
     output_norm: Tensor<2>,
-    /// `[hidden, vocab]`: the tied token embedding, transposed.
-    output: Tensor<2>,
+    /// `hidden -> vocab`: `output.weight`, or the tied token embedding.
+    output: Linear,
     /// `[context, head_dim / 2]` RoPE tables.
     cos: Tensor<2>,
     sin: Tensor<2>,
 }
 
 impl Llama {
-    /// Loads the weights of a Llama GGUF onto `device` (dequantized to f32; see the
-    /// `weights` module for why).
+    /// Loads the weights of a Llama GGUF onto `device` in the measured best format for
+    /// it ([`WeightFormat::default_for`]: Q8_0 with the CPU kernels on ndarray / flex,
+    /// f32 burn tensors on wgpu / cuda).
     pub fn load(gguf: &Gguf, device: &Device) -> Result<Self, ModelError> {
+        Self::load_with(gguf, device, WeightFormat::default_for(device))
+    }
+
+    /// [`Llama::load`] with the weight format chosen by the caller (benchmarks, tests).
+    /// The host formats (`f32`, `f16`, `q8_0`) run only on the CPU backends.
+    pub fn load_with(gguf: &Gguf, device: &Device, format: WeightFormat) -> Result<Self, ModelError> {
+        if format.host().is_some() && !weight_format::is_host_device(device) {
+            return Err(ModelError::Backend {
+                backend: "non-CPU",
+                reason: format!("weight format {format} runs only on the CPU backends (ndarray, flex); use burn-f32"),
+            });
+        }
         let config = LlamaConfig::from_gguf(gguf)?;
-        let embedding = EmbeddingTable::load(gguf, &config)?;
+        let embedding = weights::embedding(gguf, &config)?;
         let blocks = (0..config.layers)
-            .map(|i| BlockWeights::load(gguf, &config, i, device))
+            .map(|i| BlockWeights::load(gguf, &config, i, format, device))
             .collect::<Result<Vec<_>, _>>()?;
         let output_norm = weights::vector(gguf, "output_norm.weight", config.hidden, device)?;
-        let output = match gguf.tensor_info("output.weight") {
-            Ok(_) => {
-                let rows = weights::matrix_rows(gguf, "output.weight", config.vocab_size, config.hidden)?;
-                weights::weight_in_out(&rows, config.vocab_size, config.hidden, device)
-            }
-            Err(_) => weights::weight_in_out(&embedding.to_f32(), config.vocab_size, config.hidden, device),
-        };
+        let output = weights::output(gguf, &config, &embedding, format, device)?;
         let (cos, sin) = rope_tables(&config, device);
-        Ok(Self { config, device: device.clone(), embedding, blocks, output_norm, output, cos, sin })
+        Ok(Self { config, device: device.clone(), format, embedding, blocks, output_norm, output, cos, sin })
+    }
+
+    /// The format the linear layers' weights are held in.
+    pub fn weight_format(&self) -> WeightFormat {
+        self.format
+    }
+
+    /// Bytes the weights take: the linear layers (device or host memory, as the format
+    /// says), the host embedding table when it is not shared with the output, and the
+    /// norms.
+    pub fn weight_bytes(&self) -> usize {
+        let linear: usize = self
+            .blocks
+            .iter()
+            .map(|b| b.qkv.bytes() + b.attn_out.bytes() + b.gate_up.bytes() + b.down.bytes() + 2 * 4 * self.config.hidden)
+            .sum();
+        let shared = matches!(&self.output, Linear::Host(m) if m.shares_storage(&self.embedding));
+        let embedding = if shared { 0 } else { self.embedding.bytes() };
+        linear + self.output.bytes() + embedding + 4 * self.config.hidden
     }
 
     /// The model's hyper-parameters.
@@ -104,30 +139,53 @@ impl Llama {
             return Err(ModelError::ContextFull { len: past + t, max: c.context_len });
         }
 
-        let mut rows = Vec::with_capacity(t * c.hidden);
-        for &id in tokens {
-            self.embedding.push_row(id, &mut rows);
+        let mut rows = vec![0f32; t * c.hidden];
+        for (&id, row) in tokens.iter().zip(rows.chunks_exact_mut(c.hidden)) {
+            self.embedding.row_f32(id as usize, row);
         }
-        let mut x: Tensor<2> = Tensor::from_data(TensorData::new(rows, [t, c.hidden]), &self.device);
+        let x: Tensor<2> = Tensor::from_data(TensorData::new(rows, [t, c.hidden]), &self.device);
 
         let cos = self.cos.clone().narrow(0, past, t).unsqueeze_dim::<3>(0);
         let sin = self.sin.clone().narrow(0, past, t).unsqueeze_dim::<3>(0);
         let mask = (t > 1).then(|| causal_mask(c.group(), t, past, &self.device));
 
-        for (i, b) in self.blocks.iter().enumerate() {
-            let h = rms_norm(x.clone(), &b.attn_norm, c.rms_eps);
-            let attn = self.attention(i, h, b, &cos, &sin, mask.as_ref(), cache);
-            x = x + attn.matmul(b.attn_out.clone());
-            let h = rms_norm(x.clone(), &b.ffn_norm, c.rms_eps);
-            let gu = h.matmul(b.gate_up.clone());
-            let gate = gu.clone().narrow(1, 0, c.ffn);
-            let up = gu.narrow(1, c.ffn, c.ffn);
-            x = x + (silu(gate) * up).matmul(b.down.clone());
-        }
+        let x = match self.blocks_forward(x, &cos, &sin, mask.as_ref(), cache) {
+            Ok(x) => x,
+            Err(e) => {
+                // Layers that already appended this step's keys are cut back, so a
+                // failed step leaves the cache as it was.
+                cache.drop_uncommitted();
+                return Err(e);
+            }
+        };
         cache.advance(t);
 
         let last = x.narrow(0, t - 1, 1);
-        Ok(rms_norm(last, &self.output_norm, c.rms_eps).matmul(self.output.clone()))
+        self.output.forward(rms_norm(last, &self.output_norm, c.rms_eps))
+    }
+
+    /// The transformer blocks over `x` (`[t, hidden]`); appends to the cache's layers
+    /// (the caller advances its length).
+    fn blocks_forward(
+        &self,
+        mut x: Tensor<2>,
+        cos: &Tensor<3>,
+        sin: &Tensor<3>,
+        mask: Option<&Tensor<3>>,
+        cache: &mut KvCache,
+    ) -> Result<Tensor<2>, ModelError> {
+        let c = &self.config;
+        for (i, b) in self.blocks.iter().enumerate() {
+            let h = rms_norm(x.clone(), &b.attn_norm, c.rms_eps);
+            let attn = self.attention(i, h, b, cos, sin, mask, cache)?;
+            x = x + b.attn_out.forward(attn)?;
+            let h = rms_norm(x.clone(), &b.ffn_norm, c.rms_eps);
+            let gu = b.gate_up.forward(h)?;
+            let gate = gu.clone().narrow(1, 0, c.ffn);
+            let up = gu.narrow(1, c.ffn, c.ffn);
+            x = x + b.down.forward(silu(gate) * up)?;
+        }
+        Ok(x)
     }
 
     /// Grouped-query attention of block `i` for the new rows `h` (`[t, hidden]`);
@@ -142,11 +200,11 @@ impl Llama {
         sin: &Tensor<3>,
         mask: Option<&Tensor<3>>,
         cache: &mut KvCache,
-    ) -> Tensor<2> {
+    ) -> Result<Tensor<2>, ModelError> {
         let c = &self.config;
         let t = h.dims()[0];
         let (d, kvh, g) = (c.head_dim, c.kv_heads, c.group());
-        let qkv = h.matmul(b.qkv.clone());
+        let qkv = b.qkv.forward(h)?;
         let q = qkv.clone().narrow(1, 0, c.heads * d).reshape([t, c.heads, d]).swap_dims(0, 1);
         let k = qkv.clone().narrow(1, c.heads * d, kvh * d).reshape([t, kvh, d]).swap_dims(0, 1);
         let v = qkv.narrow(1, (c.heads + kvh) * d, kvh * d).reshape([t, kvh, d]).swap_dims(0, 1);
@@ -161,10 +219,11 @@ impl Llama {
             scores = scores + mask.clone();
         }
         let p = softmax(scores, 2);
-        p.matmul(v) // [kvh, g*t, d]
+        Ok(p
+            .matmul(v) // [kvh, g*t, d]
             .reshape([c.heads, t, d])
             .swap_dims(0, 1)
-            .reshape([t, c.heads * d])
+            .reshape([t, c.heads * d]))
     }
 }
 

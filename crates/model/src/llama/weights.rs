@@ -1,11 +1,14 @@
 //! Turns GGUF tensors into the tensors the forward pass uses, in the layout it wants.
 //!
-//! Weight format: every matrix is dequantized to f32 and stored transposed, `[in, out]`
-//! contiguous, so `x.matmul(w)` runs burn's plain f32 matmul with no per-step
-//! transposition or dequantization. burn 0.22's quantized tensors are symmetric only
-//! (Q4_1's affine `d * q + m` does not fit) and its quantized matmul dequantizes then
-//! multiplies in float anyway, so f32 is both exact with respect to the GGUF and the
-//! fastest path on the CPU (measurements in the crate README section of the report).
+//! Weight format ([`WeightFormat`]): every matrix is dequantized to f32 from the GGUF,
+//! then either kept as a transposed `[in, out]` f32 burn tensor (burn's matmul, every
+//! backend) or handed to a [`HostMatrix`] in f32, f16 or Q8_0 (the CPU kernels). burn
+//! 0.22's quantized tensors are symmetric only (Q4_1's affine `d * q + m` does not fit)
+//! and its quantized matmul dequantizes then multiplies in float, so the compact
+//! formats live outside burn. The token embedding is a [`HostMatrix`] in its GGUF
+//! encoding when that is Q8_0 (28 MB instead of 113 MB as f32), dequantized row by row
+//! at lookup; with [`WeightFormat::Q8_0`] the tied output projection is that same
+//! matrix, exactly llama.cpp's weights.
 //!
 //! Three load-time rewrites save work at every step:
 //! - Q, K and V are one fused `[hidden, q + 2 kv]` matrix; gate and up one
@@ -19,7 +22,9 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::gguf::{GgmlType, Gguf, GgufError};
 
-use super::LlamaConfig;
+use super::host_matrix::{HostFormat, HostMatrix};
+use super::linear::Linear;
+use super::{LlamaConfig, WeightFormat};
 
 /// Row-major `[out][in]` f32 data of a GGUF matrix, checked against its expected shape.
 pub(crate) fn matrix_rows(gguf: &Gguf, name: &str, rows_out: usize, cols_in: usize) -> Result<Vec<f32>, GgufError> {
@@ -69,62 +74,64 @@ pub(crate) fn vector(gguf: &Gguf, name: &str, len: usize, device: &Device) -> Re
     Ok(Tensor::from_data(TensorData::new(data, [1, len]), device))
 }
 
-/// The token embedding kept in its GGUF encoding on the host: a lookup dequantizes
-/// only the rows it needs (28 MB as Q8_0 instead of 113 MB as f32).
-#[derive(Clone, Debug)]
-pub(crate) struct EmbeddingTable {
-    ggml_type: GgmlType,
-    row_bytes: usize,
-    hidden: usize,
-    bytes: Vec<u8>,
+/// The token embedding `[vocab][hidden]` on the host: the GGUF's own Q8_0 blocks when
+/// it is Q8_0, f32 otherwise.
+pub(crate) fn embedding(gguf: &Gguf, config: &LlamaConfig) -> Result<HostMatrix, GgufError> {
+    let name = "token_embd.weight";
+    let (info, bytes) = gguf.tensor_bytes(name)?;
+    let want = [config.hidden as u64, config.vocab_size as u64];
+    if info.dims != want {
+        return Err(GgufError::UnexpectedShape { tensor: info.name.clone(), expected: want.to_vec(), found: info.dims.clone() });
+    }
+    if info.ggml_type == GgmlType::Q8_0 {
+        // Shape checked above, so the byte length is exactly vocab * hidden / 32 blocks.
+        return Ok(HostMatrix::from_q8_0_blocks(bytes, config.vocab_size, config.hidden));
+    }
+    let rows = matrix_rows(gguf, name, config.vocab_size, config.hidden)?;
+    Ok(HostMatrix::from_rows(&rows, config.vocab_size, config.hidden, HostFormat::F32))
 }
 
-impl EmbeddingTable {
-    pub(crate) fn load(gguf: &Gguf, config: &LlamaConfig) -> Result<Self, GgufError> {
-        let (info, bytes) = gguf.tensor_bytes("token_embd.weight")?;
-        let want = [config.hidden as u64, config.vocab_size as u64];
-        if info.dims != want {
-            return Err(GgufError::UnexpectedShape { tensor: info.name.clone(), expected: want.to_vec(), found: info.dims.clone() });
-        }
-        let row_bytes = (bytes.len()) / config.vocab_size;
-        Ok(Self { ggml_type: info.ggml_type, row_bytes, hidden: config.hidden, bytes: bytes.to_vec() })
+/// The output projection: `output.weight` when the file has one, else the tied
+/// embedding (shared, not copied, when both are Q8_0 on the host).
+pub(crate) fn output(
+    gguf: &Gguf,
+    config: &LlamaConfig,
+    embedding: &HostMatrix,
+    format: WeightFormat,
+    device: &Device,
+) -> Result<Linear, GgufError> {
+    let (vocab, hidden) = (config.vocab_size, config.hidden);
+    if gguf.tensor_info("output.weight").is_ok() {
+        let rows = matrix_rows(gguf, "output.weight", vocab, hidden)?;
+        return Ok(Linear::from_rows(&rows, vocab, hidden, format, device));
     }
-
-    /// Appends the f32 embedding of `id` (checked by the caller) to `out`.
-    pub(crate) fn push_row(&self, id: u32, out: &mut Vec<f32>) {
-        let start = id as usize * self.row_bytes;
-        let at = out.len();
-        out.resize(at + self.hidden, 0.0);
-        self.ggml_type.dequantize(&self.bytes[start..start + self.row_bytes], &mut out[at..]);
+    if format.host() == Some(embedding.format()) {
+        return Ok(Linear::Host(embedding.clone()));
     }
-
-    /// All rows as f32 `[vocab][hidden]` (the tied output projection).
-    pub(crate) fn to_f32(&self) -> Vec<f32> {
-        let mut out = vec![0f32; self.bytes.len() / self.row_bytes * self.hidden];
-        for (o, b) in out.chunks_exact_mut(self.hidden).zip(self.bytes.chunks_exact(self.row_bytes)) {
-            self.ggml_type.dequantize(b, o);
-        }
-        out
+    let mut rows = vec![0f32; vocab * hidden];
+    for (r, row) in rows.chunks_exact_mut(hidden).enumerate() {
+        embedding.row_f32(r, row);
     }
+    Ok(Linear::from_rows(&rows, vocab, hidden, format, device))
 }
 
 /// One transformer block's weights.
 #[derive(Clone, Debug)]
 pub(crate) struct BlockWeights {
     pub attn_norm: Tensor<2>,
-    /// `[hidden, (heads + 2 kv_heads) * head_dim]`: Q (scaled, de-interleaved), K, V.
-    pub qkv: Tensor<2>,
-    /// `[heads * head_dim, hidden]`.
-    pub attn_out: Tensor<2>,
+    /// `hidden -> (heads + 2 kv_heads) * head_dim`: Q (scaled, de-interleaved), K, V.
+    pub qkv: Linear,
+    /// `heads * head_dim -> hidden`.
+    pub attn_out: Linear,
     pub ffn_norm: Tensor<2>,
-    /// `[hidden, 2 ffn]`: gate then up.
-    pub gate_up: Tensor<2>,
-    /// `[ffn, hidden]`.
-    pub down: Tensor<2>,
+    /// `hidden -> 2 ffn`: gate then up.
+    pub gate_up: Linear,
+    /// `ffn -> hidden`.
+    pub down: Linear,
 }
 
 impl BlockWeights {
-    pub(crate) fn load(gguf: &Gguf, c: &LlamaConfig, i: usize, device: &Device) -> Result<Self, GgufError> {
+    pub(crate) fn load(gguf: &Gguf, c: &LlamaConfig, i: usize, format: WeightFormat, device: &Device) -> Result<Self, GgufError> {
         let n = |s: &str| format!("blk.{i}.{s}.weight");
         let (h, d) = (c.hidden, c.head_dim);
         let q_out = c.heads * d;
@@ -139,11 +146,11 @@ impl BlockWeights {
         gate_up.extend(matrix_rows(gguf, &n("ffn_up"), c.ffn, h)?);
         Ok(Self {
             attn_norm: vector(gguf, &n("attn_norm"), h, device)?,
-            qkv: weight_in_out(&qkv_rows, q_out + 2 * kv_out, h, device),
-            attn_out: weight_in_out(&matrix_rows(gguf, &n("attn_output"), h, q_out)?, h, q_out, device),
+            qkv: Linear::from_rows(&qkv_rows, q_out + 2 * kv_out, h, format, device),
+            attn_out: Linear::from_rows(&matrix_rows(gguf, &n("attn_output"), h, q_out)?, h, q_out, format, device),
             ffn_norm: vector(gguf, &n("ffn_norm"), h, device)?,
-            gate_up: weight_in_out(&gate_up, 2 * c.ffn, h, device),
-            down: weight_in_out(&matrix_rows(gguf, &n("ffn_down"), h, c.ffn)?, h, c.ffn, device),
+            gate_up: Linear::from_rows(&gate_up, 2 * c.ffn, h, format, device),
+            down: Linear::from_rows(&matrix_rows(gguf, &n("ffn_down"), h, c.ffn)?, h, c.ffn, format, device),
         })
     }
 }

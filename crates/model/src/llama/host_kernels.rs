@@ -1,0 +1,312 @@
+//! Dot products of one weight row (f32, f16 or Q8_0 blocks) with one f32 activation
+//! row: the inner loop of [`super::host_matrix::HostMatrix`].
+//!
+//! Written by hand because no crate does this one thing: `gemm` / `matrixmultiply`
+//! (behind burn's CPU backends) multiply f32 / f16 matrices only and pack the weight
+//! matrix on each call; burn's quantized matmul dequantizes the whole matrix to float
+//! before multiplying; the GGUF crates that carry ggml's quantized dot products pull in
+//! a framework (candle) or C code (llama.cpp). What is needed here is ~100 lines: the
+//! weight row is streamed once from memory and multiplied with the activations in
+//! registers.
+//!
+//! Each kernel exists twice: a portable version (the reference, and what wasm and
+//! CPUs without AVX2 run; written with eight independent lanes so LLVM vectorises it)
+//! and an x86-64 AVX2 + FMA (+ F16C) version chosen at run time. Tests check that both
+//! agree. Activations stay f32 (llama.cpp quantizes them to 8 bits; we do not, so our
+//! only rounding is the weights' own).
+
+use half::f16;
+
+/// Elements per Q8_0 block (as in ggml).
+pub(crate) const QK8: usize = 32;
+
+/// Which implementation the kernels use on this CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Isa {
+    /// Portable Rust (autovectorised for the compilation target).
+    Portable,
+    /// x86-64 with AVX2, FMA and F16C, detected at run time.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl Isa {
+    /// The best implementation this CPU runs.
+    pub(crate) fn detect() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+                && std::arch::is_x86_feature_detected!("f16c")
+            {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Portable
+    }
+}
+
+/// `a · b` over f32 rows of equal length.
+#[inline]
+pub(crate) fn dot_f32(isa: Isa, a: &[f32], b: &[f32]) -> f32 {
+    debug_assert_eq!(a.len(), b.len());
+    match isa {
+        Isa::Portable => portable::dot_f32(a, b),
+        // SAFETY: `Isa::Avx2` is only constructed after run-time detection of the features.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::dot_f32(a, b) },
+    }
+}
+
+/// `w · x` with `w` in f16.
+#[inline]
+pub(crate) fn dot_f16(isa: Isa, w: &[f16], x: &[f32]) -> f32 {
+    debug_assert_eq!(w.len(), x.len());
+    match isa {
+        Isa::Portable => portable::dot_f16(w, x),
+        // SAFETY: as in `dot_f32`.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::dot_f16(w, x) },
+    }
+}
+
+/// `w · x` with `w` as Q8_0 blocks: `scales[i] * quants[32 i .. 32 i + 32]`;
+/// `x.len() == quants.len() == 32 * scales.len()`.
+#[inline]
+pub(crate) fn dot_q8(isa: Isa, scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
+    debug_assert_eq!(quants.len(), x.len());
+    debug_assert_eq!(quants.len(), scales.len() * QK8);
+    match isa {
+        Isa::Portable => portable::dot_q8(scales, quants, x),
+        // SAFETY: as in `dot_f32`.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::dot_q8(scales, quants, x) },
+    }
+}
+
+mod portable {
+    use half::f16;
+
+    use super::QK8;
+
+    const LANES: usize = 8;
+
+    pub(super) fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+        let mut acc = [0f32; LANES];
+        let mut ca = a.chunks_exact(LANES);
+        let mut cb = b.chunks_exact(LANES);
+        for (x, y) in (&mut ca).zip(&mut cb) {
+            for j in 0..LANES {
+                acc[j] += x[j] * y[j];
+            }
+        }
+        let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
+        acc.iter().sum::<f32>() + tail
+    }
+
+    pub(super) fn dot_f16(w: &[f16], x: &[f32]) -> f32 {
+        let mut acc = [0f32; LANES];
+        let mut cw = w.chunks_exact(LANES);
+        let mut cx = x.chunks_exact(LANES);
+        for (a, b) in (&mut cw).zip(&mut cx) {
+            for j in 0..LANES {
+                acc[j] += a[j].to_f32() * b[j];
+            }
+        }
+        let tail: f32 = cw.remainder().iter().zip(cx.remainder()).map(|(a, b)| a.to_f32() * b).sum();
+        acc.iter().sum::<f32>() + tail
+    }
+
+    pub(super) fn dot_q8(scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
+        let mut acc = [0f32; LANES];
+        for ((&d, q), xb) in scales.iter().zip(quants.chunks_exact(QK8)).zip(x.chunks_exact(QK8)) {
+            let mut s = [0f32; LANES];
+            for (qc, xc) in q.chunks_exact(LANES).zip(xb.chunks_exact(LANES)) {
+                for j in 0..LANES {
+                    s[j] += f32::from(qc[j]) * xc[j];
+                }
+            }
+            for j in 0..LANES {
+                acc[j] += d * s[j];
+            }
+        }
+        acc.iter().sum()
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use half::f16;
+
+    use super::QK8;
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn hsum(v: __m256) -> f32 {
+        let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        let s = _mm_add_ss(s, _mm_movehdup_ps(s));
+        _mm_cvtss_f32(s)
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and FMA; `a.len() == b.len()`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+        let n = a.len().min(b.len());
+        let (pa, pb) = (a.as_ptr(), b.as_ptr());
+        let mut acc = [_mm256_setzero_ps(); 4];
+        let mut i = 0;
+        while i + 32 <= n {
+            for (k, acc) in acc.iter_mut().enumerate() {
+                let off = i + 8 * k;
+                *acc = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(off)), _mm256_loadu_ps(pb.add(off)), *acc);
+            }
+            i += 32;
+        }
+        while i + 8 <= n {
+            acc[0] = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(i)), _mm256_loadu_ps(pb.add(i)), acc[0]);
+            i += 8;
+        }
+        let v = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+        let mut sum = hsum(v);
+        while i < n {
+            sum += *pa.add(i) * *pb.add(i);
+            i += 1;
+        }
+        sum
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2, FMA and F16C; `w.len() == x.len()`.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub(super) unsafe fn dot_f16(w: &[f16], x: &[f32]) -> f32 {
+        let n = w.len().min(x.len());
+        let (pw, px) = (w.as_ptr() as *const u16, x.as_ptr());
+        let mut acc = [_mm256_setzero_ps(); 4];
+        let mut i = 0;
+        while i + 32 <= n {
+            for (k, acc) in acc.iter_mut().enumerate() {
+                let off = i + 8 * k;
+                let wv = _mm256_cvtph_ps(_mm_loadu_si128(pw.add(off) as *const __m128i));
+                *acc = _mm256_fmadd_ps(wv, _mm256_loadu_ps(px.add(off)), *acc);
+            }
+            i += 32;
+        }
+        while i + 8 <= n {
+            let wv = _mm256_cvtph_ps(_mm_loadu_si128(pw.add(i) as *const __m128i));
+            acc[0] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(px.add(i)), acc[0]);
+            i += 8;
+        }
+        let v = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+        let mut sum = hsum(v);
+        while i < n {
+            sum += w[i].to_f32() * *px.add(i);
+            i += 1;
+        }
+        sum
+    }
+
+    /// # Safety
+    /// The CPU must support AVX2 and FMA; `quants.len() == x.len() == 32 * scales.len()`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn dot_q8(scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
+        let blocks = scales.len().min(quants.len() / QK8).min(x.len() / QK8);
+        let (pq, px) = (quants.as_ptr(), x.as_ptr());
+        let mut acc0 = _mm256_setzero_ps();
+        let mut acc1 = _mm256_setzero_ps();
+        for b in 0..blocks {
+            let q = pq.add(b * QK8);
+            let xb = px.add(b * QK8);
+            // (A macro, not a closure: closures do not inherit `target_feature`.)
+            macro_rules! q8 {
+                ($k:expr) => {
+                    _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(q.add(8 * $k) as *const __m128i)))
+                };
+            }
+            let mut s = _mm256_mul_ps(q8!(0), _mm256_loadu_ps(xb));
+            let mut t = _mm256_mul_ps(q8!(1), _mm256_loadu_ps(xb.add(8)));
+            s = _mm256_fmadd_ps(q8!(2), _mm256_loadu_ps(xb.add(16)), s);
+            t = _mm256_fmadd_ps(q8!(3), _mm256_loadu_ps(xb.add(24)), t);
+            let d = _mm256_set1_ps(*scales.get_unchecked(b));
+            // Two accumulators alternate so consecutive blocks do not wait on each other.
+            if b % 2 == 0 {
+                acc0 = _mm256_fmadd_ps(_mm256_add_ps(s, t), d, acc0);
+            } else {
+                acc1 = _mm256_fmadd_ps(_mm256_add_ps(s, t), d, acc1);
+            }
+        }
+        hsum(_mm256_add_ps(acc0, acc1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic pseudo-random values in [-1, 1).
+    fn values(n: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    fn exact(a: &[f32], b: &[f32]) -> f32 {
+        a.iter().zip(b).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum::<f64>() as f32
+    }
+
+    fn close(a: f32, b: f32) -> bool {
+        (a - b).abs() <= 1e-4 * (1.0 + b.abs())
+    }
+
+    #[test]
+    fn every_isa_agrees_with_exact_sums() {
+        // Lengths with and without tails (f32 / f16 kernels take any length).
+        for &n in &[1usize, 7, 8, 33, 576, 1536] {
+            let a = values(n, n as u64);
+            let b = values(n, 7 * n as u64);
+            let h: Vec<f16> = a.iter().map(|&v| f16::from_f32(v)).collect();
+            let hf: Vec<f32> = h.iter().map(|v| v.to_f32()).collect();
+            for isa in [Isa::Portable, Isa::detect()] {
+                assert!(close(dot_f32(isa, &a, &b), exact(&a, &b)), "f32 n={n} {isa:?}");
+                assert!(close(dot_f16(isa, &h, &b), exact(&hf, &b)), "f16 n={n} {isa:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn q8_kernels_agree_with_dequantized_rows() {
+        for &blocks in &[1usize, 3, 18, 48] {
+            let n = blocks * QK8;
+            let x = values(n, blocks as u64);
+            let scales: Vec<f32> = values(blocks, 99).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
+            let quants: Vec<i8> = values(n, 5).iter().map(|v| (v * 127.0) as i8).collect();
+            let deq: Vec<f32> = quants.iter().enumerate().map(|(i, &q)| scales[i / QK8] * f32::from(q)).collect();
+            let want = exact(&deq, &x);
+            for isa in [Isa::Portable, Isa::detect()] {
+                let got = dot_q8(isa, &scales, &quants, &x);
+                assert!(close(got, want), "blocks={blocks} {isa:?}: {got} vs {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn kernels_see_every_element() {
+        // A single non-zero at each position must show up: catches skipped tails/blocks.
+        let n = 2 * QK8 + 8;
+        for pos in 0..n {
+            let mut a = vec![0f32; n];
+            a[pos] = 2.0;
+            let b = vec![1.5f32; n];
+            for isa in [Isa::Portable, Isa::detect()] {
+                assert_eq!(dot_f32(isa, &a, &b), 3.0, "pos {pos} {isa:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! A weight matrix held in host memory in a compact format (f32, f16 or Q8_0) and
+//! multiplied by activation rows with this crate's CPU kernels ([`super::host_kernels`]):
+//! the CPU backends' linear layers.
+//!
+//! Why not burn's matmul on the CPU: burn-ndarray multiplies through `matrixmultiply`,
+//! which packs the whole f32 weight matrix on every call, so a one-token decode step
+//! moved as many bytes as a 64-token prefill (decode 7.9 tok/s against llama.cpp's 21-32
+//! on this machine); burn-flex's `gemm` has a matrix-vector path but only in f32, one
+//! thread; burn's quantized tensors dequantize the whole matrix before each matmul.
+//! Here the weights stay in their compact format, each output row is streamed from
+//! memory once per call and multiplied in registers, output rows are split over the
+//! rayon threads natively (sequential in wasm). The burn path
+//! ([`super::WeightFormat::BurnF32`]) stays as the twin these kernels are tested
+//! against, and is what the GPU backends use.
+//!
+//! Layout: row-major `[out][in]` (one output feature per row), the GGUF's own order.
+
+use std::sync::Arc;
+
+use half::f16;
+
+use super::host_kernels::{dot_f16, dot_f32, dot_q8, Isa, QK8};
+
+/// The element format a [`HostMatrix`] stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HostFormat {
+    /// 4 bytes per weight; exact with respect to the dequantized GGUF.
+    F32,
+    /// 2 bytes per weight; ~3 significant digits.
+    F16,
+    /// ggml's Q8_0: blocks of 32 `i8` with one scale (kept as f32 here): 1.125 bytes
+    /// per weight; exact for GGUF Q8_0 tensors, ~0.6% relative RMS error on Q4_1 ones.
+    Q8_0,
+}
+
+#[derive(Clone, Debug)]
+enum Data {
+    F32(Vec<f32>),
+    F16(Vec<f16>),
+    Q8 { scales: Vec<f32>, quants: Vec<i8> },
+}
+
+/// An `[rows, cols]` weight matrix on the host; `y = x · Wᵀ` for activation rows `x`.
+#[derive(Clone, Debug)]
+pub(crate) struct HostMatrix {
+    rows: usize,
+    cols: usize,
+    data: Arc<Data>,
+    isa: Isa,
+}
+
+impl HostMatrix {
+    /// Stores row-major `[rows][cols]` f32 data in `format`. Q8_0 needs `cols` to be a
+    /// multiple of 32; otherwise the matrix is kept as f16 (a documented fallback, not
+    /// an error: every format gives the same results within its rounding).
+    pub(crate) fn from_rows(data: &[f32], rows: usize, cols: usize, format: HostFormat) -> Self {
+        debug_assert_eq!(data.len(), rows * cols);
+        let data = match format {
+            HostFormat::F32 => Data::F32(data.to_vec()),
+            HostFormat::F16 => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
+            HostFormat::Q8_0 if cols % QK8 == 0 => {
+                let (scales, quants) = quantize_q8_0(data);
+                Data::Q8 { scales, quants }
+            }
+            HostFormat::Q8_0 => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
+        };
+        Self { rows, cols, data: Arc::new(data), isa: Isa::detect() }
+    }
+
+    /// Takes GGUF Q8_0 blocks (`d: f16` then 32 `i8`, row after row) as they are.
+    /// `bytes` must hold exactly `rows * cols / 32` blocks and `cols % 32 == 0` (checked
+    /// by the caller against the tensor's shape).
+    pub(crate) fn from_q8_0_blocks(bytes: &[u8], rows: usize, cols: usize) -> Self {
+        let blocks = rows * cols / QK8;
+        let mut scales = Vec::with_capacity(blocks);
+        let mut quants = Vec::with_capacity(rows * cols);
+        for b in bytes.chunks_exact(2 + QK8).take(blocks) {
+            scales.push(f16::from_le_bytes([b[0], b[1]]).to_f32());
+            quants.extend(b[2..].iter().map(|&q| q as i8));
+        }
+        Self { rows, cols, data: Arc::new(Data::Q8 { scales, quants }), isa: Isa::detect() }
+    }
+
+    /// Output features (rows of W).
+    pub(crate) fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The format the weights are stored in.
+    pub(crate) fn format(&self) -> HostFormat {
+        match *self.data {
+            Data::F32(_) => HostFormat::F32,
+            Data::F16(_) => HostFormat::F16,
+            Data::Q8 { .. } => HostFormat::Q8_0,
+        }
+    }
+
+    /// Whether `self` and `other` are the same storage (the tied embedding / output).
+    pub(crate) fn shares_storage(&self, other: &HostMatrix) -> bool {
+        Arc::ptr_eq(&self.data, &other.data)
+    }
+
+    /// Bytes the weights take in memory.
+    pub(crate) fn bytes(&self) -> usize {
+        match &*self.data {
+            Data::F32(v) => v.len() * 4,
+            Data::F16(v) => v.len() * 2,
+            Data::Q8 { scales, quants } => scales.len() * 4 + quants.len(),
+        }
+    }
+
+    /// Writes row `r` (`r < rows`, checked by the caller) as f32 into `out`
+    /// (`cols` long): the embedding lookup.
+    pub(crate) fn row_f32(&self, r: usize, out: &mut [f32]) {
+        let c = self.cols;
+        match &*self.data {
+            Data::F32(v) => out.copy_from_slice(&v[r * c..(r + 1) * c]),
+            Data::F16(v) => out.iter_mut().zip(&v[r * c..(r + 1) * c]).for_each(|(o, h)| *o = h.to_f32()),
+            Data::Q8 { scales, quants } => {
+                let q = &quants[r * c..(r + 1) * c];
+                let s = &scales[r * c / QK8..(r + 1) * c / QK8];
+                for ((o, q), &d) in out.chunks_exact_mut(QK8).zip(q.chunks_exact(QK8)).zip(s) {
+                    o.iter_mut().zip(q).for_each(|(o, &q)| *o = d * f32::from(q));
+                }
+            }
+        }
+    }
+
+    /// `x · Wᵀ` for `t` activation rows `x` (`[t][cols]`, row-major); returns `[t][rows]`.
+    pub(crate) fn matmul(&self, x: &[f32], t: usize) -> Vec<f32> {
+        debug_assert_eq!(x.len(), t * self.cols);
+        // Output rows per task: enough tasks to balance the threads, few enough that
+        // each streams a long contiguous stretch of weights.
+        let chunk = (self.rows / 32).clamp(16, 512);
+        // [rows][t]: each task owns a contiguous stretch; transposed after when t > 1.
+        let mut out_t = vec![0f32; self.rows * t];
+        let work = |(ci, out): (usize, &mut [f32])| self.rows_into(ci * chunk, x, t, out);
+        #[cfg(not(target_family = "wasm"))]
+        {
+            use rayon::prelude::*;
+            out_t.par_chunks_mut(chunk * t).enumerate().for_each(work);
+        }
+        #[cfg(target_family = "wasm")]
+        out_t.chunks_mut(chunk * t).enumerate().for_each(work);
+        if t == 1 {
+            return out_t;
+        }
+        let mut out = vec![0f32; t * self.rows];
+        for r in 0..self.rows {
+            for i in 0..t {
+                out[i * self.rows + r] = out_t[r * t + i];
+            }
+        }
+        out
+    }
+
+    /// Rows `first..first + out.len() / t` of `x · Wᵀ`, written `[row][t]` into `out`.
+    fn rows_into(&self, first: usize, x: &[f32], t: usize, out: &mut [f32]) {
+        let (c, isa) = (self.cols, self.isa);
+        // With several activation rows a weight row is decoded once into `buf` (f32, in
+        // L1) and reused for each of them; with one it is read directly.
+        let mut buf = if t > 1 && !matches!(*self.data, Data::F32(_)) { vec![0f32; c] } else { Vec::new() };
+        for (j, o) in out.chunks_exact_mut(t).enumerate() {
+            let r = first + j;
+            let row: &[f32] = match &*self.data {
+                Data::F32(v) => &v[r * c..(r + 1) * c],
+                _ if t > 1 => {
+                    self.row_f32(r, &mut buf);
+                    &buf
+                }
+                Data::F16(v) => {
+                    o[0] = dot_f16(isa, &v[r * c..(r + 1) * c], x);
+                    continue;
+                }
+                Data::Q8 { scales, quants } => {
+                    o[0] = dot_q8(isa, &scales[r * c / QK8..(r + 1) * c / QK8], &quants[r * c..(r + 1) * c], x);
+                    continue;
+                }
+            };
+            for (i, o) in o.iter_mut().enumerate() {
+                *o = dot_f32(isa, row, &x[i * c..(i + 1) * c]);
+            }
+        }
+    }
+}
+
+/// ggml's reference Q8_0 quantization (`quantize_row_q8_0_ref`): per block of 32,
+/// `d = max |x| / 127`, `q = round(x / d)`; `d` is stored as f16 (and used here as the
+/// f16 value, so the scales equal what a GGUF Q8_0 file would hold).
+fn quantize_q8_0(data: &[f32]) -> (Vec<f32>, Vec<i8>) {
+    let mut scales = Vec::with_capacity(data.len() / QK8);
+    let mut quants = Vec::with_capacity(data.len());
+    for block in data.chunks_exact(QK8) {
+        let amax = block.iter().fold(0f32, |m, &v| m.max(v.abs()));
+        let d = amax / 127.0;
+        let id = if d != 0.0 { 1.0 / d } else { 0.0 };
+        scales.push(f16::from_f32(d).to_f32());
+        quants.extend(block.iter().map(|&v| (v * id).round().clamp(-127.0, 127.0) as i8));
+    }
+    (scales, quants)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(n: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed.wrapping_add(0x9e3779b97f4a7c15);
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    /// `x · Wᵀ` in f64 from the matrix's own dequantized rows.
+    fn reference(m: &HostMatrix, x: &[f32], t: usize) -> Vec<f32> {
+        let mut row = vec![0f32; m.cols];
+        let mut out = vec![0f32; t * m.rows];
+        for r in 0..m.rows {
+            m.row_f32(r, &mut row);
+            for i in 0..t {
+                let xi = &x[i * m.cols..(i + 1) * m.cols];
+                out[i * m.rows + r] = row.iter().zip(xi).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum::<f64>() as f32;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn matmul_matches_reference_for_every_format_and_row_count() {
+        let (rows, cols) = (1000, 96);
+        let w = values(rows * cols, 1);
+        for format in [HostFormat::F32, HostFormat::F16, HostFormat::Q8_0] {
+            let m = HostMatrix::from_rows(&w, rows, cols, format);
+            assert_eq!(m.format(), format);
+            for t in [1, 3] {
+                let x = values(t * cols, 2 + t as u64);
+                let got = m.matmul(&x, t);
+                let want = reference(&m, &x, t);
+                for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert!((g - w).abs() < 1e-4 * (1.0 + w.abs()), "{format:?} t={t} at {k}: {g} vs {w}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn q8_0_quantization_error_is_small_and_q8_0_blocks_load_exactly() {
+        let w = values(64 * 64, 3);
+        let m = HostMatrix::from_rows(&w, 64, 64, HostFormat::Q8_0);
+        let mut row = vec![0f32; 64];
+        let (mut err, mut norm) = (0f64, 0f64);
+        for r in 0..64 {
+            m.row_f32(r, &mut row);
+            for (a, b) in row.iter().zip(&w[r * 64..(r + 1) * 64]) {
+                err += f64::from(a - b).powi(2);
+                norm += f64::from(*b).powi(2);
+            }
+        }
+        assert!((err / norm).sqrt() < 0.01, "relative RMS error {}", (err / norm).sqrt());
+
+        // One GGUF Q8_0 block: d = 0.5, q = -16..16.
+        let mut block = f16::from_f32(0.5).to_le_bytes().to_vec();
+        block.extend((0..32).map(|i| (i as i8 - 16) as u8));
+        let m = HostMatrix::from_q8_0_blocks(&block, 1, 32);
+        let mut row = vec![0f32; 32];
+        m.row_f32(0, &mut row);
+        assert_eq!(row[0], -8.0);
+        assert_eq!(row[31], 7.5);
+        assert_eq!(m.bytes(), 36);
+    }
+
+    #[test]
+    fn q8_0_with_odd_width_falls_back_to_f16() {
+        let m = HostMatrix::from_rows(&values(3 * 40, 4), 3, 40, HostFormat::Q8_0);
+        assert_eq!(m.format(), HostFormat::F16);
+    }
+}

@@ -1,0 +1,91 @@
+//! How the linear layers' weights are held and multiplied, chosen per backend at load
+//! time ([`super::Llama::load_with`]); [`WeightFormat::default_for`] is the measured
+//! choice (figures in the crate README).
+
+use burn::tensor::Device;
+
+use super::host_matrix::HostFormat;
+
+/// Storage and kernel of the linear layers (Q/K/V, attention output, FFN, the output
+/// projection).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WeightFormat {
+    /// f32 burn tensors multiplied by burn's matmul: runs on every backend; the GPU
+    /// default, and the reference the CPU kernels are tested against.
+    BurnF32,
+    /// f32 in host memory, this crate's CPU kernel (CPU backends only).
+    F32,
+    /// f16 in host memory, this crate's CPU kernel (CPU backends only).
+    F16,
+    /// ggml Q8_0 blocks in host memory, this crate's CPU kernel (CPU backends only): the
+    /// CPU default. The tied output projection is the GGUF's own Q8_0 embedding.
+    Q8_0,
+}
+
+impl WeightFormat {
+    /// Every format, in the order a CLI lists them.
+    pub const ALL: [WeightFormat; 4] = [WeightFormat::BurnF32, WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0];
+
+    /// The name a CLI flag spells.
+    pub fn name(self) -> &'static str {
+        match self {
+            WeightFormat::BurnF32 => "burn-f32",
+            WeightFormat::F32 => "f32",
+            WeightFormat::F16 => "f16",
+            WeightFormat::Q8_0 => "q8_0",
+        }
+    }
+
+    /// The measured best format for `device`: Q8_0 with the CPU kernels on the CPU
+    /// backends (ndarray, flex), burn f32 tensors elsewhere (wgpu, cuda).
+    pub fn default_for(device: &Device) -> WeightFormat {
+        if is_host_device(device) {
+            WeightFormat::Q8_0
+        } else {
+            WeightFormat::BurnF32
+        }
+    }
+
+    /// The host storage format, `None` for the burn path.
+    pub(crate) fn host(self) -> Option<HostFormat> {
+        match self {
+            WeightFormat::BurnF32 => None,
+            WeightFormat::F32 => Some(HostFormat::F32),
+            WeightFormat::F16 => Some(HostFormat::F16),
+            WeightFormat::Q8_0 => Some(HostFormat::Q8_0),
+        }
+    }
+}
+
+/// Whether tensors on `device` live in host memory (the CPU backends), where the host
+/// kernels can read them without a transfer.
+pub(crate) fn is_host_device(device: &Device) -> bool {
+    #[cfg(feature = "ndarray")]
+    #[allow(deprecated)] // the ndarray backend is still offered (the web app uses it)
+    if *device == Device::ndarray() {
+        return true;
+    }
+    #[cfg(feature = "flex")]
+    if *device == Device::flex() {
+        return true;
+    }
+    let _ = device;
+    false
+}
+
+impl std::str::FromStr for WeightFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        WeightFormat::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| format!("unknown weight format {s:?}; expected one of burn-f32, f32, f16, q8_0"))
+    }
+}
+
+impl std::fmt::Display for WeightFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
