@@ -144,7 +144,7 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
             return false;
         }
         let mut s = self.state.clone();
-        s.push_bytes(bytes).is_ok()
+        s.try_push_bytes(bytes)
     }
 
     fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
@@ -170,7 +170,7 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
     fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
         let mut s = self.state.clone();
         for (i, &b) in bytes.iter().enumerate() {
-            if s.push_byte(b).is_err() {
+            if !s.try_push_byte(b) {
                 return Err(Rejected {
                     offset: i,
                     expected: format!(
@@ -268,5 +268,7 @@ mod tests {
         assert_eq!(inspection.kind, "toy");
         assert_eq!(inspection.remainder.as_deref(), Some("ab"));
         assert!(!inspection.accept_sequences.is_empty());
+        assert_eq!(inspection.stack.first().map(String::as_str), Some("0"), "{:?}", inspection.stack);
+        assert!(inspection.stack.iter().any(|e| e.starts_with("NAME:")), "{:?}", inspection.stack);
     }
 }

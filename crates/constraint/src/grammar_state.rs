@@ -9,7 +9,7 @@ use crate::{ByteState, Inspection};
 impl<P: TokenParser> ByteState for GrammarRecognizer<P> {
     #[inline]
     fn push_byte(&mut self, byte: u8) -> bool {
-        GrammarRecognizer::push_byte(self, byte).is_ok()
+        GrammarRecognizer::try_push_byte(self, byte)
     }
 
     fn is_complete(&self) -> bool {
@@ -19,6 +19,7 @@ impl<P: TokenParser> ByteState for GrammarRecognizer<P> {
     fn describe(&self, out: &mut Inspection) {
         let lang = self.language();
         let name = |t: u32| lang.terminal_name(t).to_string();
+        out.stack = self.stack();
         let acc = self.accept_sequences();
         out.accept_sequences = acc.a0.iter().map(|t| vec![name(t)]).collect();
         for (t, after) in &acc.a1 {

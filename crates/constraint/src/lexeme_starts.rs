@@ -24,7 +24,14 @@ use std::sync::{Arc, Mutex};
 
 use espalier_grammar::{LexerDfa, TermSet};
 
-use crate::TokTrie;
+use crate::{TokTrie, TokenSet};
+
+/// Groups of at least this many tokens (same reachable set, same lexeme start) also
+/// get a dense bitset, so an allowed group costs one pass over the mask's 768 words
+/// (~0.1 us) instead of one insertion per token (~1 ns each): a mask allows ~38k
+/// tokens on average over the benchmark files, most of them in a few big groups.
+/// 256 bounds the memory (a bitset is 6 KB; a token is in few groups).
+pub(crate) const DENSE_MIN: usize = 256;
 
 /// The summaries (see the module doc), indexed by trie node.
 #[derive(Clone, Debug)]
@@ -43,6 +50,12 @@ pub struct LexemeStarts {
     byte: Vec<u8>,
     /// Reachable-set id of every lexer DFA state.
     state_set: Vec<u16>,
+    /// Dense copies of the big token groups: `(index in inlex_tok of the group's
+    /// first token, bitset)`, sorted by index.
+    dense_at: Vec<u32>,
+    dense: Vec<TokenSet>,
+    /// Number of token ids (the dense bitsets' size).
+    vocab_len: usize,
     /// Per remainder state: the whole trie's summary from that state.
     roots: Arc<Mutex<HashMap<u32, Arc<Part>>>>,
 }
@@ -59,6 +72,69 @@ pub(crate) struct Part {
     pub(crate) inlex_set: Vec<u16>,
     pub(crate) bound_node: Vec<u32>,
     pub(crate) bound_state: Vec<u32>,
+    /// Dense copies of its big token groups (see [`LexemeStarts`]).
+    pub(crate) dense_at: Vec<u32>,
+    pub(crate) dense: Vec<TokenSet>,
+}
+
+/// Appends to `dense_at` / `dense` a bitset for every group of at least
+/// [`DENSE_MIN`] tokens in `toks[from..]` (groups: runs of equal set id).
+fn add_dense(toks: &[u32], sids: &[u16], from: usize, vocab_len: usize, dense_at: &mut Vec<u32>, dense: &mut Vec<TokenSet>) {
+    let mut i = from;
+    while i < toks.len() {
+        let mut j = i + 1;
+        while j < toks.len() && sids[j] == sids[i] {
+            j += 1;
+        }
+        if j - i >= DENSE_MIN {
+            let mut set = TokenSet::empty(vocab_len);
+            for &t in &toks[i..j] {
+                set.insert(t as usize);
+            }
+            dense_at.push(i as u32);
+            dense.push(set);
+        }
+        i = j;
+    }
+}
+
+/// The lists one lexeme start hands to the mask walk: tokens staying in the lexeme
+/// with their set ids (grouped), dense copies of big groups, boundary nodes with
+/// their parents' lexer states.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lists<'a> {
+    pub(crate) toks: &'a [u32],
+    pub(crate) sids: &'a [u16],
+    /// Index of `toks[0]` in the arrays `dense_at` counts in.
+    pub(crate) base: u32,
+    pub(crate) dense_at: &'a [u32],
+    pub(crate) dense: &'a [TokenSet],
+    pub(crate) bound_node: &'a [u32],
+    pub(crate) bound_state: &'a [u32],
+}
+
+impl<'a> Lists<'a> {
+    /// The dense bitset of the group starting at `toks[i]`, if it has one.
+    #[inline]
+    pub(crate) fn dense_group(&self, i: usize) -> Option<&'a TokenSet> {
+        let key = self.base + i as u32;
+        self.dense_at.binary_search(&key).ok().map(|k| &self.dense[k])
+    }
+}
+
+impl Part {
+    /// This summary as [`Lists`].
+    pub(crate) fn lists(&self) -> Lists<'_> {
+        Lists {
+            toks: &self.inlex_tok,
+            sids: &self.inlex_set,
+            base: 0,
+            dense_at: &self.dense_at,
+            dense: &self.dense,
+            bound_node: &self.bound_node,
+            bound_state: &self.bound_state,
+        }
+    }
 }
 
 /// Walks the subtree of `start` from DFA state `q` (the state after `start`'s byte,
@@ -151,6 +227,9 @@ impl LexemeStarts {
             bound_node: Vec::new(),
             bound_state: Vec::new(),
             parent: vec![0; n],
+            dense_at: Vec::new(),
+            dense: Vec::new(),
+            vocab_len: trie.vocab_len(),
             byte: vec![0; n],
             roots: Default::default(),
         };
@@ -185,6 +264,10 @@ impl LexemeStarts {
             }
             let mut part = Part::default();
             scan(trie, dfa, &out.state_set, start, q, true, &mut part, &mut scratch);
+            let from = out.inlex_tok.len();
+            add_dense(&part.inlex_tok, &part.inlex_set, 0, out.vocab_len, &mut part.dense_at, &mut part.dense);
+            out.dense_at.extend(part.dense_at.iter().map(|&i| i + from as u32));
+            out.dense.append(&mut part.dense);
             out.inlex_tok.extend_from_slice(&part.inlex_tok);
             out.inlex_set.extend_from_slice(&part.inlex_set);
             out.bound_node.extend_from_slice(&part.bound_node);
@@ -206,9 +289,19 @@ impl LexemeStarts {
         let mut part = Part::default();
         let mut scratch = Vec::new();
         scan(trie, dfa, &self.state_set, 0, q, false, &mut part, &mut scratch);
+        add_dense(&part.inlex_tok, &part.inlex_set, 0, self.vocab_len, &mut part.dense_at, &mut part.dense);
         let part = Arc::new(part);
         roots.insert(q, part.clone());
         part
+    }
+
+    /// Builds the root summaries of every lexer state now (see [`Self::root`]), so
+    /// that no mask pays for one later; returns how many there are.
+    pub fn build_all_roots(&self, trie: &TokTrie, dfa: &LexerDfa) -> usize {
+        for q in 2..dfa.num_states() as u32 {
+            self.root(trie, dfa, q);
+        }
+        dfa.num_states().saturating_sub(2)
     }
 
     /// Bytes of memory the summaries take.
@@ -218,14 +311,24 @@ impl LexemeStarts {
             + 2 * self.inlex_set.len()
             + 4 * self.bound_state.len()
             + self.sets.len() * 32
+            + 4 * self.dense_at.len()
+            + self.dense.len() * self.vocab_len.div_ceil(8)
     }
 
-    /// Tokens below node `n` staying in the lexeme started at `n`, with set ids,
-    /// grouped by set id.
+    /// The lists of the lexeme starting at node `n` (see [`Lists`]).
     #[inline]
-    pub(crate) fn inlex(&self, n: usize) -> (&[u32], &[u16]) {
+    pub(crate) fn lists(&self, n: usize) -> Lists<'_> {
         let (a, b) = (self.inlex_start[n] as usize, self.inlex_start[n + 1] as usize);
-        (&self.inlex_tok[a..b], &self.inlex_set[a..b])
+        let (c, d) = (self.bound_start[n] as usize, self.bound_start[n + 1] as usize);
+        Lists {
+            toks: &self.inlex_tok[a..b],
+            sids: &self.inlex_set[a..b],
+            base: a as u32,
+            dense_at: &self.dense_at,
+            dense: &self.dense,
+            bound_node: &self.bound_node[c..d],
+            bound_state: &self.bound_state[c..d],
+        }
     }
 
     /// Appends to `out` the bytes on the path from node `from` (excluded) down to
@@ -250,13 +353,6 @@ impl LexemeStarts {
     #[inline]
     pub(crate) fn parent(&self, i: usize) -> usize {
         self.parent[i] as usize
-    }
-
-    /// Boundary nodes below node `n`, with the lexer state at each one's parent.
-    #[inline]
-    pub(crate) fn bounds(&self, n: usize) -> (&[u32], &[u32]) {
-        let (a, b) = (self.bound_start[n] as usize, self.bound_start[n + 1] as usize);
-        (&self.bound_node[a..b], &self.bound_state[a..b])
     }
 
     /// The reachable-set id of lexer state `q`.

@@ -84,7 +84,7 @@ impl<P: TokenParser> LexWalker<P> {
         for &b in &self.path[a..d] {
             // These bytes were accepted on the fast path from the anchor, so the full
             // recognizer accepts them too (see the module doc).
-            let ok = hi[0].push_byte(b).is_ok();
+            let ok = hi[0].try_push_byte(b);
             debug_assert!(ok, "fast path and recognizer disagree");
         }
         self.heavy_steps += d - a;
@@ -140,7 +140,7 @@ impl<P: TokenParser> LexWalker<P> {
         }
         self.heavy_steps += 1;
         let next = &mut self.slots[d + 1];
-        if next.push_byte(byte).is_err() {
+        if !next.try_push_byte(byte) {
             return Push::Rejected;
         }
         let rem = next.remainder();

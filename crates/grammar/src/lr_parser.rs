@@ -136,6 +136,12 @@ impl LrParser {
         self.stacks.len()
     }
 
+    /// The live LR stacks (state ids, bottom first): one, or one per reading of a
+    /// soft keyword still alive.
+    pub fn stacks(&self) -> &[Vec<u32>] {
+        &self.stacks
+    }
+
     /// Whether terminal `t` is acceptable next (cheaper than [`TokenParser::acceptable`]
     /// for one terminal).
     pub fn accepts(&mut self, t: TerminalId) -> bool {
@@ -186,5 +192,10 @@ impl TokenParser for LrParser {
 
     fn accepts_end(&mut self) -> bool {
         self.accepts(END)
+    }
+
+    fn stack(&self) -> Vec<(u32, Option<crate::grammar::Symbol>)> {
+        let table = &*self.table;
+        self.stacks.first().map_or_else(Vec::new, |st| st.iter().map(|&s| (s, table.accessing_symbol(s))).collect())
     }
 }

@@ -73,6 +73,9 @@ pub struct LrTable {
     prod_len: Vec<u32>,
     /// Terminals with a non-error action per state.
     valid: Vec<TermSet>,
+    /// The symbol on every transition into each state (`None` for the start state):
+    /// what a parser stack entry stands for, for display.
+    accessing: Vec<Option<Symbol>>,
     /// Whether error detection is immediate (canonical LR(1)).
     pub exact_errors: bool,
     /// Size and build time.
@@ -347,6 +350,7 @@ impl LrTable {
         let mut goto = vec![0u32; ns * nt_count];
         let mut conflicts = Vec::new();
         let mut valid: Vec<TermSet> = (0..ns).map(|_| TermSet::new(t_count)).collect();
+        let mut accessing: Vec<Option<Symbol>> = vec![None; ns];
         let describe = |a: u32, s_items: &[Item], t: TerminalId| -> (String, String) {
             match a & 3 {
                 1 => {
@@ -369,6 +373,7 @@ impl LrTable {
             let row = new_s * t_count;
             for &(x, t) in &trans[old_s as usize] {
                 let t = newid[t as usize];
+                accessing[t as usize] = Some(x);
                 match x {
                     Symbol::T(term) => action[row + term as usize] = (t << 2) | 1,
                     Symbol::N(nt) => goto[new_s * nt_count + nt as usize] = t + 1,
@@ -415,6 +420,7 @@ impl LrTable {
             prod_lhs: g.productions.iter().map(|p| p.lhs).collect(),
             prod_len: g.productions.iter().map(|p| p.rhs.len() as u32).collect(),
             valid,
+            accessing,
             exact_errors: kind == TableKind::Lr1,
             stats,
         })
@@ -450,6 +456,12 @@ impl LrTable {
     #[inline]
     pub fn valid_terminals(&self, state: u32) -> &TermSet {
         &self.valid[state as usize]
+    }
+
+    /// The grammar symbol every transition into `state` reads (LR states have one;
+    /// `None` for the start state): what a stack entry stands for, for display.
+    pub fn accessing_symbol(&self, state: u32) -> Option<Symbol> {
+        self.accessing.get(state as usize).copied().flatten()
     }
 
     /// Number of states.

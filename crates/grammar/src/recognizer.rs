@@ -65,6 +65,31 @@ pub struct AcceptSequences {
     pub a1: Vec<(TerminalId, TermSet)>,
 }
 
+/// Why the recognizer refused a byte, kept small: the hot paths of a mask (a trie
+/// walk tries tens of thousands of bytes, most of them refused) only need to know
+/// *that* a byte was refused, so the expensive part of a [`ParseError`] (the names of
+/// every acceptable terminal, formatted text) is built only by [`Recognizer::push_byte`]
+/// and [`Recognizer::finish`], from the recognizer's state right after the refusal.
+/// Measured: building `ParseError`s took ~39% of an `exact` mask before this type.
+#[derive(Clone, Debug)]
+struct Refusal {
+    offset: usize,
+    why: Why,
+}
+
+#[derive(Clone, Debug)]
+enum Why {
+    /// A fixed message.
+    Text(&'static str),
+    /// No lexeme reading survives in the parser (up to four readings kept for the
+    /// message; a lexeme has at most two in the grammars we ship).
+    Unexpected([TerminalId; 4], u8),
+    /// The byte continues no lexeme.
+    Invalid(u8),
+    /// A message built at refusal time (rare: f-string checks).
+    Owned(String),
+}
+
 /// An incremental, cloneable byte-level recognizer for a [`Language`].
 #[derive(Debug)]
 pub struct Recognizer<P: TokenParser> {
@@ -165,6 +190,25 @@ impl<P: TokenParser> Recognizer<P> {
         self.lexemes
     }
 
+    /// The full error for a refusal, from the state right after it (the acceptable
+    /// set has not changed since the refusal: no path refreshes it after failing).
+    #[cold]
+    fn describe(&self, r: Refusal) -> ParseError {
+        let message = match r.why {
+            Why::Text(m) => m.to_string(),
+            Why::Owned(m) => m,
+            Why::Unexpected(terms, n) => {
+                let names: Vec<&str> = terms[..n as usize].iter().map(|&t| self.lang.terminal_name(t)).collect();
+                format!("unexpected {}", names.join("/"))
+            }
+            Why::Invalid(b) => {
+                let shown = if b.is_ascii_graphic() { format!("{:?}", b as char) } else { format!("0x{b:02X}") };
+                format!("invalid token here (byte {shown} continues no token)")
+            }
+        };
+        self.error(r.offset, message)
+    }
+
     fn error(&self, offset: usize, message: impl Into<String>) -> ParseError {
         let mut expected: Vec<String> = self
             .acceptable
@@ -189,17 +233,25 @@ impl<P: TokenParser> Recognizer<P> {
         }
     }
 
-    fn feed_parser(&mut self, terms: &[TerminalId]) -> Result<(), ParseError> {
+    #[inline]
+    fn feed_parser(&mut self, terms: &[TerminalId]) -> Result<(), Refusal> {
         if !self.parser.feed(terms) {
-            let names: Vec<&str> = terms.iter().map(|&t| self.lang.terminal_name(t)).collect();
-            return Err(self.error(self.lex_start, format!("unexpected {}", names.join("/"))));
+            let mut kept = [0; 4];
+            let n = terms.len().min(4);
+            kept[..n].copy_from_slice(&terms[..n]);
+            return Err(self.refuse(Why::Unexpected(kept, n as u8)));
         }
         Ok(())
     }
 
+    #[inline]
+    fn refuse(&self, why: Why) -> Refusal {
+        Refusal { offset: self.lex_start, why }
+    }
+
     /// Called when the first byte `b` of a lexeme arrives (Python: indentation).
     #[inline]
-    fn begin_lexeme(&mut self, b: u8) -> Result<(), ParseError> {
+    fn begin_lexeme(&mut self, b: u8) -> Result<(), Refusal> {
         if self.lang.layer != LayerKind::Python || self.indent.line != Line::Indenting {
             return Ok(());
         }
@@ -213,7 +265,7 @@ impl<P: TokenParser> Recognizer<P> {
         }
     }
 
-    fn start_content_line(&mut self) -> Result<(), ParseError> {
+    fn start_content_line(&mut self) -> Result<(), Refusal> {
         let py = self.lang.python.clone().unwrap();
         self.indent.line = Line::Content;
         let (col, alt) = (self.indent.col, self.indent.altcol);
@@ -221,29 +273,29 @@ impl<P: TokenParser> Recognizer<P> {
         let alt_top = *self.indent.alt.last().unwrap();
         if col == top {
             if alt != alt_top {
-                return Err(self.error(self.lex_start, "inconsistent use of tabs and spaces in indentation"));
+                return Err(self.refuse(Why::Text("inconsistent use of tabs and spaces in indentation")));
             }
         } else if col > top {
             if alt <= alt_top {
-                return Err(self.error(self.lex_start, "inconsistent use of tabs and spaces in indentation"));
+                return Err(self.refuse(Why::Text("inconsistent use of tabs and spaces in indentation")));
             }
             if self.indent.cols.len() >= MAX_INDENT {
-                return Err(self.error(self.lex_start, "too many levels of indentation"));
+                return Err(self.refuse(Why::Text("too many levels of indentation")));
             }
             self.indent.cols.push(col);
             self.indent.alt.push(alt);
-            self.feed_parser(&[py.indent]).map_err(|e| ParseError { message: "unexpected indent".into(), ..e })?;
+            self.feed_parser(&[py.indent]).map_err(|e| Refusal { why: Why::Text("unexpected indent"), ..e })?;
         } else {
             while col < *self.indent.cols.last().unwrap() {
                 self.indent.cols.pop();
                 self.indent.alt.pop();
-                self.feed_parser(&[py.dedent]).map_err(|e| ParseError { message: "unexpected unindent".into(), ..e })?;
+                self.feed_parser(&[py.dedent]).map_err(|e| Refusal { why: Why::Text("unexpected unindent"), ..e })?;
             }
             if col != *self.indent.cols.last().unwrap() {
-                return Err(self.error(self.lex_start, "unindent does not match any outer indentation level"));
+                return Err(self.refuse(Why::Text("unindent does not match any outer indentation level")));
             }
             if alt != *self.indent.alt.last().unwrap() {
-                return Err(self.error(self.lex_start, "inconsistent use of tabs and spaces in indentation"));
+                return Err(self.refuse(Why::Text("inconsistent use of tabs and spaces in indentation")));
             }
         }
         self.refresh_acceptable();
@@ -251,7 +303,7 @@ impl<P: TokenParser> Recognizer<P> {
     }
 
     /// A complete lexeme `text` ends (the DFA state `at` is where it was accepted).
-    fn emit(&mut self, at: DfaState, text: &[u8]) -> Result<(), ParseError> {
+    fn emit(&mut self, at: DfaState, text: &[u8]) -> Result<(), Refusal> {
         self.lexemes += 1;
         let lang = self.lang.clone();
         let terms = lang.dfa.winners(at);
@@ -278,7 +330,7 @@ impl<P: TokenParser> Recognizer<P> {
             if py.open.contains(&t0) {
                 self.indent.depth += 1;
                 if self.indent.depth >= MAX_BRACKET_DEPTH {
-                    return Err(self.error(self.lex_start, "too many nested parentheses"));
+                    return Err(self.refuse(Why::Text("too many nested parentheses")));
                 }
             } else if py.close.contains(&t0) {
                 self.indent.depth = self.indent.depth.saturating_sub(1);
@@ -292,7 +344,7 @@ impl<P: TokenParser> Recognizer<P> {
     }
 
     /// Python: checks the replacement fields of an f-string literal (3.11 rules).
-    fn check_fstring(&self, text: &[u8]) -> Result<(), ParseError> {
+    fn check_fstring(&self, text: &[u8]) -> Result<(), Refusal> {
         let Some((_, body, true, raw)) = crate::fstring::split_literal(text) else { return Ok(()) };
         let lang = self.lang.clone();
         let mut buf = Vec::new();
@@ -302,9 +354,9 @@ impl<P: TokenParser> Recognizer<P> {
             buf.extend_from_slice(e);
             buf.push(b')');
             let mut r = lang.recognizer();
-            r.push_bytes(&buf).is_ok() && r.is_complete()
+            r.try_push_bytes(&buf) && r.is_complete()
         })
-        .map_err(|m| self.error(self.lex_start, m))
+        .map_err(|m| self.refuse(Why::Owned(m)))
     }
 
     /// Python: indentation column bookkeeping for a whitespace byte at line start.
@@ -333,6 +385,24 @@ impl<P: TokenParser> Recognizer<P> {
     /// (the recognizer must then be dropped or restored from a clone).
     #[inline]
     pub fn push_byte(&mut self, b: u8) -> Result<(), ParseError> {
+        self.step(b).map_err(|r| self.describe(r))
+    }
+
+    /// [`Self::push_byte`] without the error value: `false` means the text is no
+    /// longer a viable prefix (the state must then be dropped or restored). The hot
+    /// path of mask computations, which refuse most bytes they try.
+    #[inline]
+    pub fn try_push_byte(&mut self, b: u8) -> bool {
+        self.step(b).is_ok()
+    }
+
+    /// [`Self::push_bytes`] without the error value (see [`Self::try_push_byte`]).
+    pub fn try_push_bytes(&mut self, bytes: &[u8]) -> bool {
+        bytes.iter().all(|&b| self.step(b).is_ok())
+    }
+
+    #[inline]
+    fn step(&mut self, b: u8) -> Result<(), Refusal> {
         if self.state == LexerDfa::START {
             self.lex_start = self.pos;
             self.begin_lexeme(b)?;
@@ -341,7 +411,7 @@ impl<P: TokenParser> Recognizer<P> {
         let next = dfa.next(self.state, b);
         if next != LexerDfa::DEAD {
             if !dfa.reachable(next).intersects(&self.acceptable) {
-                return Err(self.error(self.lex_start, "no acceptable token starts here"));
+                return Err(self.refuse(Why::Text("no acceptable token starts here")));
             }
             self.state = next;
             self.lex_len += 1;
@@ -356,21 +426,20 @@ impl<P: TokenParser> Recognizer<P> {
             }
             return Ok(());
         }
-        self.push_byte_slow(b)
+        self.step_slow(b)
     }
 
     #[cold]
-    fn push_byte_slow(&mut self, b: u8) -> Result<(), ParseError> {
+    fn step_slow(&mut self, b: u8) -> Result<(), Refusal> {
         if self.lex_len == 0 || self.last_accept == LexerDfa::DEAD {
-            let shown = if b.is_ascii_graphic() { format!("{:?}", b as char) } else { format!("0x{b:02X}") };
-            return Err(self.error(self.lex_start, format!("invalid token here (byte {shown} continues no token)")));
+            return Err(self.refuse(Why::Invalid(b)));
         }
         self.finish_lexeme()?;
-        self.push_byte(b)
+        self.step(b)
     }
 
     /// Emits the lexeme at the last accepting point and re-reads the bytes after it.
-    fn finish_lexeme(&mut self) -> Result<(), ParseError> {
+    fn finish_lexeme(&mut self) -> Result<(), Refusal> {
         let at = self.last_accept;
         let start = self.lex_start;
         let len = self.last_accept_len as usize;
@@ -385,12 +454,34 @@ impl<P: TokenParser> Recognizer<P> {
         self.lex_len = 0;
         self.last_accept = LexerDfa::DEAD;
         self.last_accept_len = 0;
-        rest.iter().try_for_each(|&x| self.push_byte(x))
+        rest.iter().try_for_each(|&x| self.step(x))
     }
 
     /// Feeds several bytes; stops at the first error.
     pub fn push_bytes(&mut self, bytes: &[u8]) -> Result<(), ParseError> {
         bytes.iter().try_for_each(|&b| self.push_byte(b))
+    }
+
+    /// Ends the unfinished lexeme here, as a byte that continues no lexeme would:
+    /// emits the longest accepted prefix and re-reads the bytes after it (they form
+    /// the new remainder). `false` when that is refused (no accepted prefix, or the
+    /// parser or layer refuses the lexeme); the state must then be dropped or
+    /// restored. A no-op without an unfinished lexeme. For mask computations that end
+    /// a lexeme once and then try many first bytes of the next one.
+    pub fn end_lexeme(&mut self) -> bool {
+        if self.lex_len == 0 {
+            return true;
+        }
+        self.last_accept != LexerDfa::DEAD && self.finish_lexeme().is_ok()
+    }
+
+    /// Python: whether the layer is reading a logical line's indentation, so the next
+    /// content byte (not whitespace, newline or `#`) decides INDENT / DEDENT tokens
+    /// and may change [`Self::acceptable_terminals`]. Always `false` for other
+    /// layers. Everywhere else the first byte of a lexeme leaves the acceptable set
+    /// unchanged, which is what lets a mask decide many first bytes from one state.
+    pub fn at_line_start(&self) -> bool {
+        self.lang.layer == LayerKind::Python && self.indent.line == Line::Indenting
     }
 
     /// Whether the text so far is a viable prefix (always true for a recognizer that
@@ -403,19 +494,24 @@ impl<P: TokenParser> Recognizer<P> {
     /// and checks that the parser accepts. Consumes a copy; `self` is unchanged.
     pub fn finish(&self) -> Result<(), ParseError> {
         let mut r = self.clone();
+        r.finish_in_place().map_err(|e| r.describe(e))
+    }
+
+    fn finish_in_place(&mut self) -> Result<(), Refusal> {
+        let r = self;
         while r.lex_len > 0 {
             if !r.lang.dfa.winners(r.state).is_empty() {
                 r.last_accept = r.state;
                 r.last_accept_len = r.lex_len;
             }
             if r.last_accept == LexerDfa::DEAD {
-                return Err(r.error(r.lex_start, "unfinished token at end of input"));
+                return Err(r.refuse(Why::Text("unfinished token at end of input")));
             }
             r.finish_lexeme()?;
         }
         if let Some(py) = r.lang.python.clone() {
             if r.indent.depth > 0 {
-                return Err(r.error(r.pos, "unexpected end of input inside brackets"));
+                return Err(Refusal { offset: r.pos, why: Why::Text("unexpected end of input inside brackets") });
             }
             r.lex_start = r.pos;
             if r.indent.line == Line::Content {
@@ -429,14 +525,28 @@ impl<P: TokenParser> Recognizer<P> {
         r.lex_start = r.pos;
         if !r.parser.accepts_end() {
             r.refresh_acceptable();
-            return Err(r.error(r.pos, "unexpected end of input"));
+            return Err(r.refuse(Why::Text("unexpected end of input")));
         }
         Ok(())
     }
 
     /// Whether the text so far is a complete, valid program.
     pub fn is_complete(&self) -> bool {
-        self.finish().is_ok()
+        self.clone().finish_in_place().is_ok()
+    }
+
+    /// The parser stack for display, bottom first, with symbol names: `"0"` for the
+    /// start state, `"NAME:12"` for state 12 entered by reading NAME (see
+    /// [`TokenParser::stack`]; empty for parsers without a stack).
+    pub fn stack(&self) -> Vec<String> {
+        self.parser
+            .stack()
+            .into_iter()
+            .map(|(state, sym)| match sym {
+                Some(sym) => format!("{}:{state}", self.lang.grammar.symbol_name(sym)),
+                None => state.to_string(),
+            })
+            .collect()
     }
 
     /// The unfinished last lexeme.
@@ -512,6 +622,20 @@ mod tests {
         let e = r.clone().push_bytes(b"x = ;").unwrap_err();
         assert_eq!(e.offset, 16);
         assert!(e.expected.contains(&"INT".to_string()));
+    }
+
+    #[test]
+    fn stack_names_states_and_symbols() {
+        let l = lang();
+        let mut r = l.recognizer();
+        assert_eq!(r.stack(), vec!["0".to_string()]);
+        r.push_bytes(b"x = y + 1").unwrap();
+        // `x` `=` `y` were shifted and `y` reduced to expr; `+` shifted; `1` pending.
+        let st = r.stack();
+        assert_eq!(st[0], "0");
+        let names: Vec<&str> = st[1..].iter().map(|e| e.split(':').next().unwrap()).collect();
+        assert_eq!(names, ["NAME", "\"=\"", "expr", "\"+\""]);
+        assert!(st[1..].iter().all(|e| e.split(':').nth(1).is_some_and(|n| n.parse::<u32>().is_ok())));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! (as terminal ids), ask what may come next. The LR parser and the Earley recognizer
 //! both implement it, so one byte-level [`crate::Recognizer`] drives either.
 
-use crate::grammar::TerminalId;
+use crate::grammar::{Symbol, TerminalId};
 use crate::termset::TermSet;
 
 /// A parser consuming a stream of lexemes.
@@ -15,4 +15,10 @@ pub trait TokenParser: Clone {
     fn acceptable(&mut self, out: &mut TermSet);
     /// Whether the lexemes fed so far form a complete sentence.
     fn accepts_end(&mut self) -> bool;
+    /// The parser's stack for display, bottom first: each entry's state id and the
+    /// grammar symbol it stands for (`None` at the bottom). An LR parser shows its
+    /// first live stack; parsers without one (Earley) show nothing.
+    fn stack(&self) -> Vec<(u32, Option<Symbol>)> {
+        Vec::new()
+    }
 }

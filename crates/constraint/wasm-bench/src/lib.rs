@@ -24,6 +24,7 @@ struct Harness {
     file: usize,
     pos: usize,
     violations: u32,
+    work: [u64; 3],
 }
 
 static HARNESS: Mutex<Option<Harness>> = Mutex::new(None);
@@ -80,13 +81,18 @@ pub extern "C" fn setup(ptr: *const u8, len: usize, strategy: u32) -> u32 {
     let strategy = if strategy == 1 { Strategy::Check } else { Strategy::Exact };
     let trie = Arc::new(TokTrie::new(&vocab));
     if strategy == Strategy::Exact {
-        let _ = trie.lexeme_starts(&lang.dfa);
+        let starts = trie.lexeme_starts(&lang.dfa);
+        if let (Some(s), Ok(_)) = (starts, std::env::var("ROOTS")) {
+            let t = std::time::Instant::now();
+            let n = s.build_all_roots(&trie, &lang.dfa);
+            eprintln!("{n} roots in {:?}, summaries {} bytes", t.elapsed(), s.memory_bytes());
+        }
     }
     let constraint = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
     let steps = files.iter().map(Vec::len).sum::<usize>() as u32;
     let mask = TokenSet::empty(vocab.len());
     *HARNESS.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0 });
+        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3] });
     steps
 }
 
@@ -107,6 +113,10 @@ pub extern "C" fn mask_step() -> u32 {
         Strategy::Check => h.constraint.allows(h.vocab.bytes(id)),
         _ => {
             h.constraint.fill_mask(&h.vocab, &mut h.mask);
+            let (nodes, heavy) = h.constraint.last_walk_work();
+            h.work[0] += nodes as u64;
+            h.work[1] += heavy as u64;
+            h.work[2] += h.mask.count() as u64;
             h.mask.contains(id as usize)
         }
     };
@@ -134,8 +144,30 @@ pub extern "C" fn commit_step() {
     }
 }
 
+/// Restarts at the beginning of file `f` of the input (for timing one file); returns
+/// its number of steps, 0 when there is no such file.
+#[no_mangle]
+pub extern "C" fn select_file(f: u32) -> u32 {
+    let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(h) = guard.as_mut() else { return 0 };
+    let Some(steps) = h.files.get(f as usize).map(Vec::len) else { return 0 };
+    let Ok(lang) = espalier_grammar::python() else { return 0 };
+    h.files.truncate(f as usize + 1);
+    h.file = f as usize;
+    h.pos = 0;
+    h.constraint = GrammarConstraint::new(lang.recognizer(), h.trie.clone(), h.strategy, "python-lr");
+    steps as u32
+}
+
 /// Steps whose true token was refused so far.
 #[no_mangle]
 pub extern "C" fn violations() -> u32 {
     HARNESS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |h| h.violations)
+}
+
+/// Work counters summed over the exact masks so far: 0 = trie nodes offered (or
+/// lexeme-start summaries used), 1 = full recognizer steps, 2 = allowed tokens.
+#[no_mangle]
+pub extern "C" fn work(i: u32) -> u64 {
+    HARNESS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |h| h.work.get(i as usize).copied().unwrap_or(0))
 }
