@@ -1,7 +1,9 @@
 //! The CPU kernels are a twin of the burn path: the same model loaded with
 //! `WeightFormat::BurnF32` (burn's matmul on f32 tensors) and with the host formats
-//! (`f32`, `f16`, `q8_0`, this crate's kernels) gives the same logits, within each
-//! format's rounding, over a prefill and a few decode steps, and the same greedy token.
+//! (`f32`, `f16`, `q8_0`, `q4_1`: this crate's kernels) gives the same logits, within
+//! each format's rounding, over a prefill and a few decode steps, and the same greedy
+//! token. `f32` and `q4_1` hold exactly the GGUF's weights, so they differ from burn only
+//! in summation order.
 //! Also checks the formats' memory sizes and their names.
 #![cfg(feature = "ndarray")]
 
@@ -43,7 +45,8 @@ fn host_kernels_agree_with_burn_matmul() {
     // difference over the whole vocabulary, 0.69, is of the size by which llama.cpp's
     // own 8-bit activations move logits, hence the golden tests' bound of 1.0).
     let mut sizes = Vec::new();
-    for (format, tol) in [(WeightFormat::F32, 2e-3), (WeightFormat::F16, 0.15), (WeightFormat::Q8_0, 1.0)] {
+    let formats = [(WeightFormat::F32, 2e-3), (WeightFormat::F16, 0.15), (WeightFormat::Q8_0, 1.0), (WeightFormat::Q4_1, 2e-3)];
+    for (format, tol) in formats {
         let model = Llama::load_with(&gguf, &device, format).unwrap();
         assert_eq!(model.weight_format(), format);
         let (got, _) = run(&model, &prompt, Some(&fed));
@@ -60,6 +63,7 @@ fn host_kernels_agree_with_burn_matmul() {
     assert!(sizes[0].1 <= burn_bytes);
     assert!(sizes[1].1 < sizes[0].1 * 6 / 10, "f16 should take about half of f32");
     assert!(sizes[2].1 < sizes[1].1 * 6 / 10, "q8_0 should take about half of f16");
+    assert!(sizes[3].1 < sizes[2].1, "q4_1 should take less than q8_0");
 }
 
 #[test]
@@ -72,7 +76,7 @@ fn weight_format_names_round_trip() {
 }
 
 #[test]
-fn cpu_default_is_q8_0() {
+fn cpu_default_is_q4_1() {
     let device = BackendKind::Ndarray.device().unwrap();
-    assert_eq!(WeightFormat::default_for(&device), WeightFormat::Q8_0);
+    assert_eq!(WeightFormat::default_for(&device), WeightFormat::Q4_1);
 }

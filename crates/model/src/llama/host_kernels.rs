@@ -1,5 +1,5 @@
-//! Dot products of one weight row (f32, f16 or Q8_0 blocks) with one f32 activation
-//! row: the inner loop of [`super::host_matrix::HostMatrix`].
+//! Dot products of one weight row (f32, f16, Q8_0 or Q4_1 blocks) with one f32
+//! activation row: the inner loop of [`super::host_matrix::HostMatrix`].
 //!
 //! Written by hand because no crate does this one thing: `gemm` / `matrixmultiply`
 //! (behind burn's CPU backends) multiply f32 / f16 matrices only and pack the weight
@@ -84,6 +84,28 @@ pub(crate) fn dot_q8(isa: Isa, scales: &[f32], quants: &[i8], x: &[f32]) -> f32 
     }
 }
 
+/// `w · x` with `w` as Q4_1 blocks, ggml's layout: block `i` has scale `d[i]`, minimum
+/// `m[i]` and 16 bytes `nibbles[16 i ..]`, byte `j` holding value `j` in its low nibble
+/// and value `j + 16` in its high one; `w = d * q + m`. `xsum[i]` is the sum of `x`'s
+/// block `i` (computed once per activation row by the caller: the `m` term is
+/// `m[i] * xsum[i]`).
+#[inline]
+pub(crate) fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: &[f32], xsum: &[f32]) -> f32 {
+    debug_assert_eq!(nibbles.len() * 2, x.len());
+    debug_assert_eq!(d.len() * QK8, x.len());
+    match isa {
+        Isa::Portable => portable::dot_q4_1(d, nibbles, x) + portable::dot_f32(m, xsum),
+        // SAFETY: as in `dot_f32`.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::dot_q4_1(d, nibbles, x) + avx2::dot_f32(m, xsum) },
+    }
+}
+
+/// Per-block sums of `x` (blocks of 32), the `xsum` of [`dot_q4_1`].
+pub(crate) fn block_sums(x: &[f32]) -> Vec<f32> {
+    x.chunks_exact(QK8).map(|b| b.iter().sum()).collect()
+}
+
 mod portable {
     use half::f16;
 
@@ -124,6 +146,24 @@ mod portable {
             for (qc, xc) in q.chunks_exact(LANES).zip(xb.chunks_exact(LANES)) {
                 for j in 0..LANES {
                     s[j] += f32::from(qc[j]) * xc[j];
+                }
+            }
+            for j in 0..LANES {
+                acc[j] += d * s[j];
+            }
+        }
+        acc.iter().sum()
+    }
+
+    /// `Σ d[i] * Σ_j q_ij x_ij` (the scale part of a Q4_1 dot product).
+    pub(super) fn dot_q4_1(d: &[f32], nibbles: &[u8], x: &[f32]) -> f32 {
+        let mut acc = [0f32; LANES];
+        for ((&d, q), xb) in d.iter().zip(nibbles.chunks_exact(QK8 / 2)).zip(x.chunks_exact(QK8)) {
+            let (lo, hi) = xb.split_at(QK8 / 2);
+            let mut s = [0f32; LANES];
+            for (q, (l, h)) in q.chunks_exact(LANES).zip(lo.chunks_exact(LANES).zip(hi.chunks_exact(LANES))) {
+                for j in 0..LANES {
+                    s[j] += f32::from(q[j] & 0x0f) * l[j] + f32::from(q[j] >> 4) * h[j];
                 }
             }
             for j in 0..LANES {
@@ -240,6 +280,40 @@ mod avx2 {
         }
         hsum(_mm256_add_ps(acc0, acc1))
     }
+
+    /// # Safety
+    /// The CPU must support AVX2 and FMA; `x.len() == 2 * nibbles.len() == 32 * d.len()`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn dot_q4_1(d: &[f32], nibbles: &[u8], x: &[f32]) -> f32 {
+        let blocks = d.len().min(nibbles.len() / (QK8 / 2)).min(x.len() / QK8);
+        let (pq, px) = (nibbles.as_ptr(), x.as_ptr());
+        let low = _mm_set1_epi8(0x0f);
+        let mut acc0 = _mm256_setzero_ps();
+        let mut acc1 = _mm256_setzero_ps();
+        for b in 0..blocks {
+            let bytes = _mm_loadu_si128(pq.add(b * QK8 / 2) as *const __m128i);
+            let lo = _mm_and_si128(bytes, low); // values 0..16
+            let hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low); // values 16..32
+            let xb = px.add(b * QK8);
+            // (A macro, not a closure: closures do not inherit `target_feature`.)
+            macro_rules! q4 {
+                ($v:expr) => {
+                    _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32($v))
+                };
+            }
+            let mut s = _mm256_mul_ps(q4!(lo), _mm256_loadu_ps(xb));
+            let mut t = _mm256_mul_ps(q4!(_mm_srli_si128(lo, 8)), _mm256_loadu_ps(xb.add(8)));
+            s = _mm256_fmadd_ps(q4!(hi), _mm256_loadu_ps(xb.add(16)), s);
+            t = _mm256_fmadd_ps(q4!(_mm_srli_si128(hi, 8)), _mm256_loadu_ps(xb.add(24)), t);
+            let scale = _mm256_set1_ps(*d.get_unchecked(b));
+            if b % 2 == 0 {
+                acc0 = _mm256_fmadd_ps(_mm256_add_ps(s, t), scale, acc0);
+            } else {
+                acc1 = _mm256_fmadd_ps(_mm256_add_ps(s, t), scale, acc1);
+            }
+        }
+        hsum(_mm256_add_ps(acc0, acc1))
+    }
 }
 
 #[cfg(test)]
@@ -291,6 +365,35 @@ mod tests {
             let want = exact(&deq, &x);
             for isa in [Isa::Portable, Isa::detect()] {
                 let got = dot_q8(isa, &scales, &quants, &x);
+                assert!(close(got, want), "blocks={blocks} {isa:?}: {got} vs {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn q4_1_kernels_agree_with_ggml_dequantization() {
+        use crate::gguf::GgmlType;
+        for &blocks in &[1usize, 2, 18, 48] {
+            let n = blocks * QK8;
+            let x = values(n, 11 + blocks as u64);
+            let d: Vec<f32> = values(blocks, 12).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
+            let m: Vec<f32> = values(blocks, 13).iter().map(|v| v / 4.0).collect();
+            let nibbles: Vec<u8> = values(n / 2, 14).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+            // The reference: the GGUF reader's own Q4_1 dequantization.
+            let mut bytes = Vec::new();
+            for b in 0..blocks {
+                bytes.extend_from_slice(&f16::from_f32(d[b]).to_le_bytes());
+                bytes.extend_from_slice(&f16::from_f32(m[b]).to_le_bytes());
+                bytes.extend_from_slice(&nibbles[b * 16..(b + 1) * 16]);
+            }
+            let (d16, m16): (Vec<f32>, Vec<f32>) =
+                d.iter().zip(&m).map(|(d, m)| (f16::from_f32(*d).to_f32(), f16::from_f32(*m).to_f32())).unzip();
+            let mut deq = vec![0f32; n];
+            GgmlType::Q4_1.dequantize(&bytes, &mut deq);
+            let want = exact(&deq, &x);
+            let xsum = block_sums(&x);
+            for isa in [Isa::Portable, Isa::detect()] {
+                let got = dot_q4_1(isa, &d16, &m16, &nibbles, &x, &xsum);
                 assert!(close(got, want), "blocks={blocks} {isa:?}: {got} vs {want}");
             }
         }

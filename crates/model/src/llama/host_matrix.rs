@@ -1,4 +1,4 @@
-//! A weight matrix held in host memory in a compact format (f32, f16 or Q8_0) and
+//! A weight matrix held in host memory in a compact format (f32, f16, Q8_0 or Q4_1) and
 //! multiplied by activation rows with this crate's CPU kernels ([`super::host_kernels`]):
 //! the CPU backends' linear layers.
 //!
@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use half::f16;
 
-use super::host_kernels::{dot_f16, dot_f32, dot_q8, Isa, QK8};
+use super::host_kernels::{block_sums, dot_f16, dot_f32, dot_q4_1, dot_q8, Isa, QK8};
 
 /// The element format a [`HostMatrix`] stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -31,6 +31,10 @@ pub enum HostFormat {
     /// ggml's Q8_0: blocks of 32 `i8` with one scale (kept as f32 here): 1.125 bytes
     /// per weight; exact for GGUF Q8_0 tensors, ~0.6% relative RMS error on Q4_1 ones.
     Q8_0,
+    /// ggml's Q4_1 taken as it is from the GGUF (blocks of 32 4-bit values with a scale
+    /// and a minimum, kept as f32 here): 0.75 bytes per weight, exact. Matrices that do
+    /// not come from Q4_1 blocks are stored as Q8_0 instead.
+    Q4_1,
 }
 
 #[derive(Clone, Debug)]
@@ -38,6 +42,7 @@ enum Data {
     F32(Vec<f32>),
     F16(Vec<f16>),
     Q8 { scales: Vec<f32>, quants: Vec<i8> },
+    Q4 { scales: Vec<f32>, mins: Vec<f32>, nibbles: Vec<u8> },
 }
 
 /// An `[rows, cols]` weight matrix on the host; `y = x · Wᵀ` for activation rows `x`.
@@ -58,11 +63,11 @@ impl HostMatrix {
         let data = match format {
             HostFormat::F32 => Data::F32(data.to_vec()),
             HostFormat::F16 => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
-            HostFormat::Q8_0 if cols % QK8 == 0 => {
+            HostFormat::Q8_0 | HostFormat::Q4_1 if cols % QK8 == 0 => {
                 let (scales, quants) = quantize_q8_0(data);
                 Data::Q8 { scales, quants }
             }
-            HostFormat::Q8_0 => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
+            HostFormat::Q8_0 | HostFormat::Q4_1 => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
         };
         Self { rows, cols, data: Arc::new(data), isa: Isa::detect() }
     }
@@ -81,6 +86,25 @@ impl HostMatrix {
         Self { rows, cols, data: Arc::new(Data::Q8 { scales, quants }), isa: Isa::detect() }
     }
 
+    /// Takes GGUF Q4_1 rows as they are: each entry is one row's blocks (`cols / 32`
+    /// blocks of `d: f16, m: f16, 16 bytes`, checked by the caller) and a factor both
+    /// `d` and `m` are multiplied by (exact for powers of two, e.g. the attention scale
+    /// 1/8 folded into Q).
+    pub(crate) fn from_q4_1_rows(rows: &[(&[u8], f32)], cols: usize) -> Self {
+        let blocks = rows.len() * cols / QK8;
+        let mut scales = Vec::with_capacity(blocks);
+        let mut mins = Vec::with_capacity(blocks);
+        let mut nibbles = Vec::with_capacity(blocks * QK8 / 2);
+        for &(row, factor) in rows {
+            for b in row.chunks_exact(4 + QK8 / 2).take(cols / QK8) {
+                scales.push(f16::from_le_bytes([b[0], b[1]]).to_f32() * factor);
+                mins.push(f16::from_le_bytes([b[2], b[3]]).to_f32() * factor);
+                nibbles.extend_from_slice(&b[4..]);
+            }
+        }
+        Self { rows: rows.len(), cols, data: Arc::new(Data::Q4 { scales, mins, nibbles }), isa: Isa::detect() }
+    }
+
     /// Output features (rows of W).
     pub(crate) fn rows(&self) -> usize {
         self.rows
@@ -92,6 +116,7 @@ impl HostMatrix {
             Data::F32(_) => HostFormat::F32,
             Data::F16(_) => HostFormat::F16,
             Data::Q8 { .. } => HostFormat::Q8_0,
+            Data::Q4 { .. } => HostFormat::Q4_1,
         }
     }
 
@@ -106,6 +131,7 @@ impl HostMatrix {
             Data::F32(v) => v.len() * 4,
             Data::F16(v) => v.len() * 2,
             Data::Q8 { scales, quants } => scales.len() * 4 + quants.len(),
+            Data::Q4 { scales, mins, nibbles } => (scales.len() + mins.len()) * 4 + nibbles.len(),
         }
     }
 
@@ -123,6 +149,18 @@ impl HostMatrix {
                     o.iter_mut().zip(q).for_each(|(o, &q)| *o = d * f32::from(q));
                 }
             }
+            Data::Q4 { scales, mins, nibbles } => {
+                let (b0, nb) = (r * c / QK8, c / QK8);
+                let q = &nibbles[b0 * QK8 / 2..(b0 + nb) * QK8 / 2];
+                for (i, (o, q)) in out.chunks_exact_mut(QK8).zip(q.chunks_exact(QK8 / 2)).enumerate() {
+                    let (d, m) = (scales[b0 + i], mins[b0 + i]);
+                    let (lo, hi) = o.split_at_mut(QK8 / 2);
+                    for (j, &byte) in q.iter().enumerate() {
+                        lo[j] = f32::from(byte & 0x0f) * d + m;
+                        hi[j] = f32::from(byte >> 4) * d + m;
+                    }
+                }
+            }
         }
     }
 
@@ -134,7 +172,9 @@ impl HostMatrix {
         let chunk = (self.rows / 32).clamp(16, 512);
         // [rows][t]: each task owns a contiguous stretch; transposed after when t > 1.
         let mut out_t = vec![0f32; self.rows * t];
-        let work = |(ci, out): (usize, &mut [f32])| self.rows_into(ci * chunk, x, t, out);
+        // Q4_1's minimum term needs each block's activation sum: once per call, not per row.
+        let xsum = if t == 1 && matches!(*self.data, Data::Q4 { .. }) { block_sums(x) } else { Vec::new() };
+        let work = |(ci, out): (usize, &mut [f32])| self.rows_into(ci * chunk, x, &xsum, t, out);
         #[cfg(not(target_family = "wasm"))]
         {
             use rayon::prelude::*;
@@ -155,7 +195,7 @@ impl HostMatrix {
     }
 
     /// Rows `first..first + out.len() / t` of `x · Wᵀ`, written `[row][t]` into `out`.
-    fn rows_into(&self, first: usize, x: &[f32], t: usize, out: &mut [f32]) {
+    fn rows_into(&self, first: usize, x: &[f32], xsum: &[f32], t: usize, out: &mut [f32]) {
         let (c, isa) = (self.cols, self.isa);
         // With several activation rows a weight row is decoded once into `buf` (f32, in
         // L1) and reused for each of them; with one it is read directly.
@@ -174,6 +214,12 @@ impl HostMatrix {
                 }
                 Data::Q8 { scales, quants } => {
                     o[0] = dot_q8(isa, &scales[r * c / QK8..(r + 1) * c / QK8], &quants[r * c..(r + 1) * c], x);
+                    continue;
+                }
+                Data::Q4 { scales, mins, nibbles } => {
+                    let b = r * c / QK8..(r + 1) * c / QK8;
+                    let q = &nibbles[r * c / 2..(r + 1) * c / 2];
+                    o[0] = dot_q4_1(isa, &scales[b.clone()], &mins[b], q, x, xsum);
                     continue;
                 }
             };
@@ -272,6 +318,41 @@ mod tests {
         assert_eq!(row[0], -8.0);
         assert_eq!(row[31], 7.5);
         assert_eq!(m.bytes(), 36);
+    }
+
+    #[test]
+    fn q4_1_rows_match_the_gguf_dequantization_and_multiply_like_the_reference() {
+        use crate::gguf::GgmlType;
+        let (rows, cols) = (300, 64);
+        let bytes: Vec<u8> = values(rows * cols / QK8 * 20, 7)
+            .iter()
+            .enumerate()
+            // Keep d and m finite small halves: bytes 0..4 of each 20-byte block.
+            .map(|(i, v)| if i % 20 == 1 || i % 20 == 3 { 0x30 } else { ((v + 1.0) * 127.9) as u8 })
+            .collect();
+        let row_bytes = cols / QK8 * 20;
+        let list: Vec<(&[u8], f32)> = bytes.chunks_exact(row_bytes).map(|r| (r, 1.0)).collect();
+        let m = HostMatrix::from_q4_1_rows(&list, cols);
+        assert_eq!((m.rows(), m.format()), (rows, HostFormat::Q4_1));
+        let mut want = vec![0f32; cols];
+        let mut got = vec![0f32; cols];
+        for r in [0, 1, 299] {
+            GgmlType::Q4_1.dequantize(&bytes[r * row_bytes..(r + 1) * row_bytes], &mut want);
+            m.row_f32(r, &mut got);
+            assert_eq!(got, want, "row {r}");
+        }
+        for t in [1, 4] {
+            let x = values(t * cols, 9 + t as u64);
+            let want = reference(&m, &x, t);
+            for (k, (g, w)) in m.matmul(&x, t).iter().zip(&want).enumerate() {
+                assert!((g - w).abs() < 1e-3 * (1.0 + w.abs()), "t={t} at {k}: {g} vs {w}");
+            }
+        }
+        // A factor scales d and m, so every weight.
+        let halved: Vec<(&[u8], f32)> = list.iter().map(|&(r, _)| (r, 0.5)).collect();
+        HostMatrix::from_q4_1_rows(&halved, cols).row_f32(1, &mut got);
+        GgmlType::Q4_1.dequantize(&bytes[row_bytes..2 * row_bytes], &mut want);
+        assert!(got.iter().zip(&want).all(|(g, w)| *g == w * 0.5));
     }
 
     #[test]

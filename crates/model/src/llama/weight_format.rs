@@ -17,14 +17,20 @@ pub enum WeightFormat {
     F32,
     /// f16 in host memory, this crate's CPU kernel (CPU backends only).
     F16,
-    /// ggml Q8_0 blocks in host memory, this crate's CPU kernel (CPU backends only): the
-    /// CPU default. The tied output projection is the GGUF's own Q8_0 embedding.
+    /// ggml Q8_0 blocks in host memory, this crate's CPU kernel (CPU backends only);
+    /// Q4_1 matrices are re-quantized (~0.6% relative RMS error per weight). The tied
+    /// output projection is the GGUF's own Q8_0 embedding.
     Q8_0,
+    /// The GGUF's Q4_1 blocks kept as they are (exact, the smallest), this crate's CPU
+    /// kernel (CPU backends only): the CPU default. Matrices stored in another type are
+    /// held as Q8_0; the tied output projection is the GGUF's own Q8_0 embedding.
+    Q4_1,
 }
 
 impl WeightFormat {
     /// Every format, in the order a CLI lists them.
-    pub const ALL: [WeightFormat; 4] = [WeightFormat::BurnF32, WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0];
+    pub const ALL: [WeightFormat; 5] =
+        [WeightFormat::BurnF32, WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0, WeightFormat::Q4_1];
 
     /// The name a CLI flag spells.
     pub fn name(self) -> &'static str {
@@ -33,14 +39,16 @@ impl WeightFormat {
             WeightFormat::F32 => "f32",
             WeightFormat::F16 => "f16",
             WeightFormat::Q8_0 => "q8_0",
+            WeightFormat::Q4_1 => "q4_1",
         }
     }
 
-    /// The measured best format for `device`: Q8_0 with the CPU kernels on the CPU
-    /// backends (ndarray, flex), burn f32 tensors elsewhere (wgpu, cuda).
+    /// The measured best format for `device`: the GGUF's own Q4_1 blocks with the CPU
+    /// kernels on the CPU backends (ndarray, flex), burn f32 tensors elsewhere (wgpu,
+    /// cuda). Figures in the crate README.
     pub fn default_for(device: &Device) -> WeightFormat {
         if is_host_device(device) {
-            WeightFormat::Q8_0
+            WeightFormat::Q4_1
         } else {
             WeightFormat::BurnF32
         }
@@ -53,6 +61,7 @@ impl WeightFormat {
             WeightFormat::F32 => Some(HostFormat::F32),
             WeightFormat::F16 => Some(HostFormat::F16),
             WeightFormat::Q8_0 => Some(HostFormat::Q8_0),
+            WeightFormat::Q4_1 => Some(HostFormat::Q4_1),
         }
     }
 }
@@ -80,7 +89,7 @@ impl std::str::FromStr for WeightFormat {
         WeightFormat::ALL
             .into_iter()
             .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown weight format {s:?}; expected one of burn-f32, f32, f16, q8_0"))
+            .ok_or_else(|| format!("unknown weight format {s:?}; expected one of burn-f32, f32, f16, q8_0, q4_1"))
     }
 }
 

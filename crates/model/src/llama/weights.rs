@@ -7,8 +7,11 @@
 //! and its quantized matmul dequantizes then multiplies in float, so the compact
 //! formats live outside burn. The token embedding is a [`HostMatrix`] in its GGUF
 //! encoding when that is Q8_0 (28 MB instead of 113 MB as f32), dequantized row by row
-//! at lookup; with [`WeightFormat::Q8_0`] the tied output projection is that same
-//! matrix, exactly llama.cpp's weights.
+//! at lookup; with [`WeightFormat::Q8_0`] or [`WeightFormat::Q4_1`] the tied output
+//! projection is that same matrix, exactly llama.cpp's weights. With
+//! [`WeightFormat::Q4_1`] the blocks' Q4_1 matrices are not dequantized at all: their
+//! GGUF blocks are kept (rows reordered, Q's scale folded into each block's `d` and
+//! `m`), so every weight is exactly the file's.
 //!
 //! Three load-time rewrites save work at every step:
 //! - Q, K and V are one fused `[hidden, q + 2 kv]` matrix; gate and up one
@@ -20,7 +23,7 @@
 
 use burn::tensor::{Device, Tensor, TensorData};
 
-use crate::gguf::{GgmlType, Gguf, GgufError};
+use crate::gguf::{GgmlType, Gguf, GgufError, QK};
 
 use super::host_matrix::{HostFormat, HostMatrix};
 use super::linear::Linear;
@@ -31,18 +34,42 @@ pub(crate) fn matrix_rows(gguf: &Gguf, name: &str, rows_out: usize, cols_in: usi
     gguf.tensor_f32_shaped(name, &[cols_in as u64, rows_out as u64])
 }
 
+/// For each destination row, the source row that moves a head's rows from interleaved
+/// RoPE pairs to halves.
+fn head_row_order(heads: usize, head_dim: usize) -> impl Iterator<Item = usize> {
+    let half = head_dim / 2;
+    (0..heads).flat_map(move |h| (0..head_dim).map(move |j| h * head_dim + if j < half { 2 * j } else { 2 * (j - half) + 1 }))
+}
+
 /// Permutes the rows of each head from interleaved pairs to halves.
 pub(crate) fn deinterleave_heads(rows: &[f32], heads: usize, head_dim: usize, cols: usize) -> Vec<f32> {
-    let mut out = vec![0f32; rows.len()];
-    let half = head_dim / 2;
-    for h in 0..heads {
-        for j in 0..head_dim {
-            let src = h * head_dim + if j < half { 2 * j } else { 2 * (j - half) + 1 };
-            let dst = h * head_dim + j;
-            out[dst * cols..(dst + 1) * cols].copy_from_slice(&rows[src * cols..(src + 1) * cols]);
-        }
+    let mut out = Vec::with_capacity(rows.len());
+    for src in head_row_order(heads, head_dim) {
+        out.extend_from_slice(&rows[src * cols..(src + 1) * cols]);
     }
     out
+}
+
+/// Rows taken with no factor.
+fn plain<'a>(rows: &[&'a [u8]]) -> Vec<(&'a [u8], f32)> {
+    rows.iter().map(|&r| (r, 1.0)).collect()
+}
+
+/// The rows of a GGUF Q4_1 matrix `[out][in]` as slices of block bytes, checked against
+/// the expected shape; `None` when the tensor is stored in another type.
+fn q4_1_rows<'g>(gguf: &'g Gguf, name: &str, out: usize, inp: usize) -> Result<Option<Vec<&'g [u8]>>, GgufError> {
+    let (info, bytes) = gguf.tensor_bytes(name)?;
+    let want = [inp as u64, out as u64];
+    if info.dims != want {
+        return Err(GgufError::UnexpectedShape { tensor: info.name.clone(), expected: want.to_vec(), found: info.dims.clone() });
+    }
+    if info.ggml_type != GgmlType::Q4_1 {
+        return Ok(None);
+    }
+    // The reader checked that `bytes` holds exactly `out * inp / 32` blocks, and Q4_1
+    // rows are whole blocks (the type's byte length of `inp` elements exists).
+    let row_bytes = inp / QK * GgmlType::Q4_1.block_bytes();
+    Ok(Some(bytes.chunks_exact(row_bytes).collect()))
 }
 
 /// Transposes row-major `[rows][cols]` into `[cols][rows]`.
@@ -105,7 +132,14 @@ pub(crate) fn output(
         let rows = matrix_rows(gguf, "output.weight", vocab, hidden)?;
         return Ok(Linear::from_rows(&rows, vocab, hidden, format, device));
     }
-    if format.host() == Some(embedding.format()) {
+    // The block-quantized formats share the embedding's own blocks (Q8_0 in this
+    // model); f32 / f16 / burn-f32 get the dequantized values in their own format.
+    let shares = match format.host() {
+        Some(HostFormat::Q8_0 | HostFormat::Q4_1) => matches!(embedding.format(), HostFormat::Q8_0 | HostFormat::Q4_1),
+        Some(host) => host == embedding.format(),
+        None => false,
+    };
+    if shares {
         return Ok(Linear::Host(embedding.clone()));
     }
     let mut rows = vec![0f32; vocab * hidden];
@@ -132,6 +166,11 @@ pub(crate) struct BlockWeights {
 
 impl BlockWeights {
     pub(crate) fn load(gguf: &Gguf, c: &LlamaConfig, i: usize, format: WeightFormat, device: &Device) -> Result<Self, GgufError> {
+        if format == WeightFormat::Q4_1 {
+            if let Some(block) = Self::load_q4_1(gguf, c, i, device)? {
+                return Ok(block);
+            }
+        }
         let n = |s: &str| format!("blk.{i}.{s}.weight");
         let (h, d) = (c.hidden, c.head_dim);
         let q_out = c.heads * d;
@@ -152,6 +191,39 @@ impl BlockWeights {
             gate_up: Linear::from_rows(&gate_up, 2 * c.ffn, h, format, device),
             down: Linear::from_rows(&matrix_rows(gguf, &n("ffn_down"), h, c.ffn)?, h, c.ffn, format, device),
         })
+    }
+
+    /// The block with its matrices kept as the GGUF's Q4_1 blocks (rows reordered and
+    /// Q's scale folded into `d` and `m` exactly as the f32 path does to the values);
+    /// `None` when one of them is not Q4_1.
+    fn load_q4_1(gguf: &Gguf, c: &LlamaConfig, i: usize, device: &Device) -> Result<Option<Self>, GgufError> {
+        let n = |s: &str| format!("blk.{i}.{s}.weight");
+        let (h, d) = (c.hidden, c.head_dim);
+        let (q_out, kv_out) = (c.heads * d, c.kv_heads * d);
+        let scale = 1.0 / (d as f32).sqrt();
+        let (Some(q), Some(k), Some(v), Some(o), Some(gate), Some(up), Some(down)) = (
+            q4_1_rows(gguf, &n("attn_q"), q_out, h)?,
+            q4_1_rows(gguf, &n("attn_k"), kv_out, h)?,
+            q4_1_rows(gguf, &n("attn_v"), kv_out, h)?,
+            q4_1_rows(gguf, &n("attn_output"), h, q_out)?,
+            q4_1_rows(gguf, &n("ffn_gate"), c.ffn, h)?,
+            q4_1_rows(gguf, &n("ffn_up"), c.ffn, h)?,
+            q4_1_rows(gguf, &n("ffn_down"), h, c.ffn)?,
+        ) else {
+            return Ok(None);
+        };
+        let mut qkv: Vec<(&[u8], f32)> = head_row_order(c.heads, d).map(|r| (q[r], scale)).collect();
+        qkv.extend(head_row_order(c.kv_heads, d).map(|r| (k[r], 1.0)));
+        qkv.extend(v.iter().map(|&r| (r, 1.0)));
+        let gate_up = [plain(&gate), plain(&up)].concat();
+        Ok(Some(Self {
+            attn_norm: vector(gguf, &n("attn_norm"), h, device)?,
+            qkv: Linear::Host(HostMatrix::from_q4_1_rows(&qkv, h)),
+            attn_out: Linear::Host(HostMatrix::from_q4_1_rows(&plain(&o), q_out)),
+            ffn_norm: vector(gguf, &n("ffn_norm"), h, device)?,
+            gate_up: Linear::Host(HostMatrix::from_q4_1_rows(&gate_up, h)),
+            down: Linear::Host(HostMatrix::from_q4_1_rows(&plain(&down), c.ffn)),
+        }))
     }
 }
 
