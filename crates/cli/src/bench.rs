@@ -10,13 +10,14 @@
 //! Contract (used by checks outside the test suite; keep it stable): the last line of
 //! stdout is one JSON object with at least `tokens`, `p50_us`, `p99_us`, `max_us`,
 //! `setup_ms` and `violations`; it also has `strategy`, `files`, `skipped_files`,
-//! `mean_us`, `mean_allowed`, `trie_nodes`, `trie_bytes`, `store_bytes`,
-//! `summaries_bytes` (exact's per-node lexeme summaries), `mean_trie_nodes_visited`,
-//! `mean_full_recognizer_steps`, `peak_rss_kib` (Linux, from /proc; 0 elsewhere),
-//! and on Linux `cpu_mean_us`: the mean step in on-CPU time of the thread (from
-//! `/proc/thread-self/schedstat`, summed over steps; the kernel updates it at
-//! scheduler ticks, so only the mean is meaningful, not per-step percentiles), which
-//! a loaded machine does not inflate, with `load_avg_1m` for context.
+//! `mean_us`, `cpu_p50_us` / `cpu_p99_us` / `cpu_max_us` (see below), `mean_allowed`,
+//! `trie_nodes`, `trie_bytes`, `store_bytes`, `summaries_bytes` (exact's per-node
+//! lexeme summaries), `mean_trie_nodes_visited` (exact: lexeme starts summarized plus
+//! trie nodes offered one by one), `mean_full_recognizer_steps`, `peak_rss_kib` (Linux, from /proc; 0 elsewhere),
+//! and on Linux `cpu_mean_us` and the `cpu_*` percentiles: each step's on-CPU time of
+//! the thread (`CLOCK_THREAD_CPUTIME_ID`, exact per step), which a loaded machine
+//! does not inflate (wall time counts the waits for a core), with `load_avg_1m` for
+//! context.
 //! `setup_ms` counts what a strategy builds before its first mask: the trie, plus
 //! the summaries (`exact`) or loading / building the store (`syncode`).
 
@@ -92,21 +93,37 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// On-CPU time of this thread in nanoseconds (Linux `/proc/thread-self/schedstat`),
-/// so that a loaded machine's waiting does not count as mask time. `None` elsewhere.
-struct CpuClock(Option<std::fs::File>);
+/// On-CPU time of this thread in nanoseconds (Linux `CLOCK_THREAD_CPUTIME_ID`: the
+/// kernel adds the slice running now, so it is exact per step, unlike
+/// `/proc/thread-self/schedstat`, which moves at scheduler ticks), so that waiting for
+/// a core on a loaded machine does not count as mask time. `None` elsewhere.
+struct CpuClock;
 
 impl CpuClock {
     fn new() -> Self {
-        CpuClock(std::fs::File::open("/proc/thread-self/schedstat").ok())
+        CpuClock
     }
+
+    #[cfg(target_os = "linux")]
     fn now_ns(&mut self) -> Option<u64> {
-        use std::io::{Read, Seek};
-        let f = self.0.as_mut()?;
-        f.seek(std::io::SeekFrom::Start(0)).ok()?;
-        let mut buf = [0u8; 96];
-        let n = f.read(&mut buf).ok()?;
-        std::str::from_utf8(&buf[..n]).ok()?.split_whitespace().next()?.parse().ok()
+        #[repr(C)]
+        struct Timespec {
+            sec: i64,
+            nsec: i64,
+        }
+        extern "C" {
+            fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+        }
+        const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+        let mut ts = Timespec { sec: 0, nsec: 0 };
+        // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+        let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        (rc == 0).then(|| ts.sec as u64 * 1_000_000_000 + ts.nsec as u64)
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn now_ns(&mut self) -> Option<u64> {
+        None
     }
 }
 
@@ -231,6 +248,8 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     let mut sorted = times.clone();
     sorted.sort_by(|x, y| x.total_cmp(y));
+    let mut cpu_sorted = cpu_times.clone();
+    cpu_sorted.sort_by(|x, y| x.total_cmp(y));
     let mean = if times.is_empty() { 0.0 } else { times.iter().sum::<f64>() / times.len() as f64 };
     let out = serde_json::json!({
         "bench": "mask",
@@ -244,6 +263,9 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "max_us": round2(sorted.last().copied().unwrap_or(0.0)),
         "mean_us": round2(mean),
         "cpu_mean_us": round2(if cpu_times.is_empty() { 0.0 } else { cpu_times.iter().sum::<f64>() / cpu_times.len() as f64 }),
+        "cpu_p50_us": round2(percentile(&cpu_sorted, 50.0)),
+        "cpu_p99_us": round2(percentile(&cpu_sorted, 99.0)),
+        "cpu_max_us": round2(cpu_sorted.last().copied().unwrap_or(0.0)),
         "load_avg_1m": std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok())).unwrap_or(-1.0),
         "mean_allowed": if times.is_empty() || strategy == Strategy::Check { 0 } else { allowed_sum / times.len() },
         "setup_ms": round2(setup_ms),
