@@ -8,6 +8,10 @@
 //! vocabulary in this form: `espalier slua vocab-hex --model GGUF > VOCAB.hex`).
 //! Without scripts, four of the valid test scripts are replayed. `VERIFY=1` also
 //! commits every token on a clone (ground truth) at every step.
+//!
+//! Then the finishing mask is timed: from every 8th step of each replay, random
+//! tokens of `fill_finishing_mask` are taken until the script is complete; the
+//! finished script is checked again from scratch.
 
 use std::rc::Rc;
 use std::time::Instant;
@@ -55,6 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ]
     };
     let verify = std::env::var("VERIFY").is_ok();
+    let mut cuts: Vec<(SluaConstraint, String)> = Vec::new();
     let (mut fast, mut slow) = (Vec::new(), Vec::new());
     let (mut allowed, mut disagreements, mut first) = (0usize, 0usize, None);
     for script in &scripts {
@@ -113,6 +118,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 assert!(c.is_complete() && mask.contains(eos as usize));
                 break;
             }
+            if slow.len() % 8 == 1 {
+                let done = script.trim_end().len() - rest.len();
+                cuts.push((c.clone(), script[..done].to_string()));
+            }
             let best = mask
                 .iter()
                 .filter(|&id| rest.starts_with(vocab.bytes(id as u32)) && !vocab.bytes(id as u32).is_empty())
@@ -133,5 +142,45 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if disagreements > 0 {
         return Err("masks disagree".into());
     }
+    // Wrap-up from the cut points: random finishing tokens until complete.
+    let mut rng = espalier_slua::walker::Rng::new(1);
+    let (mut times, mut lens, mut sizes) = (Vec::new(), Vec::new(), 0usize);
+    let n_cuts = cuts.len();
+    let mut mask = TokenSet::empty(vocab.len());
+    for (mut c, mut text) in cuts {
+        let env = c.tree().env().clone();
+        let mut tokens = 0;
+        loop {
+            let t = Instant::now();
+            c.fill_finishing_mask(&vocab, &mut mask);
+            times.push(t.elapsed().as_secs_f64());
+            sizes += mask.count();
+            if c.is_complete() {
+                break;
+            }
+            let ids: Vec<usize> = mask.iter().collect();
+            if ids.is_empty() {
+                return Err(format!("empty finishing mask after {text:?}").into());
+            }
+            let b = vocab.bytes(ids[rng.below(ids.len())] as u32);
+            c.commit(b).map_err(|e| format!("{e}"))?;
+            text.push_str(&String::from_utf8_lossy(b));
+            tokens += 1;
+            if tokens > 2000 {
+                return Err(format!("no end after 2000 finishing tokens: {text:?}").into());
+            }
+        }
+        espalier_slua::check(env, &text).map_err(|e| format!("finished script rejected at {e}: {text:?}"))?;
+        lens.push(tokens as f64 / 1e3);
+    }
+    let steps = times.len();
+    stats("finishing  (fill_finishing_mask)", times);
+    lens.sort_by(f64::total_cmp);
+    println!(
+        "wrap-up from {n_cuts} cut points: all finished and checked; tokens to finish mean {:.1}, max {:.0}; mean finishing-mask size {:.0}",
+        lens.iter().sum::<f64>() * 1e3 / n_cuts as f64,
+        lens.last().copied().unwrap_or(0.0) * 1e3,
+        sizes as f64 / steps as f64
+    );
     Ok(())
 }

@@ -7,7 +7,10 @@
 //! [`check`] (whole-program checker), [`ast::Script`] and [`translate::to_lua`]
 //! (translation to Lua 5.4), `engine::Game` (native only: runs translated scripts in
 //! real Lua 5.4), [`walker`] (random walker for fuzzing) and [`SluaConstraint`] (the
-//! [`espalier_constraint::Constraint`] the decoder drives).
+//! [`espalier_constraint::Constraint`] the decoder drives: exact masks from one walk
+//! of the vocabulary's byte trie, and [`SluaConstraint::fill_finishing_mask`], the
+//! tokens that steer towards the end of the script when a token budget runs out;
+//! see [`finishing`]).
 //!
 //! ```
 //! use std::rc::Rc;

@@ -7,12 +7,16 @@ use crate::api::Api;
 pub const LANGUAGE_DOC: &str = include_str!("../../../docs/slua.md");
 
 /// Example scripts for in-context prompting: (what it was asked to be, the script).
-/// The effect comes before the talent that calls it.
+/// Each effect comes before the talent that applies it. They are short, complete
+/// scripts of the plainest shape (hooks calling the API, no local function
+/// definitions): a small model imitates what it is shown, and more elaborate
+/// examples led SmolLM2 into nesting definitions without end. All four are in the
+/// tested corpus (`tests/scripts/valid`).
 pub const EXAMPLES: &[(&str, &str)] = &[
-    ("an effect that burns its owner every turn", include_str!("../tests/scripts/valid/01_burning.slua")),
-    ("an effect that returns damage to adjacent attackers", include_str!("../tests/scripts/valid/03_thorns.slua")),
+    ("an effect that makes its owner bleed every turn", include_str!("../tests/scripts/valid/23_bleeding.slua")),
+    ("an effect that heals its owner every turn", include_str!("../tests/scripts/valid/02_regeneration.slua")),
+    ("a talent that cuts a target and makes it bleed", include_str!("../tests/scripts/valid/24_slash.slua")),
     ("a talent that heals its user when badly hurt", include_str!("../tests/scripts/valid/12_heal_self.slua")),
-    ("a talent that hits a target and sets it on fire", include_str!("../tests/scripts/valid/11_firebolt.slua")),
 ];
 
 /// The API as prompt text: types with fields and methods, functions, hooks.
@@ -44,5 +48,10 @@ mod tests {
         let api = Api::dungeon();
         let p = prompt(&api, "talent", "a talent that freezes a target");
         assert!(p.contains("sLua") && p.contains("WithActorAt") && p.contains("freezes a target"));
+        // Short, complete examples: each ends with GetDescription and `end;`.
+        for (_, script) in EXAMPLES {
+            assert!(script.lines().count() <= 12, "{script}");
+            assert!(script.contains("hook GetDescription") && script.trim_end().ends_with("end;"));
+        }
     }
 }
