@@ -21,10 +21,13 @@
 //!   the text stops being a prefix of a valid program; [`Recognizer::is_complete`] for
 //!   EOS; [`Recognizer::remainder`] and [`Recognizer::accept_sequences`] (A0 / A1) for
 //!   SynCode-style masks; `clone` / `clone_from` are cheap and allocation-free when
-//!   reusing a slot. Exactness: `push_bytes(s)` is `Ok` iff `s` is a prefix of a valid
-//!   program, with one known over-approximation: the replacement fields of a Python
-//!   f-string are checked (CPython 3.11 rules, [`fstring`]) when its closing quote
-//!   arrives, not byte by byte.
+//!   reusing a slot. For mask computations: [`Recognizer::try_push_byte`] (a bool,
+//!   no error value built), [`Recognizer::end_lexeme`], [`Recognizer::at_line_start`];
+//!   for the visualizer: [`Recognizer::stack`] (LR states and the symbols they stand
+//!   for, from [`LrTable::accessing_symbol`]). Exactness: `push_bytes(s)` is `Ok`
+//!   iff `s` is a prefix of a valid program, with one known over-approximation: the
+//!   replacement fields of a Python f-string are checked (CPython 3.11 rules,
+//!   [`fstring`]) when its closing quote arrives, not byte by byte.
 //! - **Whole-text lexing** ([`lex`]): maximal munch without the parser, for tools.
 //!
 //! Costs (Python, canonical LR(1): 6283 states, built in ~0.6 s; `python()` caches

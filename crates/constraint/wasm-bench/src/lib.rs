@@ -81,12 +81,7 @@ pub extern "C" fn setup(ptr: *const u8, len: usize, strategy: u32) -> u32 {
     let strategy = if strategy == 1 { Strategy::Check } else { Strategy::Exact };
     let trie = Arc::new(TokTrie::new(&vocab));
     if strategy == Strategy::Exact {
-        let starts = trie.lexeme_starts(&lang.dfa);
-        if let (Some(s), Ok(_)) = (starts, std::env::var("ROOTS")) {
-            let t = std::time::Instant::now();
-            let n = s.build_all_roots(&trie, &lang.dfa);
-            eprintln!("{n} roots in {:?}, summaries {} bytes", t.elapsed(), s.memory_bytes());
-        }
+        let _ = trie.lexeme_starts(&lang.dfa);
     }
     let constraint = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
     let steps = files.iter().map(Vec::len).sum::<usize>() as u32;
