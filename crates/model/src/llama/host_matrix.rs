@@ -169,7 +169,8 @@ impl HostMatrix {
         debug_assert_eq!(x.len(), t * self.cols);
         // Output rows per task: enough tasks to balance the threads, few enough that
         // each streams a long contiguous stretch of weights.
-        let chunk = (self.rows / 32).clamp(16, 512);
+        // With several rows (prefill) a task is one sgemm call of `BATCH_ROWS` rows.
+        let chunk = if t > 1 { BATCH_ROWS } else { (self.rows / 32).clamp(16, 512) };
         // [rows][t]: each task owns a contiguous stretch; transposed after when t > 1.
         let mut out_t = vec![0f32; self.rows * t];
         // Q4_1's minimum term needs each block's activation sum: once per call, not per row.
@@ -196,39 +197,76 @@ impl HostMatrix {
 
     /// Rows `first..first + out.len() / t` of `x · Wᵀ`, written `[row][t]` into `out`.
     fn rows_into(&self, first: usize, x: &[f32], xsum: &[f32], t: usize, out: &mut [f32]) {
+        if t > 1 {
+            return self.rows_into_batched(first, x, t, out);
+        }
         let (c, isa) = (self.cols, self.isa);
-        // With several activation rows a weight row is decoded once into `buf` (f32, in
-        // L1) and reused for each of them; with one it is read directly.
-        let mut buf = if t > 1 && !matches!(*self.data, Data::F32(_)) { vec![0f32; c] } else { Vec::new() };
-        for (j, o) in out.chunks_exact_mut(t).enumerate() {
+        for (j, o) in out.iter_mut().enumerate() {
             let r = first + j;
-            let row: &[f32] = match &*self.data {
-                Data::F32(v) => &v[r * c..(r + 1) * c],
-                _ if t > 1 => {
-                    self.row_f32(r, &mut buf);
-                    &buf
-                }
-                Data::F16(v) => {
-                    o[0] = dot_f16(isa, &v[r * c..(r + 1) * c], x);
-                    continue;
-                }
+            *o = match &*self.data {
+                Data::F32(v) => dot_f32(isa, &v[r * c..(r + 1) * c], x),
+                Data::F16(v) => dot_f16(isa, &v[r * c..(r + 1) * c], x),
                 Data::Q8 { scales, quants } => {
-                    o[0] = dot_q8(isa, &scales[r * c / QK8..(r + 1) * c / QK8], &quants[r * c..(r + 1) * c], x);
-                    continue;
+                    dot_q8(isa, &scales[r * c / QK8..(r + 1) * c / QK8], &quants[r * c..(r + 1) * c], x)
                 }
                 Data::Q4 { scales, mins, nibbles } => {
                     let b = r * c / QK8..(r + 1) * c / QK8;
-                    let q = &nibbles[r * c / 2..(r + 1) * c / 2];
-                    o[0] = dot_q4_1(isa, &scales[b.clone()], &mins[b], q, x, xsum);
-                    continue;
+                    dot_q4_1(isa, &scales[b.clone()], &mins[b], &nibbles[r * c / 2..(r + 1) * c / 2], x, xsum)
                 }
             };
-            for (i, o) in o.iter_mut().enumerate() {
-                *o = dot_f32(isa, row, &x[i * c..(i + 1) * c]);
+        }
+    }
+
+    /// [`HostMatrix::rows_into`] for several activation rows (prefill): stretches of
+    /// [`BATCH_ROWS`] weight rows are decoded to f32 once and multiplied with all of
+    /// `x` by `matrixmultiply`'s sgemm (register-blocked, SIMD), which on a 64-token
+    /// prompt ran ~2x faster than one dot product per (row, token) pair.
+    fn rows_into_batched(&self, first: usize, x: &[f32], t: usize, out: &mut [f32]) {
+        let c = self.cols;
+        let n_rows = out.len() / t;
+        let mut buf = if matches!(*self.data, Data::F32(_)) { Vec::new() } else { vec![0f32; BATCH_ROWS * c] };
+        let mut j = 0;
+        while j < n_rows {
+            let n = BATCH_ROWS.min(n_rows - j);
+            let r0 = first + j;
+            let w: &[f32] = match &*self.data {
+                Data::F32(v) => &v[r0 * c..(r0 + n) * c],
+                _ => {
+                    for (k, row) in buf.chunks_exact_mut(c).take(n).enumerate() {
+                        self.row_f32(r0 + k, row);
+                    }
+                    &buf[..n * c]
+                }
+            };
+            let o = &mut out[j * t..(j + n) * t];
+            // o[n][t] = w[n][c] · x[t][c]ᵀ. SAFETY: the pointers cover `n * c`, `t * c`
+            // and `n * t` floats with the given strides, as the slices above guarantee.
+            unsafe {
+                matrixmultiply::sgemm(
+                    n,
+                    c,
+                    t,
+                    1.0,
+                    w.as_ptr(),
+                    c as isize,
+                    1,
+                    x.as_ptr(),
+                    1,
+                    c as isize,
+                    0.0,
+                    o.as_mut_ptr(),
+                    t as isize,
+                    1,
+                );
             }
+            j += n;
         }
     }
 }
+
+/// Weight rows decoded per sgemm call in prefill: 64 rows of up to 1536 floats (384 KB)
+/// stay in L2 while sgemm packs them.
+const BATCH_ROWS: usize = 64;
 
 /// ggml's reference Q8_0 quantization (`quantize_row_q8_0_ref`): per block of 32,
 /// `d = max |x| / 127`, `q = round(x / d)`; `d` is stored as f16 (and used here as the
