@@ -5,10 +5,12 @@
 //! - [`Tokenizer`]: SmolLM2's byte-level BPE rebuilt from the GGUF metadata with the
 //!   `tokenizers` crate; encodes exactly as llama.cpp does (330 golden texts), and gives
 //!   every token's raw bytes for grammar constraints.
-//! - [`Llama`] (features `ndarray` (default), `wgpu`, `cuda`): the Llama-family
+//! - [`Llama`] (features `ndarray` (default), `flex`, `wgpu`, `cuda`): the Llama-family
 //!   transformer on burn, with a [`KvCache`] that can be rolled back
 //!   ([`KvCache::truncate`]) and batched prompt prefill. The backend is picked at run
-//!   time with [`BackendKind`].
+//!   time with [`BackendKind`]; the weights' format per backend with [`WeightFormat`]
+//!   (on the CPU the linear layers run on this crate's kernels over the GGUF's own
+//!   Q4_1 blocks: a decode step streams 112 MB instead of burn's 570 MB of f32).
 //!
 //! Without default features the crate is only the GGUF reader and the tokenizer (no
 //! burn: quick to build, compiles to `wasm32-unknown-unknown`).
