@@ -1,51 +1,65 @@
 #!/usr/bin/env bash
-# The playground's browser test (CI calls it): builds the app for wasm32, serves it on
-# 127.0.0.1, and drives Debian's headless Chromium with playwright-core twice: once on
-# WebGPU (SwiftShader, --enable-unsafe-webgpu) and once on the CPU fallback (no WebGPU
-# flag). Each run loads the real model, generates a Python function and an sLua
-# talent, validates them (Python: ast.parse; sLua: the espalier checker), steps back
-# and forward, and saves screenshots and a summary under results/browser/.
-# Exits 0 only when both runs passed.
+# The playground's browser test (CI calls it): builds the app for wasm32 (burn wgpu +
+# ndarray), serves it on 127.0.0.1, and drives Debian's headless Chromium with
+# playwright-core twice: once on WebGPU (SwiftShader, --enable-unsafe-webgpu) and once
+# on the CPU fallback (no WebGPU flag). Each run loads the real model, generates a
+# Python function and an sLua talent, validates them (Python: ast.parse; sLua:
+# `espalier check --lang slua`), steps back and forward, and saves screenshots and a
+# summary under results/browser/. Exits 0 only when both runs passed.
 #
-# The bundle is built with cargo + wasm-bindgen (+ wasm-opt) directly, the same steps
-# `trunk build` runs, so CI does not need trunk (a 21 CPU-minute install); `trunk serve`
+# The bundle is built with cargo + wasm-bindgen directly (the steps `trunk build`
+# runs), so the test does not need trunk (a 21 CPU-minute install); `trunk serve`
 # stays the way to run the app. ESPALIER_WEB_BUILD=trunk builds with trunk instead.
 #
-# Environment: ESPALIER_BROWSER_BACKENDS (default "webgpu cpu"),
-# ESPALIER_BROWSER_MAX_TOKENS_PYTHON (64) and _SLUA (160), ESPALIER_BROWSER_MODE (default mask),
-# ESPALIER_WASM_OPT=0 to skip wasm-opt, CARGO_TARGET_DIR.
+# Environment (all optional):
+#   ESPALIER_BROWSER_BACKENDS   backends to run, default "webgpu cpu"
+#   ESPALIER_BROWSER_MODE       constraint mode, default mask
+#   ESPALIER_BROWSER_MAX_TOKENS_PYTHON / _SLUA   token budgets (browser.mjs defaults)
+#   ESPALIER_WASM_OPT=1         run wasm-opt -Oz (npm binaryen; minutes of CPU; off by default)
+#   ESPALIER_CHECK_SLUA         sLua checker command (default: the workspace's
+#                               `espalier check --lang slua`, built if missing)
+#   ESPALIER_SKIP_BUILD=1       reuse the last bundle in $CARGO_TARGET_DIR/browser-test/dist
+#   CARGO_TARGET_DIR            default ./target (share it with the native test run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-PROFILE=${ESPALIER_WASM_PROFILE:-release}
+export CARGO_TARGET_DIR=$TARGET_DIR
 OUT=$TARGET_DIR/browser-test
 DIST=$OUT/dist
 RESULTS=$ROOT/results/browser
+# wasm SIMD (every browser with WebGPU has it): vectorises the CPU backend's matmuls.
+# serve.sh sets the same flags, so trunk and this test share the build cache.
+export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS=${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:--C target-feature=+simd128}
 log() { echo "browser-test: $*" >&2; }
+t_start=$(date +%s)
 
-bash scripts/install-web-tools.sh
+bash scripts/install-web-tools.sh --no-trunk
 bash scripts/fetch-model.sh
+mkdir -p "$OUT"
 
 # --- build -------------------------------------------------------------------------
-start=$(date +%s)
-rm -rf "$DIST"; mkdir -p "$DIST"
-if [ "${ESPALIER_WEB_BUILD:-direct}" = trunk ]; then
+t=$(date +%s)
+if [ "${ESPALIER_SKIP_BUILD:-0}" = 1 ] && [ -f "$DIST/index.html" ]; then
+  log "reusing the bundle in $DIST (ESPALIER_SKIP_BUILD=1)"
+  WASM=$(ls "$DIST"/*.wasm | head -1)
+elif [ "${ESPALIER_WEB_BUILD:-direct}" = trunk ]; then
+  rm -rf "$DIST"
   trunk build --release --dist "$DIST"
   WASM=$(ls "$DIST"/*.wasm | head -1)
 else
-  cargo build --profile "$PROFILE" --target wasm32-unknown-unknown -p espalier-web
-  built=$TARGET_DIR/wasm32-unknown-unknown/$PROFILE/espalier-web.wasm
-  raw_size=$(stat -c %s "$built")
+  rm -rf "$DIST"; mkdir -p "$DIST"
+  cargo build --release --target wasm32-unknown-unknown -p espalier-web
+  built=$TARGET_DIR/wasm32-unknown-unknown/release/espalier-web.wasm
   wasm-bindgen --target web --no-typescript --out-dir "$DIST" --out-name espalier-web "$built"
   WASM=$DIST/espalier-web_bg.wasm
-  if [ "${ESPALIER_WASM_OPT:-1}" = 1 ]; then
-    t=$(date +%s)
+  if [ "${ESPALIER_WASM_OPT:-0}" = 1 ]; then
+    t_opt=$(date +%s)
     wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-      --enable-mutable-globals --enable-reference-types --enable-multivalue \
+      --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd \
       "$WASM" -o "$WASM.opt" && mv "$WASM.opt" "$WASM"
-    log "wasm-opt -Oz took $(( $(date +%s) - t )) s"
+    log "wasm-opt -Oz took $(( $(date +%s) - t_opt )) s"
   fi
   cp static/css/app.css "$DIST/app.css"
   cat > "$DIST/index.html" <<'HTML'
@@ -61,21 +75,18 @@ else
   <body></body>
 </html>
 HTML
-  log "wasm before wasm-bindgen: $raw_size bytes"
 fi
-ln -sfn "$ROOT/static/models" "$DIST/models"
+[ -e "$DIST/models" ] || ln -sfn "$ROOT/static/models" "$DIST/models"
 wasm_size=$(stat -c %s "$WASM")
 gz_size=$(gzip -9 -c "$WASM" | wc -c)
-log "build took $(( $(date +%s) - start )) s; wasm $wasm_size bytes ($gz_size gzipped)"
+log "build took $(( $(date +%s) - t )) s; wasm $wasm_size bytes ($gz_size gzipped)"
 
 # --- native sLua checker -----------------------------------------------------------
 if [ -z "${ESPALIER_CHECK_SLUA:-}" ]; then
-  if cargo build --release -p espalier-cli --bin espalier >/dev/null 2>&1 \
-      && "$TARGET_DIR/release/espalier" check --help 2>/dev/null | grep -q -- --lang; then
-    export ESPALIER_CHECK_SLUA="$TARGET_DIR/release/espalier check --lang slua"
-  else
-    log "the native 'espalier check --lang slua' is not available; the sLua check will fail"
-  fi
+  t=$(date +%s)
+  cargo build --release -p espalier-cli --bin espalier
+  log "espalier CLI build took $(( $(date +%s) - t )) s"
+  export ESPALIER_CHECK_SLUA="$TARGET_DIR/release/espalier check --lang slua"
 fi
 
 # --- serve -------------------------------------------------------------------------
@@ -92,16 +103,19 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), handler).serve_
 PY
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
+up=0
 for _ in $(seq 50); do
-  curl -sf -o /dev/null "http://127.0.0.1:$PORT/index.html" && break
+  if curl -sf -o /dev/null "http://127.0.0.1:$PORT/index.html"; then up=1; break; fi
   sleep 0.2
 done
+[ $up = 1 ] || { log "the test server did not come up on port $PORT:"; cat "$OUT/server.log" >&2; exit 1; }
 
 # --- drive the browser -------------------------------------------------------------
 mkdir -p "$RESULTS"
 status=0
 for backend in ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu}; do
   t=$(date +%s)
+  rm -f "$RESULTS/summary-$backend.json"
   if node web/tests/browser.mjs "http://127.0.0.1:$PORT/" "$backend" "$RESULTS"; then
     log "$backend: passed in $(( $(date +%s) - t )) s"
   else
@@ -110,16 +124,24 @@ for backend in ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu}; do
   fi
 done
 
-python3 - "$RESULTS" "$wasm_size" "$gz_size" <<'PY'
+python3 - "$RESULTS" "$wasm_size" "$gz_size" ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu} <<'PY'
 import json, pathlib, sys
 res, size, gz = pathlib.Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 print(f"wasm: {size/1e6:.1f} MB ({gz/1e6:.1f} MB gzipped)")
-for f in sorted(res.glob("summary-*.json")):
+for backend in sys.argv[4:]:
+    f = res / f"summary-{backend}.json"
+    if not f.exists():
+        print(f"{backend:>6}: no summary")
+        continue
     s = json.loads(f.read_text())
+    print(f"{backend:>6} load: {s.get('load_s', 0):.1f} s; {s.get('backend_detail', '').strip()}")
     for lang, r in s.get("runs", {}).items():
-        print(f"{s['backend']:>6} {lang:>6}: first token {r.get('ttft_ms')} ms, "
+        print(f"{backend:>6} {lang:>6}: first token {r.get('ttft_ms')} ms, "
               f"{r.get('tokens_per_s', 0):.2f} tokens/s, {r.get('steps')} tokens, valid={r.get('valid')}")
-    print(f"{s['backend']:>6} load: {s.get('load_s', 0):.1f} s; {s.get('backend_detail', '').strip()}")
+    for failure in s.get("failures", []):
+        print(f"{backend:>6} FAILED: {failure.splitlines()[0] if failure else failure}")
 PY
+log "total $(( $(date +%s) - t_start )) s wall; CPU (user/sys of this shell, then of its children):"
+times >&2
 [ $status = 0 ] && log "passed" || log "FAILED"
 exit $status

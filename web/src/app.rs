@@ -72,6 +72,12 @@ pub struct Speed {
     pub first_token_ms: Option<f64>,
     /// Generated tokens per second of busy time.
     pub tokens_per_s: f64,
+    /// Milliseconds the model took for the prompt (the first step).
+    pub prefill_ms: f64,
+    /// Mean milliseconds per generated token in the model, after the first.
+    pub model_ms: f64,
+    /// Mean milliseconds per step in the constraint.
+    pub constraint_ms: f64,
 }
 
 /// Messages the page handles.
@@ -218,10 +224,14 @@ impl App {
             while !session.finished() && !stop.get() && max_steps.is_none_or(|m| done < m) {
                 match session.step(&mut engine).await {
                     Ok(trace) => {
+                        let (model_ms, constraint_ms) = session.mean_split_ms();
                         let speed = Speed {
                             prompt_tokens: session.prompt_tokens,
                             first_token_ms: session.first_token_ms,
                             tokens_per_s: session.tokens_per_s(),
+                            prefill_ms: session.prefill_ms.unwrap_or(0.0),
+                            model_ms,
+                            constraint_ms,
                         };
                         link.send_message(Msg::StepDone(trace, speed));
                     }
@@ -312,6 +322,7 @@ impl Component for App {
                     "top-p" => raw.parse().map(|v| s.top_p = v).is_ok(),
                     "seed" => raw.parse().map(|v| s.seed = v).is_ok(),
                     "max-tokens" => raw.parse().map(|v| s.max_tokens = v).is_ok(),
+                    "wrap-up" => raw.parse().map(|v| s.wrap_up = v).is_ok(),
                     _ => false,
                 };
                 self.error = (!ok).then(|| format!("{which}: {raw:?} is not a number"));
@@ -403,6 +414,11 @@ impl Component for App {
                         { number("top-p", "top-p", s.top_p.to_string(), "0.05") }
                         { number("seed", "seed", s.seed.to_string(), "1") }
                         { number("max-tokens", "max tokens", s.max_tokens.to_string(), "1") }
+                        if self.lang == Lang::SLua {
+                            <span title="When this many tokens of the budget are left, only tokens that lead towards the shortest complete script stay allowed (0 = off)">
+                                { number("wrap-up", "wrap up at", s.wrap_up.to_string(), "1") }
+                            </span>
+                        }
                         if self.lang == Lang::SLua {
                             <label title="Prompt with the whole sLua document and game API (about 3k tokens: slow on the CPU backend)">
                                 <input id="full-prompt" type="checkbox" checked={s.full_prompt} disabled={busy}

@@ -22,6 +22,12 @@ pub struct Session {
     pub first_token_ms: Option<f64>,
     /// Total milliseconds spent in steps (model + constraint + sampling).
     pub busy_ms: f64,
+    /// Total milliseconds the model's forward passes took.
+    pub model_ms: f64,
+    /// The first step's model time: the whole prompt (prefill).
+    pub prefill_ms: Option<f64>,
+    /// Total milliseconds in the constraint (masks, commits), from the traces.
+    pub constraint_ms: f64,
 }
 
 /// Why a session could not start or a step failed.
@@ -68,8 +74,10 @@ impl Session {
             .encode(&prompt)
             .map_err(|e| SessionError(format!("could not tokenize the prompt: {e}")))?;
         let prompt_tokens = ids.len();
+        // The wrap-up (config.wrap_up) takes its finishing masks from the constraint.
         let generator = Generator::new(engine.vocab.clone(), constraint, &ids, config)
-            .map_err(|e| SessionError(format!("could not start the generation: {e}")))?;
+            .map_err(|e| SessionError(format!("could not start the generation: {e}")))?
+            .with_finishing(LangConstraint::fill_finishing_mask);
         Ok(Session {
             generator,
             lang,
@@ -77,6 +85,9 @@ impl Session {
             started_ms: now_ms(),
             first_token_ms: None,
             busy_ms: 0.0,
+            model_ms: 0.0,
+            prefill_ms: None,
+            constraint_ms: 0.0,
         })
     }
 
@@ -101,10 +112,22 @@ impl Session {
             .map_err(|e| SessionError(format!("decode step failed: {e}")))?;
         let t1 = now_ms();
         self.busy_ms += t1 - t0;
+        self.model_ms += model_ms;
+        self.prefill_ms.get_or_insert(model_ms);
         if self.first_token_ms.is_none() {
             self.first_token_ms = Some(t1 - self.started_ms);
         }
-        outcome.trace.ok_or_else(|| SessionError("the decode loop returned no trace".into()))
+        let trace = outcome.trace.ok_or_else(|| SessionError("the decode loop returned no trace".into()))?;
+        self.constraint_ms += trace.constraint_ms;
+        Ok(trace)
+    }
+
+    /// Mean milliseconds per generated token in the model (leaving out the first
+    /// step, which runs the whole prompt) and in the constraint (every step).
+    pub fn mean_split_ms(&self) -> (f64, f64) {
+        let n = self.generator.tokens().len();
+        let decode = if n >= 2 { (self.model_ms - self.prefill_ms.unwrap_or(0.0)) / (n - 1) as f64 } else { 0.0 };
+        (decode, if n > 0 { self.constraint_ms / n as f64 } else { 0.0 })
     }
 
     /// Goes back to the state before step `step` (0 = nothing generated).

@@ -15,12 +15,22 @@ if (!url || !["webgpu", "cpu"].includes(backend) || !outDir) {
   console.error("usage: browser.mjs <url> <webgpu|cpu> <results-dir>");
   process.exit(2);
 }
+// Budgets: the Python answer ends at the first top-level line after the function
+// (stop strings), the sLua one closes its script when `wrapUp` tokens are left (the
+// wrap-up's finishing mask), so both finish well inside these.
 const maxTokens = {
   python: process.env.ESPALIER_BROWSER_MAX_TOKENS_PYTHON || "64",
-  slua: process.env.ESPALIER_BROWSER_MAX_TOKENS_SLUA || "160",
+  slua: process.env.ESPALIER_BROWSER_MAX_TOKENS_SLUA || "120",
 };
+const wrapUp = process.env.ESPALIER_BROWSER_WRAP_UP || "48";
+// The example each run picks (static/examples/examples.json), by its button title.
+const example = {
+  python: process.env.ESPALIER_BROWSER_EXAMPLE_PYTHON || "Add two numbers",
+  slua: process.env.ESPALIER_BROWSER_EXAMPLE_SLUA || "Fire bolt",
+};
+const generationTimeoutMs = Number(process.env.ESPALIER_BROWSER_TIMEOUT_S || "480") * 1000;
 const checkers = {
-  python: process.env.ESPALIER_CHECK_PYTHON || "/usr/bin/python3.11 -c \"import ast,sys; ast.parse(open(sys.argv[1]).read())\"",
+  python: process.env.ESPALIER_CHECK_PYTHON || "python3 -c \"import ast,sys; ast.parse(open(sys.argv[1]).read())\"",
   slua: process.env.ESPALIER_CHECK_SLUA || "",
 };
 mkdirSync(outDir, { recursive: true });
@@ -63,33 +73,51 @@ async function validate(lang, code) {
   const file = join(profile, `generated.${lang === "python" ? "py" : "slua"}`);
   writeFileSync(file, code);
   const r = spawnSync("sh", ["-c", `${cmd} "$1"`, "check", file], { encoding: "utf8" });
-  return { ok: r.status === 0, why: (r.stderr || r.stdout || "").trim().slice(0, 600) };
+  const why = `${r.stdout || ""}${r.stderr || ""}`.trim().slice(0, 600) || `exit status ${r.status}`;
+  return { ok: r.status === 0, why };
+}
+
+async function setNumber(id, value) {
+  await page.fill(`#${id}`, value);
+  await page.dispatchEvent(`#${id}`, "change");
 }
 
 async function generate(lang, mode) {
   await page.selectOption("#lang", lang);
   await page.selectOption("#mode", mode);
-  await page.fill("#max-tokens", maxTokens[lang]);
-  await page.dispatchEvent("#max-tokens", "change");
+  await page.click(`button.example:text-is("${example[lang]}")`);
+  await setNumber("max-tokens", maxTokens[lang]);
+  if (lang === "slua") await setNumber("wrap-up", wrapUp);
   await page.click("#reset");
   const t0 = Date.now();
   await page.click("#generate");
-  const state = await waitRunEnd(15 * 60 * 1000);
+  const state = await waitRunEnd(generationTimeoutMs);
   const wallS = (Date.now() - t0) / 1000;
   const code = await page.$eval("#code", (el) => el.textContent);
   const steps = Number(await attr("data-steps"));
   const t = await page.$eval("#timings", (el) => ({
     ttft_ms: Number(el.dataset.ttftMs), tokens_per_s: Number(el.dataset.tokensPerS), prompt_tokens: Number(el.dataset.promptTokens),
+    prefill_ms: Number(el.dataset.prefillMs), model_ms_per_token: Number(el.dataset.modelMs), constraint_ms_per_token: Number(el.dataset.constraintMs),
   }));
+  const wrapSteps = await page.$$eval("#chips .chip.wrap", (els) => els.length);
   const status = await page.$eval("#run-status", (el) => el.textContent);
-  log(`${lang}/${mode}: ${state} (${status}) in ${wallS.toFixed(1)} s, ${steps} tokens, first token ${t.ttft_ms} ms, ${t.tokens_per_s.toFixed(2)} tokens/s`);
+  log(`${lang}/${mode}: ${state} (${status}) in ${wallS.toFixed(1)} s, ${steps} tokens (${wrapSteps} wrapping up), ` +
+      `first token ${t.ttft_ms} ms (prompt ${t.prompt_tokens} tokens), ${t.tokens_per_s.toFixed(2)} tokens/s, ` +
+      `per token: model ${t.model_ms_per_token} ms, constraint ${t.constraint_ms_per_token} ms`);
   log(`${lang} code:\n${code}`);
   await page.screenshot({ path: join(outDir, `${backend}-${lang}.png`), fullPage: true });
   check(state === "done", `${lang}: generation finished (${status})`);
+  check(!/max_tokens|repetition|repeated_lines|dead_end/.test(status), `${lang}: ended on its own (${status})`);
   check(steps > 0 && code.trim().length > 0, `${lang}: produced code`);
   const v = await validate(lang, code);
   check(v.ok, `${lang}: output is valid ${lang}${v.ok ? "" : ": " + v.why}`);
-  report.runs[lang] = { mode, state, status, steps, wall_s: wallS, ...t, code, valid: v.ok };
+  let lua = null;
+  if (lang === "slua") {
+    lua = await page.$eval("#lua", (el) => ({ text: el.textContent, error: el.classList.contains("error") })).catch(() => null);
+    check(lua && !lua.error && /function/.test(lua.text), "slua: the page shows the translated Lua");
+  }
+  report.runs[lang] = { mode, example: example[lang], max_tokens: Number(maxTokens[lang]), state, status, steps,
+    wrap_up_steps: wrapSteps, wall_s: wallS, ...t, code, valid: v.ok, lua: lua?.text };
   return steps;
 }
 
@@ -109,7 +137,7 @@ async function backAndForward() {
   // Back once, then Step: the generator rewinds and recomputes that step (greedy: same token).
   await page.click("#back");
   await page.click("#step");
-  await waitRunEnd(5 * 60 * 1000);
+  await waitRunEnd(generationTimeoutMs);
   const again = await page.$eval("#code", (el) => el.textContent);
   check(Number(await attr("data-steps")) === steps && again === before, "back + step: the rewound step is recomputed identically (greedy)");
 }
@@ -122,7 +150,7 @@ try {
   await page.waitForFunction(() => {
     const s = document.querySelector("#app")?.getAttribute("data-load");
     return s === "ready" || s === "error";
-  }, null, { timeout: 10 * 60 * 1000, polling: 250 });
+  }, null, { timeout: 5 * 60 * 1000, polling: 250 });
   report.load_s = (Date.now() - t0) / 1000;
   const load = await attr("data-load");
   const detail = await page.$eval("#loading", (el) => el.textContent);

@@ -1,5 +1,6 @@
 //! The code so far as token chips, coloured by how each token came about (sampled,
-//! forced by the constraint, re-sampled after a rejection, healed).
+//! forced by the constraint, re-sampled after a rejection, healed); tokens chosen
+//! under the wrap-up's finishing mask are underlined.
 
 use espalier_decode::{How, StepTrace};
 use yew::prelude::*;
@@ -23,12 +24,15 @@ pub fn chips(steps: &[StepTrace]) -> Html {
         <>
             <div class="legend">
                 { for legend.iter().map(|h| html!{ <span class={classes!("chip", how_class(*h))}>{how_class(*h)}</span> }) }
+                <span class="chip sampled wrap" title="chosen under the wrap-up's finishing mask">{"wrapping up"}</span>
             </div>
             <div id="chips" class="chips">
                 { for steps.iter().map(|s| {
-                    let title = format!("step {} · token {} · {}{}", s.step, s.chosen, how_class(s.how),
-                        s.forced_prefix.as_ref().map(|p| format!(" · forced prefix {p:?}")).unwrap_or_default());
-                    let chip = html!{ <span class={classes!("chip", how_class(s.how))} title={title}>{visible(&s.chosen_text)}</span> };
+                    let title = format!("step {} · token {} · {}{}{}", s.step, s.chosen, how_class(s.how),
+                        s.forced_prefix.as_ref().map(|p| format!(" · forced prefix {p:?}")).unwrap_or_default(),
+                        if s.wrap_up { " · wrapping up (finishing mask)" } else { "" });
+                    let class = classes!("chip", how_class(s.how), s.wrap_up.then_some("wrap"));
+                    let chip = html!{ <span class={class} title={title}>{visible(&s.chosen_text)}</span> };
                     if s.chosen_text.contains('\n') { html!{ <>{chip}<br/></> } } else { chip }
                 }) }
             </div>

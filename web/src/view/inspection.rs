@@ -27,7 +27,7 @@ pub fn inspection(step: Option<&StepTrace>) -> Html {
     };
     html! {
         <div id="inspection" class="inspection">
-            <p class="muted">{format!("{} · {}", ins.kind, mask)}</p>
+            <p class="muted">{format!("{} · {}{}", ins.kind, mask, if step.wrap_up { " · wrapping up: finishing mask" } else { "" })}</p>
             if let Some(re) = &ins.regex { <p>{"next segment regex: "}<code id="regex">{re.clone()}</code></p> }
             if let Some(root) = &ins.tree { <ul id="tree" class="tree">{ tree(root) }</ul> }
             if !ins.stack.is_empty() {
