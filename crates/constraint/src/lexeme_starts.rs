@@ -56,6 +56,11 @@ pub struct LexemeStarts {
     dense: Vec<TokenSet>,
     /// Number of token ids (the dense bitsets' size).
     vocab_len: usize,
+    /// Every lexer state's representative: the smallest state equivalent to it (same
+    /// winners after every continuation, so the same summary from the root). Python's
+    /// 2,268 states fall into 763 classes, so a third of the root summaries are
+    /// built.
+    state_rep: Vec<u32>,
     /// Per remainder state: the whole trie's summary from that state.
     roots: Arc<Mutex<HashMap<u32, Arc<Part>>>>,
 }
@@ -184,6 +189,29 @@ fn scan(
     }
     // Group this summary's tokens by reachable set, so a mask tests each set once
     // and skips refused groups whole.
+    let len = out.inlex_tok.len() - first;
+    if len > 4096 {
+        // Root summaries hold up to the whole vocabulary: a counting sort by set id
+        // (a few hundred ids) instead of a comparison sort halves their build time,
+        // which a mask pays the first time it meets a lexer state.
+        let num_sets = out.inlex_set[first..].iter().map(|&s| s as usize + 1).max().unwrap_or(0);
+        let mut at = vec![0u32; num_sets + 1];
+        for &sid in &out.inlex_set[first..] {
+            at[sid as usize + 1] += 1;
+        }
+        for i in 1..at.len() {
+            at[i] += at[i - 1];
+        }
+        let mut toks = vec![0u32; len];
+        for (&sid, &tok) in out.inlex_set[first..].iter().zip(&out.inlex_tok[first..]) {
+            toks[at[sid as usize] as usize] = tok;
+            at[sid as usize] += 1;
+        }
+        out.inlex_tok.truncate(first);
+        out.inlex_tok.extend_from_slice(&toks);
+        out.inlex_set[first..].sort_unstable();
+        return;
+    }
     let mut pairs: Vec<(u16, u32)> =
         out.inlex_set[first..].iter().copied().zip(out.inlex_tok[first..].iter().copied()).collect();
     pairs.sort_unstable();
@@ -191,6 +219,56 @@ fn scan(
         out.inlex_set[first + k] = sid;
         out.inlex_tok[first + k] = tok;
     }
+}
+
+/// The representative (smallest equivalent state) of every state of `dfa`:
+/// Moore's partition refinement, starting from "same winners" and splitting by the
+/// classes of the successors on every byte class, until nothing splits.
+fn equivalent_states(dfa: &LexerDfa) -> Vec<u32> {
+    let n = dfa.num_states();
+    let mut reps = vec![0u8; dfa.num_classes()];
+    for b in 0..=255u8 {
+        reps[dfa.byte_class(b) as usize] = b;
+    }
+    let mut class: Vec<u32> = {
+        let mut ids: HashMap<&[u32], u32> = HashMap::new();
+        (0..n as u32)
+            .map(|s| {
+                let next = ids.len() as u32;
+                *ids.entry(dfa.winners(s)).or_insert(next)
+            })
+            .collect()
+    };
+    let mut count = class.iter().max().map_or(0, |&c| c + 1);
+    let mut sig: Vec<u32> = Vec::with_capacity(reps.len() + 1);
+    loop {
+        let mut ids: HashMap<Vec<u32>, u32> = HashMap::with_capacity(count as usize * 2);
+        let next: Vec<u32> = (0..n as u32)
+            .map(|s| {
+                sig.clear();
+                sig.push(class[s as usize]);
+                sig.extend(reps.iter().map(|&b| class[dfa.next(s, b) as usize]));
+                let fresh = ids.len() as u32;
+                *ids.entry(sig.clone()).or_insert(fresh)
+            })
+            .collect();
+        let new_count = ids.len() as u32;
+        class = next;
+        if new_count == count {
+            break;
+        }
+        count = new_count;
+    }
+    let mut first = vec![u32::MAX; count as usize];
+    (0..n as u32)
+        .map(|s| {
+            let f = &mut first[class[s as usize] as usize];
+            if *f == u32::MAX {
+                *f = s;
+            }
+            *f
+        })
+        .collect()
 }
 
 impl LexemeStarts {
@@ -227,6 +305,7 @@ impl LexemeStarts {
             bound_node: Vec::new(),
             bound_state: Vec::new(),
             parent: vec![0; n],
+            state_rep: equivalent_states(dfa),
             dense_at: Vec::new(),
             dense: Vec::new(),
             vocab_len: trie.vocab_len(),
@@ -282,6 +361,11 @@ impl LexemeStarts {
     /// text ends in): built on first use per state and kept (states in long lexemes,
     /// such as strings and comments, keep most of the vocabulary in the lexeme).
     pub(crate) fn root(&self, trie: &TokTrie, dfa: &LexerDfa, q: u32) -> Arc<Part> {
+        // Equivalent states have the same summary: the lists hold trie nodes, set ids
+        // and the lexer states of boundary parents, which the walk only asks about
+        // winners, reachable sets and dead transitions, all equal between equivalent
+        // states (the recognizer itself runs on the real text).
+        let q = self.state_rep.get(q as usize).copied().unwrap_or(q);
         let mut roots = self.roots.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(p) = roots.get(&q) {
             return p.clone();
@@ -314,6 +398,7 @@ impl LexemeStarts {
             + 2 * self.inlex_set.len()
             + 4 * self.bound_state.len()
             + self.sets.len() * 32
+            + 4 * self.state_rep.len()
             + 4 * self.dense_at.len()
             + self.dense.len() * self.vocab_len.div_ceil(8)
     }
