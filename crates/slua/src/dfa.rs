@@ -43,8 +43,11 @@ thread_local! {
 impl SegDfa {
     /// Compiles `regex` (anchored at the start; a match must cover the whole input).
     pub fn build(regex: &str) -> Result<SegDfa, DfaError> {
+        // No capture states in the NFA and no acceleration analysis: the DFA is only
+        // stepped byte by byte, and both cut the build time of large segments.
         let dfa = dense::Builder::new()
-            .configure(dense::Config::new().start_kind(StartKind::Anchored).match_kind(MatchKind::All))
+            .configure(dense::Config::new().start_kind(StartKind::Anchored).match_kind(MatchKind::All).accelerate(false))
+            .thompson(regex_automata::nfa::thompson::Config::new().which_captures(regex_automata::nfa::thompson::WhichCaptures::None))
             .syntax(regex_automata::util::syntax::Config::new().unicode(false).utf8(false))
             .build(regex)
             .map_err(|e| DfaError(format!("{regex}: {e}")))?;

@@ -262,7 +262,7 @@ pub(crate) fn fill(c: &SluaConstraint, trie: &TokTrie, mask: &mut TokenSet) {
 
 /// The trie of `vocab`, built once per thread and vocabulary.
 ///
-/// A vocabulary is recognised by its address, length, EOS id and a hash of 512
+/// A vocabulary is recognised by its address, length, EOS id and a hash of 96
 /// tokens spread over it (first, last and evenly spaced ones): hashing every token
 /// would cost about a third of a millisecond per mask, and two different
 /// vocabularies agreeing on all of these at the same address do not occur outside
@@ -292,8 +292,8 @@ fn fingerprint(vocab: &Vocab) -> (usize, usize, u32, u64) {
     use std::hash::{Hash, Hasher};
     let n = vocab.len();
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    let step = (n / 384).max(1);
-    let ids = (0..n.min(64)).chain((0..n).step_by(step)).chain(n.saturating_sub(64)..n);
+    let step = (n / 64).max(1);
+    let ids = (0..n.min(16)).chain((0..n).step_by(step)).chain(n.saturating_sub(16)..n);
     for id in ids {
         id.hash(&mut h);
         vocab.bytes(id as u32).hash(&mut h);
