@@ -95,10 +95,11 @@ pub struct RepetitionGuard {
 
 impl Default for RepetitionGuard {
     /// 64 tokens that are one cycle of up to 32 tokens repeated at least 4 times
-    /// (e.g. 8 copies of an 8-token line), or a cycle of up to 4 lines holding at least
-    /// 12 bytes repeated 4 times in a row: legitimate code hardly ever does that.
+    /// (e.g. 8 copies of an 8-token line), or a cycle of up to 8 lines holding at least
+    /// 12 bytes repeated 4 times in a row: legitimate code hardly ever does that. (The
+    /// sLua evaluation met a 7-line block repeated until the budget with 4 lines.)
     fn default() -> Self {
-        Self { max_period: 32, min_span: 64, min_repeats: 4, max_line_period: 4, min_line_repeats: 4, min_line_cycle_bytes: 12 }
+        Self { max_period: 32, min_span: 64, min_repeats: 4, max_line_period: 8, min_line_repeats: 4, min_line_cycle_bytes: 12 }
     }
 }
 
@@ -218,6 +219,9 @@ mod tests {
         assert_eq!(guard.check_lines(ends.as_bytes()), None, "short closing lines repeat legitimately");
         let two = "a = f(1)\nb = g(a)\n".repeat(4);
         assert_eq!(guard.check_lines(two.as_bytes()).map(|r| r.0), Some(2));
+        let block = "local tick = function(who)\n  if who.hp < 3 then\n    Damage(who, 2);\n  end;\n  x = 1;\n  y = 2;\n  z = 3;\n".repeat(4);
+        assert_eq!(guard.check_lines(block.as_bytes()).map(|r| r.0), Some(7), "a 7-line block");
+        assert_eq!(guard.check_lines(&block.as_bytes()[..block.len() - 1]), None, "not yet 4 full repeats");
         let off = RepetitionGuard { max_line_period: 0, ..RepetitionGuard::default() };
         assert_eq!(off.check_lines(two.as_bytes()), None);
     }
