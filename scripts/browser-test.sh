@@ -14,11 +14,12 @@
 # Environment (all optional):
 #   ESPALIER_BROWSER_BACKENDS   backends to run, default "webgpu cpu"
 #   ESPALIER_BROWSER_MODE       constraint mode, default mask
+#   ESPALIER_BROWSER_PARALLEL=1 run the backends at the same time (faster, slower speeds)
 #   ESPALIER_BROWSER_MAX_TOKENS_PYTHON / _SLUA   token budgets (browser.mjs defaults)
 #   ESPALIER_WASM_OPT=1         run wasm-opt -Oz (npm binaryen; minutes of CPU; off by default)
 #   ESPALIER_CHECK_SLUA         sLua checker command (default: the workspace's
 #                               `espalier check --lang slua`, built if missing)
-#   ESPALIER_SKIP_BUILD=1       reuse the last bundle in $CARGO_TARGET_DIR/browser-test/dist
+#   ESPALIER_SKIP_BUILD=1       skip `cargo build` and bundle the last built espalier-web.wasm
 #   CARGO_TARGET_DIR            default ./target (share it with the native test run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,16 +42,17 @@ mkdir -p "$OUT"
 
 # --- build -------------------------------------------------------------------------
 t=$(date +%s)
-if [ "${ESPALIER_SKIP_BUILD:-0}" = 1 ] && [ -f "$DIST/index.html" ]; then
-  log "reusing the bundle in $DIST (ESPALIER_SKIP_BUILD=1)"
-  WASM=$(ls "$DIST"/*.wasm | head -1)
-elif [ "${ESPALIER_WEB_BUILD:-direct}" = trunk ]; then
+if [ "${ESPALIER_WEB_BUILD:-direct}" = trunk ]; then
   rm -rf "$DIST"
   trunk build --release --dist "$DIST"
   WASM=$(ls "$DIST"/*.wasm | head -1)
 else
   rm -rf "$DIST"; mkdir -p "$DIST"
-  cargo build --release --target wasm32-unknown-unknown -p espalier-web
+  if [ "${ESPALIER_SKIP_BUILD:-0}" = 1 ]; then
+    log "reusing the last cargo build of espalier-web (ESPALIER_SKIP_BUILD=1)"
+  else
+    cargo build --release --target wasm32-unknown-unknown -p espalier-web
+  fi
   built=$TARGET_DIR/wasm32-unknown-unknown/release/espalier-web.wasm
   wasm-bindgen --target web --no-typescript --out-dir "$DIST" --out-name espalier-web "$built"
   WASM=$DIST/espalier-web_bg.wasm
@@ -113,16 +115,32 @@ done
 # --- drive the browser -------------------------------------------------------------
 mkdir -p "$RESULTS"
 status=0
-for backend in ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu}; do
+run_backend() {
+  local backend=$1 t
   t=$(date +%s)
   rm -f "$RESULTS/summary-$backend.json"
   if node web/tests/browser.mjs "http://127.0.0.1:$PORT/" "$backend" "$RESULTS"; then
     log "$backend: passed in $(( $(date +%s) - t )) s"
   else
     log "$backend: FAILED after $(( $(date +%s) - t )) s"
-    status=1
+    return 1
   fi
-done
+}
+if [ "${ESPALIER_BROWSER_PARALLEL:-0}" = 1 ]; then
+  # Both browsers at once: shorter wall time, but they share the CPU, so the speeds
+  # they report are lower than sequential runs'.
+  pids=()
+  for backend in ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu}; do
+    run_backend "$backend" > "$OUT/browser-$backend.log" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  cat "$OUT"/browser-*.log
+else
+  for backend in ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu}; do
+    run_backend "$backend" || status=1
+  done
+fi
 
 python3 - "$RESULTS" "$wasm_size" "$gz_size" ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu} <<'PY'
 import json, pathlib, sys
