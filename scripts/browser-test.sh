@@ -15,6 +15,9 @@
 #   ESPALIER_BROWSER_BACKENDS   backends to run, default "webgpu cpu"
 #   ESPALIER_BROWSER_MODE       constraint mode, default mask
 #   ESPALIER_BROWSER_PARALLEL=1 run the backends at the same time (faster, slower speeds)
+#   ESPALIER_BROWSER_LANGS_WEBGPU / _CPU   what each run writes (default: WebGPU "python",
+#                               CPU "python slua"; SwiftShader needs ~19 s per token here)
+#   ESPALIER_BROWSER_TIMEOUT_S  per generation (default 900 on WebGPU, 480 on the CPU)
 #   ESPALIER_BROWSER_MAX_TOKENS_PYTHON / _SLUA   token budgets (browser.mjs defaults)
 #   ESPALIER_WASM_OPT=1         run wasm-opt -Oz (npm binaryen; minutes of CPU; off by default)
 #   ESPALIER_CHECK_SLUA         sLua checker command (default: the workspace's
