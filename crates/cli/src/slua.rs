@@ -5,7 +5,10 @@
 //! the tree of parsers, checks, translates and runs each for T game turns, prints one
 //! line per problem found and, as its last line, one JSON object with at least
 //! `scripts`, `finished`, `type_ok`, `translated`, `runtime_errors`, `dead_ends`.
+//! `espalier slua vocab-hex [--model GGUF]` prints the model's vocabulary for the
+//! sLua mask benchmark (`crates/slua/examples/mask_speed.rs`).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::rc::Rc;
@@ -40,6 +43,14 @@ enum Command {
         /// Also check A1 on every segment regex (slower).
         #[arg(long)]
         check_a1: bool,
+    },
+    /// Print the model's vocabulary as hex bytes, one token a line (`special` for
+    /// control tokens): the input of `cargo run --release -p espalier-slua
+    /// --example mask_speed -- VOCAB.hex`.
+    VocabHex {
+        /// GGUF model file; the fetched SmolLM2 when left out.
+        #[arg(long)]
+        model: Option<PathBuf>,
     },
     /// Print the API summary used in prompts.
     Api {
@@ -114,6 +125,23 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 && stats.type_ok == stats.finished
                 && stats.translated == stats.type_ok;
             Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+        Command::VocabHex { model } => {
+            let path = crate::generate::model_path(model.as_deref())?;
+            let gguf = espalier_model::Gguf::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let tokenizer = espalier_model::Tokenizer::from_gguf(&gguf)?;
+            let special = tokenizer.special_ids();
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            for (id, bytes) in tokenizer.all_token_bytes().iter().enumerate() {
+                if special.contains(&(id as u32)) || bytes.is_empty() {
+                    writeln!(out, "special")?;
+                } else {
+                    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+                    writeln!(out, "{hex}")?;
+                }
+            }
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Api { api } => {
             print!("{}", load_api(api.as_deref())?.summary());
