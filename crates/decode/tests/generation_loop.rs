@@ -7,6 +7,7 @@ mod common;
 use std::sync::Arc;
 
 use common::{id, vocab, HashModel, Targets};
+use espalier_decode::LanguageModel;
 use espalier_decode::{
     run, GenerateConfig, Generator, How, Mode, RepetitionGuard, SamplingConfig, StopReason, Unconstrained,
 };
@@ -157,6 +158,31 @@ fn stop_strings_cut_the_text_and_repetition_is_reported() {
     let (g, _) = generate(Unconstrained, &[1], cfg, &[("y", 30.0)]);
     assert_eq!(g.stop_reason(), Some(&StopReason::Repetition { period: 1, span: 16 }));
     assert_eq!(g.tokens().len(), 16);
+}
+
+#[test]
+fn rewinding_past_a_stop_string_restores_the_cut_text() {
+    let mut cfg = config(Mode::None);
+    cfg.stop_strings = vec!["ab".into()];
+    cfg.history = true;
+    let v = Arc::new(vocab(TOKENS));
+    let mut model = HashModel::new(v.len());
+    let mut g = Generator::new(v.clone(), Unconstrained, &[1], cfg).unwrap();
+    // "x", "x", "a", then "b": the stop string "ab" spans the last two tokens.
+    for next in ["x", "x", "a", "b"] {
+        let feed = g.next_input().expect("not stopped yet");
+        model.truncate(feed.keep);
+        model.prefer = vec![(id(&v, next), 60.0)];
+        let logits = model.forward(feed.tokens).unwrap();
+        g.step(&logits, std::time::Duration::ZERO).unwrap();
+    }
+    assert_eq!(g.stop_reason(), Some(&StopReason::StopString { stop: "ab".into() }));
+    assert_eq!(g.text(), "xx", "the stop string is cut");
+    g.rewind(3).unwrap();
+    assert_eq!(g.text(), "xxa", "the bytes the stop string cut come back");
+    assert_eq!(g.stop_reason(), None);
+    g.rewind(1).unwrap();
+    assert_eq!(g.text(), "x");
 }
 
 #[test]
