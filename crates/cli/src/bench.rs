@@ -1,5 +1,6 @@
 //! `espalier bench mask --lang python --strategy exact|syncode|check FILE...`:
-//! teacher-forced mask timing over real files.
+//! teacher-forced mask timing over real files (`bench decode` lives in
+//! `bench_decode.rs`).
 //!
 //! Each file is tokenized with the model's tokenizer and fed token by token to a fresh
 //! Python constraint; before each token the strategy's work is timed: a full mask
@@ -26,6 +27,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
+use espalier_constraint::timing::{percentile, thread_cpu_ns};
 use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab};
 use espalier_model::{Gguf, Tokenizer, DEFAULT_MODEL_PATH};
 
@@ -40,6 +42,8 @@ pub struct Args {
 enum What {
     /// Time token masks, teacher-forced over real files.
     Mask(MaskArgs),
+    /// Decode tokens/s of each constraint mode against none, in one run.
+    Decode(crate::bench_decode::DecodeArgs),
 }
 
 /// Languages the mask benchmark knows.
@@ -79,6 +83,7 @@ struct MaskArgs {
 pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     match args.what {
         What::Mask(a) => bench_mask(a),
+        What::Decode(a) => crate::bench_decode::bench_decode(a),
     }
 }
 
@@ -91,48 +96,6 @@ fn peak_rss_kib() -> u64 {
                 .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
         })
         .unwrap_or(0)
-}
-
-/// On-CPU time of this thread in nanoseconds (Linux `CLOCK_THREAD_CPUTIME_ID`: the
-/// kernel adds the slice running now, so it is exact per step, unlike
-/// `/proc/thread-self/schedstat`, which moves at scheduler ticks), so that waiting for
-/// a core on a loaded machine does not count as mask time. `None` elsewhere.
-struct CpuClock;
-
-impl CpuClock {
-    fn new() -> Self {
-        CpuClock
-    }
-
-    #[cfg(target_os = "linux")]
-    fn now_ns(&mut self) -> Option<u64> {
-        #[repr(C)]
-        struct Timespec {
-            sec: i64,
-            nsec: i64,
-        }
-        extern "C" {
-            fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-        }
-        const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-        let mut ts = Timespec { sec: 0, nsec: 0 };
-        // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
-        let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-        (rc == 0).then(|| ts.sec as u64 * 1_000_000_000 + ts.nsec as u64)
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    fn now_ns(&mut self) -> Option<u64> {
-        None
-    }
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
 }
 
 fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
@@ -175,7 +138,6 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     let mut times = Vec::new();
     let mut cpu_times = Vec::new();
-    let mut clock = CpuClock::new();
     let mut violations = 0usize;
     let mut allowed_sum = 0usize;
     let (mut nodes_sum, mut heavy_sum) = (0usize, 0usize);
@@ -198,7 +160,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         let mut fed = 0;
         for &id in &ids {
             let bytes = vocab.bytes(id);
-            let c0 = clock.now_ns();
+            let c0 = thread_cpu_ns();
             let t = Instant::now();
             let ok = if strategy == Strategy::Check {
                 c.allows(bytes)
@@ -208,7 +170,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             };
             let us = t.elapsed().as_secs_f64() * 1e6;
             times.push(us);
-            if let (Some(a0), Some(a1)) = (c0, clock.now_ns()) {
+            if let (Some(a0), Some(a1)) = (c0, thread_cpu_ns()) {
                 cpu_times.push(a1.saturating_sub(a0) as f64 / 1e3);
             }
             if a.verbose && us > 5000.0 {

@@ -45,6 +45,7 @@ pub mod lexer_walk;
 pub mod mask_store;
 pub mod recognizer;
 pub mod strategy;
+pub mod timing;
 pub mod token_set;
 pub mod trie;
 pub mod vocab;

@@ -9,30 +9,8 @@
 
 use std::time::Instant;
 
+use espalier_constraint::timing::{percentile as pct, thread_cpu_ns};
 use espalier_constraint_wasm_bench::{alloc, commit_step, compile_grammar, mask_step, select_file, setup, violations, work};
-
-/// On-CPU time of this thread (Linux `CLOCK_THREAD_CPUTIME_ID`, exact to the
-/// nanosecond: the kernel adds the running slice), so that waiting for a core on a
-/// loaded machine does not count; `None` where the call fails.
-fn thread_cpu_ns() -> Option<u64> {
-    #[repr(C)]
-    struct Timespec {
-        sec: i64,
-        nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut ts = Timespec { sec: 0, nsec: 0 };
-    // SAFETY: `ts` is a valid out-pointer for the call's duration.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0).then(|| ts.sec as u64 * 1_000_000_000 + ts.nsec as u64)
-}
-
-fn pct(sorted: &[f64], p: f64) -> f64 {
-    sorted[((p / 100.0) * (sorted.len() - 1) as f64).round() as usize]
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
