@@ -2,7 +2,8 @@
 //! for both golden prompts the greedy ids match for at least 12 steps, and the top-5
 //! logits of the first 3 steps agree within 1.0 (llama.cpp multiplies Q4_1 weights by
 //! 8-bit activations and keeps the KV cache in f16, so exact equality is not
-//! expected). Also checks that KV-cache rollback reproduces the same logits. Runs on
+//! expected). Also checks that KV-cache rollback, split prefills and single steps
+//! reproduce the same logits, and that failed steps leave the cache unchanged. Runs on
 //! the CPU backend (feature `ndarray`).
 #![cfg(feature = "ndarray")]
 
@@ -102,8 +103,46 @@ fn cache_rollback_reproduces_logits() {
     assert_eq!(c2.len(), ids.len() - 1);
     let again = model.forward(&ids[ids.len() - 1..], &mut c2).unwrap();
     assert_close(&full, &again, 1e-3, "after rollback");
+    // Failed steps leave the cache as it was.
     assert!(model.forward(&[], &mut c2).is_err());
-    assert!(model.forward(&[49152], &mut c2).is_err());
+    assert!(model.forward(&[5, 49152], &mut c2).is_err());
+    assert_eq!(c2.len(), ids.len());
+    c2.truncate(ids.len() - 1);
+    let after_errors = model.forward(&ids[ids.len() - 1..], &mut c2).unwrap();
+    assert_close(&full, &after_errors, 1e-3, "after failed steps");
+}
+
+#[test]
+fn long_prefill_matches_split_prefill_and_steps() {
+    // 150 tokens: the prefill attends in blocks of 64 rows by sgemm; the same positions
+    // reached by a 100-token prefill, a 40-token prefill with 100 positions cached and
+    // ten single steps (dot-product kernel) give the same logits, also after a rollback
+    // into the cached prefix and a different continuation.
+    let (tok, model, _) = load();
+    let text = "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n\n";
+    let mut ids = Vec::new();
+    while ids.len() < 150 {
+        ids.extend(tok.encode(text).unwrap());
+    }
+    ids.truncate(150);
+    let mut full_cache = model.new_cache();
+    let full = model.forward(&ids, &mut full_cache).unwrap();
+
+    let mut cache = model.new_cache();
+    model.forward(&ids[..100], &mut cache).unwrap();
+    model.forward(&ids[100..140], &mut cache).unwrap();
+    let mut stepped = Vec::new();
+    for &id in &ids[140..] {
+        stepped = model.forward(&[id], &mut cache).unwrap();
+    }
+    assert_close(&full, &stepped, 1e-3, "150-token prefill vs 100 + 40 + 10 steps");
+
+    cache.truncate(70);
+    model.forward(&ids[20..60], &mut cache).unwrap(); // a different continuation
+    cache.truncate(70);
+    let again = model.forward(&ids[70..], &mut cache).unwrap();
+    assert_eq!(cache.len(), 150);
+    assert_close(&full, &again, 1e-3, "after rollback to 70 and a different continuation");
 }
 
 fn assert_close(a: &[f32], b: &[f32], tol: f32, what: &str) {

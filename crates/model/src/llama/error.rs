@@ -51,6 +51,10 @@ pub enum ModelError {
         /// Why it is unavailable.
         reason: String,
     },
+    /// A [`super::KvCache`] made by another model (other layer count, head shape or
+    /// weight format) was passed to `forward`.
+    #[error("the KV cache was made by another model (create it with this model's `new_cache`)")]
+    CacheMismatch,
     /// The device failed while running or reading back a tensor.
     #[error("device execution failed: {0}")]
     Execution(String),

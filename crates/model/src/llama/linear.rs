@@ -35,10 +35,22 @@ impl Linear {
                 let device = x.device();
                 let [t, _] = x.dims();
                 // On the CPU backends this is a copy out of host memory (no transfer).
-                let data = x.try_into_data().map_err(|e| ModelError::Execution(format!("{e:?}")))?;
-                let x = data.as_slice::<f32>().map_err(|e| ModelError::Execution(format!("{e:?}")))?;
-                let y = m.matmul(x, t);
+                let y = m.matmul(&host_rows(x)?, t);
                 Ok(Tensor::from_data(TensorData::new(y, [t, m.rows()]), &device))
+            }
+        }
+    }
+
+    /// `x · Wᵀ` for `t` host rows `x` (`[t][in]`); returns `[t][out]` on the host. The
+    /// host attention path calls it to stay off burn between its matmuls; a burn layer
+    /// goes through a tensor on `device`.
+    pub(crate) fn forward_host(&self, x: &[f32], t: usize, device: &Device) -> Result<Vec<f32>, ModelError> {
+        match self {
+            Linear::Host(m) => Ok(m.matmul(x, t)),
+            Linear::Burn(_) => {
+                let inp = x.len() / t.max(1);
+                let y = self.forward(Tensor::from_data(TensorData::new(x.to_vec(), [t, inp]), device))?;
+                host_rows(y)
             }
         }
     }
@@ -50,4 +62,12 @@ impl Linear {
             Linear::Host(m) => m.bytes(),
         }
     }
+}
+
+/// A tensor's elements as host `f32`s (on the CPU backends a copy out of host memory).
+pub(crate) fn host_rows<const D: usize>(x: Tensor<D>) -> Result<Vec<f32>, ModelError> {
+    x.try_into_data()
+        .map_err(|e| ModelError::Execution(format!("{e:?}")))?
+        .try_into_vec::<f32>()
+        .map_err(|e| ModelError::Execution(format!("{e:?}")))
 }

@@ -7,11 +7,14 @@ mod backend;
 mod cache;
 mod config;
 mod error;
+mod host_attention;
 mod host_kernels;
 mod host_matrix;
 mod linear;
 mod weight_format;
 mod weights;
+
+use std::sync::Arc;
 
 use burn::tensor::activation::{silu, softmax};
 use burn::tensor::{Device, Tensor, TensorData};
@@ -21,8 +24,10 @@ pub use cache::KvCache;
 pub use config::LlamaConfig;
 pub use error::ModelError;
 pub use weight_format::WeightFormat;
+use host_attention::{Heads, RopeTable};
+use host_kernels::Isa;
 use host_matrix::HostMatrix;
-use linear::Linear;
+use linear::{host_rows, Linear};
 use weights::BlockWeights;
 
 use crate::gguf::Gguf;
@@ -39,9 +44,13 @@ pub struct Llama {
     output_norm: Tensor<2>,
     /// `hidden -> vocab`: `output.weight`, or the tied token embedding.
     output: Linear,
-    /// `[context, head_dim / 2]` RoPE tables.
+    /// `[context, head_dim / 2]` RoPE tables on the device (burn path).
     cos: Tensor<2>,
     sin: Tensor<2>,
+    /// The same tables on the host (host attention path).
+    rope: Arc<RopeTable>,
+    /// The CPU kernels' instruction set (host attention path).
+    isa: Isa,
 }
 
 impl Llama {
@@ -68,8 +77,21 @@ impl Llama {
             .collect::<Result<Vec<_>, _>>()?;
         let output_norm = weights::vector(gguf, "output_norm.weight", config.hidden, device)?;
         let output = weights::output(gguf, &config, &embedding, format, device)?;
-        let (cos, sin) = rope_tables(&config, device);
-        Ok(Self { config, device: device.clone(), format, embedding, blocks, output_norm, output, cos, sin })
+        let rope = Arc::new(RopeTable::new(config.context_len, config.head_dim, config.rope_base));
+        let (cos, sin) = rope_tensors(&rope, config.context_len, device);
+        Ok(Self {
+            config,
+            device: device.clone(),
+            format,
+            embedding,
+            blocks,
+            output_norm,
+            output,
+            cos,
+            sin,
+            rope,
+            isa: Isa::detect(),
+        })
     }
 
     /// The format the linear layers' weights are held in.
@@ -101,9 +123,19 @@ impl Llama {
         &self.device
     }
 
-    /// An empty KV cache for this model.
+    /// An empty KV cache for this model: on the host for the CPU weight formats (where
+    /// attention runs on the host), on the device otherwise.
     pub fn new_cache(&self) -> KvCache {
-        KvCache::new(self.config.layers)
+        match self.host_heads() {
+            Some(heads) => KvCache::host(self.config.layers, heads),
+            None => KvCache::device(self.config.layers, self.config.context_len),
+        }
+    }
+
+    /// The head shape when attention runs on the host (a CPU weight format), else `None`.
+    fn host_heads(&self) -> Option<Heads> {
+        let c = &self.config;
+        self.format.host().map(|_| Heads { heads: c.heads, kv_heads: c.kv_heads, head_dim: c.head_dim })
     }
 
     /// Runs `tokens` (a prompt: batched prefill; or one token: a decode step) after the
@@ -134,6 +166,9 @@ impl Llama {
         if let Some((position, &id)) = tokens.iter().enumerate().find(|(_, &id)| id as usize >= c.vocab_size) {
             return Err(ModelError::BadToken { id, position, vocab_size: c.vocab_size });
         }
+        if !cache.fits(c.layers, self.host_heads()) {
+            return Err(ModelError::CacheMismatch);
+        }
         let past = cache.len();
         if past + t > c.context_len {
             return Err(ModelError::ContextFull { len: past + t, max: c.context_len });
@@ -145,11 +180,7 @@ impl Llama {
         }
         let x: Tensor<2> = Tensor::from_data(TensorData::new(rows, [t, c.hidden]), &self.device);
 
-        let cos = self.cos.clone().narrow(0, past, t).unsqueeze_dim::<3>(0);
-        let sin = self.sin.clone().narrow(0, past, t).unsqueeze_dim::<3>(0);
-        let mask = (t > 1).then(|| causal_mask(c.group(), t, past, &self.device));
-
-        let x = match self.blocks_forward(x, &cos, &sin, mask.as_ref(), cache) {
+        let x = match self.blocks_forward(x, past, cache) {
             Ok(x) => x,
             Err(e) => {
                 // Layers that already appended this step's keys are cut back, so a
@@ -164,21 +195,30 @@ impl Llama {
         self.output.forward(rms_norm(last, &self.output_norm, c.rms_eps))
     }
 
-    /// The transformer blocks over `x` (`[t, hidden]`); appends to the cache's layers
-    /// (the caller advances its length).
-    fn blocks_forward(
-        &self,
-        mut x: Tensor<2>,
-        cos: &Tensor<3>,
-        sin: &Tensor<3>,
-        mask: Option<&Tensor<3>>,
-        cache: &mut KvCache,
-    ) -> Result<Tensor<2>, ModelError> {
+    /// The transformer blocks over `x` (`[t, hidden]`, positions `past..past + t`);
+    /// appends to the cache's layers (the caller advances its length).
+    fn blocks_forward(&self, mut x: Tensor<2>, past: usize, cache: &mut KvCache) -> Result<Tensor<2>, ModelError> {
         let c = &self.config;
+        let t = x.dims()[0];
+        // Host attention has its own RoPE table and causality; the burn path needs this
+        // step's RoPE rows and mask as tensors.
+        let path = match self.host_heads() {
+            Some(heads) => AttentionPath::Host(heads),
+            None => AttentionPath::Burn {
+                cos: self.cos.clone().narrow(0, past, t).unsqueeze_dim::<3>(0),
+                sin: self.sin.clone().narrow(0, past, t).unsqueeze_dim::<3>(0),
+                mask: (t > 1).then(|| causal_mask(c.group(), t, past, &self.device)),
+            },
+        };
         for (i, b) in self.blocks.iter().enumerate() {
             let h = rms_norm(x.clone(), &b.attn_norm, c.rms_eps);
-            let attn = self.attention(i, h, b, cos, sin, mask, cache)?;
-            x = x + b.attn_out.forward(attn)?;
+            let attn_out = match &path {
+                AttentionPath::Host(heads) => self.attention_host(i, h, b, past, *heads, cache)?,
+                AttentionPath::Burn { cos, sin, mask } => {
+                    b.attn_out.forward(self.attention(i, h, b, cos, sin, mask.as_ref(), cache)?)?
+                }
+            };
+            x = x + attn_out;
             let h = rms_norm(x.clone(), &b.ffn_norm, c.rms_eps);
             let gu = b.gate_up.forward(h)?;
             let gate = gu.clone().narrow(1, 0, c.ffn);
@@ -188,8 +228,8 @@ impl Llama {
         Ok(x)
     }
 
-    /// Grouped-query attention of block `i` for the new rows `h` (`[t, hidden]`);
-    /// returns `[t, heads * head_dim]`.
+    /// Grouped-query attention of block `i` on burn tensors (the burn path) for the new
+    /// rows `h` (`[t, hidden]`); returns `[t, heads * head_dim]`.
     #[allow(clippy::too_many_arguments)]
     fn attention(
         &self,
@@ -210,7 +250,7 @@ impl Llama {
         let v = qkv.narrow(1, (c.heads + kvh) * d, kvh * d).reshape([t, kvh, d]).swap_dims(0, 1);
         let q = rope(q, cos, sin, d);
         let k = rope(k, cos, sin, d);
-        let (k, v) = cache.append(i, k, v);
+        let (k, v) = cache.append_device(i, k, v)?;
         // Query head h uses key/value head h / g: view the queries as [kv_heads, g * t, d]
         // so one batched matmul per kv head covers its whole group (no K/V repeat).
         let q = q.reshape([kvh, g * t, d]);
@@ -225,6 +265,38 @@ impl Llama {
             .swap_dims(0, 1)
             .reshape([t, c.heads * d]))
     }
+
+    /// Block `i`'s attention and output projection on the host (CPU weight formats)
+    /// for the new rows `h` (`[t, hidden]`, positions `past..past + t`): QKV projection,
+    /// RoPE, append to the host cache, attention over it, output projection. Returns
+    /// `[t, hidden]`.
+    fn attention_host(
+        &self,
+        i: usize,
+        h: Tensor<2>,
+        b: &BlockWeights,
+        past: usize,
+        heads: Heads,
+        cache: &mut KvCache,
+    ) -> Result<Tensor<2>, ModelError> {
+        let t = h.dims()[0];
+        let mut qkv = b.qkv.forward_host(&host_rows(h)?, t, &self.device)?;
+        self.rope.rotate_qk(&mut qkv, t, past, heads);
+        let kv = cache.host_layer(i)?;
+        kv.append_from_qkv(&qkv, t, heads);
+        let attn = host_attention::attend(self.isa, &qkv, t, past, kv, heads);
+        let out = b.attn_out.forward_host(&attn, t, &self.device)?;
+        Ok(Tensor::from_data(TensorData::new(out, [t, self.config.hidden]), &self.device))
+    }
+}
+
+/// Where a step's attention runs, with what that path needs.
+enum AttentionPath {
+    /// On the host (CPU weight formats), over the host cache.
+    Host(Heads),
+    /// On burn tensors, with this step's RoPE rows (`[1, t, head_dim / 2]`) and causal
+    /// mask (prefill only).
+    Burn { cos: Tensor<3>, sin: Tensor<3>, mask: Option<Tensor<3>> },
 }
 
 /// `x * w / sqrt(mean(x^2) + eps)` over the last dimension.
@@ -247,22 +319,11 @@ fn rope(x: Tensor<3>, cos: &Tensor<3>, sin: &Tensor<3>, d: usize) -> Tensor<3> {
     )
 }
 
-/// cos / sin of `position * base^(-2i/d)`, `[context, d/2]`.
-fn rope_tables(c: &LlamaConfig, device: &Device) -> (Tensor<2>, Tensor<2>) {
-    let half = c.head_dim / 2;
-    let mut cos = Vec::with_capacity(c.context_len * half);
-    let mut sin = Vec::with_capacity(c.context_len * half);
-    for p in 0..c.context_len {
-        for i in 0..half {
-            let freq = (c.rope_base as f64).powf(-2.0 * i as f64 / c.head_dim as f64);
-            let angle = p as f64 * freq;
-            cos.push(angle.cos() as f32);
-            sin.push(angle.sin() as f32);
-        }
-    }
+/// The RoPE table as `[context, d/2]` device tensors (burn path).
+fn rope_tensors(rope: &RopeTable, context: usize, device: &Device) -> (Tensor<2>, Tensor<2>) {
     (
-        Tensor::from_data(TensorData::new(cos, [c.context_len, half]), device),
-        Tensor::from_data(TensorData::new(sin, [c.context_len, half]), device),
+        Tensor::from_data(TensorData::new(rope.cos.clone(), [context, rope.half]), device),
+        Tensor::from_data(TensorData::new(rope.sin.clone(), [context, rope.half]), device),
     )
 }
 
