@@ -11,6 +11,7 @@
 //! cache back: the prompt's last token is left out of the context and regenerated with
 //! its bytes as the forced prefix.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -127,6 +128,10 @@ pub struct Stats {
     /// Steps at which the wrap-up narrowed the mask to the finishing mask.
     #[serde(default)]
     pub wrap_up_steps: usize,
+    /// Stop strings passed over because, under a constraint, the text before them was
+    /// not a complete program (e.g. `\ndef ` inside an open string literal).
+    #[serde(default)]
+    pub stops_passed: usize,
     /// The first step (from 0) at which the wrap-up was in force, if it ever was.
     #[serde(default)]
     pub wrap_up_from: Option<usize>,
@@ -176,6 +181,11 @@ pub struct Generator<C> {
     cut_at: Option<usize>,
     /// Bytes the constraint has committed that no token has produced yet.
     forced: Vec<u8>,
+    /// The constraint before each of the last few committed tokens, with the `text`
+    /// offset it stands at: a stop string is honoured under a constraint only where
+    /// the text before it is complete, which these states tell (the clones are the
+    /// ones a commit takes anyway, kept instead of dropped).
+    cut_states: VecDeque<(usize, C)>,
     stop: Option<StopReason>,
     mask: TokenSet,
     history: Vec<Snapshot<C>>,
@@ -231,6 +241,7 @@ impl<C: Constraint> Generator<C> {
             skip,
             cut_at: None,
             forced,
+            cut_states: VecDeque::new(),
             stop,
             mask,
             history: Vec::new(),
@@ -396,6 +407,7 @@ impl<C: Constraint> Generator<C> {
                 break Some(id);
             }
             let rest = bytes[self.forced.len()..].to_vec();
+            let at = self.text.len() + self.forced.len();
             let t = Instant::now();
             let snapshot = self.constraint.clone();
             let result = self.constraint.commit(&rest);
@@ -403,10 +415,12 @@ impl<C: Constraint> Generator<C> {
             match result {
                 Ok(Commit::Accepted) => {
                     self.forced.clear();
+                    self.keep_cut_state(at, snapshot);
                     break Some(id);
                 }
                 Ok(Commit::Heal { accepted }) if accepted >= rest.len() => {
                     self.forced.clear();
+                    self.keep_cut_state(at, snapshot);
                     break Some(id);
                 }
                 Ok(Commit::Heal { accepted }) if accepted > 0 => {
@@ -486,6 +500,7 @@ impl<C: Constraint> Generator<C> {
         self.forced = snap.forced;
         self.text.truncate(snap.text_len);
         self.cut_at = None;
+        self.cut_states.clear();
         self.sampler = snap.sampler;
         self.stats = snap.stats;
         self.generated.truncate(step);
@@ -664,13 +679,49 @@ impl<C: Constraint> Generator<C> {
         format!("({}) no token the model scores finitely", ins.kind)
     }
 
+    /// Keeps `state`, the constraint before the token committed at `text` offset `at`,
+    /// when stop strings may need it: a stop string spans at most one token per byte,
+    /// so its longest length plus one states cover any cut.
+    fn keep_cut_state(&mut self, at: usize, state: C) {
+        let longest = self.config.stop_strings.iter().map(String::len).max().unwrap_or(0);
+        if longest == 0 {
+            return;
+        }
+        self.cut_states.push_back((at, state));
+        while self.cut_states.len() > longest + 1 {
+            self.cut_states.pop_front();
+        }
+    }
+
+    /// Whether the constraint says the text up to `at` is not a complete program, so
+    /// that a stop string beginning there must not end the generation. `false` without
+    /// a constraint or when no kept state reaches back to `at` (the stop is honoured).
+    fn incomplete_at(&self, at: usize) -> bool {
+        if self.config.mode == Mode::None {
+            return false;
+        }
+        let Some((from, state)) = self.cut_states.iter().rev().find(|(from, _)| *from <= at) else {
+            return false;
+        };
+        let mut state = state.clone();
+        match state.commit(&self.text[*from..at]) {
+            Ok(Commit::Accepted) => !state.is_complete(),
+            Ok(Commit::Heal { accepted }) if accepted >= at - from => !state.is_complete(),
+            _ => false,
+        }
+    }
+
     /// Stop strings, repetition and the budget, after a token was added.
     fn check_stops(&mut self, new_bytes: usize) {
         if let Some((at, stop)) = crate::stop::find_stop(&self.text, new_bytes, &self.config.stop_strings) {
-            let stop = stop.to_string();
-            self.cut_at = Some(at.max(self.skip));
-            self.stop = Some(StopReason::StopString { stop });
-            return;
+            if self.incomplete_at(at) {
+                self.stats.stops_passed += 1;
+            } else {
+                let stop = stop.to_string();
+                self.cut_at = Some(at.max(self.skip));
+                self.stop = Some(StopReason::StopString { stop });
+                return;
+            }
         }
         // Once wrapping up after a loop, every token brings the end nearer: no guard.
         if let (Some(guard), None) = (&self.config.repetition, &self.stats.loop_detected) {

@@ -186,6 +186,51 @@ fn rewinding_past_a_stop_string_restores_the_cut_text() {
 }
 
 #[test]
+fn under_a_constraint_a_stop_string_ends_only_a_complete_text() {
+    // Drives the model token by token, preferring `script` in turn.
+    fn drive(targets: &[&str], script: &[&str]) -> Generator<Targets> {
+        let mut cfg = config(Mode::Mask);
+        cfg.stop_strings = vec!["\nx".into()];
+        let v = Arc::new(vocab(TOKENS));
+        let mut model = HashModel::new(v.len());
+        let mut g = Generator::new(v.clone(), Targets::new(targets), &[1], cfg).unwrap();
+        for next in script {
+            let Some(feed) = g.next_input() else { break };
+            model.truncate(feed.keep);
+            model.prefer = vec![(id(&v, next), 60.0)];
+            let logits = model.forward(feed.tokens).unwrap();
+            g.step(&logits, std::time::Duration::ZERO).unwrap();
+        }
+        g
+    }
+    // "ab" is complete: "\nx" after it stops the generation and is cut.
+    let g = drive(&["ab", "ab\nxy"], &["ab", "\n", "x"]);
+    assert_eq!(g.stop_reason(), Some(&StopReason::StopString { stop: "\nx".into() }));
+    assert_eq!(g.text(), "ab");
+    assert_eq!(g.stats().stops_passed, 0);
+    // "a" is not complete: the same stop string is passed over and the text goes on.
+    let g = drive(&["a\nxy"], &["a", "\n", "x", "y", "<eos>"]);
+    assert_eq!(g.stats().stops_passed, 1);
+    assert_eq!(g.text(), "a\nxy");
+    assert_eq!(g.stop_reason(), Some(&StopReason::Eos));
+    // Without a constraint the stop string always ends it.
+    let mut cfg = config(Mode::None);
+    cfg.stop_strings = vec!["\nx".into()];
+    let v = Arc::new(vocab(TOKENS));
+    let mut model = HashModel::new(v.len());
+    let mut g = Generator::new(v.clone(), Unconstrained, &[1], cfg).unwrap();
+    for next in ["a", "\n", "x"] {
+        let feed = g.next_input().unwrap();
+        model.truncate(feed.keep);
+        model.prefer = vec![(id(&v, next), 60.0)];
+        let logits = model.forward(feed.tokens).unwrap();
+        g.step(&logits, std::time::Duration::ZERO).unwrap();
+    }
+    assert_eq!(g.text(), "a");
+    assert_eq!(g.stop_reason(), Some(&StopReason::StopString { stop: "\nx".into() }));
+}
+
+#[test]
 fn dead_end_is_reported_not_panicked() {
     // No token can start "zzz".
     let (g, _) = generate(Targets::new(&["zzz"]), &[1], config(Mode::Mask), &[]);
