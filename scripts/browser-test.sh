@@ -155,10 +155,16 @@ for backend in sys.argv[4:]:
         print(f"{backend:>6}: no summary")
         continue
     s = json.loads(f.read_text())
-    print(f"{backend:>6} load: {s.get('load_s', 0):.1f} s; {s.get('backend_detail', '').strip()}")
+    def blocks(b):
+        return f"longest main-thread block {b.get('max_ms')} ms ({b.get('count')} over 50 ms)" if b else "no block data"
+    print(f"{backend:>6} load: {s.get('load_s', 0):.1f} s, {blocks(s.get('load_main_thread'))}; "
+          f"{s.get('backend_detail', '').strip()}")
     for lang, r in s.get("runs", {}).items():
+        m = r.get("main_thread", {})
         print(f"{backend:>6} {lang:>6}: first token {r.get('ttft_ms')} ms, "
-              f"{r.get('tokens_per_s', 0):.2f} tokens/s, {r.get('steps')} tokens, valid={r.get('valid')}")
+              f"{r.get('tokens_per_s', 0):.2f} tokens/s, {r.get('steps')} tokens, valid={r.get('valid')}; "
+              f"click {m.get('click_ms')} ms, until the first token {blocks(m.get('until_first_token'))}, "
+              f"after it {blocks(m.get('after_first_token'))}")
     for failure in s.get("failures", []):
         print(f"{backend:>6} FAILED: {failure.splitlines()[0] if failure else failure}")
 PY

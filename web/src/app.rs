@@ -17,7 +17,7 @@ use crate::{
     session::Session,
     settings::Settings,
     view,
-    yield_now::{now_ms, yield_now},
+    yield_now::{console_log, now_ms, yield_now},
 };
 
 /// Where the model file is served (trunk copies static/models next to the app).
@@ -136,6 +136,9 @@ pub struct App {
     speed: Speed,
     load_ms: f64,
     error: Option<String>,
+    /// When the last step's message arrived (performance.now()), until the page has
+    /// been redrawn: redraws over 50 ms go to the console (they block the page too).
+    redraw_from: Cell<Option<f64>>,
 }
 
 /// Whether the URL asks for the CPU backend (`?backend=cpu`).
@@ -168,9 +171,9 @@ impl App {
             link.send_message(Msg::Preparing("choosing the device".into()));
             yield_now().await;
             let backend = backend::choose(force_cpu()).await;
-            link.send_message(Msg::Preparing(format!("placing the weights: {}", backend.detail)));
-            yield_now().await;
-            let engine = Engine::load(bytes, backend).await.map_err(|e| e.to_string());
+            let phase_link = link.clone();
+            let progress = move |what: &str| phase_link.send_message(Msg::Preparing(what.to_owned()));
+            let engine = Engine::load(bytes, backend, progress).await.map_err(|e| e.to_string());
             link.send_message(Msg::Loaded(engine));
         });
     }
@@ -280,6 +283,7 @@ impl Component for App {
             speed: Speed::default(),
             load_ms: 0.0,
             error: None,
+            redraw_from: Cell::new(None),
         }
     }
 
@@ -350,6 +354,7 @@ impl Component for App {
             }
             Msg::Stop => self.stop.set(true),
             Msg::StepDone(trace, speed) => {
+                self.redraw_from.set(Some(now_ms()));
                 self.steps.push(trace);
                 self.cursor = self.steps.len();
                 self.speed = speed;
@@ -363,6 +368,15 @@ impl Component for App {
             }
         }
         true
+    }
+
+    fn rendered(&mut self, _ctx: &Context<Self>, _first_render: bool) {
+        if let Some(t) = self.redraw_from.take() {
+            let ms = now_ms() - t;
+            if ms > 50.0 {
+                console_log(&format!("redrawing step {} took {ms:.0} ms", self.steps.len()));
+            }
+        }
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {

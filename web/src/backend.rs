@@ -84,7 +84,7 @@ pub async fn matmul_check(device: &Device) -> Result<f32, String> {
         .into_data_async()
         .await
         .map_err(|e| format!("reading the result back failed: {e:?}"))?
-        .to_vec::<f32>()
+        .try_to_vec::<f32>()
         .map_err(|e| format!("the result has an unexpected type: {e:?}"))?;
     if got.len() != want.len() {
         return Err(format!("expected {} values, got {}", want.len(), got.len()));

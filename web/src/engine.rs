@@ -1,5 +1,10 @@
 //! What the page loads once: the GGUF file, the tokenizer and vocabulary it carries,
-//! and the model placed on the chosen device.
+//! the model placed on the chosen device, and the Python grammar and vocabulary trie.
+//!
+//! Loading runs as a sequence of phases with a yield to the event loop (and a chance
+//! to paint) between them, so the page shows each phase and never blocks for all of
+//! them at once. The Python constraint is compiled here rather than on the first
+//! Generate, so pressing Generate starts generating at once.
 
 use std::sync::Arc;
 
@@ -7,7 +12,10 @@ use espalier_constraint::Vocab;
 use espalier_decode::{LangError, PythonKit};
 use espalier_model::{Gguf, Tokenizer};
 
-use crate::backend::Backend;
+use crate::{
+    backend::Backend,
+    yield_now::{console_log, now_ms, yield_to_paint},
+};
 
 /// The loaded model and everything derived from the GGUF file.
 pub struct Engine {
@@ -19,7 +27,8 @@ pub struct Engine {
     pub backend: Backend,
     /// The model itself.
     model: crate::model_bridge::Model,
-    /// The compiled Python grammar and vocabulary trie, built on first use.
+    /// The compiled Python grammar and vocabulary trie (built while loading; rebuilt
+    /// on first use if that failed, so the error reaches the user at Generate).
     python: Option<PythonKit>,
 }
 
@@ -41,10 +50,23 @@ impl std::fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 impl Engine {
-    /// Builds the engine from the GGUF bytes on `backend`'s device.
-    pub async fn load(bytes: Vec<u8>, backend: Backend) -> Result<Engine, LoadError> {
+    /// Builds the engine from the GGUF bytes on `backend`'s device. Before each phase
+    /// it reports what comes next through `progress` and yields so the page can paint.
+    pub async fn load(bytes: Vec<u8>, backend: Backend, progress: impl Fn(&str)) -> Result<Engine, LoadError> {
+        // Each phase is announced, painted, then run; its time goes to the console.
+        let last = std::cell::Cell::new((now_ms(), String::new()));
+        let phase = |what: &str| {
+            let (t, done) = last.replace((now_ms(), what.to_owned()));
+            if !done.is_empty() {
+                console_log(&format!("loading: {done}: {:.0} ms", now_ms() - t));
+            }
+            progress(what);
+            yield_to_paint()
+        };
+        phase("reading the GGUF file").await;
         let gguf = Gguf::from_bytes(bytes)
             .map_err(|e| LoadError { step: "reading the GGUF file", message: e.to_string() })?;
+        phase("building the tokenizer").await;
         let tokenizer = Tokenizer::from_gguf(&gguf)
             .map_err(|e| LoadError { step: "building the tokenizer", message: e.to_string() })?;
         let vocab = Arc::new(Vocab::new(
@@ -52,10 +74,23 @@ impl Engine {
             &tokenizer.special_ids(),
             tokenizer.eos_id(),
         ));
+        phase(&format!("placing the weights: {}", backend.detail)).await;
         let model = crate::model_bridge::Model::load(&gguf, &backend.device)
             .await
             .map_err(|message| LoadError { step: "placing the weights on the device", message })?;
-        Ok(Engine { tokenizer, vocab, backend, model, python: None })
+        drop(gguf);
+        // The Python constraint: the LR(1) tables (cached by the grammar crate), then the
+        // vocabulary trie. A failure here is not fatal: sLua still works, and Python
+        // reports the error when it is picked.
+        phase("compiling the Python grammar (lexer DFA, LR(1) tables)").await;
+        let grammar_ok = espalier_grammar::python().is_ok();
+        let mut python = None;
+        if grammar_ok {
+            phase("building the vocabulary trie for the Python constraint").await;
+            python = PythonKit::new(&vocab).ok();
+        }
+        phase("ready").await;
+        Ok(Engine { tokenizer, vocab, backend, model, python })
     }
 
     /// Rolls the model's KV cache back to `keep` positions, runs `tokens`, and returns

@@ -6,17 +6,28 @@ use std::time::Duration;
 
 use espalier_decode::{GenerateConfig, Generator, LangConstraint, Mode, StepTrace, Unconstrained};
 
-use crate::{engine::Engine, lang::{self, Lang}, yield_now::now_ms};
+use crate::{
+    backend::BackendKind,
+    engine::Engine,
+    lang::{self, Lang},
+    yield_now::{console_log, now_ms, yield_now},
+};
+
+/// On the CPU backend the prompt runs through the model this many tokens at a time,
+/// with a yield to the event loop between the chunks: one chunk blocks the page about
+/// as long as one generated token does, where the whole prompt at once (hundreds of
+/// tokens for sLua) would freeze it for seconds. WebGPU runs off the page's thread
+/// and takes the prompt in one pass.
+const CPU_PREFILL_CHUNK: usize = 8;
 
 /// A generation the user started with Generate or Step.
 pub struct Session {
     /// The decode loop (sans-IO: it says what to feed, takes logits back).
     pub generator: Generator<LangConstraint>,
-    /// The language being written.
-    pub lang: Lang,
     /// The prompt's token count.
     pub prompt_tokens: usize,
-    /// When the session started (performance.now(), ms).
+    /// When the user started the session (performance.now(), ms), before the
+    /// constraint was built and the prompt encoded.
     pub started_ms: f64,
     /// Milliseconds from start to the first generated token, once known.
     pub first_token_ms: Option<f64>,
@@ -67,6 +78,7 @@ impl Session {
         config: GenerateConfig,
         full_prompt: bool,
     ) -> Result<Session, SessionError> {
+        let started_ms = now_ms();
         let constraint = build_constraint(engine, lang, request, config.mode)?;
         let prompt = lang.chat_prompt(request, full_prompt);
         let ids = engine
@@ -78,11 +90,15 @@ impl Session {
         let generator = Generator::new(engine.vocab.clone(), constraint, &ids, config)
             .map_err(|e| SessionError(format!("could not start the generation: {e}")))?
             .with_finishing(LangConstraint::fill_finishing_mask);
+        console_log(&format!(
+            "session start ({} prompt tokens, constraint, tokenizer, decode loop): {:.0} ms",
+            prompt_tokens,
+            now_ms() - started_ms
+        ));
         Ok(Session {
             generator,
-            lang,
             prompt_tokens,
-            started_ms: now_ms(),
+            started_ms,
             first_token_ms: None,
             busy_ms: 0.0,
             model_ms: 0.0,
@@ -96,21 +112,46 @@ impl Session {
         self.generator.next_input().is_none()
     }
 
-    /// Runs one step: feeds the model what the generator asks for, hands the logits
-    /// back, and returns the step's trace.
+    /// Runs one step: feeds the model what the generator asks for (on the CPU, in
+    /// chunks with yields between them), hands the logits back, and returns the
+    /// step's trace. The model time includes the yields (a few ms per chunk).
     pub async fn step(&mut self, engine: &mut Engine) -> Result<StepTrace, SessionError> {
         let t0 = now_ms();
         let (keep, tokens) = match self.generator.next_input() {
             Some(feed) => (feed.keep, feed.tokens.to_vec()),
             None => return Err(SessionError("the generation has already stopped".into())),
         };
-        let logits = engine.forward(keep, &tokens).await.map_err(SessionError)?;
+        let chunk = match engine.backend.kind {
+            BackendKind::Cpu => CPU_PREFILL_CHUNK,
+            BackendKind::WebGpu => tokens.len().max(1),
+        };
+        let mut done = 0;
+        let mut logits = Vec::new();
+        for part in tokens.chunks(chunk) {
+            if done > 0 {
+                yield_now().await;
+            }
+            let t = now_ms();
+            logits = engine.forward(keep + done, part).await.map_err(SessionError)?;
+            if tokens.len() > chunk {
+                console_log(&format!("prompt chunk at {}: {} tokens in {:.0} ms", keep + done, part.len(), now_ms() - t));
+            }
+            done += part.len();
+        }
         let model_ms = now_ms() - t0;
         let outcome = self
             .generator
             .step(&logits, Duration::from_secs_f64(model_ms / 1000.0))
             .map_err(|e| SessionError(format!("decode step failed: {e}")))?;
         let t1 = now_ms();
+        if tokens.len() > 1 {
+            console_log(&format!(
+                "step with {} input tokens: model {model_ms:.0} ms ({} chunks), decode loop {:.0} ms",
+                tokens.len(),
+                tokens.len().div_ceil(chunk),
+                t1 - t0 - model_ms
+            ));
+        }
         self.busy_ms += t1 - t0;
         self.model_ms += model_ms;
         self.prefill_ms.get_or_insert(model_ms);

@@ -53,9 +53,37 @@ const context = await chromium.launchPersistentContext(profile, {
   args: flags,
   viewport: { width: 1400, height: 1000 },
 });
+// Main-thread blocks: every task over 50 ms (the Long Tasks API), collected from the
+// first script on, so the test can say how long the page was frozen in each phase.
+await context.addInitScript(() => {
+  window.__longtasks = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longtasks.push([e.startTime, e.duration]);
+    }).observe({ type: "longtask", buffered: true });
+  } catch (e) {
+    window.__longtasksError = String(e);
+  }
+});
 const page = context.pages()[0] || (await context.newPage());
-page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") log("console", m.type(), m.text().slice(0, 400)); });
+page.on("console", (m) => {
+  if (m.type() === "error" || m.type() === "warning" || m.text().startsWith("espalier:")) log("console", m.type(), m.text().slice(0, 400));
+});
 page.on("pageerror", (e) => { log("page error:", e.message); failures.push(`page error: ${e.message}`); });
+
+const pageNow = () => page.evaluate(() => performance.now());
+// The main-thread blocks (long tasks) that started in [from, to) (page milliseconds):
+// how many, the longest and their sum.
+async function blocks(from, to) {
+  const all = await page.evaluate(() => window.__longtasks || []);
+  const inside = all.filter(([start]) => start >= from && start < to).map(([, d]) => d);
+  return {
+    count: inside.length,
+    max_ms: Math.round(Math.max(0, ...inside)),
+    total_ms: Math.round(inside.reduce((a, b) => a + b, 0)),
+  };
+}
+const fmtBlocks = (b) => `${b.count} blocks over 50 ms, longest ${b.max_ms} ms, ${b.total_ms} ms in all`;
 
 const attr = (name) => page.$eval("#app", (el, n) => el.getAttribute(n), name);
 
@@ -90,11 +118,14 @@ async function generate(lang, mode) {
   if (lang === "slua") await setNumber("wrap-up", wrapUp);
   await page.click("#reset");
   const t0 = Date.now();
-  // The first Generate compiles the language's constraint on the page's thread (the
-  // Python grammar and vocabulary trie): the click returns when that is done.
+  const clickAt = await pageNow();
+  // The constraints were compiled while loading: the click returns at once.
+  const clickT0 = Date.now();
   await page.click("#generate", { timeout: generationTimeoutMs });
+  const clickMs = Date.now() - clickT0;
   const state = await waitRunEnd(generationTimeoutMs);
   const wallS = (Date.now() - t0) / 1000;
+  const endAt = await pageNow();
   const code = await page.$eval("#code", (el) => el.textContent);
   const steps = Number(await attr("data-steps"));
   const t = await page.$eval("#timings", (el) => ({
@@ -102,6 +133,17 @@ async function generate(lang, mode) {
     prefill_ms: Number(el.dataset.prefillMs), model_ms_per_token: Number(el.dataset.modelMs), constraint_ms_per_token: Number(el.dataset.constraintMs),
   }));
   const wrapSteps = await page.$$eval("#chips .chip.wrap", (els) => els.length);
+  // ttft_ms counts from the click's handler, so the first token came at about
+  // clickAt + ttft_ms: blocks before it are the start (constraint, prompt), after it the
+  // per-token steps.
+  const firstAt = clickAt + (Number.isFinite(t.ttft_ms) ? t.ttft_ms : 0);
+  const mainThread = {
+    click_ms: clickMs,
+    until_first_token: await blocks(clickAt, firstAt),
+    after_first_token: await blocks(firstAt, endAt + 1),
+  };
+  log(`${lang} main thread: click returned in ${clickMs} ms; until the first token ${fmtBlocks(mainThread.until_first_token)}; ` +
+      `after it ${fmtBlocks(mainThread.after_first_token)}`);
   const status = await page.$eval("#run-status", (el) => el.textContent);
   log(`${lang}/${mode}: ${state} (${status}) in ${wallS.toFixed(1)} s, ${steps} tokens (${wrapSteps} wrapping up), ` +
       `first token ${t.ttft_ms} ms (prompt ${t.prompt_tokens} tokens), ${t.tokens_per_s.toFixed(2)} tokens/s, ` +
@@ -119,7 +161,7 @@ async function generate(lang, mode) {
     check(lua && !lua.error && /function/.test(lua.text), "slua: the page shows the translated Lua");
   }
   report.runs[lang] = { mode, example: example[lang], max_tokens: Number(maxTokens[lang]), state, status, steps,
-    wrap_up_steps: wrapSteps, wall_s: wallS, ...t, code, valid: v.ok, lua: lua?.text };
+    wrap_up_steps: wrapSteps, wall_s: wallS, ...t, main_thread: mainThread, code, valid: v.ok, lua: lua?.text };
   return steps;
 }
 
@@ -162,9 +204,12 @@ try {
     return s === "ready" || s === "error";
   }, null, { timeout: 5 * 60 * 1000, polling: 250 });
   report.load_s = (Date.now() - t0) / 1000;
+  report.load_main_thread = await blocks(0, await pageNow());
+  report.longtask_api = await page.evaluate(() => window.__longtasksError || "ok");
   const load = await attr("data-load");
   const detail = await page.$eval("#loading", (el) => el.textContent);
   log(`load: ${load} in ${report.load_s.toFixed(1)} s: ${detail}`);
+  log(`load main thread: ${fmtBlocks(report.load_main_thread)} (Long Tasks API: ${report.longtask_api})`);
   check(load === "ready", `model loaded (${detail})`);
   const got = await attr("data-backend");
   report.backend_detail = detail;
@@ -187,6 +232,8 @@ try {
   log("exception:", e.stack);
   try { await page.screenshot({ path: join(outDir, `${backend}-failure.png`), fullPage: true }); } catch {}
 } finally {
+  // Every main-thread block of the run, [start, duration] in page milliseconds.
+  report.longtasks = await page.evaluate(() => (window.__longtasks || []).map(([s, d]) => [Math.round(s), Math.round(d)])).catch(() => []);
   await context.close();
   rmSync(profile, { recursive: true, force: true });
 }
