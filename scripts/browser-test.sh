@@ -5,7 +5,11 @@
 # on the CPU fallback (no WebGPU flag). Each run loads the real model, generates a
 # Python function and an sLua talent, validates them (Python: ast.parse; sLua:
 # `espalier check --lang slua`), steps back and forward, and saves screenshots and a
-# summary under results/browser/. Exits 0 only when both runs passed.
+# summary under results/browser/. Each run also records how long the page's main
+# thread was blocked (the Long Tasks API: every task over 50 ms) while loading, until
+# the first token, and per step. The CPU run also resumes a rewound generation (Generate
+# after Back, Step after Back over the last step) and checks the text comes out the same.
+# Exits 0 only when both runs passed.
 #
 # The bundle is built with cargo + wasm-bindgen directly (the steps `trunk build`
 # runs), so the test does not need trunk (a 21 CPU-minute install); `trunk serve`
@@ -18,6 +22,7 @@
 #   ESPALIER_BROWSER_LANGS_WEBGPU / _CPU   what each run writes (default: WebGPU "python",
 #                               CPU "python slua"; SwiftShader needs ~19 s per token here)
 #   ESPALIER_BROWSER_TIMEOUT_S  per generation (default 900 on WebGPU, 480 on the CPU)
+#   ESPALIER_BROWSER_RESUME_CHECKS=1  the resume checks on WebGPU too (3 more steps)
 #   ESPALIER_BROWSER_MAX_TOKENS_PYTHON / _SLUA   token budgets (browser.mjs defaults)
 #   ESPALIER_WASM_OPT=1         run wasm-opt -Oz (npm binaryen; minutes of CPU; off by default)
 #   ESPALIER_CHECK_SLUA         sLua checker command (default: the workspace's

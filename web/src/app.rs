@@ -136,8 +136,9 @@ pub struct App {
     speed: Speed,
     load_ms: f64,
     error: Option<String>,
-    /// When the last step's message arrived (performance.now()), until the page has
-    /// been redrawn: redraws over 50 ms go to the console (they block the page too).
+    /// When the current redraw began (performance.now(), set in `view`): redraws over
+    /// 50 ms (building the page and patching the DOM) go to the console, since they
+    /// block the page too.
     redraw_from: Cell<Option<f64>>,
 }
 
@@ -354,7 +355,6 @@ impl Component for App {
             }
             Msg::Stop => self.stop.set(true),
             Msg::StepDone(trace, speed) => {
-                self.redraw_from.set(Some(now_ms()));
                 self.steps.push(trace);
                 self.cursor = self.steps.len();
                 self.speed = speed;
@@ -374,12 +374,13 @@ impl Component for App {
         if let Some(t) = self.redraw_from.take() {
             let ms = now_ms() - t;
             if ms > 50.0 {
-                console_log(&format!("redrawing step {} took {ms:.0} ms", self.steps.len()));
+                console_log(&format!("redrawing the page at step {} took {ms:.0} ms", self.cursor));
             }
         }
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
+        self.redraw_from.set(Some(now_ms()));
         let link = ctx.link();
         let shown = &self.steps[..self.cursor];
         let current = shown.last();
