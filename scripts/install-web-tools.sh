@@ -4,8 +4,8 @@
 # each line says which (safe to run again; cargo tools are cached in ~/.cargo/bin):
 #   - the wasm32-unknown-unknown target (rustup)
 #   - wasm-bindgen-cli at exactly the wasm-bindgen version Cargo.lock pins
-#     (cargo install without --locked: the CLI's own lock pins a yanked crate; ~8 CPU-min)
-#   - trunk 0.21.14 (0.22 needs a newer rustc than 1.95; ~21 CPU-min), unless --no-trunk
+#     (cargo install without --locked: the CLI's own lock pins a yanked crate; 4.8 CPU-min measured)
+#   - trunk 0.21.14 (0.22 needs a newer rustc than 1.95; 12.1 CPU-min measured), unless --no-trunk
 #   - node tools from package-lock.json (npm ci): playwright-core, and wasm-opt from
 #     npm's binaryen 132 (Debian's binaryen 108 cannot read rustc 1.95 output)
 #   - Debian chromium (with its bundled SwiftShader for WebGPU), python3 and curl for the
@@ -103,14 +103,14 @@ if command -v node >/dev/null; then
   [ "$node_major" -ge 20 ] || log "warning: node $(node --version) is older than playwright-core 1.65 asks (>= 20); install node 20 (e.g. nodesource) if the browser test fails to start"
 fi
 
-# --- cargo tools (slow: about 8 and 21 CPU-minutes; side by side) --------------------
+# --- cargo tools (slow: about 5 and 12 CPU-minutes; side by side) --------------------
 pids=()
 t_cargo=$(date +%s)
 # cargo install builds in a temporary directory of its own: a CARGO_TARGET_DIR from the
 # caller would mix the tools' build with the workspace's.
 if wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WBG_VERSION"; then
   found "wasm-bindgen $WBG_VERSION at $(command -v wasm-bindgen)"
-elif need "wasm-bindgen-cli $WBG_VERSION in $CARGO_ROOT/bin (cargo install, about 8 CPU-minutes)"; then
+elif need "wasm-bindgen-cli $WBG_VERSION in $CARGO_ROOT/bin (cargo install, about 5 CPU-minutes)"; then
   # Without --locked: the CLI's own lock file pins a yanked crate.
   env -u CARGO_TARGET_DIR cargo install wasm-bindgen-cli --version "$WBG_VERSION" --root "$CARGO_ROOT" --force --quiet &
   pids+=($!)
@@ -118,7 +118,7 @@ fi
 if [ "$want_trunk" = 1 ]; then
   if trunk --version 2>/dev/null | grep -qx "trunk $TRUNK_VERSION"; then
     found "trunk $TRUNK_VERSION at $(command -v trunk)"
-  elif need "trunk $TRUNK_VERSION in $CARGO_ROOT/bin (cargo install --locked, about 21 CPU-minutes)"; then
+  elif need "trunk $TRUNK_VERSION in $CARGO_ROOT/bin (cargo install --locked, about 12 CPU-minutes)"; then
     env -u CARGO_TARGET_DIR cargo install trunk --version "$TRUNK_VERSION" --locked --root "$CARGO_ROOT" --quiet &
     pids+=($!)
   fi
