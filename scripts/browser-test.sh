@@ -12,7 +12,7 @@
 # Exits 0 only when both runs passed.
 #
 # The bundle is built with cargo + wasm-bindgen directly (the steps `trunk build`
-# runs), so the test does not need trunk (a 21 CPU-minute install); `trunk serve`
+# runs), so the test does not need trunk (a 12 CPU-minute install); `trunk serve`
 # stays the way to run the app. ESPALIER_WEB_BUILD=trunk builds with trunk instead.
 #
 # Environment (all optional):
