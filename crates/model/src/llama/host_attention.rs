@@ -271,18 +271,9 @@ fn softmax_in_place(scores: &mut [f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llama::host_kernels::tests::values;
 
     const H: Heads = Heads { heads: 6, kv_heads: 2, head_dim: 8 };
-
-    fn values(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (0..n)
-            .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                ((s >> 33) as f32 / (1u64 << 31) as f32) * 2.0 - 1.0
-            })
-            .collect()
-    }
 
     /// Straightforward f64 attention over explicit key/value lists.
     fn reference(qkv: &[f32], t: usize, past: usize, keys: &[f32], vals: &[f32], h: Heads) -> Vec<f32> {

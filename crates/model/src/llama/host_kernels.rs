@@ -317,11 +317,11 @@ mod avx2 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// Deterministic pseudo-random values in [-1, 1).
-    fn values(n: usize, seed: u64) -> Vec<f32> {
+    /// Deterministic pseudo-random values in [-1, 1) (shared with the attention tests).
+    pub(crate) fn values(n: usize, seed: u64) -> Vec<f32> {
         let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (0..n)
             .map(|_| {
