@@ -23,6 +23,14 @@ pub trait Constraint: Clone {
     /// What the visualizer draws: parser tree, current regex, accept sequences,
     /// remainder.
     fn inspect(&self) -> Inspection;
+    /// The finishing mask, for the decoder's wrap-up: fills `mask` with the tokens that
+    /// strictly shorten the shortest way to a complete program (EOS when complete) and
+    /// returns `true`, or returns `false` (mask untouched) when the constraint has no
+    /// such notion. Never leaves `mask` empty when it returns `true` unless the
+    /// constraint is at a dead end.
+    fn fill_finishing_mask(&mut self, _vocab: &Vocab, _mask: &mut TokenSet) -> bool {
+        false
+    }
 }
 
 /// The outcome of [`Constraint::commit`] for bytes that were (at least partly) valid.
