@@ -549,6 +549,32 @@ impl<P: TokenParser> Recognizer<P> {
             .collect()
     }
 
+    /// Python: open brackets at this point (0 outside brackets and for other layers).
+    pub fn bracket_depth(&self) -> u32 {
+        self.indent.depth
+    }
+
+    /// Whether `other` will treat every continuation exactly as `self` does: same
+    /// parser state (per `same_parser`), lexer state, pending bytes and layout
+    /// (indentation stacks, brackets, line status, column). The position and the
+    /// lexeme count are ignored. Used to memoize runs of a fixed text (the
+    /// fill-in-the-middle suffix) from many starting states.
+    pub fn same_future(&self, other: &Self, same_parser: impl Fn(&P, &P) -> bool) -> bool {
+        Arc::ptr_eq(&self.lang, &other.lang)
+            && self.state == other.state
+            && self.lex_len == other.lex_len
+            && self.last_accept == other.last_accept
+            && self.last_accept_len == other.last_accept_len
+            && self.lexbuf == other.lexbuf
+            && self.indent.depth == other.indent.depth
+            && self.indent.line == other.indent.line
+            && self.indent.col == other.indent.col
+            && self.indent.altcol == other.indent.altcol
+            && self.indent.cols == other.indent.cols
+            && self.indent.alt == other.indent.alt
+            && same_parser(&self.parser, &other.parser)
+    }
+
     /// The unfinished last lexeme.
     pub fn remainder(&self) -> Remainder {
         Remainder { dfa_state: self.state, len: self.lex_len as usize }
