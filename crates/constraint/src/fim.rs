@@ -1,0 +1,176 @@
+//! [`FimConstraint`]: fill-in-the-middle as a [`Constraint`]. The text generated is
+//! the middle `m`; a byte is allowed iff some continuation of `m` joins the suffix,
+//! and EOS iff `prefix + m + suffix` is a complete program.
+//!
+//! The reduction behind it is proven in `espalier_grammar::quotient` (module doc):
+//! for Python, "some continuation of `prefix + m` joins the suffix" holds iff
+//! `prefix + m` is a viable prefix and the suffix is the tail of some program, the
+//! latter established once per request by a witness bridge. So per token only the
+//! left side advances, and the mask is the exact viable-prefix mask of
+//! `prefix + m`: the same [`ExactWalker`] trie walk as [`crate::GrammarConstraint`]
+//! (lexeme summaries, reused as they are). EOS runs the suffix from the left state
+//! through the memoized [`SuffixQuotient::joins`].
+//!
+//! Construction ([`FimConstraint::new`]) is the one-time cost of a request: the
+//! prefix through the recognizer, the suffix analysis (bridge search), and the
+//! walker's scratch state; the vocabulary trie and its lexeme summaries are shared
+//! across requests.
+
+use std::sync::Arc;
+
+use espalier_grammar::quotient::left_state;
+use espalier_grammar::{FimError, Language, LrParser, LrRecognizer, SuffixQuotient};
+
+use crate::exact::ExactWalker;
+use crate::{ByteState, Commit, Constraint, Inspection, Rejected, TokTrie, TokenSet, Vocab};
+
+/// Fill-in-the-middle over a grammar language (Python): see the module doc.
+#[derive(Clone)]
+pub struct FimConstraint {
+    left: LrRecognizer,
+    suffix: Arc<SuffixQuotient>,
+    bridge: Vec<u8>,
+    trie: Arc<TokTrie>,
+    walker: ExactWalker<LrParser>,
+    middle: Vec<u8>,
+}
+
+impl FimConstraint {
+    /// Prepares a request: `prefix` must be a viable prefix of `lang`, and some middle
+    /// must join `suffix` (both UTF-8). Errors name the offending byte.
+    pub fn new(lang: &Arc<Language>, prefix: &[u8], suffix: &[u8], trie: Arc<TokTrie>) -> Result<Self, FimError> {
+        let left = left_state(lang, prefix)?;
+        let quotient = SuffixQuotient::new(lang, suffix)?;
+        let bridge = quotient.find_bridge(&left)?;
+        let starts = trie.lexeme_starts(&lang.dfa);
+        let walker = ExactWalker::new(&left, starts);
+        Ok(Self { left, suffix: Arc::new(quotient), bridge, trie, walker, middle: Vec::new() })
+    }
+
+    /// The middle generated so far.
+    pub fn middle(&self) -> &[u8] {
+        &self.middle
+    }
+
+    /// The witness found when preparing: a middle that joins the suffix from the
+    /// prefix (not necessarily a good one; it proves one exists).
+    pub fn witness(&self) -> &[u8] {
+        &self.bridge
+    }
+
+    /// The suffix side (memo counters, explanations).
+    pub fn suffix(&self) -> &SuffixQuotient {
+        &self.suffix
+    }
+
+    /// The recognizer state after prefix + middle.
+    pub fn left(&self) -> &LrRecognizer {
+        &self.left
+    }
+}
+
+impl Constraint for FimConstraint {
+    fn is_complete(&self) -> bool {
+        self.suffix.joins(&self.left)
+    }
+
+    fn allows(&self, bytes: &[u8]) -> bool {
+        !bytes.is_empty() && self.left.clone().try_push_bytes(bytes)
+    }
+
+    fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
+        if mask.capacity() != vocab.len() {
+            *mask = TokenSet::empty(vocab.len());
+        }
+        self.walker.fill(&self.left, &self.trie, mask);
+        if self.is_complete() {
+            mask.insert(vocab.eos() as usize);
+        } else {
+            mask.remove(vocab.eos() as usize);
+        }
+    }
+
+    fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
+        let mut s = self.left.clone();
+        for (i, &b) in bytes.iter().enumerate() {
+            if !s.try_push_byte(b) {
+                return Err(Rejected {
+                    offset: i,
+                    expected: format!(
+                        "a middle that can still join the suffix (byte {:?} at offset {} of the middle ends every parse)",
+                        char::from(b),
+                        self.middle.len() + i
+                    ),
+                });
+            }
+        }
+        self.left = s;
+        self.middle.extend_from_slice(bytes);
+        Ok(Commit::Accepted)
+    }
+
+    fn inspect(&self) -> Inspection {
+        let mut out = Inspection { kind: "fim".into(), ..Inspection::default() };
+        ByteState::describe(&self.left, &mut out);
+        let tail = self.left.remainder_bytes();
+        if !tail.is_empty() {
+            out.remainder = Some(String::from_utf8_lossy(tail).into_owned());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vocab() -> Vocab {
+        let words = ["<eos>", "<bos>", "x", " ", "o", "(", ")", "]", "\n", "    ", "if", " x", ":", "1", "'", "fo", "o(", " +", "y"];
+        Vocab::new(words.iter().map(|w| w.as_bytes().to_vec()).collect(), &[0, 1], 0)
+    }
+
+    fn brute(c: &FimConstraint, vocab: &Vocab) -> TokenSet {
+        let mut m = TokenSet::empty(vocab.len());
+        for id in 0..vocab.len() as u32 {
+            if !vocab.is_special(id) && c.allows(vocab.bytes(id)) {
+                m.insert(id as usize);
+            }
+        }
+        if c.is_complete() {
+            m.insert(vocab.eos() as usize);
+        }
+        m
+    }
+
+    #[test]
+    fn masks_equal_brute_force_and_eos_is_membership() {
+        let py = espalier_grammar::python().unwrap();
+        let vocab = vocab();
+        let trie = Arc::new(TokTrie::new(&vocab));
+        let mut c = FimConstraint::new(&py, b"def f(a):\n    return fo", b"o(a, [1,\n 2])\n", trie).unwrap();
+        assert_eq!(c.inspect().kind, "fim");
+        let mut mask = TokenSet::empty(vocab.len());
+        for step in ["o", "(", "x", ")", " +", " ", "fo"] {
+            c.fill_mask(&vocab, &mut mask);
+            assert_eq!(mask, brute(&c, &vocab), "after {:?}", String::from_utf8_lossy(c.middle()));
+            c.commit(step.as_bytes()).unwrap();
+        }
+        // `return foo(x) + fo` + `o(a, [1,\n 2])`: complete.
+        c.fill_mask(&vocab, &mut mask);
+        assert!(mask.contains(0) && c.is_complete());
+        let err = c.commit(b")").unwrap_err();
+        assert_eq!(err.offset, 0);
+    }
+
+    #[test]
+    fn bad_requests_are_errors() {
+        let py = espalier_grammar::python().unwrap();
+        let trie = Arc::new(TokTrie::new(&vocab()));
+        let e = FimConstraint::new(&py, b"x = )", b"", trie.clone()).err().unwrap();
+        assert!(e.to_string().contains("prefix"), "{e}");
+        let e = FimConstraint::new(&py, b"x = 1\n", b"y = = 2\n", trie.clone()).err().unwrap();
+        assert!(e.to_string().contains("no middle joins the suffix"), "{e}");
+        let e = FimConstraint::new(&py, b"x = '\xe9", b"'\n", trie).err().unwrap();
+        assert!(e.to_string().contains("offset 5"), "{e}");
+    }
+}
