@@ -5,7 +5,8 @@
 //! The reduction behind it is proven in `espalier_grammar::quotient` (module doc):
 //! for Python, "some continuation of `prefix + m` joins the suffix" holds iff
 //! `prefix + m` is a viable prefix and the suffix is the tail of some program, the
-//! latter established once per request by a witness bridge. So per token only the
+//! latter established once per request (a cheap witness, else substring
+//! parsing of the suffix). So per token only the
 //! left side advances, and the mask is the exact viable-prefix mask of
 //! `prefix + m`: the same [`ExactWalker`] trie walk as [`crate::GrammarConstraint`]
 //! (lexeme summaries, reused as they are). EOS runs the suffix from the left state
@@ -29,7 +30,7 @@ use crate::{ByteState, Commit, Constraint, Inspection, Rejected, TokTrie, TokenS
 pub struct FimConstraint {
     left: LrRecognizer,
     suffix: Arc<SuffixQuotient>,
-    bridge: Vec<u8>,
+    witness: Option<Vec<u8>>,
     trie: Arc<TokTrie>,
     walker: ExactWalker<LrParser>,
     middle: Vec<u8>,
@@ -41,10 +42,10 @@ impl FimConstraint {
     pub fn new(lang: &Arc<Language>, prefix: &[u8], suffix: &[u8], trie: Arc<TokTrie>) -> Result<Self, FimError> {
         let left = left_state(lang, prefix)?;
         let quotient = SuffixQuotient::new(lang, suffix)?;
-        let bridge = quotient.find_bridge(&left)?;
+        let witness = quotient.establish(&left)?;
         let starts = trie.lexeme_starts(&lang.dfa);
         let walker = ExactWalker::new(&left, starts);
-        Ok(Self { left, suffix: Arc::new(quotient), bridge, trie, walker, middle: Vec::new() })
+        Ok(Self { left, suffix: Arc::new(quotient), witness, trie, walker, middle: Vec::new() })
     }
 
     /// The middle generated so far.
@@ -52,10 +53,11 @@ impl FimConstraint {
         &self.middle
     }
 
-    /// The witness found when preparing: a middle that joins the suffix from the
-    /// prefix (not necessarily a good one; it proves one exists).
-    pub fn witness(&self) -> &[u8] {
-        &self.bridge
+    /// The cheap witness found when preparing, if any: a middle (empty or a newline)
+    /// that joins the suffix from the prefix. `None` when the suffix was shown
+    /// joinable by the suffix recognizer instead.
+    pub fn witness(&self) -> Option<&[u8]> {
+        self.witness.as_deref()
     }
 
     /// The suffix side (memo counters, explanations).
@@ -168,7 +170,7 @@ mod tests {
         let trie = Arc::new(TokTrie::new(&vocab()));
         let e = FimConstraint::new(&py, b"x = )", b"", trie.clone()).err().unwrap();
         assert!(e.to_string().contains("prefix"), "{e}");
-        let e = FimConstraint::new(&py, b"x = 1\n", b"y = = 2\n", trie.clone()).err().unwrap();
+        let e = FimConstraint::new(&py, b"x = 1\n", b"\ny = = 2\n", trie.clone()).err().unwrap();
         assert!(e.to_string().contains("no middle joins the suffix"), "{e}");
         let e = FimConstraint::new(&py, b"x = '\xe9", b"'\n", trie).err().unwrap();
         assert!(e.to_string().contains("offset 5"), "{e}");

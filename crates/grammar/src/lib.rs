@@ -72,6 +72,7 @@ pub mod lr_parser;
 pub mod lr_table;
 pub mod python;
 pub mod quotient;
+pub mod suffix_earley;
 pub mod recognizer;
 pub mod termset;
 pub mod token_parser;

@@ -170,6 +170,22 @@ impl<P: TokenParser> Recognizer<P> {
         r
     }
 
+    /// A recognizer started inside a text (for the analysis of a fill-in-the-middle
+    /// suffix): `depth` brackets already open, the indentation stack `cols` (bottom
+    /// first, starting at 0; spaces only), and either at the start of a line
+    /// (`line_start`, the next bytes are its indentation) or inside a line's content.
+    pub fn with_layout(lang: Arc<Language>, parser: P, depth: u32, cols: &[u32], line_start: bool) -> Self {
+        let mut r = Self::new(lang, parser);
+        r.indent.depth = depth;
+        if !cols.is_empty() {
+            r.indent.cols = cols.to_vec();
+            r.indent.alt = cols.to_vec();
+        }
+        r.indent.line = if line_start { Line::Indenting } else { Line::Content };
+        r.refresh_acceptable();
+        r
+    }
+
     /// The language recognized.
     pub fn language(&self) -> &Arc<Language> {
         &self.lang
