@@ -44,6 +44,8 @@ enum What {
     Mask(MaskArgs),
     /// Decode tokens/s of each constraint mode against none, in one run.
     Decode(crate::bench_decode::DecodeArgs),
+    /// Fill-in-the-middle: request preparation and per-token masks on real code.
+    Fim(crate::bench_fim::FimArgs),
 }
 
 /// Languages the mask benchmark knows.
@@ -84,6 +86,7 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     match args.what {
         What::Mask(a) => bench_mask(a),
         What::Decode(a) => crate::bench_decode::bench_decode(a),
+        What::Fim(a) => crate::bench_fim::bench_fim(a),
     }
 }
 

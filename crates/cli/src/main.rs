@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod bench_decode;
+mod bench_fim;
 mod check;
 mod eval;
 mod generate;

@@ -515,6 +515,23 @@ mod tests {
         assert!(b.is_ok());
         assert!(joins(&left, &q, "\n\n"));
         assert!(!joins(&left, &q, "'''"), "closing early leaves the suffix's quotes dangling");
+        // An f-string open at the cursor: its fields are checked when the suffix closes it.
+        let (left, q, b) = request("s = f'{x", " + 1}'\n");
+        assert!(b.is_ok());
+        assert!(joins(&left, &q, ""));
+        assert!(!joins(&left, &q, "}"), "f'{{x}} + 1}}': a single '}}'");
+        // A line continuation and a comment at the cursor.
+        let (left, q, b) = request("x = 1 + \\", "\n    2\n");
+        assert!(b.is_ok());
+        assert!(joins(&left, &q, ""));
+        let (left, q, b) = request("x = 1  # note", "\ny = 2\n");
+        assert!(b.is_ok());
+        assert!(joins(&left, &q, " more"));
+        assert!(!joins(&left, &q, "\n("));
+        // Empty sides.
+        let (left, q, b) = request("", "");
+        assert!(b.is_ok() && joins(&left, &q, "") && joins(&left, &q, "pass\n"));
+        assert!(!joins(&left, &q, "pass("));
     }
 
     #[test]
