@@ -61,6 +61,7 @@
 //! ```
 
 pub mod earley;
+pub mod cursor_layout;
 pub mod error;
 pub mod format;
 pub mod fstring;

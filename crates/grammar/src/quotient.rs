@@ -38,7 +38,7 @@
 //!   decided exactly by substring parsing: an Earley recognizer whose first set
 //!   stands for any text before `s` ([`crate::suffix_earley`]), driven by the same
 //!   lexer and Python layer started in each layout the cursor may be in
-//!   ([`SuffixQuotient::layouts`]: inside a string or comment or not, the brackets
+//!   ([`crate::cursor_layout::cursor_layouts`]: inside a string or comment or not, the brackets
 //!   the suffix closes without opening, at a line start or inside a line, the
 //!   indentation stack from the columns of the suffix's lines). When the suffix
 //!   reaches a line at column 0 where the text so far may end a program, and the
@@ -65,7 +65,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::ParseError;
 use crate::language::Language;
-use crate::lexer::lex;
+use crate::cursor_layout::cursor_layouts;
 use crate::recognizer::Recognizer;
 use crate::suffix_earley::{SuffixEarley, SuffixGrammar};
 use crate::LrRecognizer;
@@ -281,7 +281,7 @@ impl SuffixQuotient {
     /// left state at the cursor is `left`. Cheap witnesses first (the empty bridge and
     /// a newline: `left + w + suffix` complete), returned as `Some(w)`; otherwise the
     /// exact decision by the suffix Earley recognizer ([`crate::suffix_earley`]) over
-    /// the cursor layouts the suffix admits ([`Self::layouts`]), `Ok(None)` when some
+    /// the cursor layouts the suffix admits ([`cursor_layouts`]), `Ok(None)` when some
     /// layout joins. The error names the suffix byte that no layout got past.
     pub fn establish(&self, left: &LrRecognizer) -> Result<Option<Vec<u8>>, FimError> {
         for w in [&b""[..], b"\n"] {
@@ -298,7 +298,7 @@ impl SuffixQuotient {
         let sg = SuffixGrammar::for_grammar(&self.lang.grammar);
         let mut best: Option<(usize, String)> = None;
         let mut complete_from: HashMap<usize, bool> = HashMap::new();
-        for layout in self.layouts() {
+        for layout in cursor_layouts(&self.lang, &self.suffix) {
             let mut r = Recognizer::with_layout(self.lang.clone(), SuffixEarley::new(sg.clone()), layout.depth, &layout.cols, layout.line_start);
             if r.push_bytes(&layout.opener).is_err() {
                 continue;
@@ -345,138 +345,12 @@ impl SuffixQuotient {
         }
     }
 
-    /// The layouts the cursor may be in, as the suffix's lexemes suggest: after which
-    /// opener (none, or the string / comment the cursor is inside), with how many
-    /// brackets open (those the suffix closes without opening), at a line start or
-    /// inside a line, and with which indentation stack: the columns of the suffix's
-    /// logical lines below the line the cursor is on, with that line at, below or above
-    /// the next line's column.
-    pub fn layouts(&self) -> Vec<Layout> {
-        let mut out = Vec::new();
-        let Some(py) = &self.lang.python else {
-            out.push(Layout { opener: Vec::new(), depth: 0, cols: vec![0], line_start: false });
-            return out;
-        };
-        let openers: [&[u8]; 7] = [b"", b"'", b"\"", b"'''", b"\"\"\"", b"#", b"\\"];
-        for o in openers {
-            let mut text = o.to_vec();
-            text.extend_from_slice(&self.suffix);
-            let Ok(lexemes) = lex(&self.lang.dfa, &text) else { continue };
-            let mut needed = 0u32;
-            let mut depth = 0u32;
-            for l in &lexemes {
-                let t = l.terminals[0];
-                if py.open.contains(&t) {
-                    depth += 1;
-                } else if py.close.contains(&t) {
-                    if depth == 0 {
-                        needed += 1;
-                    } else {
-                        depth -= 1;
-                    }
-                }
-            }
-            // Columns of logical lines (depth 0 after the cursor's brackets close).
-            let mut depth = needed;
-            let mut first: Option<u32> = None;
-            let mut later: Vec<u32> = Vec::new();
-            let mut line_no = 0usize;
-            let mut at_line_start = true;
-            let mut col = 0u32;
-            for l in &lexemes {
-                let t = l.terminals[0];
-                let bytes = &text[l.start..l.end];
-                if t == py.nl || self.lang.grammar.terminals[t as usize].name == "CONTINUATION" {
-                    if t == py.nl && depth == 0 {
-                        line_no += 1;
-                        at_line_start = true;
-                        col = 0;
-                    }
-                    continue;
-                }
-                if self.lang.ignored.contains(t) {
-                    if at_line_start && bytes.iter().all(|&b| b == b' ' || b == b'\t' || b == b'\x0c') {
-                        for &b in bytes {
-                            col = if b == b'\t' { (col / 8 + 1) * 8 } else { col + 1 };
-                        }
-                    }
-                    continue;
-                }
-                if at_line_start {
-                    at_line_start = false;
-                    if line_no == 0 {
-                        first = Some(col);
-                    } else if !later.contains(&col) {
-                        later.push(col);
-                    }
-                }
-                if py.open.contains(&t) {
-                    depth += 1;
-                } else if py.close.contains(&t) {
-                    depth = depth.saturating_sub(1);
-                }
-            }
-            let next_col = later.first().copied();
-            let mut sorted = later.clone();
-            sorted.sort_unstable();
-            let big = sorted.last().copied().unwrap_or(0).max(first.unwrap_or(0)) + 1;
-            let stack_below = |c: u32| -> Vec<u32> {
-                let mut v = vec![0];
-                v.extend(sorted.iter().copied().filter(|&x| x > 0 && x < c));
-                v
-            };
-            let mut push = |line_start: bool, level: Option<u32>| {
-                let Some(c) = level else {
-                    out.push(Layout { opener: o.to_vec(), depth: needed, cols: vec![0], line_start });
-                    return;
-                };
-                let below = stack_below(c);
-                let mut same = below.clone();
-                if c > 0 {
-                    same.push(c);
-                }
-                let mut deeper = same.clone();
-                deeper.push(big.max(c + 1));
-                out.push(Layout { opener: o.to_vec(), depth: needed, cols: same, line_start });
-                if c > 0 {
-                    out.push(Layout { opener: o.to_vec(), depth: needed, cols: below, line_start });
-                }
-                out.push(Layout { opener: o.to_vec(), depth: needed, cols: deeper, line_start });
-            };
-            if o.is_empty() && needed == 0 {
-                // The cursor at a line start: the first content line's column is its own.
-                push(true, first.or(next_col));
-            }
-            push(false, next_col);
-            if o.is_empty() {
-                // Other openers only matter when the suffix does not lex as it is, or
-                // starts inside a string; a lexing suffix is tried with them too.
-                continue;
-            }
-        }
-        out.dedup();
-        out
-    }
-
     fn line_col(&self, offset: usize) -> (usize, usize) {
         let before = &self.suffix[..offset.min(self.suffix.len())];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
         let col = offset - before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1) + 1;
         (line, col)
     }
-}
-
-/// A layout the cursor may be in (see [`SuffixQuotient::layouts`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Layout {
-    /// Bytes that open the lexeme the cursor is inside (a quote, `#`), or none.
-    pub opener: Vec<u8>,
-    /// Brackets open at the cursor.
-    pub depth: u32,
-    /// Indentation stack at the cursor (bottom first).
-    pub cols: Vec<u32>,
-    /// Whether the cursor is at a line start (else inside a line's content).
-    pub line_start: bool,
 }
 
 #[cfg(test)]
