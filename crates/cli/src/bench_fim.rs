@@ -1,6 +1,6 @@
 //! `espalier bench fim --context-chars N`: the cost of fill-in-the-middle requests on
 //! real code. Cases are CPython standard-library files of N to N + 400 bytes, each
-//! cut at a seeded random point so that prefix + suffix hold exactly N bytes and the
+//! cut (cases cycle through them) at a seeded random point so that prefix + suffix hold exactly N bytes and the
 //! removed middle the rest. Per case: `prepare` (a [`FimConstraint`] built: prefix
 //! through the recognizer, suffix analysis, walker scratch; the vocabulary trie and
 //! its lexeme summaries are shared and timed apart as `setup_ms`), then the true
@@ -12,7 +12,8 @@
 //! `cpu_p50_us`, `cpu_p99_us` (on-CPU time of the thread, Linux), `tokens`, `cases`,
 //! `context_chars`, `violations` (true middle tokens the mask refused),
 //! `eos_after_true_middle` (cases where EOS was allowed after the whole true middle),
-//! `setup_ms` and `load_avg_1m`.
+//! `setup_ms`, `load_avg_1m`, and `eos_cpu_p50_us` / `eos_cpu_p99_us` (the EOS
+//! membership part of a mask alone, timed apart on the same states).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,8 +30,8 @@ pub struct FimArgs {
     /// Bytes of context (prefix + suffix) per request.
     #[arg(long, default_value_t = 10_000)]
     context_chars: usize,
-    /// How many requests (files) at most.
-    #[arg(long, default_value_t = 5)]
+    /// How many requests (cuts; files are reused with other cuts when fewer).
+    #[arg(long, default_value_t = 20)]
     cases: usize,
     /// Seed of the cut points.
     #[arg(long, default_value_t = 13)]
@@ -71,7 +72,7 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     py_files(&a.corpus, &mut files);
     files.sort();
     let n = a.context_chars;
-    let mut texts: Vec<(PathBuf, String)> = files
+    let texts: Vec<(PathBuf, String)> = files
         .into_iter()
         .filter_map(|p| {
             let t = std::fs::read_to_string(&p).ok()?;
@@ -92,13 +93,13 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         rng ^= rng << 17;
         rng
     };
-    // A seeded choice of files, then a seeded cut in each.
-    let mut chosen = Vec::new();
-    while !texts.is_empty() && chosen.len() < a.cases {
-        let i = (next() % texts.len() as u64) as usize;
-        chosen.push(texts.swap_remove(i));
+    // Cases cycle through the files in a seeded order, with a seeded cut each time.
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, (next() % (i as u64 + 1)) as usize);
     }
-    let (mut prepare, mut times, mut cpu) = (Vec::new(), Vec::new(), Vec::new());
+    let chosen: Vec<&(PathBuf, String)> = (0..a.cases).map(|k| &texts[order[k % order.len()]]).collect();
+    let (mut prepare, mut times, mut cpu, mut eos_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut violations, mut eos_ok, mut tokens) = (0usize, 0usize, 0usize);
     let mut mask = TokenSet::empty(vocab.len());
     for (path, text) in &chosen {
@@ -118,6 +119,11 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 cpu.push(y.saturating_sub(x) as f64 / 1e3);
             }
             tokens += 1;
+            let e0 = thread_cpu_ns();
+            let _ = c.is_complete();
+            if let (Some(x), Some(y)) = (e0, thread_cpu_ns()) {
+                eos_cpu.push(y.saturating_sub(x) as f64 / 1e3);
+            }
             if !mask.contains(id as usize) {
                 violations += 1;
             }
@@ -131,6 +137,7 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     sort(&mut prepare);
     sort(&mut times);
     sort(&mut cpu);
+    sort(&mut eos_cpu);
     let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()));
     let out = serde_json::json!({
         "context_chars": n,
@@ -143,6 +150,8 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "max_us": times.last().copied().unwrap_or(0.0),
         "cpu_p50_us": percentile(&cpu, 50.0),
         "cpu_p99_us": percentile(&cpu, 99.0),
+        "eos_cpu_p50_us": percentile(&eos_cpu, 50.0),
+        "eos_cpu_p99_us": percentile(&eos_cpu, 99.0),
         "violations": violations,
         "eos_after_true_middle": eos_ok,
         "setup_ms": setup_ms,

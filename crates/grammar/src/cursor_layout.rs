@@ -1,4 +1,5 @@
-//! The layouts a fill-in-the-middle cursor may be in, read off the suffix: the
+//! The layouts a fill-in-the-middle cursor may be in, read off the suffix (the
+//! lexeme it starts inside, brackets, line position, indentation stack): the
 //! starting states the suffix recognizer ([`crate::suffix_earley`]) is tried from
 //! when deciding whether some program ends with the suffix
 //! ([`crate::SuffixQuotient::tail_exists`]).
@@ -32,8 +33,23 @@ pub fn cursor_layouts(lang: &Language, suffix: &[u8]) -> Vec<Layout> {
         out.push(Layout { opener: Vec::new(), depth: 0, cols: vec![0], line_start: false });
         return out;
     };
-    let openers: [&[u8]; 7] = [b"", b"'", b"\"", b"'''", b"\"\"\"", b"#", b"\\"];
-    for o in openers {
+    let mut openers: Vec<Vec<u8>> = [&b""[..], b"'", b"\"", b"'''", b"\"\"\"", b"#", b"\\"].iter().map(|o| o.to_vec()).collect();
+    // The suffix may start inside a keyword or operator (`nd` of `and`, `=` of `==`):
+    // each literal terminal's head whose tail starts the suffix opens it.
+    for t in &lang.grammar.terminals {
+        let name = t.name.as_bytes();
+        if !t.is_literal || name.len() < 3 || name[0] != b'"' || name[name.len() - 1] != b'"' || name.contains(&b'\\') {
+            continue;
+        }
+        let k = &name[1..name.len() - 1];
+        for i in 1..k.len() {
+            if suffix.starts_with(&k[i..]) && !openers.iter().any(|o| o == &k[..i]) {
+                openers.push(k[..i].to_vec());
+            }
+        }
+    }
+    for o in &openers {
+        let o = &o[..];
         let mut text = o.to_vec();
         text.extend_from_slice(suffix);
         let Ok(lexemes) = lex(&lang.dfa, &text) else { continue };

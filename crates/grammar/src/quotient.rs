@@ -416,6 +416,8 @@ mod tests {
             ("", "abc'''\nprint(s)\n"),
             ("import os\n", ")\n"),
             ("class A:\n    def f(self):\n        pass\n", "        return 1\n"),
+            // Inside a keyword and a line continuation at the cursor: `a|nd \`.
+            ("if x", "nd \\\n        y:\n    pass\n"),
         ] {
             let (left, q, b) = request(prefix, suffix);
             let w = b.unwrap_or_else(|e| panic!("{prefix:?} / {suffix:?}: {e}"));

@@ -135,6 +135,11 @@ fn fim_cuts_agree_with_ast_parse() {
         memo_mismatch.len()
     );
     let show = |v: &Vec<String>| v.iter().take(10).cloned().collect::<Vec<_>>().join("\n");
+    for (name, v) in [("refusal", &refusals), ("rejection", &rejections), ("eos", &eos_missing), ("memo", &memo_mismatch), ("membership", &disagree)] {
+        for line in v.iter().take(40) {
+            eprintln!("{name}: {line}");
+        }
+    }
     assert!(refusals.is_empty(), "false refusals:\n{}", show(&refusals));
     assert!(rejections.is_empty(), "false rejections:\n{}", show(&rejections));
     assert!(eos_missing.is_empty(), "{}", show(&eos_missing));
