@@ -8,7 +8,7 @@
 //! full mask (exact trie walk + EOS membership) timed before each token.
 //!
 //! Contract: the last line of stdout is one JSON object with `prepare_ms` (median
-//! over cases), `prepare_max_ms`, `p50_us`, `p99_us`, `max_us` (mask wall time),
+//! over cases), `prepare_max_ms`, `prepare_cpu_ms` / `prepare_cpu_max_ms` (on-CPU), `p50_us`, `p99_us`, `max_us` (mask wall time),
 //! `cpu_p50_us`, `cpu_p99_us` (on-CPU time of the thread, Linux), `tokens`, `cases`,
 //! `context_chars`, `violations` (true middle tokens the mask refused),
 //! `eos_after_true_middle` (cases where EOS was allowed after the whole true middle),
@@ -99,7 +99,7 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         order.swap(i, (next() % (i as u64 + 1)) as usize);
     }
     let chosen: Vec<&(PathBuf, String)> = (0..a.cases).map(|k| &texts[order[k % order.len()]]).collect();
-    let (mut prepare, mut times, mut cpu, mut eos_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut prepare, mut prepare_cpu, mut times, mut cpu, mut eos_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut violations, mut eos_ok, mut tokens) = (0usize, 0usize, 0usize);
     let mut mask = TokenSet::empty(vocab.len());
     for (path, text) in &chosen {
@@ -107,9 +107,13 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         let start = (next() % (n as u64 + 1)) as usize;
         let Some(a_cut) = (0..=start).rev().find(|&i| text.is_char_boundary(i) && text.is_char_boundary(i + mid_len)) else { continue };
         let (prefix, middle, suffix) = (&text[..a_cut], &text[a_cut..a_cut + mid_len], &text[a_cut + mid_len..]);
+        let c0 = thread_cpu_ns();
         let t = Instant::now();
         let mut c = FimConstraint::new(&lang, prefix.as_bytes(), suffix.as_bytes(), trie.clone()).map_err(|e| format!("{}: {e}", path.display()))?;
         prepare.push(t.elapsed().as_secs_f64() * 1e3);
+        if let (Some(x), Some(y)) = (c0, thread_cpu_ns()) {
+            prepare_cpu.push(y.saturating_sub(x) as f64 / 1e6);
+        }
         for id in tok.encode(middle)? {
             let c0 = thread_cpu_ns();
             let t = Instant::now();
@@ -131,10 +135,20 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }
         c.fill_mask(&vocab, &mut mask);
         eos_ok += usize::from(mask.contains(vocab.eos() as usize));
-        eprintln!("{}: prefix {} suffix {} middle {} bytes, prepare {:.1} ms", path.display(), prefix.len(), suffix.len(), middle.len(), prepare.last().unwrap());
+        eprintln!(
+            "{}: prefix {} suffix {} middle {} bytes, prepare {:.1} ms ({:.1} ms on CPU), witness {}",
+            path.display(),
+            prefix.len(),
+            suffix.len(),
+            middle.len(),
+            prepare.last().unwrap(),
+            prepare_cpu.last().unwrap_or(&0.0),
+            if c.witness().is_some() { "cheap" } else { "suffix Earley" }
+        );
     }
     let sort = |v: &mut Vec<f64>| v.sort_by(|a, b| a.total_cmp(b));
     sort(&mut prepare);
+    sort(&mut prepare_cpu);
     sort(&mut times);
     sort(&mut cpu);
     sort(&mut eos_cpu);
@@ -144,6 +158,8 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "cases": chosen.len(),
         "prepare_ms": percentile(&prepare, 50.0),
         "prepare_max_ms": prepare.last().copied().unwrap_or(0.0),
+        "prepare_cpu_ms": percentile(&prepare_cpu, 50.0),
+        "prepare_cpu_max_ms": prepare_cpu.last().copied().unwrap_or(0.0),
         "tokens": tokens,
         "p50_us": percentile(&times, 50.0),
         "p99_us": percentile(&times, 99.0),
