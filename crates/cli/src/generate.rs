@@ -28,7 +28,7 @@ pub struct Args {
     /// The prompt. Without `--lang` it is the user message of a chat (the GGUF's chat
     /// template); with `--lang python` it is code to continue; with `--lang slua` it is
     /// the task, asked with the language document and API as system message.
-    #[arg(long)]
+    #[arg(long, required_unless_present = "fim_prefix", default_value = "")]
     pub prompt: String,
     /// Feed the prompt as is, without the chat template (plain completion).
     #[arg(long)]
@@ -80,6 +80,12 @@ pub struct Args {
     /// needs a constraint with a finishing mask (sLua), otherwise the loop stops it.
     #[arg(long)]
     pub wrap_up_on_repetition: bool,
+    /// Fill in the middle (Python): the code before the cursor (`crate::fim`).
+    #[arg(long, requires = "fim_suffix")]
+    pub fim_prefix: Option<PathBuf>,
+    /// Fill in the middle: the code after the cursor.
+    #[arg(long, requires = "fim_prefix")]
+    pub fim_suffix: Option<PathBuf>,
 }
 
 /// The model with its KV cache, as the decode loop drives it.
@@ -158,6 +164,9 @@ pub fn slua_prompt(tokenizer: &Tokenizer, kind: &str, task: &str) -> Result<Stri
 
 /// Runs `espalier generate`.
 pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    if let (Some(p), Some(s)) = (args.fim_prefix.clone(), args.fim_suffix.clone()) {
+        return crate::fim::run_fim(args, p, s);
+    }
     let mode = args.mode.unwrap_or(if args.lang.is_some() { Mode::Mask } else { Mode::None });
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
     eprintln!("model loaded ({} backend)", loaded.backend.name());
