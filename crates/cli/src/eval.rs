@@ -73,6 +73,9 @@ pub struct Args {
     /// needs a constraint with a finishing mask (sLua), otherwise the loop stops it.
     #[arg(long)]
     pub wrap_up_on_repetition: bool,
+    /// `eval fim`: the infilling set, singleline or randomspan (`crate::eval_fim`).
+    #[arg(long)]
+    pub set: Option<String>,
 }
 
 /// Finds a shared data file: `../shared/data/NAME` from the current directory, else
@@ -95,7 +98,8 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "humaneval" => load_humaneval(&data_path(args.data.as_deref(), "HumanEval.jsonl.gz")?)?,
         "mbpp" => load_mbpp(&data_path(args.data.as_deref(), "mxeval-mbpp_release_v1.jsonl")?)?,
         "slua" => return run_slua(&args),
-        other => return Err(format!("unknown benchmark {other:?}: expected humaneval, mbpp or slua").into()),
+        "fim" => return crate::eval_fim::run_eval_fim(args),
+        other => return Err(format!("unknown benchmark {other:?}: expected humaneval, mbpp, slua or fim").into()),
     };
     problems.drain(..args.offset.min(problems.len()));
     if let Some(limit) = args.limit {

@@ -94,7 +94,7 @@ pub struct LlamaModel {
     cache: KvCache,
     /// The tokens `cache` holds, so that the next generation can keep the prompt
     /// prefix it shares with the last one (the sLua prompts share thousands).
-    cached: Vec<u32>,
+    pub(crate) cached: Vec<u32>,
 }
 
 impl LanguageModel for LlamaModel {

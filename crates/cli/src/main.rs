@@ -11,6 +11,7 @@ mod bench_decode;
 mod bench_fim;
 mod check;
 mod eval;
+mod eval_fim;
 mod fim;
 mod generate;
 mod slua;
