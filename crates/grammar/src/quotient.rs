@@ -268,7 +268,7 @@ impl SuffixQuotient {
     /// The parser's complaint for `left + suffix` (cold path, for messages), with
     /// offsets into the suffix.
     pub fn explain(&self, left: &LrRecognizer) -> Option<ParseError> {
-        let base = left.offset() + left.remainder_bytes().len();
+        let base = left.offset();
         let mut r = left.clone();
         let e = match r.push_bytes(&self.suffix) {
             Err(e) => e,
@@ -402,6 +402,11 @@ mod tests {
         assert!(b.is_ok());
         assert!(joins(&left, &q, " more"));
         assert!(!joins(&left, &q, "\n("));
+        // Why a left state does not join, with the offset into the suffix.
+        let left = left_state(&python().unwrap(), b"x = 1\n").unwrap();
+        let q = SuffixQuotient::new(&python().unwrap(), b"y = 2\nz = = 3\n").unwrap();
+        assert_eq!(q.run(&left), Outcome::FailsAt(10));
+        assert_eq!(q.explain(&left).map(|e| e.offset), Some(10));
         // Empty sides.
         let (left, q, b) = request("", "");
         assert!(b.is_ok() && joins(&left, &q, "") && joins(&left, &q, "pass\n"));
