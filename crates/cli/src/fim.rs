@@ -66,7 +66,7 @@ pub fn run_fim(args: Args, prefix_path: PathBuf, suffix_path: PathBuf) -> Result
     let lang = espalier_grammar::python()?;
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
     let trie = std::sync::Arc::new(TokTrie::new(&loaded.vocab));
-    let constraint = FimConstraint::new(&lang, &prefix, &suffix, trie).map_err(|e| format!("{}/{}: {e}", prefix_path.display(), suffix_path.display()))?;
+    let constraint = FimConstraint::new(&lang, &prefix, &suffix, trie).map_err(|e| format!("{} + {}: {e}", prefix_path.display(), suffix_path.display()))?;
     // Both are UTF-8 now (checked by the constraint).
     let (prefix, suffix) = (String::from_utf8_lossy(&prefix).into_owned(), String::from_utf8_lossy(&suffix).into_owned());
     let (ids, heal) = fim_prompt(&loaded, &prefix, &suffix)?;

@@ -13,7 +13,8 @@
 //! through the memoized [`SuffixQuotient::joins`].
 //!
 //! Construction ([`FimConstraint::new`]) is the one-time cost of a request: the
-//! prefix through the recognizer, the suffix analysis (bridge search), and the
+//! prefix through the recognizer, the suffix analysis (a cheap witness, else the
+//! suffix Earley recognizer over the cursor layouts), and the
 //! walker's scratch state; the vocabulary trie and its lexeme summaries are shared
 //! across requests.
 

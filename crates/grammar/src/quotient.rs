@@ -110,7 +110,7 @@ pub enum FimError {
     },
     /// No middle found that joins the suffix.
     Unjoinable {
-        /// Byte offset into the suffix that no bridge got past.
+        /// Byte offset into the suffix that no cursor layout gets past.
         offset: usize,
         /// 1-based line and column of that byte in the suffix.
         line: usize,
@@ -128,7 +128,7 @@ impl std::fmt::Display for FimError {
             FimError::PrefixNotViable { error } => write!(f, "the prefix is not the start of a valid program: {error}"),
             FimError::Unjoinable { offset, line, col, detail } => write!(
                 f,
-                "no middle joins the suffix: no bridge gets past suffix byte {offset} (line {line}, column {col}): {detail}"
+                "no middle joins the suffix: it cannot be parsed past its byte {offset} (line {line}, column {col}) whatever precedes it: {detail}"
             ),
         }
     }
