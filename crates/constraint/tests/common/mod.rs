@@ -115,7 +115,6 @@ impl Rng {
     }
 }
 
-/// Whether the slow suites should run (`ESPALIER_SLOW=1`).
-pub fn slow() -> bool {
-    std::env::var("ESPALIER_SLOW").is_ok_and(|v| v == "1")
-}
+/// Whether the slow suites should run (`ESPALIER_SLOW=1`; the one gate shared by every
+/// crate).
+pub use espalier_testkit::slow;
