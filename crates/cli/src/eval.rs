@@ -2,9 +2,11 @@
 //! mode, check them with CPython (syntax with `ast.parse`, pass@1 with the tests in a
 //! time-limited subprocess), write one JSON record per sample to `--out FILE`, print
 //! one JSON summary line per mode, and last a summary line whose top-level fields are
-//! the last mode's (`problems`, `finished`, `syntax_errors`, `pass_at_1`,
+//! the last mode's (`problems`, `finished`, `syntax_errors` over all completions, the
+//! same as `syntax_errors_all`, `syntax_errors_finished`, `refused`, `pass_at_1`,
 //! `decode_tps`) plus every mode's summary and the throughput ratio against `none`
-//! (the speed benchmark: `--mode none,mask,rejection` in one run).
+//! (the speed benchmark: `--mode none,mask,rejection` in one run). sLua counts the
+//! same way: a script that did not finish is a syntax error among all.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -13,7 +15,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use espalier_decode::eval::{load_humaneval, load_mbpp, ProblemRecord, PythonChecker, Summary, TestOutcome};
-use espalier_decode::{prompt, GenerateConfig, LangConstraint, Mode, PythonKit, SamplingConfig, Unconstrained};
+use espalier_decode::{prompt, GenerateConfig, LangConstraint, LangError, Mode, PythonKit, SamplingConfig, Unconstrained};
 
 use crate::generate::{generate, load, SYNCODE_STORE};
 
@@ -213,12 +215,13 @@ fn eval_one(
         decode_s: 0.0,
         stats: Default::default(),
         error: None,
+        prompt_refused: false,
     };
-    let constraint = if mode == Mode::None {
-        Ok(LangConstraint::None(Unconstrained))
-    } else {
-        kit.constraint(mode, &problem.prompt)
-    };
+    // The grammar judges the prompt in every mode (in `none` too), so that a refused
+    // prompt is counted the same way in every mode's summary.
+    let constrained = kit.constraint(if mode == Mode::None { Mode::Mask } else { mode }, &problem.prompt);
+    record.prompt_refused = matches!(constrained, Err(LangError::Prefix { .. }));
+    let constraint = if mode == Mode::None { Ok(LangConstraint::None(Unconstrained)) } else { constrained };
     let result = constraint.map_err(|e| e.to_string()).and_then(|c| {
         let ids = loaded.tokenizer.encode(&problem.prompt).map_err(|e| e.to_string())?;
         generate(loaded, c, &ids, config, None, false).map_err(|e| e.to_string())
@@ -386,7 +389,11 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
             "problems": n,
             "finished": finished,
             "finished_fraction": if n > 0 { finished as f64 / n as f64 } else { 0.0 },
-            "syntax_errors": check_failed,
+            // Over all scripts, as for Python: an unfinished or failed generation is
+            // not a valid script; among finished ones, those the checker refuses.
+            "syntax_errors": n - finished + check_failed,
+            "syntax_errors_all": n - finished + check_failed,
+            "syntax_errors_finished": check_failed,
             "ran_100_turns": ran,
             "runtime_errors": runtime,
             "pass_at_1": if n > 0 { ran as f64 / n as f64 } else { 0.0 },
