@@ -118,4 +118,5 @@ impl Rng {
 
 /// Whether the slow suites should run (`ESPALIER_SLOW=1`; the one gate shared by every
 /// crate).
+#[allow(unused_imports)] // not every test binary has a slow variant
 pub use espalier_testkit::slow;

@@ -14,6 +14,7 @@ pub const CORPUS: &str = "/usr/lib/python3.11";
 
 /// Whether the slow, full-corpus variants should run (`ESPALIER_SLOW=1`; the one
 /// gate shared by every crate).
+#[allow(unused_imports)] // not every test binary has a slow variant
 pub use espalier_testkit::slow;
 
 /// Every .py file under the corpus, sorted (empty when the corpus is missing).
