@@ -92,13 +92,18 @@ impl<P: TokenParser> ExactWalker<P> {
         self.n_accs = 0;
         let q = state.remainder().dfa_state;
         match self.starts.clone() {
-            Some(starts) if q != LexerDfa::START => {
+            Some(starts) if q != LexerDfa::START && starts.root(q).is_some() => {
                 // The text ends inside a lexeme (the usual case): the root is one more
                 // lexeme start, summarized per remainder state.
-                let part = starts.root(trie, &state.language().dfa, q);
                 self.pool[0].clone_from(state);
                 let acc = self.intern(0, &starts);
-                self.summarize(0, part.lists(), 0, 0, acc, trie, &starts, mask);
+                if let Some(part) = starts.root(q) {
+                    self.summarize(0, part.lists(), 0, 0, acc, trie, &starts, mask);
+                }
+            }
+            Some(_) if q != LexerDfa::START => {
+                self.last_nodes = trie.walk(&mut self.walker, mask);
+                self.last_heavy = self.walker.heavy_steps;
             }
             None => {
                 self.last_nodes = trie.walk(&mut self.walker, mask);
@@ -217,6 +222,11 @@ impl<P: TokenParser> ExactWalker<P> {
         }
         // Tokens staying in the lexeme come grouped by reachable set: one test per
         // group, big groups as one bitset union.
+        for (sid, set) in lists.groups {
+            if self.meets(acc, *sid, starts) {
+                mask.union_with(set);
+            }
+        }
         let (toks, sids) = (lists.toks, lists.sids);
         let mut i = 0;
         while i < toks.len() {

@@ -20,7 +20,6 @@
 //! Size for Python x SmolLM2: see `memory_bytes` (reported by `espalier bench`).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 
 use espalier_grammar::{LexerDfa, TermSet};
 
@@ -61,8 +60,12 @@ pub struct LexemeStarts {
     /// 2,268 states fall into 763 classes, so a third of the root summaries are
     /// built.
     state_rep: Vec<u32>,
-    /// Per remainder state: the whole trie's summary from that state.
-    roots: Arc<Mutex<HashMap<u32, Arc<Part>>>>,
+    /// Per lexer state: the index in `roots` of its class's summary of the whole
+    /// trie (`u32::MAX` for DEAD and START, which are never a remainder's state).
+    root_of: Vec<u32>,
+    /// The whole trie's summary from every class of remainder states, all built
+    /// with the rest (see [`LexemeStarts::build`]).
+    roots: Vec<Part>,
 }
 
 /// Marks, in a boundary's parent state, a lexeme with no accepting prefix yet: the
@@ -80,6 +83,36 @@ pub(crate) struct Part {
     /// Dense copies of its big token groups (see [`LexemeStarts`]).
     pub(crate) dense_at: Vec<u32>,
     pub(crate) dense: Vec<TokenSet>,
+    /// Root summaries only: the big groups as `(set id, bitset)`, their tokens taken
+    /// out of `inlex_tok` (a string body keeps ~49k tokens in the lexeme: 6 KB as a
+    /// bitset instead of 300 KB as a list, for each of ~180 such state classes).
+    pub(crate) groups: Vec<(u16, TokenSet)>,
+}
+
+/// Moves every group of at least [`DENSE_MIN`] tokens of `part` (groups: runs of
+/// equal set id) into `part.groups` as a bitset.
+fn take_dense_groups(part: &mut Part, vocab_len: usize) {
+    let (mut toks, mut sids) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < part.inlex_tok.len() {
+        let mut j = i + 1;
+        while j < part.inlex_tok.len() && part.inlex_set[j] == part.inlex_set[i] {
+            j += 1;
+        }
+        if j - i >= DENSE_MIN {
+            let mut set = TokenSet::empty(vocab_len);
+            for &t in &part.inlex_tok[i..j] {
+                set.insert(t as usize);
+            }
+            part.groups.push((part.inlex_set[i], set));
+        } else {
+            toks.extend_from_slice(&part.inlex_tok[i..j]);
+            sids.extend_from_slice(&part.inlex_set[i..j]);
+        }
+        i = j;
+    }
+    part.inlex_tok = toks;
+    part.inlex_set = sids;
 }
 
 /// Appends to `dense_at` / `dense` a bitset for every group of at least
@@ -116,6 +149,8 @@ pub(crate) struct Lists<'a> {
     pub(crate) dense: &'a [TokenSet],
     pub(crate) bound_node: &'a [u32],
     pub(crate) bound_state: &'a [u32],
+    /// Big groups held only as bitsets (root summaries; see [`Part::groups`]).
+    pub(crate) groups: &'a [(u16, TokenSet)],
 }
 
 impl<'a> Lists<'a> {
@@ -138,6 +173,7 @@ impl Part {
             dense: &self.dense,
             bound_node: &self.bound_node,
             bound_state: &self.bound_state,
+            groups: &self.groups,
         }
     }
 }
@@ -306,11 +342,12 @@ impl LexemeStarts {
             bound_state: Vec::new(),
             parent: vec![0; n],
             state_rep: equivalent_states(dfa),
+            root_of: Vec::new(),
+            roots: Vec::new(),
             dense_at: Vec::new(),
             dense: Vec::new(),
             vocab_len: trie.vocab_len(),
             byte: vec![0; n],
-            roots: Default::default(),
         };
         {
             // Parents from preorder: a node's parent is the nearest earlier node whose
@@ -354,41 +391,50 @@ impl LexemeStarts {
         }
         out.inlex_start.push(out.inlex_tok.len() as u32);
         out.bound_start.push(out.bound_node.len() as u32);
+        out.build_roots(trie, dfa, &mut scratch);
         Some(out)
     }
 
-    /// The summary of the whole trie walked from lexer state `q` (a remainder the
-    /// text ends in): built on first use per state and kept (states in long lexemes,
-    /// such as strings and comments, keep most of the vocabulary in the lexeme).
-    pub(crate) fn root(&self, trie: &TokTrie, dfa: &LexerDfa, q: u32) -> Arc<Part> {
-        // Equivalent states have the same summary: the lists hold trie nodes, set ids
-        // and the lexer states of boundary parents, which the walk only asks about
-        // winners, reachable sets and dead transitions, all equal between equivalent
-        // states (the recognizer itself runs on the real text).
-        let q = self.state_rep.get(q as usize).copied().unwrap_or(q);
-        let mut roots = self.roots.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = roots.get(&q) {
-            return p.clone();
+    /// Builds the summary of the whole trie walked from every class of lexer states
+    /// (the remainder the text ends in), so that no mask pays for one: built on first
+    /// use, a string body's summary (~49k tokens stay in the lexeme) cost a mask up to
+    /// 2.7 ms of CPU; all of Python's 762 classes take ~0.2 s here (issue 16).
+    ///
+    /// Equivalent states share a summary: the lists hold trie nodes, set ids and the
+    /// lexer states of boundary parents, which the walk only asks about winners,
+    /// reachable sets and dead transitions, all equal between equivalent states (the
+    /// recognizer itself runs on the real text).
+    fn build_roots(&mut self, trie: &TokTrie, dfa: &LexerDfa, scratch: &mut Vec<(usize, u32)>) {
+        let n = dfa.num_states();
+        self.root_of = vec![u32::MAX; n];
+        for q in 2..n as u32 {
+            let rep = self.state_rep[q as usize];
+            if rep == LexerDfa::START || rep == LexerDfa::DEAD {
+                continue;
+            }
+            if self.root_of[rep as usize] == u32::MAX {
+                let mut part = Part::default();
+                scan(trie, dfa, &self.state_set, 0, rep, false, &mut part, scratch);
+                take_dense_groups(&mut part, self.vocab_len);
+                part.inlex_tok.shrink_to_fit();
+                part.inlex_set.shrink_to_fit();
+                self.root_of[rep as usize] = self.roots.len() as u32;
+                self.roots.push(part);
+            }
+            self.root_of[q as usize] = self.root_of[rep as usize];
         }
-        let mut part = Part::default();
-        let mut scratch = Vec::new();
-        scan(trie, dfa, &self.state_set, 0, q, false, &mut part, &mut scratch);
-        add_dense(&part.inlex_tok, &part.inlex_set, 0, self.vocab_len, &mut part.dense_at, &mut part.dense);
-        let part = Arc::new(part);
-        roots.insert(q, part.clone());
-        part
     }
 
-    /// Builds the root summaries of every lexer state now (see [`Self::root`]), so
-    /// that no mask pays for one later (a first root costs up to ~3.7 ms of CPU in a
-    /// mask: string bodies keep the whole vocabulary in the lexeme); returns how many
-    /// there are. Python has 2,266: ~4 s on a loaded 2-core machine, so only for
-    /// long-running servers that want a flat latency tail.
-    pub fn build_all_roots(&self, trie: &TokTrie, dfa: &LexerDfa) -> usize {
-        for q in 2..dfa.num_states() as u32 {
-            self.root(trie, dfa, q);
-        }
-        dfa.num_states().saturating_sub(2)
+    /// The summary of the whole trie walked from lexer state `q` (a remainder the
+    /// text ends in; not START), or `None` for a state the lexer does not have.
+    pub(crate) fn root(&self, q: u32) -> Option<&Part> {
+        let k = *self.root_of.get(q as usize)?;
+        self.roots.get(k as usize)
+    }
+
+    /// How many root summaries there are (one per class of equivalent lexer states).
+    pub fn roots_built(&self) -> usize {
+        self.roots.len()
     }
 
     /// Bytes of memory the summaries take.
@@ -401,6 +447,14 @@ impl LexemeStarts {
             + 4 * self.state_rep.len()
             + 4 * self.dense_at.len()
             + self.dense.len() * self.vocab_len.div_ceil(8)
+            + 4 * self.root_of.len()
+            + self
+                .roots
+                .iter()
+                .map(|p| {
+                    6 * p.inlex_tok.len() + 8 * p.bound_node.len() + p.groups.len() * (2 + self.vocab_len.div_ceil(8))
+                })
+                .sum::<usize>()
     }
 
     /// The lists of the lexeme starting at node `n` (see [`Lists`]).
@@ -416,6 +470,7 @@ impl LexemeStarts {
             dense: &self.dense,
             bound_node: &self.bound_node[c..d],
             bound_state: &self.bound_state[c..d],
+            groups: &[],
         }
     }
 
