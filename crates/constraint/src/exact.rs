@@ -222,26 +222,10 @@ impl<P: TokenParser> ExactWalker<P> {
         }
         // Tokens staying in the lexeme come grouped by reachable set: one test per
         // group, big groups as one bitset union.
-        for (sid, set) in lists.groups {
-            if self.meets(acc, *sid, starts) {
-                mask.union_with(set);
+        for g in lists.g0..lists.g1 {
+            if self.meets(acc, lists.groups.sid(g), starts) {
+                lists.groups.add_to(g, mask);
             }
-        }
-        let (toks, sids) = (lists.toks, lists.sids);
-        let mut i = 0;
-        while i < toks.len() {
-            let sid = sids[i];
-            let mut j = i + 1;
-            while j < toks.len() && sids[j] == sid {
-                j += 1;
-            }
-            if self.meets(acc, sid, starts) {
-                match (j - i >= crate::lexeme_starts::DENSE_MIN).then(|| lists.dense_group(i)).flatten() {
-                    Some(d) => mask.union_with(d),
-                    None => toks[i..j].iter().for_each(|&t| mask.insert(t as usize)),
-                }
-            }
-            i = j;
         }
         if lists.bound_node.is_empty() {
             return;
