@@ -42,6 +42,14 @@ pub struct ExactWalker<P: TokenParser> {
     /// the state after the lexeme ending at the current boundary parent, and
     /// `pool[2l + 2]` a scratch state (line starts, unusual boundaries).
     pool: Vec<GrammarRecognizer<P>>,
+    /// How many times each `pool` slot was overwritten (a held lexeme end is valid
+    /// while its anchor slot keeps the generation it had).
+    gen: Vec<u32>,
+    /// Lexeme ends kept for reuse in this mask (the first `n_held`), addressed as
+    /// slot `HELD + k` (see [`ExactWalker::summarize`]).
+    held: Vec<GrammarRecognizer<P>>,
+    held_keys: Vec<HeldEnd>,
+    n_held: usize,
     /// Acceptable sets met in this mask (the first `n_accs`), each with its verdict
     /// per reachable-set id: 0 unknown, 1 disjoint, 2 meets.
     accs: Vec<(TermSet, Vec<u8>)>,
@@ -52,6 +60,24 @@ pub struct ExactWalker<P: TokenParser> {
     pub last_nodes: usize,
     /// Full recognizer byte steps of the last walk (the expensive part).
     pub last_heavy: usize,
+}
+
+/// Slot numbers from `HELD` on address [`ExactWalker::held`].
+const HELD: usize = 1 << 40;
+/// At most this many lexeme ends are held per mask (the worst masks, at an
+/// expression start, end a NAME under ~50 first bytes, and a few keywords).
+const MAX_HELD: usize = 64;
+
+/// The key and outcome of a held lexeme end: the anchor slot (and its generation)
+/// the lexeme was read from, a lexer state with the lexeme's winners, the
+/// acceptable-set id and line-start flag after it.
+#[derive(Clone, Copy, Debug)]
+struct HeldEnd {
+    anchor: usize,
+    gen: u32,
+    pq: u32,
+    acc: usize,
+    line_start: bool,
 }
 
 /// What ending the lexeme at a boundary's parent gave (see [`ExactWalker::summarize`]).
@@ -75,6 +101,10 @@ impl<P: TokenParser> ExactWalker<P> {
             fallback: LexWalker::new(start),
             starts,
             pool: vec![start.clone()],
+            gen: vec![0],
+            held: Vec::new(),
+            held_keys: Vec::new(),
+            n_held: 0,
             accs: Vec::new(),
             n_accs: 0,
             path: Vec::new(),
@@ -90,6 +120,8 @@ impl<P: TokenParser> ExactWalker<P> {
         self.last_heavy = 0;
         self.last_nodes = 0;
         self.n_accs = 0;
+        self.n_held = 0;
+        self.gen[0] += 1;
         let q = state.remainder().dfa_state;
         match self.starts.clone() {
             Some(starts) if q != LexerDfa::START && starts.root(q).is_some() => {
@@ -124,6 +156,7 @@ impl<P: TokenParser> ExactWalker<P> {
                         Push::Heavy(true) => {
                             if let Some(f) = self.walker.top_full() {
                                 self.pool[0].clone_from(f);
+                                self.gen[0] += 1;
                             }
                             let acc = self.intern(0, &starts);
                             self.summarize(0, starts.lists(i), 0, i, acc, trie, &starts, mask);
@@ -156,7 +189,7 @@ impl<P: TokenParser> ExactWalker<P> {
 
     /// The id of `pool[slot]`'s acceptable set among those met in this mask.
     fn intern(&mut self, slot: usize, starts: &LexemeStarts) -> usize {
-        let set = self.pool[slot].acceptable_terminals();
+        let set = if slot >= HELD { &self.held[slot - HELD] } else { &self.pool[slot] }.acceptable_terminals();
         if let Some(k) = self.accs[..self.n_accs].iter().position(|(s, _)| s == set) {
             return k;
         }
@@ -189,14 +222,74 @@ impl<P: TokenParser> ExactWalker<P> {
     /// recognizer refuses them (it should not: the path was viable by the light
     /// reasoning; treated as refused).
     fn materialize(&mut self, dst: usize, anchor: usize, anchor_node: usize, to: usize, starts: &LexemeStarts) -> bool {
-        let (lo, hi) = self.pool.split_at_mut(dst);
-        hi[0].clone_from(&lo[anchor]);
+        self.copy_slot(dst, anchor);
         self.path.clear();
         starts.path_bytes(anchor_node, to, &mut self.path);
         self.last_heavy += self.path.len();
-        let ok = hi[0].try_push_bytes(&self.path);
+        let path = std::mem::take(&mut self.path);
+        let ok = self.slot_mut(dst).try_push_bytes(&path);
+        self.path = path;
         debug_assert!(ok, "light path refused by the recognizer");
         ok
+    }
+
+    /// The state in slot `i` (a `pool` slot, or `HELD + k`).
+    fn slot(&self, i: usize) -> &GrammarRecognizer<P> {
+        if i >= HELD {
+            &self.held[i - HELD]
+        } else {
+            &self.pool[i]
+        }
+    }
+
+    /// The state in slot `i`, to overwrite (a `pool` slot's generation moves on).
+    fn slot_mut(&mut self, i: usize) -> &mut GrammarRecognizer<P> {
+        if i >= HELD {
+            &mut self.held[i - HELD]
+        } else {
+            self.gen[i] += 1;
+            &mut self.pool[i]
+        }
+    }
+
+    /// Copies slot `src` into slot `dst` (`dst != src`).
+    fn copy_slot(&mut self, dst: usize, src: usize) {
+        fn two<T>(v: &mut [T], dst: usize, src: usize) -> (&mut T, &T) {
+            if src < dst {
+                let (lo, hi) = v.split_at_mut(dst);
+                (&mut hi[0], &lo[src])
+            } else {
+                let (lo, hi) = v.split_at_mut(src);
+                (&mut lo[dst], &hi[0])
+            }
+        }
+        match (dst >= HELD, src >= HELD) {
+            (false, false) => {
+                self.gen[dst] += 1;
+                let (d, s) = two(&mut self.pool, dst, src);
+                d.clone_from(s);
+            }
+            (false, true) => {
+                self.gen[dst] += 1;
+                self.pool[dst].clone_from(&self.held[src - HELD]);
+            }
+            (true, false) => self.held[dst - HELD].clone_from(&self.pool[src]),
+            (true, true) => {
+                let (d, s) = two(&mut self.held, dst - HELD, src - HELD);
+                d.clone_from(s);
+            }
+        }
+    }
+
+    /// The slot holding the end, at a parent with lexer state `pq`, of the lexeme
+    /// read from slot `anchor`, if held (see [`Self::summarize`]).
+    fn find_held(&self, anchor: usize, pq: u32, dfa: &LexerDfa) -> Option<(usize, HeldEnd)> {
+        let gen = if anchor >= HELD { 0 } else { self.gen[anchor] };
+        let winners = dfa.winners(pq);
+        self.held_keys[..self.n_held]
+            .iter()
+            .position(|h| h.anchor == anchor && h.gen == gen && dfa.winners(h.pq) == winners)
+            .map(|k| (HELD + k, self.held_keys[k]))
     }
 
     /// Decides the subtree below a node `n` where a lexeme starts, from `n`'s
@@ -219,6 +312,7 @@ impl<P: TokenParser> ExactWalker<P> {
         while self.pool.len() < 2 * level + 3 {
             let s = self.pool[0].clone();
             self.pool.push(s);
+            self.gen.push(0);
         }
         // Tokens staying in the lexeme come grouped by reachable set: one test per
         // group, big groups as one bitset union.
@@ -231,11 +325,12 @@ impl<P: TokenParser> ExactWalker<P> {
             return;
         }
         let (e_slot, scratch) = (2 * level + 1, 2 * level + 2);
-        let dfa_arc = self.pool[anchor].language().dfa.clone();
+        let dfa_arc = self.slot(anchor).language().dfa.clone();
         let dfa = &*dfa_arc;
-        let lang = self.pool[anchor].language().clone();
+        let lang = self.slot(anchor).language().clone();
         let nl = lang.python.as_ref().map(|py| py.nl);
-        let anchor_at_line_start = self.pool[anchor].at_line_start();
+        let string = lang.python.as_ref().and_then(|py| py.string);
+        let anchor_at_line_start = self.slot(anchor).at_line_start();
         // The boundary parent whose lexeme end is in hand, and what it gave.
         let mut cur = usize::MAX;
         let mut ended = Ended::Refused;
@@ -244,6 +339,8 @@ impl<P: TokenParser> ExactWalker<P> {
         // At a line start: the acceptable set after the first content byte (the same
         // for every content byte: indentation is decided before the byte is read).
         let mut content_acc: Option<usize> = None;
+        // The slot holding the state after the lexeme end in hand.
+        let mut e_src = e_slot;
         for (&m, &pq) in lists.bound_node.iter().zip(lists.bound_state) {
             if pq & NO_ACCEPT != 0 {
                 continue; // nothing to end the lexeme at: refused
@@ -265,19 +362,48 @@ impl<P: TokenParser> ExactWalker<P> {
                 cur = p;
                 content_acc = None;
                 let acceptable = &self.accs[acc].0;
-                ended = if !winners.iter().any(|&t| acceptable.contains(t)) {
+                // Held lexeme ends: ending the lexeme read from one anchor at another
+                // parent with the same winners gives an equivalent state (the parser
+                // and the layer see only the terminals; the lexer is back at START
+                // with nothing pending, as the boundary is clean: the DFA dies on
+                // the next byte). Not held: STRING (its f-string fields are checked
+                // on the text) and ignored lexemes, NL included (at a line start the
+                // layer counts the indentation's columns). At an expression start
+                // this saves a path replay and a parser step for each of hundreds of
+                // NAME-prefix parents, across sibling summaries too.
+                ended = if let Some((k, h)) = self.find_held(anchor, pq, dfa) {
+                    e_src = k;
+                    e_acc = h.acc;
+                    e_line_start = h.line_start;
+                    Ended::Real
+                } else if !winners.iter().any(|&t| acceptable.contains(t)) {
                     Ended::Refused
                 } else if !anchor_at_line_start && winners.iter().all(|&t| lang.ignored.contains(t) && Some(t) != nl) {
                     e_acc = acc;
                     e_line_start = false;
                     Ended::Virtual
-                } else if self.materialize(e_slot, anchor, anchor_node, p, starts) && self.pool[e_slot].end_lexeme() {
-                    self.last_heavy += 1;
-                    e_acc = self.intern(e_slot, starts);
-                    e_line_start = self.pool[e_slot].at_line_start();
-                    Ended::Real
                 } else {
-                    Ended::Refused
+                    let hold = self.n_held < MAX_HELD
+                        && !winners.iter().any(|&t| Some(t) == string || Some(t) == nl || lang.ignored.contains(t));
+                    e_src = if hold { HELD + self.n_held } else { e_slot };
+                    if hold && self.held.len() == self.n_held {
+                        let s = self.pool[0].clone();
+                        self.held.push(s);
+                        self.held_keys.push(HeldEnd { anchor: 0, gen: 0, pq: 0, acc: 0, line_start: false });
+                    }
+                    if self.materialize(e_src, anchor, anchor_node, p, starts) && self.slot_mut(e_src).end_lexeme() {
+                        self.last_heavy += 1;
+                        e_acc = self.intern(e_src, starts);
+                        e_line_start = self.slot(e_src).at_line_start();
+                        if hold {
+                            let gen = if anchor >= HELD { 0 } else { self.gen[anchor] };
+                            self.held_keys[self.n_held] = HeldEnd { anchor, gen, pq, acc: e_acc, line_start: e_line_start };
+                            self.n_held += 1;
+                        }
+                        Ended::Real
+                    } else {
+                        Ended::Refused
+                    }
                 };
             }
             if ended == Ended::Refused {
@@ -295,10 +421,9 @@ impl<P: TokenParser> ExactWalker<P> {
                         continue;
                     }
                 }
-                let (lo, hi) = self.pool.split_at_mut(scratch);
-                hi[0].clone_from(&lo[e_slot]);
+                self.copy_slot(scratch, e_src);
                 self.last_heavy += 1;
-                if !hi[0].try_push_byte(byte) {
+                if !self.slot_mut(scratch).try_push_byte(byte) {
                     continue;
                 }
                 let a2 = self.intern(scratch, starts);
@@ -309,7 +434,7 @@ impl<P: TokenParser> ExactWalker<P> {
             if !dfa.reachable(first).intersects(&self.accs[e_acc].0) {
                 continue;
             }
-            let (a, an) = if ended == Ended::Virtual { (anchor, anchor_node) } else { (e_slot, p) };
+            let (a, an) = if ended == Ended::Virtual { (anchor, anchor_node) } else { (e_src, p) };
             self.summarize(level + 1, starts.lists(m), a, an, e_acc, trie, starts, mask);
         }
     }
@@ -335,7 +460,7 @@ impl<P: TokenParser> ExactWalker<P> {
         }
         let (byte, tok, _, _) = trie.node_info(m);
         self.last_heavy += 1;
-        if !self.pool[scratch].try_push_byte(byte) {
+        if !self.slot_mut(scratch).try_push_byte(byte) {
             return;
         }
         if self.pool[scratch].remainder().len == 1 {
