@@ -62,8 +62,9 @@ pub struct ExactWalker<P: TokenParser> {
     pub last_heavy: usize,
 }
 
-/// Slot numbers from `HELD` on address [`ExactWalker::held`].
-const HELD: usize = 1 << 40;
+/// Slot numbers from `HELD` on address [`ExactWalker::held`] (the pool has a few
+/// slots per level of a token's length, far fewer).
+const HELD: usize = 1 << 24;
 /// At most this many lexeme ends are held per mask (the worst masks, at an
 /// expression start, end a NAME under ~50 first bytes, and a few keywords).
 const MAX_HELD: usize = 64;
