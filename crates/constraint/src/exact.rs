@@ -69,13 +69,19 @@ const HELD: usize = 1 << 24;
 /// expression start, end a NAME under ~50 first bytes, and a few keywords).
 const MAX_HELD: usize = 64;
 
-/// The key and outcome of a held lexeme end: the anchor slot (and its generation)
-/// the lexeme was read from, a lexer state with the lexeme's winners, the
+/// Names the state a lexeme is read from, for held lexeme ends: a slot and its
+/// generation, or (with `LINE_START` added to the slot) the state after any first
+/// content byte at a line start read from that slot (the layer decides INDENT /
+/// DEDENT before it reads the byte, so the byte itself only starts the lexeme).
+type AnchorKey = (usize, u32);
+const LINE_START: usize = 1 << 25;
+
+/// The key and outcome of a held lexeme end: the key of the state the lexeme was
+/// read from, a lexer state with the lexeme's winners, the
 /// acceptable-set id and line-start flag after it.
 #[derive(Clone, Copy, Debug)]
 struct HeldEnd {
-    anchor: usize,
-    gen: u32,
+    key: AnchorKey,
     pq: u32,
     acc: usize,
     line_start: bool,
@@ -131,7 +137,8 @@ impl<P: TokenParser> ExactWalker<P> {
                 self.pool[0].clone_from(state);
                 let acc = self.intern(0, &starts);
                 if let Some(part) = starts.root(q) {
-                    self.summarize(0, part.lists(), 0, 0, acc, trie, &starts, mask);
+                    let key = self.key_of(0);
+                    self.summarize(0, part.lists(), 0, 0, key, acc, trie, &starts, mask);
                 }
             }
             Some(_) if q != LexerDfa::START => {
@@ -160,7 +167,8 @@ impl<P: TokenParser> ExactWalker<P> {
                                 self.gen[0] += 1;
                             }
                             let acc = self.intern(0, &starts);
-                            self.summarize(0, starts.lists(i), 0, i, acc, trie, &starts, mask);
+                            let key = self.key_of(0);
+                            self.summarize(0, starts.lists(i), 0, i, key, acc, trie, &starts, mask);
                             self.walker.pop_bytes(pops);
                             i += size;
                         }
@@ -282,14 +290,19 @@ impl<P: TokenParser> ExactWalker<P> {
         }
     }
 
+    /// The key of the state in slot `i` for held lexeme ends: the slot and its
+    /// generation.
+    fn key_of(&self, i: usize) -> AnchorKey {
+        (i, if i >= HELD { 0 } else { self.gen[i] })
+    }
+
     /// The slot holding the end, at a parent with lexer state `pq`, of the lexeme
-    /// read from slot `anchor`, if held (see [`Self::summarize`]).
-    fn find_held(&self, anchor: usize, pq: u32, dfa: &LexerDfa) -> Option<(usize, HeldEnd)> {
-        let gen = if anchor >= HELD { 0 } else { self.gen[anchor] };
+    /// read from the anchor with key `key`, if held (see [`Self::summarize`]).
+    fn find_held(&self, key: AnchorKey, pq: u32, dfa: &LexerDfa) -> Option<(usize, HeldEnd)> {
         let winners = dfa.winners(pq);
         self.held_keys[..self.n_held]
             .iter()
-            .position(|h| h.anchor == anchor && h.gen == gen && dfa.winners(h.pq) == winners)
+            .position(|h| h.key == key && dfa.winners(h.pq) == winners)
             .map(|k| (HELD + k, self.held_keys[k]))
     }
 
@@ -304,6 +317,7 @@ impl<P: TokenParser> ExactWalker<P> {
         lists: Lists<'_>,
         anchor: usize,
         anchor_node: usize,
+        key: AnchorKey,
         acc: usize,
         trie: &TokTrie,
         starts: &LexemeStarts,
@@ -372,7 +386,7 @@ impl<P: TokenParser> ExactWalker<P> {
                 // layer counts the indentation's columns). At an expression start
                 // this saves a path replay and a parser step for each of hundreds of
                 // NAME-prefix parents, across sibling summaries too.
-                ended = if let Some((k, h)) = self.find_held(anchor, pq, dfa) {
+                ended = if let Some((k, h)) = self.find_held(key, pq, dfa) {
                     e_src = k;
                     e_acc = h.acc;
                     e_line_start = h.line_start;
@@ -390,15 +404,14 @@ impl<P: TokenParser> ExactWalker<P> {
                     if hold && self.held.len() == self.n_held {
                         let s = self.pool[0].clone();
                         self.held.push(s);
-                        self.held_keys.push(HeldEnd { anchor: 0, gen: 0, pq: 0, acc: 0, line_start: false });
+                        self.held_keys.push(HeldEnd { key: (0, 0), pq: 0, acc: 0, line_start: false });
                     }
                     if self.materialize(e_src, anchor, anchor_node, p, starts) && self.slot_mut(e_src).end_lexeme() {
                         self.last_heavy += 1;
                         e_acc = self.intern(e_src, starts);
                         e_line_start = self.slot(e_src).at_line_start();
                         if hold {
-                            let gen = if anchor >= HELD { 0 } else { self.gen[anchor] };
-                            self.held_keys[self.n_held] = HeldEnd { anchor, gen, pq, acc: e_acc, line_start: e_line_start };
+                            self.held_keys[self.n_held] = HeldEnd { key, pq, acc: e_acc, line_start: e_line_start };
                             self.n_held += 1;
                         }
                         Ended::Real
@@ -429,14 +442,15 @@ impl<P: TokenParser> ExactWalker<P> {
                 }
                 let a2 = self.intern(scratch, starts);
                 content_acc.get_or_insert(a2);
-                self.summarize(level + 1, starts.lists(m), scratch, m, a2, trie, starts, mask);
+                let (src, gen) = self.key_of(e_src);
+                self.summarize(level + 1, starts.lists(m), scratch, m, (src + LINE_START, gen), a2, trie, starts, mask);
                 continue;
             }
             if !dfa.reachable(first).intersects(&self.accs[e_acc].0) {
                 continue;
             }
-            let (a, an) = if ended == Ended::Virtual { (anchor, anchor_node) } else { (e_src, p) };
-            self.summarize(level + 1, starts.lists(m), a, an, e_acc, trie, starts, mask);
+            let (a, an, k) = if ended == Ended::Virtual { (anchor, anchor_node, key) } else { (e_src, p, self.key_of(e_src)) };
+            self.summarize(level + 1, starts.lists(m), a, an, k, e_acc, trie, starts, mask);
         }
     }
 
@@ -466,7 +480,8 @@ impl<P: TokenParser> ExactWalker<P> {
         }
         if self.pool[scratch].remainder().len == 1 {
             let a2 = self.intern(scratch, starts);
-            self.summarize(level + 1, starts.lists(m), scratch, m, a2, trie, starts, mask);
+            let key = self.key_of(scratch);
+            self.summarize(level + 1, starts.lists(m), scratch, m, key, a2, trie, starts, mask);
         } else {
             if tok != u32::MAX {
                 mask.insert(tok as usize);
