@@ -40,7 +40,7 @@ start: NL_0? block_0 NL_0?
 
 simple_stmts: small_stmt (";" small_stmt)* ";"?
 small_stmt: expr_stmt | "pass" | "break" | "continue" | return_stmt | raise_stmt
-    | global_stmt | nonlocal_stmt | del_stmt | assert_stmt | import_stmt
+    | global_stmt | nonlocal_stmt | del_stmt | assert_stmt | import_stmt | yield_expr
 expr_stmt: testlist_star (annassign | augassign (yield_expr | testlist) | ("=" (yield_expr | testlist_star))*)
 annassign: ":" test ("=" (yield_expr | testlist_star))?
 augassign: "+=" | "-=" | "*=" | "/=" | "//=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>=" | "**=" | "@="
