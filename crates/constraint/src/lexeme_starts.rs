@@ -16,8 +16,17 @@
 //!   the parent state's winner).
 //!
 //! At mask time a lexeme start at `n` costs one intersection per distinct reachable
-//! set plus one lookup per listed token, instead of a recognizer step per trie node.
-//! Size for Python x SmolLM2: see `memory_bytes` (reported by `espalier bench`).
+//! set plus one lookup per listed token (or one bitset union per big group), instead
+//! of a recognizer step per trie node.
+//!
+//! The text usually ends inside a lexeme, so the root of the trie is one more
+//! lexeme start, read from the remainder's lexer state: the root summaries, one per
+//! class of equivalent lexer states (Python: 761 classes of 2,268 states), are all
+//! built with the rest, so no mask pays for one (issue 16: built on first use, the
+//! first mask inside a string cost 2.0-2.7 ms; all of them take ~0.1 s of CPU at
+//! setup, and string bodies keep ~49k tokens in the lexeme: one 6 KB bitset each).
+//! Size for Python x SmolLM2: see `memory_bytes` (reported by `espalier bench` as
+//! `summaries_bytes`).
 
 use std::collections::HashMap;
 

@@ -33,7 +33,10 @@ fn main() {
     let lang = espalier_grammar::python().expect("grammar");
     let trie = Arc::new(TokTrie::new(&vocab));
     let t = Instant::now();
+    let c0 = espalier_constraint::timing::thread_cpu_ns().unwrap_or(0);
     let starts = trie.lexeme_starts(&lang.dfa).expect("starts");
+    let cpu_ms = (espalier_constraint::timing::thread_cpu_ns().unwrap_or(0) - c0) as f64 / 1e6;
+    println!("summaries: {cpu_ms:.1} ms CPU");
     println!(
         "nodes {} setup {:.1} ms, root summaries {}, memory {:.1} MB",
         trie.node_count(),
