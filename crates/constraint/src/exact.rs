@@ -532,3 +532,48 @@ pub(crate) fn surely_refused<P: TokenParser>(
     s == LexerDfa::DEAD || !dfa.reachable(s).intersects(acceptable)
 }
 
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+
+    /// Tokens that end a NAME (or keyword) under many first bytes, as at an
+    /// expression start, plus indentation, strings, f-strings and comments: where
+    /// held lexeme ends and the eagerly built root summaries are used.
+    fn vocab() -> Vocab {
+        let mut tokens: Vec<Vec<u8>> = vec![b"<eos>".to_vec()];
+        let heads = ["a", "ab", "b", "if", "in", "is", "not", "x", "self", "f", "rb", "return", "y", " x", " a"];
+        let tails = ["", "(", ".", " ", ")", ":", ",", " =", "\n", "\n    ", "'", "\"\"\"", " +", "[", "(x", "}'"];
+        for h in heads {
+            for t in tails {
+                tokens.push(format!("{h}{t}").into_bytes());
+            }
+        }
+        for w in ["'", "'ab'", "f'", "{", "}", "'''", "\"", "\"\"\"", "\\", "#c\n", " ", "    ", "        ", "\n", "\n\n", "=", "+", "1", "1)", "(1", "d", "e", "def"] {
+            tokens.push(w.as_bytes().to_vec());
+        }
+        Vocab::new(tokens, &[0], 0)
+    }
+
+    #[test]
+    fn exact_masks_equal_checking_each_token_on_python() {
+        let lang = espalier_grammar::python().expect("the Python grammar compiles");
+        let vocab = vocab();
+        let trie = Arc::new(TokTrie::new(&vocab));
+        let starts = trie.lexeme_starts(&lang.dfa).expect("summaries");
+        assert_eq!(starts.roots_built(), 761, "one root summary per class of lexer states, built at once");
+        let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Exact, "python-lr");
+        let (mut exact, mut check) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
+        let text = "def f(a, b):\n    x = a + b\n    if x:\n        return f'{x}'\n    y = [self.x, (1), 'ab', \"\"\"d\"\"\"]  #c\n\n    return y\n";
+        for &byte in text.as_bytes() {
+            c.fill_mask(&vocab, &mut exact);
+            c.set_strategy(Strategy::Check);
+            c.fill_mask(&vocab, &mut check);
+            c.set_strategy(Strategy::Exact);
+            assert_eq!(exact, check, "after {:?}", String::from_utf8_lossy(c.text()));
+            c.commit(&[byte]).expect("the text is Python");
+        }
+    }
+}
