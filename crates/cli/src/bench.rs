@@ -20,7 +20,8 @@
 //! does not inflate (wall time counts the waits for a core), with `load_avg_1m` for
 //! context.
 //! `setup_ms` counts what a strategy builds before its first mask: the trie, plus
-//! the summaries (`exact`) or loading / building the store (`syncode`).
+//! the summaries (`exact`) or loading / building the store (`syncode`);
+//! `setup_cpu_ms` the same on the thread's CPU clock (-1 where there is none).
 //!
 //! `--worst N` prints the N slowest steps by on-CPU time (wall time where the
 //! platform has no thread clock) to stderr, each with the text around it (`|` marks
@@ -118,6 +119,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     // first and not counted: every strategy shares it).
     let lang = espalier_grammar::python()?;
     let t0 = Instant::now();
+    let setup_cpu0 = thread_cpu_ns();
     let trie = Arc::new(TokTrie::new(&vocab));
     let mut store_bytes = 0;
     let mut summaries_bytes = 0;
@@ -131,6 +133,10 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         store = Some(Arc::new(s));
     }
     let setup_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let setup_cpu_ms = match (setup_cpu0, thread_cpu_ns()) {
+        (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e6,
+        _ => -1.0,
+    };
 
     let mut export = Vec::new();
     if a.export.is_some() {
@@ -251,6 +257,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "load_avg_1m": std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok())).unwrap_or(-1.0),
         "mean_allowed": if times.is_empty() || strategy == Strategy::Check { 0 } else { allowed_sum / times.len() },
         "setup_ms": round2(setup_ms),
+        "setup_cpu_ms": round2(setup_cpu_ms),
         "mean_trie_nodes_visited": if times.is_empty() { 0 } else { nodes_sum / times.len() },
         "mean_full_recognizer_steps": if times.is_empty() { 0 } else { heavy_sum / times.len() },
         "violations": violations,
