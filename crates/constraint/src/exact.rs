@@ -29,7 +29,7 @@
 
 use std::sync::Arc;
 
-use espalier_grammar::{LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
+use espalier_grammar::{Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
 
 use crate::lexeme_starts::{LexemeStarts, Lists, NO_ACCEPT};
 use crate::lexer_walk::{LexWalker, Push};
@@ -133,6 +133,8 @@ impl<P: TokenParser> ExactWalker<P> {
         self.n_held = 0;
         self.gen[0] += 1;
         let q = state.remainder().dfa_state;
+        // Passed down rather than taken from a slot in every summary (an Arc clone).
+        let lang = state.language().clone();
         match self.starts.clone() {
             Some(starts) if q != LexerDfa::START && starts.root(q).is_some() => {
                 // The text ends inside a lexeme (the usual case): the root is one more
@@ -141,7 +143,7 @@ impl<P: TokenParser> ExactWalker<P> {
                 let acc = self.intern(0, &starts);
                 if let Some(part) = starts.root(q) {
                     let key = self.key_of(0);
-                    self.summarize(0, part.lists(), 0, 0, key, acc, trie, &starts, mask);
+                    self.summarize(0, part.lists(), 0, 0, key, acc, trie, &lang, &starts, mask);
                 }
             }
             Some(_) if q != LexerDfa::START => {
@@ -171,7 +173,7 @@ impl<P: TokenParser> ExactWalker<P> {
                             }
                             let acc = self.intern(0, &starts);
                             let key = self.key_of(0);
-                            self.summarize(0, starts.lists(i), 0, i, key, acc, trie, &starts, mask);
+                            self.summarize(0, starts.lists(i), 0, i, key, acc, trie, &lang, &starts, mask);
                             self.walker.pop_bytes(pops);
                             i += size;
                         }
@@ -323,6 +325,7 @@ impl<P: TokenParser> ExactWalker<P> {
         key: AnchorKey,
         acc: usize,
         trie: &TokTrie,
+        lang: &Language,
         starts: &LexemeStarts,
         mask: &mut TokenSet,
     ) {
@@ -343,9 +346,7 @@ impl<P: TokenParser> ExactWalker<P> {
             return;
         }
         let (e_slot, scratch) = (2 * level + 1, 2 * level + 2);
-        let dfa_arc = self.slot(anchor).language().dfa.clone();
-        let dfa = &*dfa_arc;
-        let lang = self.slot(anchor).language().clone();
+        let dfa = &*lang.dfa;
         let nl = lang.python.as_ref().map(|py| py.nl);
         let string = lang.python.as_ref().and_then(|py| py.string);
         let anchor_at_line_start = self.slot(anchor).at_line_start();
@@ -373,7 +374,7 @@ impl<P: TokenParser> ExactWalker<P> {
             let winners = dfa.winners(pq);
             if winners.is_empty() || dfa.next(pq, byte) != LexerDfa::DEAD {
                 // The lexer would back up and re-read: let the recognizer decide.
-                self.unusual(level, m, p, anchor, anchor_node, trie, starts, mask);
+                self.unusual(level, m, p, anchor, anchor_node, trie, lang, starts, mask);
                 continue;
             }
             if p != cur {
@@ -446,14 +447,14 @@ impl<P: TokenParser> ExactWalker<P> {
                 let a2 = self.intern(scratch, starts);
                 content_acc.get_or_insert(a2);
                 let (src, gen) = self.key_of(e_src);
-                self.summarize(level + 1, starts.lists(m), scratch, m, (src + LINE_START, gen), a2, trie, starts, mask);
+                self.summarize(level + 1, starts.lists(m), scratch, m, (src + LINE_START, gen), a2, trie, lang, starts, mask);
                 continue;
             }
             if !dfa.reachable(first).intersects(&self.accs[e_acc].0) {
                 continue;
             }
             let (a, an, k) = if ended == Ended::Virtual { (anchor, anchor_node, key) } else { (e_src, p, self.key_of(e_src)) };
-            self.summarize(level + 1, starts.lists(m), a, an, k, e_acc, trie, starts, mask);
+            self.summarize(level + 1, starts.lists(m), a, an, k, e_acc, trie, lang, starts, mask);
         }
     }
 
@@ -469,6 +470,7 @@ impl<P: TokenParser> ExactWalker<P> {
         anchor: usize,
         anchor_node: usize,
         trie: &TokTrie,
+        lang: &Language,
         starts: &LexemeStarts,
         mask: &mut TokenSet,
     ) {
@@ -484,7 +486,7 @@ impl<P: TokenParser> ExactWalker<P> {
         if self.pool[scratch].remainder().len == 1 {
             let a2 = self.intern(scratch, starts);
             let key = self.key_of(scratch);
-            self.summarize(level + 1, starts.lists(m), scratch, m, key, a2, trie, starts, mask);
+            self.summarize(level + 1, starts.lists(m), scratch, m, key, a2, trie, lang, starts, mask);
         } else {
             if tok != u32::MAX {
                 mask.insert(tok as usize);
