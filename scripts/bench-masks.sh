@@ -21,9 +21,11 @@ fi
 T="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$T/espalier-cache"
 cargo build --release -p espalier-cli >&2
-cargo build --release --manifest-path crates/bench-llg/Cargo.toml >&2
+# Its own target folder: a separate workspace whose dependency builds must not mix
+# with the main workspace's.
+CARGO_TARGET_DIR="$T/bench-llg" cargo build --release --manifest-path crates/bench-llg/Cargo.toml >&2
 IN="$T/espalier-cache/bench-masks.input"
 # The export also times exact masks once (its JSON line goes to stderr here).
 "$T/release/espalier" bench mask --lang python --strategy exact --export "$IN" "${FILES[@]}" >&2
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-"$T/release/espalier-bench-llg" "$IN" --rounds "$ROUNDS" --store "$T/espalier-cache/python-smollm2.store"
+"$T/bench-llg/release/espalier-bench-llg" "$IN" --rounds "$ROUNDS" --store "$T/espalier-cache/python-smollm2.store"
