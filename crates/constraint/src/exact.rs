@@ -68,9 +68,11 @@ pub struct ExactWalker<P: TokenParser> {
 /// Slot numbers from `HELD` on address [`ExactWalker::held`] (the pool has a few
 /// slots per level of a token's length, far fewer).
 const HELD: usize = 1 << 24;
-/// At most this many lexeme ends are held per mask (the worst masks, at an
-/// expression start, end a NAME under ~50 first bytes, and a few keywords).
-const MAX_HELD: usize = 64;
+/// At most this many lexeme ends are held per mask: the worst masks (expression
+/// starts) hold ~110; chains of one-byte lexemes (`====`), each read from the last
+/// one's end, take a slot per byte (with 64 they filled the slots before the
+/// letters' NAME ends were met).
+const MAX_HELD: usize = 256;
 
 /// Names the state a lexeme is read from, for held lexeme ends: a slot and its
 /// generation, or (with `LINE_START` added to the slot) the state after any first
