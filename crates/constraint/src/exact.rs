@@ -80,6 +80,16 @@ const MAX_HELD: usize = 256;
 /// DEDENT before it reads the byte, so the byte itself only starts the lexeme).
 type AnchorKey = (usize, u32);
 const LINE_START: usize = 1 << 25;
+/// The key of the mask's own state after any first content byte at a line start
+/// (the first byte of a token read from the root when the text ends between
+/// lexemes, as at the start of a file).
+const BASE_CONTENT: usize = LINE_START - 1;
+
+/// Whether `byte`, read at a Python line start, is content (decides INDENT / DEDENT)
+/// rather than indentation, a blank line or a comment.
+fn is_content(byte: u8) -> bool {
+    !matches!(byte, b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' | b'#')
+}
 
 /// The key and outcome of a held lexeme end: the key of the state the lexeme was
 /// read from, a lexer state with the lexeme's winners, the
@@ -174,7 +184,13 @@ impl<P: TokenParser> ExactWalker<P> {
                                 self.gen[0] += 1;
                             }
                             let acc = self.intern(0, &starts);
-                            let key = self.key_of(0);
+                            // At a line start (a file's first mask), every first content
+                            // byte leaves the same parser and layer state behind it.
+                            let key = if starts.parent(i) == 0 && state.at_line_start() && is_content(byte) {
+                                (BASE_CONTENT, 0)
+                            } else {
+                                self.key_of(0)
+                            };
                             self.summarize(0, starts.lists(i), 0, i, key, acc, trie, &lang, &starts, mask);
                             self.walker.pop_bytes(pops);
                             i += size;
@@ -433,7 +449,7 @@ impl<P: TokenParser> ExactWalker<P> {
             if first == LexerDfa::DEAD {
                 continue;
             }
-            let content = !matches!(byte, b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' | b'#');
+            let content = is_content(byte);
             if e_line_start && content {
                 // Python's indentation decides INDENT / DEDENT now.
                 if let Some(c) = content_acc {
