@@ -123,11 +123,7 @@ mod tests {
     fn the_shared_data_sets_load() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
         for (file, count) in [("HumanEval.jsonl.gz", 164), ("mxeval-mbpp_release_v1.jsonl", 974), ("humanevalx_go.jsonl.gz", 164)] {
-            let path = dir.join(file);
-            if !path.is_file() {
-                eprintln!("skipping {}: not there", path.display());
-                continue;
-            }
+            let path = espalier_testkit::require(dir.join(file), file, Some("see ../shared/data/README.md"));
             let problems = load_problems(&path).unwrap();
             assert_eq!(problems.len(), count, "{file}");
             assert!(problems.iter().all(|p| !p.prompt.is_empty() && !p.test.is_empty()), "{file}");
