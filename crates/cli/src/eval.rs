@@ -108,7 +108,7 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     if benchmark.format == BenchmarkFormat::SluaCategories {
         return run_slua(&args, lang);
     }
-    let mut problems = load_problems(benchmark.format, &data_path(args.data.as_deref(), benchmark.data_file)?)?;
+    let mut problems = load_problems(&data_path(args.data.as_deref(), benchmark.data_file)?)?;
     problems.drain(..args.offset.min(problems.len()));
     if let Some(limit) = args.limit {
         problems.truncate(limit);

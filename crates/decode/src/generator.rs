@@ -603,13 +603,11 @@ impl<C: Constraint> Generator<C> {
     fn fill_mask(&mut self, wrapping: bool) -> bool {
         if self.forced.is_empty() {
             self.constraint.fill_mask(&self.vocab, &mut self.mask);
-            if wrapping {
-                if self.ask_finishing() {
-                    self.finish_mask.intersect_with(&self.mask);
-                    if !self.finish_mask.is_empty() {
-                        std::mem::swap(&mut self.mask, &mut self.finish_mask);
-                        return true;
-                    }
+            if wrapping && self.ask_finishing() {
+                self.finish_mask.intersect_with(&self.mask);
+                if !self.finish_mask.is_empty() {
+                    std::mem::swap(&mut self.mask, &mut self.finish_mask);
+                    return true;
                 }
             }
             return false;

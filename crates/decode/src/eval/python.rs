@@ -159,7 +159,7 @@ mod tests {
         let c = checker();
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/HumanEval.jsonl.gz");
         let path = espalier_testkit::require(path, "HumanEval (../shared/data)", Some("see ../shared/data/README.md"));
-        let problems = crate::eval::load_humaneval(&path).unwrap();
+        let problems = crate::eval::load_problems(&path).unwrap();
         let mut text = String::new();
         flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()).read_to_string(&mut text).unwrap();
         let solutions: Vec<String> = text

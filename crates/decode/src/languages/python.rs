@@ -40,8 +40,8 @@ pub fn python_top_level_stops() -> Vec<String> {
 }
 
 const BENCHMARKS: &[Benchmark] = &[
-    Benchmark { name: "humaneval", data_file: "HumanEval.jsonl.gz", format: BenchmarkFormat::HumanEval },
-    Benchmark { name: "mbpp", data_file: "mxeval-mbpp_release_v1.jsonl", format: BenchmarkFormat::Mxeval },
+    Benchmark { name: "humaneval", data_file: "HumanEval.jsonl.gz", format: BenchmarkFormat::Problems },
+    Benchmark { name: "mbpp", data_file: "mxeval-mbpp_release_v1.jsonl", format: BenchmarkFormat::Problems },
 ];
 
 impl LangSpec for Python {

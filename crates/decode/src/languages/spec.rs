@@ -32,13 +32,13 @@ pub enum Framing {
     },
 }
 
-/// How a benchmark's data file is laid out.
+/// What a benchmark is made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BenchmarkFormat {
-    /// HumanEval: gzipped JSON lines with `task_id`, `prompt`, `test`, `entry_point`.
-    HumanEval,
-    /// MXEval (MBPP and the multilingual HumanEval): JSON lines with the same keys.
-    Mxeval,
+    /// Problems to complete and test, from a data file of JSON lines, gzipped or not
+    /// (HumanEval, MXEval's MBPP and multilingual HumanEval, HumanEval-X; see
+    /// [`crate::eval::load_problems`]), judged by the language's oracle.
+    Problems,
     /// The sLua game's categories ([`crate::eval::slua::CATEGORIES`]), built in.
     SluaCategories,
 }
