@@ -89,7 +89,8 @@ pub fn run_eval_fim(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
     let lang = espalier_grammar::python()?;
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
     let trie = std::sync::Arc::new(TokTrie::new(&loaded.vocab));
-    let checker = PythonChecker { python: args.python.clone(), timeout: Duration::from_secs(args.timeout) };
+    let python = args.python.clone().unwrap_or_else(|| PathBuf::from("/usr/bin/python3.11"));
+    let checker = PythonChecker { python, timeout: Duration::from_secs(args.timeout) };
     let mut out = match &args.out {
         Some(p) => Some(std::io::BufWriter::new(std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
         None => None,

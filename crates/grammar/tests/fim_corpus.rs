@@ -31,7 +31,7 @@ fn char_boundary(text: &[u8], mut i: usize) -> usize {
 
 #[test]
 fn fim_cuts_agree_with_ast_parse() {
-    assert!(have_oracle(), "the oracle is required: {PYTHON} and {CORPUS} (apt install python3.11 libpython3.11-testsuite)");
+    require_oracle();
     let py = python().unwrap();
     let cuts = if slow() { 20_000 } else { 300 };
     let mut rng = Rng(0xF1A5_5EED);
