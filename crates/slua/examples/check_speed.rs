@@ -1,0 +1,114 @@
+//! Measures how the checker's time grows with the script (a benchmark, not a test):
+//! two generated families of valid talents, checked with [`espalier_slua::check`] at
+//! sizes 100 ... 3,200, printing the time per kilobyte at each size. Linear checking
+//! keeps the time per kilobyte flat from the smallest to the largest size.
+//!
+//! - `locals`: a `Do` hook whose body is N statements `local aK: number = K;` (N
+//!   names in scope at the end);
+//! - `nested`: N statements `if true then` nested N deep, closed by N `end;`.
+//!
+//! Usage: `cargo run --release -p espalier-slua --example check_speed [-- SIZES...]`
+//! (default sizes 100 200 400 800 1600 3200). Each script is checked at least three
+//! times and for at least 0.2 s; the fastest on-CPU time (`CLOCK_THREAD_CPUTIME_ID`)
+//! is reported beside the wall-clock time of that run. The last line is one JSON
+//! object with every figure and, per family, the ratio of the largest to the smallest
+//! time per kilobyte.
+
+use std::rc::Rc;
+use std::time::Instant;
+
+use espalier_constraint::timing::thread_cpu_ns;
+use espalier_slua::{check, Api, Env};
+
+const HEAD: &str = "talent T;\nhook Do = function(user, target)\n";
+const TAIL: &str = "end;\nhook GetDescription = function(user)\n  return \"t\";\nend;\n";
+
+/// `n` locals in the `Do` hook.
+fn locals(n: usize) -> String {
+    let mut s = String::from(HEAD);
+    for k in 0..n {
+        s.push_str(&format!("  local a{k}: number = {k};\n"));
+    }
+    s.push_str(TAIL);
+    s
+}
+
+/// `if true then` nested `n` deep in the `Do` hook.
+fn nested(n: usize) -> String {
+    let mut s = String::from(HEAD);
+    for k in 0..n {
+        s.push_str(&" ".repeat(2 + (k % 16)));
+        s.push_str("if true then\n");
+    }
+    for k in (0..n).rev() {
+        s.push_str(&" ".repeat(2 + (k % 16)));
+        s.push_str("end;\n");
+    }
+    s.push_str(TAIL);
+    s
+}
+
+/// Fastest (on-CPU, wall) seconds of checking `src`.
+fn time_check(env: &Rc<Env>, src: &str) -> Result<(f64, f64), String> {
+    let (mut best_cpu, mut best_wall) = (f64::INFINITY, f64::INFINITY);
+    let begin = Instant::now();
+    let mut runs = 0;
+    while runs < 3 || begin.elapsed().as_secs_f64() < 0.2 {
+        let c0 = thread_cpu_ns();
+        let t0 = Instant::now();
+        check(env.clone(), src).map_err(|e| format!("rejected at {e}"))?;
+        let wall = t0.elapsed().as_secs_f64();
+        let cpu = match (c0, thread_cpu_ns()) {
+            (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e9,
+            _ => wall,
+        };
+        if cpu < best_cpu {
+            best_cpu = cpu;
+            best_wall = wall;
+        }
+        runs += 1;
+    }
+    Ok((best_cpu, best_wall))
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let sizes: Vec<usize> = match std::env::args().skip(1).map(|a| a.parse::<usize>()).collect::<Result<Vec<_>, _>>()? {
+        s if s.is_empty() => vec![100, 200, 400, 800, 1600, 3200],
+        s => s,
+    };
+    let env = Rc::new(Env::new(Api::dungeon(), vec![]));
+    let families: [(&str, fn(usize) -> String); 2] = [("locals", locals), ("nested", nested)];
+    let mut json = serde_json::Map::new();
+    for (family, make) in families {
+        let mut rows = Vec::new();
+        let mut per_kb = Vec::new();
+        for &n in &sizes {
+            let src = make(n);
+            let (cpu, wall) = time_check(&env, &src).map_err(|e| format!("{family} {n}: {e}"))?;
+            let kb = src.len() as f64 / 1024.0;
+            println!(
+                "{family:>6} n={n:>5}: {:>7.1} kB, cpu {:>9.2} ms, wall {:>9.2} ms, {:>7.3} ms/kB (cpu)",
+                kb,
+                cpu * 1e3,
+                wall * 1e3,
+                cpu * 1e3 / kb
+            );
+            per_kb.push(cpu * 1e3 / kb);
+            rows.push(serde_json::json!({
+                "n": n, "bytes": src.len(), "cpu_ms": round3(cpu * 1e3), "wall_ms": round3(wall * 1e3),
+                "cpu_ms_per_kb": round3(cpu * 1e3 / kb),
+            }));
+        }
+        let lo = per_kb.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = per_kb.iter().copied().fold(0.0, f64::max);
+        let spread = hi / lo;
+        println!("{family:>6}: time per kB from {lo:.3} to {hi:.3} ms (max/min {spread:.2})");
+        json.insert(family.into(), serde_json::json!({ "sizes": rows, "per_kb_max_over_min": round3(spread) }));
+    }
+    println!("{}", serde_json::Value::Object(json));
+    Ok(())
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1e3).round() / 1e3
+}
