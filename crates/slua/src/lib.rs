@@ -26,6 +26,7 @@
 pub mod api;
 pub mod dfa;
 pub mod finishing;
+pub mod frame_stack;
 pub mod lexeme;
 pub mod node;
 pub mod ops;

@@ -234,11 +234,12 @@ impl SluaConstraint {
             .map(|a| TreeNode { kind: "alternative".into(), state: a.regex(), children: vec![] })
             .collect();
         let mut node: Option<TreeNode> = None;
-        for (i, f) in self.tree.frames().iter().enumerate().rev() {
+        let frames = self.tree.frames();
+        for (i, f) in frames.iter().enumerate().rev() {
             let mut children = Vec::new();
             if let Some(n) = node.take() {
                 children.push(n);
-            } else if i + 1 == self.tree.frames().len() {
+            } else if i + 1 == frames.len() {
                 children = bristles.clone();
             }
             node = Some(TreeNode { kind: f.kind().into(), state: f.describe(&env), children });

@@ -13,6 +13,7 @@ use std::fmt;
 use std::rc::Rc;
 
 use crate::dfa::SegDfa;
+use crate::frame_stack::FrameStack;
 use crate::lexeme::{is_ws, Alt, ByteSet, Lex};
 use crate::node::{Ann, Choice, Frame};
 use crate::scope::Env;
@@ -66,7 +67,7 @@ impl std::error::Error for FeedError {}
 #[derive(Clone, Debug)]
 pub struct Tree {
     env: Rc<Env>,
-    stack: Vec<Frame>,
+    stack: FrameStack,
     log: Option<Rc<LogNode>>,
     carry: Option<u8>,
     /// Bytes fed so far (offsets of logged tokens).
@@ -86,7 +87,7 @@ impl Tree {
     }
 
     fn with_root(env: Rc<Env>, root: Frame) -> Tree {
-        Tree { env, stack: vec![root], log: None, carry: None, fed: 0, seg: None }
+        Tree { env, stack: FrameStack::new(root), log: None, carry: None, fed: 0, seg: None }
     }
 
     /// The environment.
@@ -96,7 +97,7 @@ impl Tree {
 
     /// Whether the script is complete (nothing may follow).
     pub fn has_finished(&self) -> bool {
-        self.stack.len() == 1 && matches!(self.stack[0], Frame::Root { state: 7, .. })
+        self.stack.len() == 1 && matches!(self.stack.get(0), Frame::Root { state: 7, .. })
     }
 
     /// The script's kind and name once known.
@@ -112,9 +113,14 @@ impl Tree {
         (self.has_finished() && kind == "effect").then_some(name)
     }
 
-    /// The live nodes, root first.
-    pub fn frames(&self) -> &[Frame] {
-        &self.stack
+    /// The live nodes, root first (allocates: for the visualizer).
+    pub fn frames(&self) -> Vec<&Frame> {
+        self.stack.to_vec()
+    }
+
+    /// The number of live nodes (the nesting at the cursor).
+    pub fn depth(&self) -> usize {
+        self.stack.len()
     }
 
     /// The consumed lexemes in order.
@@ -138,14 +144,15 @@ impl Tree {
     fn choices(&self) -> Vec<(usize, Choice)> {
         let mut out = Vec::new();
         let mut i = self.stack.len() - 1;
+        let mut below = self.stack.iter_down().skip(1);
         let mut hypo: Option<Frame> = None;
         loop {
-            let frame = hypo.as_ref().unwrap_or(&self.stack[i]);
+            let frame = hypo.as_ref().unwrap_or_else(|| self.stack.get(i));
             out.extend(frame.choices(&self.env).into_iter().map(|c| (i, c)));
             match frame.can_end() {
                 Some(sum) if i > 0 => {
                     i -= 1;
-                    let mut parent = self.stack[i].clone();
+                    let mut parent = below.next().expect("a frame below index i > 0").clone();
                     parent.child_done(&sum);
                     hypo = Some(parent);
                 }
@@ -164,7 +171,7 @@ impl Tree {
             }
         }
         let env = self.env.clone();
-        let children = self.stack[depth].step(&choice.act, text, &env);
+        let children = self.stack.get_mut(depth).step(&choice.act, text, &env);
         self.stack.extend(children);
         self.log = Some(Rc::new(LogNode {
             tok: Token { text: text.to_string(), ann: choice.ann.clone(), offset },
