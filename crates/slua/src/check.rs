@@ -27,34 +27,42 @@ impl fmt::Display for CheckError {
 
 impl std::error::Error for CheckError {}
 
-/// Length of the segment at the start of `text`, found with the segment DFA.
+/// Length of the segment at the start of `text`, found with the segment automaton.
 fn segment_len(tree: &mut Tree, text: &str) -> Result<usize, crate::tree::FeedError> {
     use crate::tree::FeedError;
-    let Some(regex) = tree.next_regex() else {
+    if tree.has_finished() {
         return Err(FeedError { offset: 0, expected: "(end of script)".into() });
-    };
-    let dfa = crate::dfa::SegDfa::cached(&regex).map_err(|e| FeedError { offset: 0, expected: e.to_string() })?;
-    let mut s = dfa.start();
+    }
+    let seg = tree.segment();
+    let auto = seg.auto_at(0)?;
+    let mut s = auto.start();
     for (i, &b) in text.as_bytes().iter().enumerate() {
-        s = dfa.next(s, b);
-        if dfa.is_dead(s) {
-            return Err(FeedError { offset: i, expected: regex });
+        s = auto.next(&s, b);
+        if auto.is_dead(&s) {
+            return Err(FeedError { offset: i, expected: seg.regex().to_string() });
         }
-        if dfa.accepts(s) && text.is_char_boundary(i + 1) {
+        if auto.accepts(&s) && text.is_char_boundary(i + 1) {
             return Ok(i + 1);
         }
     }
-    Err(FeedError { offset: text.len(), expected: regex })
+    Err(FeedError { offset: text.len(), expected: seg.regex().to_string() })
 }
 
 /// Checks `source` (trailing whitespace allowed) against the language, the types and
 /// the API of `env`; returns the syntax tree.
 pub fn check(env: Rc<Env>, source: &str) -> Result<Script, CheckError> {
-    check_with(env, source, &mut |_| {})
+    check_inner(env, source, None)
 }
 
 /// [`check`], calling `on_regex` with every segment regex met (tests check A1 on them).
 pub fn check_with(env: Rc<Env>, source: &str, on_regex: &mut dyn FnMut(&str)) -> Result<Script, CheckError> {
+    check_inner(env, source, Some(on_regex))
+}
+
+/// The checker; segment regexes are written out only for `on_regex` and errors (a
+/// regex lists every name in scope, so writing each would cost the scope's size per
+/// segment).
+fn check_inner(env: Rc<Env>, source: &str, mut on_regex: Option<&mut dyn FnMut(&str)>) -> Result<Script, CheckError> {
     let body = source.trim_end();
     let mut tree = Tree::new(env);
     let mut pos = 0;
@@ -63,8 +71,10 @@ pub fn check_with(env: Rc<Env>, source: &str, on_regex: &mut dyn FnMut(&str)) ->
             let extra = body[pos..].len() - body[pos..].trim_start().len();
             return Err(CheckError { offset: pos + extra, expected: "(end of script)".into() });
         }
-        if let Some(r) = tree.next_regex() {
-            on_regex(&r);
+        if let Some(f) = on_regex.as_mut() {
+            if let Some(r) = tree.next_regex() {
+                f(&r);
+            }
         }
         // Feed one segment at a time so every regex is seen.
         let rest = &body[pos..];

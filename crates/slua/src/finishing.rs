@@ -169,7 +169,12 @@ impl SluaConstraint {
         }
         let computed = (|| {
             let alt = &self.segment_ref()?.alts[k];
-            let dfa = SegDfa::cached(&alt.regex()).ok()?;
+            // The names-in-scope alternative's regex lists the scope: built, not
+            // cached in the environment (the memo here keeps it for this tree).
+            let dfa = match alt.lex {
+                crate::lexeme::Lex::Scoped(_) => Rc::new(SegDfa::build(&alt.regex()).ok()?),
+                _ => self.tree().env().dfas.get(&alt.regex()).ok()?,
+            };
             let lexeme = alt.lex.shortest(alt.done.first().copied())?;
             let mut text = lexeme[alt.done.len()..].to_string();
             if alt.la.is_some() {

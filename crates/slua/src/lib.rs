@@ -32,6 +32,8 @@ pub mod node;
 pub mod ops;
 pub mod prompt;
 pub mod scope;
+pub mod scoped_names;
+pub mod seg_auto;
 pub mod slua_constraint;
 pub mod tree;
 mod trie_walk;

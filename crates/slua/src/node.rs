@@ -11,9 +11,10 @@
 
 use std::rc::Rc;
 
-use crate::lexeme::Lex;
+use crate::lexeme::{ByteSet, Lex};
 use crate::ops::{can_finish, push_op, reduce_all, BinOp, TypeSet, BASES, BIN_OPS};
-use crate::scope::{push, visible, Env, Scope};
+use crate::scope::{Env, Kind, Scope};
+use crate::scoped_names::{AcceptedKind, ScopedNames};
 use crate::types::{FuncType, Type};
 
 /// A note attached to a consumed lexeme for building the syntax tree.
@@ -36,6 +37,9 @@ pub enum Act {
     NewName,
     /// A variable or global function of this type; `bool`: assignable.
     Var(Type, bool),
+    /// A name in scope ([`Lex::Scoped`]): the tree resolves it to [`Act::Var`] by the
+    /// name's kind before the node steps.
+    Scoped,
     /// A field of the current table type, by index.
     Field(usize),
     /// A method of the current table type, by index.
@@ -134,7 +138,7 @@ pub enum Frame {
 impl Frame {
     /// The root node of a script of `kind` (`effect` or `talent`).
     pub fn root(kind: &str) -> Frame {
-        Frame::Root { kind: kind.to_string(), state: 0, hook: 0, done: Vec::new(), scope: None }
+        Frame::Root { kind: kind.to_string(), state: 0, hook: 0, done: Vec::new(), scope: Scope::default() }
     }
 
     /// An expression node wanting type `t`.
@@ -179,7 +183,7 @@ impl Frame {
         match self {
             Frame::Root { kind, state, .. } => format!("{kind} script, state {state}"),
             Frame::Block { ctx, returns, .. } => {
-                format!("returns {}, {} names in scope{}", ctx.ret.display(n), visible(&ctx.scope).len(), if *returns { ", has returned" } else { "" })
+                format!("returns {}, {} names in scope{}", ctx.ret.display(n), ctx.scope.len(), if *returns { ", has returned" } else { "" })
             }
             Frame::Local { name, ty, state, .. } => format!("{name}: {} (state {state})", ty.display(n)),
             Frame::Expr { want, stack, have, .. } => {
@@ -252,10 +256,10 @@ impl Frame {
     }
 
     /// Takes the summary of the child that just ended.
-    pub fn child_done(&mut self, sum: &Sum) {
+    pub fn child_done(&mut self, sum: &Sum, env: &Env) {
         match (self, sum) {
             (Frame::Root { state, scope, .. }, s) => match (*state, s) {
-                (3, Sum::Stmt(_, _, Some((n, t)))) => *scope = push(scope, n, t.clone(), true),
+                (3, Sum::Stmt(_, _, Some((n, t)))) => *scope = env.push(scope, n, t, true),
                 (5, _) => *state = 6,
                 _ => {}
             },
@@ -263,7 +267,7 @@ impl Frame {
                 *returns |= *r;
                 *terminal |= *term;
                 if let Some((n, t)) = var {
-                    ctx.scope = push(&ctx.scope, n, t.clone(), true);
+                    ctx.scope = env.push(&ctx.scope, n, t, true);
                 }
             }
             (Frame::Local { state, ty, .. }, Sum::Ty(t)) => {
@@ -373,14 +377,9 @@ impl Frame {
                 if ctx.in_loop {
                     out.push(kw("break"));
                 }
-                let vis = visible(&ctx.scope);
-                for v in &vis {
-                    if v.assignable || api.stmt_reaches(&v.ty) {
-                        out.push(Choice { lex: Lex::Lit(v.name.clone()), act: Act::Var(v.ty.clone(), v.assignable), ann: Ann::None });
-                    }
-                }
+                out.extend(scoped(env, &ctx.scope, true, |k| k.assignable || api.stmt_reaches(&k.ty)));
                 for (name, ty) in env.globals() {
-                    if !vis.iter().any(|v| v.name == name) {
+                    if ctx.scope.lookup(name.as_bytes()).is_none() {
                         out.push(Choice { lex: Lex::Lit(name.to_string()), act: Act::Var(ty, false), ann: Ann::None });
                     }
                 }
@@ -799,7 +798,7 @@ impl Frame {
                 }
                 (4, _) | (10, _) => {
                     *state = 5;
-                    let c = Ctx { in_loop: true, scope: push(&ctx.scope, name, Type::Number, false), ret: ctx.ret.clone() };
+                    let c = Ctx { in_loop: true, scope: env.push(&ctx.scope, name, &Type::Number, false), ret: ctx.ret.clone() };
                     return vec![Frame::block(c, false)];
                 }
                 (6, _) => *state = 9,
@@ -930,7 +929,7 @@ impl Frame {
                     *state = 3;
                     let mut scope = ctx.scope.clone();
                     for (n, t) in names.iter().zip(&ft.params) {
-                        scope = push(&scope, n, t.clone(), true);
+                        scope = env.push(&scope, n, t, true);
                     }
                     let c = Ctx { scope, ret: ft.ret.clone(), in_loop: false };
                     return vec![Frame::block(c, ft.ret != Type::Void)];
@@ -1035,16 +1034,28 @@ fn operand_choices(env: &Env, ctx: &Ctx, targets: &TypeSet, unary: &[bool], want
         _ => {}
     }
     let fits = |t: &Type| api.reaches(t, &|x| targets.contains(x));
-    let vis = visible(&ctx.scope);
-    for v in &vis {
-        if fits(&v.ty) {
-            out.push(Choice { lex: Lex::Lit(v.name.clone()), act: Act::Var(v.ty.clone(), false), ann: Ann::None });
-        }
-    }
+    out.extend(scoped(env, &ctx.scope, false, |k| fits(&k.ty)));
     for (name, ty) in env.globals() {
-        if fits(&ty) && !vis.iter().any(|v| v.name == name) {
+        if fits(&ty) && ctx.scope.lookup(name.as_bytes()).is_none() {
             out.push(Choice { lex: Lex::Lit(name.to_string()), act: Act::Var(ty, false), ann: Ann::None });
         }
     }
     out
+}
+
+/// The choice of any name of `scope` whose kind `accept`s, if there is one.
+fn scoped(env: &Env, scope: &Scope, assignable: bool, accept: impl Fn(&Kind) -> bool) -> Option<Choice> {
+    let kinds: Vec<AcceptedKind> = scope
+        .kinds()
+        .iter()
+        .filter_map(|&id| {
+            let k = env.kind(id);
+            accept(&k).then(|| AcceptedKind { id, is_func: matches!(k.ty, Type::Func(_)), la: ByteSet::default() })
+        })
+        .collect();
+    (!kinds.is_empty()).then(|| Choice {
+        lex: Lex::Scoped(Rc::new(ScopedNames { scope: scope.clone(), kinds, assignable })),
+        act: Act::Scoped,
+        ann: Ann::None,
+    })
 }

@@ -25,9 +25,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use espalier_constraint::{Recognizer, TokTrie, TokenSet, Vocab};
-use regex_automata::util::primitives::StateID;
 
 use crate::lexeme::{is_ws, Lex};
+use crate::seg_auto::SegState;
 use crate::slua_constraint::SluaConstraint;
 
 /// What decides the tree after a completed segment (see the module doc).
@@ -93,10 +93,10 @@ impl SluaConstraint {
 /// completed that level's segment, and the tree after it is built only when a
 /// further byte needs it (most tokens end right at a boundary: a name and its
 /// look-ahead character).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Entry {
     level: u32,
-    state: StateID,
+    state: Option<SegState>,
     start: u32,
     pending: bool,
 }
@@ -124,7 +124,7 @@ pub(crate) struct TrieWalk<'a> {
 impl<'a> TrieWalk<'a> {
     /// A walk from `base`'s current state (its unfinished segment included).
     pub(crate) fn new(base: &'a SluaConstraint) -> TrieWalk<'a> {
-        let state = base.dfa_state().map_or(StateID::ZERO, |(_, s)| s);
+        let state = base.dfa_state().map(|(_, s)| s.clone());
         TrieWalk {
             base,
             levels: Vec::new(),
@@ -156,7 +156,7 @@ impl<'a> TrieWalk<'a> {
 
     /// Where the pushed bytes lead.
     pub(crate) fn end(&self) -> End<'_> {
-        let top = self.stack[self.stack.len() - 1];
+        let top = &self.stack[self.stack.len() - 1];
         let c = self.level(top.level);
         let mut seg = c.partial().to_vec();
         seg.extend_from_slice(&self.bytes[top.start as usize..]);
@@ -197,9 +197,9 @@ impl Recognizer for TrieWalk<'_> {
     #[inline]
     fn try_push_byte(&mut self, b: u8) -> bool {
         let depth = self.stack.len() - 1;
-        let mut top = self.stack[depth];
-        if top.pending {
+        if self.stack[depth].pending {
             // Step into the tree after the completed segment (memoised).
+            let top = &self.stack[depth];
             let mut seg = std::mem::take(&mut self.scratch);
             seg.clear();
             let child = {
@@ -210,27 +210,29 @@ impl Recognizer for TrieWalk<'_> {
             };
             self.scratch = seg;
             let Some(child) = child else { return false };
-            let state = child.dfa_state().map_or(StateID::ZERO, |(_, s)| s);
+            let state = child.dfa_state().map(|(_, s)| s.clone());
             let level = self.level_id(child);
-            top = Entry { level, state, start: self.bytes.len() as u32, pending: false };
-            self.stack[depth] = top;
+            self.stack[depth] = Entry { level, state, start: self.bytes.len() as u32, pending: false };
         }
-        let Some((dfa, _)) = self.level(top.level).dfa_state() else { return false };
-        let t = dfa.next(top.state, b);
-        if dfa.is_dead(t) {
+        let top = &self.stack[depth];
+        let (level, start) = (top.level, top.start);
+        let Some((auto, _)) = self.level(level).dfa_state() else { return false };
+        let Some(s) = &top.state else { return false };
+        let t = auto.next(s, b);
+        if auto.is_dead(&t) {
             return false;
         }
-        let pending = dfa.accepts(t);
-        if pending && (b >= 0x80 || self.bytes[top.start as usize..].iter().any(|&x| x >= 0x80) || self.level(top.level).partial().iter().any(|&x| x >= 0x80)) {
+        let pending = auto.accepts(&t);
+        if pending && (b >= 0x80 || self.bytes[start as usize..].iter().any(|&x| x >= 0x80) || self.level(level).partial().iter().any(|&x| x >= 0x80)) {
             // A completed segment must be UTF-8 (a string literal may hold any text).
-            let mut seg = self.level(top.level).partial().to_vec();
-            seg.extend_from_slice(&self.bytes[top.start as usize..]);
+            let mut seg = self.level(level).partial().to_vec();
+            seg.extend_from_slice(&self.bytes[start as usize..]);
             seg.push(b);
             if std::str::from_utf8(&seg).is_err() {
                 return false;
             }
         }
-        self.stack.push(Entry { level: top.level, state: t, start: top.start, pending });
+        self.stack.push(Entry { level, state: Some(t), start, pending });
         self.bytes.push(b);
         true
     }
