@@ -7,7 +7,12 @@
 //! where VOCAB.hex has one token per line as hex bytes, or `special` (the SmolLM2
 //! vocabulary in this form: `espalier slua vocab-hex --model GGUF > VOCAB.hex`).
 //! Without scripts, four of the valid test scripts are replayed. `VERIFY=1` also
-//! commits every token on a clone (ground truth) at every step.
+//! commits every token on a clone (ground truth) at every step. `LONG=N` adds two
+//! long talents of N statements each (locals that read the previous ones, and `if`s
+//! nested N deep) and reports the p99 of the steps in the first and in the last
+//! quarter of each script apart (`NO_REFERENCE=1` skips the slow reference masks).
+//! All scripts share one compiled-segment cache (`DfaCache`), as a decoder that keeps
+//! one across generations does.
 //!
 //! Then the finishing mask is timed: from every 8th step of each replay, random
 //! tokens of `fill_finishing_mask` are taken until the script is complete; the
@@ -17,7 +22,32 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use espalier_constraint::{Constraint, TokenSet, Vocab};
+use espalier_slua::dfa::DfaCache;
 use espalier_slua::{Api, Env, SluaConstraint};
+
+/// A talent whose `Do` hook declares `n` locals, each read by the next.
+fn long_locals(n: usize) -> String {
+    let mut s = String::from("talent LongLocals;\nhook Do = function(user, target)\n  local a0: number = 1;\n");
+    for k in 1..n {
+        s.push_str(&format!("  local a{k}: number = a{} + {k};\n", k - 1));
+    }
+    s.push_str(&format!("  Damage(user, a{});\nend;\nhook GetDescription = function(user)\n  return \"long\";\nend;\n", n - 1));
+    s
+}
+
+/// A talent with `if` nested `n` deep.
+fn long_nested(n: usize) -> String {
+    let mut s = String::from("talent LongNested;\nhook Do = function(user, target)\n");
+    for k in 0..n {
+        s.push_str(&format!("{}if user.hp > {k} then\n", " ".repeat(2 + k % 8)));
+    }
+    s.push_str("  Damage(user, 1);\n");
+    for k in (0..n).rev() {
+        s.push_str(&format!("{}end;\n", " ".repeat(2 + k % 8)));
+    }
+    s.push_str("end;\nhook GetDescription = function(user)\n  return \"deep\";\nend;\n");
+    s
+}
 
 fn stats(name: &str, mut t: Vec<f64>) {
     t.sort_by(f64::total_cmp);
@@ -58,6 +88,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             include_str!("../tests/scripts/valid/19_strings.slua").to_string(),
         ]
     };
+    let mut scripts = scripts;
+    let long: usize = std::env::var("LONG").ok().map(|v| v.parse()).transpose()?.unwrap_or(0);
+    if long > 0 {
+        scripts.push(long_locals(long));
+        scripts.push(long_nested(long));
+    }
+    let dfas = Rc::new(DfaCache::default());
+    let (mut first_quarter, mut last_quarter) = (Vec::new(), Vec::new());
     let verify = std::env::var("VERIFY").is_ok();
     let mut cuts: Vec<(SluaConstraint, String)> = Vec::new();
     let (mut fast, mut slow) = (Vec::new(), Vec::new());
@@ -65,8 +103,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for script in &scripts {
         // Talents may apply the Burning effect; an effect must not redefine a name.
         let effects = if script.starts_with("talent") { vec!["Burning".to_string()] } else { vec![] };
-        let env = Rc::new(Env::new(Api::dungeon(), effects));
+        let env = Rc::new(Env::with_dfas(Api::dungeon(), effects, dfas.clone()));
         let mut c = SluaConstraint::new(env);
+        let mut times = Vec::new();
         let mut mask = TokenSet::empty(vocab.len());
         let mut reference = TokenSet::empty(vocab.len());
         // Replay the script greedily: at each step take the longest allowed token that
@@ -81,6 +120,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 first = Some(dt);
             } else {
                 fast.push(dt);
+                times.push(dt);
             }
             if std::env::var("NO_REFERENCE").is_err() {
                 let t = Instant::now();
@@ -116,6 +156,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             if rest.is_empty() {
                 assert!(c.is_complete() && mask.contains(eos as usize));
+                if times.len() >= 400 {
+                    let q = times.len() / 4;
+                    first_quarter.extend_from_slice(&times[..q]);
+                    last_quarter.extend_from_slice(&times[times.len() - q..]);
+                }
                 break;
             }
             if slow.len() % 8 == 1 {
@@ -135,6 +180,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("first mask (builds the trie): {:.1} ms", first.unwrap_or(0.0) * 1e3);
     let steps = fast.len() + 1;
     stats("trie walk  (fill_mask)          ", fast);
+    if !first_quarter.is_empty() {
+        stats("  long scripts, first quarter   ", first_quarter);
+        stats("  long scripts, last quarter    ", last_quarter);
+    }
     if !slow.is_empty() {
         stats("per token  (fill_mask_per_token)", slow);
     }

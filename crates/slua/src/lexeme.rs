@@ -332,8 +332,7 @@ pub struct Alt {
 }
 
 /// What decides an alternative's regex, for caching compiled segments without
-/// writing the regex (see [`crate::dfa::DfaCache::get_for_alts`]). Word lists of new
-/// names are told apart by address: they are the environment's, which owns the cache.
+/// writing the regex (see [`crate::dfa::DfaCache::get_for_alts`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct AltKey {
     lex: LexKey,
@@ -346,7 +345,7 @@ enum LexKey {
     Lit(String),
     Number,
     Str,
-    Name(bool, usize),
+    Name(bool, Vec<String>),
 }
 
 /// The whitespace class, as regex.
@@ -360,7 +359,7 @@ impl Alt {
             Lex::Lit(s) => LexKey::Lit(s.clone()),
             Lex::Number => LexKey::Number,
             Lex::Str => LexKey::Str,
-            Lex::Name { upper, exclude } => LexKey::Name(*upper, Rc::as_ptr(exclude) as usize),
+            Lex::Name { upper, exclude } => LexKey::Name(*upper, (**exclude).clone()),
             Lex::Scoped(_) => return None,
         };
         Some(AltKey { lex, done: self.done.clone(), la: self.la.map(|l| l.0) })
@@ -371,7 +370,7 @@ impl Alt {
         let lex = match (&self.lex, &key.lex) {
             (Lex::Lit(a), LexKey::Lit(b)) => a == b,
             (Lex::Number, LexKey::Number) | (Lex::Str, LexKey::Str) => true,
-            (Lex::Name { upper, exclude }, LexKey::Name(u, p)) => upper == u && Rc::as_ptr(exclude) as usize == *p,
+            (Lex::Name { upper, exclude }, LexKey::Name(u, words)) => upper == u && **exclude == *words,
             _ => false,
         };
         lex && self.done == key.done && self.la.map(|l| l.0) == key.la
@@ -384,7 +383,7 @@ impl Alt {
             Lex::Lit(s) => (0u8, s.as_bytes()).hash(h),
             Lex::Number => 1u8.hash(h),
             Lex::Str => 2u8.hash(h),
-            Lex::Name { upper, exclude } => (3u8, *upper, Rc::as_ptr(exclude) as usize).hash(h),
+            Lex::Name { upper, exclude } => (3u8, *upper, &**exclude).hash(h),
             Lex::Scoped(_) => 4u8.hash(h),
         }
         self.done.hash(h);

@@ -73,6 +73,15 @@ fn kw(s: &str) -> Choice {
     Choice { lex: Lex::Lit(s.to_string()), act: Act::Kw, ann: Ann::None }
 }
 
+/// What the choices of a statement or prefix node depend on ([`Frame::choice_key`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ChoiceKey {
+    /// `Frame::Stmt`: the current type, lvalue, called, state.
+    Stmt(Type, bool, bool, u8),
+    /// `Frame::Prefix`: the current type, the target types, state.
+    Prefix(Type, TypeSet, u8),
+}
+
 /// A finished node's summary for its parent.
 #[derive(Clone, Debug)]
 pub enum Sum {
@@ -380,7 +389,7 @@ impl Frame {
                 out.extend(scoped(env, &ctx.scope, true, |k| k.assignable || api.stmt_reaches(&k.ty)));
                 for (name, ty) in env.globals() {
                     if ctx.scope.lookup(name.as_bytes()).is_none() {
-                        out.push(Choice { lex: Lex::Lit(name.to_string()), act: Act::Var(ty, false), ann: Ann::None });
+                        out.push(Choice { lex: Lex::Lit(name.clone()), act: Act::Var(ty.clone(), false), ann: Ann::None });
                     }
                 }
                 out
@@ -955,6 +964,18 @@ impl Frame {
         vec![]
     }
 
+    /// A key fixing this node's choices when they depend on nothing but the key and
+    /// the API (not on the scope): statements and prefixes after a variable, the
+    /// nodes a variable choice pushes. [`crate::tree::Tree`] memoises the bytes that
+    /// may start the segment after such a node by this key in the [`Env`].
+    pub fn choice_key(&self) -> Option<ChoiceKey> {
+        match self {
+            Frame::Stmt { cur, lvalue, called, state, .. } => Some(ChoiceKey::Stmt(cur.clone(), *lvalue, *called, *state)),
+            Frame::Prefix { cur, targets, state, .. } => Some(ChoiceKey::Prefix(cur.clone(), targets.clone(), *state)),
+            _ => None,
+        }
+    }
+
     /// The hint of parameter names (hooks) for the function node, if any.
     pub fn param_hint(&self) -> Option<&[String]> {
         match self {
@@ -1036,8 +1057,8 @@ fn operand_choices(env: &Env, ctx: &Ctx, targets: &TypeSet, unary: &[bool], want
     let fits = |t: &Type| api.reaches(t, &|x| targets.contains(x));
     out.extend(scoped(env, &ctx.scope, false, |k| fits(&k.ty)));
     for (name, ty) in env.globals() {
-        if fits(&ty) && ctx.scope.lookup(name.as_bytes()).is_none() {
-            out.push(Choice { lex: Lex::Lit(name.to_string()), act: Act::Var(ty, false), ann: Ann::None });
+        if fits(ty) && ctx.scope.lookup(name.as_bytes()).is_none() {
+            out.push(Choice { lex: Lex::Lit(name.clone()), act: Act::Var(ty.clone(), false), ann: Ann::None });
         }
     }
     out

@@ -169,13 +169,27 @@ pub struct Env {
     pub taken_upper: Rc<Vec<String>>,
     /// Interned variable kinds.
     kinds: RefCell<(Vec<Kind>, HashMap<Kind, KindId>)>,
-    /// Compiled DFAs of segment regexes (their fixed part), by regex.
-    pub dfas: crate::dfa::DfaCache,
+    /// Compiled DFAs of segment regexes (their fixed part); shared with other
+    /// environments through [`Env::with_dfas`].
+    pub dfas: Rc<crate::dfa::DfaCache>,
+    /// API functions and registered effects with their types.
+    globals: Vec<(String, Type)>,
+    /// Bytes that may start the segment after a node that cannot end, by its
+    /// [`crate::node::ChoiceKey`] (see [`crate::tree::Tree`]'s look-ahead).
+    pub firsts: RefCell<HashMap<crate::node::ChoiceKey, crate::lexeme::ByteSet>>,
 }
 
 impl Env {
     /// An environment over `api` with `effects` already registered.
     pub fn new(api: Api, effects: Vec<String>) -> Env {
+        Env::with_dfas(api, effects, Rc::default())
+    }
+
+    /// [`Env::new`] sharing compiled segment DFAs with other environments (a decoder
+    /// or a server that checks many scripts keeps one [`crate::dfa::DfaCache`]: a
+    /// cold one costs tens of milliseconds of compiling over a script's first
+    /// segments).
+    pub fn with_dfas(api: Api, effects: Vec<String>, dfas: Rc<crate::dfa::DfaCache>) -> Env {
         let reserved = Rc::new(crate::api::RESERVED.iter().map(|s| s.to_string()).collect());
         let mut taken: Vec<String> = api.functions.iter().map(|f| f.name.clone()).collect();
         taken.extend(api.table_names.iter().cloned());
@@ -183,7 +197,11 @@ impl Env {
         for hooks in api.hooks.values() {
             taken.extend(hooks.iter().map(|h| h.name.clone()));
         }
-        Env { api, effects, reserved, taken_upper: Rc::new(taken), kinds: RefCell::default(), dfas: Default::default() }
+        let mut globals: Vec<(String, Type)> = api.functions.iter().map(|f| (f.name.clone(), f.ty.clone())).collect();
+        if let Some(t) = effect_type(&api) {
+            globals.extend(effects.iter().map(|e| (e.clone(), t.clone())));
+        }
+        Env { api, effects, reserved, taken_upper: Rc::new(taken), kinds: RefCell::default(), dfas, globals, firsts: RefCell::default() }
     }
 
     /// The id of the kind (`ty`, `assignable`), interned on first use.
@@ -211,19 +229,19 @@ impl Env {
 
     /// The type of a registered effect used as a function: `(Actor, ParamData) -> void`.
     pub fn effect_type(&self) -> Option<Type> {
-        let actor = self.api.table("Actor")?;
-        let data = self.api.table("ParamData")?;
-        Some(Type::func(vec![Type::Table(actor), Type::Table(data)], Type::Void))
+        effect_type(&self.api)
     }
 
     /// Global callables: API functions and registered effects, with their types.
-    pub fn globals(&self) -> Vec<(&str, Type)> {
-        let mut out: Vec<(&str, Type)> = self.api.functions.iter().map(|f| (f.name.as_str(), f.ty.clone())).collect();
-        if let Some(t) = self.effect_type() {
-            out.extend(self.effects.iter().map(|e| (e.as_str(), t.clone())));
-        }
-        out
+    pub fn globals(&self) -> &[(String, Type)] {
+        &self.globals
     }
+}
+
+fn effect_type(api: &Api) -> Option<Type> {
+    let actor = api.table("Actor")?;
+    let data = api.table("ParamData")?;
+    Some(Type::func(vec![Type::Table(actor), Type::Table(data)], Type::Void))
 }
 
 #[cfg(test)]

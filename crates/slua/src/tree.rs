@@ -161,24 +161,32 @@ impl Tree {
 
     /// Every choice open now, with the depth of the node offering it.
     fn choices(&self) -> Vec<(usize, Choice)> {
+        self.choices_and_frames().0
+    }
+
+    /// [`Tree::choices`], and the nodes offering them as they stand when taking one
+    /// of their choices (the nodes above them ended), by depth.
+    fn choices_and_frames(&self) -> (Vec<(usize, Choice)>, Vec<(usize, Frame)>) {
         let mut out = Vec::new();
+        let mut frames = Vec::new();
         let mut i = self.stack.len() - 1;
         let mut below = self.stack.iter_down().skip(1);
-        let mut hypo: Option<Frame> = None;
+        let mut frame = self.stack.get(i).clone();
         loop {
-            let frame = hypo.as_ref().unwrap_or_else(|| self.stack.get(i));
             out.extend(frame.choices(&self.env).into_iter().map(|c| (i, c)));
-            match frame.can_end() {
+            let sum = frame.can_end();
+            frames.push((i, frame));
+            match sum {
                 Some(sum) if i > 0 => {
                     i -= 1;
                     let mut parent = below.next().expect("a frame below index i > 0").clone();
                     parent.child_done(&sum, &self.env);
-                    hypo = Some(parent);
+                    frame = parent;
                 }
                 _ => break,
             }
         }
-        out
+        (out, frames)
     }
 
     /// Takes a choice: ends the nodes above the offering one, steps it, pushes children.
@@ -211,9 +219,11 @@ impl Tree {
         self.seg = None;
     }
 
-    /// Bytes that may start the segment after taking `choice` (with whitespace).
-    fn first_after(&self, depth: usize, choice: &Choice) -> Option<ByteSet> {
-        let mut t = Tree { log: None, seg: None, carry: None, ..self.clone() };
+    /// Bytes that may start the segment after `choice` offered by `at` (the node at
+    /// `depth` as it stands when the choice is taken), with whitespace; `None` when
+    /// the script is finished after it. Works on copies of the few nodes involved,
+    /// never on a copy of the tree.
+    fn first_after(&self, depth: usize, at: &Frame, choice: &Choice) -> Option<ByteSet> {
         let text = match &choice.lex {
             Lex::Lit(s) => s.clone(),
             Lex::Number => "0".into(),
@@ -221,13 +231,43 @@ impl Tree {
             Lex::Name { upper: true, .. } => "Xx".into(),
             Lex::Name { .. } | Lex::Scoped(_) => "xx".into(),
         };
-        t.apply(depth, choice, &text, 0);
-        if t.has_finished() {
+        let mut f = at.clone();
+        let children = f.step(&choice.act, &text, &self.env);
+        let mut over = vec![f];
+        over.extend(children);
+        if depth == 0 && over.len() == 1 && matches!(over[0], Frame::Root { state: 7, .. }) {
             return None;
         }
+        // Statement and prefix nodes (after a variable: 50 API functions at every
+        // statement start) that cannot end have choices fixed by a key: memoised.
+        let top = over.last().expect("over holds the stepped node");
+        let key = if top.can_end().is_none() { top.choice_key() } else { None };
+        if let Some(hit) = key.as_ref().and_then(|k| self.env.firsts.borrow().get(k).copied()) {
+            return Some(hit);
+        }
+        // The choices from the top down through every node that could end, as
+        // `choices` walks them: the nodes above `depth` are `over`, those below are
+        // the tree's (taking a choice never changes them).
+        let mut below = self.stack.iter_down().skip(self.stack.len() - depth);
         let mut set = crate::lexeme::WS_BYTES;
-        for (_, c) in t.choices() {
-            set.0 |= c.lex.first().0;
+        let mut frame = over.pop().expect("over holds the stepped node");
+        loop {
+            for c in frame.choices(&self.env) {
+                set.0 |= c.lex.first().0;
+            }
+            let Some(sum) = frame.can_end() else { break };
+            let mut parent = match over.pop() {
+                Some(p) => p,
+                None => match below.next() {
+                    Some(p) => p.clone(),
+                    None => break,
+                },
+            };
+            parent.child_done(&sum, &self.env);
+            frame = parent;
+        }
+        if let Some(k) = key {
+            self.env.firsts.borrow_mut().insert(k, set);
         }
         Some(set)
     }
@@ -237,7 +277,8 @@ impl Tree {
         if let Some(s) = &self.seg {
             return s.clone();
         }
-        let choices = if self.has_finished() { Vec::new() } else { self.choices() };
+        let (choices, frames) = if self.has_finished() { (Vec::new(), Vec::new()) } else { self.choices_and_frames() };
+        let at = |depth: usize| &frames.iter().find(|(d, _)| *d == depth).expect("every offering node is in frames").1;
         let mut alts = Vec::new();
         for (k, (depth, choice)) in choices.iter().enumerate() {
             let forbidden = choice.lex.forbidden_after();
@@ -250,12 +291,12 @@ impl Tree {
                     for kind in &mut names.kinds {
                         let Kind { ty, assignable } = self.env.kind(kind.id);
                         let var = Choice { lex: Lex::Lit("xx".into()), act: Act::Var(ty, assignable && names.assignable), ann: Ann::None };
-                        kind.la = ByteSet(self.first_after(*depth, &var).unwrap_or_default().0 & !forbidden.0);
+                        kind.la = ByteSet(self.first_after(*depth, at(*depth), &var).unwrap_or_default().0 & !forbidden.0);
                         union.0 |= kind.la.0;
                     }
                     (Lex::Scoped(Rc::new(names)), Some(union))
                 }
-                lex if lex.extensible() => (lex.clone(), self.first_after(*depth, choice).map(|f| ByteSet(f.0 & !forbidden.0))),
+                lex if lex.extensible() => (lex.clone(), self.first_after(*depth, at(*depth), choice).map(|f| ByteSet(f.0 & !forbidden.0))),
                 lex => (lex.clone(), None),
             };
             let alt = Alt { lex, done: Vec::new(), la, action: k };
