@@ -52,6 +52,10 @@ fn long_nested(n: usize) -> String {
 fn stats(name: &str, mut t: Vec<f64>) {
     t.sort_by(f64::total_cmp);
     let n = t.len();
+    if n == 0 {
+        println!("{name}: no steps");
+        return;
+    }
     let q = |p: f64| t[((n as f64 - 1.0) * p).round() as usize] * 1e3;
     println!(
         "{name}: {n} steps, mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
@@ -96,6 +100,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let dfas = Rc::new(DfaCache::default());
     let (mut first_quarter, mut last_quarter) = (Vec::new(), Vec::new());
+    // Steps taken over all scripts (every 8th is a cut point for the wrap-up).
+    let mut steps_taken = 0usize;
     let verify = std::env::var("VERIFY").is_ok();
     let mut cuts: Vec<(SluaConstraint, String)> = Vec::new();
     let (mut fast, mut slow) = (Vec::new(), Vec::new());
@@ -163,7 +169,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 }
                 break;
             }
-            if slow.len() % 8 == 1 {
+            steps_taken += 1;
+            if steps_taken % 8 == 1 {
                 let done = script.trim_end().len() - rest.len();
                 cuts.push((c.clone(), script[..done].to_string()));
             }

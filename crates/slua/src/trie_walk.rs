@@ -13,7 +13,9 @@
 //! The memo key leaves out what does not change the tree: the text of number and
 //! string literals and leading whitespace, and which whitespace byte ended a lexeme.
 //! It keeps the alternative taken (which fixes the choice and the literal text), the
-//! carried look-ahead byte and the text of new names. So the memo does not depend on
+//! carried look-ahead byte, the text of new names and the kind of a name in scope
+//! (the names in scope are one alternative; which name does not matter, its kind
+//! does). So the memo does not depend on
 //! the bytes of the unfinished segment and stays valid for as long as the tree is
 //! unchanged, across decoding steps: the first mask after a boundary builds the trees
 //! one boundary further, later masks reuse them, and a commit that completes a
@@ -27,6 +29,7 @@ use std::sync::Arc;
 use espalier_constraint::{Recognizer, TokTrie, TokenSet, Vocab};
 
 use crate::lexeme::{is_ws, Lex};
+use crate::scope::KindId;
 use crate::seg_auto::SegState;
 use crate::slua_constraint::SluaConstraint;
 
@@ -40,6 +43,10 @@ pub(crate) struct ChildKey {
     la: u16,
     /// The lexeme's text when it is a new name.
     pub(crate) name: Option<Box<[u8]>>,
+    /// The kind of the variable when the lexeme is a name in scope: the tree after
+    /// it depends on the kind (an actor wants `.`, a number an operator), not on
+    /// which name of that kind it is.
+    kind: Option<KindId>,
 }
 
 /// Trees after the current segment, by [`ChildKey`]; `None` marks a segment the tree
@@ -64,15 +71,14 @@ impl SluaConstraint {
             Some(_) => u16::from(last),
             None => 256,
         };
-        let name = match alt.lex {
-            Lex::Name { .. } => {
-                let lead = if alt.done.is_empty() { full.iter().take_while(|b| is_ws(**b)).count() } else { 0 };
-                let end = if alt.la.is_some() { full.len() - 1 } else { full.len() };
-                Some(full[lead..end].into())
-            }
-            _ => None,
+        let lead = if alt.done.is_empty() { full.iter().take_while(|b| is_ws(**b)).count() } else { 0 };
+        let end = if alt.la.is_some() { full.len() - 1 } else { full.len() };
+        let (name, kind) = match &alt.lex {
+            Lex::Name { .. } => (Some(full[lead..end].into()), None),
+            Lex::Scoped(names) => (None, Some(names.match_len(&full[lead..end])?.1)),
+            _ => (None, None),
         };
-        Some(ChildKey { alt: k as u32, la, name })
+        Some(ChildKey { alt: k as u32, la, name, kind })
     }
 
     /// The constraint after completing the current segment with `seg_bytes`, from
