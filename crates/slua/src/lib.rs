@@ -52,4 +52,4 @@ pub mod engine;
 pub mod fuzz;
 pub mod translate;
 
-pub use check::{check, CheckError};
+pub use check::{check, check_limited, CheckError, Limits};
