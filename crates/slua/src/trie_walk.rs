@@ -99,7 +99,7 @@ impl SluaConstraint {
 /// completed that level's segment, and the tree after it is built only when a
 /// further byte needs it (most tokens end right at a boundary: a name and its
 /// look-ahead character).
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Entry {
     level: u32,
     state: Option<SegState>,
@@ -130,7 +130,7 @@ pub(crate) struct TrieWalk<'a> {
 impl<'a> TrieWalk<'a> {
     /// A walk from `base`'s current state (its unfinished segment included).
     pub(crate) fn new(base: &'a SluaConstraint) -> TrieWalk<'a> {
-        let state = base.dfa_state().map(|(_, s)| s.clone());
+        let state = base.dfa_state().map(|(_, s)| *s);
         TrieWalk {
             base,
             levels: Vec::new(),
@@ -216,7 +216,7 @@ impl Recognizer for TrieWalk<'_> {
             };
             self.scratch = seg;
             let Some(child) = child else { return false };
-            let state = child.dfa_state().map(|(_, s)| s.clone());
+            let state = child.dfa_state().map(|(_, s)| *s);
             let level = self.level_id(child);
             self.stack[depth] = Entry { level, state, start: self.bytes.len() as u32, pending: false };
         }
