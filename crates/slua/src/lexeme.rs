@@ -105,11 +105,70 @@ impl ByteSet {
     }
 }
 
+/// The text of a literal lexeme: a keyword written in the code (no allocation) or a
+/// shared name (API functions, cloned by reference count). Statement starts offer
+/// some 60 literals, each built per segment and per look-ahead: owned strings made
+/// allocation a third of checking.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Text {
+    /// Text in the program.
+    Static(&'static str),
+    /// Shared text.
+    Shared(Rc<str>),
+}
+
+impl Text {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Text::Static(s) => s,
+            Text::Shared(s) => s,
+        }
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl From<&'static str> for Text {
+    fn from(s: &'static str) -> Text {
+        Text::Static(s)
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text::Shared(s.into())
+    }
+}
+
+impl From<&String> for Text {
+    fn from(s: &String) -> Text {
+        Text::Shared(s.as_str().into())
+    }
+}
+
 /// What a parser node asks for next.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Lex {
-    /// Fixed text: a keyword, a name in scope, punctuation.
-    Lit(String),
+    /// Fixed text: a keyword, an API name, punctuation.
+    Lit(Text),
     /// A number literal `[0-9]+(\.[0-9]+)?`.
     Number,
     /// A string literal in double quotes with `\"`, `\\`, `\n` escapes.
@@ -275,7 +334,7 @@ impl Lex {
     pub fn shortest(&self, first: Option<u8>) -> Option<String> {
         let start = |default: char| first.map_or(default.to_string(), |c| (c as char).to_string());
         let text = match self {
-            Lex::Lit(s) => s.clone(),
+            Lex::Lit(s) => s.to_string(),
             Lex::Scoped(names) => names.shortest(first)?,
             Lex::Number => start('0'),
             Lex::Str => "\"\"".to_string(),
@@ -360,7 +419,7 @@ impl Alt {
     /// scope, whose regex is not cached.
     pub fn key(&self) -> Option<AltKey> {
         let lex = match &self.lex {
-            Lex::Lit(s) => LexKey::Lit(s.clone()),
+            Lex::Lit(s) => LexKey::Lit(s.to_string()),
             Lex::Number => LexKey::Number,
             Lex::Str => LexKey::Str,
             Lex::Name { upper, exclude } => LexKey::Name(*upper, exclude.clone()),
@@ -372,7 +431,7 @@ impl Alt {
     /// Whether `key` is this alternative's key (no allocation).
     pub fn has_key(&self, key: &AltKey) -> bool {
         let lex = match (&self.lex, &key.lex) {
-            (Lex::Lit(a), LexKey::Lit(b)) => a == b,
+            (Lex::Lit(a), LexKey::Lit(b)) => a.as_str() == b,
             (Lex::Number, LexKey::Number) | (Lex::Str, LexKey::Str) => true,
             (Lex::Name { upper, exclude }, LexKey::Name(u, words)) => upper == u && (Rc::ptr_eq(exclude, words) || exclude == words),
             _ => false,

@@ -11,7 +11,7 @@
 
 use std::rc::Rc;
 
-use crate::lexeme::{ByteSet, Lex};
+use crate::lexeme::{ByteSet, Lex, Text};
 use crate::ops::{can_finish, push_op, reduce_all, BinOp, TypeSet, BASES, BIN_OPS};
 use crate::scope::{Env, Kind, Scope};
 use crate::scoped_names::{AcceptedKind, ScopedNames};
@@ -69,8 +69,8 @@ pub struct Choice {
     pub ann: Ann,
 }
 
-fn kw(s: &str) -> Choice {
-    Choice { lex: Lex::Lit(s.to_string()), act: Act::Kw, ann: Ann::None }
+fn kw(s: impl Into<Text>) -> Choice {
+    Choice { lex: Lex::Lit(s.into()), act: Act::Kw, ann: Ann::None }
 }
 
 /// What the choices of a statement or prefix node depend on ([`Frame::choice_key`]).
@@ -370,7 +370,7 @@ impl Frame {
                         .iter()
                         .enumerate()
                         .filter(|(i, _)| !done.get(*i).copied().unwrap_or(false) && (*i < last || required_done))
-                        .map(|(i, h)| Choice { lex: Lex::Lit(h.name.clone()), act: Act::Hook(i), ann: Ann::None })
+                        .map(|(i, h)| Choice { lex: Lex::Lit((&h.name).into()), act: Act::Hook(i), ann: Ann::None })
                         .collect()
                 }
                 5 => vec![kw("=")],
@@ -382,7 +382,7 @@ impl Frame {
                     return vec![];
                 }
                 let mut out: Vec<Choice> =
-                    ["local", "if", "while", "for", "do", "return"].iter().map(|k| kw(k)).collect();
+                    ["local", "if", "while", "for", "do", "return"].into_iter().map(kw).collect();
                 if ctx.in_loop {
                     out.push(kw("break"));
                 }
@@ -409,7 +409,7 @@ impl Frame {
                         .map(|(n, t)| Choice { lex: Lex::Lit(n.into()), act: Act::TypeName(t), ann: Ann::None })
                         .collect();
                     out.extend(api.table_names.iter().enumerate().map(|(i, n)| Choice {
-                        lex: Lex::Lit(n.clone()),
+                        lex: Lex::Lit(n.into()),
                         act: Act::TypeName(Type::Table(i)),
                         ann: Ann::None,
                     }));
@@ -513,10 +513,10 @@ impl Frame {
                         .iter()
                         .enumerate()
                         .filter(|(_, f)| f.mutable || api.stmt_reaches(&f.ty))
-                        .map(|(j, f)| Choice { lex: Lex::Lit(f.name.clone()), act: Act::Field(j), ann: Ann::None })
+                        .map(|(j, f)| Choice { lex: Lex::Lit((&f.name).into()), act: Act::Field(j), ann: Ann::None })
                         .collect();
                     out.extend(t.methods.iter().enumerate().map(|(j, m)| Choice {
-                        lex: Lex::Lit(m.name.clone()),
+                        lex: Lex::Lit((&m.name).into()),
                         act: Act::Method(j),
                         ann: Ann::Method,
                     }));
@@ -568,14 +568,14 @@ impl Frame {
                         .iter()
                         .enumerate()
                         .filter(|(_, f)| api.reaches(&f.ty, &|x| targets.contains(x)))
-                        .map(|(j, f)| Choice { lex: Lex::Lit(f.name.clone()), act: Act::Field(j), ann: Ann::None })
+                        .map(|(j, f)| Choice { lex: Lex::Lit((&f.name).into()), act: Act::Field(j), ann: Ann::None })
                         .collect();
                     out.extend(
                         t.methods
                             .iter()
                             .enumerate()
                             .filter(|(_, m)| api.reaches(&ret(&m.ty), &|x| targets.contains(x)))
-                            .map(|(j, m)| Choice { lex: Lex::Lit(m.name.clone()), act: Act::Method(j), ann: Ann::Method }),
+                            .map(|(j, m)| Choice { lex: Lex::Lit((&m.name).into()), act: Act::Method(j), ann: Ann::Method }),
                     );
                     out
                 }
@@ -620,7 +620,7 @@ impl Frame {
                 let field_choices = |from: usize| {
                     let mut out = Vec::new();
                     for (j, f) in fields.iter().enumerate().skip(from) {
-                        out.push(Choice { lex: Lex::Lit(f.name.clone()), act: Act::CtorField(j), ann: Ann::None });
+                        out.push(Choice { lex: Lex::Lit((&f.name).into()), act: Act::CtorField(j), ann: Ann::None });
                         if f.default.is_none() {
                             break;
                         }

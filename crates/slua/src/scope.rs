@@ -173,7 +173,7 @@ pub struct Env {
     /// environments through [`Env::with_dfas`].
     pub dfas: Rc<crate::dfa::DfaCache>,
     /// API functions and registered effects with their types.
-    globals: Vec<(String, Type)>,
+    globals: Vec<(crate::lexeme::Text, Type)>,
     /// Bytes that may start the segment after a node that cannot end, by its
     /// [`crate::node::ChoiceKey`] (see [`crate::tree::Tree`]'s look-ahead).
     pub firsts: RefCell<HashMap<crate::node::ChoiceKey, crate::lexeme::ByteSet>>,
@@ -197,9 +197,9 @@ impl Env {
         for hooks in api.hooks.values() {
             taken.extend(hooks.iter().map(|h| h.name.clone()));
         }
-        let mut globals: Vec<(String, Type)> = api.functions.iter().map(|f| (f.name.clone(), f.ty.clone())).collect();
+        let mut globals: Vec<(crate::lexeme::Text, Type)> = api.functions.iter().map(|f| ((&f.name).into(), f.ty.clone())).collect();
         if let Some(t) = effect_type(&api) {
-            globals.extend(effects.iter().map(|e| (e.clone(), t.clone())));
+            globals.extend(effects.iter().map(|e| (e.into(), t.clone())));
         }
         Env { api, effects, reserved, taken_upper: Rc::new(taken), kinds: RefCell::default(), dfas, globals, firsts: RefCell::default() }
     }
@@ -233,7 +233,7 @@ impl Env {
     }
 
     /// Global callables: API functions and registered effects, with their types.
-    pub fn globals(&self) -> &[(String, Type)] {
+    pub fn globals(&self) -> &[(crate::lexeme::Text, Type)] {
         &self.globals
     }
 }

@@ -228,7 +228,7 @@ impl Tree {
     /// never on a copy of the tree.
     fn first_after(&self, depth: usize, at: &Frame, choice: &Choice) -> Option<ByteSet> {
         let text = match &choice.lex {
-            Lex::Lit(s) => s.clone(),
+            Lex::Lit(s) => s.to_string(),
             Lex::Number => "0".into(),
             Lex::Str => "\"\"".into(),
             Lex::Name { upper: true, .. } => "Xx".into(),
