@@ -1,4 +1,5 @@
-//! Measures `SluaConstraint::fill_mask` (the trie walk) against
+//! Measures `SluaConstraint::fill_mask` (the trie walk; on-CPU time per step, and
+//! wall-clock) against
 //! `SluaConstraint::fill_mask_per_token` (the earlier token-by-token computation)
 //! over a real vocabulary while replaying valid scripts token by token, on the same
 //! states in the same run; checks that both masks agree (a benchmark, not a test).
@@ -7,7 +8,12 @@
 //! where VOCAB.hex has one token per line as hex bytes, or `special` (the SmolLM2
 //! vocabulary in this form: `espalier slua vocab-hex --model GGUF > VOCAB.hex`).
 //! Without scripts, four of the valid test scripts are replayed. `VERIFY=1` also
-//! commits every token on a clone (ground truth) at every step.
+//! commits every token on a clone (ground truth) at every step. `LONG=N` adds two
+//! long talents of N statements each (locals that read the previous ones, and `if`s
+//! nested N deep) and reports the p99 of the steps in the first and in the last
+//! quarter of each script apart (`NO_REFERENCE=1` skips the slow reference masks).
+//! All scripts share one compiled-segment cache (`DfaCache`), as a decoder that keeps
+//! one across generations does.
 //!
 //! Then the finishing mask is timed: from every 8th step of each replay, random
 //! tokens of `fill_finishing_mask` are taken until the script is complete; the
@@ -16,12 +22,42 @@
 use std::rc::Rc;
 use std::time::Instant;
 
+use espalier_constraint::timing::thread_cpu_ns;
 use espalier_constraint::{Constraint, TokenSet, Vocab};
+use espalier_slua::dfa::DfaCache;
 use espalier_slua::{Api, Env, SluaConstraint};
+
+/// A talent whose `Do` hook declares `n` locals, each read by the next.
+fn long_locals(n: usize) -> String {
+    let mut s = String::from("talent LongLocals;\nhook Do = function(user, target)\n  local a0: number = 1;\n");
+    for k in 1..n {
+        s.push_str(&format!("  local a{k}: number = a{} + {k};\n", k - 1));
+    }
+    s.push_str(&format!("  Damage(user, a{});\nend;\nhook GetDescription = function(user)\n  return \"long\";\nend;\n", n - 1));
+    s
+}
+
+/// A talent with `if` nested `n` deep.
+fn long_nested(n: usize) -> String {
+    let mut s = String::from("talent LongNested;\nhook Do = function(user, target)\n");
+    for k in 0..n {
+        s.push_str(&format!("{}if user.hp > {k} then\n", " ".repeat(2 + k % 8)));
+    }
+    s.push_str("  Damage(user, 1);\n");
+    for k in (0..n).rev() {
+        s.push_str(&format!("{}end;\n", " ".repeat(2 + k % 8)));
+    }
+    s.push_str("end;\nhook GetDescription = function(user)\n  return \"deep\";\nend;\n");
+    s
+}
 
 fn stats(name: &str, mut t: Vec<f64>) {
     t.sort_by(f64::total_cmp);
     let n = t.len();
+    if n == 0 {
+        println!("{name}: no steps");
+        return;
+    }
     let q = |p: f64| t[((n as f64 - 1.0) * p).round() as usize] * 1e3;
     println!(
         "{name}: {n} steps, mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
@@ -58,6 +94,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             include_str!("../tests/scripts/valid/19_strings.slua").to_string(),
         ]
     };
+    let mut scripts = scripts;
+    let long: usize = std::env::var("LONG").ok().map(|v| v.parse()).transpose()?.unwrap_or(0);
+    if long > 0 {
+        scripts.push(long_locals(long));
+        scripts.push(long_nested(long));
+    }
+    let dfas = Rc::new(DfaCache::default());
+    let (mut first_quarter, mut last_quarter) = (Vec::new(), Vec::new());
+    // Steps taken over all scripts (every 8th is a cut point for the wrap-up).
+    let mut steps_taken = 0usize;
+    let mut walls = Vec::new();
     let verify = std::env::var("VERIFY").is_ok();
     let mut cuts: Vec<(SluaConstraint, String)> = Vec::new();
     let (mut fast, mut slow) = (Vec::new(), Vec::new());
@@ -65,8 +112,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for script in &scripts {
         // Talents may apply the Burning effect; an effect must not redefine a name.
         let effects = if script.starts_with("talent") { vec!["Burning".to_string()] } else { vec![] };
-        let env = Rc::new(Env::new(Api::dungeon(), effects));
+        let env = Rc::new(Env::with_dfas(Api::dungeon(), effects, dfas.clone()));
         let mut c = SluaConstraint::new(env);
+        let mut times = Vec::new();
         let mut mask = TokenSet::empty(vocab.len());
         let mut reference = TokenSet::empty(vocab.len());
         // Replay the script greedily: at each step take the longest allowed token that
@@ -74,13 +122,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut rest = script.trim_end().as_bytes();
         loop {
             let t = Instant::now();
+            let c0 = thread_cpu_ns();
             c.fill_mask(&vocab, &mut mask);
-            let dt = t.elapsed().as_secs_f64();
+            let wall_dt = t.elapsed().as_secs_f64();
+            // On-CPU time of the step (waiting for a core on a loaded machine is not
+            // work); wall-clock where the thread clock is missing.
+            let dt = match (c0, thread_cpu_ns()) {
+                (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e9,
+                _ => wall_dt,
+            };
+            walls.push(wall_dt);
             if first.is_none() {
                 // The first mask also builds the vocabulary trie: reported apart.
                 first = Some(dt);
             } else {
                 fast.push(dt);
+                times.push(dt);
             }
             if std::env::var("NO_REFERENCE").is_err() {
                 let t = Instant::now();
@@ -89,7 +146,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 reference.clone_from(&mask);
             }
-            if std::env::var("SHOW_SLOW").is_ok() && dt > 0.01 {
+            if std::env::var("SHOW_SLOW").is_ok() && dt > 0.002 {
                 println!("slow step {:.1} ms: partial {:?}, carry {:?}, before {:?}", dt * 1e3, String::from_utf8_lossy(c.partial()), c.tree().carry().map(char::from), String::from_utf8_lossy(&rest[..rest.len().min(24)]));
             }
             allowed += mask.count();
@@ -116,9 +173,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             if rest.is_empty() {
                 assert!(c.is_complete() && mask.contains(eos as usize));
+                if times.len() >= 400 {
+                    let q = times.len() / 4;
+                    first_quarter.extend_from_slice(&times[..q]);
+                    last_quarter.extend_from_slice(&times[times.len() - q..]);
+                }
                 break;
             }
-            if slow.len() % 8 == 1 {
+            steps_taken += 1;
+            if steps_taken % 8 == 1 {
                 let done = script.trim_end().len() - rest.len();
                 cuts.push((c.clone(), script[..done].to_string()));
             }
@@ -134,7 +197,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("first mask (builds the trie): {:.1} ms", first.unwrap_or(0.0) * 1e3);
     let steps = fast.len() + 1;
-    stats("trie walk  (fill_mask)          ", fast);
+    stats("trie walk  (fill_mask), on-CPU  ", fast);
+    stats("trie walk  (fill_mask), wall    ", walls);
+    if !first_quarter.is_empty() {
+        stats("  long scripts, first quarter   ", first_quarter);
+        stats("  long scripts, last quarter    ", last_quarter);
+    }
     if !slow.is_empty() {
         stats("per token  (fill_mask_per_token)", slow);
     }
@@ -170,7 +238,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 return Err(format!("no end after 2000 finishing tokens: {text:?}").into());
             }
         }
-        espalier_slua::check(env, &text).map_err(|e| format!("finished script rejected at {e}: {text:?}"))?;
+        // Without the game's limits: the long nested script passes its depth.
+        espalier_slua::check_limited(env, &text, espalier_slua::Limits::NONE).map_err(|e| format!("finished script rejected at {e}: {text:?}"))?;
         lens.push(tokens as f64 / 1e3);
     }
     let steps = times.len();

@@ -1,19 +1,24 @@
 //! Segment regexes as DFAs (regex-automata's dense DFA, anchored, all matches), a
-//! per-thread cache of them, and the A1 check: no match has a proper extension that
-//! also matches.
+//! cache of them ([`DfaCache`], owned by the [`crate::Env`] the trees share), and the
+//! A1 check: no match has a proper extension that also matches.
 //!
 //! Building a dense DFA costs from tens of microseconds to a few milliseconds; the
-//! same regexes recur constantly (`;`, `end`, operator sets), so every DFA is built
-//! once per thread and shared.
+//! fixed parts of segments (keywords, operators, API names: everything but the names
+//! in scope, which [`crate::seg_auto`] walks in the scope's trie) come from the API
+//! and recur constantly (`;`, `end`, operator sets), so each is built once per
+//! environment and shared.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::Hasher;
 use std::rc::Rc;
 
 use regex_automata::dfa::{dense, Automaton, StartKind};
 use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
+
+use crate::lexeme::{Alt, AltKey};
 
 /// A compiled segment regex.
 #[derive(Debug)]
@@ -36,8 +41,67 @@ impl std::fmt::Display for DfaError {
 
 impl std::error::Error for DfaError {}
 
-thread_local! {
-    static CACHE: RefCell<HashMap<String, Rc<SegDfa>>> = RefCell::new(HashMap::new());
+/// Compiled segment DFAs by regex. The regexes it sees are the fixed parts of
+/// segments, a set bounded by the API; past `CAP` entries it starts afresh anyway.
+///
+/// Segments are looked up by their alternatives ([`DfaCache::get_for_alts`]) rather
+/// than by regex: writing the regex of a segment (character classes, the words a new
+/// name may not be) cost more than the rest of feeding it.
+#[derive(Debug, Default)]
+pub struct DfaCache(RefCell<HashMap<String, Rc<SegDfa>>>, RefCell<HashMap<u64, Vec<(Vec<AltKey>, Rc<SegDfa>)>>>);
+
+impl DfaCache {
+    const CAP: usize = 20_000;
+
+    /// The DFA of `regex`, built on first use.
+    pub fn get(&self, regex: &str) -> Result<Rc<SegDfa>, DfaError> {
+        if let Some(d) = self.0.borrow().get(regex) {
+            return Ok(d.clone());
+        }
+        let d = Rc::new(SegDfa::build(regex)?);
+        let mut c = self.0.borrow_mut();
+        if c.len() >= Self::CAP {
+            c.clear();
+        }
+        c.insert(regex.to_string(), d.clone());
+        Ok(d)
+    }
+
+    /// The DFA of the union of `alts` (none of them names in scope), whose regex
+    /// `regex` writes; built on first use.
+    pub fn get_for_alts(&self, alts: &[&Alt], regex: impl FnOnce() -> String) -> Result<Rc<SegDfa>, DfaError> {
+        let mut h = rustc_hash::FxHasher::default();
+        for a in alts {
+            a.hash_key(&mut h);
+        }
+        let hash = h.finish();
+        if let Some(bucket) = self.1.borrow().get(&hash) {
+            let hit = bucket.iter().find(|(key, _)| key.len() == alts.len() && alts.iter().zip(key).all(|(a, k)| a.has_key(k)));
+            if let Some((_, d)) = hit {
+                return Ok(d.clone());
+            }
+        }
+        let d = self.get(&regex())?;
+        let key: Option<Vec<AltKey>> = alts.iter().map(|a| a.key()).collect();
+        if let Some(key) = key {
+            let mut c = self.1.borrow_mut();
+            if c.len() >= Self::CAP {
+                c.clear();
+            }
+            c.entry(hash).or_default().push((key, d.clone()));
+        }
+        Ok(d)
+    }
+
+    /// The number of DFAs held.
+    pub fn len(&self) -> usize {
+        self.0.borrow().len()
+    }
+
+    /// Whether none is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl SegDfa {
@@ -55,22 +119,6 @@ impl SegDfa {
             .start_state(&start::Config::new().anchored(Anchored::Yes))
             .map_err(|e| DfaError(format!("{regex}: {e}")))?;
         Ok(SegDfa { dfa, start, dist: RefCell::default() })
-    }
-
-    /// The cached DFA for `regex`.
-    pub fn cached(regex: &str) -> Result<Rc<SegDfa>, DfaError> {
-        if let Some(d) = CACHE.with(|c| c.borrow().get(regex).cloned()) {
-            return Ok(d);
-        }
-        let d = Rc::new(SegDfa::build(regex)?);
-        CACHE.with(|c| {
-            let mut c = c.borrow_mut();
-            if c.len() > 20_000 {
-                c.clear();
-            }
-            c.insert(regex.to_string(), d.clone())
-        });
-        Ok(d)
     }
 
     /// The start state.
@@ -201,7 +249,7 @@ pub fn a1_holds(regex: &str) -> Result<(), String> {
     if let Some(r) = DONE.with(|d| d.borrow().get(regex).cloned()) {
         return r;
     }
-    let r = SegDfa::cached(regex).map_err(|e| e.to_string()).and_then(|d| {
+    let r = SegDfa::build(regex).map_err(|e| e.to_string()).and_then(|d| {
         d.check_a1().map_err(|(a, b)| {
             format!("A1 fails for /{regex}/: {:?} and its extension {:?} both match", String::from_utf8_lossy(&a), String::from_utf8_lossy(&b))
         })

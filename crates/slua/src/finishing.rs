@@ -39,9 +39,13 @@ use std::rc::Rc;
 use espalier_constraint::{Constraint, TokenSet, Vocab};
 
 use crate::dfa::SegDfa;
+use crate::lexeme::{Alt, Lex};
+use crate::node::Choice;
+use crate::scoped_names::ScopedNames;
 use crate::slua_constraint::SluaConstraint;
+use crate::tree::Segment;
 use crate::trie_walk::{ChildKey, End, TrieWalk};
-use crate::walker::finishing_cost;
+use crate::walker::choice_cost;
 
 /// Plans longer than this many lexemes count as stuck.
 const PLAN_CAP: usize = 600;
@@ -52,9 +56,10 @@ const INF: (u32, u32) = (u32::MAX, u32::MAX);
 /// Finishing costs of one tree state (shared by clones, reset when the tree moves).
 #[derive(Debug, Default)]
 pub(crate) struct FinishCache {
-    /// Indices of the best-ranked alternatives of the current segment.
-    best: OnceCell<Vec<usize>>,
-    /// Per alternative: 1 + the plan length after its shortest text, and its DFA.
+    /// The parts of the current segment (see [`parts`]) with their rank in the
+    /// finishing order, and the indices of the best-ranked ones.
+    parts: OnceCell<(Vec<(Alt, usize)>, Vec<usize>)>,
+    /// Per part: 1 + the plan length after its shortest text, and its DFA.
     alts: RefCell<HashMap<usize, Option<(u32, Rc<SegDfa>)>>>,
     /// Plan lengths after completing the segment, by memo key without the name.
     after: RefCell<HashMap<ChildKey, u32>>,
@@ -138,14 +143,15 @@ impl SluaConstraint {
     pub(crate) fn cost_inside(&self, seg: &[u8], all: bool) -> (u32, u32) {
         let Some(segment) = self.segment_ref() else { return (0, 0) };
         let cache = self.finish_cache();
-        let best = cache.best.get_or_init(|| {
-            let costs: Vec<usize> = segment.alts.iter().map(|a| finishing_cost(segment, a)).collect();
-            let least = costs.iter().copied().min().unwrap_or(0);
-            (0..costs.len()).filter(|&k| costs[k] == least).collect()
+        let (parts, best) = cache.parts.get_or_init(|| {
+            let parts = parts(segment);
+            let least = parts.iter().map(|p| p.1).min().unwrap_or(0);
+            let best = (0..parts.len()).filter(|&k| parts[k].1 == least).collect();
+            (parts, best)
         });
         let every: Vec<usize>;
         let alts: &[usize] = if all {
-            every = (0..segment.alts.len()).collect();
+            every = (0..parts.len()).collect();
             &every
         } else {
             best
@@ -161,15 +167,20 @@ impl SluaConstraint {
         cost
     }
 
-    /// 1 + the plan length after alternative `k` written shortest, and its DFA.
+    /// 1 + the plan length after part `k` written shortest, and its DFA.
     fn alt_cost(&self, k: usize) -> Option<(u32, Rc<SegDfa>)> {
         let cache = self.finish_cache();
         if let Some(hit) = cache.alts.borrow().get(&k) {
             return hit.clone();
         }
         let computed = (|| {
-            let alt = &self.segment_ref()?.alts[k];
-            let dfa = SegDfa::cached(&alt.regex()).ok()?;
+            let alt = &cache.parts.get()?.0.get(k)?.0;
+            // A names-in-scope part's regex lists the scope: built, not cached in
+            // the environment (the memo here keeps it for this tree).
+            let dfa = match alt.lex {
+                Lex::Scoped(_) => Rc::new(SegDfa::build(&alt.regex()).ok()?),
+                _ => self.tree().env().dfas.get(&alt.regex()).ok()?,
+            };
             let lexeme = alt.lex.shortest(alt.done.first().copied())?;
             let mut text = lexeme[alt.done.len()..].to_string();
             if alt.la.is_some() {
@@ -182,4 +193,27 @@ impl SluaConstraint {
         cache.alts.borrow_mut().insert(k, computed.clone());
         computed
     }
+}
+
+/// The segment's alternatives as the finishing cost sees them, with their rank in
+/// the walker's finishing order: the names in scope split by kind, since the plan
+/// after a variable (and its rank: functions last) depends on its kind, and the cost
+/// of a partly written name must be that of its own kind (scoring it by another
+/// kind's plan could leave no token that lowers the cost).
+fn parts(segment: &Segment) -> Vec<(Alt, usize)> {
+    let mut out = Vec::new();
+    for alt in &segment.alts {
+        let (depth, choice) = &segment.choices[alt.action];
+        match &alt.lex {
+            Lex::Scoped(names) => {
+                for kind in &names.kinds {
+                    let one = Rc::new(ScopedNames { kinds: vec![kind.clone()], ..(**names).clone() });
+                    let rank = choice_cost(*depth, &Choice { lex: Lex::Scoped(one.clone()), ..choice.clone() });
+                    out.push((Alt { lex: Lex::Scoped(one), la: Some(kind.la), ..alt.clone() }, rank));
+                }
+            }
+            _ => out.push((alt.clone(), choice_cost(*depth, choice))),
+        }
+    }
+    out
 }

@@ -11,6 +11,8 @@
 
 use std::rc::Rc;
 
+use crate::scoped_names::ScopedNames;
+
 /// Characters that continue an identifier.
 pub fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
@@ -25,7 +27,36 @@ pub fn is_ws(b: u8) -> bool {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ByteSet(pub u128);
 
+/// `0-9`.
+pub const DIGITS: ByteSet = ByteSet::range(b'0', b'9');
+/// `A-Z`.
+pub const UPPER: ByteSet = ByteSet::range(b'A', b'Z');
+/// `a-z`.
+pub const LOWER: ByteSet = ByteSet::range(b'a', b'z');
+/// Bytes that continue an identifier ([`is_ident_byte`]).
+pub const IDENT: ByteSet = DIGITS.union(UPPER).union(LOWER).union(ByteSet::byte(b'_'));
+/// Whitespace between lexemes ([`is_ws`]).
+pub const WS_BYTES: ByteSet = ByteSet::byte(b' ').union(ByteSet::byte(b'\t')).union(ByteSet::byte(b'\n')).union(ByteSet::byte(b'\r'));
+
 impl ByteSet {
+    /// The bytes `lo..=hi` (ASCII).
+    pub const fn range(lo: u8, hi: u8) -> ByteSet {
+        let mut s = 0u128;
+        let mut b = lo;
+        while b <= hi && b < 128 {
+            s |= 1u128 << b;
+            b += 1;
+        }
+        ByteSet(s)
+    }
+    /// The set of one (ASCII) byte.
+    pub const fn byte(b: u8) -> ByteSet {
+        ByteSet(if b < 128 { 1u128 << b } else { 0 })
+    }
+    /// The union of two sets.
+    pub const fn union(self, other: ByteSet) -> ByteSet {
+        ByteSet(self.0 | other.0)
+    }
     /// Whether `b` is in the set.
     pub fn contains(&self, b: u8) -> bool {
         b < 128 && self.0 & (1u128 << b) != 0
@@ -74,15 +105,76 @@ impl ByteSet {
     }
 }
 
+/// The text of a literal lexeme: a keyword written in the code (no allocation) or a
+/// shared name (API functions, cloned by reference count). Statement starts offer
+/// some 60 literals, each built per segment and per look-ahead: owned strings made
+/// allocation a third of checking.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Text {
+    /// Text in the program.
+    Static(&'static str),
+    /// Shared text.
+    Shared(Rc<str>),
+}
+
+impl Text {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Text::Static(s) => s,
+            Text::Shared(s) => s,
+        }
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq<str> for Text {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Text {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl From<&'static str> for Text {
+    fn from(s: &'static str) -> Text {
+        Text::Static(s)
+    }
+}
+
+impl From<String> for Text {
+    fn from(s: String) -> Text {
+        Text::Shared(s.into())
+    }
+}
+
+impl From<&String> for Text {
+    fn from(s: &String) -> Text {
+        Text::Shared(s.as_str().into())
+    }
+}
+
 /// What a parser node asks for next.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Lex {
-    /// Fixed text: a keyword, a name in scope, punctuation.
-    Lit(String),
+    /// Fixed text: a keyword, an API name, punctuation.
+    Lit(Text),
     /// A number literal `[0-9]+(\.[0-9]+)?`.
     Number,
     /// A string literal in double quotes with `\"`, `\\`, `\n` escapes.
     Str,
+    /// A name in scope of an accepted kind ([`ScopedNames`]).
+    Scoped(Rc<ScopedNames>),
     /// A new name: an identifier starting lower-case (`upper` false) or upper-case,
     /// other than the excluded words.
     Name {
@@ -116,7 +208,7 @@ impl Lex {
             Lex::Lit(s) => {
                 s.bytes().last().is_some_and(is_ident_byte) || matches!(s.as_str(), "<" | ">" | "=" | "." | "-")
             }
-            Lex::Number | Lex::Name { .. } => true,
+            Lex::Number | Lex::Name { .. } | Lex::Scoped(_) => true,
             Lex::Str => false,
         }
     }
@@ -124,15 +216,15 @@ impl Lex {
     /// Characters that may not follow the lexeme directly (they would extend it).
     pub fn forbidden_after(&self) -> ByteSet {
         match self {
-            Lex::Lit(s) if s.bytes().last().is_some_and(is_ident_byte) => ByteSet::from_fn(is_ident_byte),
+            Lex::Lit(s) if s.bytes().last().is_some_and(is_ident_byte) => IDENT,
             Lex::Lit(s) => match s.as_str() {
-                "<" | ">" | "=" => ByteSet::from_fn(|b| b == b'='),
-                "." => ByteSet::from_fn(|b| b == b'.'),
-                "-" => ByteSet::from_fn(|b| b == b'-' || b == b'>'),
+                "<" | ">" | "=" => ByteSet::byte(b'='),
+                "." => ByteSet::byte(b'.'),
+                "-" => ByteSet::byte(b'-').union(ByteSet::byte(b'>')),
                 _ => ByteSet::default(),
             },
-            Lex::Number => ByteSet::from_fn(|b| is_ident_byte(b) || b == b'.'),
-            Lex::Name { .. } => ByteSet::from_fn(is_ident_byte),
+            Lex::Number => IDENT.union(ByteSet::byte(b'.')),
+            Lex::Name { .. } | Lex::Scoped(_) => IDENT,
             Lex::Str => ByteSet::default(),
         }
     }
@@ -147,10 +239,11 @@ impl Lex {
                 }
                 b
             }
-            Lex::Number => ByteSet::from_fn(|b| b.is_ascii_digit()),
-            Lex::Str => ByteSet::from_fn(|b| b == b'"'),
-            Lex::Name { upper: true, .. } => ByteSet::from_fn(|b| b.is_ascii_uppercase()),
-            Lex::Name { upper: false, .. } => ByteSet::from_fn(|b| b.is_ascii_lowercase()),
+            Lex::Number => DIGITS,
+            Lex::Str => ByteSet::byte(b'"'),
+            Lex::Name { upper: true, .. } => UPPER,
+            Lex::Name { upper: false, .. } => LOWER,
+            Lex::Scoped(names) => names.first(),
         }
     }
 
@@ -158,6 +251,8 @@ impl Lex {
     fn regex_rest(&self, done: &[u8]) -> String {
         match self {
             Lex::Lit(s) => escape(&s[done.len()..]),
+            // Alt::regex writes the whole alternative (a look-ahead per kind).
+            Lex::Scoped(names) => names.regex(done),
             Lex::Number => {
                 if done.is_empty() {
                     "[0-9]+(?:\\.[0-9]+)?".into()
@@ -176,16 +271,12 @@ impl Lex {
             Lex::Name { upper, exclude } => {
                 let words: Vec<&[u8]> = exclude.iter().map(|w| w.as_bytes()).collect();
                 if done.is_empty() {
-                    let first = if *upper {
-                        ByteSet::from_fn(|b| b.is_ascii_uppercase())
-                    } else {
-                        ByteSet::from_fn(|b| b.is_ascii_lowercase())
-                    };
+                    let first = if *upper { UPPER } else { LOWER };
                     format!("(?:{})", complement(&words, first, false))
                 } else {
                     let rest: Vec<&[u8]> =
                         words.iter().filter(|w| w.first() == done.first()).map(|w| &w[1..]).collect();
-                    format!("(?:{})", complement(&rest, ByteSet::from_fn(is_ident_byte), true))
+                    format!("(?:{})", complement(&rest, IDENT, true))
                 }
             }
         }
@@ -195,6 +286,7 @@ impl Lex {
     /// numbers and names).
     pub fn match_len(&self, s: &[u8]) -> Option<usize> {
         match self {
+            Lex::Scoped(names) => names.match_len(s).map(|(n, _)| n),
             Lex::Lit(t) => s.starts_with(t.as_bytes()).then_some(t.len()),
             Lex::Number => {
                 let d = s.iter().take_while(|b| b.is_ascii_digit()).count();
@@ -242,7 +334,8 @@ impl Lex {
     pub fn shortest(&self, first: Option<u8>) -> Option<String> {
         let start = |default: char| first.map_or(default.to_string(), |c| (c as char).to_string());
         let text = match self {
-            Lex::Lit(s) => s.clone(),
+            Lex::Lit(s) => s.to_string(),
+            Lex::Scoped(names) => names.shortest(first)?,
             Lex::Number => start('0'),
             Lex::Str => "\"\"".to_string(),
             Lex::Name { upper, .. } => {
@@ -261,7 +354,7 @@ impl Lex {
 /// are not one of `words`. `allow_empty`: the empty string counts (a first byte was
 /// already consumed). Built on the trie of `words`, so its size is linear in theirs.
 fn complement(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> String {
-    let ident = ByteSet::from_fn(is_ident_byte);
+    let ident = IDENT;
     let mut alts: Vec<String> = Vec::new();
     if allow_empty && !words.iter().any(|w| w.is_empty()) {
         alts.push(String::new());
@@ -297,12 +390,74 @@ pub struct Alt {
     pub action: usize,
 }
 
+/// What decides an alternative's regex, for caching compiled segments without
+/// writing the regex (see [`crate::dfa::DfaCache::get_for_alts`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct AltKey {
+    lex: LexKey,
+    done: Vec<u8>,
+    la: Option<u128>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum LexKey {
+    Lit(String),
+    Number,
+    Str,
+    /// The word list is hashed by address (the key holds it, so the address is not
+    /// reused while cached) and compared by address first: comparing ~30 words per
+    /// segment cost a tenth of checking. Equal lists at other addresses (another
+    /// environment's) only miss the cache.
+    Name(bool, Rc<Vec<String>>),
+}
+
 /// The whitespace class, as regex.
 pub const WS: &str = "[\\t\\n\\r ]*";
 
 impl Alt {
+    /// The key of this alternative's regex (see [`AltKey`]); `None` for names in
+    /// scope, whose regex is not cached.
+    pub fn key(&self) -> Option<AltKey> {
+        let lex = match &self.lex {
+            Lex::Lit(s) => LexKey::Lit(s.to_string()),
+            Lex::Number => LexKey::Number,
+            Lex::Str => LexKey::Str,
+            Lex::Name { upper, exclude } => LexKey::Name(*upper, exclude.clone()),
+            Lex::Scoped(_) => return None,
+        };
+        Some(AltKey { lex, done: self.done.clone(), la: self.la.map(|l| l.0) })
+    }
+
+    /// Whether `key` is this alternative's key (no allocation).
+    pub fn has_key(&self, key: &AltKey) -> bool {
+        let lex = match (&self.lex, &key.lex) {
+            (Lex::Lit(a), LexKey::Lit(b)) => a.as_str() == b,
+            (Lex::Number, LexKey::Number) | (Lex::Str, LexKey::Str) => true,
+            (Lex::Name { upper, exclude }, LexKey::Name(u, words)) => upper == u && (Rc::ptr_eq(exclude, words) || exclude == words),
+            _ => false,
+        };
+        lex && self.done == key.done && self.la.map(|l| l.0) == key.la
+    }
+
+    /// Hashes what [`Alt::key`] holds, without building it.
+    pub fn hash_key(&self, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        match &self.lex {
+            Lex::Lit(s) => (0u8, s.as_bytes()).hash(h),
+            Lex::Number => 1u8.hash(h),
+            Lex::Str => 2u8.hash(h),
+            Lex::Name { upper, exclude } => (3u8, *upper, Rc::as_ptr(exclude) as usize).hash(h),
+            Lex::Scoped(_) => 4u8.hash(h),
+        }
+        self.done.hash(h);
+        self.la.map(|l| l.0).hash(h);
+    }
+
     /// The regex of this alternative.
     pub fn regex(&self) -> String {
+        if let Lex::Scoped(names) = &self.lex {
+            return names.regex(&self.done);
+        }
         let mut s = String::new();
         if self.done.is_empty() {
             s.push_str(WS);
@@ -348,6 +503,11 @@ impl Alt {
         } else if !text.starts_with(&self.done) {
             return false;
         }
+        if let Lex::Scoped(names) = &self.lex {
+            let Some((n, k)) = names.match_len(&text[i..]) else { return false };
+            let la = names.accepted(k).map(|k| k.la).unwrap_or_default();
+            return i + n + 1 == text.len() && la.contains(text[i + n]);
+        }
         let Some(n) = self.lex.match_len(&text[i..]) else { return false };
         i += n;
         match self.la {
@@ -364,6 +524,14 @@ mod tests {
     fn full(re: &str, s: &str) -> bool {
         let r = regex_automata::meta::Regex::new(&format!("^(?:{re})$")).unwrap();
         r.is_match(s)
+    }
+
+    #[test]
+    fn byte_set_constants_match_their_predicates() {
+        assert_eq!(IDENT, ByteSet::from_fn(is_ident_byte));
+        assert_eq!(WS_BYTES, ByteSet::from_fn(is_ws));
+        assert_eq!(DIGITS, ByteSet::from_fn(|b| b.is_ascii_digit()));
+        assert_eq!(UPPER.union(LOWER), ByteSet::from_fn(|b| b.is_ascii_alphabetic()));
     }
 
     #[test]

@@ -26,11 +26,14 @@
 pub mod api;
 pub mod dfa;
 pub mod finishing;
+pub mod frame_stack;
 pub mod lexeme;
 pub mod node;
 pub mod ops;
 pub mod prompt;
 pub mod scope;
+pub mod scoped_names;
+pub mod seg_auto;
 pub mod slua_constraint;
 pub mod tree;
 mod trie_walk;
@@ -49,4 +52,4 @@ pub mod engine;
 pub mod fuzz;
 pub mod translate;
 
-pub use check::{check, CheckError};
+pub use check::{check, check_limited, CheckError, Limits};

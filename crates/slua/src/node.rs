@@ -11,9 +11,10 @@
 
 use std::rc::Rc;
 
-use crate::lexeme::Lex;
+use crate::lexeme::{ByteSet, Lex, Text};
 use crate::ops::{can_finish, push_op, reduce_all, BinOp, TypeSet, BASES, BIN_OPS};
-use crate::scope::{push, visible, Env, Scope};
+use crate::scope::{Env, Kind, Scope};
+use crate::scoped_names::{AcceptedKind, ScopedNames};
 use crate::types::{FuncType, Type};
 
 /// A note attached to a consumed lexeme for building the syntax tree.
@@ -36,6 +37,9 @@ pub enum Act {
     NewName,
     /// A variable or global function of this type; `bool`: assignable.
     Var(Type, bool),
+    /// A name in scope ([`Lex::Scoped`]): the tree resolves it to [`Act::Var`] by the
+    /// name's kind before the node steps.
+    Scoped,
     /// A field of the current table type, by index.
     Field(usize),
     /// A method of the current table type, by index.
@@ -65,8 +69,17 @@ pub struct Choice {
     pub ann: Ann,
 }
 
-fn kw(s: &str) -> Choice {
-    Choice { lex: Lex::Lit(s.to_string()), act: Act::Kw, ann: Ann::None }
+fn kw(s: impl Into<Text>) -> Choice {
+    Choice { lex: Lex::Lit(s.into()), act: Act::Kw, ann: Ann::None }
+}
+
+/// What the choices of a statement or prefix node depend on ([`Frame::choice_key`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ChoiceKey {
+    /// `Frame::Stmt`: the current type, lvalue, called, state.
+    Stmt(Type, bool, bool, u8),
+    /// `Frame::Prefix`: the current type, the target types, state.
+    Prefix(Type, TypeSet, u8),
 }
 
 /// A finished node's summary for its parent.
@@ -134,7 +147,7 @@ pub enum Frame {
 impl Frame {
     /// The root node of a script of `kind` (`effect` or `talent`).
     pub fn root(kind: &str) -> Frame {
-        Frame::Root { kind: kind.to_string(), state: 0, hook: 0, done: Vec::new(), scope: None }
+        Frame::Root { kind: kind.to_string(), state: 0, hook: 0, done: Vec::new(), scope: Scope::default() }
     }
 
     /// An expression node wanting type `t`.
@@ -179,7 +192,7 @@ impl Frame {
         match self {
             Frame::Root { kind, state, .. } => format!("{kind} script, state {state}"),
             Frame::Block { ctx, returns, .. } => {
-                format!("returns {}, {} names in scope{}", ctx.ret.display(n), visible(&ctx.scope).len(), if *returns { ", has returned" } else { "" })
+                format!("returns {}, {} names in scope{}", ctx.ret.display(n), ctx.scope.len(), if *returns { ", has returned" } else { "" })
             }
             Frame::Local { name, ty, state, .. } => format!("{name}: {} (state {state})", ty.display(n)),
             Frame::Expr { want, stack, have, .. } => {
@@ -252,10 +265,10 @@ impl Frame {
     }
 
     /// Takes the summary of the child that just ended.
-    pub fn child_done(&mut self, sum: &Sum) {
+    pub fn child_done(&mut self, sum: &Sum, env: &Env) {
         match (self, sum) {
             (Frame::Root { state, scope, .. }, s) => match (*state, s) {
-                (3, Sum::Stmt(_, _, Some((n, t)))) => *scope = push(scope, n, t.clone(), true),
+                (3, Sum::Stmt(_, _, Some((n, t)))) => *scope = env.push(scope, n, t, true),
                 (5, _) => *state = 6,
                 _ => {}
             },
@@ -263,7 +276,7 @@ impl Frame {
                 *returns |= *r;
                 *terminal |= *term;
                 if let Some((n, t)) = var {
-                    ctx.scope = push(&ctx.scope, n, t.clone(), true);
+                    ctx.scope = env.push(&ctx.scope, n, t, true);
                 }
             }
             (Frame::Local { state, ty, .. }, Sum::Ty(t)) => {
@@ -357,7 +370,7 @@ impl Frame {
                         .iter()
                         .enumerate()
                         .filter(|(i, _)| !done.get(*i).copied().unwrap_or(false) && (*i < last || required_done))
-                        .map(|(i, h)| Choice { lex: Lex::Lit(h.name.clone()), act: Act::Hook(i), ann: Ann::None })
+                        .map(|(i, h)| Choice { lex: Lex::Lit((&h.name).into()), act: Act::Hook(i), ann: Ann::None })
                         .collect()
                 }
                 5 => vec![kw("=")],
@@ -369,19 +382,14 @@ impl Frame {
                     return vec![];
                 }
                 let mut out: Vec<Choice> =
-                    ["local", "if", "while", "for", "do", "return"].iter().map(|k| kw(k)).collect();
+                    ["local", "if", "while", "for", "do", "return"].into_iter().map(kw).collect();
                 if ctx.in_loop {
                     out.push(kw("break"));
                 }
-                let vis = visible(&ctx.scope);
-                for v in &vis {
-                    if v.assignable || api.stmt_reaches(&v.ty) {
-                        out.push(Choice { lex: Lex::Lit(v.name.clone()), act: Act::Var(v.ty.clone(), v.assignable), ann: Ann::None });
-                    }
-                }
+                out.extend(scoped(env, &ctx.scope, true, |k| k.assignable || api.stmt_reaches(&k.ty)));
                 for (name, ty) in env.globals() {
-                    if !vis.iter().any(|v| v.name == name) {
-                        out.push(Choice { lex: Lex::Lit(name.to_string()), act: Act::Var(ty, false), ann: Ann::None });
+                    if ctx.scope.lookup(name.as_bytes()).is_none() {
+                        out.push(Choice { lex: Lex::Lit(name.clone()), act: Act::Var(ty.clone(), false), ann: Ann::None });
                     }
                 }
                 out
@@ -401,7 +409,7 @@ impl Frame {
                         .map(|(n, t)| Choice { lex: Lex::Lit(n.into()), act: Act::TypeName(t), ann: Ann::None })
                         .collect();
                     out.extend(api.table_names.iter().enumerate().map(|(i, n)| Choice {
-                        lex: Lex::Lit(n.clone()),
+                        lex: Lex::Lit(n.into()),
                         act: Act::TypeName(Type::Table(i)),
                         ann: Ann::None,
                     }));
@@ -505,10 +513,10 @@ impl Frame {
                         .iter()
                         .enumerate()
                         .filter(|(_, f)| f.mutable || api.stmt_reaches(&f.ty))
-                        .map(|(j, f)| Choice { lex: Lex::Lit(f.name.clone()), act: Act::Field(j), ann: Ann::None })
+                        .map(|(j, f)| Choice { lex: Lex::Lit((&f.name).into()), act: Act::Field(j), ann: Ann::None })
                         .collect();
                     out.extend(t.methods.iter().enumerate().map(|(j, m)| Choice {
-                        lex: Lex::Lit(m.name.clone()),
+                        lex: Lex::Lit((&m.name).into()),
                         act: Act::Method(j),
                         ann: Ann::Method,
                     }));
@@ -560,14 +568,14 @@ impl Frame {
                         .iter()
                         .enumerate()
                         .filter(|(_, f)| api.reaches(&f.ty, &|x| targets.contains(x)))
-                        .map(|(j, f)| Choice { lex: Lex::Lit(f.name.clone()), act: Act::Field(j), ann: Ann::None })
+                        .map(|(j, f)| Choice { lex: Lex::Lit((&f.name).into()), act: Act::Field(j), ann: Ann::None })
                         .collect();
                     out.extend(
                         t.methods
                             .iter()
                             .enumerate()
                             .filter(|(_, m)| api.reaches(&ret(&m.ty), &|x| targets.contains(x)))
-                            .map(|(j, m)| Choice { lex: Lex::Lit(m.name.clone()), act: Act::Method(j), ann: Ann::Method }),
+                            .map(|(j, m)| Choice { lex: Lex::Lit((&m.name).into()), act: Act::Method(j), ann: Ann::Method }),
                     );
                     out
                 }
@@ -612,7 +620,7 @@ impl Frame {
                 let field_choices = |from: usize| {
                     let mut out = Vec::new();
                     for (j, f) in fields.iter().enumerate().skip(from) {
-                        out.push(Choice { lex: Lex::Lit(f.name.clone()), act: Act::CtorField(j), ann: Ann::None });
+                        out.push(Choice { lex: Lex::Lit((&f.name).into()), act: Act::CtorField(j), ann: Ann::None });
                         if f.default.is_none() {
                             break;
                         }
@@ -799,7 +807,7 @@ impl Frame {
                 }
                 (4, _) | (10, _) => {
                     *state = 5;
-                    let c = Ctx { in_loop: true, scope: push(&ctx.scope, name, Type::Number, false), ret: ctx.ret.clone() };
+                    let c = Ctx { in_loop: true, scope: env.push(&ctx.scope, name, &Type::Number, false), ret: ctx.ret.clone() };
                     return vec![Frame::block(c, false)];
                 }
                 (6, _) => *state = 9,
@@ -930,7 +938,7 @@ impl Frame {
                     *state = 3;
                     let mut scope = ctx.scope.clone();
                     for (n, t) in names.iter().zip(&ft.params) {
-                        scope = push(&scope, n, t.clone(), true);
+                        scope = env.push(&scope, n, t, true);
                     }
                     let c = Ctx { scope, ret: ft.ret.clone(), in_loop: false };
                     return vec![Frame::block(c, ft.ret != Type::Void)];
@@ -954,6 +962,18 @@ impl Frame {
             },
         }
         vec![]
+    }
+
+    /// A key fixing this node's choices when they depend on nothing but the key and
+    /// the API (not on the scope): statements and prefixes after a variable, the
+    /// nodes a variable choice pushes. [`crate::tree::Tree`] memoises the bytes that
+    /// may start the segment after such a node by this key in the [`Env`].
+    pub fn choice_key(&self) -> Option<ChoiceKey> {
+        match self {
+            Frame::Stmt { cur, lvalue, called, state, .. } => Some(ChoiceKey::Stmt(cur.clone(), *lvalue, *called, *state)),
+            Frame::Prefix { cur, targets, state, .. } => Some(ChoiceKey::Prefix(cur.clone(), targets.clone(), *state)),
+            _ => None,
+        }
     }
 
     /// The hint of parameter names (hooks) for the function node, if any.
@@ -1035,16 +1055,28 @@ fn operand_choices(env: &Env, ctx: &Ctx, targets: &TypeSet, unary: &[bool], want
         _ => {}
     }
     let fits = |t: &Type| api.reaches(t, &|x| targets.contains(x));
-    let vis = visible(&ctx.scope);
-    for v in &vis {
-        if fits(&v.ty) {
-            out.push(Choice { lex: Lex::Lit(v.name.clone()), act: Act::Var(v.ty.clone(), false), ann: Ann::None });
-        }
-    }
+    out.extend(scoped(env, &ctx.scope, false, |k| fits(&k.ty)));
     for (name, ty) in env.globals() {
-        if fits(&ty) && !vis.iter().any(|v| v.name == name) {
-            out.push(Choice { lex: Lex::Lit(name.to_string()), act: Act::Var(ty, false), ann: Ann::None });
+        if fits(ty) && ctx.scope.lookup(name.as_bytes()).is_none() {
+            out.push(Choice { lex: Lex::Lit(name.clone()), act: Act::Var(ty.clone(), false), ann: Ann::None });
         }
     }
     out
+}
+
+/// The choice of any name of `scope` whose kind `accept`s, if there is one.
+fn scoped(env: &Env, scope: &Scope, assignable: bool, accept: impl Fn(&Kind) -> bool) -> Option<Choice> {
+    let kinds: Vec<AcceptedKind> = scope
+        .kinds()
+        .iter()
+        .filter_map(|&id| {
+            let k = env.kind(id);
+            accept(&k).then(|| AcceptedKind { id, is_func: matches!(k.ty, Type::Func(_)), la: ByteSet::default() })
+        })
+        .collect();
+    (!kinds.is_empty()).then(|| Choice {
+        lex: Lex::Scoped(Rc::new(ScopedNames { scope: scope.clone(), kinds, assignable })),
+        act: Act::Scoped,
+        ann: Ann::None,
+    })
 }

@@ -18,11 +18,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use espalier_constraint::{Commit, Constraint, Inspection, Rejected, TokTrie, TokenSet, TreeNode, Vocab};
-use regex_automata::util::primitives::StateID;
-
-use crate::dfa::SegDfa;
 use crate::finishing::FinishCache;
 use crate::scope::Env;
+use crate::seg_auto::{SegAuto, SegState};
 use crate::tree::{Segment, Tree};
 use crate::trie_walk::{self, ChildMemo};
 
@@ -31,8 +29,8 @@ use crate::trie_walk::{self, ChildMemo};
 pub struct SluaConstraint {
     tree: Tree,
     partial: Vec<u8>,
-    dfa: Option<Rc<SegDfa>>,
-    state: Option<StateID>,
+    /// The state of the segment's automaton after `partial`.
+    state: Option<SegState>,
     seg: Option<Rc<Segment>>,
     /// Trees after the current segment (see [`crate::trie_walk`]).
     memo: ChildMemo,
@@ -65,7 +63,6 @@ impl SluaConstraint {
         let mut c = SluaConstraint {
             tree,
             partial: Vec::new(),
-            dfa: None,
             state: None,
             seg: None,
             memo: Rc::default(),
@@ -86,9 +83,9 @@ impl SluaConstraint {
         &self.partial
     }
 
-    /// The current segment's DFA and state; `None` once the script is finished.
-    pub(crate) fn dfa_state(&self) -> Option<(&Rc<SegDfa>, StateID)> {
-        Some((self.dfa.as_ref()?, self.state?))
+    /// The current segment's automaton and state; `None` once the script is finished.
+    pub(crate) fn dfa_state(&self) -> Option<(&SegAuto, &SegState)> {
+        Some((self.seg.as_ref()?.auto.as_ref().ok()?, self.state.as_ref()?))
     }
 
     /// The current segment (alternatives and regex); `None` once finished.
@@ -117,14 +114,12 @@ impl SluaConstraint {
         self.memo = Rc::default();
         self.finish = Rc::default();
         if self.tree.has_finished() {
-            self.dfa = None;
             self.state = None;
             self.seg = None;
             return;
         }
         let seg = self.tree.segment();
-        self.dfa = SegDfa::cached(&seg.regex).ok();
-        self.state = self.dfa.as_ref().map(|d| d.start());
+        self.state = seg.auto.as_ref().ok().map(|a| a.start());
         self.seg = Some(seg);
     }
 
@@ -143,13 +138,14 @@ impl SluaConstraint {
 
     /// Feeds one byte; `false` (and no change) when it is refused.
     fn push(&mut self, b: u8) -> bool {
-        let (Some(dfa), Some(s)) = (self.dfa.clone(), self.state) else { return false };
-        let t = dfa.next(s, b);
-        if dfa.is_dead(t) {
+        let Some(seg) = self.seg.clone() else { return false };
+        let (Ok(auto), Some(s)) = (seg.auto.as_ref(), self.state.as_ref()) else { return false };
+        let t = auto.next(s, b);
+        if auto.is_dead(&t) {
             return false;
         }
         self.partial.push(b);
-        if dfa.accepts(t) {
+        if auto.accepts(&t) {
             let seg = std::mem::take(&mut self.partial);
             // The memo of the tree this segment leads to stays valid for the real
             // tree (it differs only in literal texts and offsets): adopt it.
@@ -191,13 +187,14 @@ impl SluaConstraint {
 
     /// Whether `bytes` can follow, given a cache of trees after completed segments.
     fn walk(&self, bytes: &[u8], cache: &mut HashMap<Vec<u8>, Option<SluaConstraint>>) -> bool {
-        let (Some(dfa), Some(mut s)) = (self.dfa.as_ref(), self.state) else { return false };
+        let Some((auto, s)) = self.dfa_state() else { return false };
+        let mut s = s.clone();
         for (i, &b) in bytes.iter().enumerate() {
-            s = dfa.next(s, b);
-            if dfa.is_dead(s) {
+            s = auto.next(&s, b);
+            if auto.is_dead(&s) {
                 return false;
             }
-            if dfa.accepts(s) {
+            if auto.accepts(&s) {
                 let rest = &bytes[i + 1..];
                 let mut key = self.partial.clone();
                 key.extend_from_slice(&bytes[..=i]);
@@ -234,11 +231,12 @@ impl SluaConstraint {
             .map(|a| TreeNode { kind: "alternative".into(), state: a.regex(), children: vec![] })
             .collect();
         let mut node: Option<TreeNode> = None;
-        for (i, f) in self.tree.frames().iter().enumerate().rev() {
+        let frames = self.tree.frames();
+        for (i, f) in frames.iter().enumerate().rev() {
             let mut children = Vec::new();
             if let Some(n) = node.take() {
                 children.push(n);
-            } else if i + 1 == self.tree.frames().len() {
+            } else if i + 1 == frames.len() {
                 children = bristles.clone();
             }
             node = Some(TreeNode { kind: f.kind().into(), state: f.describe(&env), children });

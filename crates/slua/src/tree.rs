@@ -6,16 +6,22 @@
 //! tree stays broom-shaped. The next segment's alternatives are gathered from the top
 //! node down through every node that could end here; that walk stops at the first
 //! node that cannot end (a statement needs its `;`), so its cost depends on the
-//! nesting at the cursor and the names in scope, not on the program's length.
-//! Feeding a segment is linear in its length.
+//! nodes it walks and the number of distinct variable kinds in scope, not on the
+//! number of names, the nesting or the program's length: the names in scope are one
+//! alternative ([`crate::scoped_names`]), the node stack is persistent below its top
+//! ([`FrameStack`]) and look-ahead sets are computed on copies of the few nodes
+//! involved. Feeding a segment is linear in its length.
 
+use std::cell::OnceCell;
 use std::fmt;
 use std::rc::Rc;
 
-use crate::dfa::SegDfa;
+use crate::dfa::DfaError;
+use crate::frame_stack::FrameStack;
 use crate::lexeme::{is_ws, Alt, ByteSet, Lex};
-use crate::node::{Ann, Choice, Frame};
-use crate::scope::Env;
+use crate::node::{Act, Ann, Choice, Frame};
+use crate::scope::{Env, Kind};
+use crate::seg_auto::SegAuto;
 
 /// A consumed lexeme, as logged for building the syntax tree.
 #[derive(Clone, Debug)]
@@ -34,15 +40,32 @@ struct LogNode {
     prev: Option<Rc<LogNode>>,
 }
 
-/// The next segment: its alternatives and their regex.
+/// The next segment: its alternatives, their automaton and their regex.
 #[derive(Debug)]
 pub struct Segment {
     /// Alternatives (after the carried byte, if any); `action` indexes `choices`.
     pub alts: Vec<Alt>,
     /// The choices the alternatives stand for, with the depth of the offering node.
     pub choices: Vec<(usize, Choice)>,
-    /// The regex every alternative's text matches: A1 holds for it.
-    pub regex: String,
+    /// The automaton recognising the segment (an error only through a bug in a
+    /// parser node: a fixed part that does not compile).
+    pub auto: Result<SegAuto, DfaError>,
+    /// The regex, written on demand (it lists every name in scope).
+    regex: OnceCell<String>,
+}
+
+impl Segment {
+    /// The regex every alternative's text matches: A1 holds for it. Written on first
+    /// use: its size grows with the names in scope, so only error messages, the
+    /// visualizer and the A1 tests ask for it.
+    pub fn regex(&self) -> &str {
+        self.regex.get_or_init(|| self.alts.iter().map(|a| format!("(?:{})", a.regex())).collect::<Vec<_>>().join("|"))
+    }
+
+    /// The automaton, or the error as a [`FeedError`] at `offset`.
+    pub fn auto_at(&self, offset: usize) -> Result<&SegAuto, FeedError> {
+        self.auto.as_ref().map_err(|e| FeedError { offset, expected: e.to_string() })
+    }
 }
 
 /// Text that does not fit the next segment.
@@ -66,7 +89,7 @@ impl std::error::Error for FeedError {}
 #[derive(Clone, Debug)]
 pub struct Tree {
     env: Rc<Env>,
-    stack: Vec<Frame>,
+    stack: FrameStack,
     log: Option<Rc<LogNode>>,
     carry: Option<u8>,
     /// Bytes fed so far (offsets of logged tokens).
@@ -86,7 +109,7 @@ impl Tree {
     }
 
     fn with_root(env: Rc<Env>, root: Frame) -> Tree {
-        Tree { env, stack: vec![root], log: None, carry: None, fed: 0, seg: None }
+        Tree { env, stack: FrameStack::new(root), log: None, carry: None, fed: 0, seg: None }
     }
 
     /// The environment.
@@ -96,7 +119,7 @@ impl Tree {
 
     /// Whether the script is complete (nothing may follow).
     pub fn has_finished(&self) -> bool {
-        self.stack.len() == 1 && matches!(self.stack[0], Frame::Root { state: 7, .. })
+        self.stack.len() == 1 && matches!(self.stack.get(0), Frame::Root { state: 7, .. })
     }
 
     /// The script's kind and name once known.
@@ -112,9 +135,14 @@ impl Tree {
         (self.has_finished() && kind == "effect").then_some(name)
     }
 
-    /// The live nodes, root first.
-    pub fn frames(&self) -> &[Frame] {
-        &self.stack
+    /// The live nodes, root first (allocates: for the visualizer).
+    pub fn frames(&self) -> Vec<&Frame> {
+        self.stack.to_vec()
+    }
+
+    /// The number of live nodes (the nesting at the cursor).
+    pub fn depth(&self) -> usize {
+        self.stack.len()
     }
 
     /// The consumed lexemes in order.
@@ -136,35 +164,56 @@ impl Tree {
 
     /// Every choice open now, with the depth of the node offering it.
     fn choices(&self) -> Vec<(usize, Choice)> {
+        self.choices_and_frames().0
+    }
+
+    /// [`Tree::choices`], and the nodes offering them as they stand when taking one
+    /// of their choices (the nodes above them ended), by depth.
+    fn choices_and_frames(&self) -> (Vec<(usize, Choice)>, Vec<(usize, Frame)>) {
         let mut out = Vec::new();
+        let mut frames = Vec::new();
         let mut i = self.stack.len() - 1;
-        let mut hypo: Option<Frame> = None;
+        let mut below = self.stack.iter_down().skip(1);
+        let mut frame = self.stack.get(i).clone();
         loop {
-            let frame = hypo.as_ref().unwrap_or(&self.stack[i]);
             out.extend(frame.choices(&self.env).into_iter().map(|c| (i, c)));
-            match frame.can_end() {
+            let sum = frame.can_end();
+            frames.push((i, frame));
+            match sum {
                 Some(sum) if i > 0 => {
                     i -= 1;
-                    let mut parent = self.stack[i].clone();
-                    parent.child_done(&sum);
-                    hypo = Some(parent);
+                    let mut parent = below.next().expect("a frame below index i > 0").clone();
+                    parent.child_done(&sum, &self.env);
+                    frame = parent;
                 }
                 _ => break,
             }
         }
-        out
+        (out, frames)
     }
 
     /// Takes a choice: ends the nodes above the offering one, steps it, pushes children.
     fn apply(&mut self, depth: usize, choice: &Choice, text: &str, offset: usize) {
+        let env = self.env.clone();
         while self.stack.len() > depth + 1 {
             let top = self.stack.pop().expect("depth is below the stack top");
             if let (Some(sum), Some(parent)) = (top.can_end(), self.stack.last_mut()) {
-                parent.child_done(&sum);
+                parent.child_done(&sum, &env);
             }
         }
-        let env = self.env.clone();
-        let children = self.stack[depth].step(&choice.act, text, &env);
+        // A name in scope stands for the variable of its kind (the alternative matched
+        // only names of accepted kinds, so the look-up finds one).
+        let act = match (&choice.act, &choice.lex) {
+            (Act::Scoped, Lex::Scoped(names)) => match names.scope.lookup(text.as_bytes()) {
+                Some(k) => {
+                    let kind = env.kind(k);
+                    Act::Var(kind.ty, kind.assignable && names.assignable)
+                }
+                None => Act::Kw,
+            },
+            (act, _) => act.clone(),
+        };
+        let children = self.stack.get_mut(depth).step(&act, text, &env);
         self.stack.extend(children);
         self.log = Some(Rc::new(LogNode {
             tok: Token { text: text.to_string(), ann: choice.ann.clone(), offset },
@@ -173,23 +222,55 @@ impl Tree {
         self.seg = None;
     }
 
-    /// Bytes that may start the segment after taking `choice` (with whitespace).
-    fn first_after(&self, depth: usize, choice: &Choice) -> Option<ByteSet> {
-        let mut t = Tree { log: None, seg: None, carry: None, ..self.clone() };
+    /// Bytes that may start the segment after `choice` offered by `at` (the node at
+    /// `depth` as it stands when the choice is taken), with whitespace; `None` when
+    /// the script is finished after it. Works on copies of the few nodes involved,
+    /// never on a copy of the tree.
+    fn first_after(&self, depth: usize, at: &Frame, choice: &Choice) -> Option<ByteSet> {
         let text = match &choice.lex {
-            Lex::Lit(s) => s.clone(),
+            Lex::Lit(s) => s.to_string(),
             Lex::Number => "0".into(),
             Lex::Str => "\"\"".into(),
             Lex::Name { upper: true, .. } => "Xx".into(),
-            Lex::Name { .. } => "xx".into(),
+            Lex::Name { .. } | Lex::Scoped(_) => "xx".into(),
         };
-        t.apply(depth, choice, &text, 0);
-        if t.has_finished() {
+        let mut f = at.clone();
+        let children = f.step(&choice.act, &text, &self.env);
+        let mut over = vec![f];
+        over.extend(children);
+        if depth == 0 && over.len() == 1 && matches!(over[0], Frame::Root { state: 7, .. }) {
             return None;
         }
-        let mut set = ByteSet::from_fn(is_ws);
-        for (_, c) in t.choices() {
-            set.0 |= c.lex.first().0;
+        // Statement and prefix nodes (after a variable: 50 API functions at every
+        // statement start) that cannot end have choices fixed by a key: memoised.
+        let top = over.last().expect("over holds the stepped node");
+        let key = if top.can_end().is_none() { top.choice_key() } else { None };
+        if let Some(hit) = key.as_ref().and_then(|k| self.env.firsts.borrow().get(k).copied()) {
+            return Some(hit);
+        }
+        // The choices from the top down through every node that could end, as
+        // `choices` walks them: the nodes above `depth` are `over`, those below are
+        // the tree's (taking a choice never changes them).
+        let mut below = self.stack.iter_down().skip(self.stack.len() - depth);
+        let mut set = crate::lexeme::WS_BYTES;
+        let mut frame = over.pop().expect("over holds the stepped node");
+        loop {
+            for c in frame.choices(&self.env) {
+                set.0 |= c.lex.first().0;
+            }
+            let Some(sum) = frame.can_end() else { break };
+            let mut parent = match over.pop() {
+                Some(p) => p,
+                None => match below.next() {
+                    Some(p) => p.clone(),
+                    None => break,
+                },
+            };
+            parent.child_done(&sum, &self.env);
+            frame = parent;
+        }
+        if let Some(k) = key {
+            self.env.firsts.borrow_mut().insert(k, set);
         }
         Some(set)
     }
@@ -199,25 +280,57 @@ impl Tree {
         if let Some(s) = &self.seg {
             return s.clone();
         }
-        let choices = if self.has_finished() { Vec::new() } else { self.choices() };
+        let (choices, frames) = if self.has_finished() { (Vec::new(), Vec::new()) } else { self.choices_and_frames() };
+        let at = |depth: usize| &frames.iter().find(|(d, _)| *d == depth).expect("every offering node is in frames").1;
         let mut alts = Vec::new();
         for (k, (depth, choice)) in choices.iter().enumerate() {
-            let la = if choice.lex.extensible() {
-                self.first_after(*depth, choice).map(|f| ByteSet(f.0 & !choice.lex.forbidden_after().0))
-            } else {
-                None
+            let forbidden = choice.lex.forbidden_after();
+            let (lex, la) = match &choice.lex {
+                // One look-ahead class per accepted kind: what may follow a variable
+                // of that kind (the look-ahead does not depend on the name).
+                Lex::Scoped(names) => {
+                    let mut names = (**names).clone();
+                    let mut union = ByteSet::default();
+                    for kind in &mut names.kinds {
+                        let Kind { ty, assignable } = self.env.kind(kind.id);
+                        let var = Choice { lex: Lex::Lit("xx".into()), act: Act::Var(ty, assignable && names.assignable), ann: Ann::None };
+                        kind.la = ByteSet(self.first_after(*depth, at(*depth), &var).unwrap_or_default().0 & !forbidden.0);
+                        union.0 |= kind.la.0;
+                    }
+                    (Lex::Scoped(Rc::new(names)), Some(union))
+                }
+                lex if lex.extensible() => (lex.clone(), self.first_after(*depth, at(*depth), choice).map(|f| ByteSet(f.0 & !forbidden.0))),
+                lex => (lex.clone(), None),
             };
-            let alt = Alt { lex: choice.lex.clone(), done: Vec::new(), la, action: k };
+            let alt = Alt { lex, done: Vec::new(), la, action: k };
             let alt = match self.carry {
                 Some(c) => alt.after(c),
                 None => Some(alt),
             };
             alts.extend(alt);
         }
-        let regex = alts.iter().map(|a| format!("(?:{})", a.regex())).collect::<Vec<_>>().join("|");
-        let seg = Rc::new(Segment { alts, choices, regex });
+        let auto = self.automaton(&alts);
+        let seg = Rc::new(Segment { alts, choices, auto, regex: OnceCell::new() });
         self.seg = Some(seg.clone());
         seg
+    }
+
+    /// The automaton of `alts`: the first names-in-scope alternative walks the scope's
+    /// trie, the others form one regex whose DFA the environment caches (a second
+    /// names-in-scope alternative, which no node offers today, would be written out
+    /// into that regex: correct, but it costs the names in scope).
+    fn automaton(&self, alts: &[Alt]) -> Result<SegAuto, DfaError> {
+        let mut names = None;
+        let mut fixed: Vec<&Alt> = Vec::new();
+        for a in alts {
+            match &a.lex {
+                Lex::Scoped(n) if names.is_none() => names = Some((n.clone(), a.done.first().copied())),
+                _ => fixed.push(a),
+            }
+        }
+        let regex = || fixed.iter().map(|a| format!("(?:{})", a.regex())).collect::<Vec<_>>().join("|");
+        let fixed = if fixed.is_empty() { None } else { Some(self.env.dfas.get_for_alts(&fixed, regex)?) };
+        Ok(SegAuto::new(fixed, names))
     }
 
     /// The regex the next segment must match, or `None` once the script is finished.
@@ -225,7 +338,7 @@ impl Tree {
         if self.has_finished() {
             None
         } else {
-            Some(self.segment().regex.clone())
+            Some(self.segment().regex().to_string())
         }
     }
 
@@ -236,7 +349,7 @@ impl Tree {
         full.extend(self.carry);
         full.extend_from_slice(text.as_bytes());
         let Some(alt) = seg.alts.iter().find(|a| a.matches(&full)) else {
-            return Err(FeedError { offset: 0, expected: seg.regex.clone() });
+            return Err(FeedError { offset: 0, expected: seg.regex().to_string() });
         };
         let (depth, choice) = seg.choices[alt.action].clone();
         let start = self.fed - usize::from(self.carry.is_some());
@@ -311,23 +424,23 @@ impl Tree {
                 return Ok(());
             }
             let seg = self.segment();
-            let dfa = SegDfa::cached(&seg.regex).map_err(|e| FeedError { offset: pos, expected: e.to_string() })?;
-            let mut s = dfa.start();
+            let auto = seg.auto_at(pos)?;
+            let mut s = auto.start();
             let mut i = pos;
             loop {
                 if i == bytes.len() {
-                    return Err(FeedError { offset: i, expected: seg.regex.clone() });
+                    return Err(FeedError { offset: i, expected: seg.regex().to_string() });
                 }
-                s = dfa.next(s, bytes[i]);
-                if dfa.is_dead(s) {
-                    return Err(FeedError { offset: i, expected: seg.regex.clone() });
+                s = auto.next(&s, bytes[i]);
+                if auto.is_dead(&s) {
+                    return Err(FeedError { offset: i, expected: seg.regex().to_string() });
                 }
                 i += 1;
-                if dfa.accepts(s) {
+                if auto.accepts(&s) {
                     break;
                 }
             }
-            let piece = std::str::from_utf8(&bytes[pos..i]).map_err(|_| FeedError { offset: pos, expected: seg.regex.clone() })?;
+            let piece = std::str::from_utf8(&bytes[pos..i]).map_err(|_| FeedError { offset: pos, expected: seg.regex().to_string() })?;
             self.feed_segment(piece)?;
             pos = i;
         }

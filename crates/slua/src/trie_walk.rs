@@ -13,7 +13,9 @@
 //! The memo key leaves out what does not change the tree: the text of number and
 //! string literals and leading whitespace, and which whitespace byte ended a lexeme.
 //! It keeps the alternative taken (which fixes the choice and the literal text), the
-//! carried look-ahead byte and the text of new names. So the memo does not depend on
+//! carried look-ahead byte, the text of new names and the kind of a name in scope
+//! (the names in scope are one alternative; which name does not matter, its kind
+//! does). So the memo does not depend on
 //! the bytes of the unfinished segment and stays valid for as long as the tree is
 //! unchanged, across decoding steps: the first mask after a boundary builds the trees
 //! one boundary further, later masks reuse them, and a commit that completes a
@@ -25,9 +27,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use espalier_constraint::{Recognizer, TokTrie, TokenSet, Vocab};
-use regex_automata::util::primitives::StateID;
 
 use crate::lexeme::{is_ws, Lex};
+use crate::scope::KindId;
+use crate::seg_auto::SegState;
 use crate::slua_constraint::SluaConstraint;
 
 /// What decides the tree after a completed segment (see the module doc).
@@ -40,6 +43,10 @@ pub(crate) struct ChildKey {
     la: u16,
     /// The lexeme's text when it is a new name.
     pub(crate) name: Option<Box<[u8]>>,
+    /// The kind of the variable when the lexeme is a name in scope: the tree after
+    /// it depends on the kind (an actor wants `.`, a number an operator), not on
+    /// which name of that kind it is.
+    kind: Option<KindId>,
 }
 
 /// Trees after the current segment, by [`ChildKey`]; `None` marks a segment the tree
@@ -64,15 +71,14 @@ impl SluaConstraint {
             Some(_) => u16::from(last),
             None => 256,
         };
-        let name = match alt.lex {
-            Lex::Name { .. } => {
-                let lead = if alt.done.is_empty() { full.iter().take_while(|b| is_ws(**b)).count() } else { 0 };
-                let end = if alt.la.is_some() { full.len() - 1 } else { full.len() };
-                Some(full[lead..end].into())
-            }
-            _ => None,
+        let lead = if alt.done.is_empty() { full.iter().take_while(|b| is_ws(**b)).count() } else { 0 };
+        let end = if alt.la.is_some() { full.len() - 1 } else { full.len() };
+        let (name, kind) = match &alt.lex {
+            Lex::Name { .. } => (Some(full[lead..end].into()), None),
+            Lex::Scoped(names) => (None, Some(names.match_len(&full[lead..end])?.1)),
+            _ => (None, None),
         };
-        Some(ChildKey { alt: k as u32, la, name })
+        Some(ChildKey { alt: k as u32, la, name, kind })
     }
 
     /// The constraint after completing the current segment with `seg_bytes`, from
@@ -96,7 +102,7 @@ impl SluaConstraint {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     level: u32,
-    state: StateID,
+    state: Option<SegState>,
     start: u32,
     pending: bool,
 }
@@ -124,7 +130,7 @@ pub(crate) struct TrieWalk<'a> {
 impl<'a> TrieWalk<'a> {
     /// A walk from `base`'s current state (its unfinished segment included).
     pub(crate) fn new(base: &'a SluaConstraint) -> TrieWalk<'a> {
-        let state = base.dfa_state().map_or(StateID::ZERO, |(_, s)| s);
+        let state = base.dfa_state().map(|(_, s)| *s);
         TrieWalk {
             base,
             levels: Vec::new(),
@@ -156,7 +162,7 @@ impl<'a> TrieWalk<'a> {
 
     /// Where the pushed bytes lead.
     pub(crate) fn end(&self) -> End<'_> {
-        let top = self.stack[self.stack.len() - 1];
+        let top = &self.stack[self.stack.len() - 1];
         let c = self.level(top.level);
         let mut seg = c.partial().to_vec();
         seg.extend_from_slice(&self.bytes[top.start as usize..]);
@@ -197,9 +203,9 @@ impl Recognizer for TrieWalk<'_> {
     #[inline]
     fn try_push_byte(&mut self, b: u8) -> bool {
         let depth = self.stack.len() - 1;
-        let mut top = self.stack[depth];
-        if top.pending {
+        if self.stack[depth].pending {
             // Step into the tree after the completed segment (memoised).
+            let top = &self.stack[depth];
             let mut seg = std::mem::take(&mut self.scratch);
             seg.clear();
             let child = {
@@ -210,27 +216,29 @@ impl Recognizer for TrieWalk<'_> {
             };
             self.scratch = seg;
             let Some(child) = child else { return false };
-            let state = child.dfa_state().map_or(StateID::ZERO, |(_, s)| s);
+            let state = child.dfa_state().map(|(_, s)| *s);
             let level = self.level_id(child);
-            top = Entry { level, state, start: self.bytes.len() as u32, pending: false };
-            self.stack[depth] = top;
+            self.stack[depth] = Entry { level, state, start: self.bytes.len() as u32, pending: false };
         }
-        let Some((dfa, _)) = self.level(top.level).dfa_state() else { return false };
-        let t = dfa.next(top.state, b);
-        if dfa.is_dead(t) {
+        let top = &self.stack[depth];
+        let (level, start) = (top.level, top.start);
+        let Some((auto, _)) = self.level(level).dfa_state() else { return false };
+        let Some(s) = &top.state else { return false };
+        let t = auto.next(s, b);
+        if auto.is_dead(&t) {
             return false;
         }
-        let pending = dfa.accepts(t);
-        if pending && (b >= 0x80 || self.bytes[top.start as usize..].iter().any(|&x| x >= 0x80) || self.level(top.level).partial().iter().any(|&x| x >= 0x80)) {
+        let pending = auto.accepts(&t);
+        if pending && (b >= 0x80 || self.bytes[start as usize..].iter().any(|&x| x >= 0x80) || self.level(level).partial().iter().any(|&x| x >= 0x80)) {
             // A completed segment must be UTF-8 (a string literal may hold any text).
-            let mut seg = self.level(top.level).partial().to_vec();
-            seg.extend_from_slice(&self.bytes[top.start as usize..]);
+            let mut seg = self.level(level).partial().to_vec();
+            seg.extend_from_slice(&self.bytes[start as usize..]);
             seg.push(b);
             if std::str::from_utf8(&seg).is_err() {
                 return false;
             }
         }
-        self.stack.push(Entry { level: top.level, state: t, start: top.start, pending });
+        self.stack.push(Entry { level, state: Some(t), start, pending });
         self.bytes.push(b);
         true
     }

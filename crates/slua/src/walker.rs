@@ -87,7 +87,7 @@ pub fn walk(env: Rc<Env>, rng: &mut Rng, cfg: &WalkConfig) -> Walk {
             return Walk { text, finished: false, dead_end: true, segments, a1_failures };
         }
         if cfg.check_a1 {
-            if let Err(e) = a1_holds(&seg.regex) {
+            if let Err(e) = a1_holds(seg.regex()) {
                 a1_failures.push(e);
             }
         }
@@ -114,6 +114,10 @@ pub(crate) fn finishing_cost(seg: &Segment, alt: &Alt) -> usize {
 /// literals, calls and nested constructs last.
 pub(crate) fn choice_cost(depth: usize, choice: &Choice) -> usize {
     let kind = match (&choice.lex, &choice.act) {
+        // A name in scope: as a plain variable unless every accepted kind is a
+        // function (its shortest text prefers the others).
+        (Lex::Scoped(names), _) if names.kinds.iter().all(|k| k.is_func) => 8,
+        (Lex::Scoped(_), _) => 3,
         (Lex::Lit(s), _) if s == "return" || s == "GetDescription" => 0,
         (Lex::Number | Lex::Str, _) | (_, Act::Literal(_)) => 1,
         (Lex::Lit(s), _) if s == "(" || s == "function" || s == "not" || s == "-" => 9,
@@ -158,7 +162,17 @@ pub fn sample(alt: &Alt, rng: &mut Rng) -> String {
         }
     }
     let done = String::from_utf8_lossy(&alt.done).into_owned();
+    let mut la = alt.la;
     match &alt.lex {
+        Lex::Scoped(names) => {
+            let pool = names.names(&alt.done);
+            if pool.is_empty() {
+                return s;
+            }
+            let (name, kind) = &pool[rng.below(pool.len())];
+            s.push_str(&name[done.len()..]);
+            la = Some(kind.la);
+        }
         Lex::Lit(t) => s.push_str(&t[done.len()..]),
         Lex::Number => {
             let n = match rng.below(4) {
@@ -192,7 +206,7 @@ pub fn sample(alt: &Alt, rng: &mut Rng) -> String {
             }
         }
     }
-    if let Some(la) = alt.la {
+    if let Some(la) = la {
         let members: Vec<u8> = la.iter().collect();
         let ws: Vec<u8> = members.iter().copied().filter(|b| is_ws(*b) && *b != b'\r').collect();
         let other: Vec<u8> = members.iter().copied().filter(|b| !is_ws(*b)).collect();

@@ -80,3 +80,30 @@ fn the_trie_walk_equals_the_per_token_mask_on_random_walk_states() {
     assert!(disagreements.is_empty(), "{} disagreements, first: {:#?}", disagreements.len(), &disagreements[..disagreements.len().min(5)]);
     assert!(states == 60 && allowed > states * 20, "{states} states, {allowed} allowed tokens");
 }
+
+/// Names in scope are one alternative, but the tree after one depends on its kind:
+/// `user ,` must be refused and `target ,` allowed as `WithActorAt`'s first argument
+/// (an actor needs `.pos`), whichever the trie walk meets first.
+#[test]
+fn tokens_past_a_name_in_scope_are_judged_by_its_kind() {
+    let base = vocab();
+    let mut toks: Vec<Vec<u8>> = base.tokens().to_vec();
+    for t in ["target ,", "user ,", "target .", "user .", " target .", " user .", "user .pos", "target ,f"] {
+        toks.push(t.as_bytes().to_vec());
+    }
+    let eos = base.eos();
+    let v = espalier_constraint::Vocab::new(toks, &[eos], eos);
+    let mut c = SluaConstraint::new(common::env());
+    c.commit(b"talent T;\nhook Do = function(user, target)\n  WithActorAt(").unwrap();
+    let mut mask = TokenSet::empty(v.len());
+    c.fill_mask(&v, &mut mask);
+    for id in 0..v.len() as u32 {
+        if v.is_special(id) {
+            continue;
+        }
+        let truth = c.clone().commit(v.bytes(id)).is_ok();
+        assert_eq!(truth, mask.contains(id as usize), "token {:?}", String::from_utf8_lossy(v.bytes(id)));
+    }
+    let allowed = |t: &str| mask.contains(v.tokens().iter().position(|x| x == t.as_bytes()).unwrap());
+    assert!(allowed("target ,") && allowed("user .pos") && !allowed("user ,") && !allowed("target ."));
+}

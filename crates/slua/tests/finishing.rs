@@ -79,3 +79,34 @@ fn the_finishing_mask_is_a_subset_of_the_mask_and_steers_to_the_end() {
     c.commit(b";").unwrap();
     assert!(c.lexemes_to_finish() < before);
 }
+
+/// Where names of several kinds may be written (`user`, an actor that needs
+/// `.pos`, or `target`, a coordinate, as `WithActorAt`'s first argument), the cost of
+/// a partly written name must be that of its own kind: scored by the plan of the
+/// shortest name of any kind, the finishing mask offered `u`... and then no token
+/// lowered the cost (whitespace was offered forever with the real vocabulary).
+#[test]
+fn a_half_written_name_is_finished_through_its_own_kind() {
+    let v = vocab();
+    let mut mask = TokenSet::empty(v.len());
+    for seed in 0..8 {
+        let mut rng = Rng::new(seed);
+        let mut c = espalier_slua::SluaConstraint::new(env());
+        let mut text = "talent T;\nhook Do = function(user, target)\n  WithActorAt(".to_string();
+        c.commit(text.as_bytes()).unwrap();
+        for _ in 0..400 {
+            c.fill_finishing_mask(&v, &mut mask);
+            if c.is_complete() {
+                break;
+            }
+            let ids: Vec<usize> = mask.iter().collect();
+            assert!(!ids.is_empty(), "empty finishing mask after:\n{text}");
+            let bytes = v.bytes(ids[rng.below(ids.len())] as u32);
+            c.commit(bytes).unwrap();
+            text.push_str(std::str::from_utf8(bytes).unwrap());
+        }
+        assert!(c.is_complete(), "not finished within 400 tokens (seed {seed}):\n{text}");
+        assert!(!text.contains("WithActorAt( u") && !text.contains("WithActorAt(u"), "a name of a longer plan was offered: {text}");
+        check(env(), &text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    }
+}
