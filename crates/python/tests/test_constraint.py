@@ -137,7 +137,7 @@ def test_user_grammar(toy):
     g = 'start: NAME "=" INT NL\nNAME: /[a-z]+/\nINT: /[0-9]+/\nNL: /\\n/\n%ignore " "\n'
     c = Constraint.grammar(toy, g)
     c.commit(1)
-    assert set(c.allowed_tokens()) == {2}
+    assert set(c.allowed_tokens()) == {1, 2, 8}  # the NAME goes on ("x", "def") or " ="
     c.commit(2)
     assert set(c.allowed_tokens()) == {3, 6}
     c.commit(6)
@@ -167,7 +167,10 @@ def test_tokenizer_json_byte_level(tmp_path):
     assert len(v) == 8 and v.eos_token_id == 7 and v.is_special(7)
     assert [v.token_bytes(i) for i in range(4)] == [b"x", b" =", b" 1", b"\n"]
     c = Constraint.python(v, prompt="x")
-    assert 1 in c.allowed_tokens() and 7 not in c.allowed_tokens()
+    assert 1 in c.allowed_tokens() and 7 in c.allowed_tokens()  # "x" is a whole program
+    c.commit(1)
+    # "x =" goes on with "x", " 1", "=" (==), "1", " "; not "\n" nor EOS (7): unfinished
+    assert c.allowed_tokens() == [0, 2, 4, 5, 6]
     with pytest.raises(espalier.VocabularyError, match="end-of-sequence"):
         tj["added_tokens"] = []
         Vocabulary.from_tokenizer_str(json.dumps(tj))
