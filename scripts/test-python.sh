@@ -6,7 +6,7 @@
 #   VENV may be the llama.cpp venv of scripts/bench-llamacpp.sh (/tmp/llama-venv): then
 #   the llama-cpp-python test runs too (HumanEval 20 under the Python constraint);
 #   elsewhere it is skipped. ESPALIER_SLOW=1 also runs the transformers test
-#   (tests/test_hf.py: installs CPU torch and transformers into VENV first, ~1 GB).
+#   (tests/test_hf.py: installs torch and transformers into VENV first: ~5.6 GB).
 # Idempotent: pip installs only what is missing; the wheel is rebuilt by cargo
 # incrementally and reinstalled.
 set -euo pipefail
@@ -20,10 +20,11 @@ export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 "$VENV/bin/python" -c 'import maturin, pytest, numpy' 2>/dev/null \
     || "$VENV/bin/pip" install -q "maturin>=1.5,<2" pytest numpy
 if [ "${ESPALIER_SLOW:-0}" = 1 ]; then
-    "$VENV/bin/python" -c 'import torch, transformers, gguf' 2>/dev/null || {
-        # CPU-only torch from PyPI's CPU wheel: no nvidia-* packages.
-        "$VENV/bin/pip" install -q torch --index-url https://download.pytorch.org/whl/cpu
-        "$VENV/bin/pip" install -q transformers gguf
+    "$VENV/bin/python" -c 'import torch, transformers, gguf, accelerate' 2>/dev/null || {
+        # PyPI's torch is the CUDA build: without its nvidia / cuda-toolkit packages it
+        # does not import (libcudart.so.13 missing), so they come too (~5.6 GB, ~6 min).
+        "$VENV/bin/pip" install -q torch
+        "$VENV/bin/pip" install -q transformers gguf accelerate
     }
 fi
 

@@ -1,6 +1,8 @@
 //! Writing masks into caller-owned memory through Python's buffer protocol (NumPy
 //! arrays, `bytearray`, `array.array`, a CPU torch tensor's `.numpy()` view), so a
-//! decoding step allocates nothing.
+//! decoding step allocates nothing. One-dimensional strided views are written in place
+//! too (llama-cpp-python hands its processors the `logit` field of an array of
+//! `llama_token_data` records: a float32 view with a 12-byte stride).
 //!
 //! PyO3 exposes the buffer protocol to abi3 modules only from Python 3.11 on, because
 //! `PyObject_GetBuffer` joined the limited API then; the function and the `Py_buffer`
@@ -39,7 +41,6 @@ const PYBUF_WRITABLE: c_int = 0x0001;
 const PYBUF_FORMAT: c_int = 0x0004;
 const PYBUF_ND: c_int = 0x0008;
 const PYBUF_STRIDES: c_int = 0x0010 | PYBUF_ND;
-const PYBUF_C_CONTIGUOUS: c_int = 0x0020 | PYBUF_STRIDES;
 
 /// The element types a buffer may hold.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -50,15 +51,20 @@ pub enum Element {
     F32,
 }
 
-/// A writable, C-contiguous view of a Python object's memory, released on drop.
+/// A writable view of a Python object's memory (C-contiguous, or one-dimensional with
+/// any stride), released on drop.
 pub struct WritableBuffer {
     view: Box<RawBuffer>,
+    /// Bytes from one element to the next.
+    stride: isize,
+    /// Number of elements.
+    count: usize,
 }
 
 impl WritableBuffer {
     /// Borrows `obj`'s memory as `count` elements of `element`; a clear `BufferError`
-    /// for read-only, strided or wrongly typed memory, `VocabMismatchError` for a
-    /// wrong length.
+    /// for read-only, wrongly typed or multi-dimensional strided memory,
+    /// `VocabMismatchError` for a wrong length.
     pub fn get(obj: &Bound<'_, PyAny>, element: Element, count: usize, what: &str) -> PyResult<Self> {
         let mut view = Box::new(RawBuffer {
             buf: std::ptr::null_mut(),
@@ -73,17 +79,17 @@ impl WritableBuffer {
             suboffsets: std::ptr::null_mut(),
             internal: std::ptr::null_mut(),
         });
-        let flags = PYBUF_WRITABLE | PYBUF_FORMAT | PYBUF_C_CONTIGUOUS;
+        let flags = PYBUF_WRITABLE | PYBUF_FORMAT | PYBUF_STRIDES;
         // SAFETY: `obj` is a live object (we hold the GIL through `Bound`) and `view`
         // points to a zeroed Py_buffer of CPython's layout.
         if unsafe { PyObject_GetBuffer(obj.as_ptr(), &mut *view, flags) } != 0 {
             let cause = PyErr::take(obj.py()).map(|e| e.to_string()).unwrap_or_default();
             let type_name = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
             return Err(BufferError::new_err(format!(
-                "{what}: needs a writable C-contiguous buffer (a NumPy array, bytearray...), got {type_name}: {cause}"
+                "{what}: needs a writable buffer (a NumPy array, bytearray...), got {type_name}: {cause}"
             )));
         }
-        let buffer = WritableBuffer { view };
+        let mut buffer = WritableBuffer { view, stride: 0, count: 0 };
         // SAFETY: with PYBUF_FORMAT the exporter sets `format` to a NUL-terminated
         // string or NULL (meaning unsigned bytes).
         let format = if buffer.view.format.is_null() {
@@ -106,29 +112,90 @@ impl WritableBuffer {
                 buffer.view.itemsize
             )));
         }
-        let items = buffer.view.len as usize / buffer.view.itemsize.max(1) as usize;
+        let itemsize = buffer.view.itemsize;
+        let ndim = buffer.view.ndim.max(0) as usize;
+        // SAFETY: with PYBUF_STRIDES the exporter fills `shape` and `strides` with
+        // `ndim` entries each (both may be NULL only when ndim is 0).
+        let (shape, strides): (&[ffi::Py_ssize_t], &[ffi::Py_ssize_t]) =
+            if ndim == 0 || buffer.view.shape.is_null() || buffer.view.strides.is_null() {
+                (&[], &[])
+            } else {
+                unsafe {
+                    (
+                        std::slice::from_raw_parts(buffer.view.shape, ndim),
+                        std::slice::from_raw_parts(buffer.view.strides, ndim),
+                    )
+                }
+            };
+        let items = buffer.view.len as usize / itemsize.max(1) as usize;
+        let mut contiguous = true;
+        let mut expect = itemsize;
+        for (&n, &st) in shape.iter().zip(strides).rev() {
+            if n > 1 && st != expect {
+                contiguous = false;
+            }
+            expect *= n;
+        }
+        buffer.stride = if contiguous {
+            itemsize
+        } else if ndim == 1 {
+            strides[0]
+        } else {
+            return Err(BufferError::new_err(format!(
+                "{what}: a {ndim}-dimensional strided buffer: pass a contiguous array or a one-dimensional view"
+            )));
+        };
         if items != count {
             return Err(VocabMismatchError::new_err(format!(
                 "{what}: has {items} elements but the vocabulary has {count} tokens"
             )));
         }
+        buffer.count = items;
         Ok(buffer)
     }
 
-    /// The memory as bytes (for [`Element::Byte`]).
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: the exporter guarantees `len` writable contiguous bytes at `buf` while
-        // the view is held; we hold the GIL, so no Python code runs meanwhile.
-        unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut u8, self.view.len as usize) }
+    /// Writes bit `i` of `words` as byte 0 / 1 into element `i` (for [`Element::Byte`]).
+    pub fn write_bits(&mut self, words: &[u64]) {
+        if self.stride == 1 {
+            // SAFETY: the exporter guarantees `count` writable contiguous bytes at `buf`
+            // while the view is held; we hold the GIL, so no Python code runs meanwhile.
+            let out = unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut u8, self.count) };
+            for (chunk, &word) in out.chunks_mut(64).zip(words) {
+                for (i, b) in chunk.iter_mut().enumerate() {
+                    *b = ((word >> i) & 1) as u8;
+                }
+            }
+            return;
+        }
+        for i in 0..self.count {
+            let bit = ((words[i / 64] >> (i % 64)) & 1) as u8;
+            // SAFETY: element `i` of a one-dimensional view lies at `buf + i * stride`
+            // (stride may be negative), inside the exporter's memory.
+            unsafe { *(self.view.buf as *mut u8).offset(i as isize * self.stride) = bit };
+        }
     }
 
-    /// The memory as `f32`s (for [`Element::F32`]); `None` when misaligned.
-    pub fn f32_mut(&mut self) -> Option<&mut [f32]> {
-        if (self.view.buf as usize) % std::mem::align_of::<f32>() != 0 {
-            return None;
+    /// Sets element `i` to -inf wherever bit `i` of `words` is clear (for
+    /// [`Element::F32`]); `false` when the memory is misaligned for `f32`.
+    pub fn mask_f32(&mut self, words: &[u64]) -> bool {
+        if (self.view.buf as usize) % std::mem::align_of::<f32>() != 0 || self.stride % 4 != 0 {
+            return false;
         }
-        // SAFETY: as in `bytes_mut`; the element size (4) and alignment were checked.
-        Some(unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut f32, self.view.len as usize / 4) })
+        let step = self.stride / 4;
+        let base = self.view.buf as *mut f32;
+        for (w, &word) in words.iter().enumerate() {
+            if word == u64::MAX {
+                continue;
+            }
+            let end = ((w + 1) * 64).min(self.count);
+            for i in w * 64..end {
+                if (word >> (i % 64)) & 1 == 0 {
+                    // SAFETY: as in `write_bits`; alignment and element size were checked.
+                    unsafe { *base.offset(i as isize * step) = f32::NEG_INFINITY };
+                }
+            }
+        }
+        true
     }
 }
 

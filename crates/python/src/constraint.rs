@@ -201,35 +201,24 @@ impl Constraint {
         self.commit_raw(data, || format!("bytes {:?}", String::from_utf8_lossy(data)))
     }
 
-    /// Writes the mask of allowed next tokens into `buffer` (a writable, contiguous
-    /// bool / uint8 / int8 buffer of exactly the vocabulary's size): 1 allowed, 0 not.
+    /// Writes the mask of allowed next tokens into `buffer` (a writable bool / uint8 /
+    /// int8 buffer of exactly the vocabulary's size, contiguous or a one-dimensional
+    /// strided view): 1 allowed, 0 not.
     fn fill_mask(&mut self, buffer: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut out = WritableBuffer::get(buffer, Element::Byte, self.vocab.len(), "fill_mask")?;
         self.compute_mask()?;
-        let out = out.bytes_mut();
-        for (chunk, &word) in out.chunks_mut(64).zip(self.mask.words()) {
-            for (i, b) in chunk.iter_mut().enumerate() {
-                *b = ((word >> i) & 1) as u8;
-            }
-        }
+        out.write_bits(self.mask.words());
         Ok(())
     }
 
-    /// Sets every disallowed token's logit to -inf in `logits` (a writable, contiguous
-    /// float32 buffer of the vocabulary's size), in place.
+    /// Sets every disallowed token's logit to -inf in `logits` (a writable float32
+    /// buffer of the vocabulary's size, contiguous or a one-dimensional strided view),
+    /// in place.
     fn mask_logits(&mut self, logits: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut out = WritableBuffer::get(logits, Element::F32, self.vocab.len(), "mask_logits")?;
         self.compute_mask()?;
-        let out = out.f32_mut().ok_or_else(|| BufferError::new_err("mask_logits: the float32 buffer is misaligned"))?;
-        for (chunk, &word) in out.chunks_mut(64).zip(self.mask.words()) {
-            if word == u64::MAX {
-                continue;
-            }
-            for (i, x) in chunk.iter_mut().enumerate() {
-                if (word >> i) & 1 == 0 {
-                    *x = f32::NEG_INFINITY;
-                }
-            }
+        if !out.mask_f32(self.mask.words()) {
+            return Err(BufferError::new_err("mask_logits: the float32 buffer is misaligned"));
         }
         Ok(())
     }
@@ -255,6 +244,18 @@ impl Constraint {
     #[getter]
     fn text<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.text)
+    }
+
+    /// The vocabulary's size (the width of masks and logits rows).
+    #[getter]
+    fn vocab_size(&self) -> usize {
+        self.vocab.len()
+    }
+
+    /// The vocabulary's end-of-sequence token id.
+    #[getter]
+    fn eos_token_id(&self) -> u32 {
+        self.vocab.eos()
     }
 
     /// The language: `python`, `grammar` or `slua`.

@@ -67,6 +67,23 @@ def test_mask_buffers_of_every_kind_agree(toy):
     assert np.flatnonzero(np.isfinite(rows[1])).tolist() == ref and np.isfinite(rows[0]).all()
 
 
+def test_strided_views_are_written_in_place(toy):
+    c = Constraint.python(toy, prompt="x =")
+    ref = c.allowed_tokens()
+    both = np.zeros((len(TOY), 2), np.bool_)
+    c.fill_mask(both[:, 1])
+    assert np.flatnonzero(both[:, 1]).tolist() == ref and not both[:, 0].any()
+    # llama-cpp-python's view: the logit field of llama_token_data records (12 bytes).
+    rec = np.zeros(len(TOY), dtype=np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True))
+    rec["id"] = np.arange(len(TOY))
+    c.mask_logits(rec["logit"])
+    assert np.flatnonzero(np.isfinite(rec["logit"])).tolist() == ref
+    assert rec["id"].tolist() == list(range(len(TOY))) and (rec["p"] == 0).all()
+    backwards = np.zeros(len(TOY), np.float32)
+    c.mask_logits(backwards[::-1])
+    assert np.flatnonzero(np.isfinite(backwards[::-1])).tolist() == ref
+
+
 def test_clone_is_independent(toy):
     a = Constraint.python(toy, prompt="x =")
     b = a.clone()
@@ -114,8 +131,8 @@ def test_errors_are_exceptions(toy):
         c.fill_mask(np.zeros(len(TOY), np.int32))
     with pytest.raises(espalier.BufferError, match="float32"):
         c.mask_logits(np.zeros(len(TOY), np.float64))
-    with pytest.raises(espalier.BufferError):
-        c.fill_mask(np.zeros((len(TOY), 2), np.bool_)[:, 0])  # strided
+    with pytest.raises(espalier.BufferError, match="strided"):
+        c.fill_mask(np.zeros((len(TOY), 4), np.bool_)[:, ::2])  # 2-D strided
     with pytest.raises(espalier.BufferError):
         c.fill_mask([0] * len(TOY))  # no buffer at all
     c.commit(6)

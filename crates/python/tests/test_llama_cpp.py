@@ -33,6 +33,7 @@ def test_humaneval_20_under_the_python_constraint(llm):
             logits_processor=llama_cpp.LogitsProcessorList([proc]),
         )
         choice = out["choices"][0]
+        proc.raise_error()  # llama-cpp-python swallows exceptions raised in processors
         # The constraint saw every token llama.cpp sampled (up to the stop string).
         assert proc.constraint.text.decode("utf-8", "replace").startswith(choice["text"][:50])
         if choice["finish_reason"] != "stop":
