@@ -7,7 +7,8 @@ prompts and the same tokens:
 
 1. the tokens: for each of the first ``--prompts`` HumanEval prompts, llama.cpp
    (llama-cpp-python) generates greedily under Espalier's processor for that grammar,
-   up to ``--max-tokens`` tokens or a stop string;
+   ``--max-tokens`` tokens (no stop strings: SmolLM2 often starts with a ``# test``
+   line, which HumanEval's stop strings would cut at once);
 2. the replay: each token sequence is fed to an Espalier constraint and to an
    llguidance ``LLMatcher`` (prompt consumed first, untimed), and every step is timed
    as a logits processor runs it: commit the previous token, compute the mask, apply
@@ -35,8 +36,6 @@ import numpy as np
 
 import espalier
 
-STOPS = ["\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#", "\nassert ", "\n```"]
-
 
 def _percentile(xs, q):
     return float(np.percentile(np.asarray(xs, dtype=np.float64), q)) if xs else float("nan")
@@ -62,7 +61,7 @@ def generate_tokens(llm, llama_cpp, vocab, grammar, prompts, max_tokens):
     for prompt in prompts:
         proc = LogitsProcessor(espalier.Constraint.grammar(vocab, grammar, prompt=prompt))
         llm.create_completion(
-            prompt, max_tokens=max_tokens, temperature=0.0, stop=STOPS,
+            prompt, max_tokens=max_tokens, temperature=0.0,
             logits_processor=llama_cpp.LogitsProcessorList([proc]),
         )
         runs.append((prompt, list(proc.tokens)))
