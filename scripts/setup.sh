@@ -7,10 +7,12 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-# Debian packages: the CPython test suite (corpus), Lua 5.4 (oracle for translated sLua).
+# Debian packages: CPython 3.11 and its test suite (the ast.parse oracle and the corpus),
+# Lua 5.4 (oracle for translated sLua).
 need=()
+[ -x /usr/bin/python3.11 ] || need+=(python3.11)
 [ -f /usr/lib/python3.11/test/test_grammar.py ] || need+=(libpython3.11-testsuite)
-command -v luac5.4 >/dev/null || need+=(lua5.4)
+{ command -v lua5.4 && command -v luac5.4; } >/dev/null || need+=(lua5.4)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing Debian packages: ${need[*]}" >&2
   $SUDO apt-get update -qq

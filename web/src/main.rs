@@ -11,8 +11,11 @@
 //! Main types (browser build): `app::App` (the page), `engine::Engine` (model +
 //! tokenizer + vocabulary, loaded once), `session::Session` (one generation in
 //! progress), `backend::Backend` (which device runs the model). The pure parts —
-//! [`lang::Lang`] (prompts), [`settings::Settings`] (controls to decode config),
-//! [`examples`] — also build natively, where their tests run.
+//! [`lang::task`] (a request framed for the playground; the languages, their menu,
+//! prompts and constraints come from `espalier_decode`'s registry),
+//! [`settings::Settings`] (controls to decode config),
+//! [`examples`], [`visible`] — also build natively, where their tests run
+//! (`scripts/test.sh` runs them).
 //!
 //! Run it with `trunk serve` (or `bash scripts/serve.sh`, which installs the tools
 //! first); `scripts/browser-test.sh` drives it in headless Chromium:
@@ -28,6 +31,7 @@
 mod examples;
 mod lang;
 mod settings;
+mod visible;
 
 #[cfg(target_arch = "wasm32")]
 mod app;

@@ -1,9 +1,9 @@
-//! `espalier bench mask --lang python --strategy exact|syncode|check FILE...`:
-//! teacher-forced mask timing over real files (`bench decode` lives in
-//! `bench_decode.rs`).
+//! `espalier bench mask --lang LANG --strategy exact|syncode|check FILE...`:
+//! teacher-forced mask timing over real files for a grammar language of the registry
+//! (`bench decode` lives in `bench_decode.rs`).
 //!
 //! Each file is tokenized with the model's tokenizer and fed token by token to a fresh
-//! Python constraint; before each token the strategy's work is timed: a full mask
+//! grammar constraint; before each token the strategy's work is timed: a full mask
 //! (`exact`, `syncode`) or one `allows` check of the true next token (`check`, the
 //! cost adaptive rejection pays per tried token). A step where the true token is not
 //! allowed is a violation (the token is committed anyway when the grammar takes it).
@@ -20,9 +20,15 @@
 //! does not inflate (wall time counts the waits for a core), with `load_avg_1m` for
 //! context.
 //! `setup_ms` counts what a strategy builds before its first mask: the trie, plus
-//! the summaries (`exact`) or loading / building the store (`syncode`).
+//! the summaries (`exact`) or loading / building the store (`syncode`);
+//! `setup_cpu_ms` the same on the thread's CPU clock (-1 where there is none).
+//!
+//! `--worst N` prints the N slowest steps by on-CPU time (wall time where the
+//! platform has no thread clock) to stderr, each with the text around it (`|` marks
+//! where the step's token goes), and adds them to the JSON line as `worst`: a user
+//! sees the slowest step, not the median (issue 16).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -46,27 +52,22 @@ enum What {
     Decode(crate::bench_decode::DecodeArgs),
 }
 
-/// Languages the mask benchmark knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Lang {
-    /// Python 3.11.
-    Python,
-}
-
 #[derive(clap::Args)]
 struct MaskArgs {
-    /// The grammar.
-    #[arg(long, value_enum, default_value = "python")]
-    lang: Lang,
+    /// The grammar language (of the registry; sLua has no grammar to time here, see
+    /// `crates/slua/examples/mask_speed.rs`).
+    #[arg(long, default_value = "python", value_parser = crate::lang_parser())]
+    lang: espalier_decode::Lang,
     /// exact, syncode or check.
     #[arg(long, default_value = "exact")]
     strategy: String,
     /// The GGUF whose tokenizer gives the vocabulary.
     #[arg(long, default_value = DEFAULT_MODEL_PATH)]
     model: PathBuf,
-    /// SynCode store cache file (built and saved there when missing or stale).
-    #[arg(long, default_value = "target/espalier-cache/python-smollm2.store")]
-    store: PathBuf,
+    /// SynCode store cache file (built and saved there when missing or stale;
+    /// default: target/espalier-cache/LANG-smollm2.store).
+    #[arg(long)]
+    store: Option<PathBuf>,
     /// Print one line per file (and slow steps) as well.
     #[arg(long)]
     verbose: bool,
@@ -74,6 +75,9 @@ struct MaskArgs {
     /// the wasm harness (`crates/constraint/wasm-bench/run.mjs`).
     #[arg(long)]
     export: Option<PathBuf>,
+    /// Print the N slowest steps (on-CPU time) with the text around them.
+    #[arg(long, default_value_t = 0)]
+    worst: usize,
     /// Source files to feed.
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -100,7 +104,10 @@ fn peak_rss_kib() -> u64 {
 
 fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let strategy: Strategy = a.strategy.parse()?;
-    let Lang::Python = a.lang;
+    let lang = a.lang.grammar().ok_or_else(|| format!("{} has no grammar to time masks of", a.lang))??;
+    let store_path = a.store.clone().unwrap_or_else(|| {
+        Path::new(crate::generate::STORE_DIR).join(format!("{}-smollm2.store", a.lang.name()))
+    });
     let gguf = Gguf::open(&a.model).map_err(|e| format!("{}: {e}", a.model.display()))?;
     let tok = Tokenizer::from_gguf(&gguf)?;
     drop(gguf);
@@ -108,8 +115,8 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
 
     // Setup: what a strategy needs before its first mask (the grammar is compiled
     // first and not counted: every strategy shares it).
-    let lang = espalier_grammar::python()?;
     let t0 = Instant::now();
+    let setup_cpu0 = thread_cpu_ns();
     let trie = Arc::new(TokTrie::new(&vocab));
     let mut store_bytes = 0;
     let mut summaries_bytes = 0;
@@ -118,11 +125,15 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     let mut store: Option<Arc<MaskStore>> = None;
     if strategy == Strategy::Syncode {
-        let s = MaskStore::load_or_build(&lang, &vocab, &a.store)?;
+        let s = MaskStore::load_or_build(&lang, &vocab, &store_path)?;
         store_bytes = s.memory_bytes();
         store = Some(Arc::new(s));
     }
     let setup_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let setup_cpu_ms = match (setup_cpu0, thread_cpu_ns()) {
+        (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e6,
+        _ => -1.0,
+    };
 
     let mut export = Vec::new();
     if a.export.is_some() {
@@ -143,7 +154,10 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let (mut nodes_sum, mut heavy_sum) = (0usize, 0usize);
     let mut skipped = Vec::new();
     let mut mask = TokenSet::empty(vocab.len());
-    for path in &a.files {
+    // Per step: (file index, byte offset of the step's token, its id).
+    let mut where_: Vec<(usize, usize, u32)> = Vec::new();
+    let mut texts: Vec<String> = Vec::new();
+    for (file_index, path) in a.files.iter().enumerate() {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let ids = tok.encode(&text)?;
         if a.export.is_some() {
@@ -152,14 +166,19 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 export.extend_from_slice(&id.to_le_bytes());
             }
         }
-        let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
+        let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, format!("{}-lr", a.lang.name()));
         if let Some(s) = &store {
             c = c.with_store(s.clone());
         }
         let mut file_violations = 0;
         let mut fed = 0;
+        let mut offset = 0;
         for &id in &ids {
             let bytes = vocab.bytes(id);
+            if a.worst > 0 {
+                where_.push((file_index, offset, id));
+            }
+            offset += bytes.len();
             let c0 = thread_cpu_ns();
             let t = Instant::now();
             let ok = if strategy == Strategy::Check {
@@ -201,6 +220,9 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             skipped.push(path.display().to_string());
         }
         violations += file_violations;
+        if a.worst > 0 {
+            texts.push(text);
+        }
         if a.verbose {
             eprintln!("{}: {} tokens, {} fed, {file_violations} violations", path.display(), ids.len(), fed);
         }
@@ -212,10 +234,11 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     sorted.sort_by(|x, y| x.total_cmp(y));
     let mut cpu_sorted = cpu_times.clone();
     cpu_sorted.sort_by(|x, y| x.total_cmp(y));
+    let worst = worst_steps(&a, &times, &cpu_times, &where_, &texts, &vocab);
     let mean = if times.is_empty() { 0.0 } else { times.iter().sum::<f64>() / times.len() as f64 };
     let out = serde_json::json!({
         "bench": "mask",
-        "lang": "python",
+        "lang": a.lang.name(),
         "strategy": strategy.name(),
         "files": a.files.len(),
         "skipped_files": skipped,
@@ -231,6 +254,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "load_avg_1m": std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok())).unwrap_or(-1.0),
         "mean_allowed": if times.is_empty() || strategy == Strategy::Check { 0 } else { allowed_sum / times.len() },
         "setup_ms": round2(setup_ms),
+        "setup_cpu_ms": round2(setup_cpu_ms),
         "mean_trie_nodes_visited": if times.is_empty() { 0 } else { nodes_sum / times.len() },
         "mean_full_recognizer_steps": if times.is_empty() { 0 } else { heavy_sum / times.len() },
         "violations": violations,
@@ -240,8 +264,59 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "summaries_bytes": summaries_bytes,
         "peak_rss_kib": peak_rss_kib(),
     });
+    let mut out = out;
+    if a.worst > 0 {
+        out["worst"] = serde_json::Value::Array(worst);
+    }
     println!("{out}");
     Ok(if violations == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The `a.worst` slowest steps (by on-CPU time when every step has one, else wall
+/// time), printed to stderr with the text around each and returned as JSON.
+fn worst_steps(
+    a: &MaskArgs,
+    times: &[f64],
+    cpu_times: &[f64],
+    where_: &[(usize, usize, u32)],
+    texts: &[String],
+    vocab: &Vocab,
+) -> Vec<serde_json::Value> {
+    if a.worst == 0 {
+        return Vec::new();
+    }
+    let key = if cpu_times.len() == times.len() { cpu_times } else { times };
+    let mut order: Vec<usize> = (0..key.len().min(where_.len())).collect();
+    order.sort_by(|&x, &y| key[y].total_cmp(&key[x]));
+    order.truncate(a.worst);
+    let mut out = Vec::new();
+    for (rank, &i) in order.iter().enumerate() {
+        let (file, offset, id) = where_[i];
+        let text = texts[file].as_bytes();
+        let offset = offset.min(text.len());
+        let before = &text[offset.saturating_sub(60)..offset];
+        let after = &text[offset..(offset + 30).min(text.len())];
+        let (before, after) = (String::from_utf8_lossy(before), String::from_utf8_lossy(after));
+        let token = String::from_utf8_lossy(vocab.bytes(id)).into_owned();
+        let cpu_us = cpu_times.get(i).copied();
+        eprintln!(
+            "worst {}: {:.1} us CPU, {:.1} us wall, {} byte {offset}, token {id} {token:?}: {before:?} | {after:?}",
+            rank + 1,
+            cpu_us.unwrap_or(f64::NAN),
+            times[i],
+            a.files[file].display()
+        );
+        out.push(serde_json::json!({
+            "cpu_us": cpu_us.map(round2),
+            "us": round2(times[i]),
+            "file": a.files[file].display().to_string(),
+            "offset": offset,
+            "token": token,
+            "before": before,
+            "after": after,
+        }));
+    }
+    out
 }
 
 fn round2(x: f64) -> f64 {

@@ -16,7 +16,10 @@
 //!    never sees), and every sibling's first byte is then decided by one DFA lookup
 //!    and one set test: outside Python's line starts the first byte of a lexeme does
 //!    not change the acceptable set. Verdicts "reachable set x acceptable set" are
-//!    cached per mask, since few distinct acceptable sets occur in one mask.
+//!    cached per mask, since few distinct acceptable sets occur in one mask. The
+//!    state after a lexeme end is also held per mask, keyed by the state the lexeme
+//!    was read from and its winners (see [`HeldEnd`]): at an expression start
+//!    hundreds of NAME-prefix nodes in sibling subtrees end their lexeme as NAME.
 //!
 //! Measured on the benchmark files (`espalier bench mask`, 17,961 steps): a mask
 //! visits ~180 lexeme starts and allows ~38k tokens on average.
@@ -26,7 +29,7 @@
 
 use std::sync::Arc;
 
-use espalier_grammar::{LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
+use espalier_grammar::{Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
 
 use crate::lexeme_starts::{LexemeStarts, Lists, NO_ACCEPT};
 use crate::lexer_walk::{LexWalker, Push};
@@ -42,6 +45,14 @@ pub struct ExactWalker<P: TokenParser> {
     /// the state after the lexeme ending at the current boundary parent, and
     /// `pool[2l + 2]` a scratch state (line starts, unusual boundaries).
     pool: Vec<GrammarRecognizer<P>>,
+    /// How many times each `pool` slot was overwritten (a held lexeme end is valid
+    /// while its anchor slot keeps the generation it had).
+    gen: Vec<u32>,
+    /// Lexeme ends kept for reuse in this mask (the first `n_held`), addressed as
+    /// slot `HELD + k` (see [`ExactWalker::summarize`]).
+    held: Vec<GrammarRecognizer<P>>,
+    held_keys: Vec<HeldEnd>,
+    n_held: usize,
     /// Acceptable sets met in this mask (the first `n_accs`), each with its verdict
     /// per reachable-set id: 0 unknown, 1 disjoint, 2 meets.
     accs: Vec<(TermSet, Vec<u8>)>,
@@ -52,6 +63,43 @@ pub struct ExactWalker<P: TokenParser> {
     pub last_nodes: usize,
     /// Full recognizer byte steps of the last walk (the expensive part).
     pub last_heavy: usize,
+}
+
+/// Slot numbers from `HELD` on address [`ExactWalker::held`] (the pool has a few
+/// slots per level of a token's length, far fewer).
+const HELD: usize = 1 << 24;
+/// At most this many lexeme ends are held per mask: the worst masks (expression
+/// starts) hold ~110; chains of one-byte lexemes (`====`), each read from the last
+/// one's end, take a slot per byte (with 64 they filled the slots before the
+/// letters' NAME ends were met).
+const MAX_HELD: usize = 256;
+
+/// Names the state a lexeme is read from, for held lexeme ends: a slot and its
+/// generation, or (with `LINE_START` added to the slot) the state after any first
+/// content byte at a line start read from that slot (the layer decides INDENT /
+/// DEDENT before it reads the byte, so the byte itself only starts the lexeme).
+type AnchorKey = (usize, u32);
+const LINE_START: usize = 1 << 25;
+/// The key of the mask's own state after any first content byte at a line start
+/// (the first byte of a token read from the root when the text ends between
+/// lexemes, as at the start of a file).
+const BASE_CONTENT: usize = LINE_START - 1;
+
+/// Whether `byte`, read at a Python line start, is content (decides INDENT / DEDENT)
+/// rather than indentation, a blank line or a comment.
+fn is_content(byte: u8) -> bool {
+    !matches!(byte, b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' | b'#')
+}
+
+/// The key and outcome of a held lexeme end: the key of the state the lexeme was
+/// read from, a lexer state with the lexeme's winners, the
+/// acceptable-set id and line-start flag after it.
+#[derive(Clone, Copy, Debug)]
+struct HeldEnd {
+    key: AnchorKey,
+    pq: u32,
+    acc: usize,
+    line_start: bool,
 }
 
 /// What ending the lexeme at a boundary's parent gave (see [`ExactWalker::summarize`]).
@@ -75,6 +123,10 @@ impl<P: TokenParser> ExactWalker<P> {
             fallback: LexWalker::new(start),
             starts,
             pool: vec![start.clone()],
+            gen: vec![0],
+            held: Vec::new(),
+            held_keys: Vec::new(),
+            n_held: 0,
             accs: Vec::new(),
             n_accs: 0,
             path: Vec::new(),
@@ -90,15 +142,25 @@ impl<P: TokenParser> ExactWalker<P> {
         self.last_heavy = 0;
         self.last_nodes = 0;
         self.n_accs = 0;
+        self.n_held = 0;
+        self.gen[0] += 1;
         let q = state.remainder().dfa_state;
+        // Passed down rather than taken from a slot in every summary (an Arc clone).
+        let lang = state.language().clone();
         match self.starts.clone() {
-            Some(starts) if q != LexerDfa::START => {
+            Some(starts) if q != LexerDfa::START && starts.root(q).is_some() => {
                 // The text ends inside a lexeme (the usual case): the root is one more
                 // lexeme start, summarized per remainder state.
-                let part = starts.root(trie, &state.language().dfa, q);
                 self.pool[0].clone_from(state);
                 let acc = self.intern(0, &starts);
-                self.summarize(0, part.lists(), 0, 0, acc, trie, &starts, mask);
+                if let Some(part) = starts.root(q) {
+                    let key = self.key_of(0);
+                    self.summarize(0, part.lists(), 0, 0, key, acc, trie, &lang, &starts, mask);
+                }
+            }
+            Some(_) if q != LexerDfa::START => {
+                self.last_nodes = trie.walk(&mut self.walker, mask);
+                self.last_heavy = self.walker.heavy_steps;
             }
             None => {
                 self.last_nodes = trie.walk(&mut self.walker, mask);
@@ -119,9 +181,17 @@ impl<P: TokenParser> ExactWalker<P> {
                         Push::Heavy(true) => {
                             if let Some(f) = self.walker.top_full() {
                                 self.pool[0].clone_from(f);
+                                self.gen[0] += 1;
                             }
                             let acc = self.intern(0, &starts);
-                            self.summarize(0, starts.lists(i), 0, i, acc, trie, &starts, mask);
+                            // At a line start (a file's first mask), every first content
+                            // byte leaves the same parser and layer state behind it.
+                            let key = if starts.parent(i) == 0 && state.at_line_start() && is_content(byte) {
+                                (BASE_CONTENT, 0)
+                            } else {
+                                self.key_of(0)
+                            };
+                            self.summarize(0, starts.lists(i), 0, i, key, acc, trie, &lang, &starts, mask);
                             self.walker.pop_bytes(pops);
                             i += size;
                         }
@@ -151,7 +221,7 @@ impl<P: TokenParser> ExactWalker<P> {
 
     /// The id of `pool[slot]`'s acceptable set among those met in this mask.
     fn intern(&mut self, slot: usize, starts: &LexemeStarts) -> usize {
-        let set = self.pool[slot].acceptable_terminals();
+        let set = if slot >= HELD { &self.held[slot - HELD] } else { &self.pool[slot] }.acceptable_terminals();
         if let Some(k) = self.accs[..self.n_accs].iter().position(|(s, _)| s == set) {
             return k;
         }
@@ -184,14 +254,79 @@ impl<P: TokenParser> ExactWalker<P> {
     /// recognizer refuses them (it should not: the path was viable by the light
     /// reasoning; treated as refused).
     fn materialize(&mut self, dst: usize, anchor: usize, anchor_node: usize, to: usize, starts: &LexemeStarts) -> bool {
-        let (lo, hi) = self.pool.split_at_mut(dst);
-        hi[0].clone_from(&lo[anchor]);
+        self.copy_slot(dst, anchor);
         self.path.clear();
         starts.path_bytes(anchor_node, to, &mut self.path);
         self.last_heavy += self.path.len();
-        let ok = hi[0].try_push_bytes(&self.path);
+        let path = std::mem::take(&mut self.path);
+        let ok = self.slot_mut(dst).try_push_bytes(&path);
+        self.path = path;
         debug_assert!(ok, "light path refused by the recognizer");
         ok
+    }
+
+    /// The state in slot `i` (a `pool` slot, or `HELD + k`).
+    fn slot(&self, i: usize) -> &GrammarRecognizer<P> {
+        if i >= HELD {
+            &self.held[i - HELD]
+        } else {
+            &self.pool[i]
+        }
+    }
+
+    /// The state in slot `i`, to overwrite (a `pool` slot's generation moves on).
+    fn slot_mut(&mut self, i: usize) -> &mut GrammarRecognizer<P> {
+        if i >= HELD {
+            &mut self.held[i - HELD]
+        } else {
+            self.gen[i] += 1;
+            &mut self.pool[i]
+        }
+    }
+
+    /// Copies slot `src` into slot `dst` (`dst != src`).
+    fn copy_slot(&mut self, dst: usize, src: usize) {
+        fn two<T>(v: &mut [T], dst: usize, src: usize) -> (&mut T, &T) {
+            if src < dst {
+                let (lo, hi) = v.split_at_mut(dst);
+                (&mut hi[0], &lo[src])
+            } else {
+                let (lo, hi) = v.split_at_mut(src);
+                (&mut lo[dst], &hi[0])
+            }
+        }
+        match (dst >= HELD, src >= HELD) {
+            (false, false) => {
+                self.gen[dst] += 1;
+                let (d, s) = two(&mut self.pool, dst, src);
+                d.clone_from(s);
+            }
+            (false, true) => {
+                self.gen[dst] += 1;
+                self.pool[dst].clone_from(&self.held[src - HELD]);
+            }
+            (true, false) => self.held[dst - HELD].clone_from(&self.pool[src]),
+            (true, true) => {
+                let (d, s) = two(&mut self.held, dst - HELD, src - HELD);
+                d.clone_from(s);
+            }
+        }
+    }
+
+    /// The key of the state in slot `i` for held lexeme ends: the slot and its
+    /// generation.
+    fn key_of(&self, i: usize) -> AnchorKey {
+        (i, if i >= HELD { 0 } else { self.gen[i] })
+    }
+
+    /// The slot holding the end, at a parent with lexer state `pq`, of the lexeme
+    /// read from the anchor with key `key`, if held (see [`Self::summarize`]).
+    fn find_held(&self, key: AnchorKey, pq: u32, dfa: &LexerDfa) -> Option<(usize, HeldEnd)> {
+        let winners = dfa.winners(pq);
+        self.held_keys[..self.n_held]
+            .iter()
+            .position(|h| h.key == key && dfa.winners(h.pq) == winners)
+            .map(|k| (HELD + k, self.held_keys[k]))
     }
 
     /// Decides the subtree below a node `n` where a lexeme starts, from `n`'s
@@ -205,8 +340,10 @@ impl<P: TokenParser> ExactWalker<P> {
         lists: Lists<'_>,
         anchor: usize,
         anchor_node: usize,
+        key: AnchorKey,
         acc: usize,
         trie: &TokTrie,
+        lang: &Language,
         starts: &LexemeStarts,
         mask: &mut TokenSet,
     ) {
@@ -214,34 +351,23 @@ impl<P: TokenParser> ExactWalker<P> {
         while self.pool.len() < 2 * level + 3 {
             let s = self.pool[0].clone();
             self.pool.push(s);
+            self.gen.push(0);
         }
         // Tokens staying in the lexeme come grouped by reachable set: one test per
         // group, big groups as one bitset union.
-        let (toks, sids) = (lists.toks, lists.sids);
-        let mut i = 0;
-        while i < toks.len() {
-            let sid = sids[i];
-            let mut j = i + 1;
-            while j < toks.len() && sids[j] == sid {
-                j += 1;
+        for g in lists.g0..lists.g1 {
+            if self.meets(acc, lists.groups.sid(g), starts) {
+                lists.groups.add_to(g, mask);
             }
-            if self.meets(acc, sid, starts) {
-                match (j - i >= crate::lexeme_starts::DENSE_MIN).then(|| lists.dense_group(i)).flatten() {
-                    Some(d) => mask.union_with(d),
-                    None => toks[i..j].iter().for_each(|&t| mask.insert(t as usize)),
-                }
-            }
-            i = j;
         }
         if lists.bound_node.is_empty() {
             return;
         }
         let (e_slot, scratch) = (2 * level + 1, 2 * level + 2);
-        let dfa_arc = self.pool[anchor].language().dfa.clone();
-        let dfa = &*dfa_arc;
-        let lang = self.pool[anchor].language().clone();
+        let dfa = &*lang.dfa;
         let nl = lang.python.as_ref().map(|py| py.nl);
-        let anchor_at_line_start = self.pool[anchor].at_line_start();
+        let string = lang.python.as_ref().and_then(|py| py.string);
+        let anchor_at_line_start = self.slot(anchor).at_line_start();
         // The boundary parent whose lexeme end is in hand, and what it gave.
         let mut cur = usize::MAX;
         let mut ended = Ended::Refused;
@@ -250,6 +376,8 @@ impl<P: TokenParser> ExactWalker<P> {
         // At a line start: the acceptable set after the first content byte (the same
         // for every content byte: indentation is decided before the byte is read).
         let mut content_acc: Option<usize> = None;
+        // The slot holding the state after the lexeme end in hand.
+        let mut e_src = e_slot;
         for (&m, &pq) in lists.bound_node.iter().zip(lists.bound_state) {
             if pq & NO_ACCEPT != 0 {
                 continue; // nothing to end the lexeme at: refused
@@ -264,26 +392,54 @@ impl<P: TokenParser> ExactWalker<P> {
             let winners = dfa.winners(pq);
             if winners.is_empty() || dfa.next(pq, byte) != LexerDfa::DEAD {
                 // The lexer would back up and re-read: let the recognizer decide.
-                self.unusual(level, m, p, anchor, anchor_node, trie, starts, mask);
+                self.unusual(level, m, p, anchor, anchor_node, trie, lang, starts, mask);
                 continue;
             }
             if p != cur {
                 cur = p;
                 content_acc = None;
                 let acceptable = &self.accs[acc].0;
-                ended = if !winners.iter().any(|&t| acceptable.contains(t)) {
+                // Held lexeme ends: ending the lexeme read from one anchor at another
+                // parent with the same winners gives an equivalent state (the parser
+                // and the layer see only the terminals; the lexer is back at START
+                // with nothing pending, as the boundary is clean: the DFA dies on
+                // the next byte). Not held: STRING (its f-string fields are checked
+                // on the text) and ignored lexemes, NL included (at a line start the
+                // layer counts the indentation's columns). At an expression start
+                // this saves a path replay and a parser step for each of hundreds of
+                // NAME-prefix parents, across sibling summaries too.
+                ended = if let Some((k, h)) = self.find_held(key, pq, dfa) {
+                    e_src = k;
+                    e_acc = h.acc;
+                    e_line_start = h.line_start;
+                    Ended::Real
+                } else if !winners.iter().any(|&t| acceptable.contains(t)) {
                     Ended::Refused
                 } else if !anchor_at_line_start && winners.iter().all(|&t| lang.ignored.contains(t) && Some(t) != nl) {
                     e_acc = acc;
                     e_line_start = false;
                     Ended::Virtual
-                } else if self.materialize(e_slot, anchor, anchor_node, p, starts) && self.pool[e_slot].end_lexeme() {
-                    self.last_heavy += 1;
-                    e_acc = self.intern(e_slot, starts);
-                    e_line_start = self.pool[e_slot].at_line_start();
-                    Ended::Real
                 } else {
-                    Ended::Refused
+                    let hold = self.n_held < MAX_HELD
+                        && !winners.iter().any(|&t| Some(t) == string || Some(t) == nl || lang.ignored.contains(t));
+                    e_src = if hold { HELD + self.n_held } else { e_slot };
+                    if hold && self.held.len() == self.n_held {
+                        let s = self.pool[0].clone();
+                        self.held.push(s);
+                        self.held_keys.push(HeldEnd { key: (0, 0), pq: 0, acc: 0, line_start: false });
+                    }
+                    if self.materialize(e_src, anchor, anchor_node, p, starts) && self.slot_mut(e_src).end_lexeme() {
+                        self.last_heavy += 1;
+                        e_acc = self.intern(e_src, starts);
+                        e_line_start = self.slot(e_src).at_line_start();
+                        if hold {
+                            self.held_keys[self.n_held] = HeldEnd { key, pq, acc: e_acc, line_start: e_line_start };
+                            self.n_held += 1;
+                        }
+                        Ended::Real
+                    } else {
+                        Ended::Refused
+                    }
                 };
             }
             if ended == Ended::Refused {
@@ -293,7 +449,7 @@ impl<P: TokenParser> ExactWalker<P> {
             if first == LexerDfa::DEAD {
                 continue;
             }
-            let content = !matches!(byte, b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' | b'#');
+            let content = is_content(byte);
             if e_line_start && content {
                 // Python's indentation decides INDENT / DEDENT now.
                 if let Some(c) = content_acc {
@@ -301,22 +457,22 @@ impl<P: TokenParser> ExactWalker<P> {
                         continue;
                     }
                 }
-                let (lo, hi) = self.pool.split_at_mut(scratch);
-                hi[0].clone_from(&lo[e_slot]);
+                self.copy_slot(scratch, e_src);
                 self.last_heavy += 1;
-                if !hi[0].try_push_byte(byte) {
+                if !self.slot_mut(scratch).try_push_byte(byte) {
                     continue;
                 }
                 let a2 = self.intern(scratch, starts);
                 content_acc.get_or_insert(a2);
-                self.summarize(level + 1, starts.lists(m), scratch, m, a2, trie, starts, mask);
+                let (src, gen) = self.key_of(e_src);
+                self.summarize(level + 1, starts.lists(m), scratch, m, (src + LINE_START, gen), a2, trie, lang, starts, mask);
                 continue;
             }
             if !dfa.reachable(first).intersects(&self.accs[e_acc].0) {
                 continue;
             }
-            let (a, an) = if ended == Ended::Virtual { (anchor, anchor_node) } else { (e_slot, p) };
-            self.summarize(level + 1, starts.lists(m), a, an, e_acc, trie, starts, mask);
+            let (a, an, k) = if ended == Ended::Virtual { (anchor, anchor_node, key) } else { (e_src, p, self.key_of(e_src)) };
+            self.summarize(level + 1, starts.lists(m), a, an, k, e_acc, trie, lang, starts, mask);
         }
     }
 
@@ -332,6 +488,7 @@ impl<P: TokenParser> ExactWalker<P> {
         anchor: usize,
         anchor_node: usize,
         trie: &TokTrie,
+        lang: &Language,
         starts: &LexemeStarts,
         mask: &mut TokenSet,
     ) {
@@ -341,12 +498,13 @@ impl<P: TokenParser> ExactWalker<P> {
         }
         let (byte, tok, _, _) = trie.node_info(m);
         self.last_heavy += 1;
-        if !self.pool[scratch].try_push_byte(byte) {
+        if !self.slot_mut(scratch).try_push_byte(byte) {
             return;
         }
         if self.pool[scratch].remainder().len == 1 {
             let a2 = self.intern(scratch, starts);
-            self.summarize(level + 1, starts.lists(m), scratch, m, a2, trie, starts, mask);
+            let key = self.key_of(scratch);
+            self.summarize(level + 1, starts.lists(m), scratch, m, key, a2, trie, lang, starts, mask);
         } else {
             if tok != u32::MAX {
                 mask.insert(tok as usize);
@@ -394,3 +552,48 @@ pub(crate) fn surely_refused<P: TokenParser>(
     s == LexerDfa::DEAD || !dfa.reachable(s).intersects(acceptable)
 }
 
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+
+    /// Tokens that end a NAME (or keyword) under many first bytes, as at an
+    /// expression start, plus indentation, strings, f-strings and comments: where
+    /// held lexeme ends and the eagerly built root summaries are used.
+    fn vocab() -> Vocab {
+        let mut tokens: Vec<Vec<u8>> = vec![b"<eos>".to_vec()];
+        let heads = ["a", "ab", "b", "if", "in", "is", "not", "x", "self", "f", "rb", "return", "y", " x", " a"];
+        let tails = ["", "(", ".", " ", ")", ":", ",", " =", "\n", "\n    ", "'", "\"\"\"", " +", "[", "(x", "}'"];
+        for h in heads {
+            for t in tails {
+                tokens.push(format!("{h}{t}").into_bytes());
+            }
+        }
+        for w in ["'", "'ab'", "f'", "{", "}", "'''", "\"", "\"\"\"", "\\", "#c\n", " ", "    ", "        ", "\n", "\n\n", "=", "+", "1", "1)", "(1", "d", "e", "def"] {
+            tokens.push(w.as_bytes().to_vec());
+        }
+        Vocab::new(tokens, &[0], 0)
+    }
+
+    #[test]
+    fn exact_masks_equal_checking_each_token_on_python() {
+        let lang = espalier_grammar::python().expect("the Python grammar compiles");
+        let vocab = vocab();
+        let trie = Arc::new(TokTrie::new(&vocab));
+        let starts = trie.lexeme_starts(&lang.dfa).expect("summaries");
+        assert_eq!(starts.roots_built(), 761, "one root summary per class of lexer states, built at once");
+        let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Exact, "python-lr");
+        let (mut exact, mut check) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
+        let text = "def f(a, b):\n    x = a + b\n    if x:\n        return f'{x}'\n    y = [self.x, (1), 'ab', \"\"\"d\"\"\"]  #c\n\n    return y\n";
+        for &byte in text.as_bytes() {
+            c.fill_mask(&vocab, &mut exact);
+            c.set_strategy(Strategy::Check);
+            c.fill_mask(&vocab, &mut check);
+            c.set_strategy(Strategy::Exact);
+            assert_eq!(exact, check, "after {:?}", String::from_utf8_lossy(c.text()));
+            c.commit(&[byte]).expect("the text is Python");
+        }
+    }
+}

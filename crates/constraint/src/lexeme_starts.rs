@@ -16,11 +16,19 @@
 //!   the parent state's winner).
 //!
 //! At mask time a lexeme start at `n` costs one intersection per distinct reachable
-//! set plus one lookup per listed token, instead of a recognizer step per trie node.
-//! Size for Python x SmolLM2: see `memory_bytes` (reported by `espalier bench`).
+//! set plus one lookup per listed token (or one bitset union per big group), instead
+//! of a recognizer step per trie node.
+//!
+//! The text usually ends inside a lexeme, so the root of the trie is one more
+//! lexeme start, read from the remainder's lexer state: the root summaries, one per
+//! class of equivalent lexer states (Python: 761 classes of 2,268 states), are all
+//! built with the rest, so no mask pays for one (issue 16: built on first use, the
+//! first mask inside a string cost 2.0-2.7 ms; all of them take ~0.1 s of CPU at
+//! setup, and string bodies keep ~49k tokens in the lexeme: one 6 KB bitset each).
+//! Size for Python x SmolLM2: see `memory_bytes` (reported by `espalier bench` as
+//! `summaries_bytes`).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 
 use espalier_grammar::{LexerDfa, TermSet};
 
@@ -38,9 +46,11 @@ pub(crate) const DENSE_MIN: usize = 256;
 pub struct LexemeStarts {
     /// Distinct reachable-terminal sets.
     pub(crate) sets: Vec<TermSet>,
-    inlex_start: Vec<u32>,
-    inlex_tok: Vec<u32>,
-    inlex_set: Vec<u16>,
+    /// Per trie node: the index of its first group in `groups` (one more entry at
+    /// the end).
+    group_start: Vec<u32>,
+    /// Every node's tokens staying in the lexeme, grouped.
+    groups: Groups,
     bound_start: Vec<u32>,
     bound_node: Vec<u32>,
     bound_state: Vec<u32>,
@@ -50,10 +60,6 @@ pub struct LexemeStarts {
     byte: Vec<u8>,
     /// Reachable-set id of every lexer DFA state.
     state_set: Vec<u16>,
-    /// Dense copies of the big token groups: `(index in inlex_tok of the group's
-    /// first token, bitset)`, sorted by index.
-    dense_at: Vec<u32>,
-    dense: Vec<TokenSet>,
     /// Number of token ids (the dense bitsets' size).
     vocab_len: usize,
     /// Every lexer state's representative: the smallest state equivalent to it (same
@@ -61,81 +67,141 @@ pub struct LexemeStarts {
     /// 2,268 states fall into 763 classes, so a third of the root summaries are
     /// built.
     state_rep: Vec<u32>,
-    /// Per remainder state: the whole trie's summary from that state.
-    roots: Arc<Mutex<HashMap<u32, Arc<Part>>>>,
+    /// Per lexer state: the index in `roots` of its class's summary of the whole
+    /// trie (`u32::MAX` for DEAD and START, which are never a remainder's state).
+    root_of: Vec<u32>,
+    /// The whole trie's summary from every class of remainder states, all built
+    /// with the rest (see [`LexemeStarts::build`]).
+    roots: Vec<Part>,
 }
 
 /// Marks, in a boundary's parent state, a lexeme with no accepting prefix yet: the
 /// recognizer then refuses the boundary byte (no lexeme to end), without trying.
 pub(crate) const NO_ACCEPT: u32 = 1 << 31;
 
-/// One summary: tokens staying in the lexeme (with reachable-set ids) and boundary
-/// nodes (with their parent's set id).
+/// What a scan of one subtree finds: tokens staying in the lexeme (with
+/// reachable-set ids, sorted by id) and boundary nodes (with their parent's lexer
+/// state).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Part {
-    pub(crate) inlex_tok: Vec<u32>,
-    pub(crate) inlex_set: Vec<u16>,
-    pub(crate) bound_node: Vec<u32>,
-    pub(crate) bound_state: Vec<u32>,
-    /// Dense copies of its big token groups (see [`LexemeStarts`]).
-    pub(crate) dense_at: Vec<u32>,
-    pub(crate) dense: Vec<TokenSet>,
+struct Raw {
+    inlex_tok: Vec<u32>,
+    inlex_set: Vec<u16>,
+    bound_node: Vec<u32>,
+    bound_state: Vec<u32>,
 }
 
-/// Appends to `dense_at` / `dense` a bitset for every group of at least
-/// [`DENSE_MIN`] tokens in `toks[from..]` (groups: runs of equal set id).
-fn add_dense(toks: &[u32], sids: &[u16], from: usize, vocab_len: usize, dense_at: &mut Vec<u32>, dense: &mut Vec<TokenSet>) {
-    let mut i = from;
-    while i < toks.len() {
-        let mut j = i + 1;
-        while j < toks.len() && sids[j] == sids[i] {
-            j += 1;
-        }
-        if j - i >= DENSE_MIN {
-            let mut set = TokenSet::empty(vocab_len);
-            for &t in &toks[i..j] {
-                set.insert(t as usize);
+/// Token groups (runs of tokens with one reachable-set id), one after another: a
+/// mask tests each group's set once and takes or skips the group whole. Groups of
+/// at least [`DENSE_MIN`] tokens are kept only as a bitset (a string body keeps ~49k
+/// tokens in the lexeme: 6 KB as a bitset instead of 300 KB as a list).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Groups {
+    /// The tokens of the listed groups.
+    toks: Vec<u32>,
+    /// Per group, the index of its first token in `toks` (one more entry at the end:
+    /// group `g`'s tokens are `toks[first[g]..first[g + 1]]`, empty for a bitset).
+    first: Vec<u32>,
+    /// Per group, its reachable-set id.
+    sid: Vec<u16>,
+    /// Per group, its index in `sets`, or `u32::MAX` when listed.
+    dense: Vec<u32>,
+    sets: Vec<TokenSet>,
+}
+
+impl Groups {
+    fn new() -> Self {
+        Groups { first: vec![0], ..Default::default() }
+    }
+
+    /// Appends the groups of `toks` / `sids` (sorted by set id).
+    fn push_sorted(&mut self, toks: &[u32], sids: &[u16], vocab_len: usize) {
+        let mut i = 0;
+        while i < toks.len() {
+            let mut j = i + 1;
+            while j < toks.len() && sids[j] == sids[i] {
+                j += 1;
             }
-            dense_at.push(i as u32);
-            dense.push(set);
+            if j - i >= DENSE_MIN {
+                let mut set = TokenSet::empty(vocab_len);
+                for &t in &toks[i..j] {
+                    set.insert(t as usize);
+                }
+                self.dense.push(self.sets.len() as u32);
+                self.sets.push(set);
+            } else {
+                self.toks.extend_from_slice(&toks[i..j]);
+                self.dense.push(u32::MAX);
+            }
+            self.sid.push(sids[i]);
+            self.first.push(self.toks.len() as u32);
+            i = j;
         }
-        i = j;
+    }
+
+    /// Number of groups.
+    pub(crate) fn len(&self) -> usize {
+        self.sid.len()
+    }
+
+    /// Group `g`'s reachable-set id.
+    #[inline]
+    pub(crate) fn sid(&self, g: usize) -> u16 {
+        self.sid[g]
+    }
+
+    /// Adds group `g`'s tokens to `mask`.
+    #[inline]
+    pub(crate) fn add_to(&self, g: usize, mask: &mut TokenSet) {
+        match self.dense[g] {
+            u32::MAX => {
+                for &t in &self.toks[self.first[g] as usize..self.first[g + 1] as usize] {
+                    mask.insert(t as usize);
+                }
+            }
+            d => mask.union_with(&self.sets[d as usize]),
+        }
+    }
+
+    fn memory_bytes(&self, vocab_len: usize) -> usize {
+        4 * self.toks.len() + 10 * self.sid.len() + self.sets.len() * vocab_len.div_ceil(8)
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.toks.shrink_to_fit();
+        self.first.shrink_to_fit();
+        self.sid.shrink_to_fit();
+        self.dense.shrink_to_fit();
+        self.sets.shrink_to_fit();
     }
 }
 
-/// The lists one lexeme start hands to the mask walk: tokens staying in the lexeme
-/// with their set ids (grouped), dense copies of big groups, boundary nodes with
-/// their parents' lexer states.
+/// A root summary: the whole trie walked from one class of lexer states.
+#[derive(Clone, Debug)]
+pub(crate) struct Part {
+    groups: Groups,
+    bound_node: Vec<u32>,
+    bound_state: Vec<u32>,
+}
+
+/// The lists one lexeme start hands to the mask walk: token groups staying in the
+/// lexeme (`groups` numbered `g0..g1`), boundary nodes with their parents' lexer
+/// states.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Lists<'a> {
-    pub(crate) toks: &'a [u32],
-    pub(crate) sids: &'a [u16],
-    /// Index of `toks[0]` in the arrays `dense_at` counts in.
-    pub(crate) base: u32,
-    pub(crate) dense_at: &'a [u32],
-    pub(crate) dense: &'a [TokenSet],
+    pub(crate) groups: &'a Groups,
+    pub(crate) g0: usize,
+    pub(crate) g1: usize,
     pub(crate) bound_node: &'a [u32],
     pub(crate) bound_state: &'a [u32],
-}
-
-impl<'a> Lists<'a> {
-    /// The dense bitset of the group starting at `toks[i]`, if it has one.
-    #[inline]
-    pub(crate) fn dense_group(&self, i: usize) -> Option<&'a TokenSet> {
-        let key = self.base + i as u32;
-        self.dense_at.binary_search(&key).ok().map(|k| &self.dense[k])
-    }
 }
 
 impl Part {
     /// This summary as [`Lists`].
     pub(crate) fn lists(&self) -> Lists<'_> {
         Lists {
-            toks: &self.inlex_tok,
-            sids: &self.inlex_set,
-            base: 0,
-            dense_at: &self.dense_at,
-            dense: &self.dense,
+            groups: &self.groups,
+            g0: 0,
+            g1: self.groups.len(),
             bound_node: &self.bound_node,
             bound_state: &self.bound_state,
         }
@@ -153,7 +219,7 @@ fn scan(
     start: usize,
     q: u32,
     with_start: bool,
-    out: &mut Part,
+    out: &mut Raw,
     stack: &mut Vec<(usize, u32)>,
 ) {
     // The high bit of a stack entry's state marks "no accepting state yet in this
@@ -298,19 +364,17 @@ impl LexemeStarts {
         let mut out = LexemeStarts {
             sets,
             state_set,
-            inlex_start: Vec::with_capacity(n + 1),
-            inlex_tok: Vec::new(),
-            inlex_set: Vec::new(),
+            group_start: Vec::with_capacity(n + 1),
+            groups: Groups::new(),
             bound_start: Vec::with_capacity(n + 1),
             bound_node: Vec::new(),
             bound_state: Vec::new(),
             parent: vec![0; n],
             state_rep: equivalent_states(dfa),
-            dense_at: Vec::new(),
-            dense: Vec::new(),
+            root_of: Vec::new(),
+            roots: Vec::new(),
             vocab_len: trie.vocab_len(),
             byte: vec![0; n],
-            roots: Default::default(),
         };
         {
             // Parents from preorder: a node's parent is the nearest earlier node whose
@@ -330,8 +394,9 @@ impl LexemeStarts {
             }
         }
         let mut scratch = Vec::new();
+        let mut raw = Raw::default();
         for start in 0..n {
-            out.inlex_start.push(out.inlex_tok.len() as u32);
+            out.group_start.push(out.groups.len() as u32);
             out.bound_start.push(out.bound_node.len() as u32);
             if start == 0 {
                 continue;
@@ -341,79 +406,89 @@ impl LexemeStarts {
             if q == LexerDfa::DEAD || q == LexerDfa::START {
                 continue;
             }
-            let mut part = Part::default();
-            scan(trie, dfa, &out.state_set, start, q, true, &mut part, &mut scratch);
-            let from = out.inlex_tok.len();
-            add_dense(&part.inlex_tok, &part.inlex_set, 0, out.vocab_len, &mut part.dense_at, &mut part.dense);
-            out.dense_at.extend(part.dense_at.iter().map(|&i| i + from as u32));
-            out.dense.append(&mut part.dense);
-            out.inlex_tok.extend_from_slice(&part.inlex_tok);
-            out.inlex_set.extend_from_slice(&part.inlex_set);
-            out.bound_node.extend_from_slice(&part.bound_node);
-            out.bound_state.extend_from_slice(&part.bound_state);
+            raw.inlex_tok.clear();
+            raw.inlex_set.clear();
+            raw.bound_node.clear();
+            raw.bound_state.clear();
+            scan(trie, dfa, &out.state_set, start, q, true, &mut raw, &mut scratch);
+            out.groups.push_sorted(&raw.inlex_tok, &raw.inlex_set, out.vocab_len);
+            out.bound_node.extend_from_slice(&raw.bound_node);
+            out.bound_state.extend_from_slice(&raw.bound_state);
         }
-        out.inlex_start.push(out.inlex_tok.len() as u32);
+        out.group_start.push(out.groups.len() as u32);
+        out.groups.shrink_to_fit();
         out.bound_start.push(out.bound_node.len() as u32);
+        out.build_roots(trie, dfa, &mut scratch);
         Some(out)
     }
 
-    /// The summary of the whole trie walked from lexer state `q` (a remainder the
-    /// text ends in): built on first use per state and kept (states in long lexemes,
-    /// such as strings and comments, keep most of the vocabulary in the lexeme).
-    pub(crate) fn root(&self, trie: &TokTrie, dfa: &LexerDfa, q: u32) -> Arc<Part> {
-        // Equivalent states have the same summary: the lists hold trie nodes, set ids
-        // and the lexer states of boundary parents, which the walk only asks about
-        // winners, reachable sets and dead transitions, all equal between equivalent
-        // states (the recognizer itself runs on the real text).
-        let q = self.state_rep.get(q as usize).copied().unwrap_or(q);
-        let mut roots = self.roots.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(p) = roots.get(&q) {
-            return p.clone();
+    /// Builds the summary of the whole trie walked from every class of lexer states
+    /// (the remainder the text ends in), so that no mask pays for one: built on first
+    /// use, a string body's summary (~49k tokens stay in the lexeme) cost a mask up to
+    /// 2.7 ms of CPU; all of Python's 762 classes take ~0.2 s here (issue 16).
+    ///
+    /// Equivalent states share a summary: the lists hold trie nodes, set ids and the
+    /// lexer states of boundary parents, which the walk only asks about winners,
+    /// reachable sets and dead transitions, all equal between equivalent states (the
+    /// recognizer itself runs on the real text).
+    fn build_roots(&mut self, trie: &TokTrie, dfa: &LexerDfa, scratch: &mut Vec<(usize, u32)>) {
+        let n = dfa.num_states();
+        self.root_of = vec![u32::MAX; n];
+        for q in 2..n as u32 {
+            let rep = self.state_rep[q as usize];
+            if rep == LexerDfa::START || rep == LexerDfa::DEAD {
+                continue;
+            }
+            if self.root_of[rep as usize] == u32::MAX {
+                let mut raw = Raw::default();
+                scan(trie, dfa, &self.state_set, 0, rep, false, &mut raw, scratch);
+                let mut groups = Groups::new();
+                groups.push_sorted(&raw.inlex_tok, &raw.inlex_set, self.vocab_len);
+                groups.shrink_to_fit();
+                self.root_of[rep as usize] = self.roots.len() as u32;
+                self.roots.push(Part { groups, bound_node: raw.bound_node, bound_state: raw.bound_state });
+            }
+            self.root_of[q as usize] = self.root_of[rep as usize];
         }
-        let mut part = Part::default();
-        let mut scratch = Vec::new();
-        scan(trie, dfa, &self.state_set, 0, q, false, &mut part, &mut scratch);
-        add_dense(&part.inlex_tok, &part.inlex_set, 0, self.vocab_len, &mut part.dense_at, &mut part.dense);
-        let part = Arc::new(part);
-        roots.insert(q, part.clone());
-        part
     }
 
-    /// Builds the root summaries of every lexer state now (see [`Self::root`]), so
-    /// that no mask pays for one later (a first root costs up to ~3.7 ms of CPU in a
-    /// mask: string bodies keep the whole vocabulary in the lexeme); returns how many
-    /// there are. Python has 2,266: ~4 s on a loaded 2-core machine, so only for
-    /// long-running servers that want a flat latency tail.
-    pub fn build_all_roots(&self, trie: &TokTrie, dfa: &LexerDfa) -> usize {
-        for q in 2..dfa.num_states() as u32 {
-            self.root(trie, dfa, q);
-        }
-        dfa.num_states().saturating_sub(2)
+    /// The summary of the whole trie walked from lexer state `q` (a remainder the
+    /// text ends in; not START), or `None` for a state the lexer does not have.
+    pub(crate) fn root(&self, q: u32) -> Option<&Part> {
+        let k = *self.root_of.get(q as usize)?;
+        self.roots.get(k as usize)
+    }
+
+    /// How many root summaries there are (one per class of equivalent lexer states).
+    pub fn roots_built(&self) -> usize {
+        self.roots.len()
     }
 
     /// Bytes of memory the summaries take.
     pub fn memory_bytes(&self) -> usize {
         5 * self.parent.len()
-            + 4 * (self.inlex_start.len() + self.inlex_tok.len() + self.bound_start.len() + self.bound_node.len())
-            + 2 * self.inlex_set.len()
+            + 4 * (self.group_start.len() + self.bound_start.len() + self.bound_node.len())
+            + self.groups.memory_bytes(self.vocab_len)
             + 4 * self.bound_state.len()
             + self.sets.len() * 32
             + 4 * self.state_rep.len()
-            + 4 * self.dense_at.len()
-            + self.dense.len() * self.vocab_len.div_ceil(8)
+
+            + 4 * self.root_of.len()
+            + self
+                .roots
+                .iter()
+                .map(|p| p.groups.memory_bytes(self.vocab_len) + 8 * p.bound_node.len())
+                .sum::<usize>()
     }
 
     /// The lists of the lexeme starting at node `n` (see [`Lists`]).
     #[inline]
     pub(crate) fn lists(&self, n: usize) -> Lists<'_> {
-        let (a, b) = (self.inlex_start[n] as usize, self.inlex_start[n + 1] as usize);
         let (c, d) = (self.bound_start[n] as usize, self.bound_start[n + 1] as usize);
         Lists {
-            toks: &self.inlex_tok[a..b],
-            sids: &self.inlex_set[a..b],
-            base: a as u32,
-            dense_at: &self.dense_at,
-            dense: &self.dense,
+            groups: &self.groups,
+            g0: self.group_start[n] as usize,
+            g1: self.group_start[n + 1] as usize,
             bound_node: &self.bound_node[c..d],
             bound_state: &self.bound_state[c..d],
         }

@@ -133,7 +133,7 @@ impl Constraint {
         if strategy == Strategy::Syncode {
             c = c.with_store(Arc::new(espalier_constraint::MaskStore::build(&lang, &vocab.vocab)));
         }
-        Constraint::new(LangConstraint::Python(Box::new(c)), vocab, "grammar", prompt)
+        Constraint::new(LangConstraint::Grammar(Box::new(c)), vocab, "grammar", prompt)
     }
 
     /// sLua scripts over a game API: `api` is the path of an API JSON file (such as

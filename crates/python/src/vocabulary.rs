@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use espalier_constraint::{MaskStore, TokTrie, Vocab};
-use espalier_decode::PythonKit;
+use espalier_decode::GrammarKit;
 use espalier_model::{byte_level_decode, Gguf, Tokenizer};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -24,7 +24,7 @@ const EOS_NAMES: [&str; 6] = ["<|endoftext|>", "</s>", "<|end_of_text|>", "<eos>
 pub struct Vocabulary {
     pub(crate) vocab: Arc<Vocab>,
     trie: OnceLock<Arc<TokTrie>>,
-    python: OnceLock<PythonKit>,
+    python: OnceLock<GrammarKit>,
     python_store: OnceLock<Arc<MaskStore>>,
 }
 
@@ -48,10 +48,12 @@ impl Vocabulary {
         self.trie.get_or_init(|| Arc::new(TokTrie::new(&self.vocab))).clone()
     }
 
-    /// The Python kit: the compiled Python grammar and this vocabulary's trie.
-    pub(crate) fn python_kit(&self, syncode: bool) -> PyResult<PythonKit> {
+    /// The Python kit (the registry's grammar kit): the compiled Python grammar and this
+    /// vocabulary's trie.
+    pub(crate) fn python_kit(&self, syncode: bool) -> PyResult<GrammarKit> {
         if self.python.get().is_none() {
-            let kit = PythonKit::new(&self.vocab).map_err(|e| GrammarError::new_err(e.to_string()))?;
+            let lang = espalier_grammar::python().map_err(|e| GrammarError::new_err(e.to_string()))?;
+            let kit = GrammarKit::new("python", lang, &self.vocab);
             let _ = self.python.set(kit);
         }
         let kit = self.python.get().cloned().ok_or_else(|| GrammarError::new_err("the Python kit is missing"))?;

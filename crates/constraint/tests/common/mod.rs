@@ -29,6 +29,7 @@ pub fn smollm2() -> (Tokenizer, Vocab, Arc<TokTrie>) {
 /// A fixed sample of CPython files (sorted list, every `stride`-th file from
 /// `first`), with their text; files that are not UTF-8 are skipped.
 pub fn cpython_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(String, String)> {
+    espalier_testkit::require(format!("{CPYTHON}/test/test_grammar.py"), "the CPython corpus (libpython3.11-testsuite)", None);
     let mut files = Vec::new();
     collect(std::path::Path::new(CPYTHON), &mut files);
     files.sort();
@@ -115,7 +116,7 @@ impl Rng {
     }
 }
 
-/// Whether the slow suites should run (`ESPALIER_SLOW=1`).
-pub fn slow() -> bool {
-    std::env::var("ESPALIER_SLOW").is_ok_and(|v| v == "1")
-}
+/// Whether the slow suites should run (`ESPALIER_SLOW=1`; the one gate shared by every
+/// crate).
+#[allow(unused_imports)] // not every test binary has a slow variant
+pub use espalier_testkit::slow;

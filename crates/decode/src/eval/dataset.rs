@@ -1,22 +1,30 @@
-//! The Python problem sets: HumanEval (gzipped JSON lines) and MXEval's MBPP (JSON
-//! lines), both with `task_id`, `prompt`, `test`, `entry_point`.
+//! Problem sets: JSON lines, gzipped or not, one problem per line with at least
+//! `task_id` and `prompt` — HumanEval and MXEval's MBPP (`test`, `entry_point`),
+//! HumanEval-X (`test`, `test_setup`, `import`, ...). Fields a language's oracle needs
+//! beyond the common ones are kept in [`Problem::extra`].
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Seek};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-/// One problem: complete `prompt`, then `test` + `check(entry_point)` must pass.
+/// One problem: complete `prompt`, then the tests must pass (Python: `test` +
+/// `check(entry_point)`).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Problem {
     /// E.g. `HumanEval/0`.
     pub task_id: String,
     /// The code left of the cursor: imports, signature and docstring.
     pub prompt: String,
-    /// Test code defining `check(candidate)`.
+    /// Test code (Python: defining `check(candidate)`).
+    #[serde(default)]
     pub test: String,
-    /// The function under test.
+    /// The function under test (empty when the set has none).
+    #[serde(default)]
     pub entry_point: String,
+    /// Every other field of the record, for the language's oracle.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Problem {
@@ -49,16 +57,19 @@ pub enum DatasetError {
     },
 }
 
-/// Reads HumanEval (`HumanEval.jsonl.gz`).
-pub fn load_humaneval(path: &Path) -> Result<Vec<Problem>, DatasetError> {
-    let file = std::fs::File::open(path).map_err(|source| DatasetError::Io { path: path.into(), source })?;
-    read_lines(path, flate2::read::GzDecoder::new(file))
-}
-
-/// Reads MBPP (`mxeval-mbpp_release_v1.jsonl`).
-pub fn load_mbpp(path: &Path) -> Result<Vec<Problem>, DatasetError> {
-    let file = std::fs::File::open(path).map_err(|source| DatasetError::Io { path: path.into(), source })?;
-    read_lines(path, file)
+/// Reads a problem file: JSON lines, gunzipped first when the file starts with the
+/// gzip magic bytes.
+pub fn load_problems(path: &Path) -> Result<Vec<Problem>, DatasetError> {
+    let io = |source| DatasetError::Io { path: path.into(), source };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut magic = [0u8; 2];
+    let gzipped = file.read(&mut magic).map_err(io)? == 2 && magic == [0x1f, 0x8b];
+    file.rewind().map_err(io)?;
+    if gzipped {
+        read_lines(path, flate2::read::GzDecoder::new(file))
+    } else {
+        read_lines(path, file)
+    }
 }
 
 fn read_lines(path: &Path, input: impl Read) -> Result<Vec<Problem>, DatasetError> {
@@ -76,4 +87,46 @@ fn read_lines(path: &Path, input: impl Read) -> Result<Vec<Problem>, DatasetErro
         out.push(p);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    #[test]
+    fn plain_and_gzipped_lines_read_alike_and_keep_extra_fields() {
+        let dir = std::env::temp_dir().join(format!("espalier-dataset-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let lines = "{\"task_id\": \"Go/0\", \"prompt\": \"func F() {\", \"test\": \"func TestF(t *testing.T) {}\", \"import\": \"import \\\"math\\\"\"}\n\n{\"task_id\": \"X/1\", \"prompt\": \"p\", \"test\": \"t\", \"entry_point\": \"f\"}\n";
+        let plain = dir.join("p.jsonl");
+        std::fs::write(&plain, lines).unwrap();
+        let gz = dir.join("p.jsonl.gz");
+        let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+        enc.write_all(lines.as_bytes()).unwrap();
+        enc.finish().unwrap();
+        let a = load_problems(&plain).unwrap();
+        assert_eq!(a, load_problems(&gz).unwrap());
+        assert_eq!(a.len(), 2);
+        assert_eq!(a[0].entry_point, "");
+        assert_eq!(a[0].extra["import"], "import \"math\"");
+        assert_eq!(a[1].entry_point, "f");
+        std::fs::write(&plain, "{\"prompt\": 1}\n").unwrap();
+        let err = load_problems(&plain).unwrap_err().to_string();
+        assert!(err.contains(":1: not a problem record"), "{err}");
+        assert!(load_problems(&dir.join("missing.jsonl")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_shared_data_sets_load() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+        for (file, count) in [("HumanEval.jsonl.gz", 164), ("mxeval-mbpp_release_v1.jsonl", 974), ("humanevalx_go.jsonl.gz", 164)] {
+            let path = espalier_testkit::require(dir.join(file), file, Some("see ../shared/data/README.md"));
+            let problems = load_problems(&path).unwrap();
+            assert_eq!(problems.len(), count, "{file}");
+            assert!(problems.iter().all(|p| !p.prompt.is_empty() && !p.test.is_empty()), "{file}");
+        }
+    }
 }

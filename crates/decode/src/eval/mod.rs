@@ -1,12 +1,15 @@
-//! The evaluation harness behind `espalier eval` (native only): the HumanEval and
-//! MBPP problem sets, checking completions with CPython (`ast.parse` for syntax, the
-//! problem's tests in a time-limited subprocess for pass@1), and the report types.
+//! The evaluation harness behind `espalier eval` (native only): problem sets, the
+//! [`Oracle`] a language judges completions with (Python: CPython, `ast.parse` for
+//! syntax, the problem's tests in a time-limited subprocess for pass@1), the sLua
+//! game evaluation, and the report types.
 
 pub mod dataset;
+pub mod oracle;
 pub mod python;
 pub mod report;
 pub mod slua;
 
-pub use dataset::{load_humaneval, load_mbpp, DatasetError, Problem};
+pub use dataset::{load_problems, DatasetError, Problem};
+pub use oracle::Oracle;
 pub use python::{PythonChecker, TestOutcome};
 pub use report::{ProblemRecord, Summary};

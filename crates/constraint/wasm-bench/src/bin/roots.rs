@@ -1,0 +1,47 @@
+//! Dev: times the root summary of every lexer state class (first use), and the whole
+//! set; `roots INPUT`.
+use std::sync::Arc;
+use std::time::Instant;
+
+
+use espalier_constraint::{TokTrie, Vocab};
+
+fn main() {
+    let input = std::env::args().nth(1).expect("usage: roots INPUT");
+    let b = std::fs::read(input).expect("read");
+    let mut at = 0usize;
+    let rd = |at: &mut usize| {
+        let v = u32::from_le_bytes(b[*at..*at + 4].try_into().unwrap());
+        *at += 4;
+        v
+    };
+    let n = rd(&mut at) as usize;
+    let eos = rd(&mut at);
+    let mut toks = Vec::new();
+    let mut special = Vec::new();
+    for id in 0..n {
+        let len = rd(&mut at) as usize;
+        let flag = b[at];
+        at += 1;
+        toks.push(b[at..at + len].to_vec());
+        at += len;
+        if flag != 0 {
+            special.push(id as u32);
+        }
+    }
+    let vocab = Vocab::new(toks, &special, eos);
+    let lang = espalier_grammar::python().expect("grammar");
+    let trie = Arc::new(TokTrie::new(&vocab));
+    let t = Instant::now();
+    let c0 = espalier_constraint::timing::thread_cpu_ns().unwrap_or(0);
+    let starts = trie.lexeme_starts(&lang.dfa).expect("starts");
+    let cpu_ms = (espalier_constraint::timing::thread_cpu_ns().unwrap_or(0) - c0) as f64 / 1e6;
+    println!("summaries: {cpu_ms:.1} ms CPU");
+    println!(
+        "nodes {} setup {:.1} ms, root summaries {}, memory {:.1} MB",
+        trie.node_count(),
+        t.elapsed().as_secs_f64() * 1e3,
+        starts.roots_built(),
+        starts.memory_bytes() as f64 / 1e6
+    );
+}
