@@ -45,7 +45,9 @@ fi
 
 mkdir -p "$WORK"
 if [ ! -d "$WORK/src" ]; then
-    "$VENV/bin/pip" download -q --no-deps --no-binary :all: "llama-cpp-python==$VERSION" -d "$WORK"
+    # Only this package as source: `--no-binary :all:` would also build its build
+    # requirements (cmake, ~20 CPU-minutes) from source to prepare its metadata.
+    "$VENV/bin/pip" download -q --no-deps --no-binary llama-cpp-python "llama-cpp-python==$VERSION" -d "$WORK"
     mkdir -p "$WORK/src"
     tar -xzf "$WORK"/llama_cpp_python-$VERSION.tar.gz -C "$WORK/src" --strip-components=1
 fi

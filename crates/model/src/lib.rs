@@ -62,7 +62,7 @@ mod tokenizer;
 pub use gguf::{Gguf, GgufError};
 #[cfg(feature = "burn")]
 pub use llama::{BackendKind, KvCache, Llama, LlamaConfig, ModelError, WeightFormat};
-pub use tokenizer::{Tokenizer, TokenizerError};
+pub use tokenizer::{byte_level_decode, Tokenizer, TokenizerError};
 
 /// Where the set-up step (`scripts/fetch-model.sh`) puts the model, relative to the
 /// repository root.

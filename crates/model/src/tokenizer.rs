@@ -269,9 +269,10 @@ fn byte_to_char() -> [char; 256] {
     table
 }
 
-/// Maps a byte-level token string back to its bytes. Characters outside the alphabet
-/// (none in a well-formed vocabulary) are kept as their UTF-8 encoding.
-fn byte_level_decode(token: &str) -> Vec<u8> {
+/// Maps a byte-level (GPT-2 alphabet) token string back to its bytes. Characters
+/// outside the alphabet (none in a well-formed vocabulary) are kept as their UTF-8
+/// encoding. Public for vocabularies read from a Hugging Face `tokenizer.json`.
+pub fn byte_level_decode(token: &str) -> Vec<u8> {
     use std::sync::OnceLock;
     static INVERSE: OnceLock<HashMap<char, u8>> = OnceLock::new();
     let inverse = INVERSE.get_or_init(|| byte_to_char().iter().enumerate().map(|(b, &c)| (c, b as u8)).collect());

@@ -1,0 +1,54 @@
+"""Espalier: grammar-constrained decoding for code models, as a Python package.
+
+The Rust core (``espalier._espalier``, built with PyO3) gives:
+
+- :class:`Vocabulary`: a model's tokens as raw bytes, from a GGUF file
+  (``Vocabulary.from_gguf``), a Hugging Face ``tokenizer.json``
+  (``from_tokenizer_json`` / ``from_tokenizer_str``) or byte strings
+  (``from_token_bytes``);
+- :class:`Constraint`: Python (``Constraint.python(vocab, strategy="exact"|"syncode")``),
+  a Lark grammar of yours (``Constraint.grammar``) or sLua over a game API
+  (``Constraint.slua``), with ``commit(token_id)``, ``fill_mask(buffer)``,
+  ``mask_logits(buffer)``, ``is_complete()``, ``inspect()`` and ``clone()``;
+- exceptions, all subclasses of :class:`EspalierError`.
+
+Logits processors: :mod:`espalier.hf` (transformers) and :mod:`espalier.llama_cpp`
+(llama-cpp-python). Comparison with llguidance: ``python -m espalier.bench``.
+"""
+
+from importlib import resources as _resources
+
+from ._espalier import (
+    BufferError,
+    Constraint,
+    EspalierError,
+    FinishedError,
+    GrammarError,
+    PromptRejectedError,
+    TokenIdError,
+    TokenRejectedError,
+    VocabMismatchError,
+    VocabularyError,
+    Vocabulary,
+)
+
+__all__ = [
+    "BufferError",
+    "Constraint",
+    "EspalierError",
+    "FinishedError",
+    "GrammarError",
+    "PromptRejectedError",
+    "TokenIdError",
+    "TokenRejectedError",
+    "VocabMismatchError",
+    "VocabularyError",
+    "Vocabulary",
+    "python_lines_grammar",
+]
+
+
+def python_lines_grammar() -> str:
+    """The Lark grammar of Python without real indentation (lines; blocks unchecked)
+    that both Espalier and llguidance accept: what ``espalier.bench`` compares on."""
+    return (_resources.files(__package__) / "grammars" / "python_lines.lark").read_text()

@@ -1,0 +1,94 @@
+"""A logits processor for Hugging Face ``transformers.generate`` (batched: one
+constraint per row).
+
+Usage (see the README of crates/python for the whole example)::
+
+    from espalier.hf import LogitsProcessor, vocabulary
+    vocab = vocabulary(tokenizer)                      # from the fast tokenizer
+    proc = LogitsProcessor([espalier.Constraint.python(vocab, prompt=p) for p in prompts])
+    model.generate(**inputs, logits_processor=LogitsProcessorList([proc]))
+
+Each call commits the token every row received since the previous call
+(``input_ids[:, -1]``), then masks that row's logits: in place through the tensor's
+memory for float32 CPU tensors (no allocation per step), through a preallocated bool
+mask otherwise (other dtypes, GPU tensors). Rows whose constraint committed the
+end-of-sequence token are left alone (``generate`` pads them). Beam search reorders
+rows between steps, which this processor does not follow: use greedy or sampling.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+from ._espalier import Constraint, EspalierError, VocabMismatchError, Vocabulary
+
+
+def vocabulary(tokenizer, eos_token_id: Optional[int] = None) -> Vocabulary:
+    """The vocabulary of a ``transformers`` fast tokenizer (its ``tokenizer.json``)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        raise EspalierError(
+            f"{type(tokenizer).__name__} is not a fast tokenizer (no backend_tokenizer): "
+            "load it with use_fast=True or build the vocabulary with Vocabulary.from_token_bytes"
+        )
+    if eos_token_id is None:
+        eos_token_id = tokenizer.eos_token_id
+    return Vocabulary.from_tokenizer_str(backend.to_str(), eos_token_id)
+
+
+class LogitsProcessor:
+    """Constrains each row of a ``generate`` batch with its own ``espalier.Constraint``."""
+
+    def __init__(self, constraints: Sequence[Constraint]):
+        if isinstance(constraints, Constraint):
+            constraints = [constraints]
+        self.constraints: List[Constraint] = list(constraints)
+        if not self.constraints:
+            raise EspalierError("LogitsProcessor needs at least one constraint")
+        self._prompt_len = None
+        self._seen = None
+        self._mask = None  # preallocated bool masks for the non-float32 / GPU path
+        self._mask_t = None
+        self._inv_t = None
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        batch, seq = input_ids.shape
+        if batch != len(self.constraints):
+            raise VocabMismatchError(
+                f"the batch has {batch} rows but the processor holds {len(self.constraints)} constraints"
+            )
+        if self._seen is None:
+            self._seen = seq
+        elif seq != self._seen + 1:
+            raise EspalierError(
+                f"generate passed {seq} ids after {self._seen}: one token per step is expected "
+                "(a new generation needs a new processor)"
+            )
+        else:
+            last = input_ids[:, -1].tolist()
+            for c, tok in zip(self.constraints, last):
+                if not c.finished:
+                    c.commit(tok)
+            self._seen = seq
+        width = scores.shape[-1]
+        if scores.device.type == "cpu" and scores.dtype == torch.float32 and scores.is_contiguous():
+            rows = scores.numpy()
+            for i, c in enumerate(self.constraints):
+                if not c.finished:
+                    c.mask_logits(rows[i])
+            return scores
+        if self._mask is None or self._mask.shape != (batch, width):
+            self._mask = np.ones((batch, width), dtype=np.bool_)
+            self._mask_t = torch.from_numpy(self._mask)
+            self._inv_t = torch.empty((batch, width), dtype=torch.bool, device=scores.device)
+        for i, c in enumerate(self.constraints):
+            if c.finished:
+                self._mask[i].fill(True)
+            else:
+                c.fill_mask(self._mask[i])
+        torch.logical_not(self._mask_t.to(scores.device, non_blocking=True), out=self._inv_t)
+        return scores.masked_fill_(self._inv_t, float("-inf"))

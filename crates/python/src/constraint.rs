@@ -1,0 +1,300 @@
+//! `espalier.Constraint`: one generation's constraint (Python with the exact or SynCode
+//! masks, a Lark grammar of the caller's, or sLua over a game API) driven by token ids:
+//! `commit(token_id)`, `fill_mask(buffer)` / `mask_logits(buffer)` into caller-owned
+//! memory, `is_complete()`, `inspect()`, `clone()`. Every error is a subclass of
+//! `espalier.EspalierError`; a refused commit leaves the constraint as it was.
+
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use espalier_constraint::{Commit, Constraint as _, GrammarConstraint, Strategy, TokenSet, Vocab};
+use espalier_decode::{LangConstraint, Mode};
+use espalier_grammar::{Language, LanguageOptions};
+use espalier_slua::{Api, Env, SluaConstraint};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::buffer::{Element, WritableBuffer};
+use crate::errors::{
+    BufferError, EspalierError, FinishedError, GrammarError, PromptRejectedError, TokenIdError, TokenRejectedError,
+};
+use crate::vocabulary::Vocabulary;
+
+/// A constraint on one sequence. Not shared between threads (the sLua tree is not).
+#[pyclass(unsendable, module = "espalier")]
+pub struct Constraint {
+    inner: LangConstraint,
+    vocab: Arc<Vocab>,
+    mask: TokenSet,
+    /// The bytes committed after the prompt.
+    text: Vec<u8>,
+    finished: bool,
+    language: &'static str,
+}
+
+/// Parses a strategy name of the grammar constraints.
+fn strategy(name: &str) -> PyResult<Strategy> {
+    match name {
+        "exact" => Ok(Strategy::Exact),
+        "syncode" => Ok(Strategy::Syncode),
+        _ => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "unknown strategy {name:?}: expected \"exact\" or \"syncode\""
+        ))),
+    }
+}
+
+impl Constraint {
+    fn new(inner: LangConstraint, vocab: &Vocabulary, language: &'static str, prompt: &str) -> PyResult<Self> {
+        let mut c = Constraint {
+            inner,
+            vocab: vocab.vocab.clone(),
+            mask: TokenSet::empty(vocab.vocab.len()),
+            text: Vec::new(),
+            finished: false,
+            language,
+        };
+        if !prompt.is_empty() {
+            c.inner.commit(prompt.as_bytes()).map_err(|r| {
+                PromptRejectedError::new_err(format!(
+                    "the prompt is not a valid {language} prefix: {r} (prompt byte {})",
+                    r.offset
+                ))
+            })?;
+        }
+        Ok(c)
+    }
+
+    fn check_live(&self, what: &str) -> PyResult<()> {
+        if self.finished {
+            Err(FinishedError::new_err(format!(
+                "{what}: the constraint already committed the end-of-sequence token"
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Commits raw bytes (never EOS).
+    fn commit_raw(&mut self, bytes: &[u8], what: impl FnOnce() -> String) -> PyResult<()> {
+        match self.inner.commit(bytes) {
+            Ok(Commit::Accepted) => {
+                self.text.extend_from_slice(bytes);
+                Ok(())
+            }
+            Ok(Commit::Heal { accepted }) => Err(EspalierError::new_err(format!(
+                "{}: the {} constraint asked for token healing after {accepted} bytes, which a logits \
+                 processor cannot do",
+                what(),
+                self.language
+            ))),
+            Err(r) => Err(TokenRejectedError::new_err(format!("{} is not allowed here: {r}", what()))),
+        }
+    }
+
+    /// Computes the mask of the current state into `self.mask`.
+    fn compute_mask(&mut self) -> PyResult<()> {
+        self.check_live("fill_mask")?;
+        self.inner.fill_mask(&self.vocab, &mut self.mask);
+        Ok(())
+    }
+}
+
+#[pymethods]
+impl Constraint {
+    /// Python 3 (Espalier's Python 3.11 grammar with its indentation layer), with the
+    /// `exact` masks (sound and complete) or `syncode` (SynCode's mask store: may allow
+    /// a token the parser then refuses, raising `TokenRejectedError` at commit).
+    /// `prompt` is code already written before the cursor.
+    #[staticmethod]
+    #[pyo3(signature = (vocab, strategy = "exact", prompt = ""))]
+    fn python(vocab: &Vocabulary, strategy: &str, prompt: &str) -> PyResult<Self> {
+        let mode = match self::strategy(strategy)? {
+            Strategy::Syncode => Mode::Syncode,
+            _ => Mode::Mask,
+        };
+        let kit = vocab.python_kit(mode == Mode::Syncode)?;
+        // The kit feeds the prompt itself; refusals keep their offset.
+        let inner = kit.constraint(mode, "").map_err(|e| GrammarError::new_err(e.to_string()))?;
+        Constraint::new(inner, vocab, "python", prompt)
+    }
+
+    /// A grammar of the caller's in Espalier's Lark-style format (rules, terminals as
+    /// regexes or literals, `%ignore`...), without an indentation layer. `start` is the
+    /// start rule.
+    #[staticmethod]
+    #[pyo3(signature = (vocab, grammar, strategy = "exact", prompt = "", start = "start"))]
+    fn grammar(vocab: &Vocabulary, grammar: &str, strategy: &str, prompt: &str, start: &str) -> PyResult<Self> {
+        let strategy = self::strategy(strategy)?;
+        let options = LanguageOptions { start: start.to_string(), ..LanguageOptions::default() };
+        let lang: Arc<Language> = Language::compile(grammar, &options)
+            .map_err(|e| GrammarError::new_err(format!("the grammar does not compile: {e}")))?;
+        let mut c = GrammarConstraint::new(lang.recognizer(), vocab.trie(), strategy, "grammar-lr");
+        if strategy == Strategy::Syncode {
+            c = c.with_store(Arc::new(espalier_constraint::MaskStore::build(&lang, &vocab.vocab)));
+        }
+        Constraint::new(LangConstraint::Grammar(Box::new(c)), vocab, "grammar", prompt)
+    }
+
+    /// sLua scripts over a game API: `api` is the path of an API JSON file (such as
+    /// `static/api/dungeon.json`; `None`: the built-in dungeon API), `kind` is
+    /// `effect`, `talent` or `any`, `effects` the names of effects already written.
+    #[staticmethod]
+    #[pyo3(signature = (vocab, api = None, kind = "any", effects = Vec::new(), prompt = ""))]
+    fn slua(vocab: &Vocabulary, api: Option<PathBuf>, kind: &str, effects: Vec<String>, prompt: &str) -> PyResult<Self> {
+        let api = match api {
+            None => Api::dungeon(),
+            Some(path) => {
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| GrammarError::new_err(format!("cannot read the API file {}: {e}", path.display())))?;
+                Api::from_json(&text)
+                    .map_err(|e| GrammarError::new_err(format!("the API file {} is not valid: {e}", path.display())))?
+            }
+        };
+        let env = Rc::new(Env::new(api, effects));
+        let c = match kind {
+            "effect" | "talent" => SluaConstraint::for_kind(env, kind),
+            "any" => SluaConstraint::new(env),
+            _ => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "unknown sLua script kind {kind:?}: expected \"effect\", \"talent\" or \"any\""
+                )))
+            }
+        };
+        let inner = LangConstraint::Slua(Box::new(c.with_trie(vocab.trie())));
+        Constraint::new(inner, vocab, "slua", prompt)
+    }
+
+    /// Commits the sampled token `token_id`. The end-of-sequence token is accepted only
+    /// when the text is complete, and finishes the constraint.
+    fn commit(&mut self, token_id: i64) -> PyResult<()> {
+        self.check_live("commit")?;
+        let n = self.vocab.len();
+        if token_id < 0 || token_id as usize >= n {
+            return Err(TokenIdError::new_err(format!("token id {token_id} is out of the vocabulary's range 0..{n}")));
+        }
+        let id = token_id as u32;
+        if id == self.vocab.eos() {
+            if self.inner.is_complete() {
+                self.finished = true;
+                return Ok(());
+            }
+            return Err(TokenRejectedError::new_err(format!(
+                "end-of-sequence (token {id}) is not allowed here: the {} text is not complete",
+                self.language
+            )));
+        }
+        if self.vocab.is_special(id) {
+            return Err(TokenRejectedError::new_err(format!(
+                "token {id} {:?} is a special token, which no constraint allows",
+                String::from_utf8_lossy(self.vocab.bytes(id))
+            )));
+        }
+        let vocab = self.vocab.clone();
+        let bytes = vocab.bytes(id);
+        self.commit_raw(bytes, || format!("token {id} {:?}", String::from_utf8_lossy(bytes)))
+    }
+
+    /// Commits raw text bytes (forced text, not a sampled token).
+    fn commit_bytes(&mut self, data: &[u8]) -> PyResult<()> {
+        self.check_live("commit_bytes")?;
+        self.commit_raw(data, || format!("bytes {:?}", String::from_utf8_lossy(data)))
+    }
+
+    /// Writes the mask of allowed next tokens into `buffer` (a writable bool / uint8 /
+    /// int8 buffer of exactly the vocabulary's size, contiguous or a one-dimensional
+    /// strided view): 1 allowed, 0 not.
+    fn fill_mask(&mut self, buffer: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut out = WritableBuffer::get(buffer, Element::Byte, self.vocab.len(), "fill_mask")?;
+        self.compute_mask()?;
+        out.write_bits(self.mask.words());
+        Ok(())
+    }
+
+    /// Sets every disallowed token's logit to -inf in `logits` (a writable float32
+    /// buffer of the vocabulary's size, contiguous or a one-dimensional strided view),
+    /// in place.
+    fn mask_logits(&mut self, logits: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut out = WritableBuffer::get(logits, Element::F32, self.vocab.len(), "mask_logits")?;
+        self.compute_mask()?;
+        if !out.mask_f32(self.mask.words()) {
+            return Err(BufferError::new_err("mask_logits: the float32 buffer is misaligned"));
+        }
+        Ok(())
+    }
+
+    /// The allowed next token ids, ascending (allocates: for tests and debugging).
+    fn allowed_tokens(&mut self) -> PyResult<Vec<usize>> {
+        self.compute_mask()?;
+        Ok(self.mask.iter().collect())
+    }
+
+    /// Whether the text so far is complete (end-of-sequence may come next).
+    fn is_complete(&self) -> bool {
+        self.inner.is_complete()
+    }
+
+    /// Whether the end-of-sequence token was committed (any further use raises).
+    #[getter]
+    fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The bytes committed after the prompt.
+    #[getter]
+    fn text<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.text)
+    }
+
+    /// The vocabulary's size (the width of masks and logits rows).
+    #[getter]
+    fn vocab_size(&self) -> usize {
+        self.vocab.len()
+    }
+
+    /// The vocabulary's end-of-sequence token id.
+    #[getter]
+    fn eos_token_id(&self) -> u32 {
+        self.vocab.eos()
+    }
+
+    /// The language: `python`, `grammar` or `slua`.
+    #[getter]
+    fn language(&self) -> &'static str {
+        self.language
+    }
+
+    /// What the visualizer draws, as a dict: `kind`, `tree` (sLua), `regex`, `stack`,
+    /// `accept_sequences`, `remainder`.
+    fn inspect<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let json = serde_json::to_string(&self.inner.inspect())
+            .map_err(|e| EspalierError::new_err(format!("inspect: {e}")))?;
+        py.import("json")?.call_method1("loads", (json,))
+    }
+
+    /// An independent copy (the same state; committing to one leaves the other).
+    fn clone(&self) -> Self {
+        Constraint {
+            inner: self.inner.clone(),
+            vocab: self.vocab.clone(),
+            mask: self.mask.clone(),
+            text: self.text.clone(),
+            finished: self.finished,
+            language: self.language,
+        }
+    }
+
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Constraint(language={:?}, committed={} bytes, complete={}, finished={})",
+            self.language,
+            self.text.len(),
+            self.inner.is_complete(),
+            self.finished
+        )
+    }
+}
