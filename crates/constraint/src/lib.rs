@@ -38,6 +38,7 @@
 
 pub mod constraint;
 pub mod exact;
+pub mod finishing;
 pub mod grammar_constraint;
 mod grammar_state;
 pub mod lexeme_starts;
@@ -52,6 +53,7 @@ pub mod vocab;
 
 pub use constraint::{Commit, Constraint, Inspection, Rejected, TreeNode};
 pub use recognizer::{ByteState, Recognizer, StackRecognizer};
+pub use finishing::Finishing;
 pub use grammar_constraint::GrammarConstraint;
 pub use mask_store::{store_key, MaskStore, StoreError};
 pub use strategy::{Strategy, UnknownStrategy};

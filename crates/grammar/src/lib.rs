@@ -60,12 +60,15 @@
 //! assert!(r.is_complete());
 //! ```
 
+pub mod completion_cost;
 pub mod earley;
 pub mod error;
 pub mod format;
 pub mod fstring;
 pub mod grammar;
+pub mod indentation;
 pub mod language;
+pub mod lexeme_paths;
 pub mod lexer;
 pub mod lexer_dfa;
 pub mod lr_parser;
@@ -75,14 +78,17 @@ pub mod recognizer;
 pub mod termset;
 pub mod token_parser;
 
+pub use completion_cost::CompletionCosts;
 pub use earley::{EarleyGrammar, EarleyParser};
 pub use error::{Conflict, GrammarError, ParseError, Pos};
 pub use grammar::{Grammar, NonterminalId, Production, ProductionId, Symbol, Terminal, TerminalId, END};
 pub use language::{Language, LanguageOptions, LayerKind, PythonTerminals};
+pub use indentation::Indentation;
+pub use lexeme_paths::LexemePaths;
 pub use lexer::{lex, Lexeme};
 pub use lexer_dfa::{DfaState, LexerDfa};
 pub use lr_parser::LrParser;
-pub use lr_table::{Action, LrTable, TableKind, TableStats};
+pub use lr_table::{Action, LrTable, TableKind, TableStats, AUGMENTED};
 pub use python::{python, python_with, PYTHON_GRAMMAR};
 pub use recognizer::{AcceptSequences, Recognizer, Remainder};
 pub use termset::TermSet;

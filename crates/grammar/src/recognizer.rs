@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use crate::error::ParseError;
 use crate::grammar::TerminalId;
+use crate::indentation::Indentation;
 use crate::language::{Language, LayerKind};
 use crate::lexer_dfa::{DfaState, LexerDfa};
 use crate::termset::TermSet;
@@ -547,6 +548,19 @@ impl<P: TokenParser> Recognizer<P> {
                 None => state.to_string(),
             })
             .collect()
+    }
+
+    /// Python: the indentation layer's state (levels, bracket depth, the current
+    /// line's columns); `None` for other layers.
+    pub fn indentation(&self) -> Option<Indentation<'_>> {
+        (self.lang.layer == LayerKind::Python).then(|| Indentation {
+            cols: &self.indent.cols,
+            alt: &self.indent.alt,
+            depth: self.indent.depth,
+            at_line_start: self.indent.line == Line::Indenting,
+            col: self.indent.col,
+            altcol: self.indent.altcol,
+        })
     }
 
     /// The unfinished last lexeme.
