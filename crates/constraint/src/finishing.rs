@@ -7,6 +7,8 @@
 //! - finishing the unfinished lexeme (the remainder) as a terminal the parser accepts,
 //!   by a shortest DFA path ([`espalier_grammar::LexemePaths`]), or ending it where it
 //!   stands, then the cost at the lexeme boundary;
+//! - for an unfinished f-string, closing its replacement fields first
+//!   ([`crate::fstring_closer`]);
 //! - at a boundary inside a line: the LR stack's completion cost (first-free when the
 //!   text ends in whitespace; a comment first needs its newline);
 //! - at the start of a Python line: the whitespace to reach an open level's column
@@ -93,6 +95,8 @@ pub(crate) fn remaining_cost<P: TokenParser>(s: &Recognizer<P>) -> Option<u32> {
 /// One finishing computation: the language and the memo of stack costs.
 pub(crate) struct Finisher<'a> {
     lang: &'a Language,
+    /// Recognizer states (see `key`) -> remaining cost.
+    states: HashMap<Vec<u32>, Option<u32>>,
     /// (stack, levels, first-free) -> stack cost.
     stacks: HashMap<(Vec<u32>, Vec<u32>, bool), Option<u32>>,
     /// (parser stacks, levels) -> cost of a content line starting there.
@@ -137,12 +141,50 @@ fn whitespace_to(from_col: u32, from_alt: u32, col: u32, alt: u32) -> Option<u32
 
 impl<'a> Finisher<'a> {
     pub(crate) fn new(lang: &'a Language) -> Self {
-        Finisher { lang, stacks: HashMap::new(), lines: HashMap::new() }
+        Finisher { lang, states: HashMap::new(), stacks: HashMap::new(), lines: HashMap::new() }
     }
 
     /// The remaining cost of `s`, or `None` when the cost model finds no way to a
-    /// complete program (or the parser has no LR stacks).
+    /// complete program (or the parser has no LR stacks). Memoised on what the cost
+    /// depends on: the parser stacks, the layout, the remainder's DFA state, and the
+    /// remainder's bytes only when they may be an f-string (whose replacement fields
+    /// are checked when it ends).
     pub(crate) fn remaining<P: TokenParser>(&mut self, s: &Recognizer<P>) -> Option<u32> {
+        let key = self.key(s);
+        if let Some(&c) = self.states.get(&key) {
+            return c;
+        }
+        let c = self.remaining_uncached(s);
+        self.states.insert(key, c);
+        c
+    }
+
+    fn key<P: TokenParser>(&self, s: &Recognizer<P>) -> Vec<u32> {
+        let mut key = Vec::with_capacity(32);
+        let rem = s.remainder();
+        key.push(rem.dfa_state);
+        key.push(rem.len.min(1) as u32);
+        if let Some(ind) = s.indentation() {
+            key.extend([ind.depth, ind.at_line_start as u32, ind.content as u32, ind.col, ind.altcol, ind.cols.len() as u32]);
+            key.extend_from_slice(ind.cols);
+            key.extend_from_slice(ind.alt);
+        }
+        if let Some(stacks) = s.parser().lr_stacks() {
+            for st in stacks {
+                key.push(u32::MAX);
+                key.extend_from_slice(st);
+            }
+        }
+        let bytes = s.remainder_bytes();
+        let quote = bytes.iter().position(|&b| b == b'"' || b == b'\'');
+        if quote.is_some_and(|q| bytes[..q].iter().any(|&b| b == b'f' || b == b'F')) {
+            key.push(u32::MAX - 1);
+            key.extend(bytes.iter().map(|&b| b as u32));
+        }
+        key
+    }
+
+    fn remaining_uncached<P: TokenParser>(&mut self, s: &Recognizer<P>) -> Option<u32> {
         if s.is_complete() {
             return Some(0);
         }
@@ -165,20 +207,29 @@ impl<'a> Finisher<'a> {
                 best = min_opt(best, self.after_lexeme(s2).map(|c| c + d));
             }
         }
-        min_opt(best, self.after_lexeme(s.clone()))
+        if !dfa.winners(q).is_empty() {
+            best = min_opt(best, self.after_lexeme(s.clone()));
+        }
+        if lang.python.is_some() {
+            for closer in crate::fstring_closer::closers(s.remainder_bytes()) {
+                let mut s2 = s.clone();
+                if s2.try_push_bytes(&closer) {
+                    best = min_opt(best, self.after_lexeme(s2).map(|c| c + closer.len() as u32));
+                }
+            }
+        }
+        best
     }
 
-    /// Ends the (non-empty) remainder of `s` where it stands, then costs the rest.
+    /// Ends the remainder of `s`, which is a complete lexeme, then costs the rest. (A
+    /// lexeme is never ended early, backing up to a shorter one: the lexer does that
+    /// only on a byte that continues nothing, which a plan cannot promise.)
     fn after_lexeme<P: TokenParser>(&mut self, mut s: Recognizer<P>) -> Option<u32> {
         let lang = self.lang;
         let q = s.remainder().dfa_state;
         let winners = lang.dfa.winners(q);
-        if !s.end_lexeme() {
+        if winners.is_empty() || !s.end_lexeme() {
             return None;
-        }
-        if winners.is_empty() {
-            // A shorter lexeme was emitted and the rest re-read as a new remainder.
-            return if s.remainder().len > 0 { self.remaining(&s) } else { None };
         }
         if winners.iter().any(|&w| !lang.ignored.contains(w)) {
             return self.boundary(&s, false);

@@ -39,6 +39,7 @@
 pub mod constraint;
 pub mod exact;
 pub mod finishing;
+mod fstring_closer;
 pub mod grammar_constraint;
 mod grammar_state;
 pub mod lexeme_starts;

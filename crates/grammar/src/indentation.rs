@@ -17,6 +17,9 @@ pub struct Indentation<'a> {
     pub depth: u32,
     /// Whether the layer is reading a logical line's indentation (no content yet).
     pub at_line_start: bool,
+    /// Whether the current logical line has content (not only indentation or a
+    /// comment): a newline then ends a statement.
+    pub content: bool,
     /// The current line's column so far (meaningful at line start).
     pub col: u32,
     /// The current line's character count so far (meaningful at line start).

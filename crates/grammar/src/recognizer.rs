@@ -508,6 +508,12 @@ impl<P: TokenParser> Recognizer<P> {
             if r.last_accept == LexerDfa::DEAD {
                 return Err(r.refuse(Why::Text("unfinished token at end of input")));
             }
+            if r.lang.layer == LayerKind::Python && r.last_accept_len < r.lex_len && opens_triple_quote(&r.lexbuf) {
+                // CPython reads a string from its opening quotes on, without backing
+                // up: `"""abc"` is an unterminated triple-quoted string, not `""` then
+                // `"abc"` (found by the finishing mask's tests).
+                return Err(r.refuse(Why::Text("unterminated triple-quoted string literal")));
+            }
             r.finish_lexeme()?;
         }
         if let Some(py) = r.lang.python.clone() {
@@ -558,6 +564,7 @@ impl<P: TokenParser> Recognizer<P> {
             alt: &self.indent.alt,
             depth: self.indent.depth,
             at_line_start: self.indent.line == Line::Indenting,
+            content: self.indent.line == Line::Content,
             col: self.indent.col,
             altcol: self.indent.altcol,
         })
@@ -606,6 +613,13 @@ impl<P: TokenParser> Recognizer<P> {
     }
 }
 
+/// Whether `lexeme` starts like a triple-quoted string: up to two prefix letters,
+/// then three equal quotes.
+fn opens_triple_quote(lexeme: &[u8]) -> bool {
+    let i = lexeme.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+    i <= 2 && (lexeme[i..].starts_with(b"\"\"\"") || lexeme[i..].starts_with(b"'''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,6 +631,21 @@ mod tests {
             &LanguageOptions::default(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn an_unterminated_triple_quote_is_not_two_strings() {
+        let py = crate::python::python().unwrap();
+        let complete = |t: &str| {
+            let mut r = py.recognizer();
+            r.push_bytes(t.as_bytes()).is_ok() && r.is_complete()
+        };
+        // CPython: "unterminated triple-quoted string literal" for the first two.
+        assert!(!complete("\"\"\"abc\""));
+        assert!(!complete("x = r'''a'"));
+        assert!(complete("\"\" \"abc\""));
+        assert!(complete("\"\"\"abc\"\"\""));
+        assert!(complete("x = ''"));
     }
 
     #[test]
