@@ -65,12 +65,13 @@ pub struct Args {
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Wrap up: when this many tokens of the budget are left, allow only tokens that
-    /// lead towards finishing the script (sLua only; the Python constraint has no
-    /// finishing mask).
+    /// lead towards finishing the program (the constraint's finishing mask: Python and
+    /// sLua).
     #[arg(long)]
     pub wrap_up: Option<usize>,
     /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;
-    /// needs a constraint with a finishing mask (sLua), otherwise the loop stops it.
+    /// needs a constraint with a finishing mask (Python, sLua), otherwise the loop
+    /// stops it.
     #[arg(long)]
     pub wrap_up_on_repetition: bool,
 }
@@ -146,6 +147,8 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                     max_tokens: args.max_tokens,
                     stop_strings: prompt::python_stop_strings(),
                     heal_prompt: true,
+                    wrap_up: args.wrap_up,
+                    wrap_up_on_repetition: args.wrap_up_on_repetition,
                     ..GenerateConfig::default()
                 };
                 let record = eval_one(&mut loaded, &kit, &checker, problem, mode, sample, config);

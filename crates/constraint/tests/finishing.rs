@@ -161,7 +161,7 @@ fn finishing_after_masked_random_walks() {
     let mut starts = Vec::new();
     for w in 0..walks {
         let mut c = common::python_constraint(&trie, Strategy::Exact, None);
-        for _ in 0..5 + rng.below(40) {
+        for _ in 0..10 + rng.below(80) {
             c.fill_mask(&vocab, &mut mask);
             let members: Vec<usize> = mask.iter().filter(|&t| t != eos).collect();
             if members.is_empty() {

@@ -173,10 +173,14 @@ impl LangConstraint {
     /// passed to [`crate::Generator::with_finishing`]): the tokens that lead towards the
     /// shortest completion. Dispatched here rather than through [`Constraint`], whose
     /// shape stays fixed. Returns `false` (mask untouched) for constraints without
-    /// such a notion: none, and Python (HumanEval completions end at stop strings).
+    /// such a notion (none).
     pub fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
         match self {
-            LangConstraint::None(_) | LangConstraint::Python(_) => false,
+            LangConstraint::None(_) => false,
+            // Branch `finish` (issue 13): the grammar constraint's own finishing mask,
+            // through the trait method (the `registry` branch makes every language
+            // delegate this way; on merge keep that version).
+            LangConstraint::Python(c) => Constraint::fill_finishing_mask(c.as_mut(), vocab, mask),
             LangConstraint::Slua(c) => slua_finishing(c, vocab, mask),
         }
     }

@@ -359,3 +359,65 @@ fn suffix_costs(rhs: &[Symbol], terms: &[Costs], nts: &[Costs], nullable: &[bool
     }
     (rest, rest_null)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::language::{Language, LanguageOptions};
+    use crate::lexer_dfa::LexerDfa;
+    use crate::token_parser::TokenParser;
+
+    fn toy() -> std::sync::Arc<Language> {
+        Language::compile(
+            "start: stmt*\nstmt: NAME \"=\" expr \";\" | \"return\" expr \";\"\nexpr: atom | expr \"+\" atom\natom: NAME | INT | \"(\" expr \")\"\nNAME: /[a-z]+/\nINT: /[0-9]+/\n%ignore \" \"\n",
+            &LanguageOptions::default(),
+        )
+        .unwrap()
+    }
+
+    /// The stack cost after `text` (its last lexeme ended), first-free or not.
+    fn cost(lang: &std::sync::Arc<Language>, text: &str, first_free: bool, cols: &[u32]) -> Option<u32> {
+        let mut r = lang.recognizer();
+        r.push_bytes(text.as_bytes()).unwrap();
+        assert!(r.end_lexeme());
+        let stacks = r.parser().lr_stacks().unwrap().to_vec();
+        stacks.iter().filter_map(|s| lang.completion_costs().stack_cost(s, cols, first_free)).min()
+    }
+
+    #[test]
+    fn toy_costs_count_canonical_texts_and_spaces() {
+        let l = toy();
+        // `a)` then `;`; a NAME after a lexeme is charged a space unless first-free.
+        assert_eq!(cost(&l, "x = (1 +", true, &[0]), Some(3));
+        assert_eq!(cost(&l, "x = (1 +", false, &[0]), Some(4));
+        assert_eq!(cost(&l, "x = (1", false, &[0]), Some(2));
+        assert_eq!(cost(&l, "x = 1;", false, &[0]), Some(0));
+        assert_eq!(cost(&l, "return", false, &[0]), Some(3)); // ` a;`
+        assert_eq!(cost(&l, "", true, &[0]), Some(0));
+    }
+
+    #[test]
+    fn python_costs_charge_newlines_blocks_and_the_free_tail() {
+        let py = crate::python::python().unwrap();
+        // `)`, then the final NEWLINE is free.
+        assert_eq!(cost(&py, "f(x", false, &[0]), Some(1));
+        // `:` then `a` (charged a space) on the same line.
+        assert_eq!(cost(&py, "if x", false, &[0]), Some(3));
+        // `finally:0`/`except:a` at column 4 on a new line: newline + 4 columns + 7 bytes
+        // + a spaced operand; the block's own NEWLINE costs 1 + 4 first.
+        let c = cost(&py, "def f():\n    try:\n        x = 1", false, &[0, 4, 8]).unwrap();
+        assert!((12..=20).contains(&c), "{c}");
+    }
+
+    #[test]
+    fn python_spaces_end_every_complete_lexeme() {
+        // The cost model separates glued lexemes with a space; that needs a space to end
+        // every complete (not skipped) lexeme.
+        let py = crate::python::python().unwrap();
+        let dfa = &py.dfa;
+        for q in 1..dfa.num_states() as u32 {
+            if dfa.winners(q).iter().any(|&w| !py.ignored.contains(w)) {
+                assert_eq!(dfa.next(q, b' '), LexerDfa::DEAD, "state {q} ({:?})", dfa.winners(q));
+            }
+        }
+    }
+}
