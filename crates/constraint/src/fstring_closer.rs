@@ -95,6 +95,12 @@ pub(crate) fn closers(lexeme: &[u8]) -> Vec<Vec<u8>> {
     out
 }
 
+/// Whether a token is worth scoring inside an f-string: at most 6 bytes, starting
+/// with a byte a closer or filler starts with.
+pub(crate) fn may_close(token: &[u8]) -> bool {
+    token.len() <= 6 && token.first().is_some_and(|b| b"}])'\"0a".contains(b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::closers;
