@@ -161,9 +161,16 @@ fn finishing_after_masked_random_walks() {
     let mut starts = Vec::new();
     for w in 0..walks {
         let mut c = common::python_constraint(&trie, Strategy::Exact, None);
-        for _ in 0..10 + rng.below(80) {
+        // Walk, then go on (up to 40 more tokens) until the program is unfinished.
+        let steps = 10 + rng.below(80);
+        for step in 0..steps + 40 {
+            if step >= steps && !c.is_complete() {
+                break;
+            }
             c.fill_mask(&vocab, &mut mask);
-            let members: Vec<usize> = mask.iter().filter(|&t| t != eos).collect();
+            // No NUL bytes: CPython refuses them anywhere in a source, while the grammar
+            // (like the exact mask) allows them inside strings and comments.
+            let members: Vec<usize> = mask.iter().filter(|&t| t != eos && !vocab.bytes(t as u32).contains(&0)).collect();
             if members.is_empty() {
                 break;
             }
