@@ -8,7 +8,7 @@
 //!   by a shortest DFA path ([`espalier_grammar::LexemePaths`]), or ending it where it
 //!   stands, then the cost at the lexeme boundary;
 //! - for an unfinished f-string, closing its replacement fields first
-//!   ([`crate::fstring_closer`]);
+//!   (the private module `fstring_closer`);
 //! - at a boundary inside a line: the LR stack's completion cost (first-free when the
 //!   text ends in whitespace; a comment first needs its newline);
 //! - at the start of a Python line: the whitespace to reach an open level's column

@@ -15,6 +15,10 @@
 //!   accept sequences and DFA [`MaskStore`], cached to a file keyed by a hash of the
 //!   grammar and vocabulary), `check` ([`Constraint::allows`] on one token, for
 //!   adaptive rejection). EOS is allowed exactly when the text is a complete program.
+//! - [`finishing`]: the grammar constraint's finishing mask
+//!   ([`Constraint::fill_finishing_mask`], [`GrammarConstraint::finishing_mask`]): the
+//!   allowed tokens that strictly lower the remaining cost to a complete program, for
+//!   a decoder that must wrap up; [`Finishing`] says what one mask found.
 //!
 //! No model code and no filesystem in the core (the store's cache path is passed in);
 //! the crate compiles to `wasm32-unknown-unknown` as is.

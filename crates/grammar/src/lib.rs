@@ -29,6 +29,11 @@
 //!   replacement fields of a Python f-string are checked (CPython 3.11 rules,
 //!   [`fstring`]) when its closing quote arrives, not byte by byte.
 //! - **Whole-text lexing** ([`lex`]): maximal munch without the parser, for tools.
+//! - **Completion costs** ([`CompletionCosts`], via [`Language::completion_costs`]):
+//!   the least bytes an LR stack still needs to become a complete program (kernel items
+//!   [`LrTable::kernel`], per-symbol costs, a Dijkstra over virtual stacks), built on
+//!   [`LexemePaths`] (shortest ways to finish a lexeme in the DFA) and the layout view
+//!   [`Indentation`]; what the finishing mask of `espalier-constraint` steers by.
 //!
 //! Costs (Python, canonical LR(1): 6283 states, built in ~0.6 s; `python()` caches
 //! it): a byte inside a lexeme is one DFA lookup plus a bitset test; a finished lexeme
