@@ -634,21 +634,6 @@ mod tests {
     }
 
     #[test]
-    fn an_unterminated_triple_quote_is_not_two_strings() {
-        let py = crate::python::python().unwrap();
-        let complete = |t: &str| {
-            let mut r = py.recognizer();
-            r.push_bytes(t.as_bytes()).is_ok() && r.is_complete()
-        };
-        // CPython: "unterminated triple-quoted string literal" for the first two.
-        assert!(!complete("\"\"\"abc\""));
-        assert!(!complete("x = r'''a'"));
-        assert!(complete("\"\" \"abc\""));
-        assert!(complete("\"\"\"abc\"\"\""));
-        assert!(complete("x = ''"));
-    }
-
-    #[test]
     fn prefixes_and_completion() {
         let l = lang();
         let mut r = l.recognizer();
