@@ -72,12 +72,13 @@ pub struct Args {
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Wrap up: when this many tokens of the budget are left, allow only tokens that
-    /// lead towards finishing the program (languages whose constraint has a
-    /// finishing mask, e.g. sLua).
+    /// lead towards finishing the program (the constraint's finishing mask: Python and
+    /// sLua).
     #[arg(long)]
     pub wrap_up: Option<usize>,
     /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;
-    /// needs a constraint with a finishing mask (sLua), otherwise the loop stops it.
+    /// needs a constraint with a finishing mask (Python, sLua), otherwise the loop
+    /// stops it.
     #[arg(long)]
     pub wrap_up_on_repetition: bool,
     /// `eval fim`: the infilling set, singleline or randomspan (`crate::eval_fim`).
@@ -161,6 +162,8 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                         seed: args.seed + sample as u64,
                     },
                     max_tokens: args.max_tokens,
+                    wrap_up: args.wrap_up,
+                    wrap_up_on_repetition: args.wrap_up_on_repetition,
                     ..GenerateConfig::default()
                 });
                 let record = eval_one(&mut loaded, &mut kits, oracle.as_ref(), problem, &task, sample, config);

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use espalier_grammar::{LrParser, Recognizer as GrammarRecognizer, TokenParser};
 
 use crate::exact::ExactWalker;
+use crate::finishing::Finishing;
 use crate::mask_store::MaskStore;
 use crate::{ByteState, Commit, Constraint, Inspection, Rejected, Strategy, TokTrie, TokenSet, Vocab};
 
@@ -122,6 +123,22 @@ impl<P: TokenParser> GrammarConstraint<P> {
         false
     }
 
+    /// The finishing mask (see [`crate::finishing`]): the allowed tokens that strictly
+    /// lower the remaining cost to a complete program, EOS alone once complete.
+    /// `None` (mask untouched) for parsers without LR stacks (Earley).
+    pub fn finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> Option<Finishing> {
+        crate::finishing::finishing_mask(self, vocab, mask)
+    }
+
+    /// The remaining cost of the text so far: how many bytes, under the cost model of
+    /// [`espalier_grammar::CompletionCosts`], still separate it from a complete
+    /// program (0 when complete). Taking only finishing-mask tokens ends the program
+    /// within this many tokens. `None` when the model finds no plan or the parser has
+    /// no LR stacks.
+    pub fn finishing_cost(&self) -> Option<u32> {
+        crate::finishing::remaining_cost(&self.state)
+    }
+
     /// The token mask by checking every token on its own (what adaptive rejection
     /// would conclude for each token). Does not set EOS.
     pub fn check_mask(&self, vocab: &Vocab, mask: &mut TokenSet) {
@@ -186,6 +203,10 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
         self.state = s;
         self.text.extend_from_slice(bytes);
         Ok(Commit::Accepted)
+    }
+
+    fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+        self.finishing_mask(vocab, mask).is_some()
     }
 
     fn inspect(&self) -> Inspection {

@@ -15,6 +15,10 @@
 //!   accept sequences and DFA [`MaskStore`], cached to a file keyed by a hash of the
 //!   grammar and vocabulary), `check` ([`Constraint::allows`] on one token, for
 //!   adaptive rejection). EOS is allowed exactly when the text is a complete program.
+//! - [`finishing`]: the grammar constraint's finishing mask
+//!   ([`Constraint::fill_finishing_mask`], [`GrammarConstraint::finishing_mask`]): the
+//!   allowed tokens that strictly lower the remaining cost to a complete program, for
+//!   a decoder that must wrap up; [`Finishing`] says what one mask found.
 //!
 //! No model code and no filesystem in the core (the store's cache path is passed in);
 //! the crate compiles to `wasm32-unknown-unknown` as is.
@@ -39,6 +43,8 @@
 pub mod constraint;
 pub mod exact;
 pub mod fim;
+pub mod finishing;
+mod fstring_closer;
 pub mod grammar_constraint;
 mod grammar_state;
 pub mod lexeme_starts;
@@ -54,6 +60,7 @@ pub mod vocab;
 pub use constraint::{Commit, Constraint, Inspection, Rejected, TreeNode};
 pub use recognizer::{ByteState, Recognizer, StackRecognizer};
 pub use fim::FimConstraint;
+pub use finishing::Finishing;
 pub use grammar_constraint::GrammarConstraint;
 pub use mask_store::{store_key, MaskStore, StoreError};
 pub use strategy::{Strategy, UnknownStrategy};

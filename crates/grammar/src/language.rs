@@ -1,8 +1,9 @@
 //! A compiled language: grammar, lexer DFA, LR table and the lexer layer between the
 //! DFA and the parser (plain, or Python's indentation and line joining).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+use crate::completion_cost::CompletionCosts;
 use crate::earley::{EarleyGrammar, EarleyParser};
 use crate::error::GrammarError;
 use crate::grammar::{Grammar, TerminalId};
@@ -76,6 +77,8 @@ pub struct Language {
     pub python: Option<PythonTerminals>,
     /// `%ignore`d terminals.
     pub ignored: TermSet,
+    /// Completion costs, built on first use ([`Language::completion_costs`]).
+    completion: OnceLock<CompletionCosts>,
 }
 
 impl Language {
@@ -119,6 +122,7 @@ impl Language {
             layer: options.layer,
             python,
             ignored,
+            completion: OnceLock::new(),
         }))
     }
 
@@ -130,6 +134,13 @@ impl Language {
     /// A byte-level recognizer driven by the Earley parser (same lexer and layer).
     pub fn earley_recognizer(self: &Arc<Self>) -> Recognizer<EarleyParser> {
         Recognizer::new(self.clone(), EarleyParser::new(self.earley.clone()))
+    }
+
+    /// The completion costs of this language (how many bytes a parser stack still
+    /// needs to become a complete program; see [`CompletionCosts`]), computed on first
+    /// use (Python: see the figure in that module) and shared afterwards.
+    pub fn completion_costs(&self) -> &CompletionCosts {
+        self.completion.get_or_init(|| CompletionCosts::new(self))
     }
 
     /// Name of a terminal.

@@ -29,6 +29,11 @@
 //!   replacement fields of a Python f-string are checked (CPython 3.11 rules,
 //!   [`fstring`]) when its closing quote arrives, not byte by byte.
 //! - **Whole-text lexing** ([`lex`]): maximal munch without the parser, for tools.
+//! - **Completion costs** ([`CompletionCosts`], via [`Language::completion_costs`]):
+//!   the least bytes an LR stack still needs to become a complete program (kernel items
+//!   [`LrTable::kernel`], per-symbol costs, a Dijkstra over virtual stacks), built on
+//!   [`LexemePaths`] (shortest ways to finish a lexeme in the DFA) and the layout view
+//!   [`Indentation`]; what the finishing mask of `espalier-constraint` steers by.
 //!
 //! Costs (Python, canonical LR(1): 6283 states, built in ~0.6 s; `python()` caches
 //! it): a byte inside a lexeme is one DFA lookup plus a bitset test; a finished lexeme
@@ -60,13 +65,16 @@
 //! assert!(r.is_complete());
 //! ```
 
+pub mod completion_cost;
 pub mod earley;
 pub mod cursor_layout;
 pub mod error;
 pub mod format;
 pub mod fstring;
 pub mod grammar;
+pub mod indentation;
 pub mod language;
+pub mod lexeme_paths;
 pub mod lexer;
 pub mod lexer_dfa;
 pub mod lr_parser;
@@ -78,14 +86,17 @@ pub mod recognizer;
 pub mod termset;
 pub mod token_parser;
 
+pub use completion_cost::CompletionCosts;
 pub use earley::{EarleyGrammar, EarleyParser};
 pub use error::{Conflict, GrammarError, ParseError, Pos};
 pub use grammar::{Grammar, NonterminalId, Production, ProductionId, Symbol, Terminal, TerminalId, END};
 pub use language::{Language, LanguageOptions, LayerKind, PythonTerminals};
+pub use indentation::Indentation;
+pub use lexeme_paths::LexemePaths;
 pub use lexer::{lex, Lexeme};
 pub use lexer_dfa::{DfaState, LexerDfa};
 pub use lr_parser::LrParser;
-pub use lr_table::{Action, LrTable, TableKind, TableStats};
+pub use lr_table::{Action, LrTable, TableKind, TableStats, AUGMENTED};
 pub use python::{python, python_with, PYTHON_GRAMMAR};
 pub use quotient::{FimError, Outcome, Part, SuffixQuotient};
 pub use recognizer::{AcceptSequences, Recognizer, Remainder};

@@ -194,6 +194,10 @@ impl TokenParser for LrParser {
         self.accepts(END)
     }
 
+    fn lr_stacks(&self) -> Option<&[Vec<u32>]> {
+        Some(&self.stacks)
+    }
+
     fn stack(&self) -> Vec<(u32, Option<crate::grammar::Symbol>)> {
         let table = &*self.table;
         self.stacks.first().map_or_else(Vec::new, |st| st.iter().map(|&s| (s, table.accessing_symbol(s))).collect())

@@ -45,6 +45,10 @@ pub enum Action {
     Accept,
 }
 
+/// The production id [`LrTable::kernel`] uses for the augmented start production
+/// `S' -> start`.
+pub const AUGMENTED: ProductionId = u32::MAX;
+
 /// Size and cost of a table, for reports and benchmarks.
 #[derive(Clone, Copy, Debug)]
 pub struct TableStats {
@@ -76,6 +80,9 @@ pub struct LrTable {
     /// The symbol on every transition into each state (`None` for the start state):
     /// what a parser stack entry stands for, for display.
     accessing: Vec<Option<Symbol>>,
+    /// The kernel item cores of each state: (production, dot), the augmented start
+    /// production as `u32::MAX` (see [`LrTable::kernel`]).
+    kernels: Vec<Vec<(ProductionId, u32)>>,
     /// Whether error detection is immediate (canonical LR(1)).
     pub exact_errors: bool,
     /// Size and build time.
@@ -421,6 +428,7 @@ impl LrTable {
             prod_len: g.productions.iter().map(|p| p.rhs.len() as u32).collect(),
             valid,
             accessing,
+            kernels: order.iter().map(|&o| kernels[o as usize].clone()).collect(),
             exact_errors: kind == TableKind::Lr1,
             stats,
         })
@@ -462,6 +470,15 @@ impl LrTable {
     /// `None` for the start state): what a stack entry stands for, for display.
     pub fn accessing_symbol(&self, state: u32) -> Option<Symbol> {
         self.accessing.get(state as usize).copied().flatten()
+    }
+
+    /// The kernel item cores of `state` as (production, dot) pairs: the items whose
+    /// dot is past their first symbol (and, in the start state, the augmented item
+    /// `(AUGMENTED, 0)`; the accepting state holds `(AUGMENTED, 1)`). Every item core
+    /// of a state is valid for every stack that reaches it, whatever the table kind
+    /// (merging only joins lookaheads), which is what completion costs rely on.
+    pub fn kernel(&self, state: u32) -> &[(ProductionId, u32)] {
+        &self.kernels[state as usize]
     }
 
     /// Number of states.

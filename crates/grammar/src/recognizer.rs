@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use crate::error::ParseError;
 use crate::grammar::TerminalId;
+use crate::indentation::Indentation;
 use crate::language::{Language, LayerKind};
 use crate::lexer_dfa::{DfaState, LexerDfa};
 use crate::termset::TermSet;
@@ -523,6 +524,12 @@ impl<P: TokenParser> Recognizer<P> {
             if r.last_accept == LexerDfa::DEAD {
                 return Err(r.refuse(Why::Text("unfinished token at end of input")));
             }
+            if r.lang.layer == LayerKind::Python && r.last_accept_len < r.lex_len && opens_triple_quote(&r.lexbuf) {
+                // CPython reads a string from its opening quotes on, without backing
+                // up: `"""abc"` is an unterminated triple-quoted string, not `""` then
+                // `"abc"` (found by the finishing mask's tests).
+                return Err(r.refuse(Why::Text("unterminated triple-quoted string literal")));
+            }
             r.finish_lexeme()?;
         }
         if let Some(py) = r.lang.python.clone() {
@@ -591,6 +598,20 @@ impl<P: TokenParser> Recognizer<P> {
             && same_parser(&self.parser, &other.parser)
     }
 
+    /// Python: the indentation layer's state (levels, bracket depth, the current
+    /// line's columns); `None` for other layers.
+    pub fn indentation(&self) -> Option<Indentation<'_>> {
+        (self.lang.layer == LayerKind::Python).then(|| Indentation {
+            cols: &self.indent.cols,
+            alt: &self.indent.alt,
+            depth: self.indent.depth,
+            at_line_start: self.indent.line == Line::Indenting,
+            content: self.indent.line == Line::Content,
+            col: self.indent.col,
+            altcol: self.indent.altcol,
+        })
+    }
+
     /// The unfinished last lexeme.
     pub fn remainder(&self) -> Remainder {
         Remainder { dfa_state: self.state, len: self.lex_len as usize }
@@ -632,6 +653,13 @@ impl<P: TokenParser> Recognizer<P> {
         }
         AcceptSequences { a0, a1 }
     }
+}
+
+/// Whether `lexeme` starts like a triple-quoted string: up to two prefix letters,
+/// then three equal quotes.
+fn opens_triple_quote(lexeme: &[u8]) -> bool {
+    let i = lexeme.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+    i <= 2 && (lexeme[i..].starts_with(b"\"\"\"") || lexeme[i..].starts_with(b"'''"))
 }
 
 #[cfg(test)]

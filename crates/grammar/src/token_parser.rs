@@ -21,4 +21,10 @@ pub trait TokenParser: Clone {
     fn stack(&self) -> Vec<(u32, Option<Symbol>)> {
         Vec::new()
     }
+    /// The live LR stacks (state ids, bottom first) for parsers that have them, so
+    /// that completion costs ([`crate::CompletionCosts`]) can read them; `None` for
+    /// parsers without LR stacks (Earley).
+    fn lr_stacks(&self) -> Option<&[Vec<u32>]> {
+        None
+    }
 }

@@ -17,6 +17,10 @@ const CASES: &[(&str, bool)] = &[
     ("s = b'é'", false),
     ("s = '''a\nb''' + \"\"\"c\"d\"\"e\"\"\"", true),
     ("s = 'abc", false),
+    // Unterminated triple quotes are not `""` then `"abc"` (no backing up into a string).
+    ("\"\"\"abc\"", false),
+    ("x = r'''a'", false),
+    ("\"\" \"abc\"", true),
     ("s = 'a\\\nb'", true),
     ("s = bf'x'", false),
     ("x = f\"{x!r:>{w}}\" f'{a}' \"plain\"", true),

@@ -73,6 +73,10 @@ impl LangSpec for Python {
         "```python\n"
     }
 
+    fn has_finishing_mask(&self) -> bool {
+        true
+    }
+
     fn stop_strings(&self, framing: Framing) -> Vec<String> {
         match framing {
             Framing::Chat { fence: true, .. } => python_top_level_stops(),

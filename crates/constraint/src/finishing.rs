@@ -1,0 +1,376 @@
+//! Steering a grammar constraint to a finish: the *remaining cost* of a recognizer
+//! state (how many bytes, under the cost model of [`espalier_grammar::CompletionCosts`],
+//! still separate the text from a complete program) and the *finishing mask* built on
+//! it, for a decoder that must wrap up before its token budget ends.
+//!
+//! The remaining cost of a state is the least of
+//! - finishing the unfinished lexeme (the remainder) as a terminal the parser accepts,
+//!   by a shortest DFA path ([`espalier_grammar::LexemePaths`]), or ending it where it
+//!   stands, then the cost at the lexeme boundary;
+//! - for an unfinished f-string, closing its replacement fields first
+//!   (the private module `fstring_closer`);
+//! - at a boundary inside a line: the LR stack's completion cost (first-free when the
+//!   text ends in whitespace; a comment first needs its newline);
+//! - at the start of a Python line: the whitespace to reach an open level's column
+//!   exactly (dedenting to it), or one more column (INDENT), then the first lexeme of
+//!   the line and the stack's cost after it; or a blank line.
+//!
+//! Every charge is at least the bytes the corresponding text takes and at most what
+//! the plan charged for it before its first byte was written, so from every unfinished
+//! state some single byte (and thus, in a byte-level BPE vocabulary, some token) lowers
+//! the cost by at least one. The finishing mask keeps the allowed tokens whose cost
+//! after is strictly lower than now, so taking only its tokens ends the program in at
+//! most `cost` tokens; once the text is complete it holds EOS alone. Should no allowed
+//! token lower the cost (a state the cost model cannot plan through, e.g. inside an
+//! f-string replacement field), the allowed tokens of least cost are kept instead, so
+//! the mask is never empty while the exact mask is not.
+//!
+//! Cost: one exact mask, then for each allowed token a clone of the recognizer, its
+//! bytes, and a cost (memoised per parser stack within one call).
+
+use std::collections::HashMap;
+
+use espalier_grammar::{Indentation, Language, Recognizer, TokenParser};
+
+use crate::{Constraint, GrammarConstraint, TokenSet, Vocab};
+
+/// What one finishing mask found (see [`GrammarConstraint::finishing_mask`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Finishing {
+    /// The remaining cost before the step (`Some(0)` once complete; `None` when the
+    /// cost model finds no plan from here).
+    pub cost: Option<u32>,
+    /// Whether every token of the mask lowers the cost (or the text is complete and
+    /// the mask is EOS alone); `false` when the mask fell back to the allowed tokens of
+    /// least cost, or to all allowed tokens.
+    pub steered: bool,
+}
+
+/// Fills `mask` with the finishing mask of `c` (see the module doc); `None` when the
+/// constraint's parser has no LR stacks (no cost model: the Earley recognizer).
+pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab: &Vocab, mask: &mut TokenSet) -> Option<Finishing> {
+    c.state().parser().lr_stacks()?;
+    if mask.capacity() != vocab.len() {
+        *mask = TokenSet::empty(vocab.len());
+    }
+    mask.clear();
+    if c.is_complete() {
+        mask.insert(vocab.eos() as usize);
+        return Some(Finishing { cost: Some(0), steered: true });
+    }
+    let mut allowed = TokenSet::empty(vocab.len());
+    c.exact_mask(&mut allowed);
+    let state = c.state().clone();
+    let mut f = Finisher::new(state.language());
+    let now = f.remaining(&state);
+    let mut scored: Vec<(usize, Option<u32>)> = Vec::with_capacity(allowed.count());
+    let mut s2 = state.clone();
+    // Inside an f-string every candidate's cost re-checks the whole literal (no memo
+    // applies: the literal is part of the state), so only short tokens that start like
+    // a closer are scored: each one of them that lowers the cost may be taken, and the
+    // one-byte closers are among them (measured: a 60-field literal of a HumanEval run
+    // took minutes per step when all 48k allowed tokens were scored).
+    let in_fstring = state.language().python.is_some() && !crate::fstring_closer::closers(state.remainder_bytes()).is_empty();
+    for id in allowed.iter() {
+        if in_fstring && !crate::fstring_closer::may_close(vocab.bytes(id as u32)) {
+            continue;
+        }
+        s2.clone_from(&state);
+        let cost = if s2.try_push_bytes(vocab.bytes(id as u32)) { f.remaining(&s2) } else { None };
+        scored.push((id, cost));
+    }
+    let least = scored.iter().filter_map(|x| x.1).min();
+    let steered = matches!((now, least), (Some(n), Some(l)) if l < n);
+    for (id, cost) in scored {
+        let keep = match (now, least, cost) {
+            (_, None, _) => true,
+            (Some(n), Some(_), Some(x)) if steered => x < n,
+            (_, Some(l), Some(x)) => x == l,
+            _ => false,
+        };
+        if keep {
+            mask.insert(id);
+        }
+    }
+    Some(Finishing { cost: now, steered })
+}
+
+/// The remaining cost of a recognizer state (see the module doc).
+pub(crate) fn remaining_cost<P: TokenParser>(s: &Recognizer<P>) -> Option<u32> {
+    s.parser().lr_stacks()?;
+    Finisher::new(s.language()).remaining(s)
+}
+
+/// One finishing computation: the language and the memo of stack costs.
+pub(crate) struct Finisher<'a> {
+    lang: &'a Language,
+    /// Recognizer states (see `key`) -> remaining cost.
+    states: HashMap<Vec<u32>, Option<u32>>,
+    /// (stack, levels, first-free) -> stack cost.
+    stacks: HashMap<(Vec<u32>, Vec<u32>, bool), Option<u32>>,
+    /// (parser stacks, levels) -> cost of a content line starting there.
+    lines: HashMap<(Vec<Vec<u32>>, Vec<u32>), Option<u32>>,
+}
+
+fn min_opt(a: Option<u32>, b: Option<u32>) -> Option<u32> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+/// The fewest spaces and tabs taking a line's (column, characters) to exactly
+/// (`col`, `alt`), as CPython counts them (a tab advances to the next multiple of 8).
+fn whitespace_to(from_col: u32, from_alt: u32, col: u32, alt: u32) -> Option<u32> {
+    if alt < from_alt || col < from_col {
+        return None;
+    }
+    let steps = alt - from_alt;
+    if col - from_col == steps {
+        return Some(steps);
+    }
+    let mut reach = vec![false; col as usize + 1];
+    reach[from_col as usize] = true;
+    for _ in 0..steps {
+        let mut next = vec![false; col as usize + 1];
+        for x in 0..=col {
+            if reach[x as usize] {
+                for y in [x + 1, (x / 8 + 1) * 8] {
+                    if y <= col {
+                        next[y as usize] = true;
+                    }
+                }
+            }
+        }
+        reach = next;
+    }
+    reach[col as usize].then_some(steps)
+}
+
+impl<'a> Finisher<'a> {
+    pub(crate) fn new(lang: &'a Language) -> Self {
+        Finisher { lang, states: HashMap::new(), stacks: HashMap::new(), lines: HashMap::new() }
+    }
+
+    /// The remaining cost of `s`, or `None` when the cost model finds no way to a
+    /// complete program (or the parser has no LR stacks). Memoised on what the cost
+    /// depends on: the parser stacks, the layout, the remainder's DFA state, and the
+    /// remainder's bytes only when they may be an f-string (whose replacement fields
+    /// are checked when it ends).
+    pub(crate) fn remaining<P: TokenParser>(&mut self, s: &Recognizer<P>) -> Option<u32> {
+        let key = self.key(s);
+        if let Some(&c) = self.states.get(&key) {
+            return c;
+        }
+        let c = self.remaining_uncached(s);
+        self.states.insert(key, c);
+        c
+    }
+
+    fn key<P: TokenParser>(&self, s: &Recognizer<P>) -> Vec<u32> {
+        let mut key = Vec::with_capacity(32);
+        let rem = s.remainder();
+        key.push(rem.dfa_state);
+        key.push(rem.len.min(1) as u32);
+        if let Some(ind) = s.indentation() {
+            key.extend([ind.depth, ind.at_line_start as u32, ind.content as u32, ind.col, ind.altcol, ind.cols.len() as u32]);
+            key.extend_from_slice(ind.cols);
+            key.extend_from_slice(ind.alt);
+        }
+        if let Some(stacks) = s.parser().lr_stacks() {
+            for st in stacks {
+                key.push(u32::MAX);
+                key.extend_from_slice(st);
+            }
+        }
+        let bytes = s.remainder_bytes();
+        let quote = bytes.iter().position(|&b| b == b'"' || b == b'\'');
+        if quote.is_some_and(|q| bytes[..q].iter().any(|&b| b == b'f' || b == b'F')) {
+            key.push(u32::MAX - 1);
+            key.extend(bytes.iter().map(|&b| b as u32));
+        }
+        key
+    }
+
+    fn remaining_uncached<P: TokenParser>(&mut self, s: &Recognizer<P>) -> Option<u32> {
+        if s.is_complete() {
+            return Some(0);
+        }
+        let rem = s.remainder();
+        if rem.len == 0 {
+            return self.boundary(s, true);
+        }
+        let lang = self.lang;
+        let dfa = &lang.dfa;
+        let paths = lang.completion_costs().lexeme_paths();
+        let q = rem.dfa_state;
+        let mut best = None;
+        for t in dfa.reachable(q).iter() {
+            if !s.acceptable_terminals().contains(t) {
+                continue;
+            }
+            let Some(d) = paths.distance(q, t).filter(|&d| d > 0) else { continue };
+            let mut s2 = s.clone();
+            if paths.path(dfa, q, t).is_some_and(|p| s2.try_push_bytes(&p)) {
+                best = min_opt(best, self.after_lexeme(s2).map(|c| c + d));
+            }
+        }
+        if !dfa.winners(q).is_empty() {
+            best = min_opt(best, self.after_lexeme(s.clone()));
+        }
+        if lang.python.is_some() {
+            for closer in crate::fstring_closer::closers(s.remainder_bytes()) {
+                let mut s2 = s.clone();
+                if s2.try_push_bytes(&closer) {
+                    best = min_opt(best, self.after_lexeme(s2).map(|c| c + closer.len() as u32));
+                }
+            }
+        }
+        best
+    }
+
+    /// Ends the remainder of `s`, which is a complete lexeme, then costs the rest. (A
+    /// lexeme is never ended early, backing up to a shorter one: the lexer does that
+    /// only on a byte that continues nothing, which a plan cannot promise.)
+    fn after_lexeme<P: TokenParser>(&mut self, mut s: Recognizer<P>) -> Option<u32> {
+        let lang = self.lang;
+        let q = s.remainder().dfa_state;
+        let winners = lang.dfa.winners(q);
+        if winners.is_empty() || !s.end_lexeme() {
+            return None;
+        }
+        if winners.iter().any(|&w| !lang.ignored.contains(w)) {
+            return self.boundary(&s, false);
+        }
+        if !self.glues(q) {
+            return self.boundary(&s, true);
+        }
+        // A comment: only a newline ends it.
+        if !s.try_push_byte(b'\n') {
+            return None;
+        }
+        self.after_lexeme(s).map(|c| c + 1)
+    }
+
+    /// Whether a plan's next text could continue the (skipped) lexeme ending in `q`.
+    fn glues(&self, q: u32) -> bool {
+        let lang = self.lang;
+        let paths = lang.completion_costs().lexeme_paths();
+        let dfa = &lang.dfa;
+        let newline = lang.python.is_some() && dfa.next(q, b'\n') != espalier_grammar::LexerDfa::DEAD;
+        newline
+            || dfa.lexed_terminals().iter().any(|&t| {
+                !lang.ignored.contains(t) && paths.text(t).is_some_and(|x| dfa.next(q, x[0]) != espalier_grammar::LexerDfa::DEAD)
+            })
+    }
+
+    /// The cost at a lexeme boundary (empty remainder).
+    fn boundary<P: TokenParser>(&mut self, s: &Recognizer<P>, first_free: bool) -> Option<u32> {
+        if s.is_complete() {
+            return Some(0);
+        }
+        match s.indentation() {
+            Some(ind) if ind.at_line_start && ind.depth == 0 => self.line_start(s, ind),
+            Some(ind) => {
+                let cols = ind.cols.to_vec();
+                self.parser_cost(s.parser(), &cols, first_free)
+            }
+            None => self.parser_cost(s.parser(), &[0], first_free),
+        }
+    }
+
+    fn parser_cost<P: TokenParser>(&mut self, parser: &P, cols: &[u32], first_free: bool) -> Option<u32> {
+        let stacks = parser.lr_stacks()?;
+        let mut best = None;
+        for st in stacks {
+            best = min_opt(best, self.stack_cost(st, cols, first_free));
+        }
+        best
+    }
+
+    fn stack_cost(&mut self, stack: &[u32], cols: &[u32], first_free: bool) -> Option<u32> {
+        let key = (stack.to_vec(), cols.to_vec(), first_free);
+        if let Some(&c) = self.stacks.get(&key) {
+            return c;
+        }
+        let c = self.lang.completion_costs().stack_cost(stack, cols, first_free);
+        self.stacks.insert(key, c);
+        c
+    }
+
+    /// Python, at the start of a line: reach an open level's column exactly (and
+    /// dedent to it) or open a new level, then write the line's first lexeme; or a
+    /// blank line when the whitespace typed so far fits nothing.
+    fn line_start<P: TokenParser>(&mut self, s: &Recognizer<P>, ind: Indentation<'_>) -> Option<u32> {
+        let py = self.lang.python.as_ref()?;
+        let (col, alt) = (ind.col, ind.altcol);
+        let n = ind.cols.len();
+        let mut best = None;
+        if col > 0 || alt > 0 {
+            let mut s2 = s.clone();
+            if s2.try_push_byte(b'\n') {
+                best = min_opt(best, self.after_lexeme(s2).map(|c| c + 1));
+            }
+        }
+        for k in (0..n).rev() {
+            let Some(w) = whitespace_to(col, alt, ind.cols[k], ind.alt[k]) else { continue };
+            let mut p = s.parser().clone();
+            if (k + 1..n).all(|_| p.feed(&[py.dedent])) {
+                best = min_opt(best, self.content_line(&p, &ind.cols[..=k]).map(|c| c + w));
+            }
+        }
+        let (top, alt_top) = (ind.cols[n - 1], ind.alt[n - 1]);
+        let mut p = s.parser().clone();
+        if p.feed(&[py.indent]) {
+            let w = (top + 1).saturating_sub(col).max((alt_top + 1).saturating_sub(alt));
+            let mut cols = ind.cols.to_vec();
+            cols.push(col + w);
+            best = min_opt(best, self.content_line(&p, &cols).map(|c| c + w));
+        }
+        best
+    }
+
+    /// The cost of a line's content from `parser` (its layout tokens fed): its first
+    /// lexeme (no space before it), then the stack's cost.
+    fn content_line<P: TokenParser>(&mut self, parser: &P, cols: &[u32]) -> Option<u32> {
+        let stacks = parser.lr_stacks()?.to_vec();
+        let key = (stacks, cols.to_vec());
+        if let Some(&c) = self.lines.get(&key) {
+            return c;
+        }
+        let lang = self.lang;
+        let paths = lang.completion_costs().lexeme_paths();
+        let mut acceptable = espalier_grammar::TermSet::new(lang.grammar.num_terminals());
+        let mut p = parser.clone();
+        p.acceptable(&mut acceptable);
+        let mut best = None;
+        for t in acceptable.iter() {
+            if lang.ignored.contains(t) {
+                continue;
+            }
+            let Some(x) = paths.text(t) else { continue };
+            let mut p2 = parser.clone();
+            if p2.feed(&[t]) {
+                best = min_opt(best, self.parser_cost(&p2, cols, false).map(|c| c + x.len() as u32));
+            }
+        }
+        self.lines.insert(key, best);
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whitespace_to;
+
+    #[test]
+    fn whitespace_counts_tabs_as_cpython_does() {
+        assert_eq!(whitespace_to(0, 0, 4, 4), Some(4));
+        assert_eq!(whitespace_to(2, 2, 4, 4), Some(2));
+        assert_eq!(whitespace_to(0, 0, 8, 1), Some(1)); // one tab
+        assert_eq!(whitespace_to(0, 0, 12, 5), Some(5)); // a tab and four spaces
+        assert_eq!(whitespace_to(5, 5, 4, 4), None);
+        assert_eq!(whitespace_to(0, 0, 8, 2), Some(2)); // a space and a tab
+    }
+}
