@@ -522,6 +522,9 @@ impl<P: TokenParser> Recognizer<P> {
 
     fn finish_in_place(&mut self) -> Result<(), Refusal> {
         let r = self;
+        if r.lang.go.is_some() && crate::semicolons::unterminated_comment(&r.lexbuf, r.lang.dfa.winners(r.state).is_empty()) {
+            return Err(r.refuse(Why::Text("comment not terminated")));
+        }
         while r.lex_len > 0 {
             if !r.lang.dfa.winners(r.state).is_empty() {
                 r.last_accept = r.state;

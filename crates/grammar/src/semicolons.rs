@@ -25,6 +25,15 @@ pub const TRIGGERS: &[&str] = &[
     "\"--\"", "\")\"", "\"]\"", "\"}\"",
 ];
 
+/// Whether the unfinished lexeme `lexeme` at the end of the input is an
+/// unterminated `/* ...` comment (`finished` is false when the lexer's state accepts
+/// nothing). go/scanner commits to a comment at `/*` and reports it unterminated;
+/// our maximal-munch lexer would otherwise back off to `/` and `*` and re-read the
+/// rest as code.
+pub fn unterminated_comment(lexeme: &[u8], unfinished: bool) -> bool {
+    unfinished && lexeme.starts_with(b"/*")
+}
+
 /// Terminal ids the Go layer needs.
 #[derive(Clone, Debug)]
 pub struct GoTerminals {
