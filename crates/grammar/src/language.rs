@@ -140,6 +140,13 @@ impl Language {
         Recognizer::new(self.clone(), EarleyParser::new(self.earley.clone()))
     }
 
+    /// Whether `t` is an ignored terminal that still acts in the lexer layer: ending
+    /// such a lexeme may move the parser (Python's NL, Go's NL and block comments
+    /// containing a newline), so it cannot be skipped as free.
+    pub fn is_layout_newline(&self, t: TerminalId) -> bool {
+        self.python.as_ref().is_some_and(|p| p.nl == t) || self.go.as_ref().is_some_and(|g| g.is_newline(t))
+    }
+
     /// Name of a terminal.
     pub fn terminal_name(&self, t: TerminalId) -> &str {
         &self.grammar.terminals[t as usize].name
