@@ -80,3 +80,33 @@ impl GoTerminals {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::Grammar;
+
+    #[test]
+    fn missing_layer_terminals_are_named() {
+        let g = Grammar::parse("start: NAME\nNAME: /[a-z]+/\n").unwrap();
+        let e = GoTerminals::from_grammar(&g).unwrap_err().to_string();
+        assert!(e.contains("required by the Go layer"), "{e}");
+    }
+
+    #[test]
+    fn go_terminals_and_unterminated_comments() {
+        let go = crate::go().unwrap();
+        let g = go.go.as_ref().unwrap();
+        let t = |n: &str| go.grammar.terminal(n).unwrap();
+        assert!(g.is_newline(t("NL")) && g.is_newline(t("BLOCK_COMMENT_NL")) && !g.is_newline(t("BLOCK_COMMENT")));
+        for n in ["NAME", "DNAME", "IMAG", "RUNE", "\")\"", "\"}\"", "\"return\"", "\"++\""] {
+            assert!(g.triggers(t(n)), "{n}");
+        }
+        for n in ["\"(\"", "\"{\"", "\",\"", "\"+\"", "\"func\"", "\"if\""] {
+            assert!(!g.triggers(t(n)), "{n}");
+        }
+        assert!(unterminated_comment(b"/* x", true));
+        assert!(!unterminated_comment(b"/* x */", false));
+        assert!(!unterminated_comment(b"\"abc", true));
+    }
+}
