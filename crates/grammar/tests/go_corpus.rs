@@ -85,3 +85,29 @@ fn prefix_property() {
     eprintln!("go prefix property: {checked} files, {boundaries} lexeme boundaries, {resumed} resumptions from clones");
     assert!(checked >= 50 || slow(), "only {checked} files checked");
 }
+
+/// The Earley recognizer behind the same lexer and semicolon layer agrees with LR
+/// (verdict and error offset) on corpus files and truncated files, valid or not
+/// (the fill-in-the-middle quotients run on Earley). CI: 40 files under 8 KB.
+#[test]
+fn earley_agrees_with_lr() {
+    let go = go().unwrap();
+    let mut rng = Rng(0x60_ea7);
+    let limit = if slow() { 400 } else { 40 };
+    let files: Vec<_> = files().into_iter().filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() < 8_000)).step_by(3).take(limit).collect();
+    let verdict = |r: Result<(), espalier_grammar::ParseError>| r.map_err(|e| e.offset);
+    let mut n = 0;
+    for f in &files {
+        let text = std::fs::read(f).unwrap();
+        let cut = rng.below(text.len() + 1);
+        for t in [&text[..], &text[..cut]] {
+            let lr = verdict(ours(&go, t));
+            let mut e = go.earley_recognizer();
+            let ea = verdict(e.push_bytes(t).and_then(|_| e.finish()));
+            assert_eq!(lr, ea, "{} (first {} bytes): LR {lr:?} vs Earley {ea:?}", f.display(), t.len());
+            n += 1;
+        }
+    }
+    eprintln!("go: LR and Earley agree on {n} texts");
+    assert!(n >= 60 || slow(), "only {n} texts");
+}
