@@ -4,7 +4,7 @@
 
 use std::{cell::{Cell, RefCell}, rc::Rc};
 
-use espalier_decode::{Mode, StepTrace};
+use espalier_decode::{Lang, Mode, StepTrace};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -13,7 +13,6 @@ use crate::{
     engine::Engine,
     examples,
     fetch::fetch_bytes,
-    lang::Lang,
     session::Session,
     settings::Settings,
     view,
@@ -187,7 +186,7 @@ impl App {
         let mut session = self.session.borrow_mut();
         if self.cursor == 0 || session.is_none() {
             *session = Some(
-                Session::start(engine, self.lang, &self.prompt, self.settings.to_config(self.lang), self.settings.full_prompt)
+                Session::start(engine, self.lang, &self.prompt, self.settings.to_config(), self.settings.full_prompt)
                     .map_err(|e| e.to_string())?,
             );
             self.steps.clear();
@@ -265,7 +264,7 @@ impl Component for App {
 
     fn create(ctx: &Context<Self>) -> Self {
         Self::start_loading(ctx);
-        let lang = Lang::SLua;
+        let lang = Lang::first();
         let prompt = examples::for_lang(lang).first().map(|e| e.prompt.clone()).unwrap_or_default();
         Self {
             load: LoadState::Fetching(0, None),
@@ -302,7 +301,7 @@ impl Component for App {
             }
             Msg::Loaded(Err(e)) => self.load = LoadState::Failed(e),
             Msg::SetLang(key) => {
-                if let Some(lang) = Lang::from_key(&key) {
+                if let Ok(lang) = Lang::from_name(&key) {
                     if lang != self.lang {
                         self.lang = lang;
                         if let Some(e) = examples::for_lang(lang).first() {
@@ -416,7 +415,7 @@ impl Component for App {
                     <div class="row">
                         <label>{"Language "}
                             <select id="lang" onchange={on_lang} disabled={busy}>
-                                { for Lang::ALL.iter().map(|l| html!{ <option value={l.key()} selected={*l == self.lang}>{l.label()}</option> }) }
+                                { for Lang::all().map(|l| html!{ <option value={l.name()} selected={l == self.lang}>{l.label()}</option> }) }
                             </select>
                         </label>
                         <label>{"Mode "}
@@ -429,13 +428,13 @@ impl Component for App {
                         { number("top-p", "top-p", s.top_p.to_string(), "0.05") }
                         { number("seed", "seed", s.seed.to_string(), "1") }
                         { number("max-tokens", "max tokens", s.max_tokens.to_string(), "1") }
-                        if self.lang == Lang::SLua {
+                        if self.lang.has_finishing_mask() {
                             <span title="When this many tokens of the budget are left, only tokens that lead towards the shortest complete script stay allowed (0 = off)">
                                 { number("wrap-up", "wrap up at", s.wrap_up.to_string(), "1") }
                             </span>
                         }
-                        if self.lang == Lang::SLua {
-                            <label title="Prompt with the whole sLua document and game API (about 3k tokens: slow on the CPU backend)">
+                        if self.lang.has_full_instruction() {
+                            <label title="Prompt with the language's full instruction (sLua: the whole language document and game API, about 3k tokens: slow on the CPU backend)">
                                 <input id="full-prompt" type="checkbox" checked={s.full_prompt} disabled={busy}
                                     onchange={link.callback(|e: Event| Msg::SetFullPrompt(e.target_unchecked_into::<HtmlInputElement>().checked()))} />
                                 {" full language doc + API in the prompt"}
@@ -465,7 +464,7 @@ impl Component for App {
                     <div class="pane code-pane">
                         <h2>{"Code"}</h2>
                         { view::chips(shown) }
-                        <div class={classes!("code-cols", (self.lang == Lang::SLua).then_some("two"))}>
+                        <div class={classes!("code-cols", self.lang.translation_label().map(|_| "two"))}>
                             <div>
                                 <h2>{format!("{} text", self.lang.label())}</h2>
                                 <pre id="code" class="plain">{code.clone()}</pre>

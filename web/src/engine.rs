@@ -1,15 +1,16 @@
 //! What the page loads once: the GGUF file, the tokenizer and vocabulary it carries,
-//! the model placed on the chosen device, and the Python grammar and vocabulary trie.
+//! the model placed on the chosen device, and each registered language's kit (a
+//! grammar language's compiled grammar and vocabulary trie).
 //!
 //! Loading runs as a sequence of phases with a yield to the event loop (and a chance
 //! to paint) between them, so the page shows each phase and never blocks for all of
-//! them at once. The Python constraint is compiled here rather than on the first
+//! them at once. The constraints' kits are built here rather than on the first
 //! Generate, so pressing Generate starts generating at once.
 
 use std::sync::Arc;
 
 use espalier_constraint::Vocab;
-use espalier_decode::{LangError, PythonKit};
+use espalier_decode::{Kits, Lang, Mode};
 use espalier_model::{Gguf, Tokenizer};
 
 use crate::{
@@ -27,9 +28,9 @@ pub struct Engine {
     pub backend: Backend,
     /// The model itself.
     model: crate::model_bridge::Model,
-    /// The compiled Python grammar and vocabulary trie (built while loading; rebuilt
-    /// on first use if that failed, so the error reaches the user at Generate).
-    python: Option<PythonKit>,
+    /// The languages' kits (built while loading; one that failed is built again on
+    /// first use, so the error reaches the user at Generate).
+    pub kits: Kits,
 }
 
 /// Why loading failed, with the step that failed so the user knows what to fix.
@@ -79,32 +80,24 @@ impl Engine {
             .await
             .map_err(|message| LoadError { step: "placing the weights on the device", message })?;
         drop(gguf);
-        // The Python constraint: the LR(1) tables (cached by the grammar crate), then the
-        // vocabulary trie. A failure here is not fatal: sLua still works, and Python
-        // reports the error when it is picked.
-        phase("compiling the Python grammar (lexer DFA, LR(1) tables)").await;
-        let grammar_ok = espalier_grammar::python().is_ok();
-        let mut python = None;
-        if grammar_ok {
-            phase("building the vocabulary trie for the Python constraint").await;
-            python = PythonKit::new(&vocab).ok();
+        // Each language's kit: for a grammar language the LR(1) tables (cached by the
+        // grammar crate) and the vocabulary trie. A failure here is not fatal: the other
+        // languages still work, and this one reports the error when it is picked.
+        let mut kits = Kits::new(vocab.clone());
+        for lang in Lang::all() {
+            phase(&format!("preparing the {} constraint", lang.label())).await;
+            if let Err(e) = kits.get(lang, Mode::Mask) {
+                console_log(&format!("loading: the {} constraint failed: {e}", lang.name()));
+            }
         }
         phase("ready").await;
-        Ok(Engine { tokenizer, vocab, backend, model, python })
+        Ok(Engine { tokenizer, vocab, backend, model, kits })
     }
 
     /// Rolls the model's KV cache back to `keep` positions, runs `tokens`, and returns
     /// the logits of the last one.
     pub async fn forward(&mut self, keep: usize, tokens: &[u32]) -> Result<Vec<f32>, String> {
         self.model.forward(keep, tokens).await
-    }
-
-    /// The Python constraint kit, compiling the grammar on first use.
-    pub fn python_kit(&mut self) -> Result<&PythonKit, LangError> {
-        if self.python.is_none() {
-            self.python = Some(PythonKit::new(&self.vocab)?);
-        }
-        Ok(self.python.as_ref().expect("just built"))
     }
 
     /// A one-line description of the model for the page.

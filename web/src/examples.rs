@@ -3,12 +3,12 @@
 
 use serde::Deserialize;
 
-use crate::lang::Lang;
+use espalier_decode::Lang;
 
 /// One example request.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 pub struct Example {
-    /// `python` or `slua` (see [`Lang::key`]).
+    /// A language of the registry ([`espalier_decode::LangSpec::name`]).
     pub lang: String,
     /// Short name on the button.
     pub title: String,
@@ -25,7 +25,7 @@ pub fn all() -> Vec<Example> {
 
 /// The examples for one language.
 pub fn for_lang(lang: Lang) -> Vec<Example> {
-    all().into_iter().filter(|e| e.lang == lang.key()).collect()
+    all().into_iter().filter(|e| e.lang == lang.name()).collect()
 }
 
 #[cfg(test)]
@@ -36,10 +36,10 @@ mod tests {
     fn every_language_has_examples() {
         let all: Vec<Example> = serde_json::from_str(EXAMPLES_JSON).expect("examples.json parses");
         for e in &all {
-            assert!(Lang::from_key(&e.lang).is_some(), "unknown language {}", e.lang);
+            assert!(Lang::from_name(&e.lang).is_ok(), "unknown language {}", e.lang);
         }
-        for lang in Lang::ALL {
-            assert!(!for_lang(lang).is_empty(), "no example for {}", lang.key());
+        for lang in Lang::all() {
+            assert!(!for_lang(lang).is_empty(), "no example for {}", lang.name());
         }
     }
 }

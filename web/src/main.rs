@@ -11,7 +11,9 @@
 //! Main types (browser build): `app::App` (the page), `engine::Engine` (model +
 //! tokenizer + vocabulary, loaded once), `session::Session` (one generation in
 //! progress), `backend::Backend` (which device runs the model). The pure parts —
-//! [`lang::Lang`] (prompts), [`settings::Settings`] (controls to decode config),
+//! [`lang::task`] (a request framed for the playground; the languages, their menu,
+//! prompts and constraints come from `espalier_decode`'s registry),
+//! [`settings::Settings`] (controls to decode config),
 //! [`examples`] — also build natively, where their tests run.
 //!
 //! Run it with `trunk serve` (or `bash scripts/serve.sh`, which installs the tools

@@ -4,12 +4,11 @@
 
 use std::time::Duration;
 
-use espalier_decode::{GenerateConfig, Generator, LangConstraint, Mode, StepTrace, Unconstrained};
+use espalier_decode::{GenerateConfig, Generator, Lang, LangConstraint, StepTrace};
 
 use crate::{
     backend::BackendKind,
     engine::Engine,
-    lang::{self, Lang},
     yield_now::{console_log, now_ms, yield_now},
 };
 
@@ -53,24 +52,9 @@ impl std::fmt::Display for SessionError {
 
 impl std::error::Error for SessionError {}
 
-/// Builds the constraint for `lang` in `mode` (the decode crate's constraints by
-/// name; the Python grammar and vocabulary trie are compiled once, on first use).
-fn build_constraint(engine: &mut Engine, lang: Lang, request: &str, mode: Mode) -> Result<LangConstraint, SessionError> {
-    match (mode, lang) {
-        (Mode::None, _) => Ok(LangConstraint::None(Unconstrained)),
-        (Mode::Syncode, Lang::SLua) => Err(SessionError(
-            "mode syncode needs an LR grammar's mask store; sLua uses the tree of parsers: pick mask or rejection".into(),
-        )),
-        (_, Lang::SLua) => Ok(LangConstraint::slua(lang::slua_kind(request), Vec::new())),
-        (_, Lang::Python) => {
-            let kit = engine.python_kit().map_err(|e| SessionError(e.to_string()))?;
-            kit.constraint(mode, "").map_err(|e| SessionError(e.to_string()))
-        }
-    }
-}
-
 impl Session {
-    /// Starts a generation of `lang` code for the user's `request`.
+    /// Starts a generation of `lang` code for the user's `request` in `config`'s mode
+    /// (the playground's [`crate::lang::task`]: its prompt, constraint and stops).
     pub fn start(
         engine: &mut Engine,
         lang: Lang,
@@ -79,8 +63,10 @@ impl Session {
         full_prompt: bool,
     ) -> Result<Session, SessionError> {
         let started_ms = now_ms();
-        let constraint = build_constraint(engine, lang, request, config.mode)?;
-        let prompt = lang.chat_prompt(request, full_prompt);
+        let task = crate::lang::task(lang, config.mode, request, full_prompt);
+        let constraint = task.constraint(&mut engine.kits).map_err(|e| SessionError(e.to_string()))?;
+        let prompt = task.prompt(None).map_err(|e| SessionError(e.to_string()))?;
+        let config = task.configure(config);
         let ids = engine
             .tokenizer
             .encode(&prompt)
@@ -88,8 +74,7 @@ impl Session {
         let prompt_tokens = ids.len();
         // The wrap-up (config.wrap_up) takes its finishing masks from the constraint.
         let generator = Generator::new(engine.vocab.clone(), constraint, &ids, config)
-            .map_err(|e| SessionError(format!("could not start the generation: {e}")))?
-            .with_finishing(LangConstraint::fill_finishing_mask);
+            .map_err(|e| SessionError(format!("could not start the generation: {e}")))?;
         console_log(&format!(
             "session start ({} prompt tokens, constraint, tokenizer, decode loop): {:.0} ms",
             prompt_tokens,

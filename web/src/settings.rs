@@ -1,9 +1,7 @@
 //! The user's generation settings (constraint mode, sampling, budget) and how they
 //! map onto [`espalier_decode::GenerateConfig`].
 
-use espalier_decode::{prompt::python_stop_strings, GenerateConfig, Mode, SamplingConfig};
-
-use crate::lang::Lang;
+use espalier_decode::{GenerateConfig, Mode, SamplingConfig};
 
 /// What the controls hold.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,12 +18,13 @@ pub struct Settings {
     pub seed: u64,
     /// Token budget.
     pub max_tokens: usize,
-    /// sLua: prompt with the whole language document and API (slow on the CPU).
+    /// Prompt with the language's full instruction (sLua: the whole language document
+    /// and API; slow on the CPU).
     pub full_prompt: bool,
     /// Wrap up when this many tokens of the budget are left: from then on the mask
     /// keeps only the tokens that lead towards the shortest completion, so the script
-    /// closes instead of running out of budget mid-statement (0 = off; sLua only, the
-    /// Python constraint has no finishing mask and ends at stop strings instead).
+    /// closes instead of running out of budget mid-statement (0 = off; only languages
+    /// whose constraint has a finishing mask, e.g. sLua, offer it).
     pub wrap_up: usize,
 }
 
@@ -37,14 +36,9 @@ impl Default for Settings {
 
 impl Settings {
     /// The decode configuration for one playground run: traces on (the visualizer
-    /// draws them), history on (Back), the wrap-up, stop at the closing code fence
-    /// (and, for Python, at the first top-level line after the code began: see
-    /// [`python_top_level_stops`]).
-    pub fn to_config(&self, lang: Lang) -> GenerateConfig {
-        let stop_strings = match lang {
-            Lang::Python => python_top_level_stops(),
-            Lang::SLua => vec!["```".to_owned()],
-        };
+    /// draws them), history on (Back), the wrap-up. The task adds the mode and the
+    /// language's stop strings ([`espalier_decode::Task::configure`]).
+    pub fn to_config(&self) -> GenerateConfig {
         GenerateConfig {
             mode: self.mode,
             sampling: SamplingConfig {
@@ -54,7 +48,6 @@ impl Settings {
                 seed: self.seed,
             },
             max_tokens: self.max_tokens,
-            stop_strings,
             trace: true,
             trace_top: 10,
             history: true,
@@ -67,51 +60,34 @@ impl Settings {
     }
 }
 
-/// The playground's Python answers are one function (or class): the decode crate's
-/// stop strings (`\ndef `, `\nprint(`, ...) plus a newline followed by any identifier
-/// start or decorator at column 0, i.e. the first top-level statement after the
-/// function. Without them the model, once the function is written, goes on with
-/// top-level calls (`result = add(1, 2)`) until the budget cuts a line in half; with
-/// them the text ends after the function's last line, which is valid Python. A
-/// top-level line inside a multi-line string is the one case they cut wrongly.
-pub fn python_top_level_stops() -> Vec<String> {
-    let mut stops = python_stop_strings();
-    let starts = ('a'..='z').chain('A'..='Z').chain(['_', '@']);
-    let extra: Vec<String> = starts.map(|c| format!("\n{c}")).filter(|s| !stops.contains(s)).collect();
-    stops.extend(extra);
-    stops
-}
-
 #[cfg(test)]
 mod tests {
+    use espalier_decode::Lang;
+
     use super::*;
+    use crate::lang::task;
 
     #[test]
     fn config_keeps_traces_and_history() {
         let s = Settings { temperature: -1.0, top_p: 3.0, ..Settings::default() };
-        let c = s.to_config(Lang::SLua);
+        let c = s.to_config();
         assert!(c.trace && c.history);
         assert_eq!(c.sampling.temperature, 0.0);
         assert_eq!(c.sampling.top_p, 1.0);
-        assert_eq!(c.stop_strings, vec!["```".to_owned()]);
-        assert!(s.to_config(Lang::Python).stop_strings.iter().any(|x| x == "\ndef "));
         assert_eq!(c.wrap_up, Some(48));
         assert!(c.wrap_up_on_repetition);
-        assert_eq!(Settings { wrap_up: 0, ..Settings::default() }.to_config(Lang::SLua).wrap_up, None);
+        assert_eq!(Settings { wrap_up: 0, ..Settings::default() }.to_config().wrap_up, None);
     }
 
     #[test]
-    fn python_stops_at_the_first_top_level_line() {
-        let stops = python_top_level_stops();
-        let text = "def add(a, b):\n    return a + b\n\nresult = add(1, 2)\n";
-        let cut = stops.iter().filter_map(|s| text.find(s.as_str())).min().unwrap();
-        assert_eq!(&text[..cut], "def add(a, b):\n    return a + b\n");
-        // Indented lines and closing brackets at column 0 do not stop.
-        let body = "def f(\n    a,\n):\n    if a:\n        return 1\n    return 2";
-        assert!(stops.iter().all(|s| !body.contains(s.as_str())));
-        let mut sorted = stops.clone();
-        sorted.sort();
-        sorted.dedup();
-        assert_eq!(sorted.len(), stops.len(), "no duplicate stop strings");
+    fn the_task_adds_the_language_stops_at_the_closing_fence() {
+        let s = Settings::default();
+        let slua = task(Lang::from_name("slua").unwrap(), s.mode, "a talent", false).configure(s.to_config());
+        assert_eq!(slua.stop_strings, vec!["```".to_owned()]);
+        assert_eq!(slua.mode, s.mode);
+        let python = task(Lang::from_name("python").unwrap(), s.mode, "add", false).configure(s.to_config());
+        assert!(python.stop_strings.iter().any(|x| x == "\ndef "));
+        assert!(python.stop_strings.iter().any(|x| x == "\nr"), "the first top-level line stops");
+        assert!(!python.heal_prompt);
     }
 }

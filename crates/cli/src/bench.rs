@@ -1,9 +1,9 @@
-//! `espalier bench mask --lang python --strategy exact|syncode|check FILE...`:
-//! teacher-forced mask timing over real files (`bench decode` lives in
-//! `bench_decode.rs`).
+//! `espalier bench mask --lang LANG --strategy exact|syncode|check FILE...`:
+//! teacher-forced mask timing over real files for a grammar language of the registry
+//! (`bench decode` lives in `bench_decode.rs`).
 //!
 //! Each file is tokenized with the model's tokenizer and fed token by token to a fresh
-//! Python constraint; before each token the strategy's work is timed: a full mask
+//! grammar constraint; before each token the strategy's work is timed: a full mask
 //! (`exact`, `syncode`) or one `allows` check of the true next token (`check`, the
 //! cost adaptive rejection pays per tried token). A step where the true token is not
 //! allowed is a violation (the token is committed anyway when the grammar takes it).
@@ -22,7 +22,7 @@
 //! `setup_ms` counts what a strategy builds before its first mask: the trie, plus
 //! the summaries (`exact`) or loading / building the store (`syncode`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -46,27 +46,22 @@ enum What {
     Decode(crate::bench_decode::DecodeArgs),
 }
 
-/// Languages the mask benchmark knows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-enum Lang {
-    /// Python 3.11.
-    Python,
-}
-
 #[derive(clap::Args)]
 struct MaskArgs {
-    /// The grammar.
-    #[arg(long, value_enum, default_value = "python")]
-    lang: Lang,
+    /// The grammar language (of the registry; sLua has no grammar to time here, see
+    /// `crates/slua/examples/mask_speed.rs`).
+    #[arg(long, default_value = "python", value_parser = crate::lang_parser())]
+    lang: espalier_decode::Lang,
     /// exact, syncode or check.
     #[arg(long, default_value = "exact")]
     strategy: String,
     /// The GGUF whose tokenizer gives the vocabulary.
     #[arg(long, default_value = DEFAULT_MODEL_PATH)]
     model: PathBuf,
-    /// SynCode store cache file (built and saved there when missing or stale).
-    #[arg(long, default_value = "target/espalier-cache/python-smollm2.store")]
-    store: PathBuf,
+    /// SynCode store cache file (built and saved there when missing or stale;
+    /// default: target/espalier-cache/LANG-smollm2.store).
+    #[arg(long)]
+    store: Option<PathBuf>,
     /// Print one line per file (and slow steps) as well.
     #[arg(long)]
     verbose: bool,
@@ -100,7 +95,10 @@ fn peak_rss_kib() -> u64 {
 
 fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let strategy: Strategy = a.strategy.parse()?;
-    let Lang::Python = a.lang;
+    let lang = a.lang.grammar().ok_or_else(|| format!("{} has no grammar to time masks of", a.lang))??;
+    let store_path = a.store.clone().unwrap_or_else(|| {
+        Path::new(crate::generate::STORE_DIR).join(format!("{}-smollm2.store", a.lang.name()))
+    });
     let gguf = Gguf::open(&a.model).map_err(|e| format!("{}: {e}", a.model.display()))?;
     let tok = Tokenizer::from_gguf(&gguf)?;
     drop(gguf);
@@ -108,7 +106,6 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
 
     // Setup: what a strategy needs before its first mask (the grammar is compiled
     // first and not counted: every strategy shares it).
-    let lang = espalier_grammar::python()?;
     let t0 = Instant::now();
     let trie = Arc::new(TokTrie::new(&vocab));
     let mut store_bytes = 0;
@@ -118,7 +115,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     let mut store: Option<Arc<MaskStore>> = None;
     if strategy == Strategy::Syncode {
-        let s = MaskStore::load_or_build(&lang, &vocab, &a.store)?;
+        let s = MaskStore::load_or_build(&lang, &vocab, &store_path)?;
         store_bytes = s.memory_bytes();
         store = Some(Arc::new(s));
     }
@@ -152,7 +149,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 export.extend_from_slice(&id.to_le_bytes());
             }
         }
-        let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
+        let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, format!("{}-lr", a.lang.name()));
         if let Some(s) = &store {
             c = c.with_store(s.clone());
         }
@@ -215,7 +212,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mean = if times.is_empty() { 0.0 } else { times.iter().sum::<f64>() / times.len() as f64 };
     let out = serde_json::json!({
         "bench": "mask",
-        "lang": "python",
+        "lang": a.lang.name(),
         "strategy": strategy.name(),
         "files": a.files.len(),
         "skipped_files": skipped,

@@ -1,4 +1,4 @@
-//! `espalier bench decode --lang python|slua --modes none,mask,rejection`: what a
+//! `espalier bench decode --lang LANG --modes none,mask,rejection`: what a language's
 //! constraint costs the decode loop, measured in one run on one machine.
 //!
 //! The model is loaded once and the prompt prefilled once (later generations keep the
@@ -18,21 +18,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use espalier_constraint::timing::median;
-use espalier_decode::{GenerateConfig, Lang, LangConstraint, Mode, PythonKit, SamplingConfig, Unconstrained};
+use espalier_decode::{GenerateConfig, Kits, Lang, LangConstraint, Mode, SamplingConfig, Task, Unconstrained};
 
-use crate::generate::{generate, load, slua_prompt, SYNCODE_STORE};
-
-/// The Python prompt used when `--prompt` is not given: a HumanEval-style header.
-const PYTHON_PROMPT: &str = "from typing import List\n\n\ndef running_max(numbers: List[int]) -> List[int]:\n    \"\"\"Return the list of the largest element seen so far at each position.\n    >>> running_max([1, 3, 2, 5])\n    [1, 3, 3, 5]\n    \"\"\"\n";
-
-/// The sLua task used when `--prompt` is not given.
-const SLUA_TASK: &str = "A poison talent: the user poisons the target, dealing damage every turn.";
+use crate::generate::{generate, load, STORE_DIR};
 
 /// Arguments of `espalier bench decode`.
 #[derive(clap::Args)]
 pub struct DecodeArgs {
     /// The language whose constraint is timed.
-    #[arg(long, default_value = "python")]
+    #[arg(long, default_value = "python", value_parser = crate::lang_parser())]
     lang: Lang,
     /// Modes to compare, comma-separated; `none` is the baseline of the ratios.
     #[arg(long, value_delimiter = ',', default_value = "none,mask,rejection")]
@@ -43,7 +37,8 @@ pub struct DecodeArgs {
     /// Tokens generated per generation.
     #[arg(long, default_value_t = 64)]
     tokens: usize,
-    /// Python: the code to continue; sLua: the task (default: a built-in one).
+    /// Python: the code to continue; sLua: the task (default: the language's sample
+    /// request).
     #[arg(long)]
     prompt: Option<String>,
     /// For `--lang slua`: `talent` or `effect`.
@@ -71,20 +66,19 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
     if a.rounds == 0 || a.tokens == 0 || a.modes.is_empty() {
         return Err("--rounds, --tokens and --modes must be non-empty".into());
     }
-    if a.lang == Lang::Slua && a.modes.contains(&Mode::Syncode) {
-        return Err("mode syncode is for grammars (python); sLua uses mask or rejection".into());
+    for &mode in &a.modes {
+        a.lang.check_mode(mode)?;
     }
     let mut loaded = load(a.model.as_deref(), &a.backend)?;
-    let (text, kit) = match a.lang {
-        Lang::Python => {
-            let mut kit = PythonKit::new(&loaded.vocab)?;
-            if a.modes.contains(&Mode::Syncode) {
-                kit = kit.with_store_at(&loaded.vocab, std::path::Path::new(SYNCODE_STORE))?;
-            }
-            (a.prompt.clone().unwrap_or_else(|| PYTHON_PROMPT.to_string()), Some(kit))
-        }
-        Lang::Slua => (slua_prompt(&loaded.tokenizer, &a.kind, a.prompt.as_deref().unwrap_or(SLUA_TASK))?, None),
-    };
+    let request = a.prompt.clone().unwrap_or_else(|| a.lang.sample_request().to_string());
+    let task = |mode| Task::new(Some(a.lang), mode, request.clone()).kind(a.kind.clone());
+    let text = task(Mode::None).prompt(loaded.tokenizer.chat_template())?;
+    let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
+    // Builds the kits (and a SynCode store) now, and refuses a prompt that is not a
+    // valid prefix before any round.
+    for &mode in &a.modes {
+        task(mode).constraint(&mut kits)?;
+    }
     let prompt_ids = loaded.tokenizer.encode(&text)?;
     eprintln!(
         "bench decode: {} on {}, prompt {} tokens, {} rounds x {:?}, {} tokens each",
@@ -105,18 +99,17 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
         for k in 0..a.modes.len() {
             let m = (round + k) % a.modes.len();
             let mode = a.modes[m];
-            let constraint = match (mode, a.lang, &kit) {
-                (Mode::None, _, _) => LangConstraint::None(Unconstrained),
-                (_, Lang::Python, Some(kit)) => kit.constraint(mode, &text)?,
-                _ => LangConstraint::slua(&a.kind, Vec::new()),
-            };
+            let t = task(mode);
+            let constraint = t.constraint(&mut kits)?;
+            // No stop strings: every mode decodes the same number of tokens.
             let config = GenerateConfig {
-                mode,
-                sampling: SamplingConfig { temperature: 0.0, top_k: 0, top_p: 1.0, seed: 0 },
-                max_tokens: a.tokens,
-                heal_prompt: a.lang == Lang::Python,
-                repetition: None,
-                ..GenerateConfig::default()
+                stop_strings: Vec::new(),
+                ..t.configure(GenerateConfig {
+                    sampling: SamplingConfig { temperature: 0.0, top_k: 0, top_p: 1.0, seed: 0 },
+                    max_tokens: a.tokens,
+                    repetition: None,
+                    ..GenerateConfig::default()
+                })
             };
             let (g, timing) = generate(&mut loaded, constraint, &prompt_ids, config, None, false)?;
             let s = g.stats();

@@ -1,6 +1,7 @@
-//! `espalier eval humaneval|mbpp|slua`: generate completions under each constraint
-//! mode, check them with CPython (syntax with `ast.parse`, pass@1 with the tests in a
-//! time-limited subprocess), write one JSON record per sample to `--out FILE`, print
+//! `espalier eval BENCHMARK`: generate completions under each constraint mode for a
+//! benchmark of the language registry (humaneval, mbpp: Python; slua), check them with
+//! the language's oracle (Python: CPython's `ast.parse` for syntax, pass@1 with the
+//! tests in a time-limited subprocess), write one JSON record per sample to `--out FILE`, print
 //! one JSON summary line per mode, and last a summary line whose top-level fields are
 //! the last mode's (`problems`, `finished`, `syntax_errors`, `pass_at_1`,
 //! `decode_tps`) plus every mode's summary and the throughput ratio against `none`
@@ -12,15 +13,17 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use espalier_decode::eval::{load_humaneval, load_mbpp, ProblemRecord, PythonChecker, Summary, TestOutcome};
-use espalier_decode::{prompt, GenerateConfig, LangConstraint, Mode, PythonKit, SamplingConfig, Unconstrained};
+use espalier_decode::eval::{load_problems, Oracle, ProblemRecord, Summary, TestOutcome};
+use espalier_decode::languages::or_list;
+use espalier_decode::{BenchmarkFormat, GenerateConfig, Kits, Lang, Mode, SamplingConfig, Task};
 
-use crate::generate::{generate, load, SYNCODE_STORE};
+use crate::generate::{generate, load, STORE_DIR};
 
 /// Arguments of `espalier eval`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The benchmark: humaneval, mbpp or slua.
+    /// The benchmark, one of a language of the registry: humaneval, mbpp (Python),
+    /// slua, ...
     pub dataset: String,
     /// Constraint modes, comma-separated (e.g. `none,mask,rejection`), run in turn.
     #[arg(long, value_delimiter = ',', default_value = "mask")]
@@ -52,12 +55,14 @@ pub struct Args {
     /// Seconds allowed to each test run.
     #[arg(long, default_value_t = 10)]
     pub timeout: u64,
-    /// The data file (default: ../shared/data/HumanEval.jsonl.gz or mxeval-mbpp_release_v1.jsonl).
+    /// The data file (default: the benchmark's file in ../shared/data, e.g.
+    /// HumanEval.jsonl.gz or mxeval-mbpp_release_v1.jsonl).
     #[arg(long)]
     pub data: Option<PathBuf>,
-    /// The Python interpreter for checks.
-    #[arg(long, default_value = "/usr/bin/python3.11")]
-    pub python: PathBuf,
+    /// The interpreter the language's oracle runs for checks (Python: default
+    /// /usr/bin/python3.11).
+    #[arg(long)]
+    pub python: Option<PathBuf>,
     /// Backend: ndarray, wgpu, cuda.
     #[arg(long, default_value = "ndarray")]
     pub backend: String,
@@ -65,8 +70,8 @@ pub struct Args {
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Wrap up: when this many tokens of the budget are left, allow only tokens that
-    /// lead towards finishing the script (sLua only; the Python constraint has no
-    /// finishing mask).
+    /// lead towards finishing the program (languages whose constraint has a
+    /// finishing mask, e.g. sLua).
     #[arg(long)]
     pub wrap_up: Option<usize>,
     /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;
@@ -91,12 +96,17 @@ fn data_path(arg: Option<&Path>, name: &str) -> Result<PathBuf, String> {
 
 /// Runs `espalier eval`.
 pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let mut problems = match args.dataset.as_str() {
-        "humaneval" => load_humaneval(&data_path(args.data.as_deref(), "HumanEval.jsonl.gz")?)?,
-        "mbpp" => load_mbpp(&data_path(args.data.as_deref(), "mxeval-mbpp_release_v1.jsonl")?)?,
-        "slua" => return run_slua(&args),
-        other => return Err(format!("unknown benchmark {other:?}: expected humaneval, mbpp or slua").into()),
+    let Some((lang, benchmark)) = Lang::benchmark(&args.dataset) else {
+        let names = Lang::benchmark_names();
+        return Err(format!("unknown benchmark {:?}: expected {}", args.dataset, or_list(&names)).into());
     };
+    for &mode in &args.mode {
+        lang.check_mode(mode)?;
+    }
+    if benchmark.format == BenchmarkFormat::SluaCategories {
+        return run_slua(&args, lang);
+    }
+    let mut problems = load_problems(benchmark.format, &data_path(args.data.as_deref(), benchmark.data_file)?)?;
     problems.drain(..args.offset.min(problems.len()));
     if let Some(limit) = args.limit {
         problems.truncate(limit);
@@ -104,14 +114,13 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     if args.samples == 0 {
         return Err("--samples must be at least 1".into());
     }
-    let checker = PythonChecker { python: args.python.clone(), timeout: Duration::from_secs(args.timeout) };
-    checker.syntax_error("pass\n").map_err(|e| format!("{e} (pass --python PATH)"))?;
+    let oracle = lang
+        .oracle(args.python.as_deref(), Duration::from_secs(args.timeout))
+        .ok_or_else(|| format!("{} has no oracle to judge {}", lang.name(), args.dataset))?;
+    oracle.syntax_error("").map_err(|e| format!("{e} (pass --python PATH)"))?;
 
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
-    let mut kit = PythonKit::new(&loaded.vocab)?;
-    if args.mode.contains(&Mode::Syncode) {
-        kit = kit.with_store_at(&loaded.vocab, std::path::Path::new(SYNCODE_STORE))?;
-    }
+    let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
     let mut out = match &args.out {
         Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
         None => None,
@@ -135,8 +144,8 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         for (m, &mode) in args.mode.iter().enumerate() {
             let records = &mut by_mode[m];
             for sample in 0..args.samples {
-                let config = GenerateConfig {
-                    mode,
+                let task = Task::new(Some(lang), mode, problem.prompt.clone());
+                let config = task.configure(GenerateConfig {
                     sampling: SamplingConfig {
                         temperature: args.temperature,
                         top_k: 0,
@@ -144,11 +153,9 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                         seed: args.seed + sample as u64,
                     },
                     max_tokens: args.max_tokens,
-                    stop_strings: prompt::python_stop_strings(),
-                    heal_prompt: true,
                     ..GenerateConfig::default()
-                };
-                let record = eval_one(&mut loaded, &kit, &checker, problem, mode, sample, config);
+                });
+                let record = eval_one(&mut loaded, &mut kits, oracle.as_ref(), problem, &task, sample, config);
                 eprintln!(
                     "[{mode}] {} #{sample}: {} tokens, {:.1} tok/s, stop {}, syntax {}, tests {}",
                     record.task_id,
@@ -192,16 +199,16 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
 /// Generates and checks one sample.
 fn eval_one(
     loaded: &mut crate::generate::Loaded,
-    kit: &PythonKit,
-    checker: &PythonChecker,
+    kits: &mut Kits,
+    oracle: &dyn Oracle,
     problem: &espalier_decode::eval::Problem,
-    mode: Mode,
+    task: &Task,
     sample: usize,
     config: GenerateConfig,
 ) -> ProblemRecord {
     let mut record = ProblemRecord {
         task_id: problem.task_id.clone(),
-        mode,
+        mode: task.mode,
         sample,
         completion: String::new(),
         stop: None,
@@ -214,14 +221,10 @@ fn eval_one(
         stats: Default::default(),
         error: None,
     };
-    let constraint = if mode == Mode::None {
-        Ok(LangConstraint::None(Unconstrained))
-    } else {
-        kit.constraint(mode, &problem.prompt)
-    };
-    let result = constraint.map_err(|e| e.to_string()).and_then(|c| {
-        let ids = loaded.tokenizer.encode(&problem.prompt).map_err(|e| e.to_string())?;
-        generate(loaded, c, &ids, config, None, false).map_err(|e| e.to_string())
+    let prepared = task.prepare(kits, loaded.tokenizer.chat_template());
+    let result = prepared.map_err(|e| e.to_string()).and_then(|p| {
+        let ids = loaded.tokenizer.encode(&p.prompt).map_err(|e| e.to_string())?;
+        generate(loaded, p.constraint, &ids, config, None, false).map_err(|e| e.to_string())
     });
     match result {
         Err(e) => {
@@ -237,12 +240,12 @@ fn eval_one(
             record.decode_s = timing.decode_s;
             record.stats = g.stats().clone();
             let code = format!("{}{}", problem.prompt, record.completion);
-            match checker.syntax_error(&code) {
+            match oracle.syntax_error(&code) {
                 Ok(err) => record.syntax_error = err,
                 Err(e) => record.error = Some(e),
             }
             if record.syntax_error.is_none() {
-                record.test = match checker.run_tests(&problem.test_program(&record.completion)) {
+                record.test = match oracle.run_tests(problem, &record.completion) {
                     Ok(t) => Some(t),
                     Err(e) => Some(TestOutcome::Failed { error: e }),
                 };
@@ -271,7 +274,7 @@ struct SluaRecord {
 
 /// `espalier eval slua`: for each category an effect, then a talent that may apply
 /// it; finished scripts are checked, translated and run for 100 turns.
-fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Error>> {
     use espalier_decode::eval::slua::{check_and_run, ScriptOutcome, CATEGORIES};
     let categories = &CATEGORIES[args.offset.min(8)..(args.offset + args.limit.unwrap_or(8)).min(8)];
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
@@ -279,9 +282,7 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
         None => None,
     };
-    if args.mode.contains(&Mode::Syncode) {
-        return Err("mode syncode is for grammars (python); sLua uses mask or rejection".into());
-    }
+    let mut kits = Kits::new(loaded.vocab.clone());
     let mut summaries = Vec::new();
     // Category-major, as for Python: every mode writes a category's effect and talent
     // before the next category (same machine load for all modes, shared prefill).
@@ -297,21 +298,19 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                         task.push_str(&format!(" (it may apply the effect {name}, e.g. `{name}(target, {{ power = 2, turns = 3 }});`)"));
                     }
                 }
-                let text = crate::generate::slua_prompt(&loaded.tokenizer, kind, &task)?;
-                let ids = loaded.tokenizer.encode(&text)?;
-                let constraint = if mode == Mode::None {
-                    LangConstraint::None(Unconstrained)
-                } else {
-                    LangConstraint::slua(kind, effects.iter().map(|(n, _)| n.clone()).collect())
-                };
-                let config = GenerateConfig {
-                    mode,
+                let task = Task::new(Some(lang), mode, task)
+                    .kind(kind)
+                    .effects(effects.iter().map(|(n, _)| n.clone()).collect());
+                let prepared = task.prepare(&mut kits, loaded.tokenizer.chat_template())?;
+                let ids = loaded.tokenizer.encode(&prepared.prompt)?;
+                let constraint = prepared.constraint;
+                let config = task.configure(GenerateConfig {
                     sampling: SamplingConfig { temperature: args.temperature, top_k: 0, top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 }, seed: args.seed },
                     max_tokens: args.max_tokens,
                     wrap_up: args.wrap_up,
                     wrap_up_on_repetition: args.wrap_up_on_repetition,
                     ..GenerateConfig::default()
-                };
+                });
                 let mut rec = SluaRecord {
                     category: cat.name,
                     kind,
@@ -381,7 +380,7 @@ fn run_slua(args: &Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
             *stops.entry(r.stop.as_ref().map_or("error", |s| s.name())).or_insert(0usize) += 1;
         }
         let summary = serde_json::json!({
-            "dataset": "slua",
+            "dataset": args.dataset,
             "mode": mode,
             "problems": n,
             "finished": finished,

@@ -11,23 +11,22 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use espalier_constraint::Vocab;
-use espalier_decode::prompt::{self, Message};
 use espalier_decode::{
-    run as drive, GenerateConfig, Generator, Lang, LangConstraint, LanguageModel, Mode, PythonKit, SamplingConfig,
-    StopReason, Timing, Unconstrained,
+    run as drive, Framing, GenerateConfig, Generator, Kits, Lang, LangConstraint, LanguageModel, Mode, SamplingConfig,
+    StopReason, Task, Timing,
 };
 use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer, DEFAULT_MODEL_PATH};
 
-/// Where `--mode syncode` keeps the Python SynCode mask store (the same file
-/// `espalier bench mask` uses); built there on first use.
-pub const SYNCODE_STORE: &str = "target/espalier-cache/python-smollm2.store";
+/// Where `--mode syncode` keeps the SynCode mask stores, `LANG-smollm2.store` (the
+/// Python one is the file `espalier bench mask` uses); built there on first use.
+pub const STORE_DIR: &str = "target/espalier-cache";
 
 /// Arguments of `espalier generate`.
 #[derive(clap::Args)]
 pub struct Args {
     /// The prompt. Without `--lang` it is the user message of a chat (the GGUF's chat
     /// template); with `--lang python` it is code to continue; with `--lang slua` it is
-    /// the task, asked with the language document and API as system message.
+    /// the task, asked with the language document and API in the user message.
     #[arg(long)]
     pub prompt: String,
     /// Feed the prompt as is, without the chat template (plain completion).
@@ -57,8 +56,8 @@ pub struct Args {
     /// Print one JSON object instead of the text.
     #[arg(long)]
     pub json: bool,
-    /// Constrain the output to a language: python or slua.
-    #[arg(long)]
+    /// Constrain the output to a language of the registry.
+    #[arg(long, value_parser = crate::lang_parser())]
     pub lang: Option<Lang>,
     /// Constraint mode: none, mask, rejection, syncode (default: mask with --lang, none without).
     #[arg(long)]
@@ -73,7 +72,8 @@ pub struct Args {
     #[arg(long = "stop")]
     pub stop: Vec<String>,
     /// Wrap up: when this many tokens of the budget are left, allow only tokens that
-    /// lead towards finishing the program (sLua; no effect for Python or none).
+    /// lead towards finishing the program (languages whose constraint has a finishing
+    /// mask, e.g. sLua; no effect for the others or without a language).
     #[arg(long)]
     pub wrap_up: Option<usize>,
     /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;
@@ -149,21 +149,20 @@ pub fn load(model: Option<&Path>, backend: &str) -> Result<Loaded, Box<dyn std::
     Ok(Loaded { tokenizer, vocab, model: LlamaModel { llama, cache, cached: Vec::new() }, backend })
 }
 
-/// The chat prompt for one sLua script: the language document, the API and example
-/// scripts (espalier-slua's prompt material), then the task, in the GGUF's template.
-pub fn slua_prompt(tokenizer: &Tokenizer, kind: &str, task: &str) -> Result<String, prompt::TemplateError> {
-    let instruction = espalier_slua::prompt::prompt(&espalier_slua::Api::dungeon(), kind, task);
-    prompt::render_chat(tokenizer.chat_template(), &[Message::new("user", instruction)], true)
-}
-
 /// Runs `espalier generate`.
 pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mode = args.mode.unwrap_or(if args.lang.is_some() { Mode::Mask } else { Mode::None });
+    let mut task = Task::new(args.lang, mode, args.prompt.clone()).kind(args.kind.clone());
+    if args.raw && args.lang.is_none() {
+        task = task.framing(Framing::Raw);
+    }
+    if let Some(lang) = args.lang {
+        lang.check_mode(mode)?;
+    }
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
     eprintln!("model loaded ({} backend)", loaded.backend.name());
 
-    let mut config = GenerateConfig {
-        mode,
+    let config = task.configure(GenerateConfig {
         sampling: SamplingConfig { temperature: args.temperature, top_k: args.top_k, top_p: args.top_p, seed: args.seed },
         max_tokens: args.max_tokens,
         stop_strings: args.stop.clone(),
@@ -171,42 +170,10 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
         wrap_up: args.wrap_up,
         wrap_up_on_repetition: args.wrap_up_on_repetition,
         ..GenerateConfig::default()
-    };
-    let (text, constraint) = match args.lang {
-        None => {
-            let text = if args.raw {
-                args.prompt.clone()
-            } else {
-                prompt::render_chat(loaded.tokenizer.chat_template(), &[Message::new("user", &args.prompt)], true)?
-            };
-            (text, LangConstraint::None(Unconstrained))
-        }
-        Some(Lang::Python) => {
-            config.heal_prompt = true;
-            config.stop_strings.extend(prompt::python_stop_strings());
-            let mut kit = PythonKit::new(&loaded.vocab)?;
-            if mode == Mode::Syncode {
-                kit = kit.with_store_at(&loaded.vocab, std::path::Path::new(SYNCODE_STORE))?;
-            }
-            let constraint = if mode == Mode::None {
-                LangConstraint::None(Unconstrained)
-            } else {
-                kit.constraint(mode, &args.prompt)?
-            };
-            (args.prompt.clone(), constraint)
-        }
-        Some(Lang::Slua) => {
-            let text = slua_prompt(&loaded.tokenizer, &args.kind, &args.prompt)?;
-            let constraint = if mode == Mode::None {
-                LangConstraint::None(Unconstrained)
-            } else if mode == Mode::Syncode {
-                return Err("mode syncode is for grammars (python); sLua uses mask or rejection".into());
-            } else {
-                LangConstraint::slua(&args.kind, Vec::new())
-            };
-            (text, constraint)
-        }
-    };
+    });
+    let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
+    let prepared = task.prepare(&mut kits, loaded.tokenizer.chat_template())?;
+    let (text, constraint) = (prepared.prompt, prepared.constraint);
     let ids = loaded.tokenizer.encode(&text)?;
     let (generator, timing) = generate(&mut loaded, constraint, &ids, config, args.trace.as_deref(), !args.json)?;
 
@@ -249,8 +216,8 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
 }
 
 /// Runs one generation, streaming the text to stdout when `stream` and writing the
-/// trace to `trace` when given. The constraint's finishing mask serves the wrap-up
-/// (`config.wrap_up`).
+/// trace to `trace` when given. The constraint's finishing mask, if it has one, serves
+/// the wrap-up (`config.wrap_up`).
 pub fn generate(
     loaded: &mut Loaded,
     constraint: LangConstraint,
@@ -260,9 +227,8 @@ pub fn generate(
     stream: bool,
 ) -> Result<(Generator<LangConstraint>, Timing), Box<dyn std::error::Error>> {
     let hold = config.stop_strings.iter().map(|s| s.len()).max().unwrap_or(1).saturating_sub(1);
-    let mut generator = Generator::new(loaded.vocab.clone(), constraint, prompt_ids, config)?
-        .with_finishing(LangConstraint::fill_finishing_mask)
-        .reuse_cache(&loaded.model.cached);
+    let mut generator =
+        Generator::new(loaded.vocab.clone(), constraint, prompt_ids, config)?.reuse_cache(&loaded.model.cached);
     let mut trace_out = match trace {
         Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
         None => None,

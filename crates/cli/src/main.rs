@@ -35,6 +35,13 @@ enum Command {
     Eval(eval::Args),
 }
 
+/// The `--lang` values: the registry's languages, listed in `--help`.
+pub fn lang_parser() -> impl clap::builder::TypedValueParser<Value = espalier_decode::Lang> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(espalier_decode::Lang::names())
+        .try_map(|name| name.parse::<espalier_decode::Lang>())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {

@@ -1,5 +1,6 @@
-//! `espalier slua ...`: sLua tools (the random-walk fuzzer), and the sLua half of
-//! `espalier check --lang slua`.
+//! `espalier slua ...`: sLua tools (the random-walk fuzzer, the vocabulary dump, the
+//! API summary). `espalier check --lang slua` lives with the language
+//! (`espalier_decode::languages::slua`).
 //!
 //! `espalier slua fuzz --scripts N --turns T --seed S` walks N random scripts through
 //! the tree of parsers, checks, translates and runs each for T game turns, prints one
@@ -9,13 +10,12 @@
 //! sLua mask benchmark (`crates/slua/examples/mask_speed.rs`).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::rc::Rc;
 use std::time::Duration;
 
+use espalier_decode::languages::slua::load_api;
 use espalier_slua::fuzz::{fuzz, FuzzConfig};
-use espalier_slua::{check, Api, Env};
 
 /// Arguments of `espalier slua`.
 #[derive(clap::Args)]
@@ -58,49 +58,6 @@ enum Command {
         #[arg(long)]
         api: Option<PathBuf>,
     },
-}
-
-/// Loads the API from `path`, or the bundled dungeon API.
-pub fn load_api(path: Option<&Path>) -> Result<Api, Box<dyn std::error::Error>> {
-    match path {
-        Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| format!("cannot read API file {}: {e}", p.display()))?;
-            Ok(Api::from_json(&text).map_err(|e| format!("{}: {e}", p.display()))?)
-        }
-        None => Ok(Api::dungeon()),
-    }
-}
-
-/// `espalier check --lang slua [--api FILE] SCRIPT...`: checks the scripts in order
-/// (an effect registers itself for the scripts after it); prints
-/// `FILE:OFFSET: expected /REGEX/` for each invalid one; exit 0 when all are valid.
-pub fn check_files(api: Option<&Path>, files: &[PathBuf]) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let api = load_api(api)?;
-    let mut effects: Vec<String> = Vec::new();
-    let mut all_ok = true;
-    for path in files {
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => {
-                println!("{}:0: expected /(a readable UTF-8 file)/ ({e})", path.display());
-                all_ok = false;
-                continue;
-            }
-        };
-        let env = Rc::new(Env::new(api.clone(), effects.clone()));
-        match check(env, &text) {
-            Ok(script) => {
-                if script.kind == "effect" {
-                    effects.push(script.name);
-                }
-            }
-            Err(e) => {
-                println!("{}:{}: expected /{}/", path.display(), e.offset, e.expected);
-                all_ok = false;
-            }
-        }
-    }
-    Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 /// Runs `espalier slua`.

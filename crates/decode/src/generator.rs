@@ -54,12 +54,13 @@ pub struct GenerateConfig {
     /// "Wrap up": once at most this many tokens are left of `max_tokens`, the mask is
     /// intersected with the constraint's finishing mask (tokens that lead towards the
     /// shortest completion), so a constrained generation closes its program instead of
-    /// running out of budget mid-statement. Needs a hook ([`Generator::with_finishing`]);
-    /// `None` or no hook: off. A step whose intersection would be empty keeps the
-    /// plain mask (the wrap-up never causes a dead end).
+    /// running out of budget mid-statement. Needs a constraint with a finishing mask
+    /// ([`Constraint::fill_finishing_mask`] returning `true`); `None`, or a constraint
+    /// without one: off. A step whose intersection would be empty keeps the plain mask
+    /// (the wrap-up never causes a dead end).
     #[serde(default)]
     pub wrap_up: Option<usize>,
-    /// When the repetition guard finds a loop and a finishing hook is set, switch to
+    /// When the repetition guard finds a loop and the constraint has a finishing mask, switch to
     /// the wrap-up (whatever the budget left) instead of stopping; the loop is recorded
     /// in [`Stats::loop_detected`]. The finishing mask only admits tokens that bring
     /// the end nearer, so the generation cannot loop again.
@@ -141,13 +142,6 @@ pub struct Stats {
     pub loop_detected: Option<StopReason>,
 }
 
-/// The constraint's finishing mask, for the wrap-up ([`GenerateConfig::wrap_up`]):
-/// fills the set with the tokens that lead towards the shortest completion and returns
-/// `true`, or returns `false` when the constraint has no such notion. A plain function
-/// rather than a [`Constraint`] method so that the trait stays as it is; the decoder's
-/// own [`crate::LangConstraint::fill_finishing_mask`] is the usual one.
-pub type FinishingHook<C> = fn(&mut C, &Vocab, &mut TokenSet) -> bool;
-
 /// State restored by [`Generator::rewind`].
 #[derive(Clone, Debug)]
 struct Snapshot<C> {
@@ -190,8 +184,10 @@ pub struct Generator<C> {
     mask: TokenSet,
     history: Vec<Snapshot<C>>,
     stats: Stats,
-    /// The wrap-up's source of finishing masks.
-    finishing: Option<FinishingHook<C>>,
+    /// Whether the constraint has a finishing mask ([`Constraint::fill_finishing_mask`]
+    /// returned `true`), once a wrap-up has asked it: `None` until then. A constraint
+    /// that answers `false` once is taken to have none for the rest of the generation.
+    finishing: Option<bool>,
     /// Scratch set for the finishing mask.
     finish_mask: TokenSet,
 }
@@ -266,23 +262,27 @@ impl<C: Constraint> Generator<C> {
         &self.context[..self.valid_cache]
     }
 
-    /// Sets where the wrap-up ([`GenerateConfig::wrap_up`]) gets its finishing masks.
-    pub fn with_finishing(mut self, hook: FinishingHook<C>) -> Self {
-        self.finishing = Some(hook);
-        self
-    }
-
-    /// Whether the wrap-up is in force for the next step: a hook is set, the mode
-    /// constrains, and at most `wrap_up` tokens of the budget are left.
+    /// Whether the wrap-up is in force for the next step: the mode constrains, the
+    /// constraint has not said it lacks a finishing mask, and a loop was found or at
+    /// most `wrap_up` tokens of the budget are left.
     pub fn wrapping_up(&self) -> bool {
         self.can_wrap_up()
             && (self.stats.loop_detected.is_some()
                 || self.config.wrap_up.is_some_and(|n| self.config.max_tokens.saturating_sub(self.generated.len()) <= n))
     }
 
-    /// Whether a wrap-up is possible at all: a finishing hook and a constraining mode.
+    /// Whether a wrap-up is possible at all: a constraining mode and a constraint not
+    /// known to lack a finishing mask.
     fn can_wrap_up(&self) -> bool {
-        self.finishing.is_some() && self.config.mode != Mode::None
+        self.finishing != Some(false) && self.config.mode != Mode::None
+    }
+
+    /// Asks the constraint for its finishing mask (into `finish_mask`) and remembers
+    /// whether it has one.
+    fn ask_finishing(&mut self) -> bool {
+        let has = self.constraint.fill_finishing_mask(&self.vocab, &mut self.finish_mask);
+        self.finishing = Some(has);
+        has
     }
 
     /// What to feed the model next; `None` once the generation has stopped.
@@ -327,11 +327,8 @@ impl<C: Constraint> Generator<C> {
         let mut mask_valid = false;
         let mut mask_size = None;
         let mut tried_unmasked = false;
-        let wrapping = self.wrapping_up();
+        let mut wrapping = self.wrapping_up();
         let mut wrapped = false;
-        if wrapping {
-            self.stats.wrap_up_from.get_or_insert(self.stats.steps - 1);
-        }
         if !self.forced.is_empty() || (constrained && (self.config.mode.masks_first() || wrapping)) {
             let t = Instant::now();
             wrapped |= self.fill_mask(wrapping);
@@ -339,6 +336,11 @@ impl<C: Constraint> Generator<C> {
             self.stats.masks += 1;
             mask_valid = true;
             mask_size = Some(self.mask.count());
+        }
+        // The first wrap-up step may find that the constraint has no finishing mask.
+        wrapping &= self.finishing != Some(false);
+        if wrapping {
+            self.stats.wrap_up_from.get_or_insert(self.stats.steps - 1);
         }
         let candidates = if self.config.trace { self.trace_candidates(logits, mask_valid) } else { Vec::new() };
 
@@ -601,8 +603,8 @@ impl<C: Constraint> Generator<C> {
     fn fill_mask(&mut self, wrapping: bool) -> bool {
         if self.forced.is_empty() {
             self.constraint.fill_mask(&self.vocab, &mut self.mask);
-            if let (true, Some(hook)) = (wrapping, self.finishing) {
-                if hook(&mut self.constraint, &self.vocab, &mut self.finish_mask) {
+            if wrapping {
+                if self.ask_finishing() {
                     self.finish_mask.intersect_with(&self.mask);
                     if !self.finish_mask.is_empty() {
                         std::mem::swap(&mut self.mask, &mut self.finish_mask);
@@ -732,7 +734,7 @@ impl<C: Constraint> Generator<C> {
                     .map(|(period, repeats, line)| StopReason::RepeatedLines { period, repeats, line });
             }
             if let Some(reason) = found {
-                if self.config.wrap_up_on_repetition && self.can_wrap_up() {
+                if self.config.wrap_up_on_repetition && self.can_wrap_up() && self.ask_finishing() {
                     self.stats.loop_detected = Some(reason);
                 } else {
                     self.stop = Some(reason);

@@ -7,7 +7,9 @@
 //! applies stop rules and records a [`StepTrace`]), [`Sampler`] (greedy / temperature
 //! / top-k / top-p with a seeded portable RNG), [`Mode`] (none / mask / rejection /
 //! syncode), [`StopReason`], [`run`] with the [`LanguageModel`] trait for synchronous
-//! models, and [`prompt`] for chat templates and task prompts.
+//! models, and [`prompt`] for chat templates. The languages live in one registry
+//! ([`languages`], handles [`Lang`]); a [`Task`] turns a language, a mode and a
+//! request into the prompt, the [`LangConstraint`] and the decode settings.
 //!
 //! ```
 //! use std::{sync::Arc, time::Duration};
@@ -30,11 +32,17 @@ pub mod error;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod eval;
 pub mod generator;
-pub mod language;
+pub mod grammar_check;
+pub mod grammar_kit;
+pub mod kit;
+pub mod lang_constraint;
+pub mod lang_error;
+pub mod languages;
 pub mod mode;
 pub mod prompt;
 pub mod sampler;
 pub mod stop;
+pub mod task;
 pub mod trace;
 pub mod unconstrained;
 
@@ -42,9 +50,14 @@ pub use driver::{run, DriveError, LanguageModel, Timing};
 pub use error::DecodeError;
 pub use espalier_constraint::Constraint;
 pub use generator::{Feed, GenerateConfig, Generator, Stats, StepOutcome};
-pub use language::{Lang, LangConstraint, LangError, PythonKit, UnknownLang};
+pub use grammar_kit::GrammarKit;
+pub use kit::{ConstraintInput, Kit, Kits};
+pub use lang_constraint::LangConstraint;
+pub use lang_error::LangError;
+pub use languages::{Benchmark, BenchmarkFormat, CheckOptions, Framing, Lang, LangSpec, UnknownLang};
 pub use mode::{Mode, UnknownMode};
 pub use sampler::{Sampler, SamplingConfig};
 pub use stop::{RepetitionGuard, StopReason};
+pub use task::{Prepared, Task};
 pub use trace::{Candidate, How, StepTrace};
 pub use unconstrained::Unconstrained;

@@ -1,8 +1,7 @@
-//! Prompts: the chat template stored in the GGUF (a Jinja template, rendered with
-//! minijinja as Hugging Face's `apply_chat_template` does), and the task prompts of
-//! the evaluations — HumanEval-style completion of a function body (the prompt is the
-//! code left of the cursor; the constraint has already been fed it) and sLua scripts
-//! written from the language document, the API and example scripts.
+//! Chat prompts: the chat template stored in the GGUF (a Jinja template, rendered with
+//! minijinja as Hugging Face's `apply_chat_template` does), and ChatML without one.
+//! What each language asks is its own ([`crate::LangSpec::instruction`]); a
+//! [`crate::Task`] puts the two together.
 
 use serde::Serialize;
 
@@ -60,30 +59,6 @@ pub fn render_chat(
         eos_token => "<|im_end|>",
     })
     .map_err(|e| TemplateError(e.to_string()))
-}
-
-/// Stop strings for completing one Python function body: a new top-level statement
-/// means the function has ended (the usual HumanEval set).
-pub fn python_stop_strings() -> Vec<String> {
-    ["\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#", "\nassert ", "\n```"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
-}
-
-/// The system message for sLua: the language document, the API and example scripts,
-/// with the rule that the answer is only sLua code.
-pub fn slua_system(language_doc: &str, api: &str, examples: &[&str]) -> String {
-    let mut s = String::from(
-        "You write game scripts in sLua, a strongly typed subset of Lua. Answer with sLua code only, no prose and no code fences.\n\n# The sLua language\n\n",
-    );
-    s.push_str(language_doc.trim());
-    s.push_str("\n\n# The game API\n\n");
-    s.push_str(api.trim());
-    for (i, ex) in examples.iter().enumerate() {
-        s.push_str(&format!("\n\n# Example script {}\n\n{}", i + 1, ex.trim()));
-    }
-    s
 }
 
 #[cfg(test)]

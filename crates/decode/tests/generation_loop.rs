@@ -302,26 +302,6 @@ fn misuse_gets_typed_errors() {
     assert!(matches!(g.step(&[0.0; 3], Default::default()), Err(DecodeError::LogitsLength { got: 3, .. })));
 }
 
-/// The finishing mask of [`Targets`]: tokens that stay inside the shortest target the
-/// text can still become (and EOS once it is complete).
-fn targets_finishing(c: &mut Targets, vocab: &espalier_constraint::Vocab, mask: &mut espalier_constraint::TokenSet) -> bool {
-    mask.clear();
-    let Some(shortest) = c.targets.iter().filter(|t| t.starts_with(&c.fed)).min_by_key(|t| t.len()).cloned() else {
-        return false;
-    };
-    let rest = &shortest[c.fed.len()..];
-    for id in 0..vocab.len() as u32 {
-        let b = vocab.bytes(id);
-        if !vocab.is_special(id) && !b.is_empty() && rest.starts_with(b) {
-            mask.insert(id as usize);
-        }
-    }
-    if rest.is_empty() {
-        mask.insert(vocab.eos() as usize);
-    }
-    true
-}
-
 #[test]
 fn wrap_up_steers_to_the_shortest_completion_when_the_budget_runs_low() {
     let long = "abc".repeat(8);
@@ -329,8 +309,8 @@ fn wrap_up_steers_to_the_shortest_completion_when_the_budget_runs_low() {
     let v = Arc::new(vocab(TOKENS));
     for mode in [Mode::Mask, Mode::Rejection] {
         let cfg = GenerateConfig { mode, max_tokens: 5, wrap_up: Some(3), ..GenerateConfig::default() };
-        // Without a hook the option does nothing: the model's favourite "abc" runs out
-        // the budget.
+        // Without a finishing mask the option does nothing: the model's favourite "abc"
+        // runs out the budget.
         let mut model = HashModel::new(v.len());
         model.prefer = vec![(id(&v, "abc"), 20.0)];
         let mut g = Generator::new(v.clone(), Targets::new(&targets), &[1], cfg.clone()).unwrap();
@@ -342,7 +322,7 @@ fn wrap_up_steers_to_the_shortest_completion_when_the_budget_runs_low() {
         model.prefer = vec![(id(&v, "abc"), 20.0)];
         let mut cfg = cfg;
         cfg.trace = true;
-        let mut g = Generator::new(v.clone(), Targets::new(&targets), &[1], cfg).unwrap().with_finishing(targets_finishing);
+        let mut g = Generator::new(v.clone(), Targets::new(&targets).with_finishing(), &[1], cfg).unwrap();
         let mut wrapped_steps = Vec::new();
         run(&mut g, &mut model, |_, outcome| {
             let t = outcome.trace.as_ref().unwrap();
@@ -391,7 +371,10 @@ fn a_loop_switches_to_the_wrap_up_instead_of_stopping_when_asked() {
     let targets: Vec<&str> = owned.iter().map(String::as_str).collect();
     let v = Arc::new(vocab(TOKENS));
     let guard = RepetitionGuard { max_period: 4, min_span: 8, min_repeats: 4, ..RepetitionGuard::default() };
-    for (flag, mode) in [(false, Mode::Mask), (true, Mode::Mask), (true, Mode::Rejection)] {
+    // (wrap up on repetition, the constraint has a finishing mask, mode)
+    for (flag, finishing, mode) in
+        [(false, true, Mode::Mask), (true, true, Mode::Mask), (true, true, Mode::Rejection), (true, false, Mode::Mask)]
+    {
         let cfg = GenerateConfig {
             mode,
             max_tokens: 60,
@@ -401,9 +384,10 @@ fn a_loop_switches_to_the_wrap_up_instead_of_stopping_when_asked() {
         };
         let mut model = HashModel::new(v.len());
         model.prefer = vec![(id(&v, "ab"), 20.0)];
-        let mut g = Generator::new(v.clone(), Targets::new(&targets), &[1], cfg).unwrap().with_finishing(targets_finishing);
+        let constraint = if finishing { Targets::new(&targets).with_finishing() } else { Targets::new(&targets) };
+        let mut g = Generator::new(v.clone(), constraint, &[1], cfg).unwrap();
         run(&mut g, &mut model, |_, _| {}).unwrap();
-        if flag {
+        if flag && finishing {
             assert_eq!(g.text(), format!("{}x", "ab".repeat(8)), "{mode}");
             assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{mode}");
             assert_eq!(g.stats().loop_detected, Some(StopReason::Repetition { period: 1, span: 8 }), "{mode}");

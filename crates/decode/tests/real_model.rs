@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use espalier_constraint::{Constraint, Vocab};
-use espalier_decode::{run, GenerateConfig, Generator, LangConstraint, LanguageModel, Mode, PythonKit};
+use espalier_decode::languages::slua::slua_constraint;
+use espalier_decode::{run, GenerateConfig, Generator, Kits, Lang, LanguageModel, Mode, Task};
 use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer};
 
 const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
@@ -40,12 +41,13 @@ const PROMPT: &str = "def add(a: int, b: int) -> int:\n    \"\"\"Return the sum 
 #[test]
 fn python_completion_under_the_grammar_is_a_valid_prefix_in_mask_and_rejection_modes() {
     let (tok, vocab, mut model) = load();
-    let kit = PythonKit::new(&vocab).unwrap();
+    let mut kits = Kits::new(vocab.clone());
+    let python = Lang::from_name("python").unwrap();
     let ids = tok.encode(PROMPT).unwrap();
     let mut outputs = Vec::new();
     for mode in [Mode::Mask, Mode::Rejection] {
         let config = GenerateConfig { mode, max_tokens: 8, heal_prompt: true, trace: true, ..GenerateConfig::default() };
-        let c = kit.constraint(mode, PROMPT).unwrap();
+        let c = Task::new(Some(python), mode, PROMPT).constraint(&mut kits).unwrap();
         let mut g = Generator::new(vocab.clone(), c, &ids, config).unwrap();
         model.truncate(0);
         let mut steps = 0;
@@ -58,7 +60,7 @@ fn python_completion_under_the_grammar_is_a_valid_prefix_in_mask_and_rejection_m
         let text = g.text();
         eprintln!("{mode}: {text:?} ({:?})", g.stop_reason());
         // An independent constraint accepts prompt + completion as a prefix.
-        let mut check = kit.constraint(Mode::Mask, "").unwrap();
+        let mut check = Task::new(Some(python), Mode::Mask, "").constraint(&mut kits).unwrap();
         check.commit(format!("{PROMPT}{text}").as_bytes()).expect("completion stays valid Python");
         outputs.push(g.tokens().to_vec());
     }
@@ -76,7 +78,7 @@ fn slua_talent_under_the_tree_of_parsers_starts_as_the_grammar_says() {
     .unwrap();
     let ids = tok.encode(&text).unwrap();
     let config = GenerateConfig { mode: Mode::Rejection, max_tokens: 6, ..GenerateConfig::default() };
-    let mut g = Generator::new(vocab, LangConstraint::slua("talent", vec![]), &ids, config).unwrap();
+    let mut g = Generator::new(vocab, slua_constraint("talent", vec![]), &ids, config).unwrap();
     run(&mut g, &mut model, |_, _| {}).unwrap();
     let out = g.text();
     eprintln!("slua: {out:?}");

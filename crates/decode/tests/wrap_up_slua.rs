@@ -10,7 +10,8 @@ use std::sync::Arc;
 use common::HashModel;
 use espalier_constraint::Vocab;
 use espalier_decode::eval::slua::{check_and_run, ScriptOutcome};
-use espalier_decode::{run, GenerateConfig, Generator, LangConstraint, Mode, SamplingConfig, StopReason};
+use espalier_decode::languages::slua::slua_constraint;
+use espalier_decode::{run, GenerateConfig, Generator, Mode, SamplingConfig, StopReason};
 
 /// Printable ASCII, newline and a few common multi-byte lexemes; id 0 is EOS.
 fn byte_vocab() -> Vocab {
@@ -38,9 +39,8 @@ fn wrapping_up_finishes_effects_and_talents_that_then_run() {
                 ..GenerateConfig::default()
             };
             let mut model = HashModel::new(vocab.len());
-            let mut g = Generator::new(vocab.clone(), LangConstraint::slua(kind, Vec::new()), &[1], config)
-                .unwrap()
-                .with_finishing(LangConstraint::fill_finishing_mask);
+            // The finishing mask reaches the loop through `LangConstraint`'s delegation.
+            let mut g = Generator::new(vocab.clone(), slua_constraint(kind, Vec::new()), &[1], config).unwrap();
             run(&mut g, &mut model, |_, _| {}).unwrap();
             let what = format!("{kind} wander {wander} seed {seed}: {:?}", g.text());
             assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{what}");

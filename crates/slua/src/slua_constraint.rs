@@ -286,6 +286,13 @@ impl Constraint for SluaConstraint {
             remainder: (!self.partial.is_empty()).then(|| String::from_utf8_lossy(&self.partial).into_owned()),
         }
     }
+
+    /// The finishing mask of [`crate::finishing`] (the inherent method of the same
+    /// name); sLua always has one.
+    fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+        SluaConstraint::fill_finishing_mask(self, vocab, mask);
+        true
+    }
 }
 
 #[cfg(test)]

@@ -1,34 +1,26 @@
-//! For sLua, the translated plain Lua beside the generated sLua (the slua crate's
-//! checker builds the AST, its translator writes Lua 5.4).
+//! For a language that is translated before it runs, the translation beside the
+//! generated code (sLua: the slua crate's checker builds the AST, its translator
+//! writes Lua 5.4), from the registry ([`espalier_decode::LangSpec::translation`]).
 
-use std::rc::Rc;
-
-use espalier_slua::{check, translate, Api, Env};
+use espalier_decode::Lang;
 use yew::prelude::*;
 
-use crate::lang::Lang;
-
-/// Translates a complete sLua script, or says where it stops being valid.
-pub fn to_lua(code: &str) -> Result<String, String> {
-    let api = Api::dungeon();
-    let env = Rc::new(Env::new(api.clone(), Vec::new()));
-    let script = check(env, code).map_err(|e| format!("not a complete sLua script yet (byte {}: expected /{}/)", e.offset, e.expected))?;
-    Ok(translate::to_lua(&script, &api))
-}
-
-/// The translation panel (sLua only): the Lua once the script is complete.
+/// The translation panel: the translation once the program is complete (nothing for
+/// a language that runs as it is).
 pub fn translation(lang: Lang, code: &str, finished: bool) -> Html {
-    if lang != Lang::SLua || code.is_empty() {
+    let Some(title) = lang.translation_label() else { return html! {} };
+    if code.is_empty() {
         return html! {};
     }
-    let (class, text) = match to_lua(code) {
-        Ok(lua) => ("plain", lua),
-        Err(why) if finished => ("plain error", why),
-        Err(_) => ("plain muted", "(the Lua translation appears when the script is complete)".to_owned()),
+    let (class, text) = match lang.translation(code) {
+        None => return html! {},
+        Some(Ok(lua)) => ("plain", lua),
+        Some(Err(why)) if finished => ("plain error", why),
+        Some(Err(_)) => ("plain muted", "(the translation appears when the program is complete)".to_owned()),
     };
     html! {
         <>
-            <h2>{"Translated Lua"}</h2>
+            <h2>{title}</h2>
             <pre id="lua" class={class}>{text}</pre>
         </>
     }

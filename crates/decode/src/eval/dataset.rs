@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::BenchmarkFormat;
+
 /// One problem: complete `prompt`, then `test` + `check(entry_point)` must pass.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Problem {
@@ -59,6 +61,16 @@ pub fn load_humaneval(path: &Path) -> Result<Vec<Problem>, DatasetError> {
 pub fn load_mbpp(path: &Path) -> Result<Vec<Problem>, DatasetError> {
     let file = std::fs::File::open(path).map_err(|source| DatasetError::Io { path: path.into(), source })?;
     read_lines(path, file)
+}
+
+/// Reads a problem benchmark's file in `format` ([`BenchmarkFormat::SluaCategories`]
+/// has no file: an empty list).
+pub fn load_problems(format: BenchmarkFormat, path: &Path) -> Result<Vec<Problem>, DatasetError> {
+    match format {
+        BenchmarkFormat::HumanEval => load_humaneval(path),
+        BenchmarkFormat::Mxeval => load_mbpp(path),
+        BenchmarkFormat::SluaCategories => Ok(Vec::new()),
+    }
 }
 
 fn read_lines(path: &Path, input: impl Read) -> Result<Vec<Problem>, DatasetError> {

@@ -9,17 +9,32 @@ use espalier_constraint::{Commit, Constraint, Inspection, Rejected, TokenSet, Vo
 use espalier_decode::LanguageModel;
 
 /// The text must become one of `targets`; with `boundaries`, a token that runs past
-/// a boundary offset (and does not end exactly on one) is healed back to it.
+/// a boundary offset (and does not end exactly on one) is healed back to it. With
+/// `finishing`, its finishing mask keeps the tokens that stay inside the shortest
+/// target the text can still become (and EOS once it is complete); without, it has
+/// none (the trait's default answer).
 #[derive(Clone, Debug)]
 pub struct Targets {
     pub targets: Vec<Vec<u8>>,
     pub boundaries: Vec<usize>,
     pub fed: Vec<u8>,
+    pub finishing: bool,
 }
 
 impl Targets {
     pub fn new(targets: &[&str]) -> Self {
-        Self { targets: targets.iter().map(|t| t.as_bytes().to_vec()).collect(), boundaries: vec![], fed: vec![] }
+        Self {
+            targets: targets.iter().map(|t| t.as_bytes().to_vec()).collect(),
+            boundaries: vec![],
+            fed: vec![],
+            finishing: false,
+        }
+    }
+
+    /// The same with a finishing mask.
+    pub fn with_finishing(mut self) -> Self {
+        self.finishing = true;
+        self
     }
 
     pub fn with_boundaries(mut self, b: &[usize]) -> Self {
@@ -74,6 +89,26 @@ impl Constraint for Targets {
         }
         self.fed.extend_from_slice(bytes);
         Ok(Commit::Accepted)
+    }
+    fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+        if !self.finishing {
+            return false;
+        }
+        mask.clear();
+        let Some(shortest) = self.targets.iter().filter(|t| t.starts_with(&self.fed)).min_by_key(|t| t.len()) else {
+            return true;
+        };
+        let rest = &shortest[self.fed.len()..];
+        for id in 0..vocab.len() as u32 {
+            let b = vocab.bytes(id);
+            if !vocab.is_special(id) && !b.is_empty() && rest.starts_with(b) {
+                mask.insert(id as usize);
+            }
+        }
+        if rest.is_empty() {
+            mask.insert(vocab.eos() as usize);
+        }
+        true
     }
     fn inspect(&self) -> Inspection {
         Inspection {

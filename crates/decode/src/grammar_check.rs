@@ -1,0 +1,91 @@
+//! Checking files against a grammar language (`espalier check --lang LANG FILE...`).
+//!
+//! Contract (used by checks outside the test suite; keep it stable): for each invalid
+//! file exactly one line, `FILE:LINE:COL: expected one of ...`, for its first error
+//! (LINE and COL 1-based, COL in characters). Unreadable files count as invalid.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use espalier_grammar::Language;
+
+/// Line and column (1-based, column in characters) of byte `offset` in `text`.
+pub fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let col = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    (line, col)
+}
+
+/// Checks one file's `text`; `Err(line)` is the report line for an invalid file.
+/// Terminal names in the expected set are shown through `renames` (e.g. `NL` as
+/// `NEWLINE`).
+pub fn check_text(grammar: &Arc<Language>, renames: &[(&str, &str)], path: &Path, text: &[u8]) -> Result<(), String> {
+    let mut r = grammar.recognizer();
+    let res = r.push_bytes(text).and_then(|_| r.finish());
+    res.map_err(|e| {
+        let (line, col) = line_col(text, e.offset);
+        let mut expected: Vec<String> = e
+            .expected
+            .iter()
+            .map(|n| renames.iter().find(|(from, _)| from == n).map_or_else(|| n.clone(), |(_, to)| to.to_string()))
+            .collect();
+        expected.sort();
+        expected.dedup();
+        let list = if expected.is_empty() { "nothing here".to_string() } else { expected.join(" ") };
+        format!("{}:{line}:{col}: expected one of {list} ({})", path.display(), e.message)
+    })
+}
+
+/// Checks every file, writing the report lines to `out` (stopping quietly when `out`
+/// is closed, e.g. piped into `head`); whether all were valid.
+pub fn check_files(grammar: &Arc<Language>, renames: &[(&str, &str)], files: &[PathBuf], out: &mut dyn Write) -> bool {
+    let mut all_ok = true;
+    for path in files {
+        let verdict = match std::fs::read(path) {
+            Ok(text) => check_text(grammar, renames, path, &text),
+            Err(e) => Err(format!("{}:1:1: expected one of nothing here (cannot read the file: {e})", path.display())),
+        };
+        if let Err(line) = verdict {
+            all_ok = false;
+            if writeln!(out, "{line}").is_err() {
+                break;
+            }
+        }
+    }
+    all_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column() {
+        assert_eq!(line_col(b"ab\ncd", 4), (2, 2));
+        assert_eq!(line_col("é\nxé=".as_bytes(), 6), (2, 3));
+        assert_eq!(line_col(b"x", 10), (1, 2));
+    }
+
+    #[test]
+    fn errors_are_located_and_renamed() {
+        let py = espalier_grammar::python().unwrap();
+        let renames = [("NAME", "IDENTIFIER")];
+        let e = check_text(&py, &renames, Path::new("t.py"), b"def f(x):\n    return x +\n").unwrap_err();
+        assert!(e.starts_with("t.py:2:15: expected one of "), "{e}");
+        assert!(e.contains("IDENTIFIER") && !e.contains(" NAME"), "{e}");
+        assert!(check_text(&py, &renames, Path::new("t.py"), b"x = [1,\n 2]\n").is_ok());
+    }
+
+    #[test]
+    fn unreadable_files_are_invalid() {
+        let py = espalier_grammar::python().unwrap();
+        let mut out = Vec::new();
+        assert!(!check_files(&py, &[], &[PathBuf::from("/nonexistent/x.py")], &mut out));
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("/nonexistent/x.py:1:1: expected one of nothing here (cannot read"), "{text}");
+    }
+}

@@ -1,0 +1,80 @@
+//! [`GrammarKit`]: everything needed to make constraints of one grammar language
+//! repeatedly (the compiled grammar, the vocabulary trie and, for mode `syncode`, the
+//! SynCode mask store are built once and shared by every constraint).
+
+use std::sync::Arc;
+
+use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, Vocab};
+use espalier_grammar::Language;
+
+use crate::{LangConstraint, LangError, Mode};
+
+/// A compiled grammar with the vocabulary's trie, ready to make constraints.
+#[derive(Clone)]
+pub struct GrammarKit {
+    lang: &'static str,
+    language: Arc<Language>,
+    trie: Arc<TokTrie>,
+    store: Option<Arc<MaskStore>>,
+}
+
+impl GrammarKit {
+    /// A kit for `language` (named `lang` in errors and inspections) over `vocab`.
+    pub fn new(lang: &'static str, language: Arc<Language>, vocab: &Vocab) -> Self {
+        Self { lang, language, trie: Arc::new(TokTrie::new(vocab)), store: None }
+    }
+
+    /// The compiled grammar.
+    pub fn language(&self) -> &Arc<Language> {
+        &self.language
+    }
+
+    /// Whether a SynCode mask store is attached.
+    pub fn has_store(&self) -> bool {
+        self.store.is_some()
+    }
+
+    /// Attaches a SynCode mask store for mode `syncode`.
+    pub fn with_store(mut self, store: Arc<MaskStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Attaches the SynCode mask store kept at `path` for this grammar and `vocab`,
+    /// building it there first (seconds) when the file is missing or stale. Native
+    /// only: the browser keeps store bytes itself ([`MaskStore::from_bytes`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn with_store_at(self, vocab: &Vocab, path: &std::path::Path) -> Result<Self, LangError> {
+        let store = MaskStore::load_or_build(&self.language, vocab, path)
+            .map_err(|e| LangError::Grammar { lang: self.lang, message: format!("SynCode mask store: {e}") })?;
+        Ok(self.with_store(Arc::new(store)))
+    }
+
+    /// A fresh constraint for `mode`, already fed `prefix` (the code left of the
+    /// cursor). `mask` and `rejection` use the exact trie walk for their masks.
+    pub fn constraint(&self, mode: Mode, prefix: &str) -> Result<LangConstraint, LangError> {
+        let strategy = match mode {
+            Mode::Syncode => Strategy::Syncode,
+            _ => Strategy::Exact,
+        };
+        let kind = format!("{}-lr", self.lang);
+        let mut c = GrammarConstraint::new(self.language.recognizer(), self.trie.clone(), strategy, kind);
+        if mode == Mode::Syncode {
+            match &self.store {
+                Some(store) => c = c.with_store(store.clone()),
+                None => {
+                    return Err(LangError::Mode {
+                        mode,
+                        lang: self.lang,
+                        why: "no SynCode mask store was built for this vocabulary",
+                    })
+                }
+            }
+        }
+        if !prefix.is_empty() {
+            c.commit(prefix.as_bytes())
+                .map_err(|rejected| LangError::Prefix { lang: self.lang, offset: rejected.offset, rejected })?;
+        }
+        Ok(LangConstraint::Grammar(Box::new(c)))
+    }
+}

@@ -1,0 +1,229 @@
+//! sLua, the typed Lua subset of the demo game: the tree of parsers of espalier-slua
+//! over the game API, prompted with the language document, the API and example
+//! scripts, finished by its finishing mask, judged by running the game.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use espalier_slua::{check, prompt, translate, Api, Env, SluaConstraint};
+
+use super::{Benchmark, BenchmarkFormat, CheckOptions, Framing, LangSpec};
+use crate::{ConstraintInput, Kit, LangConstraint, LangError, Mode};
+
+/// The registry's entry.
+pub static LANGUAGE: Slua = Slua;
+
+/// sLua with the game API.
+pub struct Slua;
+
+/// The task `bench decode` asks for by default.
+const SAMPLE: &str = "A poison talent: the user poisons the target, dealing damage every turn.";
+
+/// A fresh sLua constraint for a script of `kind` (`effect` or `talent`, any other
+/// value: either) over the game API, where `effects` are the names of effects
+/// already written (talents may apply them).
+pub fn slua_constraint(kind: &str, effects: Vec<String>) -> LangConstraint {
+    let env = Rc::new(Env::new(Api::dungeon(), effects));
+    let c = match kind {
+        "effect" | "talent" => SluaConstraint::for_kind(env, kind),
+        _ => SluaConstraint::new(env),
+    };
+    LangConstraint::Slua(Box::new(c))
+}
+
+/// The script kind a request asks for: `effect` when it says so, else `talent`.
+pub fn slua_kind(request: &str) -> &'static str {
+    let r = request.trim_start().to_ascii_lowercase();
+    if r.starts_with("an effect") || r.starts_with("effect") {
+        "effect"
+    } else {
+        "talent"
+    }
+}
+
+/// The compact request: the talent examples of the slua crate, then the task (a few
+/// hundred tokens, where the full prompt is about 3k).
+fn compact_prompt(kind: &str, task: &str) -> String {
+    let mut s = String::from("sLua is a typed subset of Lua for game scripts.\n");
+    for (what, script) in prompt::EXAMPLES.iter().filter(|(what, _)| what.starts_with("a talent")) {
+        s.push_str(&format!("\nWrite {what}.\n```lua\n{script}```\n"));
+    }
+    s.push_str(&format!("\nWrite {task}. Answer with one sLua {kind} script only.\n"));
+    s
+}
+
+/// Loads the API from `path`, or the bundled dungeon API.
+pub fn load_api(path: Option<&Path>) -> Result<Api, LangError> {
+    match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| LangError::Setup(format!("cannot read API file {}: {e}", p.display())))?;
+            Api::from_json(&text).map_err(|e| LangError::Setup(format!("{}: {e}", p.display())))
+        }
+        None => Ok(Api::dungeon()),
+    }
+}
+
+const BENCHMARKS: &[Benchmark] = &[Benchmark { name: "slua", data_file: "", format: BenchmarkFormat::SluaCategories }];
+
+impl LangSpec for Slua {
+    fn name(&self) -> &'static str {
+        "slua"
+    }
+
+    fn label(&self) -> &'static str {
+        "sLua (game API)"
+    }
+
+    fn modes(&self) -> &'static [Mode] {
+        &[Mode::None, Mode::Mask, Mode::Rejection]
+    }
+
+    fn missing_modes_note(&self) -> &'static str {
+        "mode syncode needs an LR grammar's mask store; sLua uses the tree of parsers: pick mask or rejection"
+    }
+
+    fn kit(&self, _vocab: &espalier_constraint::Vocab) -> Result<Kit, LangError> {
+        Ok(Kit::Plain)
+    }
+
+    fn constraint(&self, _kit: &Kit, mode: Mode, input: &ConstraintInput) -> Result<LangConstraint, LangError> {
+        self.check_mode(mode)?;
+        let c = slua_constraint(input.kind, input.effects.to_vec());
+        if input.prefix.is_empty() {
+            return Ok(c);
+        }
+        let mut c = c;
+        espalier_constraint::Constraint::commit(&mut c, input.prefix.as_bytes())
+            .map_err(|rejected| LangError::Prefix { lang: "slua", offset: rejected.offset, rejected })?;
+        Ok(c)
+    }
+
+    fn cli_framing(&self) -> Framing {
+        Framing::Chat { system: false, fence: false, full: true }
+    }
+
+    fn sample_request(&self) -> &'static str {
+        SAMPLE
+    }
+
+    fn system(&self) -> String {
+        "You are a helpful coding assistant. Answer with sLua code only.".to_string()
+    }
+
+    fn fence(&self) -> &'static str {
+        "```lua\n"
+    }
+
+    fn instruction(&self, request: &str, kind: &str, full: bool) -> String {
+        if full {
+            prompt::prompt(&Api::dungeon(), kind, request)
+        } else {
+            compact_prompt(kind, request)
+        }
+    }
+
+    fn kind_of(&self, request: &str) -> &'static str {
+        slua_kind(request)
+    }
+
+    fn has_full_instruction(&self) -> bool {
+        true
+    }
+
+    fn has_finishing_mask(&self) -> bool {
+        true
+    }
+
+    fn stop_strings(&self, framing: Framing) -> Vec<String> {
+        match framing {
+            Framing::Chat { fence: true, .. } => vec!["```".to_string()],
+            _ => Vec::new(),
+        }
+    }
+
+    fn translation_label(&self) -> Option<&'static str> {
+        Some("Translated Lua")
+    }
+
+    fn translation(&self, code: &str) -> Option<Result<String, String>> {
+        let api = Api::dungeon();
+        let env = Rc::new(Env::new(api.clone(), Vec::new()));
+        Some(
+            check(env, code)
+                .map(|script| translate::to_lua(&script, &api))
+                .map_err(|e| format!("not a complete sLua script yet (byte {}: expected /{}/)", e.offset, e.expected)),
+        )
+    }
+
+    /// Checks the scripts in order (an effect registers itself for the scripts after
+    /// it); `FILE:OFFSET: expected /REGEX/` for each invalid one.
+    fn check_files(&self, files: &[PathBuf], options: &CheckOptions, out: &mut dyn Write) -> Result<bool, LangError> {
+        let api = load_api(options.api.as_deref())?;
+        let mut effects: Vec<String> = Vec::new();
+        let mut all_ok = true;
+        for path in files {
+            let line = match std::fs::read_to_string(path) {
+                Err(e) => Some(format!("{}:0: expected /(a readable UTF-8 file)/ ({e})", path.display())),
+                Ok(text) => match check(Rc::new(Env::new(api.clone(), effects.clone())), &text) {
+                    Ok(script) => {
+                        if script.kind == "effect" {
+                            effects.push(script.name);
+                        }
+                        None
+                    }
+                    Err(e) => Some(format!("{}:{}: expected /{}/", path.display(), e.offset, e.expected)),
+                },
+            };
+            if let Some(line) = line {
+                all_ok = false;
+                if writeln!(out, "{line}").is_err() {
+                    break;
+                }
+            }
+        }
+        Ok(all_ok)
+    }
+
+    fn benchmarks(&self) -> &'static [Benchmark] {
+        BENCHMARKS
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_pick_the_script_kind() {
+        assert_eq!(slua_kind("an effect that burns"), "effect");
+        assert_eq!(slua_kind("  Effect: burn"), "effect");
+        assert_eq!(slua_kind("a talent that heals"), "talent");
+    }
+
+    #[test]
+    fn full_and_compact_instructions_carry_the_task() {
+        let full = LANGUAGE.instruction("a talent that heals its user", "talent", true);
+        assert!(full.contains("Write a talent that heals its user."));
+        assert!(full.contains("## API"));
+        let compact = LANGUAGE.instruction("a talent that heals its user", "talent", false);
+        assert!(!compact.contains("## API") && compact.len() < full.len() / 3);
+        assert!(compact.contains("Answer with one sLua talent script only."));
+    }
+
+    #[test]
+    fn syncode_is_refused_with_a_reason() {
+        let err = LANGUAGE.constraint(&Kit::Plain, Mode::Syncode, &ConstraintInput::default()).err().unwrap();
+        assert!(err.to_string().contains("pick mask or rejection"), "{err}");
+    }
+
+    #[test]
+    fn a_complete_script_is_translated_and_a_partial_one_is_not() {
+        let script = include_str!("../../../slua/tests/scripts/valid/01_burning.slua");
+        let lua = LANGUAGE.translation(script).unwrap().unwrap();
+        assert!(lua.contains("function"), "{lua}");
+        let err = LANGUAGE.translation("effect Burn").unwrap().unwrap_err();
+        assert!(err.starts_with("not a complete sLua script yet"), "{err}");
+    }
+}
