@@ -4,7 +4,8 @@
 # playwright-core twice: once on WebGPU (SwiftShader, --enable-unsafe-webgpu) and once
 # on the CPU fallback (no WebGPU flag). Each run loads the real model, generates a
 # Python function and an sLua talent, validates them (Python: ast.parse; sLua:
-# `espalier check --lang slua`), steps back and forward, and saves screenshots and a
+# `espalier check --lang slua`, and the page's Lua translation in real Lua 5.4 by
+# scripts/lua-check.py, independent of the project's checker), steps back and forward, and saves screenshots and a
 # summary under results/browser/. Each run also records how long the page's main
 # thread was blocked (the Long Tasks API: every task over 50 ms) while loading, until
 # the first token, and per step. The CPU run also resumes a rewound generation (Generate
@@ -27,6 +28,8 @@
 #   ESPALIER_WASM_OPT=1         run wasm-opt -Oz (npm binaryen; minutes of CPU; off by default)
 #   ESPALIER_CHECK_SLUA         sLua checker command (default: the workspace's
 #                               `espalier check --lang slua`, built if missing)
+#   ESPALIER_CHECK_LUA          the real-Lua check of the translation (default:
+#                               `python3 scripts/lua-check.py --kind talent`; needs lua5.4)
 #   ESPALIER_SKIP_BUILD=1       skip `cargo build` and bundle the last built espalier-web.wasm
 #   CARGO_TARGET_DIR            default ./target (share it with the native test run)
 set -euo pipefail

@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# The test command: every test suite CI runs (the default members: the web crate is
-# built for wasm by the browser test, not natively). Slow suites are gated (README).
+# The test command: every test suite CI runs. First `scripts/setup.sh` (idempotent)
+# installs what the tests need (the CPython corpus and oracle, Lua 5.4, cargo-nextest,
+# the model), so that on a fresh machine this either tests everything or fails: no
+# suite skips a missing input. Then the whole workspace: the native crates and the web
+# crate's native-testable parts (the playground's pure logic; its browser and GPU code
+# is wasm32-only and is driven by scripts/browser-test.sh). Slow suites are gated
+# behind ESPALIER_SLOW=1 (README).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo nextest run --release --no-fail-fast "$@"
+bash scripts/setup.sh
+cargo nextest run --release --no-fail-fast --workspace "$@"

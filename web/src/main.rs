@@ -14,7 +14,8 @@
 //! [`lang::task`] (a request framed for the playground; the languages, their menu,
 //! prompts and constraints come from `espalier_decode`'s registry),
 //! [`settings::Settings`] (controls to decode config),
-//! [`examples`] — also build natively, where their tests run.
+//! [`examples`], [`visible`] — also build natively, where their tests run
+//! (`scripts/test.sh` runs them).
 //!
 //! Run it with `trunk serve` (or `bash scripts/serve.sh`, which installs the tools
 //! first); `scripts/browser-test.sh` drives it in headless Chromium:
@@ -30,6 +31,7 @@
 mod examples;
 mod lang;
 mod settings;
+mod visible;
 
 #[cfg(target_arch = "wasm32")]
 mod app;

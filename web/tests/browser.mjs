@@ -32,6 +32,9 @@ const generationTimeoutMs = Number(process.env.ESPALIER_BROWSER_TIMEOUT_S || (ba
 const checkers = {
   python: process.env.ESPALIER_CHECK_PYTHON || "python3 -c \"import ast,sys; ast.parse(open(sys.argv[1]).read())\"",
   slua: process.env.ESPALIER_CHECK_SLUA || "",
+  // The page's Lua translation in real Lua 5.4 (compiled, loaded, every hook called in
+  // a sandbox built from the API file): independent of the project's checker and engine.
+  lua: process.env.ESPALIER_CHECK_LUA || "python3 scripts/lua-check.py --kind talent",
 };
 mkdirSync(outDir, { recursive: true });
 
@@ -98,7 +101,7 @@ async function waitRunEnd(timeoutMs) {
 async function validate(lang, code) {
   const cmd = checkers[lang];
   if (!cmd) return { ok: false, why: `no checker for ${lang} (set ESPALIER_CHECK_${lang.toUpperCase()})` };
-  const file = join(profile, `generated.${lang === "python" ? "py" : "slua"}`);
+  const file = join(profile, `generated.${{ python: "py", slua: "slua", lua: "lua" }[lang]}`);
   writeFileSync(file, code);
   const r = spawnSync("sh", ["-c", `${cmd} "$1"`, "check", file], { encoding: "utf8" });
   const why = `${r.stdout || ""}${r.stderr || ""}`.trim().slice(0, 600) || `exit status ${r.status}`;
@@ -156,12 +159,18 @@ async function generate(lang, mode) {
   const v = await validate(lang, code);
   check(v.ok, `${lang}: output is valid ${lang}${v.ok ? "" : ": " + v.why}`);
   let lua = null;
+  let luaReal = null;
   if (lang === "slua") {
     lua = await page.$eval("#lua", (el) => ({ text: el.textContent, error: el.classList.contains("error") })).catch(() => null);
     check(lua && !lua.error && /function/.test(lua.text), "slua: the page shows the translated Lua");
+    if (lua && !lua.error) {
+      const l = await validate("lua", lua.text);
+      luaReal = l.ok;
+      check(l.ok, `slua: the translated Lua runs in real Lua 5.4 (${l.ok ? l.why : "scripts/lua-check.py: " + l.why})`);
+    }
   }
   report.runs[lang] = { mode, example: example[lang], max_tokens: Number(maxTokens[lang]), state, status, steps,
-    wrap_up_steps: wrapSteps, wall_s: wallS, ...t, main_thread: mainThread, code, valid: v.ok, lua: lua?.text };
+    wrap_up_steps: wrapSteps, wall_s: wallS, ...t, main_thread: mainThread, code, valid: v.ok, lua: lua?.text, lua_runs_in_lua54: luaReal };
   return steps;
 }
 

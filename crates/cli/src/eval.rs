@@ -3,9 +3,11 @@
 //! the language's oracle (Python: CPython's `ast.parse` for syntax, pass@1 with the
 //! tests in a time-limited subprocess), write one JSON record per sample to `--out FILE`, print
 //! one JSON summary line per mode, and last a summary line whose top-level fields are
-//! the last mode's (`problems`, `finished`, `syntax_errors`, `pass_at_1`,
+//! the last mode's (`problems`, `finished`, `syntax_errors` over all completions, the
+//! same as `syntax_errors_all`, `syntax_errors_finished`, `refused`, `pass_at_1`,
 //! `decode_tps`) plus every mode's summary and the throughput ratio against `none`
-//! (the speed benchmark: `--mode none,mask,rejection` in one run).
+//! (the speed benchmark: `--mode none,mask,rejection` in one run). sLua counts the
+//! same way: a script that did not finish is a syntax error among all.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -15,7 +17,7 @@ use std::time::Duration;
 
 use espalier_decode::eval::{load_problems, Oracle, ProblemRecord, Summary, TestOutcome};
 use espalier_decode::languages::or_list;
-use espalier_decode::{BenchmarkFormat, GenerateConfig, Kits, Lang, Mode, SamplingConfig, Task};
+use espalier_decode::{BenchmarkFormat, GenerateConfig, Kits, Lang, LangError, Mode, SamplingConfig, Task};
 
 use crate::generate::{generate, load, STORE_DIR};
 
@@ -220,8 +222,18 @@ fn eval_one(
         decode_s: 0.0,
         stats: Default::default(),
         error: None,
+        prompt_refused: false,
     };
     let prepared = task.prepare(kits, loaded.tokenizer.chat_template());
+    // The grammar judges the prompt in every mode (in `none` too, as `mask` would), so
+    // that a refused prompt is counted the same way in every mode's summary.
+    record.prompt_refused = match &prepared {
+        Err(e) => matches!(e, LangError::Prefix { .. }),
+        Ok(_) if task.mode == Mode::None => {
+            matches!(Task { mode: Mode::Mask, ..task.clone() }.constraint(kits), Err(LangError::Prefix { .. }))
+        }
+        Ok(_) => false,
+    };
     let result = prepared.map_err(|e| e.to_string()).and_then(|p| {
         let ids = loaded.tokenizer.encode(&p.prompt).map_err(|e| e.to_string())?;
         generate(loaded, p.constraint, &ids, config, None, false).map_err(|e| e.to_string())
@@ -385,7 +397,11 @@ fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Err
             "problems": n,
             "finished": finished,
             "finished_fraction": if n > 0 { finished as f64 / n as f64 } else { 0.0 },
-            "syntax_errors": check_failed,
+            // Over all scripts, as for Python: an unfinished or failed generation is
+            // not a valid script; among finished ones, those the checker refuses.
+            "syntax_errors": n - finished + check_failed,
+            "syntax_errors_all": n - finished + check_failed,
+            "syntax_errors_finished": check_failed,
             "ran_100_turns": ran,
             "runtime_errors": runtime,
             "pass_at_1": if n > 0 { ran as f64 / n as f64 } else { 0.0 },

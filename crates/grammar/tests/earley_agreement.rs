@@ -13,10 +13,7 @@ fn verdicts<P: TokenParser>(mut r: espalier_grammar::Recognizer<P>, text: &[u8])
 
 #[test]
 fn earley_agrees_with_lr_on_corpus() {
-    if !have_oracle() {
-        eprintln!("skipped: corpus missing");
-        return;
-    }
+    require_oracle();
     let py = python().unwrap();
     let files = if slow() { corpus_files() } else { corpus_sample(60) };
     let mut rng = Rng(7);

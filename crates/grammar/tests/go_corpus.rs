@@ -13,6 +13,12 @@ use common::{slow, Rng};
 use espalier_grammar::go;
 use gofmt::*;
 
+/// Corpus files (Debian's golang-1.19-src 1.19.8), as published in the README; the
+/// slow run asserts both.
+const PUBLISHED_FILES: usize = 5564;
+/// Of those, the files gofmt -e refuses (testdata negatives; we must refuse them).
+const PUBLISHED_REJECTED: usize = 54;
+
 fn files() -> Vec<std::path::PathBuf> {
     require_oracle();
     if slow() {
@@ -38,6 +44,9 @@ fn corpus_agrees_with_gofmt() {
     let negatives = verdicts.iter().filter(|&&v| !v).count();
     eprintln!("go corpus: {} of {} files agree ({} rejected by gofmt)", files.len() - disagreements.len(), files.len(), negatives);
     assert!(files.len() >= 500, "only {} corpus files found", files.len());
+    if slow() {
+        assert_eq!((files.len(), negatives), (PUBLISHED_FILES, PUBLISHED_REJECTED), "the README's figures changed");
+    }
     assert!(negatives >= 20, "only {negatives} negatives in the sample");
     assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
 }

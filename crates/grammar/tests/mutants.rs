@@ -1,6 +1,6 @@
 //! Not over-permissive: mutants of valid corpus files (one random lexeme deleted,
 //! duplicated, or swapped with its neighbour) must get the same verdict from our
-//! Python recognizer as from `ast.parse`, on at least 99.5% of 1000 mutants.
+//! Python recognizer as from `ast.parse`, on all of 1000 mutants (the README's figure).
 //! The run prints the agreement and every disagreement with its kind.
 //!
 //! `ESPALIER_SLOW=1` also runs the Earley recognizer on every mutant (agreement
@@ -20,10 +20,7 @@ enum Kind {
 
 #[test]
 fn mutants_agree_with_ast_parse() {
-    if !have_oracle() {
-        eprintln!("skipped: {PYTHON} or {CORPUS} missing");
-        return;
-    }
+    require_oracle();
     let py = python().unwrap();
     let mut files: Vec<_> = corpus_files()
         .into_iter()
@@ -103,6 +100,8 @@ fn mutants_agree_with_ast_parse() {
         eprintln!("  {d}");
     }
     assert_eq!(earley_dis, 0, "Earley and LR disagree on {earley_dis} mutants");
-    assert!(compared >= count * 99 / 100, "only {compared} mutants could be judged");
-    assert!(pct >= 99.5, "agreement {pct:.2}% < 99.5%");
+    // The README's figure: every mutant judged, and all agree (1000/1000 with the
+    // default seed; 5000/5000 with another).
+    assert_eq!(compared, count, "only {compared} of {count} mutants could be judged");
+    assert_eq!(agree, compared, "{} of {compared} mutants disagree with ast.parse", compared - agree);
 }

@@ -11,8 +11,11 @@ use espalier_model::{BackendKind, Gguf, Llama, Tokenizer};
 
 const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/golden/smollm2-llamacpp.json");
-/// Greedy steps compared in CI; `ESPALIER_SLOW=1` compares all 128 and reports.
+/// Greedy steps compared in CI; `ESPALIER_SLOW=1` compares all 128 and asserts that
+/// every chat-prompt step matches (the README's figure).
 const STEPS: usize = 12;
+/// The chat prompt's golden steps, all of which must match when slow.
+const CHAT_STEPS: usize = 128;
 
 fn load() -> (Tokenizer, Llama, serde_json::Value) {
     let gguf = Gguf::open(MODEL).expect("model missing: run scripts/fetch-model.sh");
@@ -37,12 +40,14 @@ fn argmax(logits: &[f32]) -> u32 {
     best as u32
 }
 
-fn check_prompt(tok: &Tokenizer, model: &Llama, case: &serde_json::Value, name: &str) {
+/// Compares greedy ids and top-5 logits with llama.cpp's; returns how many leading
+/// steps match.
+fn check_prompt(tok: &Tokenizer, model: &Llama, case: &serde_json::Value, name: &str) -> usize {
     let prompt = case["prompt"].as_str().unwrap();
     let prompt_ids = ids(&case["prompt_tokens"]);
     assert_eq!(tok.encode(prompt).unwrap(), prompt_ids, "{name}: prompt tokens");
     let want = ids(&case["generated_ids"]);
-    let steps = if std::env::var("ESPALIER_SLOW").is_ok() { want.len() } else { STEPS };
+    let steps = if espalier_testkit::slow() { want.len() } else { STEPS };
 
     let mut cache = model.new_cache();
     let mut logits = model.forward(&prompt_ids, &mut cache).unwrap();
@@ -75,13 +80,20 @@ fn check_prompt(tok: &Tokenizer, model: &Llama, case: &serde_json::Value, name: 
     eprintln!("{name}: {steps} steps, first divergence {first_diff:?}, max top-5 logit diff {max_diff:.3}");
     let matched = first_diff.unwrap_or(steps);
     assert!(matched >= STEPS.min(steps), "{name}: greedy ids diverge at step {matched}: got {got:?}, want {:?}", &want[..steps]);
+    matched
 }
 
 #[test]
 fn greedy_ids_and_logits_match_llama_cpp() {
     let (tok, model, golden) = load();
     check_prompt(&tok, &model, &golden["golden"], "golden");
-    check_prompt(&tok, &model, &golden["golden_chat"], "golden_chat");
+    let chat = check_prompt(&tok, &model, &golden["golden_chat"], "golden_chat");
+    if espalier_testkit::slow() {
+        // The README's figure: all 128 chat-prompt steps match llama.cpp's greedy ids.
+        let all = golden["golden_chat"]["generated_ids"].as_array().unwrap().len();
+        assert_eq!(all, CHAT_STEPS, "the golden file's chat steps");
+        assert_eq!(chat, CHAT_STEPS, "golden_chat: greedy ids match llama.cpp for {chat} of {CHAT_STEPS} steps");
+    }
 }
 
 #[test]

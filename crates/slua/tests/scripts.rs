@@ -1,7 +1,9 @@
 //! The hand-written corpus: every valid script (effects and talents using every
 //! construct) is accepted, translates and runs 30 game turns without a Lua error;
 //! every invalid one is rejected exactly where its `@@` marker stands (the first byte
-//! no valid continuation has). Every segment regex met is checked for A1.
+//! no valid continuation has). Every segment regex met is checked for A1, and every
+//! translation also passes `scripts/lua-check.py` in real Lua 5.4 (independent of the
+//! checker and the engine under test).
 
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -24,9 +26,65 @@ fn files(dir: &str) -> Vec<PathBuf> {
     out
 }
 
+/// The README's counts of hand-written scripts ("24 valid ... 59 invalid").
+const README_VALID: usize = 24;
+const README_INVALID: usize = 59;
+
 fn a1(regex: &str) {
     if let Err(e) = a1_holds(regex) {
         panic!("{e}");
+    }
+}
+
+/// Runs `scripts/lua-check.py` (real Lua 5.4, a sandbox built from the API file alone,
+/// independent of this crate's checker and engine) on a translated chunk that may apply
+/// `effects`; `Err` with its message when it refuses the chunk.
+fn lua_check(lua: &str, effects: &[&str]) -> Result<(), String> {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    espalier_testkit::require("/usr/bin/lua5.4", "Lua 5.4 (Debian's lua5.4)", None);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let file = std::env::temp_dir().join(format!("espalier-lua-check-{}-{n}.lua", std::process::id()));
+    std::fs::write(&file, lua).unwrap();
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(root.join("scripts/lua-check.py")).arg(&file);
+    for e in effects {
+        cmd.args(["--effect", e]);
+    }
+    let out = cmd.output().expect("run python3 scripts/lua-check.py");
+    std::fs::remove_file(&file).ok();
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+    }
+}
+
+/// The independent Lua check itself refuses what it must: a chunk Lua cannot parse, an
+/// unknown global, a global write, a wrong argument or return type, a missing hook.
+#[test]
+fn the_real_lua_check_refuses_broken_translations() {
+    // A translation the browser test read back from the page (results/browser).
+    let good = "local __hooks = {}\n__hooks.CanUse = function(user)\n  do return (user.hp < (user.maxHp / 2.0)) end\nend\n\
+                __hooks.Do = function(user, target)\n  WithActorAt(target, function(victim)\n    Damage(victim, user.power + 2.0)\n    Burning(victim, { power = 2.0, turns = 3.0 })\n  end)\nend\n\
+                __hooks.GetDescription = function(user)\n  do return __cat(\"Hits for \", NumStr(user.power)) end\nend\n\
+                return { kind = \"talent\", name = \"Mend\", hooks = __hooks }\n";
+    lua_check(good, &["Burning"]).unwrap();
+    for (what, from, to, effects) in [
+        ("an unknown effect", "", "", &[][..]),
+        ("a syntax error", "  end)\nend", "  end\nend", &["Burning"][..]),
+        ("an unknown global", "NumStr(user.power)", "NumberString(user.power)", &["Burning"]),
+        ("a global write", "local __hooks = {}", "leaked = 1.0\nlocal __hooks = {}", &["Burning"]),
+        ("a wrong argument type", "Damage(victim, user.power + 2.0)", "Damage(victim, \"2\")", &["Burning"]),
+        ("a wrong return type", "do return (user.hp < (user.maxHp / 2.0)) end", "do return user.hp end", &["Burning"]),
+        ("a missing required hook", "__hooks.Do = function", "__hooks.Dont = function", &["Burning"]),
+        ("a field the type lacks", "user.maxHp", "user.maxHP", &["Burning"]),
+        ("the wrong kind", "kind = \"talent\"", "kind = \"effect\"", &["Burning"]),
+    ] {
+        let bad = good.replacen(from, to, 1);
+        assert!(from.is_empty() || bad != good, "{what}: the mutation did not apply");
+        let err = lua_check(&bad, effects).expect_err(what);
+        eprintln!("{what}: {}", err.trim());
     }
 }
 
@@ -36,7 +94,7 @@ fn valid_corpus() -> Vec<(String, String)> {
     let api = Api::dungeon();
     let mut effects: Vec<(String, String)> = Vec::new();
     let paths = files("valid");
-    assert!(paths.len() >= 20, "only {} valid scripts", paths.len());
+    assert_eq!(paths.len(), README_VALID, "valid scripts: update the README's count with the corpus");
     for path in paths {
         let src = std::fs::read_to_string(&path).unwrap();
         let env = Rc::new(Env::new(api.clone(), effects.iter().map(|(n, _)| n.clone()).collect()));
@@ -49,6 +107,8 @@ fn valid_corpus() -> Vec<(String, String)> {
         }
         game.load(&lua).unwrap_or_else(|e| panic!("{}: {e}\n{lua}", path.display()));
         game.run(30, Duration::from_secs(20)).unwrap_or_else(|e| panic!("{}: {e}\n{lua}", path.display()));
+        let names: Vec<&str> = effects.iter().map(|(n, _)| n.as_str()).collect();
+        lua_check(&lua, &names).unwrap_or_else(|e| panic!("{}: {e}\n{lua}", path.display()));
         if script.kind == "effect" {
             effects.push((script.name.clone(), lua));
         }
@@ -68,7 +128,7 @@ fn invalid_scripts_are_rejected_at_the_marked_offset() {
     let names = ["Burning", "Regeneration", "Thorns", "Stoneskin", "Poison", "Frenzy", "Haste", "HealingAura", "Doom"];
     let env = Rc::new(Env::new(api, names.iter().map(|s| s.to_string()).collect()));
     let paths = files("invalid");
-    assert!(paths.len() >= 40, "only {} invalid scripts", paths.len());
+    assert_eq!(paths.len(), README_INVALID, "invalid scripts: update the README's count with the corpus");
     let mut wrong = Vec::new();
     for path in paths {
         let marked = std::fs::read_to_string(&path).unwrap();

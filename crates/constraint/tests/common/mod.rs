@@ -29,6 +29,7 @@ pub fn smollm2() -> (Tokenizer, Vocab, Arc<TokTrie>) {
 /// A fixed sample of CPython files (sorted list, every `stride`-th file from
 /// `first`), with their text; files that are not UTF-8 are skipped.
 pub fn cpython_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(String, String)> {
+    espalier_testkit::require(format!("{CPYTHON}/test/test_grammar.py"), "the CPython corpus (libpython3.11-testsuite)", None);
     let mut files = Vec::new();
     collect(std::path::Path::new(CPYTHON), &mut files);
     files.sort();
@@ -115,17 +116,17 @@ impl Rng {
     }
 }
 
-/// Whether the slow suites should run (`ESPALIER_SLOW=1`).
-pub fn slow() -> bool {
-    std::env::var("ESPALIER_SLOW").is_ok_and(|v| v == "1")
-}
+/// Whether the slow suites should run (`ESPALIER_SLOW=1`; the one gate shared by every
+/// crate).
+#[allow(unused_imports)] // not every test binary has a slow variant
+pub use espalier_testkit::slow;
 
 /// The Go 1.19 standard library (Debian's golang-go, see scripts/setup.sh).
 pub const GO_SRC: &str = "/usr/lib/go-1.19/src";
 
 /// A fixed sample of Go standard-library files (sorted, every `stride`-th from
-/// `first`, testdata directories left out), with their text. Panics when the
-/// corpus is missing (run scripts/setup.sh).
+/// `first`, testdata directories left out), with their text. A missing corpus fails
+/// with the set-up command.
 pub fn go_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(String, String)> {
     fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -141,7 +142,7 @@ pub fn go_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(String, 
             }
         }
     }
-    assert!(std::path::Path::new(GO_SRC).exists(), "{GO_SRC} missing: run scripts/setup.sh (golang-go)");
+    espalier_testkit::require(GO_SRC, "the Go 1.19 standard library (golang-go)", None);
     let mut files = Vec::new();
     walk(std::path::Path::new(GO_SRC), &mut files);
     files.sort();

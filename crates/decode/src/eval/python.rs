@@ -128,19 +128,16 @@ fn tail(s: &str) -> String {
 mod tests {
     use super::*;
 
-    fn checker() -> Option<PythonChecker> {
-        let c = PythonChecker { timeout: Duration::from_secs(2), ..PythonChecker::default() };
-        if c.python.exists() {
-            Some(c)
-        } else {
-            eprintln!("skipping: {} not installed", c.python.display());
-            None
-        }
+    /// The checker on the interpreter `scripts/setup.sh` installs; a missing one fails.
+    fn checker() -> PythonChecker {
+        let c = PythonChecker { timeout: Duration::from_secs(5), ..PythonChecker::default() };
+        espalier_testkit::require(&c.python, "the CPython checker (python3.11)", None);
+        c
     }
 
     #[test]
-    fn syntax_errors_are_found_and_tests_pass_fail_or_time_out() {
-        let Some(c) = checker() else { return };
+    fn syntax_errors_are_found_and_programs_pass_fail_or_time_out() {
+        let c = checker();
         assert_eq!(c.syntax_error("def f(x):\n    return x\n").unwrap(), None);
         let msg = c.syntax_error("def f(x):\nreturn x\n").unwrap().unwrap();
         assert!(msg.contains("line 2"), "{msg}");
@@ -149,6 +146,34 @@ mod tests {
             TestOutcome::Failed { error } => assert!(error.contains("AssertionError"), "{error}"),
             other => panic!("{other:?}"),
         }
+        let c = PythonChecker { timeout: Duration::from_secs(2), ..c };
         assert_eq!(c.run_tests("while True:\n    pass\n").unwrap(), TestOutcome::TimedOut);
+    }
+
+    /// The harness end to end on real problems: HumanEval's canonical solutions, put
+    /// through `Problem::test_program` as a completion would be, parse and pass their
+    /// tests; a wrong body fails them.
+    #[test]
+    fn canonical_humaneval_solutions_pass_and_wrong_ones_fail() {
+        use std::io::Read;
+        let c = checker();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/HumanEval.jsonl.gz");
+        let path = espalier_testkit::require(path, "HumanEval (../shared/data)", Some("see ../shared/data/README.md"));
+        let problems = crate::eval::load_humaneval(&path).unwrap();
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()).read_to_string(&mut text).unwrap();
+        let solutions: Vec<String> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["canonical_solution"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!((problems.len(), solutions.len()), (164, 164));
+        // Every 20th problem: 9 subprocesses of each kind keep the test quick.
+        for (p, solution) in problems.iter().zip(&solutions).step_by(20) {
+            assert_eq!(c.syntax_error(&format!("{}{solution}", p.prompt)).unwrap(), None, "{}", p.task_id);
+            assert_eq!(c.run_tests(&p.test_program(solution)).unwrap(), TestOutcome::Passed, "{}", p.task_id);
+            let wrong = c.run_tests(&p.test_program("    raise NotImplementedError\n")).unwrap();
+            assert!(matches!(wrong, TestOutcome::Failed { .. }), "{}: a wrong body gave {wrong:?}", p.task_id);
+        }
     }
 }

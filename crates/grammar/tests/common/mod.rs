@@ -12,10 +12,10 @@ pub const PYTHON: &str = "/usr/bin/python3.11";
 /// The corpus root.
 pub const CORPUS: &str = "/usr/lib/python3.11";
 
-/// Whether the slow, full-corpus variants should run.
-pub fn slow() -> bool {
-    std::env::var("ESPALIER_SLOW").is_ok_and(|v| v == "1")
-}
+/// Whether the slow, full-corpus variants should run (`ESPALIER_SLOW=1`; the one
+/// gate shared by every crate).
+#[allow(unused_imports)] // not every test binary has a slow variant
+pub use espalier_testkit::slow;
 
 /// Every .py file under the corpus, sorted (empty when the corpus is missing).
 pub fn corpus_files() -> Vec<PathBuf> {
@@ -49,9 +49,11 @@ pub fn corpus_sample(n: usize) -> Vec<PathBuf> {
     (0..n).map(|i| all[(i as f64 * step) as usize].clone()).collect()
 }
 
-/// Whether the oracle is available (python3.11 and the corpus).
-pub fn have_oracle() -> bool {
-    std::path::Path::new(PYTHON).exists() && std::path::Path::new(CORPUS).exists()
+/// Fails the test unless the oracle (python3.11) and the corpus (with CPython's own
+/// test suite) are installed: `scripts/setup.sh` installs them.
+pub fn require_oracle() {
+    espalier_testkit::require(PYTHON, "the ast.parse oracle (python3.11)", None);
+    espalier_testkit::require(format!("{CORPUS}/test/test_grammar.py"), "the CPython corpus (libpython3.11-testsuite)", None);
 }
 
 /// `ast.parse` verdicts for texts: Some(true) accepted, Some(false) SyntaxError (or

@@ -13,10 +13,10 @@ pub const GOFMT: &str = "/usr/lib/go-1.19/bin/gofmt";
 /// The corpus root: the Go 1.19 standard library and commands.
 pub const GO_CORPUS: &str = "/usr/lib/go-1.19/src";
 
-/// Panics with a clear message when gofmt or the corpus is missing.
+/// Fails the test, naming the set-up command, when gofmt or the corpus is missing.
 pub fn require_oracle() {
-    assert!(Path::new(GOFMT).exists(), "{GOFMT} missing: run scripts/setup.sh (apt install golang-go, Go 1.19)");
-    assert!(Path::new(GO_CORPUS).exists(), "{GO_CORPUS} missing: run scripts/setup.sh (apt install golang-go, Go 1.19)");
+    espalier_testkit::require(GOFMT, "gofmt of Go 1.19 (golang-go)", None);
+    espalier_testkit::require(GO_CORPUS, "the Go 1.19 standard library (golang-go)", None);
 }
 
 /// Every .go file under the corpus, sorted (testdata directories included: they
