@@ -8,11 +8,13 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # Debian packages: CPython 3.11 and its test suite (the ast.parse oracle and the corpus),
-# Lua 5.4 (oracle for translated sLua).
+# Lua 5.4 (oracle for translated sLua), Go 1.19 (gofmt -e is the Go grammar's oracle,
+# its standard library the corpus).
 need=()
 [ -x /usr/bin/python3.11 ] || need+=(python3.11)
 [ -f /usr/lib/python3.11/test/test_grammar.py ] || need+=(libpython3.11-testsuite)
 { command -v lua5.4 && command -v luac5.4; } >/dev/null || need+=(lua5.4)
+[ -x /usr/lib/go-1.19/bin/gofmt ] && [ -d /usr/lib/go-1.19/src ] || need+=(golang-go)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing Debian packages: ${need[*]}" >&2
   $SUDO apt-get update -qq

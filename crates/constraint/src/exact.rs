@@ -365,7 +365,6 @@ impl<P: TokenParser> ExactWalker<P> {
         }
         let (e_slot, scratch) = (2 * level + 1, 2 * level + 2);
         let dfa = &*lang.dfa;
-        let nl = lang.python.as_ref().map(|py| py.nl);
         let string = lang.python.as_ref().and_then(|py| py.string);
         let anchor_at_line_start = self.slot(anchor).at_line_start();
         // The boundary parent whose lexeme end is in hand, and what it gave.
@@ -415,13 +414,13 @@ impl<P: TokenParser> ExactWalker<P> {
                     Ended::Real
                 } else if !winners.iter().any(|&t| acceptable.contains(t)) {
                     Ended::Refused
-                } else if !anchor_at_line_start && winners.iter().all(|&t| lang.ignored.contains(t) && Some(t) != nl) {
+                } else if !anchor_at_line_start && winners.iter().all(|&t| lang.ignored.contains(t) && !lang.is_layout_newline(t)) {
                     e_acc = acc;
                     e_line_start = false;
                     Ended::Virtual
                 } else {
                     let hold = self.n_held < MAX_HELD
-                        && !winners.iter().any(|&t| Some(t) == string || Some(t) == nl || lang.ignored.contains(t));
+                        && !winners.iter().any(|&t| Some(t) == string || lang.is_layout_newline(t) || lang.ignored.contains(t));
                     e_src = if hold { HELD + self.n_held } else { e_slot };
                     if hold && self.held.len() == self.n_held {
                         let s = self.pool[0].clone();
@@ -522,7 +521,8 @@ impl<P: TokenParser> ExactWalker<P> {
 /// it builds) for most boundary bytes. Exact reasoning, conservative where unsure:
 /// - the lexeme ends as the winners of `q` (when `q` has none, pending bytes would be
 ///   re-read: unsure); if none of them is acceptable, the parser refuses it;
-/// - if they are ignored terminals other than Python's NL, the parser does not move,
+/// - if they are ignored terminals other than a layout newline (Python's NL, Go's
+///   newlines, see `Language::is_layout_newline`), the parser does not move,
 ///   so unless INDENT / DEDENT may come (the indentation layer can change the
 ///   acceptable set), the next lexeme starting with `byte` must meet the same set.
 pub(crate) fn surely_refused<P: TokenParser>(
@@ -541,11 +541,8 @@ pub(crate) fn surely_refused<P: TokenParser>(
         return true;
     }
     let lang = state.language();
-    let (nl, layout) = match &lang.python {
-        Some(py) => (Some(py.nl), acceptable.contains(py.indent) || acceptable.contains(py.dedent)),
-        None => (None, false),
-    };
-    if layout || !winners.iter().all(|&t| lang.ignored.contains(t) && Some(t) != nl) {
+    let layout = lang.python.as_ref().is_some_and(|py| acceptable.contains(py.indent) || acceptable.contains(py.dedent));
+    if layout || !winners.iter().all(|&t| lang.ignored.contains(t) && !lang.is_layout_newline(t)) {
         return false;
     }
     let s = dfa.next(LexerDfa::START, byte);

@@ -1,4 +1,4 @@
-//! [`GrammarConstraint`]: the [`Constraint`] of a grammar (Python first), over any
+//! [`GrammarConstraint`]: the [`Constraint`] of a grammar (Python, Go), over any
 //! byte-level recognizer, with the mask strategy chosen at run time.
 //!
 //! The constraint keeps one recognizer state (the text so far). `exact` walks the

@@ -8,7 +8,7 @@
 //!   [`TokenSet`] (a bitset over token ids), [`TokTrie`] (the vocabulary as a flat
 //!   byte trie, llguidance's layout);
 //! - [`Constraint`] (what may come next), [`Inspection`] (what the visualizer draws);
-//! - [`GrammarConstraint`]: a grammar from `espalier-grammar` (Python first) as a
+//! - [`GrammarConstraint`]: a grammar from `espalier-grammar` (Python, Go) as a
 //!   constraint, with a [`Strategy`] chosen at run time: `exact` (trie walk through
 //!   the byte-level recognizer, sped up by per-node lexeme summaries: sound and
 //!   complete, [`exact`], [`lexer_walk`], [`lexeme_starts`]), `syncode` (SynCode's

@@ -1,5 +1,5 @@
 //! A compiled language: grammar, lexer DFA, LR table and the lexer layer between the
-//! DFA and the parser (plain, or Python's indentation and line joining).
+//! DFA and the parser (plain, Python's indentation and line joining, or Go's automatic semicolons).
 
 use std::sync::{Arc, OnceLock};
 
@@ -11,6 +11,7 @@ use crate::lexer_dfa::LexerDfa;
 use crate::lr_parser::LrParser;
 use crate::lr_table::{LrTable, TableKind};
 use crate::recognizer::Recognizer;
+use crate::semicolons::GoTerminals;
 use crate::termset::TermSet;
 
 /// Which lexer layer sits between the DFA and the parser.
@@ -22,6 +23,9 @@ pub enum LayerKind {
     /// `NEWLINE INDENT DEDENT`. The layer turns NL into NEWLINE outside brackets and
     /// on non-blank lines, tracks the indentation stack, and makes INDENT / DEDENT.
     Python,
+    /// Go: the grammar must `%ignore` `NL` and `BLOCK_COMMENT_NL`; the layer turns
+    /// them into ";" after the tokens of [`crate::semicolons::TRIGGERS`].
+    Go,
 }
 
 /// Terminal ids the Python layer needs.
@@ -75,6 +79,8 @@ pub struct Language {
     pub layer: LayerKind,
     /// Python layer terminal ids (when `layer == Python`).
     pub python: Option<PythonTerminals>,
+    /// Go layer terminal ids (when `layer == Go`).
+    pub go: Option<GoTerminals>,
     /// `%ignore`d terminals.
     pub ignored: TermSet,
     /// Completion costs, built on first use ([`Language::completion_costs`]).
@@ -98,8 +104,9 @@ impl Language {
                 ignored.insert(i as TerminalId);
             }
         }
+        let go = if options.layer == LayerKind::Go { Some(GoTerminals::from_grammar(&grammar)?) } else { None };
         let python = match options.layer {
-            LayerKind::Plain => None,
+            LayerKind::Plain | LayerKind::Go => None,
             LayerKind::Python => {
                 let need = |n: &str| grammar.terminal(n).ok_or_else(|| GrammarError::NoStart(format!("terminal {n} (required by the Python layer)")));
                 Some(PythonTerminals {
@@ -121,6 +128,7 @@ impl Language {
             table: Arc::new(table),
             layer: options.layer,
             python,
+            go,
             ignored,
             completion: OnceLock::new(),
         }))
@@ -141,6 +149,13 @@ impl Language {
     /// use (Python: see the figure in that module) and shared afterwards.
     pub fn completion_costs(&self) -> &CompletionCosts {
         self.completion.get_or_init(|| CompletionCosts::new(self))
+    }
+
+    /// Whether `t` is an ignored terminal that still acts in the lexer layer: ending
+    /// such a lexeme may move the parser (Python's NL, Go's NL and block comments
+    /// containing a newline), so it cannot be skipped as free.
+    pub fn is_layout_newline(&self, t: TerminalId) -> bool {
+        self.python.as_ref().is_some_and(|p| p.nl == t) || self.go.as_ref().is_some_and(|g| g.is_newline(t))
     }
 
     /// Name of a terminal.

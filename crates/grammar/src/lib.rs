@@ -16,7 +16,9 @@
 //!   set of LR stacks for soft keywords) and [`EarleyParser`].
 //! - **Languages** ([`Language`]): grammar + DFA + table + lexer layer ([`LayerKind`]:
 //!   plain, or Python's NEWLINE/INDENT/DEDENT with implicit line joining).
-//!   [`python()`] gives the Python 3.11 language (`grammars/python.lark`).
+//!   [`python()`] gives the Python 3.11 language (`grammars/python.lark`);
+//!   [`go()`] the Go 1.19 language (`grammars/go.lark`, automatic semicolons in
+//!   [`semicolons`]).
 //! - **Byte-level recognizer** ([`Recognizer`]): push bytes, get an error the moment
 //!   the text stops being a prefix of a valid program; [`Recognizer::is_complete`] for
 //!   EOS; [`Recognizer::remainder`] and [`Recognizer::accept_sequences`] (A0 / A1) for
@@ -64,6 +66,16 @@
 //! r.push_bytes(b"x = y\n").unwrap();
 //! assert!(r.is_complete());
 //! ```
+//!
+//! Go (a newline after `)` inserts the semicolon):
+//!
+//! ```
+//! let go = espalier_grammar::go().unwrap();
+//! let mut r = go.recognizer();
+//! r.push_bytes(b"package p\n\nfunc f() int { return 1 }\n").unwrap();
+//! assert!(r.is_complete());
+//! assert!(go.recognizer().push_bytes(b"package p\nfunc f()\n{").is_err());
+//! ```
 
 pub mod completion_cost;
 pub mod earley;
@@ -71,6 +83,7 @@ pub mod cursor_layout;
 pub mod error;
 pub mod format;
 pub mod fstring;
+pub mod go;
 pub mod grammar;
 pub mod indentation;
 pub mod language;
@@ -83,12 +96,14 @@ pub mod python;
 pub mod quotient;
 pub mod suffix_earley;
 pub mod recognizer;
+pub mod semicolons;
 pub mod termset;
 pub mod token_parser;
 
 pub use completion_cost::CompletionCosts;
 pub use earley::{EarleyGrammar, EarleyParser};
 pub use error::{Conflict, GrammarError, ParseError, Pos};
+pub use go::{go, go_with, GO_GRAMMAR};
 pub use grammar::{Grammar, NonterminalId, Production, ProductionId, Symbol, Terminal, TerminalId, END};
 pub use language::{Language, LanguageOptions, LayerKind, PythonTerminals};
 pub use indentation::Indentation;
@@ -100,6 +115,7 @@ pub use lr_table::{Action, LrTable, TableKind, TableStats, AUGMENTED};
 pub use python::{python, python_with, PYTHON_GRAMMAR};
 pub use quotient::{FimError, Outcome, Part, SuffixQuotient};
 pub use recognizer::{AcceptSequences, Recognizer, Remainder};
+pub use semicolons::GoTerminals;
 pub use termset::TermSet;
 pub use token_parser::TokenParser;
 

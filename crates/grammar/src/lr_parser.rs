@@ -1,7 +1,8 @@
 //! The incremental LR parser: a small set of LR stacks driven by an [`LrTable`].
 //!
 //! Usually there is one stack. A lexeme that may be several terminals (a Python soft
-//! keyword such as `match` is also a NAME) forks one stack per reading; readings that
+//! keyword such as `match` is also a NAME; a Go identifier is NAME and DNAME, a
+//! declared name) forks one stack per reading; readings that
 //! hit an error are dropped, so the table stays conflict-free and the parser stays
 //! deterministic in practice (forks die within a few lexemes). Clone is a copy of a few
 //! small vectors; `clone_from` reuses their allocations.
@@ -155,6 +156,16 @@ impl TokenParser for LrParser {
         let table = &*self.table;
         if terms.len() == 1 && self.stacks.len() == 1 {
             return apply(table, &mut self.stacks[0], terms[0]);
+        }
+        if self.stacks.len() == 1 {
+            // Two or more readings on one stack (Go lexes every identifier as NAME
+            // and DNAME): usually only one survives, which then needs no copy.
+            let mut alive = terms.iter().filter(|&&t| can_take(table, &self.stacks[0], t, &mut self.scratch));
+            match (alive.next(), alive.next()) {
+                (None, _) => return false,
+                (Some(&t), None) => return apply(table, &mut self.stacks[0], t),
+                _ => {}
+            }
         }
         let old = std::mem::take(&mut self.stacks);
         for st in &old {

@@ -106,6 +106,8 @@ pub struct Recognizer<P: TokenParser> {
     acceptable: TermSet,
     indent: Indent,
     lexemes: usize,
+    /// Go: a newline now would insert a semicolon.
+    semi_pending: bool,
 }
 
 impl<P: TokenParser> Clone for Recognizer<P> {
@@ -123,6 +125,7 @@ impl<P: TokenParser> Clone for Recognizer<P> {
             acceptable: self.acceptable.clone(),
             indent: self.indent.clone(),
             lexemes: self.lexemes,
+            semi_pending: self.semi_pending,
         }
     }
 
@@ -146,6 +149,7 @@ impl<P: TokenParser> Clone for Recognizer<P> {
         self.indent.col = src.indent.col;
         self.indent.altcol = src.indent.altcol;
         self.lexemes = src.lexemes;
+        self.semi_pending = src.semi_pending;
     }
 }
 
@@ -166,6 +170,7 @@ impl<P: TokenParser> Recognizer<P> {
             acceptable: TermSet::new(nt),
             indent: Indent { cols: vec![0], alt: vec![0], depth: 0, line: Line::Indenting, col: 0, altcol: 0 },
             lexemes: 0,
+            semi_pending: false,
         };
         r.refresh_acceptable();
         r
@@ -247,6 +252,9 @@ impl<P: TokenParser> Recognizer<P> {
                 // NL is in `ignored`; take it out when a NEWLINE would be rejected.
                 self.acceptable.remove(py.nl);
             }
+        }
+        if let Some(go) = &self.lang.go {
+            go.restrict(self.semi_pending, &mut self.acceptable);
         }
     }
 
@@ -352,6 +360,21 @@ impl<P: TokenParser> Recognizer<P> {
             } else if py.close.contains(&t0) {
                 self.indent.depth = self.indent.depth.saturating_sub(1);
             }
+        } else if let Some(go) = &lang.go {
+            if go.is_newline(t0) {
+                if std::mem::take(&mut self.semi_pending) {
+                    self.feed_parser(&[go.semi])?;
+                    self.refresh_acceptable();
+                }
+                return Ok(());
+            }
+            if lang.ignored.contains(t0) {
+                return Ok(());
+            }
+            self.feed_parser(terms)?;
+            self.semi_pending = go.triggers(t0);
+            self.refresh_acceptable();
+            return Ok(());
         } else if lang.ignored.contains(t0) {
             return Ok(());
         }
@@ -516,6 +539,9 @@ impl<P: TokenParser> Recognizer<P> {
 
     fn finish_in_place(&mut self) -> Result<(), Refusal> {
         let r = self;
+        if r.lang.go.is_some() && crate::semicolons::unterminated_comment(&r.lexbuf, r.lang.dfa.winners(r.state).is_empty()) {
+            return Err(r.refuse(Why::Text("comment not terminated")));
+        }
         while r.lex_len > 0 {
             if !r.lang.dfa.winners(r.state).is_empty() {
                 r.last_accept = r.state;
@@ -546,6 +572,11 @@ impl<P: TokenParser> Recognizer<P> {
             }
         }
         r.lex_start = r.pos;
+        if let Some(go) = r.lang.go.clone() {
+            if std::mem::take(&mut r.semi_pending) {
+                r.feed_parser(&[go.semi])?;
+            }
+        }
         if !r.parser.accepts_end() {
             r.refresh_acceptable();
             return Err(r.refuse(Why::Text("unexpected end of input")));
@@ -641,6 +672,9 @@ impl<P: TokenParser> Recognizer<P> {
                     r.emit(r.state, &text).is_ok()
                 } else {
                     r.lexemes += 1;
+                    if let Some(go) = &self.lang.go {
+                        r.semi_pending = go.triggers(t);
+                    }
                     r.feed_parser(&[t]).is_ok() && {
                         r.refresh_acceptable();
                         true

@@ -120,3 +120,67 @@ impl Rng {
 /// crate).
 #[allow(unused_imports)] // not every test binary has a slow variant
 pub use espalier_testkit::slow;
+
+/// The Go 1.19 standard library (Debian's golang-go, see scripts/setup.sh).
+pub const GO_SRC: &str = "/usr/lib/go-1.19/src";
+
+/// A fixed sample of Go standard-library files (sorted, every `stride`-th from
+/// `first`, testdata directories left out), with their text. A missing corpus fails
+/// with the set-up command.
+pub fn go_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(String, String)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let p = e.path();
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                if e.file_name() != "testdata" {
+                    walk(&p, out);
+                }
+            } else if ft.is_file() && p.extension().is_some_and(|x| x == "go") {
+                out.push(p);
+            }
+        }
+    }
+    espalier_testkit::require(GO_SRC, "the Go 1.19 standard library (golang-go)", None);
+    let mut files = Vec::new();
+    walk(std::path::Path::new(GO_SRC), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .skip(first)
+        .step_by(stride.max(1))
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(&p).ok()?;
+            (text.len() <= max_bytes && !text.is_empty()).then(|| (p.display().to_string(), text))
+        })
+        .collect()
+}
+
+/// The Go constraint over the SmolLM2 trie; `syncode` gets the store.
+pub fn go_constraint(trie: &Arc<TokTrie>, strategy: Strategy, store: Option<&Arc<MaskStore>>) -> GrammarConstraint {
+    let lang = espalier_grammar::go().expect("the Go grammar compiles");
+    let c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "go-lr");
+    match store {
+        Some(s) => c.with_store(s.clone()),
+        None => c,
+    }
+}
+
+/// The SynCode store for Go x SmolLM2, cached under the test target directory.
+pub fn go_store(vocab: &Vocab) -> Arc<MaskStore> {
+    let lang = espalier_grammar::go().expect("the Go grammar compiles");
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("go-smollm2.store");
+    let t = std::time::Instant::now();
+    let store = MaskStore::load_or_build(&lang, vocab, &path).expect("mask store");
+    let (rows, entries) = store.stats();
+    eprintln!("go mask store: {rows} rows, {entries} entries, {} bytes, ready in {:?}", store.memory_bytes(), t.elapsed());
+    Arc::new(store)
+}
+
+/// Whether our Go grammar accepts `text` whole.
+pub fn go_accepts(text: &str) -> bool {
+    let lang = espalier_grammar::go().expect("the Go grammar compiles");
+    let mut r = lang.recognizer();
+    r.push_bytes(text.as_bytes()).is_ok() && r.is_complete()
+}

@@ -28,7 +28,7 @@ macro_rules! registry {
     };
 }
 
-registry!(slua, python);
+registry!(slua, python, go);
 
 /// A registered language: a cheap, copyable handle on its [`LangSpec`] (which it
 /// dereferences to). Equal when the names are; serialized as the name.

@@ -1,0 +1,93 @@
+//! Go 1.19: the grammar of espalier-grammar (`grammars/go.lark`, generics included,
+//! automatic semicolons in the lexer layer), checked against `gofmt -e`.
+//!
+//! Not registered here (yet): the HumanEval-X Go benchmark and its oracle (`gofmt -e`
+//! for syntax, `go test` for pass@1); its tests import testify, which a machine
+//! without the Go module proxy cannot fetch.
+
+use std::sync::Arc;
+
+use super::{Framing, LangSpec};
+use crate::LangError;
+
+/// The registry's entry.
+pub static LANGUAGE: Go = Go;
+
+/// Go 1.19.
+pub struct Go;
+
+/// A HumanEval-X-style header (with the package clause a whole file needs): the
+/// request `bench decode` continues by default.
+const SAMPLE: &str = "package main\n\nimport (\n    \"strings\"\n)\n\n// Return the words of s in reverse order, separated by single spaces.\n// >>> ReverseWords(\"hello big world\")\n// \"world big hello\"\nfunc ReverseWords(s string) string {\n";
+
+/// Stop strings for completing one Go function: a new top-level declaration (or
+/// comment, or the end of a chat's code fence) means the function has ended.
+pub fn go_stop_strings() -> Vec<String> {
+    ["\nfunc ", "\ntype ", "\nvar ", "\nconst ", "\nimport ", "\npackage ", "\n//", "\n```"].iter().map(|s| s.to_string()).collect()
+}
+
+impl LangSpec for Go {
+    fn name(&self) -> &'static str {
+        "go"
+    }
+
+    fn label(&self) -> &'static str {
+        "Go"
+    }
+
+    fn grammar(&self) -> Option<Result<Arc<espalier_grammar::Language>, LangError>> {
+        Some(espalier_grammar::go().map_err(|e| LangError::Grammar { lang: "go", message: e.to_string() }))
+    }
+
+    fn check_renames(&self) -> &'static [(&'static str, &'static str)] {
+        // DNAME is the parser's reading of an identifier as a declared name
+        &[("DNAME", "NAME"), ("IMPORT_PATH", "STRING"), ("$END", "EOF")]
+    }
+
+    fn sample_request(&self) -> &'static str {
+        SAMPLE
+    }
+
+    fn fence(&self) -> &'static str {
+        "```go\n"
+    }
+
+    fn stop_strings(&self, _framing: Framing) -> Vec<String> {
+        go_stop_strings()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_check_reports_go_names() {
+        let dir = std::env::temp_dir().join(format!("espalier-gocheck-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (good, bad) = (dir.join("good.go"), dir.join("bad.go"));
+        std::fs::write(&good, "package p\n\nfunc f[T any](x T) T {\n\treturn x\n}\n").unwrap();
+        std::fs::write(&bad, "package p\n\nfunc f() {\n\tgo g\n}\n").unwrap();
+        let mut out = Vec::new();
+        assert!(LANGUAGE.check_files(&[good.clone()], &Default::default(), &mut out).unwrap());
+        assert!(out.is_empty());
+        assert!(!LANGUAGE.check_files(&[good, bad.clone()], &Default::default(), &mut out).unwrap());
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.starts_with(&format!("{}:4:6: expected one of ", bad.display())), "{text}");
+        assert!(!text.contains("DNAME"), "{text}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_sample_is_a_viable_go_prefix_and_stops_end_a_function() {
+        let go = espalier_grammar::go().unwrap();
+        let mut r = go.recognizer();
+        r.push_bytes(SAMPLE.as_bytes()).unwrap();
+        r.push_bytes(b"\treturn s\n}\n").unwrap();
+        assert!(r.is_complete());
+        let text = "\treturn s\n}\n\nfunc main() {}\n";
+        let cut = go_stop_strings().iter().filter_map(|s| text.find(s.as_str())).min().unwrap();
+        assert_eq!(&text[..cut], "\treturn s\n}\n");
+    }
+}

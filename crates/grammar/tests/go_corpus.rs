@@ -1,0 +1,122 @@
+//! The Go grammar against Go's own parser (`gofmt -e` of Go 1.19) on the Go
+//! standard library and commands (testdata directories hold deliberately invalid
+//! files: the negatives), and the prefix property on real code.
+//!
+//! CI runs a fixed sample (300 evenly spaced files plus four testdata directories,
+//! ~550 files); `ESPALIER_SLOW=1 cargo nextest run --release -p espalier-grammar
+//! --test go_corpus` runs every file (5,500). A missing gofmt or corpus fails.
+
+mod common;
+mod gofmt;
+
+use common::{slow, Rng};
+use espalier_grammar::go;
+use gofmt::*;
+
+/// Corpus files (Debian's golang-1.19-src 1.19.8), as published in the README; the
+/// slow run asserts both.
+const PUBLISHED_FILES: usize = 5564;
+/// Of those, the files gofmt -e refuses (testdata negatives; we must refuse them).
+const PUBLISHED_REJECTED: usize = 54;
+
+fn files() -> Vec<std::path::PathBuf> {
+    require_oracle();
+    if slow() {
+        go_files()
+    } else {
+        go_sample(300)
+    }
+}
+
+#[test]
+fn corpus_agrees_with_gofmt() {
+    let go = go().unwrap();
+    let files = files();
+    let verdicts = gofmt_verdicts(&files);
+    let mut disagreements = Vec::new();
+    for (f, &expected) in files.iter().zip(&verdicts) {
+        let text = std::fs::read(f).unwrap();
+        let o = ours(&go, &text);
+        if o.is_ok() != expected {
+            disagreements.push(format!("{}: gofmt {} ours {:?}", f.display(), if expected { "accepts" } else { "rejects" }, o.err()));
+        }
+    }
+    let negatives = verdicts.iter().filter(|&&v| !v).count();
+    eprintln!("go corpus: {} of {} files agree ({} rejected by gofmt)", files.len() - disagreements.len(), files.len(), negatives);
+    assert!(files.len() >= 500, "only {} corpus files found", files.len());
+    if slow() {
+        assert_eq!((files.len(), negatives), (PUBLISHED_FILES, PUBLISHED_REJECTED), "the README's figures changed");
+    }
+    assert!(negatives >= 20, "only {negatives} negatives in the sample");
+    assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
+}
+
+/// Every prefix of a valid file is viable: checked byte by byte (which covers every
+/// lexeme boundary, where the semicolon layer acts), and at random offsets by
+/// resuming the rest of the file from a clone of the recognizer taken there.
+#[test]
+fn prefix_property() {
+    let go = go().unwrap();
+    let mut rng = Rng(0x60_5eed);
+    let mut files = files();
+    if !slow() {
+        // every 4th file of the sample, outside the testdata directories
+        files = files.into_iter().filter(|f| !f.components().any(|c| c.as_os_str() == "testdata")).step_by(4).collect();
+    }
+    let mut boundaries = 0usize;
+    let mut resumed = 0usize;
+    let mut checked = 0usize;
+    for f in &files {
+        let text = std::fs::read(f).unwrap();
+        if ours(&go, &text).is_err() {
+            continue; // the corpus test covers verdicts
+        }
+        checked += 1;
+        let cuts: Vec<usize> = (0..4).map(|_| rng.below(text.len() + 1)).collect();
+        let mut r = go.recognizer();
+        let mut lexemes = 0;
+        for (i, &b) in text.iter().enumerate() {
+            if cuts.contains(&i) {
+                let mut c = r.clone();
+                c.push_bytes(&text[i..]).unwrap_or_else(|e| panic!("{}: resuming at byte {i} failed: {e}", f.display()));
+                assert!(c.is_complete(), "{}: resumed at byte {i}, not complete", f.display());
+                resumed += 1;
+            }
+            r.push_byte(b).unwrap_or_else(|e| panic!("{}: prefix of {} bytes reported dead: {e}", f.display(), i + 1));
+            if r.num_lexemes() != lexemes {
+                lexemes = r.num_lexemes();
+                boundaries += 1;
+                assert!(!r.acceptable_terminals().is_empty(), "{}: nothing acceptable at byte {}", f.display(), i + 1);
+            }
+        }
+        assert!(r.is_complete(), "{}", f.display());
+    }
+    eprintln!("go prefix property: {checked} files, {boundaries} lexeme boundaries, {resumed} resumptions from clones");
+    assert!(checked >= 50 || slow(), "only {checked} files checked");
+}
+
+/// The Earley recognizer behind the same lexer and semicolon layer agrees with LR
+/// (verdict and error offset) on corpus files and truncated files, valid or not
+/// (the fill-in-the-middle quotients run on Earley). CI: 40 files under 8 KB.
+#[test]
+fn earley_agrees_with_lr() {
+    let go = go().unwrap();
+    let mut rng = Rng(0x60_ea7);
+    let limit = if slow() { 400 } else { 40 };
+    let files: Vec<_> = files().into_iter().filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() < 8_000)).step_by(3).take(limit).collect();
+    let verdict = |r: Result<(), espalier_grammar::ParseError>| r.map_err(|e| e.offset);
+    let mut n = 0;
+    for f in &files {
+        let text = std::fs::read(f).unwrap();
+        let cut = rng.below(text.len() + 1);
+        for t in [&text[..], &text[..cut]] {
+            let lr = verdict(ours(&go, t));
+            let mut e = go.earley_recognizer();
+            let ea = verdict(e.push_bytes(t).and_then(|_| e.finish()));
+            assert_eq!(lr, ea, "{} (first {} bytes): LR {lr:?} vs Earley {ea:?}", f.display(), t.len());
+            n += 1;
+        }
+    }
+    eprintln!("go: LR and Earley agree on {n} texts");
+    assert!(n >= 60 || slow(), "only {n} texts");
+}
