@@ -1,7 +1,8 @@
 //! `espalier eval BENCHMARK`: generate completions under each constraint mode for a
-//! benchmark of the language registry (humaneval, mbpp: Python; slua), check them with
-//! the language's oracle (Python: CPython's `ast.parse` for syntax, pass@1 with the
-//! tests in a time-limited subprocess), write one JSON record per sample to `--out FILE`, print
+//! benchmark of the language registry (humaneval, mbpp: Python; humaneval-go: Go;
+//! slua), check them with the language's oracle (Python: CPython's `ast.parse` for
+//! syntax, pass@1 with the tests in a time-limited subprocess; Go: `gofmt -e` and `go
+//! test`), write one JSON record per sample to `--out FILE`, print
 //! one JSON summary line per mode, and last a summary line whose top-level fields are
 //! the last mode's (`problems`, `finished`, `syntax_errors` over all completions, the
 //! same as `syntax_errors_all`, `syntax_errors_finished`, `refused`, `pass_at_1`,
@@ -61,8 +62,9 @@ pub struct Args {
     /// HumanEval.jsonl.gz or mxeval-mbpp_release_v1.jsonl).
     #[arg(long)]
     pub data: Option<PathBuf>,
-    /// The interpreter the language's oracle runs for checks (Python: default
-    /// /usr/bin/python3.11).
+    /// The interpreter or tool the language's oracle runs for checks (Python: default
+    /// /usr/bin/python3.11; Go: the `go` command, default /usr/bin/go, with `gofmt`
+    /// beside it).
     #[arg(long)]
     pub python: Option<PathBuf>,
     /// Backend: ndarray, wgpu, cuda.
@@ -153,7 +155,7 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         for (m, &mode) in args.mode.iter().enumerate() {
             let records = &mut by_mode[m];
             for sample in 0..args.samples {
-                let task = Task::new(Some(lang), mode, problem.prompt.clone());
+                let task = Task::new(Some(lang), mode, oracle.prompt(problem));
                 let config = task.configure(GenerateConfig {
                     sampling: SamplingConfig {
                         temperature: args.temperature,
@@ -260,7 +262,7 @@ fn eval_one(
             record.decode_tps = timing.decode_tps();
             record.decode_s = timing.decode_s;
             record.stats = g.stats().clone();
-            let code = format!("{}{}", problem.prompt, record.completion);
+            let code = format!("{}{}", task.request, record.completion);
             match oracle.syntax_error(&code) {
                 Ok(err) => record.syntax_error = err,
                 Err(e) => record.error = Some(e),

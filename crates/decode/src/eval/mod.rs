@@ -1,15 +1,19 @@
 //! The evaluation harness behind `espalier eval` (native only): problem sets, the
 //! [`Oracle`] a language judges completions with (Python: CPython, `ast.parse` for
-//! syntax, the problem's tests in a time-limited subprocess for pass@1), the sLua
+//! syntax, the problem's tests in a time-limited subprocess for pass@1; Go: `gofmt -e`
+//! and `go test` in a temporary module), the sLua
 //! game evaluation, and the report types.
 
 pub mod dataset;
+pub mod go;
 pub mod oracle;
 pub mod python;
 pub mod report;
 pub mod slua;
+pub mod subprocess;
 
 pub use dataset::{load_problems, DatasetError, Problem};
+pub use go::GoChecker;
 pub use oracle::Oracle;
 pub use python::{PythonChecker, TestOutcome};
 pub use report::{ProblemRecord, Summary};

@@ -1,13 +1,12 @@
 //! Go 1.19: the grammar of espalier-grammar (`grammars/go.lark`, generics included,
 //! automatic semicolons in the lexer layer), checked against `gofmt -e`.
 //!
-//! Not registered here (yet): the HumanEval-X Go benchmark and its oracle (`gofmt -e`
-//! for syntax, `go test` for pass@1); its tests import testify, which a machine
-//! without the Go module proxy cannot fetch.
+//! Benchmark: HumanEval-X Go (`espalier eval humaneval-go`), judged by `gofmt -e`
+//! (syntax) and `go test` in an offline module (pass@1; see [`crate::eval::go`]).
 
 use std::sync::Arc;
 
-use super::{Framing, LangSpec};
+use super::{Benchmark, BenchmarkFormat, Framing, LangSpec};
 use crate::LangError;
 
 /// The registry's entry.
@@ -25,6 +24,9 @@ const SAMPLE: &str = "package main\n\nimport (\n    \"strings\"\n)\n\n// Return 
 pub fn go_stop_strings() -> Vec<String> {
     ["\nfunc ", "\ntype ", "\nvar ", "\nconst ", "\nimport ", "\npackage ", "\n//", "\n```"].iter().map(|s| s.to_string()).collect()
 }
+
+const BENCHMARKS: &[Benchmark] =
+    &[Benchmark { name: "humaneval-go", data_file: "humanevalx_go.jsonl.gz", format: BenchmarkFormat::Problems }];
 
 impl LangSpec for Go {
     fn name(&self) -> &'static str {
@@ -54,6 +56,22 @@ impl LangSpec for Go {
 
     fn stop_strings(&self, _framing: Framing) -> Vec<String> {
         go_stop_strings()
+    }
+
+    fn benchmarks(&self) -> &'static [Benchmark] {
+        BENCHMARKS
+    }
+
+    /// `program`: the `go` command (default `/usr/bin/go`; `gofmt` is taken from
+    /// beside it).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn oracle(
+        &self,
+        program: Option<&std::path::Path>,
+        timeout: std::time::Duration,
+    ) -> Option<Box<dyn crate::eval::Oracle>> {
+        let go = program.unwrap_or(std::path::Path::new("/usr/bin/go"));
+        Some(Box::new(crate::eval::GoChecker::new(go, timeout)))
     }
 }
 
