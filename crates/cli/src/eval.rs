@@ -74,12 +74,12 @@ pub struct Args {
     #[arg(long)]
     pub model: Option<PathBuf>,
     /// Wrap up: when this many tokens of the budget are left, allow only tokens that
-    /// lead towards finishing the program (the constraint's finishing mask: Python and
-    /// sLua).
+    /// lead towards finishing the program (the constraint's finishing mask: Python, Go
+    /// and sLua).
     #[arg(long)]
     pub wrap_up: Option<usize>,
     /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;
-    /// needs a constraint with a finishing mask (Python, sLua), otherwise the loop
+    /// needs a constraint with a finishing mask (Python, Go, sLua), otherwise the loop
     /// stops it.
     #[arg(long)]
     pub wrap_up_on_repetition: bool,

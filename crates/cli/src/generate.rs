@@ -77,7 +77,7 @@ pub struct Args {
     #[arg(long)]
     pub wrap_up: Option<usize>,
     /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;
-    /// needs a constraint with a finishing mask (sLua), otherwise the loop stops it.
+    /// needs a constraint with a finishing mask (Python, Go, sLua), otherwise the loop stops it.
     #[arg(long)]
     pub wrap_up_on_repetition: bool,
     /// Fill in the middle (Python): the code before the cursor (`crate::fim`).

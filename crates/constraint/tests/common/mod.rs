@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod finish;
+
 use std::sync::Arc;
 
 use espalier_constraint::{GrammarConstraint, MaskStore, Strategy, TokTrie, Vocab};

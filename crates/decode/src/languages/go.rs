@@ -54,6 +54,10 @@ impl LangSpec for Go {
         "```go\n"
     }
 
+    fn has_finishing_mask(&self) -> bool {
+        true
+    }
+
     fn stop_strings(&self, _framing: Framing) -> Vec<String> {
         go_stop_strings()
     }
