@@ -713,12 +713,19 @@ impl<C: Constraint> Generator<C> {
 
     /// Stop strings, repetition and the budget, after a token was added.
     fn check_stops(&mut self, new_bytes: usize) {
-        if let Some((at, stop)) = crate::stop::find_stop(&self.text, new_bytes, &self.config.stop_strings) {
+        // Stop strings are looked for in the generated text only, as HumanEval's
+        // harnesses do: a match that starts in the prompt's healed bytes (the prompt's
+        // last "\n" then the model's "//" at column 0 inside a Go function) would cut
+        // the whole completion, and no constraint state before the prompt's end could
+        // tell whether the text before it is complete.
+        let generated = &self.text[self.skip.min(self.text.len())..];
+        let found = crate::stop::find_stop(generated, new_bytes.min(generated.len()), &self.config.stop_strings);
+        if let Some((at, stop)) = found.map(|(at, stop)| (at + self.skip, stop)) {
             if self.incomplete_at(at) {
                 self.stats.stops_passed += 1;
             } else {
                 let stop = stop.to_string();
-                self.cut_at = Some(at.max(self.skip));
+                self.cut_at = Some(at);
                 self.stop = Some(StopReason::StopString { stop });
                 return;
             }

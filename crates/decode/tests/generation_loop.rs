@@ -138,6 +138,33 @@ fn prompt_healing_rolls_back_the_last_prompt_token() {
 }
 
 #[test]
+fn a_stop_string_starting_in_the_healed_prompt_does_not_stop() {
+    // The prompt ends in "\n" (healed); the model's first token is that "\n" and its
+    // second "x": "\nx" spans the prompt and the output, which is not a stop.
+    let v = Arc::new(vocab(TOKENS));
+    let nl = id(&v, "\n");
+    for mode in [Mode::None, Mode::Mask] {
+        let mut c = Targets::new(&["a\nxy"]);
+        use espalier_decode::Constraint;
+        c.commit(b"a\n").unwrap();
+        let mut cfg = config(mode);
+        cfg.heal_prompt = true;
+        cfg.stop_strings = vec!["\nx".into()];
+        let mut model = HashModel::new(v.len());
+        let mut g = Generator::new(v.clone(), c, &[1, nl], cfg).unwrap();
+        for next in ["\n", "x", "y", "<eos>"] {
+            let Some(feed) = g.next_input() else { break };
+            model.truncate(feed.keep);
+            model.prefer = vec![(id(&v, next), 60.0)];
+            let logits = model.forward(feed.tokens).unwrap();
+            g.step(&logits, std::time::Duration::ZERO).unwrap();
+        }
+        assert_eq!(g.text(), "xy", "{mode}");
+        assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{mode}");
+    }
+}
+
+#[test]
 fn eos_only_when_complete_even_when_the_model_insists() {
     let (g, _) = generate(Targets::new(&["abc", "abcabc"]), &[1], config(Mode::Rejection), &[("<eos>", 50.0)]);
     assert_eq!(g.text(), "abc");
