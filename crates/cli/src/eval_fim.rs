@@ -95,6 +95,7 @@ struct Generated {
     finished: bool,
     tokens: usize,
     decode_s: f64,
+    stats: espalier_decode::Stats,
 }
 
 /// The `checked` cut of an unconstrained middle: the byte offsets where its tokens end
@@ -182,7 +183,14 @@ fn generate(loaded: &mut Loaded, case: &FimCase, constraint: FimConstraint, mode
     let timing = result?;
     let stop = generator.stop_reason().cloned().unwrap_or(StopReason::MaxTokens);
     let finished = !matches!(stop, StopReason::MaxTokens | StopReason::Repetition { .. });
-    let g = Generated { middle: generator.text(), stop, finished, tokens: timing.decode_tokens, decode_s: timing.decode_s };
+    let g = Generated {
+        middle: generator.text(),
+        stop,
+        finished,
+        tokens: timing.decode_tokens,
+        decode_s: timing.decode_s,
+        stats: generator.stats().clone(),
+    };
     Ok((g, generator.tokens().to_vec()))
 }
 
@@ -245,9 +253,19 @@ pub fn run_eval_fim(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
             t.tested += usize::from(case.has_tests());
             t.tokens += g.tokens;
             t.decode_s += g.decode_s;
-            eprintln!("[{k} {}] {}: {} tokens, stop {}, parse {}", mode.name(), case.task_id, g.tokens, g.stop.name(), if parse_ok { "ok" } else { "error" });
+            eprintln!(
+                "[{k} {}] {}: {} tokens, stop {}, wrap-up from {:?}, parse {}",
+                mode.name(),
+                case.task_id,
+                g.tokens,
+                g.stop.name(),
+                g.stats.wrap_up_from,
+                if parse_ok { "ok" } else { "error" }
+            );
             if let Some(o) = out.as_mut() {
-                let rec = serde_json::json!({"task_id": case.task_id, "mode": mode.name(), "middle": middle, "stop": g.stop, "finished": finished, "parse_ok": parse_ok, "passed": passed});
+                let rec = serde_json::json!({"task_id": case.task_id, "mode": mode.name(), "middle": middle, "stop": g.stop, "finished": finished, "parse_ok": parse_ok, "passed": passed,
+                    "tokens": g.tokens, "wrap_up_from": g.stats.wrap_up_from, "wrap_up_steps": g.stats.wrap_up_steps,
+                    "loop_detected": g.stats.loop_detected.is_some(), "constraint_s": g.stats.constraint_s});
                 writeln!(o, "{rec}")?;
                 o.flush()?;
             }
