@@ -39,12 +39,16 @@ pub struct FimConstraint {
     /// ([`crate::fim_bridge`]), kept while the middle follows it.
     plan: Option<Vec<u8>>,
     /// The middle's length when a bridge search last found nothing (the next search
-    /// waits for [`RETRY_AFTER`] more bytes).
+    /// waits for [`RETRY_AFTER`] more bytes), and how many searches failed.
     failed_at: Option<usize>,
+    failures: usize,
 }
 
 /// Bytes of middle written after a failed bridge search before the next search.
 const RETRY_AFTER: usize = 8;
+/// Failed bridge searches after which a request stops searching (each costs up to
+/// ~1-3 s at [`crate::fim_bridge::MAX_EXPANSIONS`] on a loaded 2-core machine).
+const MAX_FAILURES: usize = 2;
 
 impl FimConstraint {
     /// Prepares a request: `prefix` must be a viable prefix of `lang`, and some middle
@@ -55,7 +59,7 @@ impl FimConstraint {
         let witness = quotient.establish(&left)?;
         let starts = trie.lexeme_starts(&lang.dfa);
         let walker = ExactWalker::new(&left, starts);
-        Ok(Self { left, suffix: Arc::new(quotient), witness, trie, walker, middle: Vec::new(), plan: None, failed_at: None })
+        Ok(Self { left, suffix: Arc::new(quotient), witness, trie, walker, middle: Vec::new(), plan: None, failed_at: None, failures: 0 })
     }
 
     /// The middle generated so far.
@@ -134,9 +138,11 @@ impl Constraint for FimConstraint {
             mask.insert(vocab.eos() as usize);
             return true;
         }
-        if self.plan.as_ref().is_none_or(|p| p.is_empty()) && self.failed_at.is_none_or(|at| self.middle.len() >= at + RETRY_AFTER) {
+        let retry = self.failures < MAX_FAILURES && self.failed_at.is_none_or(|at| self.middle.len() >= at + RETRY_AFTER);
+        if self.plan.as_ref().is_none_or(|p| p.is_empty()) && retry {
             self.plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix).filter(|p| !p.is_empty());
             self.failed_at = self.plan.is_none().then_some(self.middle.len());
+            self.failures += usize::from(self.plan.is_none());
         }
         match &self.plan {
             Some(plan) => {
