@@ -13,7 +13,10 @@
 //! `context_chars`, `violations` (true middle tokens the mask refused),
 //! `eos_after_true_middle` (cases where EOS was allowed after the whole true middle),
 //! `setup_ms`, `load_avg_1m`, and `eos_cpu_p50_us` / `eos_cpu_p99_us` (the EOS
-//! membership part of a mask alone, timed apart on the same states).
+//! membership part of a mask alone, timed apart on the same states); and the FIM
+//! finishing mask's cold bridge search (`crate`-level `fim_bridge`) at every
+//! `--bridge-every`-th token: `bridges`, `bridges_found`, `bridge_bytes_p50`,
+//! `bridge_cpu_p50_ms` / `bridge_cpu_p99_ms` / `bridge_cpu_max_ms` (on-CPU).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,6 +42,10 @@ pub struct FimArgs {
     /// Directory searched (recursively) for .py files.
     #[arg(long, default_value = "/usr/lib/python3.11")]
     corpus: PathBuf,
+    /// Time the finishing mask's bridge search (a cold search, no plan kept) at every
+    /// K-th teacher-forced token (0: never).
+    #[arg(long, default_value_t = 8)]
+    bridge_every: usize,
     /// The GGUF whose tokenizer gives the vocabulary.
     #[arg(long, default_value = DEFAULT_MODEL_PATH)]
     model: PathBuf,
@@ -101,6 +108,7 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let chosen: Vec<&(PathBuf, String)> = (0..a.cases).map(|k| &texts[order[k % order.len()]]).collect();
     let (mut prepare, mut prepare_cpu, mut times, mut cpu, mut eos_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut violations, mut eos_ok, mut tokens) = (0usize, 0usize, 0usize);
+    let (mut bridge_cpu, mut bridges_found, mut bridge_bytes) = (Vec::new(), 0usize, Vec::new());
     let mut mask = TokenSet::empty(vocab.len());
     for (path, text) in &chosen {
         let mid_len = text.len() - n;
@@ -131,6 +139,17 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             if !mask.contains(id as usize) {
                 violations += 1;
             }
+            if a.bridge_every > 0 && tokens % a.bridge_every == 0 {
+                let b0 = thread_cpu_ns();
+                let bridge = espalier_constraint::fim_bridge::shortest_bridge(c.left(), c.suffix());
+                if let (Some(x), Some(y)) = (b0, thread_cpu_ns()) {
+                    bridge_cpu.push(y.saturating_sub(x) as f64 / 1e6);
+                }
+                if let Some(b) = bridge {
+                    bridges_found += 1;
+                    bridge_bytes.push(b.len() as f64);
+                }
+            }
             c.commit(vocab.bytes(id)).map_err(|e| format!("{}: true middle refused: {e}", path.display()))?;
         }
         c.fill_mask(&vocab, &mut mask);
@@ -152,6 +171,8 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     sort(&mut times);
     sort(&mut cpu);
     sort(&mut eos_cpu);
+    sort(&mut bridge_cpu);
+    sort(&mut bridge_bytes);
     let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()));
     let out = serde_json::json!({
         "context_chars": n,
@@ -168,6 +189,12 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "cpu_p99_us": percentile(&cpu, 99.0),
         "eos_cpu_p50_us": percentile(&eos_cpu, 50.0),
         "eos_cpu_p99_us": percentile(&eos_cpu, 99.0),
+        "bridges": bridge_cpu.len(),
+        "bridges_found": bridges_found,
+        "bridge_bytes_p50": percentile(&bridge_bytes, 50.0),
+        "bridge_cpu_p50_ms": percentile(&bridge_cpu, 50.0),
+        "bridge_cpu_p99_ms": percentile(&bridge_cpu, 99.0),
+        "bridge_cpu_max_ms": bridge_cpu.last().copied().unwrap_or(0.0),
         "violations": violations,
         "eos_after_true_middle": eos_ok,
         "setup_ms": setup_ms,

@@ -28,8 +28,12 @@ pub struct Args {
     /// The benchmark, one of a language of the registry: humaneval, mbpp (Python),
     /// slua, ...
     pub dataset: String,
-    /// Constraint modes, comma-separated (e.g. `none,mask,rejection`), run in turn.
-    #[arg(long, value_delimiter = ',', default_value = "mask")]
+    /// Constraint modes, comma-separated (e.g. `none,mask,rejection`), run in turn
+    /// (`eval fim` also takes `checked`, see `crate::eval_fim`).
+    #[arg(long = "mode", value_delimiter = ',', default_value = "mask")]
+    pub mode_names: Vec<String>,
+    /// The parsed `--mode` (filled by [`run`]).
+    #[arg(skip)]
     pub mode: Vec<Mode>,
     /// Evaluate only the first N problems (after --offset).
     #[arg(long)]
@@ -83,7 +87,8 @@ pub struct Args {
     /// stops it.
     #[arg(long)]
     pub wrap_up_on_repetition: bool,
-    /// `eval fim`: the infilling set, singleline or randomspan (`crate::eval_fim`).
+    /// `eval fim`: the infilling set, singleline, randomspan, stack-boundary or
+    /// stack-randspan (`crate::eval_fim`).
     #[arg(long)]
     pub set: Option<String>,
 }
@@ -103,10 +108,11 @@ fn data_path(arg: Option<&Path>, name: &str) -> Result<PathBuf, String> {
 }
 
 /// Runs `espalier eval`.
-pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     if args.dataset == "fim" {
         return crate::eval_fim::run_eval_fim(args);
     }
+    args.mode = args.mode_names.iter().map(|m| m.parse()).collect::<Result<_, _>>()?;
     let Some((lang, benchmark)) = Lang::benchmark(&args.dataset) else {
         let names = Lang::benchmark_names();
         return Err(format!("unknown benchmark {:?}: expected {}", args.dataset, or_list(&names)).into());

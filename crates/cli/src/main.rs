@@ -13,6 +13,7 @@ mod check;
 mod eval;
 mod eval_fim;
 mod fim;
+mod fim_sets;
 mod generate;
 mod slua;
 

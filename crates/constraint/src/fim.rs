@@ -35,7 +35,20 @@ pub struct FimConstraint {
     trie: Arc<TokTrie>,
     walker: ExactWalker<LrParser>,
     middle: Vec<u8>,
+    /// The finishing mask's plan: the rest of a bridge to joining the suffix
+    /// ([`crate::fim_bridge`]), kept while the middle follows it.
+    plan: Option<Vec<u8>>,
+    /// The middle's length when a bridge search last found nothing (the next search
+    /// waits for [`RETRY_AFTER`] more bytes), and how many searches failed.
+    failed_at: Option<usize>,
+    failures: usize,
 }
+
+/// Bytes of middle written after a failed bridge search before the next search.
+const RETRY_AFTER: usize = 8;
+/// Failed bridge searches after which a request stops searching (each costs up to
+/// ~1-3 s at [`crate::fim_bridge::MAX_EXPANSIONS`] on a loaded 2-core machine).
+const MAX_FAILURES: usize = 2;
 
 impl FimConstraint {
     /// Prepares a request: `prefix` must be a viable prefix of `lang`, and some middle
@@ -46,7 +59,7 @@ impl FimConstraint {
         let witness = quotient.establish(&left)?;
         let starts = trie.lexeme_starts(&lang.dfa);
         let walker = ExactWalker::new(&left, starts);
-        Ok(Self { left, suffix: Arc::new(quotient), witness, trie, walker, middle: Vec::new() })
+        Ok(Self { left, suffix: Arc::new(quotient), witness, trie, walker, middle: Vec::new(), plan: None, failed_at: None, failures: 0 })
     }
 
     /// The middle generated so far.
@@ -109,7 +122,40 @@ impl Constraint for FimConstraint {
         }
         self.left = s;
         self.middle.extend_from_slice(bytes);
+        self.plan = self.plan.take().and_then(|p| p.strip_prefix(bytes).map(<[u8]>::to_vec));
         Ok(Commit::Accepted)
+    }
+
+    /// The finishing mask under FIM: EOS alone once the middle joins the suffix; else
+    /// the tokens whose bytes are a non-empty prefix of the shortest bridge to joining
+    /// ([`crate::fim_bridge`]); where no bridge is found, the exact mask.
+    fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+        if mask.capacity() != vocab.len() {
+            *mask = TokenSet::empty(vocab.len());
+        }
+        mask.clear();
+        if self.is_complete() {
+            mask.insert(vocab.eos() as usize);
+            return true;
+        }
+        let retry = self.failures < MAX_FAILURES && self.failed_at.is_none_or(|at| self.middle.len() >= at + RETRY_AFTER);
+        if self.plan.as_ref().is_none_or(|p| p.is_empty()) && retry {
+            self.plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix).filter(|p| !p.is_empty());
+            self.failed_at = self.plan.is_none().then_some(self.middle.len());
+            self.failures += usize::from(self.plan.is_none());
+        }
+        match &self.plan {
+            Some(plan) => {
+                for id in 0..vocab.len() as u32 {
+                    let b = vocab.bytes(id);
+                    if !vocab.is_special(id) && !b.is_empty() && plan.starts_with(b) {
+                        mask.insert(id as usize);
+                    }
+                }
+            }
+            None => self.fill_mask(vocab, mask),
+        }
+        true
     }
 
     fn inspect(&self) -> Inspection {
@@ -163,6 +209,37 @@ mod tests {
         assert!(mask.contains(0) && c.is_complete());
         let err = c.commit(b")").unwrap_err();
         assert_eq!(err.offset, 0);
+    }
+
+    /// Taking only finishing-mask tokens joins the suffix within the bridge's length,
+    /// whichever of them is taken, and then the mask is EOS alone.
+    #[test]
+    fn finishing_mask_joins_the_suffix() {
+        let py = espalier_grammar::python().unwrap();
+        let vocab = vocab();
+        let trie = Arc::new(TokTrie::new(&vocab));
+        for pick_last in [false, true] {
+            let mut c = FimConstraint::new(&py, b"def f(a):\n    return fo", b"\n    x = a\n", trie.clone()).unwrap();
+            for step in ["o(", "x", " +", " (", "[1", ",", " y"] {
+                let _ = c.commit(step.as_bytes());
+            }
+            let start = crate::fim_bridge::shortest_bridge(c.left(), c.suffix()).unwrap().len();
+            let mut mask = TokenSet::empty(vocab.len());
+            let mut steps = 0;
+            while !c.is_complete() {
+                assert!(c.fill_finishing_mask(&vocab, &mut mask));
+                let mut exact = TokenSet::empty(vocab.len());
+                c.fill_mask(&vocab, &mut exact);
+                let ids: Vec<usize> = mask.iter().collect();
+                assert!(!ids.is_empty() && ids.iter().all(|&i| exact.contains(i)), "{ids:?}");
+                let id = if pick_last { *ids.last().unwrap() } else { ids[0] };
+                c.commit(vocab.bytes(id as u32)).unwrap();
+                steps += 1;
+                assert!(steps <= start, "no join after {steps} steps: {:?}", String::from_utf8_lossy(c.middle()));
+            }
+            assert!(c.fill_finishing_mask(&vocab, &mut mask));
+            assert_eq!(mask.iter().collect::<Vec<_>>(), vec![0]);
+        }
     }
 
     #[test]
