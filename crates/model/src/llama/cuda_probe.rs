@@ -7,7 +7,8 @@
 //! turns each failure into a sentence, so `BackendKind::Cuda.device()` returns an error
 //! the CLI can print (or fall back from) instead.
 
-use cudarc::driver::{result, sys};
+use cudarc::driver::result::{self, DriverError};
+use cudarc::driver::sys;
 
 /// The oldest driver API the build's bindings target: `.cargo/config.toml` pins cudarc to
 /// CUDA 13.0 (`CUDARC_CUDA_VERSION=13000`), which needs driver 580 or newer.
@@ -31,12 +32,18 @@ pub fn probe() -> Result<CudaDeviceInfo, String> {
         .unwrap_or_else(|_| Err("the CUDA driver library lacks a function the bindings need (driver too old?)".into()))
 }
 
+/// The error's code (`CUDA_ERROR_NO_DEVICE`). Not its `Display`: that asks the driver
+/// for the text, one more call into a library that may be the problem.
+fn code(e: DriverError) -> String {
+    format!("{:?}", e.0)
+}
+
 fn probe_driver() -> Result<CudaDeviceInfo, String> {
     // SAFETY: only tries to open the library by its usual names.
     if !unsafe { sys::is_culib_present() } {
         return Err("no CUDA driver: libcuda.so was not found (install the NVIDIA driver, 580 or newer)".into());
     }
-    result::init().map_err(|e| format!("the CUDA driver did not initialise: {e}"))?;
+    result::init().map_err(|e| format!("the CUDA driver did not initialise: {}", code(e)))?;
     let driver_version = driver_version()?;
     if driver_version < MIN_DRIVER {
         return Err(format!(
@@ -45,15 +52,15 @@ fn probe_driver() -> Result<CudaDeviceInfo, String> {
             cuda_version_text(MIN_DRIVER)
         ));
     }
-    let count = result::device::get_count().map_err(|e| format!("cannot count CUDA devices: {e}"))?;
+    let count = result::device::get_count().map_err(|e| format!("cannot count CUDA devices: {}", code(e)))?;
     if count == 0 {
         return Err("the CUDA driver reports no device".into());
     }
-    let device = result::device::get(0).map_err(|e| format!("cannot open CUDA device 0: {e}"))?;
-    let name = result::device::get_name(device).map_err(|e| format!("cannot name CUDA device 0: {e}"))?;
+    let device = result::device::get(0).map_err(|e| format!("cannot open CUDA device 0: {}", code(e)))?;
+    let name = result::device::get_name(device).map_err(|e| format!("cannot name CUDA device 0: {}", code(e)))?;
     let attribute = |a| {
         // SAFETY: `device` came from `cuDeviceGet` above.
-        unsafe { result::device::get_attribute(device, a) }.map_err(|e| format!("cannot query CUDA device 0: {e}"))
+        unsafe { result::device::get_attribute(device, a) }.map_err(|e| format!("cannot query CUDA device 0: {}", code(e)))
     };
     let major = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
     let minor = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
@@ -65,7 +72,7 @@ fn driver_version() -> Result<i32, String> {
     // SAFETY: writes one integer into `version`, which outlives the call.
     unsafe { sys::cuDriverGetVersion(&mut version) }
         .result()
-        .map_err(|e| format!("cannot read the CUDA driver version: {e}"))?;
+        .map_err(|e| format!("cannot read the CUDA driver version: {}", code(e)))?;
     Ok(version)
 }
 
