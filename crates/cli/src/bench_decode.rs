@@ -44,7 +44,8 @@ pub struct DecodeArgs {
     /// For `--lang slua`: `talent` or `effect`.
     #[arg(long, default_value = "talent")]
     kind: String,
-    /// Backend: ndarray (CPU), wgpu, cuda (when compiled in).
+    /// Backend: ndarray (CPU), wgpu, cuda (when compiled in); a list (`cuda,ndarray`)
+    /// tries each in turn.
     #[arg(long, default_value = "ndarray")]
     backend: String,
     /// The GGUF model (default: static/models/SmolLM2-135M-Instruct.Q4_1.gguf).

@@ -71,7 +71,8 @@ pub struct Args {
     /// beside it).
     #[arg(long)]
     pub python: Option<PathBuf>,
-    /// Backend: ndarray, wgpu, cuda.
+    /// Backend: ndarray (CPU), wgpu, cuda (when compiled in); a list (`cuda,ndarray`)
+    /// tries each in turn.
     #[arg(long, default_value = "ndarray")]
     pub backend: String,
     /// The GGUF model.

@@ -47,7 +47,8 @@ pub struct Args {
     /// Random seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Backend: ndarray (CPU), wgpu, cuda (when compiled in).
+    /// Backend: ndarray (CPU), wgpu, cuda (when compiled in); a list (`cuda,ndarray`)
+    /// tries each in turn.
     #[arg(long, default_value = "ndarray")]
     pub backend: String,
     /// The GGUF model (default: static/models/SmolLM2-135M-Instruct.Q4_1.gguf).
@@ -142,14 +143,18 @@ pub fn model_path(arg: Option<&Path>) -> Result<PathBuf, String> {
     })
 }
 
-/// Loads the tokenizer and the model on `backend`.
-pub fn load(model: Option<&Path>, backend: &str) -> Result<Loaded, Box<dyn std::error::Error>> {
+/// Loads the tokenizer and the model on the first backend of `backends` that opens
+/// (`cuda`, or `cuda,ndarray` to fall back to the CPU: `crate::backend_choice`).
+pub fn load(model: Option<&Path>, backends: &str) -> Result<Loaded, Box<dyn std::error::Error>> {
     let path = model_path(model)?;
-    let backend: BackendKind = backend.parse()?;
+    let (backend, device) = crate::backend_choice::choose(backends, BackendKind::device)?;
+    #[cfg(feature = "cuda")]
+    if backend == BackendKind::Cuda {
+        eprintln!("cuda device: {}", espalier_model::probe_cuda()?);
+    }
     let gguf = Gguf::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let tokenizer = Tokenizer::from_gguf(&gguf)?;
     let vocab = Arc::new(Vocab::new(tokenizer.all_token_bytes().to_vec(), &tokenizer.special_ids(), tokenizer.eos_id()));
-    let device = backend.device()?;
     let llama = Llama::load(&gguf, &device)?;
     let cache = llama.new_cache();
     Ok(Loaded { tokenizer, vocab, model: LlamaModel { llama, cache, cached: Vec::new() }, backend })

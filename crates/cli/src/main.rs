@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod backend_choice;
 mod bench;
 mod bench_decode;
 mod bench_fim;

@@ -62,6 +62,8 @@ mod tokenizer;
 pub use gguf::{Gguf, GgufError};
 #[cfg(feature = "burn")]
 pub use llama::{BackendKind, KvCache, Llama, LlamaConfig, ModelError, WeightFormat};
+#[cfg(all(feature = "cuda", not(target_family = "wasm")))]
+pub use llama::{probe_cuda, CudaDeviceInfo};
 pub use tokenizer::{byte_level_decode, Tokenizer, TokenizerError};
 
 /// Where the set-up step (`scripts/fetch-model.sh`) puts the model, relative to the

@@ -51,7 +51,8 @@ impl BackendKind {
     }
 
     /// Creates the device natively. wgpu initialises its adapter here and reports a
-    /// missing adapter as an error; CUDA fails on first use when no GPU is present.
+    /// missing adapter as an error; CUDA is probed first (driver library, driver
+    /// version, device 0: `cuda_probe`), since burn-cuda panics on first use without them.
     #[cfg(not(target_family = "wasm"))]
     pub fn device(self) -> Result<Device, ModelError> {
         match self {
@@ -65,7 +66,10 @@ impl BackendKind {
                 .init()
                 .map_err(|e| ModelError::Backend { backend: "wgpu", reason: e.to_string() }),
             #[cfg(feature = "cuda")]
-            BackendKind::Cuda => Ok(Device::cuda(0usize)),
+            BackendKind::Cuda => {
+                super::cuda_probe::probe().map_err(|reason| ModelError::Backend { backend: "cuda", reason })?;
+                Ok(Device::cuda(0usize))
+            }
             #[allow(unreachable_patterns)]
             other => Err(other.not_compiled()),
         }
@@ -86,7 +90,7 @@ impl BackendKind {
                 .await
                 .map_err(|e| ModelError::Backend { backend: "wgpu", reason: e.to_string() }),
             #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
-            BackendKind::Cuda => Ok(Device::cuda(0usize)),
+            BackendKind::Cuda => self.device(),
             #[allow(unreachable_patterns)]
             other => Err(other.not_compiled()),
         }

@@ -6,6 +6,8 @@
 mod backend;
 mod cache;
 mod config;
+#[cfg(all(feature = "cuda", not(target_family = "wasm")))]
+mod cuda_probe;
 mod error;
 mod host_attention;
 mod host_kernels;
@@ -22,6 +24,8 @@ use burn::tensor::{Device, Tensor, TensorData};
 pub use backend::BackendKind;
 pub use cache::KvCache;
 pub use config::LlamaConfig;
+#[cfg(all(feature = "cuda", not(target_family = "wasm")))]
+pub use cuda_probe::{probe as probe_cuda, CudaDeviceInfo};
 pub use error::ModelError;
 pub use weight_format::WeightFormat;
 use host_attention::{Heads, RopeTable};
