@@ -46,8 +46,8 @@ local tinsert, tremove = table.insert, table.remove
 -- Limits (the same in every VM).
 M.MAX_HOOK_DEPTH = 3           -- nested hook calls (a hook that deals damage runs OnDamageReceived ...)
 M.HOOK_BUDGET = 1000           -- loop iterations and callbacks one top-level hook call may spend
-M.INSTRUCTION_BUDGET = 20000000 -- Lua instructions one top-level hook call may run
-M.COUNT = 1000                 -- instructions between two checks of the count hook
+M.INSTRUCTION_BUDGET = 10000000 -- Lua instructions one top-level hook call may run
+M.COUNT = 10000                -- instructions between two checks of the count hook
 M.MAX_LOG = 100000             -- lines kept in the log
 M.MAX_LINE = 200               -- bytes kept of one line
 

@@ -35,6 +35,18 @@ impl EngineError {
         }
     }
 
+    /// The message without the kind.
+    pub fn message(&self) -> &str {
+        match self {
+            EngineError::Load(m) | EngineError::Runtime(m) | EngineError::Budget(m) | EngineError::Timeout(m) | EngineError::Memory(m) | EngineError::Host(m) => m,
+        }
+    }
+
+    /// `kind: message`, as the wasmoon host's runner writes an outcome.
+    pub fn outcome(&self) -> String {
+        format!("{}: {}", self.kind(), self.message())
+    }
+
     /// Whether the script was stopped by a limit (time, instructions, memory) rather
     /// than by a Lua error.
     pub fn is_limit(&self) -> bool {
