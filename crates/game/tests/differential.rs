@@ -4,64 +4,13 @@
 //! call, HP change and random draw. Also asserts no runtime error and no limit hit,
 //! and prints turns per second for both hosts.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+mod common;
 
+use std::time::Instant;
+
+use common::{play_in_wasmoon, TIME_LIMIT, TURNS};
 use espalier_game::fuzz::{fuzz_cases, play, Case, FuzzConfig};
-use espalier_game::RULES;
-use espalier_slua::translate::PRELUDE;
 use espalier_slua::Api;
-
-const TURNS: usize = 100;
-const TIME_LIMIT: Duration = Duration::from_secs(20);
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-#[derive(serde::Deserialize)]
-struct JsCase {
-    i: usize,
-    outcome: String,
-    log: String,
-}
-
-#[derive(serde::Deserialize, Debug)]
-struct JsSummary {
-    cases: usize,
-    turns: usize,
-    turns_per_s: f64,
-    errors: usize,
-}
-
-/// Plays `cases` in wasmoon; the per-case results (in order) and the summary.
-fn play_in_wasmoon(cases: &[Case], tag: &str) -> (Vec<JsCase>, JsSummary) {
-    let node = espalier_testkit::require("/usr/bin/node", "node (Debian's nodejs)", None);
-    espalier_testkit::require(root().join("node_modules/wasmoon/package.json"), "wasmoon (npm)", None);
-    let dir = std::env::temp_dir().join(format!("espalier-game-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let input = dir.join("cases.json");
-    let output = dir.join("out.jsonl");
-    let doc = serde_json::json!({ "rules": RULES, "prelude": PRELUDE, "turns": TURNS, "time_limit_ms": TIME_LIMIT.as_millis() as u64, "cases": cases });
-    std::fs::write(&input, serde_json::to_vec(&doc).unwrap()).unwrap();
-    let out = Command::new(node)
-        .current_dir(root())
-        .arg("crates/game/js/run-cases.js")
-        .arg(&input)
-        .arg(&output)
-        .output()
-        .expect("node runs");
-    assert!(out.status.success(), "node run-cases.js failed: {}", String::from_utf8_lossy(&out.stderr));
-    let summary: JsSummary = serde_json::from_slice(out.stdout.trim_ascii()).expect("a summary line");
-    let results = BufReader::new(std::fs::File::open(&output).unwrap())
-        .lines()
-        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
-        .collect();
-    std::fs::remove_dir_all(&dir).ok();
-    (results, summary)
-}
 
 fn first_difference(a: &[String], b: &[&str]) -> String {
     let k = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
