@@ -87,6 +87,10 @@
       return s;
     }
 
+    stateText() {
+      return String(this.g.state_text());
+    }
+
     logLength() {
       return Number(this.g.log_len());
     }
@@ -120,5 +124,12 @@
     }
   }
 
-  return { DungeonGame, parseStatus, MEMORY_LIMIT };
+  // In the browser: a LuaFactory over wasmoon's wasm given as bytes (built into the
+  // page), served to wasmoon as a blob URL.
+  function factoryFromBytes(wasmoon, bytes) {
+    const url = URL.createObjectURL(new Blob([bytes], { type: 'application/wasm' }));
+    return new wasmoon.LuaFactory(url);
+  }
+
+  return { DungeonGame, parseStatus, factoryFromBytes, MEMORY_LIMIT };
 });
