@@ -1,7 +1,8 @@
 // The game panel in the browser test: after the sLua talent is generated, Play it in
 // the page (wasmoon), Step once, Run to the last turn, read the page's log back and
 // compare it line by line with the native engine (mlua) on the same script and seed
-// (`espalier-game --seed S --turns T FILE.lua`, built when missing). Screenshot
+// (`espalier-game --seed S --turns T FILE.lua`, built when missing, or the binary
+// ESPALIER_GAME_PLAY names). Screenshot
 // <backend>-game.png. Called by browser.mjs.
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { spawnSync } from "node:child_process";
 const seed = process.env.ESPALIER_BROWSER_GAME_SEED || "1";
 
 function nativePlayer() {
+  if (process.env.ESPALIER_GAME_PLAY) return process.env.ESPALIER_GAME_PLAY;
   const target = process.env.CARGO_TARGET_DIR || "target";
   const bin = join(target, "release", "espalier-game");
   if (!existsSync(bin)) {

@@ -28,6 +28,8 @@
 -- replaced by a pattern-free table). Every 1000 instructions a count hook checks the
 -- wall-clock deadline and, inside a script's hook, the instruction budget.
 --
+-- Numbers scripts see are floats (as sLua's literals are), never Lua integers.
+--
 -- Every hook call, HP change and random draw is written to the log ("hook ...",
 -- "hp ...", "rng ..."), so two hosts that disagree anywhere disagree in the log.
 
@@ -274,7 +276,7 @@ function M.new(seed, prelude, now)
   end
   local function heal(i, n)
     local a = actors[i]
-    if a.hp > 0 then set_hp(i, mmin(a.hp + mmax(num(n), 0), a.max_hp), "heal") end
+    if a.hp > 0 then set_hp(i, mmin(a.hp + mmax(num(n), 0.0), a.max_hp), "heal") end
   end
   local function move_to(i, c)
     local x, y = xy(c)
@@ -289,18 +291,18 @@ function M.new(seed, prelude, now)
     local a = actors[i]
     if a.hp <= 0 then return end
     kind = ssub(str(kind), 1, 40)
-    local info = { amount = mmax(num(amount), 0), kind = kind }
+    local info = { amount = mmax(num(amount), 0.0), kind = kind }
     local me = actor_table(i)
     local list = {}
     for k, e in ipairs(a.effects) do list[k] = e end
     for _, e in ipairs(list) do
       call_hook(effects[e.name], "OnDamageReceived", me, e.data, info)
     end
-    local amt = mmax(num(info.amount), 0)
+    local amt = mmax(num(info.amount), 0.0)
     local absorbed = mmin(a.shield, amt)
     a.shield = a.shield - absorbed
     amt = amt - absorbed
-    set_hp(i, mmax(a.hp - amt, 0), kind)
+    set_hp(i, mmax(a.hp - amt, 0.0), kind)
     if a.hp <= 0 then say(a.name .. " dies") end
   end
   local function apply_effect(name, actor, data)
@@ -358,8 +360,8 @@ function M.new(seed, prelude, now)
   api.ForEachCoordInRadius = function(c, r, f)
     local x, y = xy(c)
     r = fl(mmax(0, mmin(num(r), 5)))
-    for yy = mmax(y - r, 0), mmin(y + r, W.height - 1) do
-      for xx = mmax(x - r, 0), mmin(x + r, W.width - 1) do
+    for yy = mmax(y - r, 0.0), mmin(y + r, W.height - 1) do
+      for xx = mmax(x - r, 0.0), mmin(x + r, W.width - 1) do
         if not callback(f, coord(xx, yy)) then return end
       end
     end
@@ -399,13 +401,13 @@ function M.new(seed, prelude, now)
   api.HealActor = function(a, n) heal(id(a), n) end
   api.GrantShield = function(a, n)
     local x = actors[id(a)]
-    x.shield = mmin(x.shield + mmax(num(n), 0), 1e6)
+    x.shield = mmin(x.shield + mmax(num(n), 0.0), 1e6)
     say("shield " .. x.name .. " " .. fmt(x.shield))
   end
   api.ShieldOf = function(a) return actors[id(a)].shield end
   api.ModifyPower = function(a, n)
     local x = actors[id(a)]
-    x.power = mmax(0, mmin(x.power + num(n), 1e6))
+    x.power = mmax(0.0, mmin(x.power + num(n), 1e6))
   end
   api.Stun = function(a, n)
     local x = actors[id(a)]

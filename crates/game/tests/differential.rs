@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use common::{play_in_wasmoon, TIME_LIMIT, TURNS};
 use espalier_game::fuzz::{fuzz_cases, play, Case, FuzzConfig};
