@@ -15,10 +15,20 @@ need=()
 [ -f /usr/lib/python3.11/test/test_grammar.py ] || need+=(libpython3.11-testsuite)
 { command -v lua5.4 && command -v luac5.4; } >/dev/null || need+=(lua5.4)
 [ -x /usr/lib/go-1.19/bin/gofmt ] && [ -d /usr/lib/go-1.19/src ] || need+=(golang-go)
+# node and npm: the game's differential test plays scripts in wasmoon (Lua 5.4 in wasm).
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing Debian packages: ${need[*]}" >&2
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+# wasmoon (and the browser test's node tools) exactly as package-lock.json pins them.
+want_wasmoon=$(node -p "require('./package-lock.json').packages['node_modules/wasmoon'].version")
+if [ "$(node -p "require('./node_modules/wasmoon/package.json').version" 2>/dev/null || true)" != "$want_wasmoon" ]; then
+  echo "installing node packages (npm ci): wasmoon $want_wasmoon, playwright-core, binaryen" >&2
+  npm ci --no-audit --no-fund --silent
 fi
 
 command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked

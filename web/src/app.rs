@@ -471,6 +471,7 @@ impl Component for App {
                             </div>
                             <div>
                                 { view::translation(self.lang, &code, matches!(self.run, RunState::Done(_)) && self.cursor == self.steps.len()) }
+                                { crate::game::game_panel(self.lang, &code, matches!(self.run, RunState::Done(_)) && self.cursor == self.steps.len()) }
                             </div>
                         </div>
                     </div>

@@ -29,6 +29,7 @@
 #![cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 
 mod examples;
+mod game;
 mod lang;
 mod settings;
 mod visible;

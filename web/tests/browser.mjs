@@ -9,6 +9,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
+import { playGame } from "./game.mjs";
 
 const [url, backend, outDir] = process.argv.slice(2);
 if (!url || !["webgpu", "cpu"].includes(backend) || !outDir) {
@@ -167,6 +168,7 @@ async function generate(lang, mode) {
       const l = await validate("lua", lua.text);
       luaReal = l.ok;
       check(l.ok, `slua: the translated Lua runs in real Lua 5.4 (${l.ok ? l.why : "scripts/lua-check.py: " + l.why})`);
+      report.game = await playGame(page, { lua: lua.text, dir: profile, outDir, backend, check, log });
     }
   }
   report.runs[lang] = { mode, example: example[lang], max_tokens: Number(maxTokens[lang]), state, status, steps,

@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use espalier_decode::languages::slua::load_api;
-use espalier_slua::fuzz::{fuzz, FuzzConfig};
+use espalier_game::fuzz::{fuzz, FuzzConfig};
 
 /// Arguments of `espalier slua`.
 #[derive(clap::Args)]

@@ -5,8 +5,7 @@
 //! Main types: [`Api`] (the scripting API, loaded from JSON), [`Tree`] (the tree of
 //! parsers: [`Tree::next_regex`], [`Tree::feed_text`], [`Tree::has_finished`]),
 //! [`check`] (whole-program checker), [`ast::Script`] and [`translate::to_lua`]
-//! (translation to Lua 5.4), `engine::Game` (native only: runs translated scripts in
-//! real Lua 5.4), [`walker`] (random walker for fuzzing) and [`SluaConstraint`] (the
+//! (translation to Lua 5.4; the game that runs it is the crate `espalier-game`), [`walker`] (random walker for fuzzing) and [`SluaConstraint`] (the
 //! [`espalier_constraint::Constraint`] the decoder drives: exact masks from one walk
 //! of the vocabulary's byte trie, and [`SluaConstraint::fill_finishing_mask`], the
 //! tokens that steer towards the end of the script when a token budget runs out;
@@ -46,10 +45,6 @@ pub use slua_constraint::SluaConstraint;
 pub use tree::Tree;
 pub mod ast;
 pub mod check;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod engine;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod fuzz;
 pub mod translate;
 
 pub use check::{check, check_limited, CheckError, Limits};

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use espalier_constraint::{Constraint, TokenSet};
-use espalier_slua::engine::Game;
+use espalier_game::Game;
 use espalier_slua::walker::Rng;
 use espalier_slua::{check, translate::to_lua, Api};
 

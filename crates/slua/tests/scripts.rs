@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use espalier_slua::check::check_with;
 use espalier_slua::dfa::a1_holds;
-use espalier_slua::engine::Game;
+use espalier_game::Game;
 use espalier_slua::translate::to_lua;
 use espalier_slua::{Api, Env};
 

@@ -5,7 +5,7 @@
 use std::rc::Rc;
 use std::time::Duration;
 
-use espalier_slua::engine::Game;
+use espalier_game::Game;
 use espalier_slua::{check, translate::to_lua, Api, Env};
 use serde::{Deserialize, Serialize};
 

@@ -1,19 +1,22 @@
 //! The fuzz harness behind `espalier slua fuzz` and the fuzz tests: random walks
 //! through the tree of parsers, each script checked again from scratch, translated,
 //! and run for a number of turns in a fresh random game together with the effects
-//! registered before it. Native only (it runs Lua).
+//! registered before it. Native only (it runs Lua). Each played game is also a
+//! [`Case`] (seed and Lua sources), which the differential test replays in wasmoon.
 
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::api::Api;
-use crate::check::check;
-use crate::engine::{EngineError, Game};
-use crate::scope::Env;
-use crate::translate::to_lua;
-use crate::walker::{walk, Rng, WalkConfig};
+use espalier_slua::api::Api;
+use espalier_slua::check::check;
+use espalier_slua::scope::Env;
+use espalier_slua::translate::to_lua;
+use espalier_slua::walker::{walk, Rng, WalkConfig};
+
+use crate::native::Game;
+use crate::status::EngineError;
 
 /// Fuzz settings.
 #[derive(Clone, Debug)]
@@ -43,7 +46,7 @@ pub struct FuzzStats {
     pub translated: usize,
     /// Games that raised a Lua error.
     pub runtime_errors: usize,
-    /// Games that ran past the time limit.
+    /// Games stopped by a limit: time, instruction budget or memory.
     pub timeouts: usize,
     /// Walks that found no continuation.
     pub dead_ends: usize,
@@ -59,9 +62,44 @@ pub struct FuzzStats {
     pub examples: Vec<String>,
 }
 
+/// One game of the fuzz: a seed and the Lua sources loaded in order (the effects
+/// registered so far, then the new script).
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct Case {
+    /// The game's seed (below 2^53).
+    pub seed: u64,
+    /// Translated scripts, loaded in this order.
+    pub sources: Vec<String>,
+}
+
+/// Plays `case` for `turns` turns natively; the outcome and the game's log.
+pub fn play(case: &Case, turns: usize, time_limit: Duration) -> (Result<(), EngineError>, Vec<String>) {
+    let mut game = match Game::new(case.seed) {
+        Ok(g) => g,
+        Err(e) => return (Err(e), Vec::new()),
+    };
+    let mut outcome = Ok(());
+    for src in &case.sources {
+        if let Err(e) = game.load(src) {
+            outcome = Err(e);
+            break;
+        }
+    }
+    if outcome.is_ok() {
+        outcome = game.run(turns, time_limit);
+    }
+    (outcome, game.log())
+}
+
 /// Runs the fuzz loop.
 pub fn fuzz(api: &Api, cfg: &FuzzConfig) -> FuzzStats {
+    fuzz_cases(api, cfg).0
+}
+
+/// Runs the fuzz loop and returns the games it played.
+pub fn fuzz_cases(api: &Api, cfg: &FuzzConfig) -> (FuzzStats, Vec<Case>) {
     let start = Instant::now();
+    let mut cases = Vec::new();
     let mut stats = FuzzStats { scripts: cfg.scripts, ..FuzzStats::default() };
     let mut rng = Rng::new(cfg.seed);
     // Effects registered so far (name, Lua source); the most recent few stay.
@@ -99,39 +137,28 @@ pub fn fuzz(api: &Api, cfg: &FuzzConfig) -> FuzzStats {
         };
         stats.type_ok += 1;
         let lua = to_lua(&script, api);
-        let mut game = match Game::new(rng.next_u64()) {
-            Ok(g) => g,
-            Err(e) => {
-                note(&mut stats, format!("engine: {e}"));
-                continue;
+        let mut sources: Vec<String> = registry.iter().map(|(_, src)| src.clone()).collect();
+        sources.push(lua.clone());
+        let case = Case { seed: crate::seed53(rng.next_u64()), sources };
+        let (outcome, _) = play(&case, cfg.turns, cfg.time_limit);
+        match outcome {
+            Ok(()) => {
+                stats.translated += 1;
+                stats.turns_played += cfg.turns;
             }
-        };
-        let mut loaded = true;
-        for (_, src) in &registry {
-            if let Err(e) = game.load(src) {
-                note(&mut stats, format!("registered effect does not load: {e}"));
-                loaded = false;
-            }
-        }
-        if let Err(e) = game.load(&lua) {
-            note(&mut stats, format!("script {k}: {e}\n{lua}"));
-            loaded = false;
-        }
-        if !loaded {
-            continue;
-        }
-        stats.translated += 1;
-        match game.run(cfg.turns, cfg.time_limit) {
-            Ok(()) => stats.turns_played += cfg.turns,
-            Err(EngineError::Timeout(h)) => {
+            Err(e @ (EngineError::Load(_) | EngineError::Host(_))) => note(&mut stats, format!("script {k}: {e}\n{lua}")),
+            Err(e) if e.is_limit() => {
+                stats.translated += 1;
                 stats.timeouts += 1;
-                note(&mut stats, format!("script {k} timed out in {h}:\n{}", w.text));
+                note(&mut stats, format!("script {k}: {e}:\n{}", w.text));
             }
             Err(e) => {
+                stats.translated += 1;
                 stats.runtime_errors += 1;
                 note(&mut stats, format!("script {k}: {e}\n{}\n--- lua ---\n{lua}", w.text));
             }
         }
+        cases.push(case);
         // Effects register themselves for later scripts; the first few stay (later
         // ones may call earlier ones, so none is ever dropped).
         if script.kind == "effect" && registry.len() < 4 {
@@ -139,5 +166,5 @@ pub fn fuzz(api: &Api, cfg: &FuzzConfig) -> FuzzStats {
         }
     }
     stats.seconds = start.elapsed().as_secs_f64();
-    stats
+    (stats, cases)
 }

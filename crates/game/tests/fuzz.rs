@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use espalier_slua::fuzz::{fuzz, FuzzConfig};
+use espalier_game::fuzz::{fuzz, FuzzConfig};
 use espalier_slua::Api;
 
 fn run(scripts: usize, seed: u64) {
