@@ -167,6 +167,10 @@ for backend in sys.argv[4:]:
         return f"longest main-thread block {b.get('max_ms')} ms ({b.get('count')} over 50 ms)" if b else "no block data"
     print(f"{backend:>6} load: {s.get('load_s', 0):.1f} s, {blocks(s.get('load_main_thread'))}; "
           f"{s.get('backend_detail', '').strip()}")
+    print(f"{backend:>6} page open to ready: first visit {s.get('ready_first_visit_s', 0):.1f} s "
+          f"(model from {s.get('model_source_first_visit')}), second visit {s.get('ready_cached_visit_s', 0):.1f} s "
+          f"(model from {s.get('model_source_cached_visit')}); longest main-thread task while generating "
+          f"{s.get('longest_main_thread_task_during_generation_ms')} ms; stop: {s.get('stop')}")
     for lang, r in s.get("runs", {}).items():
         m = r.get("main_thread", {})
         print(f"{backend:>6} {lang:>6}: first token {r.get('ttft_ms')} ms, "

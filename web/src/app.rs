@@ -1,32 +1,30 @@
-//! The page: loads the model with a progress bar, holds the controls, runs the
-//! generation step by step without freezing the page (one step, then back to the
-//! event loop), and draws the trace at the chosen step.
+//! The page: holds the controls and draws the trace at the chosen step. The model and
+//! the generation live in a Web Worker (`worker.rs`, reached through
+//! `engine_link::EngineLink`): this thread only forwards clicks and renders the
+//! worker's reports, so it never blocks for a model step. `update` is the page's
+//! reducer: every click and every report is a [`Msg`].
 
-use std::{cell::{Cell, RefCell}, rc::Rc};
+use std::{cell::Cell, collections::BTreeMap};
 
 use espalier_decode::{Lang, Mode, StepTrace};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::{
-    backend::{self, BackendKind},
-    engine::Engine,
+    engine_link::EngineLink,
     examples,
-    fetch::fetch_bytes,
-    session::Session,
+    protocol::{FromWorker, Loaded, Speed, Start, ToWorker},
     settings::Settings,
     view,
-    yield_now::{console_log, now_ms, yield_now},
+    yield_now::{console_log, now_ms},
 };
-
-/// Where the model file is served (trunk copies static/models next to the app).
-pub const MODEL_URL: &str = "models/SmolLM2-135M-Instruct.Q4_1.gguf";
 
 /// Loading progress of the model.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LoadState {
-    /// Downloading: bytes received, and the total when known.
-    Fetching(u64, Option<u64>),
+    /// Reading the model: bytes received, the total when known, and whether from the
+    /// browser's cache (else the network).
+    Fetching(u64, Option<u64>, bool),
     /// Bytes are in; choosing the device and placing the weights.
     Preparing(String),
     /// Ready to generate.
@@ -62,31 +60,10 @@ impl RunState {
     }
 }
 
-/// Speed figures of the current session.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Speed {
-    /// Prompt tokens.
-    pub prompt_tokens: usize,
-    /// Milliseconds from Generate to the first token.
-    pub first_token_ms: Option<f64>,
-    /// Generated tokens per second of busy time.
-    pub tokens_per_s: f64,
-    /// Milliseconds the model took for the prompt (the first step).
-    pub prefill_ms: f64,
-    /// Mean milliseconds per generated token in the model, after the first.
-    pub model_ms: f64,
-    /// Mean milliseconds per step in the constraint.
-    pub constraint_ms: f64,
-}
-
 /// Messages the page handles.
 pub enum Msg {
-    /// Download progress.
-    Progress(u64, Option<u64>),
-    /// A loading phase began.
-    Preparing(String),
-    /// Loading finished: the engine or why it failed.
-    Loaded(Result<Engine, String>),
+    /// A report from the engine's worker (loading, steps, the end of a run).
+    Worker(FromWorker),
     /// Language selector changed.
     SetLang(String),
     /// Prompt edited.
@@ -111,25 +88,24 @@ pub enum Msg {
     Reset,
     /// Stop a running generation after the current step.
     Stop,
-    /// A step finished: its trace and the speed so far.
-    StepDone(StepTrace, Speed),
-    /// The run loop ended: `None` when it paused or finished cleanly.
-    RunEnded(Option<String>, Option<String>),
 }
 
 /// The playground page.
 pub struct App {
     load: LoadState,
-    backend_kind: Option<BackendKind>,
+    backend_kind: Option<String>,
     backend_detail: String,
     model_detail: String,
+    /// Where the model came from (the browser's cache or the network).
+    model_source: String,
     lang: Lang,
     prompt: String,
     settings: Settings,
-    engine: Rc<RefCell<Option<Engine>>>,
-    session: Rc<RefCell<Option<Session>>>,
-    stop: Rc<Cell<bool>>,
+    /// The engine's worker.
+    engine: EngineLink,
     steps: Vec<StepTrace>,
+    /// The raw bytes of every token the steps name (for the legible token display).
+    token_bytes: BTreeMap<u32, Vec<u8>>,
     cursor: usize,
     run: RunState,
     speed: Speed,
@@ -151,110 +127,58 @@ fn force_cpu() -> bool {
 }
 
 impl App {
-    fn start_loading(ctx: &Context<Self>) {
-        let link = ctx.link().clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            let progress_link = link.clone();
-            let mut last = 0u64;
-            let bytes = fetch_bytes(MODEL_URL, move |got, total| {
-                // Repaint every ~1 MB, not every chunk.
-                if got == 0 || got - last >= 1 << 20 || Some(got) == total {
-                    last = got;
-                    progress_link.send_message(Msg::Progress(got, total));
-                }
-            })
-            .await;
-            let bytes = match bytes {
-                Ok(b) => b,
-                Err(e) => return link.send_message(Msg::Loaded(Err(e.to_string()))),
-            };
-            link.send_message(Msg::Preparing("choosing the device".into()));
-            yield_now().await;
-            let backend = backend::choose(force_cpu()).await;
-            let phase_link = link.clone();
-            let progress = move |what: &str| phase_link.send_message(Msg::Preparing(what.to_owned()));
-            let engine = Engine::load(bytes, backend, progress).await.map_err(|e| e.to_string());
-            link.send_message(Msg::Loaded(engine));
-        });
-    }
-
-    /// Makes sure a session exists and matches the shown cursor: a fresh one when
-    /// nothing is shown, otherwise the current one rewound to the cursor.
-    fn prepare_session(&mut self) -> Result<(), String> {
-        let mut engine_ref = self.engine.borrow_mut();
-        let engine = engine_ref.as_mut().ok_or("the model is not loaded yet (or busy)")?;
-        let mut session = self.session.borrow_mut();
-        if self.cursor == 0 || session.is_none() {
-            *session = Some(
-                Session::start(engine, self.lang, &self.prompt, self.settings.to_config(), self.settings.full_prompt)
-                    .map_err(|e| e.to_string())?,
-            );
+    /// Starts a run of up to `max_steps` steps (all when `None`) in the worker: a new
+    /// generation when nothing is shown, else the current one, rewound to the shown
+    /// step first when it is not the last.
+    fn start_run(&mut self, max_steps: Option<usize>) {
+        let start = if self.cursor == 0 {
             self.steps.clear();
-            self.cursor = 0;
             self.speed = Speed::default();
+            Start::New { lang: self.lang.name().to_owned(), request: self.prompt.clone(), settings: self.settings.clone() }
         } else if self.cursor < self.steps.len() {
-            if let Some(s) = session.as_mut() {
-                s.rewind(self.cursor).map_err(|e| e.to_string())?;
-            }
             self.steps.truncate(self.cursor);
-        }
-        Ok(())
-    }
-
-    /// Runs up to `max_steps` steps (all when `None`) in the background, yielding to
-    /// the event loop after each so the page repaints.
-    fn spawn_run(&mut self, ctx: &Context<Self>, max_steps: Option<usize>) {
-        if let Err(e) = self.prepare_session() {
-            self.run = RunState::Failed(e);
-            return;
-        }
-        let engine_cell = self.engine.clone();
-        let session_cell = self.session.clone();
-        let stop = self.stop.clone();
-        stop.set(false);
-        let link = ctx.link().clone();
+            Start::Continue { rewind_to: Some(self.cursor) }
+        } else {
+            Start::Continue { rewind_to: None }
+        };
         self.run = RunState::Running;
-        wasm_bindgen_futures::spawn_local(async move {
-            let engine = engine_cell.borrow_mut().take();
-            let session = session_cell.borrow_mut().take();
-            let (Some(mut engine), Some(mut session)) = (engine, session) else {
-                link.send_message(Msg::RunEnded(Some("the model or the session is busy".into()), None));
-                return;
-            };
-            let mut done = 0usize;
-            let mut error = None;
-            yield_now().await;
-            while !session.finished() && !stop.get() && max_steps.is_none_or(|m| done < m) {
-                match session.step(&mut engine).await {
-                    Ok(trace) => {
-                        let (model_ms, constraint_ms) = session.mean_split_ms();
-                        let speed = Speed {
-                            prompt_tokens: session.prompt_tokens,
-                            first_token_ms: session.first_token_ms,
-                            tokens_per_s: session.tokens_per_s(),
-                            prefill_ms: session.prefill_ms.unwrap_or(0.0),
-                            model_ms,
-                            constraint_ms,
-                        };
-                        link.send_message(Msg::StepDone(trace, speed));
-                    }
-                    Err(e) => {
-                        error = Some(e.to_string());
-                        break;
-                    }
-                }
-                done += 1;
-                yield_now().await;
-            }
-            let stop_reason = session.generator.stop_reason().map(|r| r.name().to_owned());
-            *engine_cell.borrow_mut() = Some(engine);
-            *session_cell.borrow_mut() = Some(session);
-            link.send_message(Msg::RunEnded(error, stop_reason));
-        });
+        self.engine.send(&ToWorker::Run { start, max_steps });
     }
 
     fn busy(&self) -> bool {
         self.run == RunState::Running || self.load != LoadState::Ready
+    }
+
+    /// Applies a report of the worker.
+    fn on_report(&mut self, report: FromWorker) {
+        match report {
+            // The benchmark talks to the worker without the page.
+            FromWorker::Alive | FromWorker::Bench(_) => {}
+            FromWorker::Progress { got, total, from_cache } => self.load = LoadState::Fetching(got, total, from_cache),
+            FromWorker::Preparing(what) => self.load = LoadState::Preparing(what),
+            FromWorker::Loaded(Ok(Loaded { backend, backend_detail, model_detail, source })) => {
+                self.backend_kind = Some(backend);
+                self.backend_detail = backend_detail;
+                self.model_detail = model_detail;
+                self.model_source = source;
+                self.load = LoadState::Ready;
+                self.load_ms = now_ms();
+            }
+            FromWorker::Loaded(Err(e)) => self.load = LoadState::Failed(e),
+            FromWorker::Step(step) => {
+                self.token_bytes.extend(step.token_bytes);
+                self.steps.push(step.trace);
+                self.cursor = self.steps.len();
+                self.speed = step.speed;
+            }
+            FromWorker::RunEnded { error, stop } => {
+                self.run = match (error, stop) {
+                    (Some(e), _) => RunState::Failed(e),
+                    (None, Some(reason)) => RunState::Done(reason),
+                    (None, None) => RunState::Paused,
+                };
+            }
+        }
     }
 }
 
@@ -263,21 +187,23 @@ impl Component for App {
     type Properties = ();
 
     fn create(ctx: &Context<Self>) -> Self {
-        Self::start_loading(ctx);
+        let link = ctx.link().clone();
+        let engine = EngineLink::spawn(move |report| link.send_message(Msg::Worker(report)));
+        engine.send(&ToWorker::Load { force_cpu: force_cpu() });
         let lang = Lang::first();
         let prompt = examples::for_lang(lang).first().map(|e| e.prompt.clone()).unwrap_or_default();
         Self {
-            load: LoadState::Fetching(0, None),
+            load: LoadState::Fetching(0, None, false),
             backend_kind: None,
             backend_detail: String::new(),
             model_detail: String::new(),
+            model_source: String::new(),
             lang,
             prompt,
             settings: Settings::default(),
-            engine: Rc::new(RefCell::new(None)),
-            session: Rc::new(RefCell::new(None)),
-            stop: Rc::new(Cell::new(false)),
+            engine,
             steps: Vec::new(),
+            token_bytes: BTreeMap::new(),
             cursor: 0,
             run: RunState::Idle,
             speed: Speed::default(),
@@ -287,19 +213,9 @@ impl Component for App {
         }
     }
 
-    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+    fn update(&mut self, _ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
-            Msg::Progress(got, total) => self.load = LoadState::Fetching(got, total),
-            Msg::Preparing(what) => self.load = LoadState::Preparing(what),
-            Msg::Loaded(Ok(engine)) => {
-                self.backend_kind = Some(engine.backend.kind);
-                self.backend_detail = engine.backend.detail.clone();
-                self.model_detail = engine.describe();
-                *self.engine.borrow_mut() = Some(engine);
-                self.load = LoadState::Ready;
-                self.load_ms = now_ms();
-            }
-            Msg::Loaded(Err(e)) => self.load = LoadState::Failed(e),
+            Msg::Worker(report) => self.on_report(report),
             Msg::SetLang(key) => {
                 if let Ok(lang) = Lang::from_name(&key) {
                     if lang != self.lang {
@@ -333,38 +249,26 @@ impl Component for App {
             }
             Msg::Generate => {
                 if !self.busy() {
-                    self.spawn_run(ctx, None);
+                    self.start_run(None);
                 }
             }
             Msg::Step => {
                 if !self.busy() {
-                    self.spawn_run(ctx, Some(1));
+                    self.start_run(Some(1));
                 }
             }
             Msg::Back => self.cursor = self.cursor.saturating_sub(1),
             Msg::Forward => self.cursor = (self.cursor + 1).min(self.steps.len()),
             Msg::Reset => {
                 if self.run != RunState::Running {
-                    *self.session.borrow_mut() = None;
+                    self.engine.send(&ToWorker::Reset);
                     self.steps.clear();
                     self.cursor = 0;
                     self.speed = Speed::default();
                     self.run = RunState::Idle;
                 }
             }
-            Msg::Stop => self.stop.set(true),
-            Msg::StepDone(trace, speed) => {
-                self.steps.push(trace);
-                self.cursor = self.steps.len();
-                self.speed = speed;
-            }
-            Msg::RunEnded(error, stop) => {
-                self.run = match (error, stop) {
-                    (Some(e), _) => RunState::Failed(e),
-                    (None, Some(reason)) => RunState::Done(reason),
-                    (None, None) => RunState::Paused,
-                };
-            }
+            Msg::Stop => self.engine.send(&ToWorker::Stop),
         }
         true
     }
@@ -402,7 +306,8 @@ impl Component for App {
         html! {
             <main id="app"
                 data-load={match &self.load { LoadState::Ready => "ready", LoadState::Failed(_) => "error", _ => "loading" }}
-                data-backend={self.backend_kind.map(|k| k.key()).unwrap_or("")}
+                data-backend={self.backend_kind.clone().unwrap_or_default()}
+                data-model-source={self.model_source.clone()}
                 data-run={self.run.key()}
                 data-steps={self.steps.len().to_string()}
                 data-cursor={self.cursor.to_string()}>
@@ -410,7 +315,7 @@ impl Component for App {
                     <h1>{"Espalier playground"}</h1>
                     <p class="tagline">{"A 135M-parameter model writes code that is correct by construction: at every step the constraint decides which tokens may come next."}</p>
                 </header>
-                { view::loading(&self.load, &self.backend_detail, &self.model_detail) }
+                { view::loading(&self.load, &self.backend_detail, &self.model_detail, &self.model_source) }
                 <section class="controls">
                     <div class="row">
                         <label>{"Language "}
@@ -463,7 +368,7 @@ impl Component for App {
                 <section class="panes">
                     <div class="pane code-pane">
                         <h2>{"Code"}</h2>
-                        { view::chips(shown) }
+                        { view::chips(shown, &self.token_bytes) }
                         <div class={classes!("code-cols", self.lang.translation_label().map(|_| "two"))}>
                             <div>
                                 <h2>{format!("{} text", self.lang.label())}</h2>
@@ -477,7 +382,7 @@ impl Component for App {
                     </div>
                     <div class="pane">
                         <h2>{"Candidates"}</h2>
-                        { view::candidates(current) }
+                        { view::candidates(current, &self.token_bytes) }
                         <h2>{"Constraint"}</h2>
                         { view::inspection(current) }
                         <h2>{"Timing"}</h2>

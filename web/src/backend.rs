@@ -44,8 +44,9 @@ fn get(value: &JsValue, key: &str) -> Option<JsValue> {
 
 /// Asks the browser for a WebGPU adapter and describes it, or says why there is none.
 async fn webgpu_adapter() -> Result<String, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let gpu = get(&window.navigator(), "gpu").ok_or("this browser offers no WebGPU (navigator.gpu is missing)")?;
+    let gpu = Some(crate::host::navigator_gpu())
+        .filter(|g| !g.is_null() && !g.is_undefined())
+        .ok_or("this browser offers no WebGPU (navigator.gpu is missing)")?;
     let request = get(&gpu, "requestAdapter").ok_or("navigator.gpu.requestAdapter is missing")?;
     let request: js_sys::Function = request.into();
     let promise: js_sys::Promise =

@@ -33,13 +33,9 @@ fn js_reason(value: JsValue) -> String {
 
 /// Fetches `url` and returns its bytes, calling `progress(received, total)` after each
 /// chunk (`total` is `None` when the server sends no Content-Length).
-pub async fn fetch_bytes(
-    url: &str,
-    mut progress: impl FnMut(u64, Option<u64>),
-) -> Result<Vec<u8>, FetchError> {
+pub async fn fetch_bytes(url: &str, progress: impl FnMut(u64, Option<u64>)) -> Result<Vec<u8>, FetchError> {
     let err = |reason: String| FetchError { url: url.to_owned(), reason };
-    let window = web_sys::window().ok_or_else(|| err("no window".into()))?;
-    let response: Response = JsFuture::from(window.fetch_with_str(url))
+    let response: Response = JsFuture::from(crate::host::fetch_url(url))
         .await
         .map_err(|e| err(js_reason(e)))?
         .dyn_into()
@@ -47,6 +43,17 @@ pub async fn fetch_bytes(
     if !response.ok() {
         return Err(err(format!("HTTP {} {}", response.status(), response.status_text())));
     }
+    read_body(url, response, progress).await
+}
+
+/// Reads a response's body (from the network or the browser's cache) with progress
+/// reports.
+pub async fn read_body(
+    url: &str,
+    response: Response,
+    mut progress: impl FnMut(u64, Option<u64>),
+) -> Result<Vec<u8>, FetchError> {
+    let err = |reason: String| FetchError { url: url.to_owned(), reason };
     let total = response
         .headers()
         .get("content-length")

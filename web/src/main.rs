@@ -1,20 +1,25 @@
 //! espalier-web: the Espalier playground, a Yew single-page app (built by `trunk`) that
 //! runs the real model and the real constraints in the browser, one step at a time.
 //!
-//! The page loads the GGUF model with a progress bar, picks a backend (burn's wgpu on
-//! WebGPU when the browser offers an adapter, burn's ndarray on the CPU otherwise),
-//! and drives an [`espalier_decode::Generator`] step by step: every step's trace
+//! The same WebAssembly module runs twice: on the page (the Yew app, which only renders
+//! and forwards clicks) and in a Web Worker the page starts (`worker.rs`), which owns
+//! the model and the generation. The worker reads the GGUF model from the browser's
+//! cache (or downloads it, checks its SHA-256 and caches it) with a progress bar,
+//! picks a backend (burn's wgpu on WebGPU when the browser offers an adapter, burn's
+//! ndarray on the CPU otherwise), and drives an [`espalier_decode::Generator`] step
+//! by step; they talk in [`protocol`] messages. Every step's trace
 //! (token chips by origin, candidates with the masked ones struck out, the
 //! constraint's parser tree / stack / regex, timings) is drawn as it arrives, and
 //! Back / Forward move through the trace.
 //!
-//! Main types (browser build): `app::App` (the page), `engine::Engine` (model +
-//! tokenizer + vocabulary, loaded once), `session::Session` (one generation in
-//! progress), `backend::Backend` (which device runs the model). The pure parts —
+//! Main types (browser build): `app::App` (the page), `engine_link::EngineLink` (the
+//! page's end of the worker), `engine::Engine` (model + tokenizer + vocabulary, loaded
+//! once, in the worker), `session::Session` (one generation in progress),
+//! `backend::Backend` (which device runs the model). The pure parts —
 //! [`lang::task`] (a request framed for the playground; the languages, their menu,
 //! prompts and constraints come from `espalier_decode`'s registry),
 //! [`settings::Settings`] (controls to decode config),
-//! [`examples`], [`visible`] — also build natively, where their tests run
+//! [`examples`], [`visible`], [`protocol`], [`model_file`] — also build natively, where their tests run
 //! (`scripts/test.sh` runs them).
 //!
 //! Run it with `trunk serve` (or `bash scripts/serve.sh`, which installs the tools
@@ -31,6 +36,8 @@
 mod examples;
 mod game;
 mod lang;
+mod model_file;
+mod protocol;
 mod settings;
 mod visible;
 
@@ -39,9 +46,17 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 mod backend;
 #[cfg(target_arch = "wasm32")]
+mod bench;
+#[cfg(target_arch = "wasm32")]
 mod engine;
 #[cfg(target_arch = "wasm32")]
+mod engine_link;
+#[cfg(target_arch = "wasm32")]
 mod fetch;
+#[cfg(target_arch = "wasm32")]
+mod host;
+#[cfg(target_arch = "wasm32")]
+mod model_cache;
 #[cfg(target_arch = "wasm32")]
 mod model_bridge;
 #[cfg(target_arch = "wasm32")]
@@ -49,12 +64,19 @@ mod session;
 #[cfg(target_arch = "wasm32")]
 mod view;
 #[cfg(target_arch = "wasm32")]
+mod worker;
+#[cfg(target_arch = "wasm32")]
 mod yield_now;
 
+/// On the page: the app; in the worker the page started: the engine.
 #[cfg(target_arch = "wasm32")]
 fn main() {
     console_error_panic_hook::set_once();
-    yew::Renderer::<app::App>::new().render();
+    if host::in_worker() {
+        worker::start();
+    } else {
+        yew::Renderer::<app::App>::new().render();
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]

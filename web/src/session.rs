@@ -1,22 +1,22 @@
-//! One generation in progress: the decode loop's [`Generator`] plus the bookkeeping
-//! the page shows (time to first token, tokens per second). The model is driven
-//! asynchronously (WebGPU reads are async), one step per call.
+//! One generation in progress (in the worker): the decode loop's [`Generator`] plus
+//! the bookkeeping the page shows (time to first token, tokens per second). The model
+//! is driven asynchronously (WebGPU reads are async), one step per call.
 
-use std::time::Duration;
+use std::{cell::Cell, time::Duration};
 
 use espalier_decode::{GenerateConfig, Generator, Lang, LangConstraint, StepTrace};
 
 use crate::{
     backend::BackendKind,
     engine::Engine,
+    protocol::Speed,
     yield_now::{console_log, now_ms, yield_now},
 };
 
 /// On the CPU backend the prompt runs through the model this many tokens at a time,
-/// with a yield to the event loop between the chunks: one chunk blocks the page about
-/// as long as one generated token does, where the whole prompt at once (hundreds of
-/// tokens for sLua) would freeze it for seconds. WebGPU runs off the page's thread
-/// and takes the prompt in one pass.
+/// with a yield to the worker's event loop between the chunks, so a Stop takes effect
+/// within a chunk (about as long as one generated token) rather than after the whole
+/// prompt (hundreds of tokens for sLua, seconds). WebGPU takes the prompt in one pass.
 const CPU_PREFILL_CHUNK: usize = 8;
 
 /// A generation the user started with Generate or Step.
@@ -99,8 +99,10 @@ impl Session {
 
     /// Runs one step: feeds the model what the generator asks for (on the CPU, in
     /// chunks with yields between them), hands the logits back, and returns the
-    /// step's trace. The model time includes the yields (a few ms per chunk).
-    pub async fn step(&mut self, engine: &mut Engine) -> Result<StepTrace, SessionError> {
+    /// step's trace; `None` when `stop` was set between two chunks (the step is not
+    /// taken; the next one feeds the same tokens again). The model time includes the
+    /// yields (a few ms per chunk).
+    pub async fn step(&mut self, engine: &mut Engine, stop: &Cell<bool>) -> Result<Option<StepTrace>, SessionError> {
         let t0 = now_ms();
         let (keep, tokens) = match self.generator.next_input() {
             Some(feed) => (feed.keep, feed.tokens.to_vec()),
@@ -115,6 +117,9 @@ impl Session {
         for part in tokens.chunks(chunk) {
             if done > 0 {
                 yield_now().await;
+                if stop.get() {
+                    return Ok(None);
+                }
             }
             let t = now_ms();
             logits = engine.forward(keep + done, part).await.map_err(SessionError)?;
@@ -145,7 +150,20 @@ impl Session {
         }
         let trace = outcome.trace.ok_or_else(|| SessionError("the decode loop returned no trace".into()))?;
         self.constraint_ms += trace.constraint_ms;
-        Ok(trace)
+        Ok(Some(trace))
+    }
+
+    /// The speed figures the page shows.
+    pub fn speed(&self) -> Speed {
+        let (model_ms, constraint_ms) = self.mean_split_ms();
+        Speed {
+            prompt_tokens: self.prompt_tokens,
+            first_token_ms: self.first_token_ms,
+            tokens_per_s: self.tokens_per_s(),
+            prefill_ms: self.prefill_ms.unwrap_or(0.0),
+            model_ms,
+            constraint_ms,
+        }
     }
 
     /// Mean milliseconds per generated token in the model (leaving out the first

@@ -3,8 +3,8 @@
 
 use espalier_decode::{GenerateConfig, Mode, SamplingConfig};
 
-/// What the controls hold.
-#[derive(Clone, Debug, PartialEq)]
+/// What the controls hold (sent to the worker with each new generation).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
     /// How the constraint is consulted.
     pub mode: Mode,

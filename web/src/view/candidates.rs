@@ -1,13 +1,31 @@
 //! The top-k candidate tokens of the shown step: probability bars, the ones the
-//! constraint masked struck out, the chosen one marked.
+//! constraint masked struck out, the chosen one marked. Each token is drawn from its
+//! raw bytes, legibly (`visible::pieces`: whitespace as marks, bytes that are not
+//! UTF-8 on their own as hex).
+
+use std::collections::BTreeMap;
 
 use espalier_decode::StepTrace;
 use yew::prelude::*;
 
-use super::visible;
+use crate::visible::{label, pieces, visible};
+
+/// A token drawn legibly from its bytes (or, without them, from its decoded text),
+/// with its id and raw form in the tooltip.
+pub fn token(id: u32, text: &str, token_bytes: &BTreeMap<u32, Vec<u8>>) -> Html {
+    let Some(bytes) = token_bytes.get(&id) else {
+        return html! { <span class="t">{visible(text)}</span> };
+    };
+    let title = format!("token {id} · {} bytes · {}", bytes.len(), label(bytes));
+    html! {
+        <span class="token" title={title}>
+            { for pieces(bytes).iter().map(|p| html!{ <span class={p.class()}>{p.shown()}</span> }) }
+        </span>
+    }
+}
 
 /// The candidate table of `step` (empty before the first step).
-pub fn candidates(step: Option<&StepTrace>) -> Html {
+pub fn candidates(step: Option<&StepTrace>, token_bytes: &BTreeMap<u32, Vec<u8>>) -> Html {
     let Some(step) = step else {
         return html! { <p class="muted">{"Press Step or Generate."}</p> };
     };
@@ -23,7 +41,7 @@ pub fn candidates(step: Option<&StepTrace>) -> Html {
                 let width = format!("width: {:.1}%", (c.prob * 100.0).clamp(0.0, 100.0));
                 html!{
                     <tr class={class}>
-                        <td class="tok">{visible(&c.text)}</td>
+                        <td class="tok">{token(c.id, &c.text, token_bytes)}</td>
                         <td class="p">{format!("{:.3}", c.prob)}</td>
                         <td class="bar"><span style={width}></span>
                             { if chosen { "◀ chosen" } else if refused { "refused" } else if masked { "masked" } else { "" } }
@@ -32,7 +50,7 @@ pub fn candidates(step: Option<&StepTrace>) -> Html {
                 }
             }) }
             if !chosen_listed {
-                <tr class="chosen"><td class="tok">{visible(&step.chosen_text)}</td><td class="p">{"—"}</td><td class="bar">{"◀ chosen (outside the top list)"}</td></tr>
+                <tr class="chosen"><td class="tok">{token(step.chosen, &step.chosen_text, token_bytes)}</td><td class="p">{"—"}</td><td class="bar">{"◀ chosen (outside the top list)"}</td></tr>
             }
         </table>
     }

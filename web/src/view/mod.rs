@@ -13,5 +13,3 @@ pub use inspection::inspection;
 pub use status::{loading, run_status};
 pub use timings::timings;
 pub use translation::translation;
-
-pub(crate) use crate::visible::visible;

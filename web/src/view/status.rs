@@ -4,10 +4,13 @@ use yew::prelude::*;
 
 use crate::app::{LoadState, RunState};
 
-/// The model loading banner: a progress bar while fetching, then which backend runs.
-pub fn loading(load: &LoadState, backend: &str, model: &str) -> Html {
+/// The model loading banner: a progress bar while reading the model (from the
+/// network or the browser's cache), then which backend runs and where the model came
+/// from.
+pub fn loading(load: &LoadState, backend: &str, model: &str, source: &str) -> Html {
     match load {
-        LoadState::Fetching(got, total) => {
+        LoadState::Fetching(got, total, from_cache) => {
+            let whence = if *from_cache { "from the browser's cache " } else { "" };
             let mb = |b: u64| b as f64 / 1e6;
             let (value, max, text) = match total {
                 Some(t) if *t > 0 => (*got as f64, *t as f64, format!("{:.1} / {:.1} MB", mb(*got), mb(*t))),
@@ -15,7 +18,7 @@ pub fn loading(load: &LoadState, backend: &str, model: &str) -> Html {
             };
             html! {
                 <section id="loading" class="loading">
-                    <p>{"Loading the model (SmolLM2-135M-Instruct, Q4_1) "}{text}</p>
+                    <p>{"Loading the model (SmolLM2-135M-Instruct, Q4_1) "}{whence}{text}</p>
                     <progress id="progress" value={value.to_string()} max={max.to_string()} />
                 </section>
             }
@@ -25,7 +28,7 @@ pub fn loading(load: &LoadState, backend: &str, model: &str) -> Html {
         },
         LoadState::Ready => html! {
             <section id="loading" class="loading ready">
-                <p><strong id="backend">{backend}</strong>{" · "}{model}</p>
+                <p><strong id="backend">{backend}</strong>{" · "}{model}{" · model from "}<span id="model-source">{source}</span></p>
             </section>
         },
         LoadState::Failed(e) => html! {

@@ -3,7 +3,7 @@
 use espalier_decode::StepTrace;
 use yew::prelude::*;
 
-use crate::app::Speed;
+use crate::protocol::Speed;
 
 /// The timing panel: the shown step's split and the session's speed. The `data-*`
 /// attributes carry the raw numbers for the browser test.

@@ -1,0 +1,195 @@
+//! The engine's thread: a Web Worker that owns the model, the constraints and the
+//! generation. It loads the model (from the browser's cache or the network), runs the
+//! steps the page asks for, and reports each one; between two steps (and two prompt
+//! chunks) it returns to its event loop, so a Stop from the page takes effect before
+//! the next one. The page's thread only renders and forwards clicks (`engine_link`).
+
+use std::{
+    cell::{Cell, RefCell},
+    collections::BTreeMap,
+    rc::Rc,
+};
+
+use espalier_decode::{Lang, StepTrace};
+use wasm_bindgen::{closure::Closure, JsCast};
+
+use crate::{
+    backend,
+    engine::Engine,
+    host,
+    model_cache::{self, Source},
+    model_file::MODEL_URL,
+    protocol::{self, FromWorker, Loaded, ShownStep, Start, ToWorker},
+    session::Session,
+    yield_now::{console_log, yield_now},
+};
+
+/// What the worker holds between messages.
+#[derive(Default)]
+struct State {
+    /// The loaded engine (taken out while a run or the load uses it).
+    engine: RefCell<Option<Engine>>,
+    /// The current generation (taken out while a run uses it).
+    session: RefCell<Option<Session>>,
+    /// Set by a Stop message, read between steps.
+    stop: Cell<bool>,
+    /// Whether a run is in progress.
+    running: Cell<bool>,
+}
+
+/// Installs the message handler and tells the page the worker is alive.
+pub fn start() {
+    let state = Rc::new(State::default());
+    let on_message = Closure::<dyn FnMut(String)>::new(move |text: String| handle(&state, &text));
+    host::listen_to_page(on_message.as_ref().unchecked_ref());
+    // The handler lives as long as the worker.
+    on_message.forget();
+    send(&FromWorker::Alive);
+}
+
+fn send(message: &FromWorker) {
+    host::post_to_page(&protocol::encode(message));
+}
+
+fn handle(state: &Rc<State>, text: &str) {
+    match protocol::decode::<ToWorker>(text) {
+        Err(e) => console_log(&e),
+        Ok(ToWorker::Load { force_cpu }) => wasm_bindgen_futures::spawn_local(load(state.clone(), force_cpu)),
+        Ok(ToWorker::Run { start, max_steps }) => {
+            if state.running.replace(true) {
+                let error = Some("a generation is already running".to_owned());
+                return send(&FromWorker::RunEnded { error, stop: None });
+            }
+            state.stop.set(false);
+            wasm_bindgen_futures::spawn_local(run(state.clone(), start, max_steps));
+        }
+        Ok(ToWorker::Bench { prompt, tokens }) => {
+            if state.running.replace(true) {
+                return send(&FromWorker::Bench(Err("a generation is running".to_owned())));
+            }
+            let state = state.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let engine = state.engine.borrow_mut().take();
+                let result = match engine {
+                    Some(mut engine) => {
+                        let result = crate::bench::run(&mut engine, &prompt, tokens).await;
+                        *state.engine.borrow_mut() = Some(engine);
+                        result
+                    }
+                    None => Err("the model is not loaded yet".to_owned()),
+                };
+                state.running.set(false);
+                send(&FromWorker::Bench(result));
+            });
+        }
+        Ok(ToWorker::Stop) => state.stop.set(true),
+        Ok(ToWorker::Reset) => {
+            if !state.running.get() {
+                state.session.borrow_mut().take();
+            }
+        }
+    }
+}
+
+async fn load(state: Rc<State>, force_cpu: bool) {
+    let loaded = load_engine(force_cpu).await.map(|(engine, source)| {
+        let loaded = Loaded {
+            backend: engine.backend.kind.key().to_owned(),
+            backend_detail: engine.backend.detail.clone(),
+            model_detail: engine.describe(),
+            source: source.name().to_owned(),
+        };
+        *state.engine.borrow_mut() = Some(engine);
+        loaded
+    });
+    send(&FromWorker::Loaded(loaded));
+}
+
+async fn load_engine(force_cpu: bool) -> Result<(Engine, Source), String> {
+    let mut last = 0u64;
+    let (bytes, source) = model_cache::load_model(MODEL_URL, |got, total, source| {
+        // Report every ~1 MB, not every chunk.
+        if got == 0 || got - last >= 1 << 20 || Some(got) == total {
+            last = got;
+            send(&FromWorker::Progress { got, total, from_cache: source == Source::Cache });
+        }
+    })
+    .await?;
+    send(&FromWorker::Preparing("choosing the device".into()));
+    let backend = backend::choose(force_cpu).await;
+    let progress = |what: &str| send(&FromWorker::Preparing(what.to_owned()));
+    let engine = Engine::load(bytes, backend, progress).await.map_err(|e| e.to_string())?;
+    Ok((engine, source))
+}
+
+async fn run(state: Rc<State>, start: Start, max_steps: Option<usize>) {
+    let engine = state.engine.borrow_mut().take();
+    let result = match engine {
+        Some(mut engine) => {
+            let result = run_steps(&state, &mut engine, start, max_steps).await;
+            *state.engine.borrow_mut() = Some(engine);
+            result
+        }
+        None => Err("the model is not loaded yet".to_owned()),
+    };
+    let stop = state
+        .session
+        .borrow()
+        .as_ref()
+        .and_then(|s| s.generator.stop_reason().map(|r| r.name().to_owned()));
+    state.running.set(false);
+    send(&FromWorker::RunEnded { error: result.err(), stop });
+}
+
+/// The session the run continues or starts.
+fn session_for(state: &State, engine: &mut Engine, start: Start) -> Result<Session, String> {
+    match start {
+        Start::New { lang, request, settings } => {
+            state.session.borrow_mut().take();
+            let lang = Lang::from_name(&lang).map_err(|e| e.to_string())?;
+            Session::start(engine, lang, &request, settings.to_config(), settings.full_prompt).map_err(|e| e.to_string())
+        }
+        Start::Continue { rewind_to } => {
+            let mut session = state.session.borrow_mut().take().ok_or("there is no generation to continue")?;
+            if let Some(step) = rewind_to {
+                if let Err(e) = session.rewind(step) {
+                    *state.session.borrow_mut() = Some(session);
+                    return Err(e.to_string());
+                }
+            }
+            Ok(session)
+        }
+    }
+}
+
+async fn run_steps(state: &State, engine: &mut Engine, start: Start, max_steps: Option<usize>) -> Result<(), String> {
+    let mut session = session_for(state, engine, start)?;
+    let mut done = 0usize;
+    let mut result = Ok(());
+    while !session.finished() && !state.stop.get() && max_steps.is_none_or(|m| done < m) {
+        match session.step(engine, &state.stop).await {
+            Ok(Some(trace)) => send(&FromWorker::Step(Box::new(shown(engine, &session, trace)))),
+            // Stopped between two prompt chunks: the step is not taken.
+            Ok(None) => break,
+            Err(e) => {
+                result = Err(e.to_string());
+                break;
+            }
+        }
+        done += 1;
+        // Lets a Stop message in before the next step.
+        yield_now().await;
+    }
+    *state.session.borrow_mut() = Some(session);
+    result
+}
+
+/// The step as the page shows it, with the raw bytes of every token it names.
+fn shown(engine: &Engine, session: &Session, trace: StepTrace) -> ShownStep {
+    let ids = trace.candidates.iter().map(|c| c.id).chain([trace.chosen]).chain(trace.refused.iter().copied());
+    let token_bytes: BTreeMap<u32, Vec<u8>> = ids
+        .filter(|&id| (id as usize) < engine.vocab.len())
+        .map(|id| (id, engine.vocab.bytes(id).to_vec()))
+        .collect();
+    ShownStep { trace, speed: session.speed(), token_bytes }
+}
