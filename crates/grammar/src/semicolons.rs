@@ -13,7 +13,10 @@
 //! The layer keeps one bit, "the last significant token triggers a semicolon"; a
 //! newline lexeme (NL, or a block comment with a newline) then feeds ";" to the
 //! parser and clears it, and is ignored otherwise. For exactness the newline
-//! terminals are acceptable only when the ";" they would make is.
+//! terminals are acceptable only when the ";" they would make is, and so is a line
+//! comment: it ends at a newline or at the end of the input, either of which inserts
+//! the pending ";" (after `x[0]` in a type, `// ...` is a dead end the exact mask
+//! used to allow: the HumanEval-X wrap-up could not finish from inside it).
 
 use crate::error::GrammarError;
 use crate::grammar::{Grammar, TerminalId};
@@ -41,6 +44,8 @@ pub struct GoTerminals {
     pub nl: TerminalId,
     /// A block comment containing a newline (acts as a newline).
     pub block_nl: TerminalId,
+    /// A line comment (always followed by a newline or the end of the input).
+    pub line_comment: TerminalId,
     /// The parser's ";" (explicit or inserted).
     pub semi: TerminalId,
     /// Tokens after which a newline inserts ";".
@@ -55,7 +60,13 @@ impl GoTerminals {
         for n in TRIGGERS {
             triggers.insert(need(n)?);
         }
-        Ok(GoTerminals { nl: need("NL")?, block_nl: need("BLOCK_COMMENT_NL")?, semi: need("\";\"")?, triggers })
+        Ok(GoTerminals {
+            nl: need("NL")?,
+            block_nl: need("BLOCK_COMMENT_NL")?,
+            line_comment: need("LINE_COMMENT")?,
+            semi: need("\";\"")?,
+            triggers,
+        })
     }
 
     /// Whether a lexeme of terminal `t` acts as a newline.
@@ -71,12 +82,14 @@ impl GoTerminals {
     }
 
     /// Narrows the acceptable set (parser terminals plus ignored ones): with a
-    /// semicolon pending, a newline is acceptable only if ";" is.
+    /// semicolon pending, a newline (or a line comment, which a newline or the end
+    /// of the input follows) is acceptable only if ";" is.
     #[inline]
     pub fn restrict(&self, pending: bool, acceptable: &mut TermSet) {
         if pending && !acceptable.contains(self.semi) {
             acceptable.remove(self.nl);
             acceptable.remove(self.block_nl);
+            acceptable.remove(self.line_comment);
         }
     }
 }

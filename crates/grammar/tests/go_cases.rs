@@ -129,6 +129,16 @@ fn semicolon_layer_is_exact_on_newlines() {
     assert!(r.clone().push_bytes(b" /* a \n").is_err());
     // nothing pending after `(`: newlines are free
     assert!(r.clone().push_bytes(b"(\n\n)\n}\n").is_ok());
+    // a line comment ends at a newline (or the end): refused where ";" cannot come,
+    // at its first byte; a `/` (division) or a block comment may still come there
+    let mut r = go.recognizer();
+    r.push_bytes(b"package p\nfunc f() int {\n\treturn [2][0]").unwrap();
+    assert!(r.clone().push_bytes(b" // a type must follow").is_err());
+    assert!(r.clone().push_bytes(b" /* a */ int{}\n}\n").is_ok());
+    let mut r = go.recognizer();
+    r.push_bytes(b"package p\nfunc f() int {\n\treturn 2").unwrap();
+    assert!(r.clone().push_bytes(b" // a comment ends the line\n}\n").is_ok());
+    assert!(r.clone().push_bytes(b" / 2 //").is_ok());
     // the end of input inserts the last semicolon
     let mut r = go.recognizer();
     r.push_bytes(b"package p").unwrap();
