@@ -64,8 +64,14 @@ pub fn shortest_bridge(left: &LrRecognizer, suffix: &SuffixQuotient) -> Option<V
         let (state, path, _) = nodes[i].clone();
         // The terminals the parser takes next once the unfinished lexeme ends: only
         // their texts can be pushed (measured: this cut a search's time ~4x).
+        // (Not at a line start: there the first content byte may emit DEDENTs, which
+        // change the set, e.g. to admit `except` after a `try` body.)
         let mut ended = state.clone();
-        let next_terms = if ended.remainder().len == 0 || ended.end_lexeme() { Some(ended.acceptable_terminals().clone()) } else { None };
+        let next_terms = if (ended.remainder().len == 0 || ended.end_lexeme()) && !ended.at_line_start() {
+            Some(ended.acceptable_terminals().clone())
+        } else {
+            None
+        };
         let texts = moves.iter().filter(|(t, _)| next_terms.as_ref().is_none_or(|n| n.contains(*t))).map(|(_, x)| x.as_slice());
         for text in lexeme_finishes(&lang, &state).iter().map(Vec::as_slice).chain(SEPARATORS).chain(texts) {
             let c = cost + text.len();
@@ -191,6 +197,8 @@ mod tests {
         // A keyword is needed: the suffix is the rest of a `def` or `class` header.
         let b = bridge("class C:\n    def f(self):\n        return 1\n", "(object):\n        pass\n").unwrap();
         assert!(b.len() <= 10, "{b:?}");
+        // After a dedent: `except` is taken only once the `try` body has ended.
+        assert_eq!(bridge("try:\n    y = 1\n", ":\n    z = 2\n").as_deref(), Some("except"));
         // Inside a string.
         let b = bridge("x = 'abc", "\ny = 2\n").unwrap();
         assert_eq!(b, "'");

@@ -1,0 +1,38 @@
+"""The paper's table from `espalier eval fim --set stack-* --out FILE` records.
+
+Usage: python3 results/fim/stack_table.py results/fim/stack-boundary.jsonl results/fim/stack-randspan.jsonl
+
+Counts only cases that every mode in the file reached (a run stopped early leaves
+its last case incomplete). success = ast.parse accepts prefix + middle + suffix.
+"""
+import json
+import sys
+from collections import defaultdict
+
+MODES = ["none", "checked", "mask"]
+
+
+def table(path):
+    by_case = defaultdict(dict)
+    for line in open(path):
+        r = json.loads(line)
+        by_case[r["task_id"]][r["mode"]] = r
+    done = [c for c in by_case.values() if all(m in c for m in MODES)]
+    n = len(done)
+    row = {}
+    for m in MODES:
+        ok = sum(1 for c in done if c[m].get("parse_ok"))
+        fin = sum(1 for c in done if c[m].get("finished"))
+        okfin = sum(1 for c in done if c[m].get("parse_ok") and c[m].get("finished"))
+        wrapped = sum(1 for c in done if c[m].get("wrap_up_from") is not None)
+        row[m] = (ok, fin, okfin, wrapped)
+    return n, row
+
+
+print("| set | cases | none | checked | mask | mask finished (parse ok) | mask wrap-ups |")
+print("|---|---|---|---|---|---|---|")
+for path in sys.argv[1:]:
+    n, row = table(path)
+    name = path.rsplit("/", 1)[-1].replace(".jsonl", "")
+    pct = lambda m: f"{row[m][0]}/{n} = {100.0 * row[m][0] / n:.1f}%" if n else "-"
+    print(f"| {name} | {n} | {pct('none')} | {pct('checked')} | {pct('mask')} | {row['mask'][1]} ({row['mask'][2]}) | {row['mask'][3]} |")
