@@ -618,7 +618,10 @@ function M.new(seed, prelude, now)
 
   function g.load(src)
     local ok, a, b = guarded(load_script, src)
-    if not ok and a == "runtime" then a = "load" end
+    if not ok and a == "runtime" then
+      a = "load"
+      b = (sgsub(b, "^Lua error in the game: ", ""))
+    end
     return status(ok, a, b)
   end
   function g.start() return status(guarded(start)) end

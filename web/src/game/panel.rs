@@ -143,7 +143,7 @@ impl Component for GamePanel {
             let input: web_sys::HtmlInputElement = e.target_unchecked_into();
             input.value().trim().parse::<u64>().ok().map(|v| Msg::Act(Action::Seed(v)))
         });
-        let run = link.batch_callback(|_| vec![Msg::Act(Action::Run), Msg::Tick]);
+        let run = link.batch_callback(|_: MouseEvent| vec![Msg::Act(Action::Run), Msg::Tick]);
         let phase = match &s.phase {
             Phase::Idle => "idle",
             Phase::Loading => "loading",
@@ -187,7 +187,7 @@ impl Component for GamePanel {
                 }
                 if !s.log.is_empty() {
                     <pre id="game-log" class="plain">{shown.join("\n")}</pre>
-                    <pre id="game-log-full" hidden=true>{s.log.join("\n")}</pre>
+                    <pre id="game-log-full" hidden={true}>{s.log.join("\n")}</pre>
                 }
             </div>
         }
