@@ -14,7 +14,7 @@ natively built libggml-cpu.
 Usage:
     python3 scripts/bench-llamacpp.py [--python /tmp/llama-venv/bin/python] [--rounds 5]
         [--prompt-tokens 64] [--decode 32] [--threads 2] [--backend ndarray|flex]
-        [--weights q8_0|f16|f32|burn-f32] [--features flex]
+        [--weights q8_0|f16|f32|burn-f32|gguf] [--features flex] [--model FILE]
 It builds the example once (`cargo build --release -p espalier-model --example bench`;
 set CARGO_TARGET_DIR to reuse a target dir), prints the load average, one line per
 round (ours then llama.cpp, same prompt ids, same token counts, same thread count) and
@@ -43,7 +43,7 @@ def llama_worker(args):
     import llamacpp_noamx  # noqa: F401  (turns off the AMX buffers that crash on batched prompts)
     import llama_cpp
 
-    llm = llama_cpp.Llama(model_path=MODEL, n_threads=args.threads, n_threads_batch=args.threads,
+    llm = llama_cpp.Llama(model_path=args.model, n_threads=args.threads, n_threads_batch=args.threads,
                           n_ctx=512, n_batch=512, verbose=False)
     ids = []
     while len(ids) < args.prompt_tokens:
@@ -88,6 +88,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--backend", default="ndarray")
     ap.add_argument("--weights", default=None, help="our weight format (default: the backend's)")
+    ap.add_argument("--model", default=MODEL, help="GGUF file both engines run (default: SmolLM2)")
     ap.add_argument("--features", default=None, help="cargo features of espalier-model (e.g. flex)")
     ap.add_argument("--python", default=os.environ.get("ESPALIER_LLAMA_PYTHON", sys.executable),
                     help="Python with llama_cpp installed (see scripts/bench-llamacpp.sh)")
@@ -106,11 +107,12 @@ def main():
         build += ["--features", args.features]
     subprocess.run(build, cwd=ROOT, check=True)
     ours_cmd = [os.path.join(target, "release", "examples", "bench"), "--backend", args.backend,
-                "--prompt-tokens", str(args.prompt_tokens), "--decode", str(args.decode), "--rounds", "1"]
+                "--prompt-tokens", str(args.prompt_tokens), "--decode", str(args.decode), "--rounds", "1",
+                "--model", args.model]
     if args.weights:
         ours_cmd += ["--weights", args.weights]
     llama_cmd = [args.python, os.path.abspath(__file__), "--llama-worker", "--threads", str(args.threads),
-                 "--prompt-tokens", str(args.prompt_tokens), "--decode", str(args.decode)]
+                 "--prompt-tokens", str(args.prompt_tokens), "--decode", str(args.decode), "--model", args.model]
     load_start = loadavg()
     print(f"load average at start: {load_start}", flush=True)
 

@@ -34,3 +34,6 @@ fi
 command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
 
 bash scripts/fetch-model.sh
+# llama.cpp's vocabulary-only GGUFs and tokenizer vectors (Qwen2, DeepSeek-Coder,
+# StarCoder) for crates/model/tests/vocab_golden.rs.
+bash scripts/fetch-vocabs.sh

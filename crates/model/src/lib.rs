@@ -1,12 +1,13 @@
 //! espalier-model: the language model side of Espalier.
 //!
-//! - [`gguf`]: a bounds-checked GGUF reader ([`Gguf`]) with F32 / F16 / Q8_0 / Q4_1
-//!   dequantization; every error names the key or tensor and the byte offset.
+//! - [`gguf`]: a bounds-checked GGUF reader ([`Gguf`]) with F32, F16, Q8_0, Q4_0, Q4_1,
+//!   Q5_0, Q5_1, Q4_K, Q5_K and Q6_K dequantization; every error names the key or
+//!   tensor and the byte offset.
 //! - [`Tokenizer`]: SmolLM2's byte-level BPE rebuilt from the GGUF metadata with the
 //!   `tokenizers` crate; encodes exactly as llama.cpp does (330 golden texts), and gives
 //!   every token's raw bytes for grammar constraints.
 //! - [`Llama`] (features `ndarray` (default), `flex`, `wgpu`, `cuda`): the Llama-family
-//!   transformer on burn, with a [`KvCache`] that can be rolled back
+//!   transformer on burn (architectures `llama` and `qwen2`, [`Architecture`]), with a [`KvCache`] that can be rolled back
 //!   ([`KvCache::truncate`]) and batched prompt prefill. The backend is picked at run
 //!   time with [`BackendKind`]; the weights' format per backend with [`WeightFormat`]
 //!   (on the CPU the linear layers run on this crate's kernels over the GGUF's own
@@ -61,10 +62,12 @@ mod tokenizer;
 
 pub use gguf::{Gguf, GgufError};
 #[cfg(feature = "burn")]
-pub use llama::{BackendKind, KvCache, Llama, LlamaConfig, ModelError, WeightFormat};
+pub use llama::{
+    available_memory, Architecture, BackendKind, KvCache, Llama, LlamaConfig, MemoryPlan, ModelError, WeightFormat, MAX_CONTEXT,
+};
+pub use tokenizer::{byte_level_decode, FimTokens, Tokenizer, TokenizerError};
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use llama::{probe_cuda, CudaDeviceInfo};
-pub use tokenizer::{byte_level_decode, Tokenizer, TokenizerError};
 
 /// Where the set-up step (`scripts/fetch-model.sh`) puts the model, relative to the
 /// repository root.

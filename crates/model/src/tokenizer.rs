@@ -7,6 +7,15 @@
 //! ByteLevel(no prefix space, GPT-2 regex)], a ByteLevel decoder, and the control
 //! tokens (`token_type == 3`, ids 0-16 here) added as special tokens, which are
 //! recognised inside the text as llama.cpp does with `special = true`.
+//!
+//! Other byte-level BPE vocabularies differ only in the pre-tokenizer, chosen by
+//! `tokenizer.ggml.pre` with llama.cpp's regular expressions (`llama-vocab.cpp`):
+//! `qwen2` (one regex that splits digits one by one), `deepseek-coder` (five regexes
+//! in turn), `starcoder` / `smollm` / `refact` / `codeshell` (digits, then GPT-2's),
+//! `gpt2`. Each regex is a `Split` keeping matches and the text between them, as
+//! llama.cpp's `unicode_regex_split` does. Tested against the vocabulary-only GGUFs and
+//! their `.inp` / `.out` vectors that ship with llama.cpp (`tests/vocab_golden.rs`).
+//! Fill-in-the-middle tokens are found in the vocabulary ([`FimTokens`]).
 
 use std::collections::HashMap;
 
@@ -15,7 +24,8 @@ use tokenizers::models::bpe::BPE;
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
 use tokenizers::pre_tokenizers::digits::Digits;
 use tokenizers::pre_tokenizers::sequence::Sequence;
-use tokenizers::{AddedToken, PreTokenizerWrapper};
+use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
+use tokenizers::{AddedToken, PreTokenizerWrapper, SplitDelimiterBehavior};
 
 use crate::gguf::{Gguf, GgufError};
 
@@ -73,6 +83,82 @@ pub struct Tokenizer {
     bos: u32,
     eos: u32,
     chat_template: Option<String>,
+    fim: Option<FimTokens>,
+}
+
+/// A vocabulary's fill-in-the-middle tokens: a prompt is `prefix` + code before the
+/// cursor + `suffix` + code after it + `middle`, and the model writes the middle
+/// (the prefix-suffix-middle order that Qwen2.5-Coder, StarCoder and DeepSeek-Coder
+/// were trained with).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FimTokens {
+    /// `<|fim_prefix|>`, `<fim_prefix>` or `<｜fim▁begin｜>`.
+    pub prefix: u32,
+    /// `<|fim_suffix|>`, `<fim_suffix>` or `<｜fim▁hole｜>`.
+    pub suffix: u32,
+    /// `<|fim_middle|>`, `<fim_middle>` or `<｜fim▁end｜>`.
+    pub middle: u32,
+}
+
+impl FimTokens {
+    /// The token spellings of the known families, in (prefix, suffix, middle) order.
+    pub const SPELLINGS: [[&'static str; 3]; 3] = [
+        ["<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"],
+        ["<fim_prefix>", "<fim_suffix>", "<fim_middle>"],
+        ["<｜fim▁begin｜>", "<｜fim▁hole｜>", "<｜fim▁end｜>"],
+    ];
+
+    /// The ids named by the GGUF (`tokenizer.ggml.fim_{pre,suf,mid}_token_id`), else
+    /// the first family whose three spellings are all in `tokens`.
+    fn find(gguf: &Gguf, tokens: &[&str]) -> Option<Self> {
+        let key = |k: &str| gguf.get_u64(k).ok().filter(|&v| (v as usize) < tokens.len()).map(|v| v as u32);
+        if let (Some(prefix), Some(suffix), Some(middle)) = (
+            key("tokenizer.ggml.fim_pre_token_id"),
+            key("tokenizer.ggml.fim_suf_token_id"),
+            key("tokenizer.ggml.fim_mid_token_id"),
+        ) {
+            return Some(Self { prefix, suffix, middle });
+        }
+        let index: HashMap<&str, u32> = tokens.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
+        Self::SPELLINGS.iter().find_map(|[p, s, m]| {
+            Some(Self { prefix: *index.get(p)?, suffix: *index.get(s)?, middle: *index.get(m)? })
+        })
+    }
+}
+
+/// llama.cpp's regex for `qwen2` (case-insensitive contractions spelled out).
+const QWEN2_REGEX: &str = r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+/// llama.cpp's regexes for `deepseek-coder`, applied in turn.
+const DEEPSEEK_CODER_REGEXES: [&str; 5] = [r"[\r\n]", r"\s?\p{L}+", r"\s?\p{P}+", "[一-龥ࠀ-一가-퟿]+", r"\p{N}"];
+
+/// The pre-tokenizer for `tokenizer.ggml.pre = pre`: llama.cpp's regexes as splits,
+/// then the byte-level mapping.
+fn pre_tokenizer(pre: &str) -> Result<PreTokenizerWrapper, TokenizerError> {
+    let split = |re: &str| -> Result<PreTokenizerWrapper, TokenizerError> {
+        Split::new(SplitPattern::Regex(re.to_owned()), SplitDelimiterBehavior::Isolated, false)
+            .map(PreTokenizerWrapper::Split)
+            .map_err(|e| TokenizerError::Tokenizers(e.to_string()))
+    };
+    let bytes = PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, false, false));
+    // ByteLevel with its own regex is GPT-2's (the 330 SmolLM2 texts were matched so).
+    let gpt2 = PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, false, true));
+    let mut steps = match pre {
+        "smollm" | "starcoder" | "refact" | "codeshell" => {
+            return Ok(PreTokenizerWrapper::Sequence(Sequence::new(vec![PreTokenizerWrapper::Digits(Digits::new(true)), gpt2])))
+        }
+        "gpt2" => return Ok(gpt2),
+        "qwen2" => vec![split(QWEN2_REGEX)?],
+        "deepseek-coder" => DEEPSEEK_CODER_REGEXES.iter().map(|re| split(re)).collect::<Result<_, _>>()?,
+        other => {
+            return Err(TokenizerError::Unsupported {
+                key: "tokenizer.ggml.pre",
+                found: other.into(),
+                supported: "smollm, starcoder, refact, codeshell, gpt2, qwen2, deepseek-coder",
+            })
+        }
+    };
+    steps.push(bytes);
+    Ok(PreTokenizerWrapper::Sequence(Sequence::new(steps)))
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -96,15 +182,8 @@ impl Tokenizer {
                 supported: "gpt2 (byte-level BPE)",
             });
         }
-        if let Ok(pre) = gguf.get_str("tokenizer.ggml.pre") {
-            if pre != "smollm" {
-                return Err(TokenizerError::Unsupported {
-                    key: "tokenizer.ggml.pre",
-                    found: pre.into(),
-                    supported: "smollm",
-                });
-            }
-        }
+        // Files without the key predate it; SmolLM2's pre-tokenizer is the one they had.
+        let pre = pre_tokenizer(gguf.get_str("tokenizer.ggml.pre").unwrap_or("smollm"))?;
         let tokens = gguf.get_str_array("tokenizer.ggml.tokens")?;
         let merges_raw = gguf.get_str_array("tokenizer.ggml.merges")?;
         let types: Vec<u64> = match gguf.get_array("tokenizer.ggml.token_type") {
@@ -137,10 +216,6 @@ impl Tokenizer {
             .map_err(|e| TokenizerError::Tokenizers(e.to_string()))?;
 
         let mut inner = tokenizers::Tokenizer::new(bpe);
-        let pre = Sequence::new(vec![
-            PreTokenizerWrapper::Digits(Digits::new(true)),
-            PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, false, true)),
-        ]);
         inner.with_pre_tokenizer(Some(pre));
         inner.with_decoder(Some(ByteLevelDecoder::default()));
 
@@ -168,7 +243,13 @@ impl Tokenizer {
             .map(|(t, &s)| if s { t.as_bytes().to_vec() } else { byte_level_decode(t) })
             .collect();
 
-        Ok(Self { inner, token_bytes, special, bos, eos, chat_template })
+        let fim = FimTokens::find(gguf, &tokens);
+        Ok(Self { inner, token_bytes, special, bos, eos, chat_template, fim })
+    }
+
+    /// The fill-in-the-middle tokens of this vocabulary, if it has them.
+    pub fn fim_tokens(&self) -> Option<FimTokens> {
+        self.fim
     }
 
     /// Encodes `text` to token ids as llama.cpp's `tokenize(add_bos = false,

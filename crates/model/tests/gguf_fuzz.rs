@@ -27,7 +27,19 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 fn synthetic() -> Vec<u8> {
     let mut b = b"GGUF".to_vec();
     b.extend_from_slice(&3u32.to_le_bytes());
-    let tensors: [(&str, u32, u64); 4] = [("f32", 0, 4 * 32), ("f16", 1, 2 * 32), ("q8", 8, 34), ("q41", 3, 20)];
+    // (name, type id, elements, bytes): one tensor of every supported type.
+    let tensors: [(&str, u32, u64, u64); 10] = [
+        ("f32", 0, 32, 4 * 32),
+        ("f16", 1, 32, 2 * 32),
+        ("q8", 8, 32, 34),
+        ("q40", 2, 32, 18),
+        ("q50", 6, 32, 22),
+        ("q51", 7, 32, 24),
+        ("q4k", 12, 256, 144),
+        ("q5k", 13, 256, 176),
+        ("q6k", 14, 256, 210),
+        ("q41", 3, 32, 20),
+    ];
     b.extend_from_slice(&(tensors.len() as u64).to_le_bytes());
     b.extend_from_slice(&3u64.to_le_bytes());
     put_str(&mut b, "general.architecture");
@@ -44,10 +56,10 @@ fn synthetic() -> Vec<u8> {
     put_str(&mut b, "Ġb");
     let mut offset = 0u64;
     let mut end = 0u64;
-    for (name, ty, bytes) in tensors {
+    for (name, ty, elements, bytes) in tensors {
         put_str(&mut b, name);
         b.extend_from_slice(&1u32.to_le_bytes());
-        b.extend_from_slice(&32u64.to_le_bytes());
+        b.extend_from_slice(&elements.to_le_bytes());
         b.extend_from_slice(&ty.to_le_bytes());
         b.extend_from_slice(&offset.to_le_bytes());
         end = offset + bytes;
@@ -82,7 +94,9 @@ fn exercise(bytes: Vec<u8>) -> Result<(), GgufError> {
 #[test]
 fn synthetic_file_parses_and_decodes() {
     let g = Gguf::from_bytes(synthetic()).unwrap();
-    assert_eq!(g.tensors().len(), 4);
+    assert_eq!(g.tensors().len(), 10);
+    assert_eq!(g.tensor_info("q6k").unwrap().ggml_type, GgmlType::Q6_K);
+    assert_eq!(g.tensor_f32("q4k").unwrap().len(), 256);
     assert_eq!(g.tensor_info("q41").unwrap().ggml_type, GgmlType::Q4_1);
     assert_eq!(g.get_str_array("tokenizer.ggml.tokens").unwrap(), vec!["a", "Ġb"]);
     assert_eq!(g.tensor_f32("q8").unwrap().len(), 32);

@@ -6,8 +6,13 @@
 //! - `Q8_0`: blocks of 32 values: `d: f16`, then 32 `i8` `q`; `x = d * q`.
 //! - `Q4_1`: blocks of 32 values: `d: f16`, `m: f16`, then 16 bytes; byte `j` holds
 //!   value `j` in its low nibble and value `j + 16` in its high nibble; `x = d * q + m`.
+//! - `Q4_0`, `Q5_0`, `Q5_1` (blocks of 32) and the K-quants `Q4_K`, `Q5_K`, `Q6_K`
+//!   (super-blocks of 256): one file each in `formats/`, where their layouts are
+//!   described.
 
 use half::f16;
+
+use super::formats::{q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK_K};
 
 /// A ggml element type supported by the reader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -20,6 +25,18 @@ pub enum GgmlType {
     Q8_0,
     /// Affine 4-bit blocks of 32 with an f16 scale and an f16 minimum.
     Q4_1,
+    /// Symmetric 4-bit blocks of 32 (`(q - 8) * d`).
+    Q4_0,
+    /// Symmetric 5-bit blocks of 32 (`(q - 16) * d`).
+    Q5_0,
+    /// Affine 5-bit blocks of 32 (`q * d + m`).
+    Q5_1,
+    /// 4-bit super-blocks of 256 with 6-bit sub-block scales and minimums.
+    Q4_K,
+    /// 5-bit super-blocks of 256 with 6-bit sub-block scales and minimums.
+    Q5_K,
+    /// 6-bit super-blocks of 256 with 8-bit sub-block scales.
+    Q6_K,
 }
 
 /// Elements per block of the block-quantized types.
@@ -34,15 +51,15 @@ impl GgmlType {
             1 => Ok(GgmlType::F16),
             3 => Ok(GgmlType::Q4_1),
             8 => Ok(GgmlType::Q8_0),
-            2 => Err("Q4_0"),
-            6 => Err("Q5_0"),
-            7 => Err("Q5_1"),
+            2 => Ok(GgmlType::Q4_0),
+            6 => Ok(GgmlType::Q5_0),
+            7 => Ok(GgmlType::Q5_1),
+            12 => Ok(GgmlType::Q4_K),
+            13 => Ok(GgmlType::Q5_K),
+            14 => Ok(GgmlType::Q6_K),
             9 => Err("Q8_1"),
             10 => Err("Q2_K"),
             11 => Err("Q3_K"),
-            12 => Err("Q4_K"),
-            13 => Err("Q5_K"),
-            14 => Err("Q6_K"),
             15 => Err("Q8_K"),
             24 => Err("I8"),
             25 => Err("I16"),
@@ -58,7 +75,8 @@ impl GgmlType {
     pub fn block_len(self) -> usize {
         match self {
             GgmlType::F32 | GgmlType::F16 => 1,
-            GgmlType::Q8_0 | GgmlType::Q4_1 => QK,
+            GgmlType::Q8_0 | GgmlType::Q4_1 | GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q5_1 => QK,
+            GgmlType::Q4_K | GgmlType::Q5_K | GgmlType::Q6_K => QK_K,
         }
     }
 
@@ -69,6 +87,42 @@ impl GgmlType {
             GgmlType::F16 => 2,
             GgmlType::Q8_0 => 2 + QK,
             GgmlType::Q4_1 => 4 + QK / 2,
+            GgmlType::Q4_0 => q4_0::BLOCK_BYTES,
+            GgmlType::Q5_0 => q5_0::BLOCK_BYTES,
+            GgmlType::Q5_1 => q5_1::BLOCK_BYTES,
+            GgmlType::Q4_K => q4_k::BLOCK_BYTES,
+            GgmlType::Q5_K => q5_k::BLOCK_BYTES,
+            GgmlType::Q6_K => q6_k::BLOCK_BYTES,
+        }
+    }
+
+    /// The ggml name (`Q4_K`, `F16`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            GgmlType::F32 => "F32",
+            GgmlType::F16 => "F16",
+            GgmlType::Q8_0 => "Q8_0",
+            GgmlType::Q4_1 => "Q4_1",
+            GgmlType::Q4_0 => "Q4_0",
+            GgmlType::Q5_0 => "Q5_0",
+            GgmlType::Q5_1 => "Q5_1",
+            GgmlType::Q4_K => "Q4_K",
+            GgmlType::Q5_K => "Q5_K",
+            GgmlType::Q6_K => "Q6_K",
+        }
+    }
+
+    /// The block decoder of the types whose blocks `formats/` decodes (`None` for the
+    /// four original types, decoded in [`GgmlType::dequantize`] itself).
+    pub(crate) fn block_decoder(self) -> Option<fn(&[u8], &mut [f32])> {
+        match self {
+            GgmlType::F32 | GgmlType::F16 | GgmlType::Q8_0 | GgmlType::Q4_1 => None,
+            GgmlType::Q4_0 => Some(q4_0::decode),
+            GgmlType::Q5_0 => Some(q5_0::decode),
+            GgmlType::Q5_1 => Some(q5_1::decode),
+            GgmlType::Q4_K => Some(q4_k::decode),
+            GgmlType::Q5_K => Some(q5_k::decode),
+            GgmlType::Q6_K => Some(q6_k::decode),
         }
     }
 
@@ -86,6 +140,13 @@ impl GgmlType {
     /// the number of elements those blocks encode. Lengths are checked by the caller
     /// ([`super::Gguf::tensor_f32`]); on a mismatch only the common prefix is decoded.
     pub fn dequantize(self, bytes: &[u8], out: &mut [f32]) {
+        if let Some(decode) = self.block_decoder() {
+            let (n, len) = (self.block_bytes(), self.block_len());
+            for (o, b) in out.chunks_exact_mut(len).zip(bytes.chunks_exact(n)) {
+                decode(b, o);
+            }
+            return;
+        }
         match self {
             GgmlType::F32 => {
                 for (o, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
@@ -116,6 +177,7 @@ impl GgmlType {
                     }
                 }
             }
+            _ => unreachable!("every other type has a block decoder"),
         }
     }
 }

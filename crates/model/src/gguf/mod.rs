@@ -1,5 +1,6 @@
 //! A GGUF reader: the header, the metadata key/value pairs, the tensor infos and the
-//! aligned tensor data, with F32 / F16 / Q8_0 / Q4_1 dequantization.
+//! aligned tensor data, with dequantization of F32, F16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1,
+//! Q4_K, Q5_K and Q6_K.
 //!
 //! Written by hand (about 300 lines) because the GGUF crates found either truncate long
 //! arrays (the tokenizer's 49152 tokens) or pull in a whole inference framework. The
@@ -9,6 +10,7 @@
 
 mod cursor;
 mod error;
+pub(crate) mod formats;
 mod ggml_type;
 mod value;
 
@@ -17,6 +19,7 @@ use std::path::Path;
 
 use cursor::Cursor;
 pub use error::GgufError;
+pub use formats::QK_K;
 pub use ggml_type::{GgmlType, QK};
 pub use value::MetadataValue;
 
@@ -200,6 +203,16 @@ impl Gguf {
         }
 
         Ok(Self { bytes, version, alignment, metadata, tensors, by_name })
+    }
+
+    /// Bytes of the whole file (held in memory).
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether the file is empty (never, for a parsed file; for clippy's `len` rule).
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
     }
 
     /// The GGUF format version (2 or 3).

@@ -14,7 +14,7 @@ pub enum ModelError {
     #[error(transparent)]
     Tokenizer(#[from] TokenizerError),
     /// The file holds a model of another architecture.
-    #[error("unsupported architecture {arch:?} in general.architecture (supported: llama)")]
+    #[error("unsupported architecture {arch:?} in general.architecture (supported: llama, qwen2)")]
     UnsupportedArchitecture {
         /// The architecture found.
         arch: String,
@@ -55,6 +55,14 @@ pub enum ModelError {
     /// weight format) was passed to `forward`.
     #[error("the KV cache was made by another model (create it with this model's `new_cache`)")]
     CacheMismatch,
+    /// The model does not fit in the memory available ([`super::MemoryPlan`]).
+    #[error("the model needs {} MB (weights, file, RoPE tables and a 2,048-token KV cache) but only {} MB are available", needed / 1_000_000, available / 1_000_000)]
+    OutOfMemory {
+        /// Bytes the load needs.
+        needed: u64,
+        /// Bytes available.
+        available: u64,
+    },
     /// The device failed while running or reading back a tensor.
     #[error("device execution failed: {0}")]
     Execution(String),

@@ -52,15 +52,16 @@ pub(crate) struct RopeTable {
 }
 
 impl RopeTable {
-    /// The table for `context` positions of heads `head_dim` wide.
-    pub(crate) fn new(context: usize, head_dim: usize, base: f32) -> Self {
+    /// The table for `context` positions of heads `head_dim` wide; positions are
+    /// multiplied by `freq_scale` (linear RoPE scaling; 1 without).
+    pub(crate) fn new(context: usize, head_dim: usize, base: f32, freq_scale: f32) -> Self {
         let half = head_dim / 2;
         let mut cos = Vec::with_capacity(context * half);
         let mut sin = Vec::with_capacity(context * half);
         for p in 0..context {
             for i in 0..half {
                 let freq = (base as f64).powf(-2.0 * i as f64 / head_dim as f64);
-                let angle = p as f64 * freq;
+                let angle = p as f64 * f64::from(freq_scale) * freq;
                 cos.push(angle.cos() as f32);
                 sin.push(angle.sin() as f32);
             }
@@ -361,7 +362,7 @@ mod tests {
 
     #[test]
     fn rope_rotates_q_and_k_but_not_v() {
-        let table = RopeTable::new(16, H.head_dim, 10000.0);
+        let table = RopeTable::new(16, H.head_dim, 10000.0, 1.0);
         let orig = values(2 * H.qkv_width(), 9);
         let mut x = orig.clone();
         table.rotate_qk(&mut x, 2, 5, H);

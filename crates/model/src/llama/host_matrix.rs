@@ -19,6 +19,9 @@ use std::sync::Arc;
 
 use half::f16;
 
+use crate::gguf::GgmlType;
+
+use super::block_kernels::{decode_row, dot_blocks};
 use super::host_kernels::{block_sums, dot_f16, dot_f32, dot_q4_1, dot_q8, Isa, QK8};
 
 /// The element format a [`HostMatrix`] stores.
@@ -35,6 +38,10 @@ pub enum HostFormat {
     /// and a minimum, kept as f32 here): 0.75 bytes per weight, exact. Matrices that do
     /// not come from Q4_1 blocks are stored as Q8_0 instead.
     Q4_1,
+    /// The GGUF's own blocks of any other supported type (Q4_0, Q5_0, Q5_1, Q4_K, Q5_K,
+    /// Q6_K; `block_kernels`), or a stack of matrices in different encodings (a fused
+    /// matrix whose parts the file stores in different types, as Q4_K_M files do).
+    Gguf,
 }
 
 #[derive(Clone, Debug)]
@@ -43,6 +50,11 @@ enum Data {
     F16(Vec<f16>),
     Q8 { scales: Vec<f32>, quants: Vec<i8> },
     Q4 { scales: Vec<f32>, mins: Vec<f32>, nibbles: Vec<u8> },
+    /// Raw blocks of `ty`, row after row, and a factor per row applied to its dot
+    /// products (the attention scale folded into Q; 1 elsewhere).
+    Blocks { ty: GgmlType, bytes: Vec<u8>, row_bytes: usize, factors: Vec<f32> },
+    /// Matrices of the same width stacked vertically (rows of the first, then the next).
+    Stack(Vec<HostMatrix>),
 }
 
 /// An `[rows, cols]` weight matrix on the host; `y = x · Wᵀ` for activation rows `x`.
@@ -105,6 +117,60 @@ impl HostMatrix {
         Self { rows: rows.len(), cols, data: Arc::new(Data::Q4 { scales, mins, nibbles }), isa: Isa::detect() }
     }
 
+    /// A matrix of GGUF rows of any supported type, kept in their own encoding: each
+    /// entry is one row's bytes (whole blocks of `cols` values, checked by the caller),
+    /// its type and a factor its values are multiplied by. Consecutive rows of one type
+    /// form one matrix (Q4_1 and Q8_0 with their kernels, F32 / F16 as such, the other
+    /// types as raw blocks); rows of several types give a stack of those.
+    pub(crate) fn from_gguf_rows(rows: &[(GgmlType, &[u8], f32)], cols: usize) -> Self {
+        let mut parts = Vec::new();
+        let mut start = 0;
+        while start < rows.len() {
+            let ty = rows[start].0;
+            let end = start + rows[start..].iter().take_while(|r| r.0 == ty).count();
+            parts.push(Self::one_type(ty, &rows[start..end], cols));
+            start = end;
+        }
+        if parts.len() == 1 {
+            return parts.pop().expect("one part");
+        }
+        let rows = parts.iter().map(|p| p.rows).sum();
+        Self { rows, cols, data: Arc::new(Data::Stack(parts)), isa: Isa::detect() }
+    }
+
+    /// [`HostMatrix::from_gguf_rows`] for rows all of type `ty`.
+    fn one_type(ty: GgmlType, rows: &[(GgmlType, &[u8], f32)], cols: usize) -> Self {
+        match ty {
+            GgmlType::Q4_1 => Self::from_q4_1_rows(&rows.iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(), cols),
+            GgmlType::Q8_0 => {
+                let bytes: Vec<u8> = rows.iter().flat_map(|r| r.1.iter().copied()).collect();
+                let mut m = Self::from_q8_0_blocks(&bytes, rows.len(), cols);
+                if let Data::Q8 { scales, .. } = Arc::get_mut(&mut m.data).expect("fresh matrix") {
+                    for (s, r) in scales.chunks_exact_mut(cols / QK8).zip(rows) {
+                        s.iter_mut().for_each(|s| *s *= r.2);
+                    }
+                }
+                m
+            }
+            GgmlType::F32 | GgmlType::F16 => {
+                let mut values = vec![0f32; rows.len() * cols];
+                for (out, r) in values.chunks_exact_mut(cols).zip(rows) {
+                    ty.dequantize(r.1, out);
+                    out.iter_mut().for_each(|v| *v *= r.2);
+                }
+                let format = if ty == GgmlType::F32 { HostFormat::F32 } else { HostFormat::F16 };
+                Self::from_rows(&values, rows.len(), cols, format)
+            }
+            _ => {
+                let row_bytes = rows.first().map_or(0, |r| r.1.len());
+                let bytes: Vec<u8> = rows.iter().flat_map(|r| r.1.iter().copied()).collect();
+                let factors = rows.iter().map(|r| r.2).collect();
+                let data = Data::Blocks { ty, bytes, row_bytes, factors };
+                Self { rows: rows.len(), cols, data: Arc::new(data), isa: Isa::detect() }
+            }
+        }
+    }
+
     /// Output features (rows of W).
     pub(crate) fn rows(&self) -> usize {
         self.rows
@@ -117,6 +183,7 @@ impl HostMatrix {
             Data::F16(_) => HostFormat::F16,
             Data::Q8 { .. } => HostFormat::Q8_0,
             Data::Q4 { .. } => HostFormat::Q4_1,
+            Data::Blocks { .. } | Data::Stack(_) => HostFormat::Gguf,
         }
     }
 
@@ -132,6 +199,8 @@ impl HostMatrix {
             Data::F16(v) => v.len() * 2,
             Data::Q8 { scales, quants } => scales.len() * 4 + quants.len(),
             Data::Q4 { scales, mins, nibbles } => (scales.len() + mins.len()) * 4 + nibbles.len(),
+            Data::Blocks { bytes, factors, .. } => bytes.len() + factors.len() * 4,
+            Data::Stack(parts) => parts.iter().map(HostMatrix::bytes).sum(),
         }
     }
 
@@ -161,12 +230,30 @@ impl HostMatrix {
                     }
                 }
             }
+            Data::Blocks { ty, bytes, row_bytes, factors } => {
+                decode_row(*ty, &bytes[r * row_bytes..(r + 1) * row_bytes], out);
+                if factors[r] != 1.0 {
+                    out.iter_mut().for_each(|v| *v *= factors[r]);
+                }
+            }
+            Data::Stack(parts) => {
+                let mut r = r;
+                for p in parts {
+                    if r < p.rows {
+                        return p.row_f32(r, out);
+                    }
+                    r -= p.rows;
+                }
+            }
         }
     }
 
     /// `x · Wᵀ` for `t` activation rows `x` (`[t][cols]`, row-major); returns `[t][rows]`.
     pub(crate) fn matmul(&self, x: &[f32], t: usize) -> Vec<f32> {
         debug_assert_eq!(x.len(), t * self.cols);
+        if let Data::Stack(parts) = &*self.data {
+            return self.stacked_matmul(parts, x, t);
+        }
         // Output rows per task: enough tasks to balance the threads, few enough that
         // each streams a long contiguous stretch of weights.
         // With several rows (prefill) a task is one sgemm call of `BATCH_ROWS` rows.
@@ -195,6 +282,20 @@ impl HostMatrix {
         out
     }
 
+    /// `x · Wᵀ` of a stack: each part's product, placed side by side in each output row.
+    fn stacked_matmul(&self, parts: &[HostMatrix], x: &[f32], t: usize) -> Vec<f32> {
+        let mut out = vec![0f32; t * self.rows];
+        let mut first = 0;
+        for p in parts {
+            let y = p.matmul(x, t);
+            for (o, y) in out.chunks_exact_mut(self.rows).zip(y.chunks_exact(p.rows)) {
+                o[first..first + p.rows].copy_from_slice(y);
+            }
+            first += p.rows;
+        }
+        out
+    }
+
     /// Rows `first..first + out.len() / t` of `x · Wᵀ`, written `[row][t]` into `out`.
     fn rows_into(&self, first: usize, x: &[f32], xsum: &[f32], t: usize, out: &mut [f32]) {
         if t > 1 {
@@ -213,6 +314,11 @@ impl HostMatrix {
                     let b = r * c / QK8..(r + 1) * c / QK8;
                     dot_q4_1(isa, &scales[b.clone()], &mins[b], &nibbles[r * c / 2..(r + 1) * c / 2], x, xsum)
                 }
+                Data::Blocks { ty, bytes, row_bytes, factors } => {
+                    factors[r] * dot_blocks(isa, *ty, &bytes[r * row_bytes..(r + 1) * row_bytes], x)
+                }
+                // Stacks are multiplied part by part (`stacked_matmul`).
+                Data::Stack(_) => 0.0,
             };
         }
     }

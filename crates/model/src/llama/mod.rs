@@ -4,6 +4,7 @@
 //! caller ([`BackendKind::device`]); nothing here depends on which one.
 
 mod backend;
+mod block_kernels;
 mod cache;
 mod config;
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
@@ -13,6 +14,7 @@ mod host_attention;
 mod host_kernels;
 mod host_matrix;
 mod linear;
+mod memory;
 mod weight_format;
 mod weights;
 
@@ -23,10 +25,11 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 pub use backend::BackendKind;
 pub use cache::KvCache;
-pub use config::LlamaConfig;
+pub use config::{Architecture, LlamaConfig, MAX_CONTEXT};
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use cuda_probe::{probe as probe_cuda, CudaDeviceInfo};
 pub use error::ModelError;
+pub use memory::{available_memory, MemoryPlan};
 pub use weight_format::WeightFormat;
 use host_attention::{Heads, RopeTable};
 use host_kernels::Isa;
@@ -75,13 +78,15 @@ impl Llama {
             });
         }
         let config = LlamaConfig::from_gguf(gguf)?;
+        #[cfg(not(target_family = "wasm"))]
+        MemoryPlan::new(gguf, &config, format, gguf.len() as u64).check(available_memory())?;
         let embedding = weights::embedding(gguf, &config)?;
         let blocks = (0..config.layers)
             .map(|i| BlockWeights::load(gguf, &config, i, format, device))
             .collect::<Result<Vec<_>, _>>()?;
         let output_norm = weights::vector(gguf, "output_norm.weight", config.hidden, device)?;
         let output = weights::output(gguf, &config, &embedding, format, device)?;
-        let rope = Arc::new(RopeTable::new(config.context_len, config.head_dim, config.rope_base));
+        let rope = Arc::new(RopeTable::new(config.context_len, config.head_dim, config.rope_base, config.rope_freq_scale));
         let (cos, sin) = rope_tensors(&rope, config.context_len, device);
         Ok(Self {
             config,
@@ -248,7 +253,10 @@ impl Llama {
         let c = &self.config;
         let t = h.dims()[0];
         let (d, kvh, g) = (c.head_dim, c.kv_heads, c.group());
-        let qkv = b.qkv.forward(h)?;
+        let mut qkv = b.qkv.forward(h)?;
+        if let Some(bias) = &b.qkv_bias {
+            qkv = qkv + bias.tensor.clone();
+        }
         let q = qkv.clone().narrow(1, 0, c.heads * d).reshape([t, c.heads, d]).swap_dims(0, 1);
         let k = qkv.clone().narrow(1, c.heads * d, kvh * d).reshape([t, kvh, d]).swap_dims(0, 1);
         let v = qkv.narrow(1, (c.heads + kvh) * d, kvh * d).reshape([t, kvh, d]).swap_dims(0, 1);
@@ -285,6 +293,11 @@ impl Llama {
     ) -> Result<Tensor<2>, ModelError> {
         let t = h.dims()[0];
         let mut qkv = b.qkv.forward_host(&host_rows(h)?, t, &self.device)?;
+        if let Some(bias) = &b.qkv_bias {
+            for row in qkv.chunks_exact_mut(bias.host.len()) {
+                row.iter_mut().zip(&bias.host).for_each(|(y, b)| *y += b);
+            }
+        }
         self.rope.rotate_qk(&mut qkv, t, past, heads);
         let kv = cache.host_layer(i)?;
         kv.append_from_qkv(&qkv, t, heads);

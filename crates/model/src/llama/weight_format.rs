@@ -25,12 +25,23 @@ pub enum WeightFormat {
     /// kernel (CPU backends only): the CPU default. Matrices stored in another type are
     /// held as Q8_0; the tied output projection is the GGUF's own Q8_0 embedding.
     Q4_1,
+    /// Every matrix kept in the GGUF's own encoding, whatever its type (F32, F16, Q8_0,
+    /// Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K; mixed files such as Q4_K_M included),
+    /// this crate's CPU kernels (CPU backends only): the CPU default. Identical to
+    /// `q4_1` on a Q4_1 file.
+    Gguf,
 }
 
 impl WeightFormat {
     /// Every format, in the order a CLI lists them.
-    pub const ALL: [WeightFormat; 5] =
-        [WeightFormat::BurnF32, WeightFormat::F32, WeightFormat::F16, WeightFormat::Q8_0, WeightFormat::Q4_1];
+    pub const ALL: [WeightFormat; 6] = [
+        WeightFormat::BurnF32,
+        WeightFormat::F32,
+        WeightFormat::F16,
+        WeightFormat::Q8_0,
+        WeightFormat::Q4_1,
+        WeightFormat::Gguf,
+    ];
 
     /// The name a CLI flag spells.
     pub fn name(self) -> &'static str {
@@ -40,15 +51,16 @@ impl WeightFormat {
             WeightFormat::F16 => "f16",
             WeightFormat::Q8_0 => "q8_0",
             WeightFormat::Q4_1 => "q4_1",
+            WeightFormat::Gguf => "gguf",
         }
     }
 
-    /// The measured best format for `device`: the GGUF's own Q4_1 blocks with the CPU
-    /// kernels on the CPU backends (ndarray, flex), burn f32 tensors elsewhere (wgpu,
-    /// cuda). Figures in the crate README.
+    /// The measured best format for `device`: the GGUF's own blocks (Q4_1 for SmolLM2)
+    /// with the CPU kernels on the CPU backends (ndarray, flex), burn f32 tensors
+    /// elsewhere (wgpu, cuda). Figures in the crate README.
     pub fn default_for(device: &Device) -> WeightFormat {
         if is_host_device(device) {
-            WeightFormat::Q4_1
+            WeightFormat::Gguf
         } else {
             WeightFormat::BurnF32
         }
@@ -62,6 +74,7 @@ impl WeightFormat {
             WeightFormat::F16 => Some(HostFormat::F16),
             WeightFormat::Q8_0 => Some(HostFormat::Q8_0),
             WeightFormat::Q4_1 => Some(HostFormat::Q4_1),
+            WeightFormat::Gguf => Some(HostFormat::Gguf),
         }
     }
 }
@@ -89,7 +102,7 @@ impl std::str::FromStr for WeightFormat {
         WeightFormat::ALL
             .into_iter()
             .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown weight format {s:?}; expected one of burn-f32, f32, f16, q8_0, q4_1"))
+            .ok_or_else(|| format!("unknown weight format {s:?}; expected one of burn-f32, f32, f16, q8_0, q4_1, gguf"))
     }
 }
 

@@ -20,10 +20,17 @@
 //!   `(2i, 2i + 1)` to halves `(i, i + d/2)`: the dot products q·k are unchanged (both
 //!   sides are permuted alike) and RoPE becomes two contiguous slices.
 //! - Q is pre-scaled by `1 / sqrt(head_dim)` (RoPE is linear, so this commutes).
+//!
+//! `qwen2` files already hold Q and K in RoPE's half order (llama.cpp's "NEOX" RoPE),
+//! so their rows stay in place; their Q/K/V biases are reordered and scaled like the
+//! rows. With [`WeightFormat::Gguf`] every matrix keeps the file's own encoding (any
+//! supported type; a fused matrix of parts in different types is a stack of them).
 
 use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::gguf::{GgmlType, Gguf, GgufError, QK};
+
+use super::config::Architecture;
 
 use super::host_matrix::{HostFormat, HostMatrix};
 use super::linear::Linear;
@@ -35,16 +42,27 @@ pub(crate) fn matrix_rows(gguf: &Gguf, name: &str, rows_out: usize, cols_in: usi
 }
 
 /// For each destination row, the source row that moves a head's rows from interleaved
-/// RoPE pairs to halves.
-fn head_row_order(heads: usize, head_dim: usize) -> impl Iterator<Item = usize> {
+/// RoPE pairs to halves (the identity when the file already has halves: `qwen2`).
+fn head_row_order(heads: usize, head_dim: usize, arch: Architecture) -> impl Iterator<Item = usize> {
     let half = head_dim / 2;
-    (0..heads).flat_map(move |h| (0..head_dim).map(move |j| h * head_dim + if j < half { 2 * j } else { 2 * (j - half) + 1 }))
+    let interleaved = arch.rope_interleaved();
+    (0..heads).flat_map(move |h| {
+        (0..head_dim).map(move |j| {
+            h * head_dim
+                + match (interleaved, j < half) {
+                    (false, _) => j,
+                    (true, true) => 2 * j,
+                    (true, false) => 2 * (j - half) + 1,
+                }
+        })
+    })
 }
 
-/// Permutes the rows of each head from interleaved pairs to halves.
-pub(crate) fn deinterleave_heads(rows: &[f32], heads: usize, head_dim: usize, cols: usize) -> Vec<f32> {
+/// Permutes the rows of each head from interleaved pairs to halves (as
+/// [`head_row_order`] says for `arch`).
+pub(crate) fn deinterleave_heads(rows: &[f32], heads: usize, head_dim: usize, cols: usize, arch: Architecture) -> Vec<f32> {
     let mut out = Vec::with_capacity(rows.len());
-    for src in head_row_order(heads, head_dim) {
+    for src in head_row_order(heads, head_dim, arch) {
         out.extend_from_slice(&rows[src * cols..(src + 1) * cols]);
     }
     out
@@ -70,6 +88,32 @@ fn q4_1_rows<'g>(gguf: &'g Gguf, name: &str, out: usize, inp: usize) -> Result<O
     // rows are whole blocks (the type's byte length of `inp` elements exists).
     let row_bytes = inp / QK * GgmlType::Q4_1.block_bytes();
     Ok(Some(bytes.chunks_exact(row_bytes).collect()))
+}
+
+/// The rows of a GGUF matrix `[out][in]` of any supported type as (type, block bytes),
+/// checked against the expected shape.
+fn typed_rows<'g>(gguf: &'g Gguf, name: &str, out: usize, inp: usize) -> Result<Vec<(GgmlType, &'g [u8])>, GgufError> {
+    let (info, bytes) = gguf.tensor_bytes(name)?;
+    let want = [inp as u64, out as u64];
+    if info.dims != want {
+        return Err(GgufError::UnexpectedShape { tensor: info.name.clone(), expected: want.to_vec(), found: info.dims.clone() });
+    }
+    // The reader checked that rows are whole blocks and `bytes` is exactly their size.
+    let row_bytes = info.ggml_type.byte_len(inp as u64).unwrap_or(0) as usize;
+    if row_bytes == 0 {
+        return Err(GgufError::UnexpectedShape { tensor: info.name.clone(), expected: want.to_vec(), found: info.dims.clone() });
+    }
+    Ok(bytes.chunks_exact(row_bytes).map(|r| (info.ggml_type, r)).collect())
+}
+
+/// Rows with a factor.
+fn with_factor<'a>(rows: impl IntoIterator<Item = (GgmlType, &'a [u8])>, factor: f32) -> Vec<(GgmlType, &'a [u8], f32)> {
+    rows.into_iter().map(|(t, r)| (t, r, factor)).collect()
+}
+
+/// A matrix `[out][in]` kept in the file's own encoding.
+pub(crate) fn own_matrix(gguf: &Gguf, name: &str, out: usize, inp: usize) -> Result<HostMatrix, GgufError> {
+    Ok(HostMatrix::from_gguf_rows(&with_factor(typed_rows(gguf, name, out, inp)?, 1.0), inp))
 }
 
 /// Transposes row-major `[rows][cols]` into `[cols][rows]`.
@@ -101,8 +145,8 @@ pub(crate) fn vector(gguf: &Gguf, name: &str, len: usize, device: &Device) -> Re
     Ok(Tensor::from_data(TensorData::new(data, [1, len]), device))
 }
 
-/// The token embedding `[vocab][hidden]` on the host: the GGUF's own Q8_0 blocks when
-/// it is Q8_0, f32 otherwise.
+/// The token embedding `[vocab][hidden]` on the host: the GGUF's own blocks when it is
+/// quantized or f16 (a Q8_0 embedding is 28 MB instead of 113 MB as f32), f32 otherwise.
 pub(crate) fn embedding(gguf: &Gguf, config: &LlamaConfig) -> Result<HostMatrix, GgufError> {
     let name = "token_embd.weight";
     let (info, bytes) = gguf.tensor_bytes(name)?;
@@ -113,6 +157,9 @@ pub(crate) fn embedding(gguf: &Gguf, config: &LlamaConfig) -> Result<HostMatrix,
     if info.ggml_type == GgmlType::Q8_0 {
         // Shape checked above, so the byte length is exactly vocab * hidden / 32 blocks.
         return Ok(HostMatrix::from_q8_0_blocks(bytes, config.vocab_size, config.hidden));
+    }
+    if info.ggml_type != GgmlType::F32 {
+        return own_matrix(gguf, name, config.vocab_size, config.hidden);
     }
     let rows = matrix_rows(gguf, name, config.vocab_size, config.hidden)?;
     Ok(HostMatrix::from_rows(&rows, config.vocab_size, config.hidden, HostFormat::F32))
@@ -129,12 +176,16 @@ pub(crate) fn output(
 ) -> Result<Linear, GgufError> {
     let (vocab, hidden) = (config.vocab_size, config.hidden);
     if gguf.tensor_info("output.weight").is_ok() {
+        if format == WeightFormat::Gguf {
+            return Ok(Linear::Host(own_matrix(gguf, "output.weight", vocab, hidden)?));
+        }
         let rows = matrix_rows(gguf, "output.weight", vocab, hidden)?;
         return Ok(Linear::from_rows(&rows, vocab, hidden, format, device));
     }
     // The block-quantized formats share the embedding's own blocks (Q8_0 in this
     // model); f32 / f16 / burn-f32 get the dequantized values in their own format.
     let shares = match format.host() {
+        Some(HostFormat::Gguf) => true,
         Some(HostFormat::Q8_0 | HostFormat::Q4_1) => matches!(embedding.format(), HostFormat::Q8_0 | HostFormat::Q4_1),
         Some(host) => host == embedding.format(),
         None => false,
@@ -162,10 +213,43 @@ pub(crate) struct BlockWeights {
     pub gate_up: Linear,
     /// `ffn -> hidden`.
     pub down: Linear,
+    /// The biases of the fused QKV projection (`qwen2`), in its row order and scale.
+    pub qkv_bias: Option<QkvBias>,
+}
+
+/// The fused QKV projection's bias, on the host (host attention) and as a `[1, width]`
+/// tensor (burn path).
+#[derive(Clone, Debug)]
+pub(crate) struct QkvBias {
+    pub host: Vec<f32>,
+    pub tensor: Tensor<2>,
+}
+
+impl QkvBias {
+    /// The biases `blk.i.attn_{q,k,v}.bias` of an architecture that has them, reordered
+    /// and scaled like the rows; `None` for one that has none.
+    fn load(gguf: &Gguf, c: &LlamaConfig, i: usize, device: &Device) -> Result<Option<Self>, GgufError> {
+        if !c.arch.qkv_bias() {
+            return Ok(None);
+        }
+        let n = |s: &str| format!("blk.{i}.{s}.bias");
+        let (d, scale) = (c.head_dim, 1.0 / (c.head_dim as f32).sqrt());
+        let q = gguf.tensor_f32_shaped(&n("attn_q"), &[(c.heads * d) as u64])?;
+        let k = gguf.tensor_f32_shaped(&n("attn_k"), &[(c.kv_heads * d) as u64])?;
+        let v = gguf.tensor_f32_shaped(&n("attn_v"), &[(c.kv_heads * d) as u64])?;
+        let mut host: Vec<f32> = head_row_order(c.heads, d, c.arch).map(|r| q[r] * scale).collect();
+        host.extend(head_row_order(c.kv_heads, d, c.arch).map(|r| k[r]));
+        host.extend(v);
+        let tensor = Tensor::from_data(TensorData::new(host.clone(), [1, host.len()]), device);
+        Ok(Some(Self { host, tensor }))
+    }
 }
 
 impl BlockWeights {
     pub(crate) fn load(gguf: &Gguf, c: &LlamaConfig, i: usize, format: WeightFormat, device: &Device) -> Result<Self, GgufError> {
+        if format == WeightFormat::Gguf {
+            return Self::load_own(gguf, c, i, device);
+        }
         if format == WeightFormat::Q4_1 {
             if let Some(block) = Self::load_q4_1(gguf, c, i, device)? {
                 return Ok(block);
@@ -176,9 +260,9 @@ impl BlockWeights {
         let q_out = c.heads * d;
         let kv_out = c.kv_heads * d;
         let scale = 1.0 / (d as f32).sqrt();
-        let mut q = deinterleave_heads(&matrix_rows(gguf, &n("attn_q"), q_out, h)?, c.heads, d, h);
+        let mut q = deinterleave_heads(&matrix_rows(gguf, &n("attn_q"), q_out, h)?, c.heads, d, h, c.arch);
         q.iter_mut().for_each(|x| *x *= scale);
-        let k = deinterleave_heads(&matrix_rows(gguf, &n("attn_k"), kv_out, h)?, c.kv_heads, d, h);
+        let k = deinterleave_heads(&matrix_rows(gguf, &n("attn_k"), kv_out, h)?, c.kv_heads, d, h, c.arch);
         let v = matrix_rows(gguf, &n("attn_v"), kv_out, h)?;
         let qkv_rows: Vec<f32> = [q, k, v].concat();
         let mut gate_up = matrix_rows(gguf, &n("ffn_gate"), c.ffn, h)?;
@@ -190,6 +274,33 @@ impl BlockWeights {
             ffn_norm: vector(gguf, &n("ffn_norm"), h, device)?,
             gate_up: Linear::from_rows(&gate_up, 2 * c.ffn, h, format, device),
             down: Linear::from_rows(&matrix_rows(gguf, &n("ffn_down"), h, c.ffn)?, h, c.ffn, format, device),
+            qkv_bias: QkvBias::load(gguf, c, i, device)?,
+        })
+    }
+
+    /// The block with every matrix in the file's own encoding ([`WeightFormat::Gguf`]):
+    /// rows reordered and Q's scale applied per row as the f32 path does to the values.
+    fn load_own(gguf: &Gguf, c: &LlamaConfig, i: usize, device: &Device) -> Result<Self, GgufError> {
+        let n = |s: &str| format!("blk.{i}.{s}.weight");
+        let (h, d) = (c.hidden, c.head_dim);
+        let (q_out, kv_out) = (c.heads * d, c.kv_heads * d);
+        let scale = 1.0 / (d as f32).sqrt();
+        let q = typed_rows(gguf, &n("attn_q"), q_out, h)?;
+        let k = typed_rows(gguf, &n("attn_k"), kv_out, h)?;
+        let v = typed_rows(gguf, &n("attn_v"), kv_out, h)?;
+        let mut qkv = with_factor(head_row_order(c.heads, d, c.arch).map(|r| q[r]), scale);
+        qkv.extend(with_factor(head_row_order(c.kv_heads, d, c.arch).map(|r| k[r]), 1.0));
+        qkv.extend(with_factor(v, 1.0));
+        let mut gate_up = with_factor(typed_rows(gguf, &n("ffn_gate"), c.ffn, h)?, 1.0);
+        gate_up.extend(with_factor(typed_rows(gguf, &n("ffn_up"), c.ffn, h)?, 1.0));
+        Ok(Self {
+            attn_norm: vector(gguf, &n("attn_norm"), h, device)?,
+            qkv: Linear::Host(HostMatrix::from_gguf_rows(&qkv, h)),
+            attn_out: Linear::Host(own_matrix(gguf, &n("attn_output"), h, q_out)?),
+            ffn_norm: vector(gguf, &n("ffn_norm"), h, device)?,
+            gate_up: Linear::Host(HostMatrix::from_gguf_rows(&gate_up, h)),
+            down: Linear::Host(own_matrix(gguf, &n("ffn_down"), h, c.ffn)?),
+            qkv_bias: QkvBias::load(gguf, c, i, device)?,
         })
     }
 
@@ -212,8 +323,8 @@ impl BlockWeights {
         ) else {
             return Ok(None);
         };
-        let mut qkv: Vec<(&[u8], f32)> = head_row_order(c.heads, d).map(|r| (q[r], scale)).collect();
-        qkv.extend(head_row_order(c.kv_heads, d).map(|r| (k[r], 1.0)));
+        let mut qkv: Vec<(&[u8], f32)> = head_row_order(c.heads, d, c.arch).map(|r| (q[r], scale)).collect();
+        qkv.extend(head_row_order(c.kv_heads, d, c.arch).map(|r| (k[r], 1.0)));
         qkv.extend(v.iter().map(|&r| (r, 1.0)));
         let gate_up = [plain(&gate), plain(&up)].concat();
         Ok(Some(Self {
@@ -223,6 +334,7 @@ impl BlockWeights {
             ffn_norm: vector(gguf, &n("ffn_norm"), h, device)?,
             gate_up: Linear::Host(HostMatrix::from_q4_1_rows(&gate_up, h)),
             down: Linear::Host(HostMatrix::from_q4_1_rows(&plain(&down), c.ffn)),
+            qkv_bias: QkvBias::load(gguf, c, i, device)?,
         }))
     }
 }
@@ -243,6 +355,7 @@ mod tests {
     fn deinterleave_moves_pairs_to_halves() {
         // One head of dim 4, one column: rows [a0, b0, a1, b1] -> [a0, a1, b0, b1].
         let rows = [0.0, 10.0, 1.0, 11.0];
-        assert_eq!(deinterleave_heads(&rows, 1, 4, 1), vec![0.0, 1.0, 10.0, 11.0]);
+        assert_eq!(deinterleave_heads(&rows, 1, 4, 1, Architecture::Llama), vec![0.0, 1.0, 10.0, 11.0]);
+        assert_eq!(deinterleave_heads(&rows, 1, 4, 1, Architecture::Qwen2), rows.to_vec());
     }
 }

@@ -1,0 +1,34 @@
+//! ggml Q5_K: super-blocks of 256 values, 176 bytes: `d: f16`, `dmin: f16`, 12 bytes of
+//! packed 6-bit scales and minimums (as Q4_K), 32 bytes `qh` of fifth bits, then 128
+//! bytes of nibbles laid out as Q4_K's. Sub-block `s` takes its fifth bit from bit `s`
+//! of `qh[l]`; `x = d * sc * q - dmin * m`.
+
+use super::q4_k::scale_min;
+use super::{f16_at, QK_K};
+
+/// Bytes per super-block.
+pub const BLOCK_BYTES: usize = 176;
+
+/// Decodes one super-block (`b`: 176 bytes) into `out` (256 values).
+#[inline]
+pub fn decode(b: &[u8], out: &mut [f32]) {
+    let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
+    let scales = &b[4..16];
+    let qh = &b[16..48];
+    let qs = &b[48..176];
+    for p in 0..QK_K / 64 {
+        let (sc1, m1) = scale_min(2 * p, scales);
+        let (sc2, m2) = scale_min(2 * p + 1, scales);
+        let (d1, min1) = (d * f32::from(sc1), dmin * f32::from(m1));
+        let (d2, min2) = (d * f32::from(sc2), dmin * f32::from(m2));
+        let (u1, u2) = (1u8 << (2 * p), 2u8 << (2 * p));
+        let q = &qs[32 * p..32 * p + 32];
+        let o = &mut out[64 * p..64 * p + 64];
+        for l in 0..32 {
+            let h1 = if qh[l] & u1 != 0 { 16 } else { 0 };
+            let h2 = if qh[l] & u2 != 0 { 16 } else { 0 };
+            o[l] = d1 * f32::from((q[l] & 0x0f) + h1) - min1;
+            o[l + 32] = d2 * f32::from((q[l] >> 4) + h2) - min2;
+        }
+    }
+}
