@@ -61,7 +61,7 @@ mod tokenizer;
 
 pub use gguf::{Gguf, GgufError};
 #[cfg(feature = "burn")]
-pub use llama::{BackendKind, KvCache, Llama, LlamaConfig, ModelError, WeightFormat};
+pub use llama::{kernel_check, BackendKind, KvCache, Llama, LlamaConfig, ModelError, WeightFormat};
 pub use tokenizer::{byte_level_decode, Tokenizer, TokenizerError};
 
 /// Where the set-up step (`scripts/fetch-model.sh`) puts the model, relative to the
