@@ -13,7 +13,7 @@
 //! head `head_dim` wide in RoPE's half-split order (see `weights`); the store keeps
 //! `[position][kv_heads * head_dim]` for keys and values alike.
 
-use super::host_kernels::{dot_f32, Isa};
+use super::host_kernels::{axpy, dot_f32, Isa};
 
 /// Head counts and size of one attention layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,7 +160,7 @@ fn attend_rows(isa: Isa, qkv: &[f32], t: usize, past: usize, kv: &HostKv, h: Hea
         let sum = softmax_in_place(&mut scores);
         for (j, &p) in scores.iter().enumerate() {
             let v = &kv.v[j * kw + kh * d..j * kw + (kh + 1) * d];
-            o.iter_mut().zip(v).for_each(|(o, &v)| *o += p * v);
+            axpy(isa, p, v, o);
         }
         let inv = 1.0 / sum;
         o.iter_mut().for_each(|o| *o *= inv);

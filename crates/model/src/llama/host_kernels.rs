@@ -9,11 +9,14 @@
 //! weight row is streamed once from memory and multiplied with the activations in
 //! registers.
 //!
-//! Each kernel exists twice: a portable version (the reference, and what wasm and
-//! CPUs without AVX2 run; written with eight independent lanes so LLVM vectorises it)
-//! and an x86-64 AVX2 + FMA (+ F16C) version chosen at run time. Tests check that both
-//! agree. Activations stay f32 (llama.cpp quantizes them to 8 bits; we do not, so our
-//! only rounding is the weights' own).
+//! Each kernel exists at least twice: a portable version (the reference, and what CPUs
+//! without AVX2 run; written with eight independent lanes so LLVM vectorises it) and an
+//! x86-64 AVX2 + FMA (+ F16C) version chosen at run time; in wasm built with
+//! `simd128` (the playground), f32 / Q8_0 / Q4_1 and attention's weighted sum have a
+//! third version (`super::wasm_simd`; f16 stays portable there). Tests check that they
+//! agree (`super::kernel_check`, natively and under node). Activations stay f32
+//! (llama.cpp quantizes them to 8 bits; we do not, so our only rounding is the
+//! weights' own).
 
 use half::f16;
 
@@ -28,11 +31,31 @@ pub(crate) enum Isa {
     /// x86-64 with AVX2, FMA and F16C, detected at run time.
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    /// wasm32 built with `simd128` (known at compile time: wasm has no detection).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    Simd128,
 }
 
 impl Isa {
     /// The best implementation this CPU runs.
     pub(crate) fn detect() -> Isa {
+        // The `portable-kernels` feature (benchmarks only) keeps the portable versions.
+        if cfg!(feature = "portable-kernels") {
+            return Isa::Portable;
+        }
+        Self::best()
+    }
+
+    /// The fastest implementation compiled in and supported by this CPU, whatever the
+    /// `portable-kernels` feature says (the kernel check compares it to the portable one).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    pub(crate) fn best() -> Isa {
+        Isa::Simd128
+    }
+
+    /// See the wasm `best` above.
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    pub(crate) fn best() -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2")
@@ -43,6 +66,17 @@ impl Isa {
             }
         }
         Isa::Portable
+    }
+
+    /// The implementation's name (reports, benchmarks).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Isa::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => "avx2",
+            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+            Isa::Simd128 => "simd128",
+        }
     }
 }
 
@@ -55,6 +89,20 @@ pub(crate) fn dot_f32(isa: Isa, a: &[f32], b: &[f32]) -> f32 {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection of the features.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { avx2::dot_f32(a, b) },
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Isa::Simd128 => super::wasm_simd::dot_f32(a, b),
+    }
+}
+
+/// `o += p * v` (attention's weighted sum of values); `v.len() == o.len()`.
+#[inline]
+pub(crate) fn axpy(isa: Isa, p: f32, v: &[f32], o: &mut [f32]) {
+    debug_assert_eq!(v.len(), o.len());
+    match isa {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Isa::Simd128 => super::wasm_simd::axpy(p, v, o),
+        // LLVM vectorises this loop well for AVX2; the portable version elsewhere.
+        _ => o.iter_mut().zip(v).for_each(|(o, &v)| *o += p * v),
     }
 }
 
@@ -67,6 +115,9 @@ pub(crate) fn dot_f16(isa: Isa, w: &[f16], x: &[f32]) -> f32 {
         // SAFETY: as in `dot_f32`.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { avx2::dot_f16(w, x) },
+        // simd128 has no f16 conversion; the f16 format is not the playground's.
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Isa::Simd128 => portable::dot_f16(w, x),
     }
 }
 
@@ -81,6 +132,8 @@ pub(crate) fn dot_q8(isa: Isa, scales: &[f32], quants: &[i8], x: &[f32]) -> f32 
         // SAFETY: as in `dot_f32`.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { avx2::dot_q8(scales, quants, x) },
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Isa::Simd128 => super::wasm_simd::dot_q8(scales, quants, x),
     }
 }
 
@@ -98,6 +151,8 @@ pub(crate) fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: &[f32]
         // SAFETY: as in `dot_f32`.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { avx2::dot_q4_1(d, nibbles, x) + avx2::dot_f32(m, xsum) },
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Isa::Simd128 => super::wasm_simd::dot_q4_1(d, nibbles, x) + super::wasm_simd::dot_f32(m, xsum),
     }
 }
 

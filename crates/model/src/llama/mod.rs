@@ -13,9 +13,12 @@ mod error;
 mod host_attention;
 mod host_kernels;
 mod host_matrix;
+pub mod kernel_check;
 mod linear;
 mod memory;
 mod weight_format;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+mod wasm_simd;
 mod weights;
 
 use std::sync::Arc;
@@ -120,6 +123,12 @@ impl Llama {
         let shared = matches!(&self.output, Linear::Host(m) if m.shares_storage(&self.embedding));
         let embedding = if shared { 0 } else { self.embedding.bytes() };
         linear + self.output.bytes() + embedding + 4 * self.config.hidden
+    }
+
+    /// The CPU kernels' implementation (`avx2`, `simd128` or `portable`): what the host
+    /// weight formats and host attention run on (benchmarks report it).
+    pub fn kernel_isa(&self) -> &'static str {
+        self.isa.name()
     }
 
     /// The model's hyper-parameters.

@@ -1,0 +1,151 @@
+//! The CPU kernels' self-check: every kernel of the best implementation compiled in
+//! (AVX2 natively, simd128 in wasm) against its portable twin and against exact (f64)
+//! sums of the dequantized weights, on deterministic pseudo-random data.
+//!
+//! Public so that it runs where `cargo test` cannot: the wasm build under node
+//! (`crates/model/wasm-bench`, `node run.mjs --check`) calls [`run`] and fails on any
+//! disagreement; natively a unit test calls it too.
+
+use half::f16;
+
+use super::host_attention::{attend, Heads, HostKv};
+use super::host_kernels::{axpy, block_sums, dot_f32, dot_q4_1, dot_q8, Isa, QK8};
+
+/// What [`run`] found.
+#[derive(Clone, Debug)]
+pub struct KernelCheck {
+    /// The implementation checked against the portable one (`avx2`, `simd128`, or
+    /// `portable` where there is no other).
+    pub isa: &'static str,
+    /// Comparisons made.
+    pub cases: usize,
+    /// Largest error relative to `1 + |exact|` over all cases and implementations.
+    pub max_error: f64,
+    /// One line per case outside the tolerance (empty when all agree).
+    pub failures: Vec<String>,
+}
+
+/// Tolerance relative to `1 + |exact|` (f32 sums of up to 1,536 products).
+const TOLERANCE: f64 = 1e-4;
+
+/// Runs every kernel on data of several lengths (with and without tails, one block to
+/// a full SmolLM2 row) and compares.
+pub fn run() -> KernelCheck {
+    let best = Isa::best();
+    let mut check = KernelCheck { isa: best.name(), cases: 0, max_error: 0.0, failures: Vec::new() };
+    for isa in [Isa::Portable, best] {
+        check_f32(&mut check, isa);
+        check_q8(&mut check, isa);
+        check_q4_1(&mut check, isa);
+    }
+    check_attention(&mut check, best);
+    check
+}
+
+impl KernelCheck {
+    fn compare(&mut self, what: String, got: f32, want: f64) {
+        self.cases += 1;
+        let err = (f64::from(got) - want).abs() / (1.0 + want.abs());
+        self.max_error = self.max_error.max(if err.is_nan() { f64::INFINITY } else { err });
+        if !(err <= TOLERANCE) {
+            self.failures.push(format!("{what}: got {got}, exact {want}"));
+        }
+    }
+}
+
+/// Deterministic values in [-1, 1).
+fn values(n: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+fn exact(a: &[f32], b: &[f32]) -> f64 {
+    a.iter().zip(b).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum()
+}
+
+fn check_f32(check: &mut KernelCheck, isa: Isa) {
+    for n in [1usize, 3, 4, 15, 16, 33, 64, 576, 1536] {
+        let (a, b) = (values(n, n as u64), values(n, 7 * n as u64 + 1));
+        check.compare(format!("dot_f32 {} n={n}", isa.name()), dot_f32(isa, &a, &b), exact(&a, &b));
+        // A single non-zero element at every position must show up (skipped tails).
+        for pos in 0..n.min(40) {
+            let mut e = vec![0f32; n];
+            e[pos] = 2.0;
+            check.compare(format!("dot_f32 {} n={n} unit {pos}", isa.name()), dot_f32(isa, &e, &b), 2.0 * f64::from(b[pos]));
+        }
+        let mut o = a.clone();
+        axpy(isa, 0.37, &b, &mut o);
+        for (k, (&o, (&a, &b))) in o.iter().zip(a.iter().zip(&b)).enumerate() {
+            check.compare(format!("axpy {} n={n} at {k}", isa.name()), o, f64::from(a) + 0.37 * f64::from(b));
+        }
+    }
+}
+
+fn check_q8(check: &mut KernelCheck, isa: Isa) {
+    for blocks in [1usize, 2, 3, 18, 48] {
+        let n = blocks * QK8;
+        let x = values(n, blocks as u64 + 3);
+        let scales: Vec<f32> = values(blocks, 99).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
+        let mut quants: Vec<i8> = values(n, 5).iter().map(|v| (v * 127.0) as i8).collect();
+        // The extremes of the range must convert exactly.
+        quants[0] = -128;
+        quants[n - 1] = 127;
+        let deq: Vec<f32> = quants.iter().enumerate().map(|(i, &q)| scales[i / QK8] * f32::from(q)).collect();
+        check.compare(format!("dot_q8 {} blocks={blocks}", isa.name()), dot_q8(isa, &scales, &quants, &x), exact(&deq, &x));
+    }
+}
+
+fn check_q4_1(check: &mut KernelCheck, isa: Isa) {
+    for blocks in [1usize, 2, 3, 18, 48] {
+        let n = blocks * QK8;
+        let x = values(n, 11 + blocks as u64);
+        let d: Vec<f32> = values(blocks, 12).iter().map(|v| f16::from_f32(v.abs() / 8.0 + 1e-3).to_f32()).collect();
+        let m: Vec<f32> = values(blocks, 13).iter().map(|v| f16::from_f32(v / 4.0).to_f32()).collect();
+        let mut nibbles: Vec<u8> = values(n / 2, 14).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        nibbles[0] = 0xff;
+        nibbles[n / 2 - 1] = 0x0f;
+        // ggml's layout: byte j of a block is value j (low nibble) and j + 16 (high).
+        let mut deq = vec![0f32; n];
+        for (b, (q, out)) in nibbles.chunks_exact(QK8 / 2).zip(deq.chunks_exact_mut(QK8)).enumerate() {
+            for (j, &byte) in q.iter().enumerate() {
+                out[j] = d[b] * f32::from(byte & 0x0f) + m[b];
+                out[j + QK8 / 2] = d[b] * f32::from(byte >> 4) + m[b];
+            }
+        }
+        let got = dot_q4_1(isa, &d, &m, &nibbles, &x, &block_sums(&x));
+        check.compare(format!("dot_q4_1 {} blocks={blocks}", isa.name()), got, exact(&deq, &x));
+    }
+}
+
+/// Decode-shaped attention (one to five new rows; the row kernel, which takes the isa)
+/// of the best implementation against the portable one.
+fn check_attention(check: &mut KernelCheck, best: Isa) {
+    let h = Heads { heads: 9, kv_heads: 3, head_dim: 64 };
+    for (past, t) in [(0usize, 1usize), (7, 1), (70, 3), (300, 5)] {
+        let mut kv = HostKv::default();
+        let old = values(past * h.qkv_width(), 21 + past as u64);
+        let new = values(t * h.qkv_width(), 22 + t as u64);
+        kv.append_from_qkv(&old, past, h);
+        kv.append_from_qkv(&new, t, h);
+        let want = attend(Isa::Portable, &new, t, past, &kv, h);
+        let got = attend(best, &new, t, past, &kv, h);
+        for (k, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            check.compare(format!("attention {} past={past} t={t} at {k}", best.name()), g, f64::from(w));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn best_kernels_agree_with_portable_and_exact_sums() {
+        let check = super::run();
+        assert!(check.cases > 1000, "only {} cases", check.cases);
+        assert!(check.failures.is_empty(), "{} ({}): {:#?}", check.isa, check.cases, check.failures);
+    }
+}

@@ -1,0 +1,37 @@
+// espalier-model's kernels in wasm under node: node run.mjs [ROUNDS] [WASM]
+// 1. the self-check (simd128 vs portable vs exact sums; exits 1 on any failure or when
+//    the build has no simd128 kernels), 2. one decode token's matrix-vector products,
+//    simd128 and portable alternating, ROUNDS each. Prints two JSON lines.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const rounds = Number(process.argv[2] ?? 7);
+const wasm = process.argv[3] ?? join(here, '../../../target/wasm-kernels/wasm32-unknown-unknown/release/espalier_model_wasm_kernels.wasm');
+const { instance } = await WebAssembly.instantiate(readFileSync(wasm), {});
+const w = instance.exports;
+const check = { simd128: w.has_simd() === 1, cases: w.check_cases(), failures: w.check_failures(), max_error: w.check_max_error() };
+console.log(JSON.stringify({ kernel_check: check }));
+if (!check.simd128 || check.failures > 0 || check.cases < 1000) { console.error('kernel check FAILED'); process.exit(1); }
+if (rounds === 0) process.exit(0);
+w.setup();
+const ms = { simd128: [], portable: [] };
+const sums = {};
+for (let r = 0; r < rounds; r++) {
+  const order = r % 2 === 0 ? [['simd128', 0], ['portable', 1]] : [['portable', 1], ['simd128', 0]];
+  for (const [name, p] of order) {
+    const t = performance.now();
+    sums[name] = w.token(p);
+    ms[name].push(performance.now() - t);
+  }
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const agree = Math.abs(sums.simd128 - sums.portable) <= 1e-5 * Math.abs(sums.portable);
+console.log(JSON.stringify({ bench: 'decode-token matvecs (30 Q4_1 layers + Q8_0 output)', runtime: `node ${process.version} wasm32`,
+  rounds, simd128_ms: ms.simd128.map((x) => +x.toFixed(1)), portable_ms: ms.portable.map((x) => +x.toFixed(1)),
+  simd128_median_ms: +median(ms.simd128).toFixed(1), portable_median_ms: +median(ms.portable).toFixed(1),
+  speedup: +(median(ms.portable) / median(ms.simd128)).toFixed(2), checksums_agree: agree,
+  load_avg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') }));
+if (!agree) { console.error('checksums differ'); process.exit(1); }

@@ -1,0 +1,48 @@
+//! espalier-model's CPU kernels alone for wasm32 (see Cargo.toml). The kernel files are
+//! the model crate's own, compiled here by path (the same source, not a copy), so that
+//! checking and timing them in wasm does not need a wasm build of burn:
+//! `host_kernels.rs` (portable + AVX2), `wasm_simd.rs` (simd128), `host_attention.rs`
+//! (attention, which the check covers) and `kernel_check.rs` (the self-check).
+//!
+//! ```text
+//! cargo build --release --target wasm32-unknown-unknown \
+//!     --manifest-path crates/model/wasm-kernels/Cargo.toml   # from the repository root
+//! node crates/model/wasm-kernels/run.mjs [ROUNDS]
+//! ```
+
+#![allow(dead_code)]
+
+#[path = "../../src/llama/host_attention.rs"]
+mod host_attention;
+#[path = "../../src/llama/host_kernels.rs"]
+mod host_kernels;
+#[path = "../../src/llama/kernel_check.rs"]
+pub mod kernel_check;
+mod token;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[path = "../../src/llama/wasm_simd.rs"]
+mod wasm_simd;
+
+/// The kernels' self-check: failures (0 when every case agrees).
+#[no_mangle]
+pub extern "C" fn check_failures() -> u32 {
+    kernel_check::run().failures.len() as u32
+}
+
+/// Comparisons the self-check makes.
+#[no_mangle]
+pub extern "C" fn check_cases() -> u32 {
+    kernel_check::run().cases as u32
+}
+
+/// The self-check's largest error relative to `1 + |exact|`.
+#[no_mangle]
+pub extern "C" fn check_max_error() -> f64 {
+    kernel_check::run().max_error
+}
+
+/// 1 when an implementation other than the portable one is compiled in (simd128).
+#[no_mangle]
+pub extern "C" fn has_simd() -> u32 {
+    (kernel_check::run().isa != "portable") as u32
+}

@@ -1,0 +1,100 @@
+//! One decode token's worth of SmolLM2-135M matrix-vector products on deterministic
+//! pseudo-random weights: 30 layers of Q4_1 (QKV 960x576, attention output 576x576,
+//! gate/up 3072x576, down 576x1536) and the Q8_0 output projection 49152x576 — the
+//! ~110 MB every decode step streams. Node times [`token`] per implementation.
+
+use std::cell::RefCell;
+
+use crate::host_kernels::{block_sums, dot_q4_1, dot_q8, Isa, QK8};
+
+const HIDDEN: usize = 576;
+const FFN: usize = 1536;
+const VOCAB: usize = 49152;
+const LAYERS: usize = 30;
+
+struct Q4 {
+    rows: usize,
+    cols: usize,
+    d: Vec<f32>,
+    m: Vec<f32>,
+    nibbles: Vec<u8>,
+}
+
+struct Weights {
+    layers: Vec<Q4>,
+    out_scales: Vec<f32>,
+    out_quants: Vec<i8>,
+    x: Vec<f32>,
+    x_ffn: Vec<f32>,
+    logits: Vec<f32>,
+}
+
+thread_local! {
+    static WEIGHTS: RefCell<Option<Weights>> = const { RefCell::new(None) };
+}
+
+fn bytes(n: usize, seed: &mut u64) -> Vec<u8> {
+    (0..n)
+        .map(|_| {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            (*seed >> 24) as u8
+        })
+        .collect()
+}
+
+/// Builds the weights (call once before [`token`]).
+#[no_mangle]
+pub extern "C" fn setup() {
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    let mut layers = Vec::new();
+    for _ in 0..LAYERS {
+        for (rows, cols) in [(960, HIDDEN), (HIDDEN, HIDDEN), (2 * FFN, HIDDEN), (HIDDEN, FFN)] {
+            let blocks = rows * cols / QK8;
+            layers.push(Q4 {
+                rows,
+                cols,
+                d: bytes(blocks, &mut s).iter().map(|&v| f32::from(v) / 4096.0).collect(),
+                m: bytes(blocks, &mut s).iter().map(|&v| -f32::from(v) / 8192.0).collect(),
+                nibbles: bytes(rows * cols / 2, &mut s),
+            });
+        }
+    }
+    let weights = Weights {
+        layers,
+        out_scales: bytes(VOCAB * HIDDEN / QK8, &mut s).iter().map(|&v| f32::from(v) / 4096.0).collect(),
+        out_quants: bytes(VOCAB * HIDDEN, &mut s).iter().map(|&v| v as i8).collect(),
+        x: bytes(HIDDEN, &mut s).iter().map(|&v| f32::from(v) / 128.0 - 1.0).collect(),
+        x_ffn: bytes(FFN, &mut s).iter().map(|&v| f32::from(v) / 128.0 - 1.0).collect(),
+        logits: vec![0.0; VOCAB],
+    };
+    WEIGHTS.with(|w| *w.borrow_mut() = Some(weights));
+}
+
+/// One token's products with the portable kernels (`portable != 0`) or the best ones;
+/// returns a checksum (the sum of every output), so node can compare implementations.
+#[no_mangle]
+pub extern "C" fn token(portable: u32) -> f32 {
+    let isa = if portable != 0 { Isa::Portable } else { Isa::best() };
+    WEIGHTS.with(|w| {
+        let mut w = w.borrow_mut();
+        let Some(w) = w.as_mut() else { return f32::NAN };
+        let mut sum = 0f32;
+        for l in &w.layers {
+            let x = if l.cols == HIDDEN { &w.x } else { &w.x_ffn };
+            let xsum = block_sums(x);
+            let nb = l.cols / QK8;
+            for r in 0..l.rows {
+                let b = r * nb..(r + 1) * nb;
+                let q = &l.nibbles[r * l.cols / 2..(r + 1) * l.cols / 2];
+                sum += dot_q4_1(isa, &l.d[b.clone()], &l.m[b], q, x, &xsum);
+            }
+        }
+        let nb = HIDDEN / QK8;
+        for (r, y) in w.logits.iter_mut().enumerate() {
+            *y = dot_q8(isa, &w.out_scales[r * nb..(r + 1) * nb], &w.out_quants[r * HIDDEN..(r + 1) * HIDDEN], &w.x);
+        }
+        sum + w.logits.iter().sum::<f32>()
+    })
+}
