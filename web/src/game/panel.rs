@@ -202,7 +202,10 @@ pub fn game_panel(lang: espalier_decode::Lang, code: &str, finished: bool) -> Ht
         return html! {};
     }
     match lang.translation(code) {
-        Some(Ok(lua)) => html! { <GamePanel key={lua.clone()} lua={lua} /> },
+        Some(Ok(lua)) => {
+            let key = lua.clone();
+            html! { <GamePanel key={key} lua={lua} /> }
+        }
         _ => html! {},
     }
 }
