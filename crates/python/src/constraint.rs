@@ -9,7 +9,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use espalier_constraint::{Commit, Constraint as _, GrammarConstraint, Strategy, TokenSet, Vocab};
-use espalier_decode::{LangConstraint, Mode};
+use espalier_decode::{Lang, LangConstraint, Mode};
 use espalier_grammar::{Language, LanguageOptions};
 use espalier_slua::{Api, Env, SluaConstraint};
 use pyo3::prelude::*;
@@ -92,6 +92,19 @@ impl Constraint {
         }
     }
 
+    /// A constraint of the registry's grammar language `name` (see `Constraint.python`).
+    fn registered(vocab: &Vocabulary, name: &str, strategy: &str, prompt: &str) -> PyResult<Self> {
+        let mode = match self::strategy(strategy)? {
+            Strategy::Syncode => Mode::Syncode,
+            _ => Mode::Mask,
+        };
+        let lang = Lang::from_name(name).map_err(|e| GrammarError::new_err(e.to_string()))?;
+        let kit = vocab.grammar_kit(lang, mode == Mode::Syncode)?;
+        // The kit feeds the prompt itself; refusals keep their offset.
+        let inner = kit.constraint(mode, "").map_err(|e| GrammarError::new_err(e.to_string()))?;
+        Constraint::new(inner, vocab, lang.name(), prompt)
+    }
+
     /// Computes the mask of the current state into `self.mask`.
     fn compute_mask(&mut self) -> PyResult<()> {
         self.check_live("fill_mask")?;
@@ -109,14 +122,16 @@ impl Constraint {
     #[staticmethod]
     #[pyo3(signature = (vocab, strategy = "exact", prompt = ""))]
     fn python(vocab: &Vocabulary, strategy: &str, prompt: &str) -> PyResult<Self> {
-        let mode = match self::strategy(strategy)? {
-            Strategy::Syncode => Mode::Syncode,
-            _ => Mode::Mask,
-        };
-        let kit = vocab.python_kit(mode == Mode::Syncode)?;
-        // The kit feeds the prompt itself; refusals keep their offset.
-        let inner = kit.constraint(mode, "").map_err(|e| GrammarError::new_err(e.to_string()))?;
-        Constraint::new(inner, vocab, "python", prompt)
+        Constraint::registered(vocab, "python", strategy, prompt)
+    }
+
+    /// Go 1.19 (Espalier's Go grammar, generics included, with automatic semicolons),
+    /// a whole source file from its `package` clause; strategies as for
+    /// [`Constraint::python`].
+    #[staticmethod]
+    #[pyo3(signature = (vocab, strategy = "exact", prompt = ""))]
+    fn go(vocab: &Vocabulary, strategy: &str, prompt: &str) -> PyResult<Self> {
+        Constraint::registered(vocab, "go", strategy, prompt)
     }
 
     /// A grammar of the caller's in Espalier's Lark-style format (rules, terminals as
@@ -258,7 +273,7 @@ impl Constraint {
         self.vocab.eos()
     }
 
-    /// The language: `python`, `grammar` or `slua`.
+    /// The language: `python`, `go`, `grammar` or `slua`.
     #[getter]
     fn language(&self) -> &'static str {
         self.language

@@ -2,13 +2,15 @@
 //! tokens and its end-of-sequence id, built from a GGUF file (the project's tokenizer),
 //! a Hugging Face `tokenizer.json` (through the `tokenizers` crate), or a plain list of
 //! byte strings. It also keeps what every constraint over it shares, built once on
-//! first use: the vocabulary trie, the Python kit and Python's SynCode mask store.
+//! first use: the vocabulary trie, and per grammar language of the registry (Python,
+//! Go) its kit and its SynCode mask store.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use espalier_constraint::{MaskStore, TokTrie, Vocab};
-use espalier_decode::GrammarKit;
+use espalier_decode::{GrammarKit, Kit, Lang};
 use espalier_model::{byte_level_decode, Gguf, Tokenizer};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -24,8 +26,8 @@ const EOS_NAMES: [&str; 6] = ["<|endoftext|>", "</s>", "<|end_of_text|>", "<eos>
 pub struct Vocabulary {
     pub(crate) vocab: Arc<Vocab>,
     trie: OnceLock<Arc<TokTrie>>,
-    python: OnceLock<GrammarKit>,
-    python_store: OnceLock<Arc<MaskStore>>,
+    /// Grammar language name -> its kit, and its SynCode store once asked for.
+    kits: Mutex<HashMap<&'static str, GrammarKit>>,
 }
 
 impl Vocabulary {
@@ -40,7 +42,7 @@ impl Vocabulary {
                 vocab.len()
             )));
         }
-        Ok(Self { vocab: Arc::new(vocab), trie: OnceLock::new(), python: OnceLock::new(), python_store: OnceLock::new() })
+        Ok(Self { vocab: Arc::new(vocab), trie: OnceLock::new(), kits: Mutex::new(HashMap::new()) })
     }
 
     /// The vocabulary trie (built on first use).
@@ -48,24 +50,24 @@ impl Vocabulary {
         self.trie.get_or_init(|| Arc::new(TokTrie::new(&self.vocab))).clone()
     }
 
-    /// The Python kit (the registry's grammar kit): the compiled Python grammar and this
-    /// vocabulary's trie.
-    pub(crate) fn python_kit(&self, syncode: bool) -> PyResult<GrammarKit> {
-        if self.python.get().is_none() {
-            let lang = espalier_grammar::python().map_err(|e| GrammarError::new_err(e.to_string()))?;
-            let kit = GrammarKit::new("python", lang, &self.vocab);
-            let _ = self.python.set(kit);
+    /// The kit of the grammar language `lang` (the registry's: its compiled grammar
+    /// and this vocabulary's trie), with its SynCode mask store when `syncode`; each
+    /// built once per vocabulary.
+    pub(crate) fn grammar_kit(&self, lang: Lang, syncode: bool) -> PyResult<GrammarKit> {
+        let mut kits = self.kits.lock().map_err(|_| GrammarError::new_err("a kit build panicked earlier"))?;
+        if !kits.contains_key(lang.name()) {
+            let kit = match lang.kit(&self.vocab).map_err(|e| GrammarError::new_err(e.to_string()))? {
+                Kit::Grammar(kit) => kit,
+                _ => return Err(GrammarError::new_err(format!("{} is not a grammar language", lang.name()))),
+            };
+            kits.insert(lang.name(), kit);
         }
-        let kit = self.python.get().cloned().ok_or_else(|| GrammarError::new_err("the Python kit is missing"))?;
-        if !syncode {
-            return Ok(kit);
+        let kit = kits.get_mut(lang.name()).ok_or_else(|| GrammarError::new_err("the kit is missing"))?;
+        if syncode && !kit.has_store() {
+            let store = Arc::new(MaskStore::build(kit.language(), &self.vocab));
+            *kit = kit.clone().with_store(store);
         }
-        if self.python_store.get().is_none() {
-            let lang = espalier_grammar::python().map_err(|e| GrammarError::new_err(e.to_string()))?;
-            let _ = self.python_store.set(Arc::new(MaskStore::build(&lang, &self.vocab)));
-        }
-        let store = self.python_store.get().cloned().ok_or_else(|| GrammarError::new_err("the mask store is missing"))?;
-        Ok(kit.with_store(store))
+        Ok(kit.clone())
     }
 }
 

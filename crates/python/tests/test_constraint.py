@@ -207,6 +207,32 @@ def test_gguf_vocabulary_and_syncode_superset(smol):
         syn.commit(ids[0])
 
 
+def test_go_through_the_registry(smol):
+    """Go 1.19 from the registry: semicolons come from newlines, EOS only once the file
+    is complete, a bad prompt is refused, SynCode's mask holds the exact one."""
+    prompt = "package main\n\nfunc Add(a, b int) int {\n\treturn a + b"
+    c = Constraint.go(smol, prompt=prompt)
+    syn = Constraint.go(smol, strategy="syncode", prompt=prompt)
+    assert c.language == "go"
+    def ids(tok):
+        return [i for i in range(len(smol)) if smol.token_bytes(i) == tok]
+    for tok in (b"\n", b"}"):
+        e, s = set(c.allowed_tokens()), set(syn.allowed_tokens())
+        assert e and e <= s, (tok, len(e), len(s))
+        assert smol.eos_token_id not in e
+        assert ids(tok)[0] in e, tok
+        c.commit(ids(tok)[0])
+        syn.commit(ids(tok)[0])
+    assert c.is_complete() and smol.eos_token_id in c.allowed_tokens()
+    assert ids(b")")[0] not in c.allowed_tokens()  # no ")" after the function's "}"
+    c.commit(smol.eos_token_id)
+    assert c.text == (prompt + "\n}").encode()
+    with pytest.raises(espalier.PromptRejectedError):
+        Constraint.go(smol, prompt="package main\n\nfunc (")
+    with pytest.raises(espalier.PromptRejectedError):
+        Constraint.go(smol, prompt="def f():")  # Python is not Go
+
+
 def test_slua_with_the_api_file(smol):
     c = Constraint.slua(smol, api=str(API), kind="effect")
     first = c.allowed_tokens()
