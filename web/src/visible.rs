@@ -52,13 +52,13 @@ fn space_mark(c: char) -> char {
 /// marks, other control characters as hex), and each byte of an invalid or cut
 /// sequence as hex.
 pub fn pieces(bytes: &[u8]) -> Vec<Piece> {
-    let mut out = Vec::new();
-    let mut text = String::new();
-    let mut flush = |text: &mut String, out: &mut Vec<Piece>| {
+    fn flush(text: &mut String, out: &mut Vec<Piece>) {
         if !text.is_empty() {
             out.push(Piece::Text(std::mem::take(text)));
         }
-    };
+    }
+    let mut out = Vec::new();
+    let mut text = String::new();
     for chunk in bytes.utf8_chunks() {
         for c in chunk.valid().chars() {
             if matches!(c, ' ' | '\n' | '\t' | '\r') {
