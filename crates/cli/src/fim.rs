@@ -6,8 +6,9 @@
 //! error naming the byte, and nothing is generated.
 //!
 //! The prompt ([`fim_prompt`]): a model whose vocabulary has FIM tokens
-//! (`<|fim_prefix|>` / `<|fim_suffix|>` / `<|fim_middle|>`, or StarCoder's
-//! `<fim_prefix>` ...) gets the standard prefix-suffix-middle order. SmolLM2 has
+//! (`<|fim_prefix|>` / `<|fim_suffix|>` / `<|fim_middle|>`, StarCoder's
+//! `<fim_prefix>` ..., DeepSeek-Coder's `<｜fim▁begin｜>` ...; found by
+//! `Tokenizer::fim_tokens`) gets the standard prefix-suffix-middle order. SmolLM2 has
 //! none: the chat turn shows the code that follows the gap, and the answer starts
 //! with the prefix, which the model continues (its last token healed). Under `mask`
 //! the middle ends when EOS is sampled, which the constraint allows exactly when
@@ -17,27 +18,17 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use espalier_constraint::{FimConstraint, TokTrie, Vocab};
+use espalier_constraint::{FimConstraint, TokTrie};
 use espalier_decode::prompt::{self, Message};
 use espalier_decode::{GenerateConfig, Generator, Mode, SamplingConfig, StopReason};
 
 use crate::generate::{load, Args, Loaded};
 
-/// The FIM special tokens of a vocabulary, if it has a complete set.
-pub fn fim_tokens(vocab: &Vocab) -> Option<[u32; 3]> {
-    let find = |s: &str| (0..vocab.len() as u32).find(|&id| vocab.is_special(id) && vocab.bytes(id) == s.as_bytes());
-    for names in [["<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>"], ["<fim_prefix>", "<fim_suffix>", "<fim_middle>"]] {
-        if let (Some(p), Some(s), Some(m)) = (find(names[0]), find(names[1]), find(names[2])) {
-            return Some([p, s, m]);
-        }
-    }
-    None
-}
-
 /// The prompt's token ids, and whether the last prompt token should be healed.
 pub fn fim_prompt(loaded: &Loaded, prefix: &str, suffix: &str) -> Result<(Vec<u32>, bool), Box<dyn std::error::Error>> {
     let tok = &loaded.tokenizer;
-    if let Some([p, s, m]) = fim_tokens(&loaded.vocab) {
+    if let Some(fim) = tok.fim_tokens() {
+        let (p, s, m) = (fim.prefix, fim.suffix, fim.middle);
         let mut ids = vec![p];
         ids.extend(tok.encode(prefix)?);
         ids.push(s);

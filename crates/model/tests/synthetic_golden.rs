@@ -19,7 +19,7 @@
 
 use std::path::PathBuf;
 
-use espalier_model::{BackendKind, Gguf, Llama};
+use espalier_model::{BackendKind, Gguf, Llama, WeightFormat};
 
 fn dir() -> PathBuf {
     match std::env::var_os("ESPALIER_SYNTHETIC_GGUF") {
@@ -29,13 +29,18 @@ fn dir() -> PathBuf {
 }
 
 /// Largest accepted |ours - llama.cpp| over llama.cpp's top-5 logits, per file format.
+/// F32: summation order only (measured 2e-5). F16: llama.cpp rounds the activations to
+/// f16 (relative error 2^-11; measured 0.021). Every quantized type: llama.cpp
+/// quantizes the activations to 8 bits per block (relative error of a dot product
+/// ~0.7%, amplified by these high-gain random blocks; measured 0.11-0.64), the same
+/// bound of 1.0 as SmolLM2's golden test. That the quantized weights themselves are
+/// exact is checked apart, tightly: the same file through the `gguf` kernels and
+/// through burn's f32 matmul on the reference-tested dequantization agree within 2e-3.
 fn tolerance(format: &str) -> f32 {
     match format {
         "F32" => 1e-3,
         "F16" => 0.05,
-        "Q8_0" => 0.1,
-        "Q6_K" | "Q5_K" | "Q5_0" | "Q5_1" => 0.15,
-        "Q4_0" | "Q4_1" | "Q4_K" | "Q4_K_M" => 0.25,
+        "Q8_0" | "Q6_K" | "Q5_K" | "Q5_0" | "Q5_1" | "Q4_0" | "Q4_1" | "Q4_K" | "Q4_K_M" => 1.0,
         other => panic!("no tolerance for format {other}"),
     }
 }
@@ -47,16 +52,21 @@ fn top(logits: &[f32], k: usize) -> Vec<usize> {
     ids
 }
 
-/// Compares one step; returns the largest difference over llama.cpp's top 5.
-fn compare(ours: &[f32], want: &[f32], tol: f32, what: &str) -> f32 {
+/// Compares one step: the largest difference over llama.cpp's top 5, and the
+/// failures (added to `failures`).
+fn compare(ours: &[f32], want: &[f32], tol: f32, what: &str, failures: &mut Vec<String>) -> f32 {
     assert_eq!(ours.len(), want.len(), "{what}: logits length");
     let (t_ours, t_want) = (top(ours, 5), top(want, 5));
     let diff = t_want.iter().map(|&i| (ours[i] - want[i]).abs()).fold(0f32, f32::max);
-    assert!(diff <= tol, "{what}: top-5 logits differ by {diff} > {tol}");
+    if diff > tol {
+        failures.push(format!("{what}: top-5 logits differ by {diff} > {tol}"));
+    }
     for (rank, (&a, &b)) in t_ours.iter().zip(&t_want).enumerate() {
         // A different id at this rank is a near tie only if llama.cpp's own logits of
         // the two tokens are within the tolerance.
-        assert!(a == b || (want[a] - want[b]).abs() <= tol, "{what}: rank {rank}: ours {a}, llama.cpp {b} ({} vs {})", want[a], want[b]);
+        if a != b && (want[a] - want[b]).abs() > tol {
+            failures.push(format!("{what}: rank {rank}: ours {a}, llama.cpp {b} ({} vs {})", want[a], want[b]));
+        }
     }
     diff
 }
@@ -74,6 +84,7 @@ fn every_architecture_and_format_agrees_with_llama_cpp() {
     let device = BackendKind::Ndarray.device().unwrap();
     let cases = golden["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 22, "2 architectures x 11 formats");
+    let mut failures = Vec::new();
     for case in cases {
         let (arch, format) = (case["arch"].as_str().unwrap(), case["format"].as_str().unwrap());
         let tol = tolerance(format);
@@ -84,16 +95,30 @@ fn every_architecture_and_format_agrees_with_llama_cpp() {
         assert_eq!(prompt.len(), 32);
         let steps = case["steps"].as_array().unwrap();
         assert_eq!(steps.len(), 17, "the prompt's logits and 16 greedy steps");
-        let mut cache = model.new_cache();
+        // The same file dequantized to f32 and multiplied by burn: the kernels' twin.
+        let reference = Llama::load_with(&gguf, &device, WeightFormat::BurnF32).unwrap();
+        let (mut cache, mut ref_cache) = (model.new_cache(), reference.new_cache());
         let mut logits = model.forward(&prompt, &mut cache).unwrap();
-        let mut worst = 0f32;
+        let mut ref_logits = reference.forward(&prompt, &mut ref_cache).unwrap();
+        let (mut worst, mut worst_twin) = (0f32, 0f32);
         for (k, step) in steps.iter().enumerate() {
             let want: Vec<f32> = step["logits"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect();
-            worst = worst.max(compare(&logits, &want, tol, &format!("{arch} {format} step {k}")));
+            worst = worst.max(compare(&logits, &want, tol, &format!("{arch} {format} step {k}"), &mut failures));
+            let twin = logits.iter().zip(&ref_logits).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+            if twin > 2e-3 {
+                failures.push(format!("{arch} {format} step {k}: gguf kernels vs burn f32 differ by {twin}"));
+            }
+            worst_twin = worst_twin.max(twin);
             if k + 1 < steps.len() {
-                logits = model.forward(&[step["token"].as_u64().unwrap() as u32], &mut cache).unwrap();
+                let next = [step["token"].as_u64().unwrap() as u32];
+                logits = model.forward(&next, &mut cache).unwrap();
+                ref_logits = reference.forward(&next, &mut ref_cache).unwrap();
             }
         }
-        println!("{arch:6} {format:7} largest top-5 logit difference {worst:.5} (tolerance {tol})");
+        println!(
+            "{arch:6} {format:7} largest top-5 logit difference to llama.cpp {worst:.5} (tolerance {tol}); \
+             gguf kernels vs burn f32 {worst_twin:.6}"
+        );
     }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

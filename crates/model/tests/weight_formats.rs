@@ -1,6 +1,6 @@
 //! The CPU kernels are a twin of the burn path: the same model loaded with
 //! `WeightFormat::BurnF32` (burn's matmul on f32 tensors) and with the host formats
-//! (`f32`, `f16`, `q8_0`, `q4_1`: this crate's kernels) gives the same logits, within
+//! (`f32`, `f16`, `q8_0`, `q4_1`, `gguf`: this crate's kernels) gives the same logits, within
 //! each format's rounding, over a prefill and a few decode steps, and the same greedy
 //! token. `f32` and `q4_1` hold exactly the GGUF's weights, so they differ from burn only
 //! in summation order.
@@ -45,7 +45,13 @@ fn host_kernels_agree_with_burn_matmul() {
     // difference over the whole vocabulary, 0.69, is of the size by which llama.cpp's
     // own 8-bit activations move logits, hence the golden tests' bound of 1.0).
     let mut sizes = Vec::new();
-    let formats = [(WeightFormat::F32, 2e-3), (WeightFormat::F16, 0.15), (WeightFormat::Q8_0, 1.0), (WeightFormat::Q4_1, 2e-3)];
+    let formats = [
+        (WeightFormat::F32, 2e-3),
+        (WeightFormat::F16, 0.15),
+        (WeightFormat::Q8_0, 1.0),
+        (WeightFormat::Q4_1, 2e-3),
+        (WeightFormat::Gguf, 2e-3),
+    ];
     for (format, tol) in formats {
         let model = Llama::load_with(&gguf, &device, format).unwrap();
         assert_eq!(model.weight_format(), format);
@@ -64,6 +70,8 @@ fn host_kernels_agree_with_burn_matmul() {
     assert!(sizes[1].1 < sizes[0].1 * 6 / 10, "f16 should take about half of f32");
     assert!(sizes[2].1 < sizes[1].1 * 6 / 10, "q8_0 should take about half of f16");
     assert!(sizes[3].1 < sizes[2].1, "q4_1 should take less than q8_0");
+    // On a Q4_1 file (Q8_0 embedding) the file's own encoding is exactly q4_1's.
+    assert_eq!(sizes[4].1, sizes[3].1, "gguf holds the same blocks as q4_1 here");
 }
 
 #[test]
@@ -76,7 +84,7 @@ fn weight_format_names_round_trip() {
 }
 
 #[test]
-fn cpu_default_is_q4_1() {
+fn cpu_default_is_the_files_own_encoding() {
     let device = BackendKind::Ndarray.device().unwrap();
-    assert_eq!(WeightFormat::default_for(&device), WeightFormat::Q4_1);
+    assert_eq!(WeightFormat::default_for(&device), WeightFormat::Gguf);
 }

@@ -14,7 +14,8 @@ use half::f16;
 
 use super::formats::{q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK_K};
 
-/// A ggml element type supported by the reader.
+/// A ggml element type supported by the reader (named as ggml names them).
+#[allow(non_camel_case_types)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GgmlType {
     /// 32-bit float.

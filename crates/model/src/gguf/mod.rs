@@ -150,7 +150,11 @@ impl Gguf {
             let offset = c.u64(&|| format!("data offset of tensor {name:?}"))?;
             raw_infos.push((name, dims, type_id, offset, info_offset));
         }
-        c.align(alignment as usize, &|| "padding before the tensor data".into())?;
+        // A file without tensors (llama.cpp's vocabulary-only GGUFs) may end right after
+        // its metadata, with no padding.
+        if !raw_infos.is_empty() {
+            c.align(alignment as usize, &|| "padding before the tensor data".into())?;
+        }
         let data_section = c.pos() as u64;
         let file_len = bytes.len() as u64;
 

@@ -75,11 +75,12 @@ impl HostMatrix {
         let data = match format {
             HostFormat::F32 => Data::F32(data.to_vec()),
             HostFormat::F16 => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
-            HostFormat::Q8_0 | HostFormat::Q4_1 if cols % QK8 == 0 => {
+            // Values given as f32 have no encoding of their own: `Gguf` holds them as Q8_0.
+            HostFormat::Q8_0 | HostFormat::Q4_1 | HostFormat::Gguf if cols % QK8 == 0 => {
                 let (scales, quants) = quantize_q8_0(data);
                 Data::Q8 { scales, quants }
             }
-            HostFormat::Q8_0 | HostFormat::Q4_1 => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
+            HostFormat::Q8_0 | HostFormat::Q4_1 | HostFormat::Gguf => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
         };
         Self { rows, cols, data: Arc::new(data), isa: Isa::detect() }
     }
