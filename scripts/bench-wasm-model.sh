@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The model's CPU path in wasm under node (issue 15): builds crates/model/wasm-bench
+# The model's CPU path in wasm under node (issue 15). First the kernels alone
+# (crates/model/wasm-kernels, no burn: the self-check in wasm and one token's
+# matrix-vector products, simd128 vs portable, CPU time); then builds crates/model/wasm-bench
 # twice for wasm32 (+simd128 from .cargo/config.toml): `simd` (the simd128 kernels) and
 # `portable` (feature portable-kernels: the portable kernels, i.e. the code before), runs
 # the kernels' self-check in wasm (fails on any disagreement), then times both builds
@@ -24,6 +26,9 @@ build() { # NAME [cargo args]
     "$T/wasm32-unknown-unknown/release/espalier_model_wasm_bench.wasm"
 }
 bash scripts/fetch-model.sh >&2
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/wasm-kernels" cargo build --release --target wasm32-unknown-unknown \
+  --manifest-path crates/model/wasm-kernels/Cargo.toml >&2
+node crates/model/wasm-kernels/run.mjs "${ESPALIER_WASM_KERNEL_ROUNDS:-9}"
 build simd
 if [ "${ESPALIER_WASM_BENCH_CHECK_ONLY:-0}" = 1 ]; then
   exec node crates/model/wasm-bench/run.mjs --check --rounds 0 "simd=$OUT/simd"

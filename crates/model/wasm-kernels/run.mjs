@@ -17,14 +17,20 @@ console.log(JSON.stringify({ kernel_check: check }));
 if (!check.simd128 || check.failures > 0 || check.cases < 1000) { console.error('kernel check FAILED'); process.exit(1); }
 if (rounds === 0) process.exit(0);
 w.setup();
+// Wall time and on-CPU time of the process (getrusage: user + system) per call: on a
+// loaded machine the wall time mostly measures waiting for a core.
 const ms = { simd128: [], portable: [] };
+const cpu = { simd128: [], portable: [] };
 const sums = {};
 for (let r = 0; r < rounds; r++) {
   const order = r % 2 === 0 ? [['simd128', 0], ['portable', 1]] : [['portable', 1], ['simd128', 0]];
   for (const [name, p] of order) {
+    const c = process.cpuUsage();
     const t = performance.now();
     sums[name] = w.token(p);
     ms[name].push(performance.now() - t);
+    const d = process.cpuUsage(c);
+    cpu[name].push((d.user + d.system) / 1000);
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -32,6 +38,9 @@ const agree = Math.abs(sums.simd128 - sums.portable) <= 1e-5 * Math.abs(sums.por
 console.log(JSON.stringify({ bench: 'decode-token matvecs (30 Q4_1 layers + Q8_0 output)', runtime: `node ${process.version} wasm32`,
   rounds, simd128_ms: ms.simd128.map((x) => +x.toFixed(1)), portable_ms: ms.portable.map((x) => +x.toFixed(1)),
   simd128_median_ms: +median(ms.simd128).toFixed(1), portable_median_ms: +median(ms.portable).toFixed(1),
-  speedup: +(median(ms.portable) / median(ms.simd128)).toFixed(2), checksums_agree: agree,
+  speedup: +(median(ms.portable) / median(ms.simd128)).toFixed(2),
+  simd128_cpu_ms: cpu.simd128.map((x) => +x.toFixed(1)), portable_cpu_ms: cpu.portable.map((x) => +x.toFixed(1)),
+  simd128_cpu_median_ms: +median(cpu.simd128).toFixed(1), portable_cpu_median_ms: +median(cpu.portable).toFixed(1),
+  speedup_cpu: +(median(cpu.portable) / median(cpu.simd128)).toFixed(2), checksums_agree: agree,
   load_avg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') }));
 if (!agree) { console.error('checksums differ'); process.exit(1); }

@@ -47,7 +47,7 @@ impl KernelCheck {
         self.cases += 1;
         let err = (f64::from(got) - want).abs() / (1.0 + want.abs());
         self.max_error = self.max_error.max(if err.is_nan() { f64::INFINITY } else { err });
-        if !(err <= TOLERANCE) {
+        if err.is_nan() || err > TOLERANCE {
             self.failures.push(format!("{what}: got {got}, exact {want}"));
         }
     }

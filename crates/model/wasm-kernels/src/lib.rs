@@ -18,7 +18,7 @@ mod host_attention;
 mod host_kernels;
 #[path = "../../src/llama/kernel_check.rs"]
 pub mod kernel_check;
-mod token;
+pub mod token;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 #[path = "../../src/llama/wasm_simd.rs"]
 mod wasm_simd;
