@@ -51,14 +51,15 @@ def llama_worker(args):
     ids = ids[: args.prompt_tokens]
     llm.eval(ids[:8])  # warm-up
     llm.reset()
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     llm.eval(ids)
-    prefill = time.perf_counter() - t
-    t = time.perf_counter()
+    prefill, prefill_cpu = time.perf_counter() - t, time.process_time() - c
+    t, c = time.perf_counter(), time.process_time()
     for _ in range(args.decode):
         llm.eval([int(llm.scores[llm.n_tokens - 1].argmax())])
-    decode = time.perf_counter() - t
-    print(json.dumps({"prefill_tps": len(ids) / prefill, "decode_tps": args.decode / decode}))
+    decode, decode_cpu = time.perf_counter() - t, time.process_time() - c
+    print(json.dumps({"prefill_tps": len(ids) / prefill, "decode_tps": args.decode / decode,
+                      "prefill_cpu_tps": len(ids) / prefill_cpu, "decode_cpu_tps": args.decode / decode_cpu}))
 
 
 def loadavg():
@@ -130,6 +131,9 @@ def main():
         if ref:
             line += (f" | llama.cpp prefill {ref[0]:7.2f} decode {ref[1]:6.2f}"
                      f" | ratio prefill {ours[0] / ref[0]:.2f} decode {ours[1] / ref[1]:.2f}")
+            if "prefill_cpu_tps" in ours[2] and "prefill_cpu_tps" in ref[2]:
+                line += (f" | on-CPU ratio prefill {ours[2]['prefill_cpu_tps'] / ref[2]['prefill_cpu_tps']:.2f}"
+                         f" decode {ours[2]['decode_cpu_tps'] / ref[2]['decode_cpu_tps']:.2f}")
         else:
             line += f" | llama.cpp unavailable ({llama_error})"
         print(line, flush=True)
@@ -150,6 +154,16 @@ def main():
             "median_ratio_prefill": round(statistics.median(o[0] / r[0] for o, r in paired), 3),
             "median_ratio_decode": round(statistics.median(o[1] / r[1] for o, r in paired), 3),
         })
+        # On-CPU rates (process CPU time, all threads): what a loaded machine does not
+        # distort; with --threads 1 they compare the work itself.
+        cpu = [(o[2], r[2]) for o, r in paired if "prefill_cpu_tps" in o[2] and "prefill_cpu_tps" in r[2]]
+        if cpu:
+            summary.update({
+                "ours_prefill_cpu_tps": round(statistics.median(o["prefill_cpu_tps"] for o, _ in cpu), 2),
+                "llamacpp_prefill_cpu_tps": round(statistics.median(r["prefill_cpu_tps"] for _, r in cpu), 2),
+                "median_ratio_prefill_cpu": round(statistics.median(o["prefill_cpu_tps"] / r["prefill_cpu_tps"] for o, r in cpu), 3),
+                "median_ratio_decode_cpu": round(statistics.median(o["decode_cpu_tps"] / r["decode_cpu_tps"] for o, r in cpu), 3),
+            })
     else:
         summary["llamacpp_error"] = llama_error
     print(json.dumps(summary))

@@ -8,7 +8,9 @@
 //! Prints one JSON object per round on stdout: `prefill_tokens`, `prefill_tps`,
 //! `decode_tokens`, `decode_tps` (greedy decoding, logits read back every step),
 //! `weights` (the format; default: the backend's, [`WeightFormat::default_for`]),
-//! `weight_mb` and `rss_mb` (the process's resident memory after loading, Linux only).
+//! `weight_mb` and `rss_mb` (the process's resident memory after loading, Linux only),
+//! `prefill_cpu_tps` and `decode_cpu_tps` (the same rates over the process's on-CPU
+//! time, all threads: comparable on a loaded machine, see `process_cpu_s`).
 //! `scripts/bench-llamacpp.py` runs it beside llama.cpp and reports ratios.
 
 use std::time::Instant;
@@ -68,22 +70,49 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     for round in 0..rounds {
         let mut cache = model.new_cache();
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), process_cpu_s());
         let mut logits = model.forward(&ids, &mut cache)?;
-        let prefill = t.elapsed().as_secs_f64();
-        let t = Instant::now();
+        let (prefill, prefill_cpu) = (t.elapsed().as_secs_f64(), process_cpu_s() - c);
+        let (t, c) = (Instant::now(), process_cpu_s());
         for _ in 0..decode {
             logits = model.forward(&[argmax(&logits)], &mut cache)?;
         }
-        let dec = t.elapsed().as_secs_f64();
+        let (dec, dec_cpu) = (t.elapsed().as_secs_f64(), process_cpu_s() - c);
         println!(
-            "{{\"round\":{round},\"backend\":\"{backend}\",\"weights\":\"{weights}\",\"weight_mb\":{weight_mb:.1},\"rss_mb\":{rss_mb:.1},\"prefill_tokens\":{},\"prefill_tps\":{:.2},\"decode_tokens\":{decode},\"decode_tps\":{:.2}}}",
+            "{{\"round\":{round},\"backend\":\"{backend}\",\"weights\":\"{weights}\",\"weight_mb\":{weight_mb:.1},\"rss_mb\":{rss_mb:.1},\"prefill_tokens\":{},\"prefill_tps\":{:.2},\"decode_tokens\":{decode},\"decode_tps\":{:.2},\"prefill_cpu_tps\":{:.2},\"decode_cpu_tps\":{:.2}}}",
             ids.len(),
             ids.len() as f64 / prefill,
-            decode as f64 / dec
+            decode as f64 / dec,
+            ids.len() as f64 / prefill_cpu,
+            decode as f64 / dec_cpu
         );
     }
     Ok(())
+}
+
+/// On-CPU time of the whole process (all threads), in seconds: on a loaded machine
+/// the wall-clock rates include waiting for a core; these do not (with one thread
+/// they are the work itself; with more they include the threads' spinning). 0 where
+/// unavailable.
+fn process_cpu_s() -> f64 {
+    #[cfg(target_os = "linux")]
+    {
+        #[repr(C)]
+        struct Timespec {
+            sec: i64,
+            nsec: i64,
+        }
+        extern "C" {
+            fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+        }
+        const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+        let mut ts = Timespec { sec: 0, nsec: 0 };
+        // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+        if unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0 {
+            return ts.sec as f64 + ts.nsec as f64 * 1e-9;
+        }
+    }
+    0.0
 }
 
 /// Resident set size in MB from /proc/self/status (0 where unavailable).

@@ -161,6 +161,44 @@ pub(crate) fn block_sums(x: &[f32]) -> Vec<f32> {
     x.chunks_exact(QK8).map(|b| b.iter().sum()).collect()
 }
 
+/// Whether [`gemm_q4_1`] has a fast kernel for `isa` (otherwise the caller decodes
+/// the weights to f32 and multiplies them with sgemm).
+pub(crate) fn has_gemm_q4_1(isa: Isa) -> bool {
+    !matches!(isa, Isa::Portable)
+}
+
+/// Prefill's `x · Wᵀ` for `W` in Q4_1 blocks (layout of [`dot_q4_1`]): `rows`
+/// consecutive weight rows of `cols` (`d`, `m` hold `rows * cols / 32` entries,
+/// `nibbles` `rows * cols / 2` bytes) times `t` activation rows `x` (`[t][cols]`),
+/// written `out[row * t + token]`. `xsum` is `[t][cols / 32]`, the block sums of
+/// each activation row. Each weight block is decoded once per tile of up to 8
+/// activation rows, in registers, and multiplied with all of them (no f32 copy of
+/// the weights, no packing). On 64 activation rows this took 0.96-1.01x the CPU time
+/// of decoding to f32 + sgemm for the FFN's matrices and 0.74-0.77x for the 576 x 576
+/// ones (one thread, AVX2); callers use it where [`has_gemm_q4_1`] holds.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], rows: usize, x: &[f32], xsum: &[f32], t: usize, out: &mut [f32]) {
+    let cols = x.len() / t.max(1);
+    assert!(cols % QK8 == 0 && d.len() == rows * cols / QK8 && m.len() == d.len() && nibbles.len() * 2 == rows * cols);
+    assert!(x.len() == t * cols && xsum.len() == t * cols / QK8 && out.len() == rows * t);
+    match isa {
+        // Correct but slower than decoding to f32 for sgemm (what callers do instead).
+        Isa::Portable => {
+            let (nb, half) = (cols / QK8, cols / 2);
+            for r in 0..rows {
+                let (dr, mr, qr) = (&d[r * nb..(r + 1) * nb], &m[r * nb..(r + 1) * nb], &nibbles[r * half..(r + 1) * half]);
+                for i in 0..t {
+                    out[r * t + i] = portable::dot_q4_1(dr, qr, &x[i * cols..(i + 1) * cols]) + portable::dot_f32(mr, &xsum[i * nb..(i + 1) * nb]);
+                }
+            }
+        }
+        // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
+        // lengths are checked above.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { avx2::gemm_q4_1(d, m, nibbles, rows, x, xsum, t, cols, out) },
+    }
+}
+
 mod portable {
     use half::f16;
 
@@ -369,6 +407,82 @@ mod avx2 {
         }
         hsum(_mm256_add_ps(acc0, acc1))
     }
+
+    /// [`super::gemm_q4_1`]: tiles of one weight row by up to 8 activation rows.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and FMA; the lengths are as `super::gemm_q4_1` checks.
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn gemm_q4_1(
+        d: &[f32],
+        m: &[f32],
+        nibbles: &[u8],
+        rows: usize,
+        x: &[f32],
+        xsum: &[f32],
+        t: usize,
+        cols: usize,
+        out: &mut [f32],
+    ) {
+        let nb = cols / QK8;
+        // Activation rows per tile: up to 8, as many as keep the tile's rows within
+        // 24 KB (L1) while every weight row of the stretch passes over them.
+        let most = (6144 / cols).clamp(1, 8);
+        let mut t0 = 0;
+        while t0 < t {
+            let n = (t - t0).min(most);
+            for r in 0..rows {
+                let (dr, nr) = (d.as_ptr().add(r * nb), nibbles.as_ptr().add(r * nb * QK8 / 2));
+                let xs = x.as_ptr().add(t0 * cols);
+                let o = out.as_mut_ptr().add(r * t + t0);
+                // (Const generics: the accumulators stay in registers.)
+                match n {
+                    8 => tile::<8>(dr, nr, nb, xs, cols, o),
+                    7 => tile::<7>(dr, nr, nb, xs, cols, o),
+                    6 => tile::<6>(dr, nr, nb, xs, cols, o),
+                    5 => tile::<5>(dr, nr, nb, xs, cols, o),
+                    4 => tile::<4>(dr, nr, nb, xs, cols, o),
+                    3 => tile::<3>(dr, nr, nb, xs, cols, o),
+                    2 => tile::<2>(dr, nr, nb, xs, cols, o),
+                    _ => tile::<1>(dr, nr, nb, xs, cols, o),
+                }
+                // The minimum term: Σ_b m[b] * xsum[b] for each activation row.
+                let mr = &m[r * nb..(r + 1) * nb];
+                for i in 0..n {
+                    *o.add(i) += dot_f32(mr, &xsum[(t0 + i) * nb..(t0 + i + 1) * nb]);
+                }
+            }
+            t0 += n;
+        }
+    }
+
+    /// `o[i] = Σ_b d[b] * Σ_j q_bj * x_i[32 b + j]` for `N` activation rows `x_i` (stride
+    /// `cols`): each block's 32 weights are widened to f32 and scaled, 8 at a time,
+    /// then used by the `N` rows.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn tile<const N: usize>(d: *const f32, nib: *const u8, nb: usize, x: *const f32, cols: usize, o: *mut f32) {
+        let low = _mm_set1_epi8(0x0f);
+        let mut acc = [_mm256_setzero_ps(); N];
+        for b in 0..nb {
+            let bytes = _mm_loadu_si128(nib.add(b * QK8 / 2) as *const __m128i);
+            let lo = _mm_and_si128(bytes, low); // values 0..16 of the block
+            let hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low); // values 16..32
+            let scale = _mm256_set1_ps(*d.add(b));
+            let parts = [lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)];
+            for (k, part) in parts.into_iter().enumerate() {
+                let w = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(part)), scale);
+                let xb = x.add(b * QK8 + 8 * k);
+                for (i, acc) in acc.iter_mut().enumerate() {
+                    *acc = _mm256_fmadd_ps(w, _mm256_loadu_ps(xb.add(i * cols)), *acc);
+                }
+            }
+        }
+        for (i, acc) in acc.into_iter().enumerate() {
+            *o.add(i) = hsum(acc);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -450,6 +564,36 @@ pub(crate) mod tests {
             for isa in [Isa::Portable, Isa::detect()] {
                 let got = dot_q4_1(isa, &d16, &m16, &nibbles, &x, &xsum);
                 assert!(close(got, want), "blocks={blocks} {isa:?}: {got} vs {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn q4_1_gemm_agrees_with_one_dot_product_per_pair() {
+        // 3 weight rows of 2 blocks times 1..=11 activation rows: every tile width.
+        let (rows, cols) = (3, 2 * QK8);
+        let d: Vec<f32> = values(rows * 2, 31).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
+        let m: Vec<f32> = values(rows * 2, 32).iter().map(|v| v / 4.0).collect();
+        let nibbles: Vec<u8> = values(rows * cols / 2, 33).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        for t in 1..12 {
+            let x = values(t * cols, 34 + t as u64);
+            let xsum = block_sums(&x);
+            for isa in [Isa::Portable, Isa::detect()] {
+                let mut out = vec![0f32; rows * t];
+                gemm_q4_1(isa, &d, &m, &nibbles, rows, &x, &xsum, t, &mut out);
+                for r in 0..rows {
+                    for i in 0..t {
+                        let want = dot_q4_1(
+                            Isa::Portable,
+                            &d[2 * r..2 * r + 2],
+                            &m[2 * r..2 * r + 2],
+                            &nibbles[r * cols / 2..(r + 1) * cols / 2],
+                            &x[i * cols..(i + 1) * cols],
+                            &xsum[2 * i..2 * i + 2],
+                        );
+                        assert!(close(out[r * t + i], want), "t={t} row {r} token {i} {isa:?}");
+                    }
+                }
             }
         }
     }
