@@ -10,6 +10,11 @@
 # thread was blocked (the Long Tasks API: every task over 50 ms) while loading, until
 # the first token, and per step. The CPU run also resumes a rewound generation (Generate
 # after Back, Step after Back over the last step) and checks the text comes out the same.
+# Each run also reloads the page with every model request refused (the second visit
+# must reach "ready" from the browser's Cache Storage) and reports page open to ready
+# for both visits; the CPU run clicks Stop while generating (paused with at most one
+# more step, then Generate resumes). The longest main-thread task while generating is
+# checked against ESPALIER_BROWSER_MAX_TASK_MS (default 50: the model runs in a worker).
 # Exits 0 only when both runs passed.
 #
 # The bundle is built with cargo + wasm-bindgen directly (the steps `trunk build`
