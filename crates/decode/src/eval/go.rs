@@ -7,7 +7,7 @@
 //! `testify/assert.go`: the functions the 164 problems use (`New`, `Equal`), written
 //! after testify v1.8's semantics. The test file is laid out as CodeGeeX's harness
 //! does: the problem's `test_setup` (package clause, `testing`, `assert`), imports of
-//! the usual packages the code or the test uses and the setup lacks (Go refuses unused
+//! the usual packages the code or the test uses outside comments and the setup lacks (Go refuses unused
 //! imports, so the prompt's own import block is dropped; CodeGeeX looks at the
 //! completion only, which fails problems whose test alone uses `math`), the prompt
 //! without that block, the completion, the test. The test binary is compiled first (`go test -c`, with a
@@ -158,11 +158,13 @@ fn quoted_paths(source: &str) -> Vec<&str> {
 }
 
 /// Whether `code` refers to package `name` as `name.` (not as the end of a longer
-/// identifier).
+/// identifier), line comments left out (Go/158's prompt says "a list of strings.").
 fn uses_package(code: &str, name: &str) -> bool {
     let pattern = format!("{name}.");
-    code.match_indices(&pattern).any(|(i, _)| {
-        code[..i].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.'))
+    code.lines().map(|l| l.split_once("//").map_or(l, |x| x.0)).any(|line| {
+        line.match_indices(&pattern).any(|(i, _)| {
+            line[..i].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        })
     })
 }
 
@@ -212,6 +214,11 @@ impl Oracle for GoChecker {
 mod tests {
     use super::*;
 
+    /// Canonical solutions of HumanEval-X Go whose outcome depends on chance: Go/95
+    /// (`CheckDictCase`) ranges over a map and stops after its second key, so it
+    /// passes or fails with Go's random map order (3 failures in 8 runs here).
+    const FLAKY_SOLUTIONS: &[&str] = &["Go/95"];
+
     fn checker(timeout: Duration) -> GoChecker {
         let go = espalier_testkit::require("/usr/bin/go", "the Go toolchain (go, gofmt)", Some("apt-get install golang-go"));
         GoChecker::new(&go, timeout)
@@ -236,6 +243,8 @@ mod tests {
         assert!(!uses_package("x := mystrings.Split(s)", "strings"));
         assert!(!uses_package("x := a.strings.Split(s)", "strings"));
         assert!(uses_package("rand.Intn(3)", "rand"));
+        assert!(!uses_package("// a list of strings.\nfunc F() {}", "strings"));
+        assert!(uses_package("// a list\n\tx := strings.Fields(s) // of strings.", "strings"));
         assert_eq!(quoted_paths(DEFAULT_SETUP), ["testing", "github.com/stretchr/testify/assert"]);
     }
 
@@ -251,11 +260,16 @@ mod tests {
         // Every 40th problem plus Go/65 (whose prompt has no import block but whose
         // solution needs strconv), each one compilation; all 164 with ESPALIER_SLOW=1.
         let step = if espalier_testkit::slow() { 1 } else { 40 };
+        let mut failed = Vec::new();
         for (p, solution) in all.iter().step_by(step).chain(all.iter().filter(|(p, _)| p.task_id == "Go/65")) {
             let file = format!("{}{solution}", go_prompt(p));
             assert_eq!(c.syntax_error(&file).unwrap(), None, "{}", p.task_id);
-            assert_eq!(c.run_tests(p, solution).unwrap(), TestOutcome::Passed, "{}", p.task_id);
+            let outcome = c.run_tests(p, solution).unwrap();
+            if outcome != TestOutcome::Passed && !FLAKY_SOLUTIONS.contains(&p.task_id.as_str()) {
+                failed.push(format!("{}: {outcome:?}", p.task_id));
+            }
         }
+        assert!(failed.is_empty(), "canonical solutions failed:\n{}", failed.join("\n"));
         let (p0, _) = &all[0];
         let wrong = c.run_tests(p0, "    return false\n}\n").unwrap();
         match wrong {
