@@ -228,7 +228,7 @@ def test_go_through_the_registry(smol):
     c.commit(smol.eos_token_id)
     assert c.text == b"\n}"  # the bytes committed after the prompt
     with pytest.raises(espalier.PromptRejectedError):
-        Constraint.go(smol, prompt="package main\n\nfunc (")
+        Constraint.go(smol, prompt="package main\n\nfunc )")  # no name, no receiver
     with pytest.raises(espalier.PromptRejectedError):
         Constraint.go(smol, prompt="def f():")  # Python is not Go
 
