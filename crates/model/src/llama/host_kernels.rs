@@ -164,7 +164,7 @@ pub(crate) fn block_sums(x: &[f32]) -> Vec<f32> {
 /// Whether [`gemm_q4_1`] has a fast kernel for `isa` (otherwise the caller decodes
 /// the weights to f32 and multiplies them with sgemm).
 pub(crate) fn has_gemm_q4_1(isa: Isa) -> bool {
-    !matches!(isa, Isa::Portable)
+    cfg!(target_arch = "x86_64") && !matches!(isa, Isa::Portable)
 }
 
 /// Prefill's `x · Wᵀ` for `W` in Q4_1 blocks (layout of [`dot_q4_1`]): `rows`
@@ -196,6 +196,9 @@ pub(crate) fn gemm_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], rows: us
         // lengths are checked above.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { avx2::gemm_q4_1(d, m, nibbles, rows, x, xsum, t, cols, out) },
+        // No simd128 tile kernel: the portable one (callers ask `has_gemm_q4_1` first).
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Isa::Simd128 => gemm_q4_1(Isa::Portable, d, m, nibbles, rows, x, xsum, t, out),
     }
 }
 
