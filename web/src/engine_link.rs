@@ -26,7 +26,7 @@ impl EngineLink {
     /// itself as a failed load).
     pub fn spawn(on_report: impl Fn(FromWorker) + 'static) -> EngineLink {
         let on_report = Rc::new(on_report);
-        let waiting = Rc::new(RefCell::new(Some(Vec::new())));
+        let waiting = Rc::new(RefCell::new(Some(Vec::<String>::new())));
         let worker_cell: Rc<RefCell<JsValue>> = Rc::new(RefCell::new(JsValue::NULL));
         let (report, queue, cell) = (on_report.clone(), waiting.clone(), worker_cell.clone());
         let on_message = Closure::<dyn FnMut(String)>::new(move |text: String| {
