@@ -6,6 +6,13 @@
 
 // The app's glue module, relative to this snippet (trunk: filehash = false).
 const GLUE = new URL("../../../espalier-web.js", import.meta.url).href;
+// The app's root (index.html, the glue, models/). The worker is started from a blob:
+// URL, against which a relative path cannot be resolved, so every path the app fetches
+// or caches is made absolute here, the same on both threads.
+const ROOT = new URL("../../../", import.meta.url).href;
+function absolute(url) {
+  return new URL(url, ROOT).href;
+}
 
 export function inWorker() {
   return typeof window === "undefined";
@@ -67,7 +74,7 @@ export function nowMs() {
 }
 
 export function fetchUrl(url) {
-  return fetch(url);
+  return fetch(absolute(url));
 }
 
 export function navigatorGpu() {
@@ -80,7 +87,7 @@ const CACHE = "espalier-models-v1";
 export async function cacheMatch(url) {
   if (typeof caches === "undefined") return null;
   const cache = await caches.open(CACHE);
-  return (await cache.match(url)) || null;
+  return (await cache.match(absolute(url))) || null;
 }
 
 // Stores a copy of `bytes` as the response for `url`; resolves to "" or why not.
@@ -90,7 +97,7 @@ export async function cachePut(url, bytes) {
   if (typeof caches === "undefined") return "the Cache Storage API is not available (not a secure context)";
   const copy = bytes.slice();
   const cache = await caches.open(CACHE);
-  await cache.put(url, new Response(copy, {
+  await cache.put(absolute(url), new Response(copy, {
     headers: { "content-type": "application/octet-stream", "content-length": String(copy.length) },
   }));
   return "";
@@ -98,7 +105,7 @@ export async function cachePut(url, bytes) {
 
 export async function cacheDelete(url) {
   if (typeof caches === "undefined") return false;
-  return (await caches.open(CACHE)).delete(url);
+  return (await caches.open(CACHE)).delete(absolute(url));
 }
 
 // SHA-256 of `bytes` as lowercase hex (WebCrypto; copies the bytes when called).
