@@ -2,12 +2,13 @@
 //! syntactically valid, and the problem's tests run in a subprocess killed after a
 //! time limit (generated code can loop forever).
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use super::subprocess::{last_lines, run_limited};
 
 /// How a test run ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,66 +63,19 @@ impl PythonChecker {
         }
     }
 
-    /// Runs the interpreter with `args`, `stdin` as input; `(exit code or None when
-    /// killed at the limit, stdout, stderr)`.
+    /// Runs the interpreter with `args`, `stdin` as input, in the temporary directory;
+    /// `(exit code or None when killed at the limit, stdout, stderr)`.
     fn run(&self, args: &[&str], stdin: &str, limit: Duration) -> Result<(Option<i32>, String, String), String> {
-        let dir = std::env::temp_dir();
-        let mut child = Command::new(&self.python)
-            .args(args)
-            .current_dir(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot run {}: {e}", self.python.display()))?;
-        let mut input = child.stdin.take().expect("piped stdin");
-        let stdin = stdin.to_string();
-        let writer = std::thread::spawn(move || {
-            let _ = input.write_all(stdin.as_bytes());
-        });
-        let mut stdout_pipe = child.stdout.take().expect("piped stdout");
-        let mut stderr_pipe = child.stderr.take().expect("piped stderr");
-        let out_reader = std::thread::spawn(move || read_capped(&mut stdout_pipe));
-        let err_reader = std::thread::spawn(move || read_capped(&mut stderr_pipe));
-        let start = Instant::now();
-        let status = loop {
-            match child.try_wait().map_err(|e| e.to_string())? {
-                Some(status) => break status.code(),
-                None if start.elapsed() > limit => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    break None;
-                }
-                None => std::thread::sleep(Duration::from_millis(10)),
-            }
-        };
-        let _ = writer.join();
-        let stdout = out_reader.join().unwrap_or_default();
-        let stderr = err_reader.join().unwrap_or_default();
-        let status = if start.elapsed() > limit && status.is_none() { None } else { status.or(Some(-1)) };
-        Ok((status, stdout, stderr))
+        let mut command = Command::new(&self.python);
+        command.args(args).current_dir(std::env::temp_dir());
+        let done = run_limited(&mut command, stdin.as_bytes(), limit)?;
+        Ok((done.code, done.stdout, done.stderr))
     }
-}
-
-/// Reads a pipe to its end, keeping the first 64 KiB (a looping print could fill memory).
-fn read_capped(r: &mut impl std::io::Read) -> String {
-    let mut kept = Vec::new();
-    let mut buf = [0u8; 8192];
-    while let Ok(n) = r.read(&mut buf) {
-        if n == 0 {
-            break;
-        }
-        if kept.len() < 65536 {
-            kept.extend_from_slice(&buf[..n]);
-        }
-    }
-    String::from_utf8_lossy(&kept).into_owned()
 }
 
 /// The last three lines of an error output.
 fn tail(s: &str) -> String {
-    let lines: Vec<&str> = s.trim_end().lines().collect();
-    lines[lines.len().saturating_sub(3)..].join("\n")
+    last_lines(s, 3)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! Running a tool on generated code: a child process fed on stdin, its output kept
-//! (capped), killed at a time limit (generated code can loop forever). Used by the Go
-//! oracle (`gofmt -e`, `go test`).
+//! (capped), killed at a time limit (generated code can loop forever). Used by both oracles:
+//! CPython (`ast.parse`, the tests) and Go (`gofmt -e`, `go test`).
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
