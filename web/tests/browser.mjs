@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { playGame } from "./game.mjs";
+import { countGpuWork } from "./gpu-counts.mjs";
 
 const [url, backend, outDir] = process.argv.slice(2);
 if (!url || !["webgpu", "cpu"].includes(backend) || !outDir) {
@@ -258,6 +259,22 @@ async function stopCheck() {
   check(resumed === "done" && code === report.runs.python?.code, `stop + generate: resumes to the same code (${resumed})`);
 }
 
+// WebGPU work per token (issue 15), counted in the model's worker: see gpu-counts.mjs.
+async function gpuWork() {
+  const stepOnce = async () => {
+    const before = Number(await attr("data-steps"));
+    await page.click("#step", { timeout: generationTimeoutMs });
+    await page.waitForFunction((n) => Number(document.querySelector("#app")?.getAttribute("data-steps")) > n,
+      before, { timeout: generationTimeoutMs, polling: 100 });
+    await waitRunEnd(generationTimeoutMs);
+  };
+  const decodeSteps = Number(process.env.ESPALIER_BROWSER_GPU_COUNT_STEPS || "3");
+  report.gpu_counts = await countGpuWork(page, { decodeSteps, stepOnce, log });
+  log(`WebGPU per decoded token: ${JSON.stringify(report.gpu_counts.per_decode_token ?? report.gpu_counts)}`);
+  log(`WebGPU prefill + first token: ${JSON.stringify(report.gpu_counts.prefill_and_first_token ?? null)}`);
+  check(report.gpu_counts.per_decode_token?.dispatches > 0, "webgpu: kernel launches counted in the model's worker");
+}
+
 // The second visit: the page again (a reload, same browser profile) with every
 // request for the model refused, so it must reach "ready" from the browser's cache.
 async function cachedVisit() {
@@ -315,6 +332,7 @@ try {
     if (langs.includes("python")) {
       await generate("python", mode);
       await backAndForward();
+      if (backend === "webgpu") await gpuWork();
       if (backend === "cpu" || process.env.ESPALIER_BROWSER_RESUME_CHECKS) await stopCheck();
     }
     if (langs.includes("slua")) await generate("slua", mode);
