@@ -22,7 +22,7 @@
 //! segment adopts the memo of the tree it lands on.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -51,7 +51,7 @@ pub(crate) struct ChildKey {
 
 /// Trees after the current segment, by [`ChildKey`]; `None` marks a segment the tree
 /// refuses (kept so it is not tried again). Shared by clones of one constraint.
-pub(crate) type ChildMemo = Rc<RefCell<HashMap<ChildKey, Option<Rc<SluaConstraint>>>>>;
+pub(crate) type ChildMemo = Rc<RefCell<FxHashMap<ChildKey, Option<Rc<SluaConstraint>>>>>;
 
 impl SluaConstraint {
     /// The memo key for completing the current segment with `seg_bytes` (the
@@ -121,7 +121,7 @@ pub(crate) struct TrieWalk<'a> {
     base: &'a SluaConstraint,
     /// Trees met after boundaries; level `i + 1` is `levels[i]`, level 0 is `base`.
     levels: Vec<Rc<SluaConstraint>>,
-    ids: HashMap<*const SluaConstraint, u32>,
+    ids: FxHashMap<*const SluaConstraint, u32>,
     stack: Vec<Entry>,
     bytes: Vec<u8>,
     scratch: Vec<u8>,
@@ -134,7 +134,7 @@ impl<'a> TrieWalk<'a> {
         TrieWalk {
             base,
             levels: Vec::new(),
-            ids: HashMap::new(),
+            ids: FxHashMap::default(),
             stack: vec![Entry { level: 0, state, start: 0, pending: false }],
             bytes: Vec::new(),
             scratch: Vec::new(),
@@ -253,11 +253,39 @@ impl Recognizer for TrieWalk<'_> {
 
 /// Fills `mask` with every non-special token of the trie's vocabulary that may
 /// follow `c` (EOS is left to the caller).
-pub(crate) fn fill(c: &SluaConstraint, trie: &TokTrie, mask: &mut TokenSet) {
+pub(crate) fn fill(c: &SluaConstraint, trie: &Arc<TokTrie>, vocab: &Vocab, mask: &mut TokenSet) {
     mask.clear();
-    if c.dfa_state().is_none() {
+    let Some((auto, state)) = c.dfa_state() else { return };
+    if let Some((dfa, s)) = auto.fixed_only(state) {
+        // The segment's DFA alone decides the tokens inside it: cached by state
+        // (see `crate::state_masks`); the tokens going past its end are tried on the
+        // tree after it.
+        let masks = c.tree().env().dfas.masks();
+        let whole_chars = std::str::from_utf8(c.partial()).is_ok();
+        if let Some(m) = whole_chars.then(|| masks.get(dfa, s, trie, vocab)).flatten() {
+            mask.clone_from(&m.inside);
+            let mut seg = Vec::new();
+            for (id, bytes, k) in &m.crossing {
+                seg.clear();
+                seg.extend_from_slice(c.partial());
+                seg.extend_from_slice(&bytes[..*k]);
+                if c.child(&seg).is_some_and(|child| TrieWalk::new(&child).accepts_all(&bytes[*k..])) {
+                    mask.insert(*id as usize);
+                }
+            }
+            return;
+        }
+        walk_all(c, trie, mask);
+        if whole_chars {
+            masks.note(dfa, s, trie, mask.count());
+        }
         return;
     }
+    walk_all(c, trie, mask);
+}
+
+/// [`fill`] by walking the whole trie.
+fn walk_all(c: &SluaConstraint, trie: &TokTrie, mask: &mut TokenSet) {
     let mut walk = TrieWalk::new(c);
     trie.walk(&mut walk, mask);
     for (id, bytes) in trie.long_tokens() {
