@@ -103,6 +103,11 @@ impl DfaCache {
         &self.2
     }
 
+    /// The number of state masks built and kept (see [`crate::state_masks`]).
+    pub fn state_masks_built(&self) -> usize {
+        self.2.built()
+    }
+
     /// The number of DFAs held.
     pub fn len(&self) -> usize {
         self.0.borrow().len()

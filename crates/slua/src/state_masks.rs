@@ -36,7 +36,7 @@ pub(crate) struct StateMask {
     /// Tokens that stay inside the segment or end where it completes.
     pub(crate) inside: TokenSet,
     /// Tokens that complete the segment and go on: id, bytes, and how many of the
-    /// bytes complete it.
+    /// bytes complete it (counting the first byte of a mask by first byte).
     pub(crate) crossing: Vec<(u32, Box<[u8]>, usize)>,
 }
 
@@ -53,7 +53,12 @@ enum Slot {
     Built { _dfa: Rc<SegDfa>, _trie: Arc<TokTrie>, mask: Rc<StateMask> },
 }
 
-type Key = (*const SegDfa, StateID, *const TokTrie);
+/// The DFA, its state, the first byte (256: none) and the trie.
+type Key = (*const SegDfa, StateID, u16, *const TokTrie);
+
+fn key(dfa: &Rc<SegDfa>, state: StateID, first: Option<u8>, trie: &Arc<TokTrie>) -> Key {
+    (Rc::as_ptr(dfa), state, first.map_or(256, u16::from), Arc::as_ptr(trie))
+}
 
 /// [`StateMask`]s by DFA, state and trie; owned by the [`crate::dfa::DfaCache`] so
 /// that it lives as long as the compiled DFAs it is keyed by.
@@ -65,21 +70,24 @@ impl StateMasks {
     /// built masks of a 49,152-token vocabulary take 3 MiB.
     pub const CAP: usize = 512;
 
-    /// A walk that allows fewer tokens costs less than building (two walks) and
-    /// then using an entry: such states are never built. Inside a string literal a
-    /// walk allows about 45,000 tokens, after a keyword a few hundred.
-    pub const LARGE: usize = 8192;
+    /// A walk that allows less than this share of the vocabulary (8,192 of 49,152
+    /// tokens) costs less than building (two walks) and then using an entry: such
+    /// states are never built. Inside a string literal a walk allows about 45,000
+    /// tokens, after a keyword a few hundred.
+    pub const LARGE_SHARE: usize = 6;
 
     /// The state mask of `dfa` at `state` over `trie`, if cached; built here when
-    /// the state was seen before with a large mask ([`StateMasks::note`]).
-    pub(crate) fn get(&self, dfa: &Rc<SegDfa>, state: StateID, trie: &Arc<TokTrie>, vocab: &Vocab) -> Option<Rc<StateMask>> {
-        let key = (Rc::as_ptr(dfa), state, Arc::as_ptr(trie));
+    /// the state was seen before with a large mask ([`StateMasks::note`]). With
+    /// `first`, the mask of the tokens starting with that byte, which completed the
+    /// segment before this one: their other bytes are walked from `state`.
+    pub(crate) fn get(&self, dfa: &Rc<SegDfa>, state: StateID, first: Option<u8>, trie: &Arc<TokTrie>, vocab: &Vocab) -> Option<Rc<StateMask>> {
+        let key = key(dfa, state, first, trie);
         match self.0.borrow().get(&key) {
             Some(Slot::Built { mask, .. }) => return Some(mask.clone()),
             Some(Slot::Large) => {}
             _ => return None,
         }
-        let mask = StateMask::build(dfa, state, trie, vocab);
+        let mask = StateMask::build(dfa, state, first, trie, vocab);
         // Each crossing token is tried on its own at every use: worth it only when
         // they are few beside the tokens the entry saves walking.
         if mask.crossing.len() * 8 > mask.inside.count() {
@@ -94,11 +102,17 @@ impl StateMasks {
     /// Notes a state seen for the first time, whose walk allowed `allowed` tokens.
     /// (The key's addresses may be reused once freed; a stale note only decides
     /// whether a later state is built one sighting early.)
-    pub(crate) fn note(&self, dfa: &Rc<SegDfa>, state: StateID, trie: &Arc<TokTrie>, allowed: usize) {
-        let key = (Rc::as_ptr(dfa), state, Arc::as_ptr(trie));
+    pub(crate) fn note(&self, dfa: &Rc<SegDfa>, state: StateID, first: Option<u8>, trie: &Arc<TokTrie>, allowed: usize) {
+        let key = key(dfa, state, first, trie);
         if !self.0.borrow().contains_key(&key) {
-            self.insert(key, if allowed >= Self::LARGE { Slot::Large } else { Slot::Small });
+            let large = allowed * Self::LARGE_SHARE >= trie.vocab_len();
+            self.insert(key, if large { Slot::Large } else { Slot::Small });
         }
+    }
+
+    /// The number of masks built and kept.
+    pub fn built(&self) -> usize {
+        self.0.borrow().values().filter(|s| matches!(s, Slot::Built { .. })).count()
     }
 
     fn insert(&self, key: Key, slot: Slot) {
@@ -111,15 +125,20 @@ impl StateMasks {
 }
 
 impl StateMask {
-    /// Walks the trie from `state`: once stopping at the segment's end (`inside`),
-    /// once going on past it with any bytes (`inside` and the crossing tokens).
-    fn build(dfa: &SegDfa, state: StateID, trie: &TokTrie, vocab: &Vocab) -> StateMask {
+    /// Walks the trie (with `first`, that byte's subtree) from `state`: once
+    /// stopping at the segment's end (`inside`), once going on past it with any
+    /// bytes (`inside` and the crossing tokens).
+    fn build(dfa: &SegDfa, state: StateID, first: Option<u8>, trie: &TokTrie, vocab: &Vocab) -> StateMask {
+        let skip = usize::from(first.is_some());
         let walk = |past_end: bool| {
             let mut mask = TokenSet::empty(trie.vocab_len());
             let mut w = DfaWalk { dfa, stack: vec![(state, false)], bytes: Vec::new(), past_end };
-            trie.walk(&mut w, &mut mask);
+            match first {
+                None => _ = trie.walk(&mut w, &mut mask),
+                Some(b) => _ = trie.walk_children_of_byte(b, &mut w, &mut mask),
+            }
             for (id, bytes) in trie.long_tokens() {
-                if w.accepts_all(bytes) {
+                if bytes.first() == first.as_ref().or(bytes.first()) && w.accepts_all(&bytes[skip..]) {
                     mask.insert(*id as usize);
                 }
             }
@@ -133,8 +152,8 @@ impl StateMask {
             .iter()
             .filter_map(|id| {
                 let bytes = vocab.bytes(id as u32);
-                let k = end_of_segment(dfa, state, bytes)?;
-                Some((id as u32, bytes.into(), k))
+                let k = end_of_segment(dfa, state, &bytes[skip..])?;
+                Some((id as u32, bytes.into(), skip + k))
             })
             .collect();
         StateMask { inside, crossing }

@@ -125,6 +125,8 @@ pub(crate) struct TrieWalk<'a> {
     stack: Vec<Entry>,
     bytes: Vec<u8>,
     scratch: Vec<u8>,
+    /// First bytes refused (their tokens are judged apart, see [`fill`]).
+    skip: [bool; 256],
 }
 
 impl<'a> TrieWalk<'a> {
@@ -138,6 +140,7 @@ impl<'a> TrieWalk<'a> {
             stack: vec![Entry { level: 0, state, start: 0, pending: false }],
             bytes: Vec::new(),
             scratch: Vec::new(),
+            skip: [false; 256],
         }
     }
 
@@ -203,6 +206,9 @@ impl Recognizer for TrieWalk<'_> {
     #[inline]
     fn try_push_byte(&mut self, b: u8) -> bool {
         let depth = self.stack.len() - 1;
+        if depth == 0 && self.skip[usize::from(b)] {
+            return false;
+        }
         if self.stack[depth].pending {
             // Step into the tree after the completed segment (memoised).
             let top = &self.stack[depth];
@@ -256,37 +262,69 @@ impl Recognizer for TrieWalk<'_> {
 pub(crate) fn fill(c: &SluaConstraint, trie: &Arc<TokTrie>, vocab: &Vocab, mask: &mut TokenSet) {
     mask.clear();
     let Some((auto, state)) = c.dfa_state() else { return };
-    if let Some((dfa, s)) = auto.fixed_only(state) {
-        // The segment's DFA alone decides the tokens inside it: cached by state
-        // (see `crate::state_masks`); the tokens going past its end are tried on the
-        // tree after it.
-        let masks = c.tree().env().dfas.masks();
-        let whole_chars = std::str::from_utf8(c.partial()).is_ok();
-        if let Some(m) = whole_chars.then(|| masks.get(dfa, s, trie, vocab)).flatten() {
+    let masks = c.tree().env().dfas.masks();
+    // The segment's DFA alone decides the tokens inside it: cached by state (see
+    // `crate::state_masks`); the tokens going past its end are tried on the tree
+    // after it.
+    let fixed = auto.fixed_only(state).filter(|_| std::str::from_utf8(c.partial()).is_ok());
+    if let Some((dfa, s)) = fixed {
+        if let Some(m) = masks.get(dfa, s, None, trie, vocab) {
             mask.clone_from(&m.inside);
-            let mut seg = Vec::new();
-            for (id, bytes, k) in &m.crossing {
-                seg.clear();
-                seg.extend_from_slice(c.partial());
-                seg.extend_from_slice(&bytes[..*k]);
-                if c.child(&seg).is_some_and(|child| TrieWalk::new(&child).accepts_all(&bytes[*k..])) {
-                    mask.insert(*id as usize);
-                }
-            }
+            add_crossing(c, &m.crossing, 0, mask);
             return;
         }
-        walk_all(c, trie, mask);
-        if whole_chars {
-            masks.note(dfa, s, trie, mask.count());
-        }
-        return;
     }
-    walk_all(c, trie, mask);
+    // Tokens whose first byte completes the segment (a look-ahead byte: ` `, `(`,
+    // `,` after a name) go on in the tree after it; where that tree's segment is
+    // decided by its DFA alone, they come from the cache by first byte.
+    let mut cached = [false; 256];
+    let mut seg = c.partial().to_vec();
+    for b in 0..=255u8 {
+        let t = auto.next(state, b);
+        if auto.is_dead(&t) || !auto.accepts(&t) {
+            continue;
+        }
+        seg.truncate(c.partial().len());
+        seg.push(b);
+        if std::str::from_utf8(&seg).is_err() {
+            continue;
+        }
+        let Some(child) = c.child(&seg) else { continue };
+        let Some((dfa, s)) = child.dfa_state().and_then(|(a, s)| a.fixed_only(s)) else { continue };
+        // Building the mask of one byte's subtree costs about what walking it
+        // does: built on the first sighting.
+        masks.note(dfa, s, Some(b), trie, trie.vocab_len());
+        if let Some(m) = masks.get(dfa, s, Some(b), trie, vocab) {
+            mask.union_with(&m.inside);
+            add_crossing(&child, &m.crossing, 1, mask);
+            cached[usize::from(b)] = true;
+        }
+    }
+    let from_cache = mask.count();
+    walk_all(c, trie, &cached, mask);
+    if let Some((dfa, s)) = fixed {
+        masks.note(dfa, s, None, trie, mask.count() - from_cache);
+    }
 }
 
-/// [`fill`] by walking the whole trie.
-fn walk_all(c: &SluaConstraint, trie: &TokTrie, mask: &mut TokenSet) {
+/// Adds the crossing tokens of a cached mask of `c` (their bytes after `skip`) that
+/// the tree after `c`'s segment accepts.
+fn add_crossing(c: &SluaConstraint, crossing: &[(u32, Box<[u8]>, usize)], skip: usize, mask: &mut TokenSet) {
+    let mut seg = Vec::new();
+    for (id, bytes, k) in crossing {
+        seg.clear();
+        seg.extend_from_slice(c.partial());
+        seg.extend_from_slice(&bytes[skip..*k]);
+        if c.child(&seg).is_some_and(|child| TrieWalk::new(&child).accepts_all(&bytes[*k..])) {
+            mask.insert(*id as usize);
+        }
+    }
+}
+
+/// [`fill`] by walking the trie, but for the first bytes in `cached`.
+fn walk_all(c: &SluaConstraint, trie: &TokTrie, cached: &[bool; 256], mask: &mut TokenSet) {
     let mut walk = TrieWalk::new(c);
+    walk.skip = *cached;
     trie.walk(&mut walk, mask);
     for (id, bytes) in trie.long_tokens() {
         if walk.accepts_all(bytes) {
