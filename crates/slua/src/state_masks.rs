@@ -14,7 +14,13 @@
 //! tokens) and `crossing` (the tokens that complete the segment and go on, with the
 //! length of their part in it); a mask is then `inside` plus each crossing token
 //! whose rest the tree after the segment accepts (that tree comes from the memo of
-//! [`crate::trie_walk`], as in the walk). An entry is built on the second sighting
+//! [`crate::trie_walk`], as in the walk). Tokens whose first byte completes the
+//! segment (a look-ahead byte after a name: ` `, `(`, `:`) are left out: they are
+//! judged by first byte, by the same kind of mask of the tree after the segment
+//! (keyed by its DFA, its state and that byte) where that tree's segment has no
+//! names-in-scope part, by walking otherwise. Without this split, the mask after
+//! a new name (any identifier byte may extend it) would hold some 20,000 crossing
+//! tokens (` ` and a word) and gain nothing. An entry is built on the second sighting
 //! of a state whose first walk allowed many tokens (building costs two walks of the
 //! trie; small masks are cheap to walk anyway), kept only when few tokens cross the
 //! segment's end, and the cache holds at most [`StateMasks::CAP`] entries (6 KiB
@@ -132,7 +138,7 @@ impl StateMask {
         let skip = usize::from(first.is_some());
         let walk = |past_end: bool| {
             let mut mask = TokenSet::empty(trie.vocab_len());
-            let mut w = DfaWalk { dfa, stack: vec![(state, false)], bytes: Vec::new(), past_end };
+            let mut w = DfaWalk { dfa, stack: vec![(state, false)], bytes: Vec::new(), past_end, whole_tokens: first.is_none() };
             match first {
                 None => _ = trie.walk(&mut w, &mut mask),
                 Some(b) => _ = trie.walk_children_of_byte(b, &mut w, &mut mask),
@@ -184,6 +190,9 @@ struct DfaWalk<'d> {
     stack: Vec<(StateID, bool)>,
     bytes: Vec<u8>,
     past_end: bool,
+    /// Refuse a first byte that completes the segment: those tokens are judged by
+    /// their first byte (see [`crate::trie_walk`]'s `fill`).
+    whole_tokens: bool,
 }
 
 impl DfaWalk<'_> {
@@ -213,6 +222,9 @@ impl Recognizer for DfaWalk<'_> {
                 return false;
             }
             let done = self.dfa.accepts(t);
+            if done && self.whole_tokens && self.bytes.is_empty() {
+                return false;
+            }
             if done && (b >= 0x80 || self.bytes.iter().any(|&x| x >= 0x80)) {
                 let mut seg = self.bytes.clone();
                 seg.push(b);

@@ -263,27 +263,19 @@ pub(crate) fn fill(c: &SluaConstraint, trie: &Arc<TokTrie>, vocab: &Vocab, mask:
     mask.clear();
     let Some((auto, state)) = c.dfa_state() else { return };
     let masks = c.tree().env().dfas.masks();
-    // The segment's DFA alone decides the tokens inside it: cached by state (see
-    // `crate::state_masks`); the tokens going past its end are tried on the tree
-    // after it.
-    let fixed = auto.fixed_only(state).filter(|_| std::str::from_utf8(c.partial()).is_ok());
-    if let Some((dfa, s)) = fixed {
-        if let Some(m) = masks.get(dfa, s, None, trie, vocab) {
-            mask.clone_from(&m.inside);
-            add_crossing(c, &m.crossing, 0, mask);
-            return;
-        }
-    }
     // Tokens whose first byte completes the segment (a look-ahead byte: ` `, `(`,
     // `,` after a name) go on in the tree after it; where that tree's segment is
-    // decided by its DFA alone, they come from the cache by first byte.
+    // decided by its DFA alone, they come from the cache by first byte (see
+    // `crate::state_masks`).
     let mut cached = [false; 256];
+    let mut ends = [false; 256];
     let mut seg = c.partial().to_vec();
     for b in 0..=255u8 {
         let t = auto.next(state, b);
         if auto.is_dead(&t) || !auto.accepts(&t) {
             continue;
         }
+        ends[usize::from(b)] = true;
         seg.truncate(c.partial().len());
         seg.push(b);
         if std::str::from_utf8(&seg).is_err() {
@@ -300,9 +292,28 @@ pub(crate) fn fill(c: &SluaConstraint, trie: &Arc<TokTrie>, vocab: &Vocab, mask:
             cached[usize::from(b)] = true;
         }
     }
+    // The other tokens: where the segment's DFA alone decides them, from the cache
+    // by state; the tokens going past the segment's end are tried on the tree after
+    // it.
+    let fixed = auto.fixed_only(state).filter(|_| std::str::from_utf8(c.partial()).is_ok());
+    let mut whole_cached = false;
+    if let Some((dfa, s)) = fixed {
+        if let Some(m) = masks.get(dfa, s, None, trie, vocab) {
+            mask.union_with(&m.inside);
+            add_crossing(c, &m.crossing, 0, mask);
+            for (done, end) in cached.iter_mut().zip(ends) {
+                *done |= !end;
+            }
+            whole_cached = true;
+        }
+    }
+    if cached.iter().all(|&b| b) {
+        trie.add_duplicates(mask);
+        return;
+    }
     let from_cache = mask.count();
     walk_all(c, trie, &cached, mask);
-    if let Some((dfa, s)) = fixed {
+    if let (Some((dfa, s)), false) = (fixed, whole_cached) {
         masks.note(dfa, s, None, trie, mask.count() - from_cache);
     }
 }
