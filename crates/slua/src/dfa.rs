@@ -14,11 +14,13 @@ use std::hash::Hasher;
 use std::rc::Rc;
 
 use regex_automata::dfa::{dense, Automaton, StartKind};
+use rustc_hash::FxHashMap;
 use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 
 use crate::lexeme::{Alt, AltKey};
+use crate::state_masks::StateMasks;
 
 /// A compiled segment regex.
 #[derive(Debug)]
@@ -26,7 +28,7 @@ pub struct SegDfa {
     dfa: dense::DFA<Vec<u32>>,
     start: StateID,
     /// Memo of [`SegDfa::distance`].
-    dist: RefCell<HashMap<StateID, Option<u32>>>,
+    dist: RefCell<FxHashMap<StateID, Option<u32>>>,
 }
 
 /// A regex that could not be compiled (a bug in a parser node, reported as text).
@@ -47,8 +49,11 @@ impl std::error::Error for DfaError {}
 /// Segments are looked up by their alternatives ([`DfaCache::get_for_alts`]) rather
 /// than by regex: writing the regex of a segment (character classes, the words a new
 /// name may not be) cost more than the rest of feeding it.
+///
+/// It also keeps the tree-independent part of masks by DFA state
+/// ([`crate::state_masks`]), which lives as long as the DFAs it is keyed by.
 #[derive(Debug, Default)]
-pub struct DfaCache(RefCell<HashMap<String, Rc<SegDfa>>>, RefCell<HashMap<u64, Vec<(Vec<AltKey>, Rc<SegDfa>)>>>);
+pub struct DfaCache(RefCell<FxHashMap<String, Rc<SegDfa>>>, RefCell<FxHashMap<u64, Vec<(Vec<AltKey>, Rc<SegDfa>)>>>, StateMasks);
 
 impl DfaCache {
     const CAP: usize = 20_000;
@@ -91,6 +96,16 @@ impl DfaCache {
             c.entry(hash).or_default().push((key, d.clone()));
         }
         Ok(d)
+    }
+
+    /// The masks by DFA state (see [`crate::state_masks`]).
+    pub(crate) fn masks(&self) -> &StateMasks {
+        &self.2
+    }
+
+    /// The number of state masks built and kept (see [`crate::state_masks`]).
+    pub fn state_masks_built(&self) -> usize {
+        self.2.built()
     }
 
     /// The number of DFAs held.

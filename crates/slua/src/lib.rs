@@ -34,6 +34,7 @@ pub mod scope;
 pub mod scoped_names;
 pub mod seg_auto;
 pub mod slua_constraint;
+mod state_masks;
 pub mod tree;
 mod trie_walk;
 pub mod types;

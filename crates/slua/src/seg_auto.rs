@@ -12,14 +12,13 @@
 //! and A1 checks, but its cost per byte and to build does not depend on how many
 //! names are in scope.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use regex_automata::util::primitives::StateID;
 
 use crate::dfa::SegDfa;
-use crate::lexeme::is_ws;
+use crate::lexeme::{is_ws, ByteSet};
 use crate::scope::ScopeNode;
 use crate::scoped_names::ScopedNames;
 
@@ -32,11 +31,31 @@ pub struct SegAuto {
     names: Option<(Rc<ScopedNames>, Option<u8>)>,
     /// Trie nodes met so far, so that a state is a small copyable value (an index
     /// here): the mask's trie walk pushes one state per byte and pops them in bulk.
-    nodes: RefCell<Vec<Rc<ScopeNode>>>,
-    /// Index of each node of `nodes` by address (the `Rc`s in `nodes` keep them alive,
-    /// so an address is never reused while it is a key).
-    index: RefCell<HashMap<*const ScopeNode, u32>>,
+    /// Each keeps what a step from it needs (its look-ahead class, its live
+    /// children and their indices once met), so a byte inside a name costs a bit
+    /// test and a search among a node's few children: the walk steps these states
+    /// tens of thousands of times per mask, and looking nodes up by address in a
+    /// hash map, cloning them and re-deciding which children are live cost 10% of
+    /// a statement start's mask.
+    nodes: RefCell<Vec<NameNode>>,
+    /// Index of the trie's root in `nodes`, [`UNSEEN`] until met.
+    root: Cell<u32>,
 }
+
+/// A trie node of the names in scope as the automaton steps it.
+#[derive(Debug)]
+struct NameNode {
+    /// The look-ahead class after an accepted name ending here (empty when none does).
+    la: ByteSet,
+    /// The children with an accepted name at or below them, by increasing byte, and
+    /// their index in [`SegAuto::nodes`] ([`UNSEEN`] until met). A trie has one path
+    /// to each node, so a node is met through its parent only and needs no look-up
+    /// by address.
+    kids: Vec<(u8, Cell<u32>, Rc<ScopeNode>)>,
+}
+
+/// A child not yet in [`SegAuto::nodes`].
+const UNSEEN: u32 = u32::MAX;
 
 /// Where the names part of a [`SegState`] stands: [`OFF`] (no name can match any
 /// more), [`WS`] (before the name, leading whitespace allowed), [`DONE`] (a name and
@@ -58,19 +77,47 @@ pub struct SegState {
 impl SegAuto {
     /// The automaton of the union of `fixed` and `names` (with its consumed byte).
     pub fn new(fixed: Option<Rc<SegDfa>>, names: Option<(Rc<ScopedNames>, Option<u8>)>) -> SegAuto {
-        SegAuto { fixed, names, nodes: RefCell::default(), index: RefCell::default() }
+        SegAuto { fixed, names, nodes: RefCell::default(), root: Cell::new(UNSEEN) }
     }
 
-    fn node_state(&self, node: &Rc<ScopeNode>) -> NameState {
-        let key = Rc::as_ptr(node);
-        if let Some(&i) = self.index.borrow().get(&key) {
-            return IN + i;
-        }
+    /// Adds `node` to [`SegAuto::nodes`]; its index.
+    fn intern(&self, names: &ScopedNames, node: &ScopeNode) -> u32 {
+        let la = names.la_at(node).unwrap_or_default();
+        let kids = node.children().filter(|(_, c)| names.live(c)).map(|(b, c)| (b, Cell::new(UNSEEN), c.clone())).collect();
         let mut nodes = self.nodes.borrow_mut();
-        let i = nodes.len() as u32;
-        nodes.push(node.clone());
-        self.index.borrow_mut().insert(key, i);
-        IN + i
+        nodes.push(NameNode { la, kids });
+        nodes.len() as u32 - 1
+    }
+
+    /// The root's index in [`SegAuto::nodes`]; `None` for an empty scope.
+    fn root_index(&self, names: &ScopedNames) -> Option<u32> {
+        if self.root.get() == UNSEEN {
+            let root = names.scope.root()?;
+            self.root.set(self.intern(names, root));
+        }
+        Some(self.root.get())
+    }
+
+    /// The state after byte `b` from node `i`: the name ends (its look-ahead byte),
+    /// goes on to a live child, or dies.
+    fn step_node(&self, names: &ScopedNames, i: u32, b: u8) -> NameState {
+        let child = {
+            let nodes = self.nodes.borrow();
+            let node = &nodes[i as usize];
+            if node.la.contains(b) {
+                return DONE;
+            }
+            let Ok(k) = node.kids.binary_search_by_key(&b, |kid| kid.0) else { return OFF };
+            let seen = node.kids[k].1.get();
+            if seen != UNSEEN {
+                return IN + seen;
+            }
+            (k, node.kids[k].2.clone())
+        };
+        let (k, kid) = child;
+        let j = self.intern(names, &kid);
+        self.nodes.borrow()[i as usize].kids[k].1.set(j);
+        IN + j
     }
 
     /// The start state.
@@ -78,8 +125,12 @@ impl SegAuto {
         let name = match &self.names {
             None => OFF,
             Some((_, None)) => WS,
-            Some((n, Some(c))) => match n.scope.root().and_then(|r| n.step(r, *c)) {
-                Some(node) => self.node_state(node),
+            Some((n, Some(c))) => match self.root_index(n) {
+                // A carried byte is never the look-ahead of an empty name.
+                Some(r) => match self.step_node(n, r, *c) {
+                    DONE => OFF,
+                    s => s,
+                },
                 None => OFF,
             },
         };
@@ -100,20 +151,29 @@ impl SegAuto {
         SegState { fixed, name }
     }
 
+    #[inline]
     fn next_name(&self, n: &ScopedNames, state: NameState, b: u8) -> NameState {
-        let child = if state == WS {
+        if state == WS {
             if is_ws(b) {
                 return WS;
             }
-            n.scope.root().and_then(|r| n.step(r, b)).cloned()
-        } else {
-            let node = self.nodes.borrow()[(state - IN) as usize].clone();
-            if n.la_at(&node).is_some_and(|la| la.contains(b)) {
-                return DONE;
-            }
-            n.step(&node, b).cloned()
-        };
-        child.map_or(OFF, |c| self.node_state(&c))
+            let Some(r) = self.root_index(n) else { return OFF };
+            // The root binds no name (names are not empty): no look-ahead there.
+            return match self.step_node(n, r, b) {
+                DONE => OFF,
+                s => s,
+            };
+        }
+        self.step_node(n, state - IN, b)
+    }
+
+    /// The fixed part's DFA and state when the names part is absent or dead from
+    /// `s` on (then the fixed part alone decides every continuation).
+    pub(crate) fn fixed_only(&self, s: &SegState) -> Option<(&Rc<SegDfa>, StateID)> {
+        if self.names.is_some() && s.name != OFF {
+            return None;
+        }
+        Some((self.fixed.as_ref()?, s.fixed?))
     }
 
     /// Whether no continuation can match any more.

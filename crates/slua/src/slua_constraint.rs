@@ -256,7 +256,7 @@ impl Constraint for SluaConstraint {
 
     fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
         let trie = self.trie(vocab);
-        trie_walk::fill(self, &trie, mask);
+        trie_walk::fill(self, &trie, vocab, mask);
         if self.is_complete() {
             mask.insert(vocab.eos() as usize);
         }

@@ -22,7 +22,7 @@
 //! segment adopts the memo of the tree it lands on.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -51,7 +51,7 @@ pub(crate) struct ChildKey {
 
 /// Trees after the current segment, by [`ChildKey`]; `None` marks a segment the tree
 /// refuses (kept so it is not tried again). Shared by clones of one constraint.
-pub(crate) type ChildMemo = Rc<RefCell<HashMap<ChildKey, Option<Rc<SluaConstraint>>>>>;
+pub(crate) type ChildMemo = Rc<RefCell<FxHashMap<ChildKey, Option<Rc<SluaConstraint>>>>>;
 
 impl SluaConstraint {
     /// The memo key for completing the current segment with `seg_bytes` (the
@@ -121,10 +121,12 @@ pub(crate) struct TrieWalk<'a> {
     base: &'a SluaConstraint,
     /// Trees met after boundaries; level `i + 1` is `levels[i]`, level 0 is `base`.
     levels: Vec<Rc<SluaConstraint>>,
-    ids: HashMap<*const SluaConstraint, u32>,
+    ids: FxHashMap<*const SluaConstraint, u32>,
     stack: Vec<Entry>,
     bytes: Vec<u8>,
     scratch: Vec<u8>,
+    /// First bytes refused (their tokens are judged apart, see [`fill`]).
+    skip: [bool; 256],
 }
 
 impl<'a> TrieWalk<'a> {
@@ -134,10 +136,11 @@ impl<'a> TrieWalk<'a> {
         TrieWalk {
             base,
             levels: Vec::new(),
-            ids: HashMap::new(),
+            ids: FxHashMap::default(),
             stack: vec![Entry { level: 0, state, start: 0, pending: false }],
             bytes: Vec::new(),
             scratch: Vec::new(),
+            skip: [false; 256],
         }
     }
 
@@ -203,6 +206,9 @@ impl Recognizer for TrieWalk<'_> {
     #[inline]
     fn try_push_byte(&mut self, b: u8) -> bool {
         let depth = self.stack.len() - 1;
+        if depth == 0 && self.skip[usize::from(b)] {
+            return false;
+        }
         if self.stack[depth].pending {
             // Step into the tree after the completed segment (memoised).
             let top = &self.stack[depth];
@@ -253,12 +259,83 @@ impl Recognizer for TrieWalk<'_> {
 
 /// Fills `mask` with every non-special token of the trie's vocabulary that may
 /// follow `c` (EOS is left to the caller).
-pub(crate) fn fill(c: &SluaConstraint, trie: &TokTrie, mask: &mut TokenSet) {
+pub(crate) fn fill(c: &SluaConstraint, trie: &Arc<TokTrie>, vocab: &Vocab, mask: &mut TokenSet) {
     mask.clear();
-    if c.dfa_state().is_none() {
+    let Some((auto, state)) = c.dfa_state() else { return };
+    let masks = c.tree().env().dfas.masks();
+    // Tokens whose first byte completes the segment (a look-ahead byte: ` `, `(`,
+    // `,` after a name) go on in the tree after it; where that tree's segment is
+    // decided by its DFA alone, they come from the cache by first byte (see
+    // `crate::state_masks`).
+    let mut cached = [false; 256];
+    let mut ends = [false; 256];
+    let mut seg = c.partial().to_vec();
+    for b in 0..=255u8 {
+        let t = auto.next(state, b);
+        if auto.is_dead(&t) || !auto.accepts(&t) {
+            continue;
+        }
+        ends[usize::from(b)] = true;
+        seg.truncate(c.partial().len());
+        seg.push(b);
+        if std::str::from_utf8(&seg).is_err() {
+            continue;
+        }
+        let Some(child) = c.child(&seg) else { continue };
+        let Some((dfa, s)) = child.dfa_state().and_then(|(a, s)| a.fixed_only(s)) else { continue };
+        // Building the mask of one byte's subtree costs about what walking it
+        // does: built on the first sighting.
+        masks.note(dfa, s, Some(b), trie, trie.vocab_len());
+        if let Some(m) = masks.get(dfa, s, Some(b), trie, vocab) {
+            mask.union_with(&m.inside);
+            add_crossing(&child, &m.crossing, 1, mask);
+            cached[usize::from(b)] = true;
+        }
+    }
+    // The other tokens: where the segment's DFA alone decides them, from the cache
+    // by state; the tokens going past the segment's end are tried on the tree after
+    // it.
+    let fixed = auto.fixed_only(state).filter(|_| std::str::from_utf8(c.partial()).is_ok());
+    let mut whole_cached = false;
+    if let Some((dfa, s)) = fixed {
+        if let Some(m) = masks.get(dfa, s, None, trie, vocab) {
+            mask.union_with(&m.inside);
+            add_crossing(c, &m.crossing, 0, mask);
+            for (done, end) in cached.iter_mut().zip(ends) {
+                *done |= !end;
+            }
+            whole_cached = true;
+        }
+    }
+    if cached.iter().all(|&b| b) {
+        trie.add_duplicates(mask);
         return;
     }
+    let from_cache = mask.count();
+    walk_all(c, trie, &cached, mask);
+    if let (Some((dfa, s)), false) = (fixed, whole_cached) {
+        masks.note(dfa, s, None, trie, mask.count() - from_cache);
+    }
+}
+
+/// Adds the crossing tokens of a cached mask of `c` (their bytes after `skip`) that
+/// the tree after `c`'s segment accepts.
+fn add_crossing(c: &SluaConstraint, crossing: &[(u32, Box<[u8]>, usize)], skip: usize, mask: &mut TokenSet) {
+    let mut seg = Vec::new();
+    for (id, bytes, k) in crossing {
+        seg.clear();
+        seg.extend_from_slice(c.partial());
+        seg.extend_from_slice(&bytes[skip..*k]);
+        if c.child(&seg).is_some_and(|child| TrieWalk::new(&child).accepts_all(&bytes[*k..])) {
+            mask.insert(*id as usize);
+        }
+    }
+}
+
+/// [`fill`] by walking the trie, but for the first bytes in `cached`.
+fn walk_all(c: &SluaConstraint, trie: &TokTrie, cached: &[bool; 256], mask: &mut TokenSet) {
     let mut walk = TrieWalk::new(c);
+    walk.skip = *cached;
     trie.walk(&mut walk, mask);
     for (id, bytes) in trie.long_tokens() {
         if walk.accepts_all(bytes) {

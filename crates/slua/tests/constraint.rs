@@ -107,3 +107,34 @@ fn tokens_past_a_name_in_scope_are_judged_by_its_kind() {
     let allowed = |t: &str| mask.contains(v.tokens().iter().position(|x| x == t.as_bytes()).unwrap());
     assert!(allowed("target ,") && allowed("user .pos") && !allowed("user ,") && !allowed("target ."));
 }
+
+/// The masks cached by segment DFA state (string literals, the tokens after a
+/// look-ahead byte) equal the token-by-token reference when they are reused: two
+/// scripts with strings replayed twice over one environment.
+#[test]
+fn masks_from_cached_state_masks_equal_the_reference() {
+    let v = vocab();
+    let env = Rc::new(Env::new(Api::dungeon(), vec!["Burning".into()]));
+    let scripts = [include_str!("scripts/valid/19_strings.slua"), include_str!("scripts/valid/11_firebolt.slua")];
+    let (mut fast, mut slow) = (TokenSet::empty(v.len()), TokenSet::empty(v.len()));
+    let mut steps = 0;
+    for script in scripts.iter().chain(scripts.iter()) {
+        let mut c = SluaConstraint::new(env.clone());
+        let mut rest = script.trim_end().as_bytes();
+        while !rest.is_empty() {
+            c.fill_mask(&v, &mut fast);
+            c.fill_mask_per_token(&v, &mut slow);
+            assert_eq!(fast, slow, "before {:?}", String::from_utf8_lossy(&rest[..rest.len().min(30)]));
+            let best = fast
+                .iter()
+                .filter(|&id| rest.starts_with(v.bytes(id as u32)))
+                .max_by_key(|&id| v.bytes(id as u32).len())
+                .expect("the script's next bytes are allowed");
+            c.commit(v.bytes(best as u32)).unwrap();
+            rest = &rest[v.bytes(best as u32).len()..];
+            steps += 1;
+        }
+    }
+    // Without masks built (and so reused) this test would not test them.
+    assert!(env.dfas.state_masks_built() > 10, "{} state masks built over {steps} steps", env.dfas.state_masks_built());
+}

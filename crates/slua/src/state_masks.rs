@@ -1,0 +1,247 @@
+//! The part of a mask that depends only on the segment's DFA state, cached.
+//!
+//! Inside a string literal nearly every token may come next, and the trie walk of
+//! [`crate::trie_walk`] steps through some 45,000 of them at every step (about 2 ms
+//! each, a third of the steps over 2 ms in `mask_speed`). Yet when the current
+//! segment has no names-in-scope part (or that part is dead), which tokens stay
+//! inside the segment or end exactly where it completes depends only on the
+//! segment's compiled DFA ([`SegDfa`], shared through the [`crate::dfa::DfaCache`])
+//! and the state reached, provided the bytes of the segment so far are whole UTF-8
+//! characters (then a completed segment is UTF-8 exactly when the token's own bytes
+//! are). Only the tokens that go past the segment's end depend on the tree after it.
+//!
+//! So per (DFA, state, vocabulary trie) a [`StateMask`] keeps `inside` (those
+//! tokens) and `crossing` (the tokens that complete the segment and go on, with the
+//! length of their part in it); a mask is then `inside` plus each crossing token
+//! whose rest the tree after the segment accepts (that tree comes from the memo of
+//! [`crate::trie_walk`], as in the walk). Tokens whose first byte completes the
+//! segment (a look-ahead byte after a name: ` `, `(`, `:`) are left out: they are
+//! judged by first byte, by the same kind of mask of the tree after the segment
+//! (keyed by its DFA, its state and that byte) where that tree's segment has no
+//! names-in-scope part, by walking otherwise. Without this split, the mask after
+//! a new name (any identifier byte may extend it) would hold some 20,000 crossing
+//! tokens (` ` and a word) and gain nothing. An entry is built on the second sighting
+//! of a state whose first walk allowed many tokens (building costs two walks of the
+//! trie; small masks are cheap to walk anyway), kept only when few tokens cross the
+//! segment's end, and the cache holds at most [`StateMasks::CAP`] entries (6 KiB
+//! each on a 49,152-token vocabulary).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use espalier_constraint::{Recognizer, TokTrie, TokenSet, Vocab};
+use regex_automata::util::primitives::StateID;
+use rustc_hash::FxHashMap;
+
+use crate::dfa::SegDfa;
+
+/// The tree-independent part of the masks from one DFA state (see the module doc).
+#[derive(Debug)]
+pub(crate) struct StateMask {
+    /// Tokens that stay inside the segment or end where it completes.
+    pub(crate) inside: TokenSet,
+    /// Tokens that complete the segment and go on: id, bytes, and how many of the
+    /// bytes complete it (counting the first byte of a mask by first byte).
+    pub(crate) crossing: Vec<(u32, Box<[u8]>, usize)>,
+}
+
+/// What a cache entry is.
+#[derive(Debug)]
+enum Slot {
+    /// Seen once; its walk allowed few tokens (walking is cheap): never built.
+    Small,
+    /// Seen once with a large mask: built on the next sighting.
+    Large,
+    /// Built, but too many tokens go past the segment's end to gain from it.
+    Crossing,
+    /// Built. The DFA and trie are held so that their addresses (the key) stay theirs.
+    Built { _dfa: Rc<SegDfa>, _trie: Arc<TokTrie>, mask: Rc<StateMask> },
+}
+
+/// The DFA, its state, the first byte (256: none) and the trie.
+type Key = (*const SegDfa, StateID, u16, *const TokTrie);
+
+fn key(dfa: &Rc<SegDfa>, state: StateID, first: Option<u8>, trie: &Arc<TokTrie>) -> Key {
+    (Rc::as_ptr(dfa), state, first.map_or(256, u16::from), Arc::as_ptr(trie))
+}
+
+/// [`StateMask`]s by DFA, state and trie; owned by the [`crate::dfa::DfaCache`] so
+/// that it lives as long as the compiled DFAs it is keyed by.
+#[derive(Debug, Default)]
+pub struct StateMasks(RefCell<FxHashMap<Key, Slot>>);
+
+impl StateMasks {
+    /// At most this many entries are kept; past it the cache starts afresh. 512
+    /// built masks of a 49,152-token vocabulary take 3 MiB.
+    pub const CAP: usize = 512;
+
+    /// A walk that allows less than this share of the vocabulary (8,192 of 49,152
+    /// tokens) costs less than building (two walks) and then using an entry: such
+    /// states are never built. Inside a string literal a walk allows about 45,000
+    /// tokens, after a keyword a few hundred.
+    pub const LARGE_SHARE: usize = 6;
+
+    /// The state mask of `dfa` at `state` over `trie`, if cached; built here when
+    /// the state was seen before with a large mask ([`StateMasks::note`]). With
+    /// `first`, the mask of the tokens starting with that byte, which completed the
+    /// segment before this one: their other bytes are walked from `state`.
+    pub(crate) fn get(&self, dfa: &Rc<SegDfa>, state: StateID, first: Option<u8>, trie: &Arc<TokTrie>, vocab: &Vocab) -> Option<Rc<StateMask>> {
+        let key = key(dfa, state, first, trie);
+        match self.0.borrow().get(&key) {
+            Some(Slot::Built { mask, .. }) => return Some(mask.clone()),
+            Some(Slot::Large) => {}
+            _ => return None,
+        }
+        let mask = StateMask::build(dfa, state, first, trie, vocab);
+        // Each crossing token is tried on its own at every use: worth it only when
+        // they are few beside the tokens the entry saves walking.
+        if mask.crossing.len() * 8 > mask.inside.count() {
+            self.insert(key, Slot::Crossing);
+            return None;
+        }
+        let mask = Rc::new(mask);
+        self.insert(key, Slot::Built { _dfa: dfa.clone(), _trie: trie.clone(), mask: mask.clone() });
+        Some(mask)
+    }
+
+    /// Notes a state seen for the first time, whose walk allowed `allowed` tokens.
+    /// (The key's addresses may be reused once freed; a stale note only decides
+    /// whether a later state is built one sighting early.)
+    pub(crate) fn note(&self, dfa: &Rc<SegDfa>, state: StateID, first: Option<u8>, trie: &Arc<TokTrie>, allowed: usize) {
+        let key = key(dfa, state, first, trie);
+        if !self.0.borrow().contains_key(&key) {
+            let large = allowed * Self::LARGE_SHARE >= trie.vocab_len();
+            self.insert(key, if large { Slot::Large } else { Slot::Small });
+        }
+    }
+
+    /// The number of masks built and kept.
+    pub fn built(&self) -> usize {
+        self.0.borrow().values().filter(|s| matches!(s, Slot::Built { .. })).count()
+    }
+
+    fn insert(&self, key: Key, slot: Slot) {
+        let mut map = self.0.borrow_mut();
+        if map.len() >= Self::CAP {
+            map.clear();
+        }
+        map.insert(key, slot);
+    }
+}
+
+impl StateMask {
+    /// Walks the trie (with `first`, that byte's subtree) from `state`: once
+    /// stopping at the segment's end (`inside`), once going on past it with any
+    /// bytes (`inside` and the crossing tokens).
+    fn build(dfa: &SegDfa, state: StateID, first: Option<u8>, trie: &TokTrie, vocab: &Vocab) -> StateMask {
+        let skip = usize::from(first.is_some());
+        let walk = |past_end: bool| {
+            let mut mask = TokenSet::empty(trie.vocab_len());
+            let mut w = DfaWalk { dfa, stack: vec![(state, false)], bytes: Vec::new(), past_end, whole_tokens: first.is_none() };
+            match first {
+                None => _ = trie.walk(&mut w, &mut mask),
+                Some(b) => _ = trie.walk_children_of_byte(b, &mut w, &mut mask),
+            }
+            for (id, bytes) in trie.long_tokens() {
+                if bytes.first() == first.as_ref().or(bytes.first()) && w.accepts_all(&bytes[skip..]) {
+                    mask.insert(*id as usize);
+                }
+            }
+            trie.add_duplicates(&mut mask);
+            mask
+        };
+        let inside = walk(false);
+        let mut all = walk(true);
+        all.subtract(&inside);
+        let crossing = all
+            .iter()
+            .filter_map(|id| {
+                let bytes = vocab.bytes(id as u32);
+                let k = end_of_segment(dfa, state, &bytes[skip..])?;
+                Some((id as u32, bytes.into(), skip + k))
+            })
+            .collect();
+        StateMask { inside, crossing }
+    }
+}
+
+/// How many bytes of `bytes` complete the segment from `state` (the first accepting
+/// point: A1 allows no other).
+fn end_of_segment(dfa: &SegDfa, mut state: StateID, bytes: &[u8]) -> Option<usize> {
+    for (i, &b) in bytes.iter().enumerate() {
+        state = dfa.next(state, b);
+        if dfa.is_dead(state) {
+            return None;
+        }
+        if dfa.accepts(state) {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// The walk of one segment DFA: the segment's bytes as [`crate::trie_walk::TrieWalk`]
+/// judges them before its end (a completed segment must be UTF-8); after the end it
+/// refuses every byte, or with `past_end` accepts every byte.
+struct DfaWalk<'d> {
+    dfa: &'d SegDfa,
+    /// Per pushed byte (and the start): the state, and whether the segment is complete.
+    stack: Vec<(StateID, bool)>,
+    bytes: Vec<u8>,
+    past_end: bool,
+    /// Refuse a first byte that completes the segment: those tokens are judged by
+    /// their first byte (see [`crate::trie_walk`]'s `fill`).
+    whole_tokens: bool,
+}
+
+impl DfaWalk<'_> {
+    fn accepts_all(&mut self, bytes: &[u8]) -> bool {
+        let mut n = 0;
+        let ok = bytes.iter().all(|&b| {
+            let ok = self.try_push_byte(b);
+            n += usize::from(ok);
+            ok
+        });
+        self.pop_bytes(n);
+        ok
+    }
+}
+
+impl Recognizer for DfaWalk<'_> {
+    fn try_push_byte(&mut self, b: u8) -> bool {
+        let (s, complete) = self.stack[self.stack.len() - 1];
+        let next = if complete {
+            if !self.past_end {
+                return false;
+            }
+            (s, true)
+        } else {
+            let t = self.dfa.next(s, b);
+            if self.dfa.is_dead(t) {
+                return false;
+            }
+            let done = self.dfa.accepts(t);
+            if done && self.whole_tokens && self.bytes.is_empty() {
+                return false;
+            }
+            if done && (b >= 0x80 || self.bytes.iter().any(|&x| x >= 0x80)) {
+                let mut seg = self.bytes.clone();
+                seg.push(b);
+                if std::str::from_utf8(&seg).is_err() {
+                    return false;
+                }
+            }
+            (t, done)
+        };
+        self.stack.push(next);
+        self.bytes.push(b);
+        true
+    }
+
+    fn pop_bytes(&mut self, n: usize) {
+        let keep = self.bytes.len() - n.min(self.bytes.len());
+        self.bytes.truncate(keep);
+        self.stack.truncate(keep + 1);
+    }
+}
