@@ -154,13 +154,17 @@ impl WritableBuffer {
         Ok(buffer)
     }
 
-    /// Writes bit `i` of `words` as byte 0 / 1 into element `i` (for [`Element::Byte`]).
-    pub fn write_bits(&mut self, words: &[u64]) {
+    /// Writes bit `i` of `words` as byte 0 / 1 into element `i` (for [`Element::Byte`]);
+    /// with `invert`, 1 where the bit is clear (a "disallowed" mask, as
+    /// `torch.Tensor.masked_fill_` takes it).
+    pub fn write_bits(&mut self, words: &[u64], invert: bool) {
+        let flip = if invert { u64::MAX } else { 0 };
         if self.stride == 1 {
             // SAFETY: the exporter guarantees `count` writable contiguous bytes at `buf`
             // while the view is held; we hold the GIL, so no Python code runs meanwhile.
             let out = unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut u8, self.count) };
             for (chunk, &word) in out.chunks_mut(64).zip(words) {
+                let word = word ^ flip;
                 for (i, b) in chunk.iter_mut().enumerate() {
                     *b = ((word >> i) & 1) as u8;
                 }
@@ -168,7 +172,7 @@ impl WritableBuffer {
             return;
         }
         for i in 0..self.count {
-            let bit = ((words[i / 64] >> (i % 64)) & 1) as u8;
+            let bit = (((words[i / 64] ^ flip) >> (i % 64)) & 1) as u8;
             // SAFETY: element `i` of a one-dimensional view lies at `buf + i * stride`
             // (stride may be negative), inside the exporter's memory.
             unsafe { *(self.view.buf as *mut u8).offset(i as isize * self.stride) = bit };
@@ -181,6 +185,24 @@ impl WritableBuffer {
         if (self.view.buf as usize) % std::mem::align_of::<f32>() != 0 || self.stride % 4 != 0 {
             return false;
         }
+        if self.stride == 4 {
+            // SAFETY: the exporter guarantees `count` writable contiguous, aligned (checked
+            // above) floats at `buf` while the view is held; we hold the GIL.
+            let out = unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut f32, self.count) };
+            for (chunk, &word) in out.chunks_mut(64).zip(words) {
+                match word {
+                    u64::MAX => {}
+                    0 => chunk.fill(f32::NEG_INFINITY),
+                    // Branch-free per element: the compiler turns it into vector blends.
+                    _ => {
+                        for (i, x) in chunk.iter_mut().enumerate() {
+                            *x = if (word >> i) & 1 == 0 { f32::NEG_INFINITY } else { *x };
+                        }
+                    }
+                }
+            }
+            return true;
+        }
         let step = self.stride / 4;
         let base = self.view.buf as *mut f32;
         for (w, &word) in words.iter().enumerate() {
@@ -190,7 +212,9 @@ impl WritableBuffer {
             let end = ((w + 1) * 64).min(self.count);
             for i in w * 64..end {
                 if (word >> (i % 64)) & 1 == 0 {
-                    // SAFETY: as in `write_bits`; alignment and element size were checked.
+                    // SAFETY: element `i` of a one-dimensional view lies at
+                    // `buf + i * stride`, inside the exporter's memory; alignment and
+                    // element size were checked.
                     unsafe { *base.offset(i as isize * step) = f32::NEG_INFINITY };
                 }
             }

@@ -61,6 +61,15 @@ def test_mask_buffers_of_every_kind_agree(toy):
     logits = np.zeros(len(TOY), np.float32)
     c.mask_logits(logits)
     assert np.flatnonzero(np.isfinite(logits)).tolist() == ref
+    # invert=True: 1 where disallowed (what masked_fill_ takes), the exact complement.
+    inv = np.zeros(len(TOY), np.bool_)
+    c.fill_mask(inv, invert=True)
+    assert np.flatnonzero(~inv).tolist() == ref
+    # A row of real logits: the allowed ones keep their values, the others are -inf.
+    vals = np.arange(len(TOY), dtype=np.float32) - 3.5
+    row = vals.copy()
+    c.mask_logits(row)
+    assert all((row[i] == vals[i]) if i in ref else row[i] == -np.inf for i in range(len(TOY)))
     # A row of a 2-D array is a view: written in place.
     rows = np.zeros((2, len(TOY)), np.float32)
     c.mask_logits(rows[1])
@@ -205,6 +214,21 @@ def test_gguf_vocabulary_and_syncode_superset(smol):
         assert ids, tok
         exact.commit(ids[0])
         syn.commit(ids[0])
+
+
+def test_mask_logits_equals_the_mask_on_the_model_vocabulary(smol):
+    """mask_logits (whole 64-token words kept, cleared, or mixed) against fill_mask, on
+    states whose masks are mostly open, mostly closed and in between."""
+    rng = np.random.default_rng(0)
+    vals = rng.standard_normal(len(smol)).astype(np.float32)
+    mask = np.zeros(len(smol), np.bool_)
+    for prompt in ("def add(a, b):\n", "def add(a, b):\n    return a", "x = 'ab", "x = [1,"):
+        c = Constraint.python(smol, prompt=prompt)
+        c.fill_mask(mask)
+        row = vals.copy()
+        c.mask_logits(row)
+        assert np.array_equal(row, np.where(mask, vals, np.float32(-np.inf))), prompt
+        assert 0 < mask.sum() < len(smol)
 
 
 def test_go_through_the_registry(smol):

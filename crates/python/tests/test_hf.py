@@ -7,7 +7,9 @@ Slow and heavy (PyPI's torch with its CUDA packages, see the README): runs only 
 ESPALIER_SLOW=1 (scripts/test-python.sh installs torch and transformers then)."""
 
 import ast
+import json
 import os
+import time
 
 import pytest
 
@@ -20,10 +22,21 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 
+# transformers dequantizes the Q4_1 GGUF at every load (slow on 2 cores): the first
+# run saves the converted model and tokenizer here (git-ignored), later runs load them.
+CONVERTED = MODEL.parents[2] / "target" / "hf-SmolLM2-135M-Instruct-from-Q4_1"
+
+
 @pytest.fixture(scope="module")
 def hf():
-    tok = transformers.AutoTokenizer.from_pretrained(str(MODEL.parent), gguf_file=MODEL.name)
-    model = transformers.AutoModelForCausalLM.from_pretrained(str(MODEL.parent), gguf_file=MODEL.name)
+    if (CONVERTED / "config.json").exists() and (CONVERTED / "tokenizer.json").exists():
+        tok = transformers.AutoTokenizer.from_pretrained(str(CONVERTED))
+        model = transformers.AutoModelForCausalLM.from_pretrained(str(CONVERTED), dtype=torch.float32)
+    else:
+        tok = transformers.AutoTokenizer.from_pretrained(str(MODEL.parent), gguf_file=MODEL.name)
+        model = transformers.AutoModelForCausalLM.from_pretrained(str(MODEL.parent), gguf_file=MODEL.name)
+        model.save_pretrained(str(CONVERTED))
+        tok.save_pretrained(str(CONVERTED))
     model.eval()
     torch.set_num_threads(len(os.sched_getaffinity(0)))
     tok.padding_side = "left"
@@ -52,16 +65,20 @@ def test_humaneval_20_batched_under_the_python_constraint(hf):
     # ESPALIER_HF_PROMPTS: fewer prompts for a quick run (default: the 20 of the issue).
     prompts = humaneval_prompts(int(os.environ.get("ESPALIER_HF_PROMPTS", "20")))
     finished = errors = 0
+    records = []
+    t_start = time.perf_counter()
     for start in range(0, len(prompts), 4):
         batch = prompts[start:start + 4]
         proc = LogitsProcessor([espalier.Constraint.python(vocab, prompt=p) for p in batch])
         inputs = tok(batch, return_tensors="pt", padding=True)
+        t0 = time.perf_counter()
         with torch.no_grad():
             out = model.generate(
                 **inputs, max_new_tokens=128, do_sample=False, eos_token_id=tok.eos_token_id,
                 pad_token_id=tok.pad_token_id,
                 logits_processor=transformers.LogitsProcessorList([proc]),
             )
+        gen_s = time.perf_counter() - t0
         for row, prompt in enumerate(batch):
             new = out[row, inputs["input_ids"].shape[1]:].tolist()
             ended = tok.eos_token_id in new
@@ -71,15 +88,31 @@ def test_humaneval_20_batched_under_the_python_constraint(hf):
             cut = min((text.find(s) for s in STOPS if s in text), default=-1)
             if cut >= 0:
                 text = text[:cut]
-            elif not ended:
+            record = {"prompt": start + row, "eos": ended, "stop_string": cut >= 0, "new_tokens": len(new),
+                      "finished": ended or cut >= 0, "syntax_ok": None, "completion": text}
+            records.append(record)
+            if not record["finished"]:
                 continue
             finished += 1
             try:
                 ast.parse(prompt + text)
+                record["syntax_ok"] = True
             except SyntaxError as e:
                 errors += 1
+                record["syntax_ok"] = False
                 print(f"syntax error: {e}\n{prompt + text}")
-    print(f"finished {finished}/{len(prompts)}, syntax errors {errors}")
+        print(f"batch {start // 4}: generate {gen_s:.1f} s, processor {proc.calls} calls, "
+              f"{proc.seconds * 1e3 / max(proc.calls, 1):.2f} ms per call (all rows)")
+    summary = {"prompts": len(prompts), "finished": finished, "syntax_errors_finished": errors,
+               "max_new_tokens": 128, "batch": 4, "seconds": round(time.perf_counter() - t_start, 1),
+               "torch": torch.__version__, "transformers": transformers.__version__,
+               "loadavg": [round(x, 2) for x in os.getloadavg()]}
+    print(json.dumps(summary))
+    out_dir = os.environ.get("ESPALIER_PY_RESULTS")
+    if out_dir:
+        with open(os.path.join(out_dir, "hf-humaneval.jsonl"), "w") as f:
+            for r in [summary] + records:
+                f.write(json.dumps(r) + "\n")
     assert errors == 0
     assert finished >= len(prompts) // 4
 
@@ -93,3 +126,23 @@ def test_width_mismatch_is_an_exception():
         proc(torch.zeros((1, 3), dtype=torch.long), torch.zeros((1, 5)))
     with pytest.raises(espalier.VocabMismatchError, match="rows"):
         proc(torch.zeros((2, 3), dtype=torch.long), torch.zeros((2, 2)))
+
+
+def test_other_dtypes_get_the_same_mask():
+    """float32 rows are masked in place by Rust; bfloat16 / float64 rows through the
+    preallocated "disallowed" mask and masked_fill_: the same tokens survive."""
+    from espalier.hf import LogitsProcessor
+
+    toy = espalier.Vocabulary.from_token_bytes([b"<eos>", b"x", b" =", b" 1", b"\n", b")"], eos_token_id=0)
+    ids = torch.tensor([[1, 2], [1, 2]])  # the prompt's ids (not committed)
+    kept = {}
+    for dtype in (torch.float32, torch.bfloat16, torch.float64):
+        proc = LogitsProcessor([espalier.Constraint.python(toy, prompt="x ="), espalier.Constraint.python(toy)])
+        scores = torch.arange(12, dtype=dtype).reshape(2, 6)
+        out = proc(ids, scores)
+        assert out.dtype == dtype
+        kept[dtype] = torch.isfinite(out).tolist()
+        fin = torch.isfinite(out)
+        assert torch.equal(out[fin], torch.arange(12, dtype=dtype).reshape(2, 6)[fin])
+    assert kept[torch.float32] == kept[torch.bfloat16] == kept[torch.float64]
+    assert kept[torch.float32][0] == [False, True, False, True, False, False]  # "x", " 1" after "x ="
