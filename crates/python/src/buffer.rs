@@ -163,11 +163,19 @@ impl WritableBuffer {
             // SAFETY: the exporter guarantees `count` writable contiguous bytes at `buf`
             // while the view is held; we hold the GIL, so no Python code runs meanwhile.
             let out = unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut u8, self.count) };
-            for (chunk, &word) in out.chunks_mut(64).zip(words) {
+            // Eight bits at a time: each mask byte spread to eight 0 / 1 bytes
+            // ([`spread`]), one 8-byte store.
+            let mut words64 = out.chunks_exact_mut(64);
+            for (chunk, &word) in (&mut words64).zip(words) {
                 let word = word ^ flip;
-                for (i, b) in chunk.iter_mut().enumerate() {
-                    *b = ((word >> i) & 1) as u8;
+                for (k, dst) in chunk.chunks_exact_mut(8).enumerate() {
+                    dst.copy_from_slice(&spread((word >> (8 * k)) as u8).to_le_bytes());
                 }
+            }
+            let done = self.count / 64 * 64;
+            for (i, b) in words64.into_remainder().iter_mut().enumerate() {
+                let bit = done + i;
+                *b = (((words[bit / 64] ^ flip) >> (bit % 64)) & 1) as u8;
             }
             return;
         }
@@ -189,14 +197,24 @@ impl WritableBuffer {
             // SAFETY: the exporter guarantees `count` writable contiguous, aligned (checked
             // above) floats at `buf` while the view is held; we hold the GIL.
             let out = unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut f32, self.count) };
+            // Per 64 tokens, then per 8: whole runs kept or cleared at once (the
+            // usual case: masks are mostly open or mostly closed), single tokens
+            // otherwise.
             for (chunk, &word) in out.chunks_mut(64).zip(words) {
-                match word {
-                    u64::MAX => {}
-                    0 => chunk.fill(f32::NEG_INFINITY),
-                    // Branch-free per element: the compiler turns it into vector blends.
-                    _ => {
-                        for (i, x) in chunk.iter_mut().enumerate() {
-                            *x = if (word >> i) & 1 == 0 { f32::NEG_INFINITY } else { *x };
+                if word == u64::MAX {
+                    continue;
+                }
+                for (k, lane) in chunk.chunks_mut(8).enumerate() {
+                    let b = (word >> (8 * k)) as u8;
+                    match b {
+                        0xff => {}
+                        0 => lane.fill(f32::NEG_INFINITY),
+                        _ => {
+                            for (j, x) in lane.iter_mut().enumerate() {
+                                if (b >> j) & 1 == 0 {
+                                    *x = f32::NEG_INFINITY;
+                                }
+                            }
                         }
                     }
                 }
@@ -221,6 +239,15 @@ impl WritableBuffer {
         }
         true
     }
+}
+
+/// The eight bits of `b` as eight bytes 0 / 1, bit `k` in byte `k` (little-endian).
+#[inline]
+fn spread(b: u8) -> u64 {
+    // Replicate the byte, keep bit k in byte k (a value 0 or 2^k <= 0x80), then add
+    // 0x7f per byte (no carry crosses a byte): bit 7 of byte k is set iff bit k of b.
+    let x = (b as u64).wrapping_mul(0x0101_0101_0101_0101) & 0x8040_2010_0804_0201;
+    ((x + 0x7f7f_7f7f_7f7f_7f7f) >> 7) & 0x0101_0101_0101_0101
 }
 
 impl Drop for WritableBuffer {

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use espalier_constraint::{Commit, Constraint as _, FimConstraint, GrammarConstraint, Strategy, TokenSet, Vocab};
 use espalier_decode::{Lang, LangConstraint, Mode};
 use espalier_grammar::quotient::{FimError, Part};
+use espalier_grammar::lr_table::TableKind;
 use espalier_grammar::{Language, LanguageOptions};
 use espalier_slua::{Api, Env, SluaConstraint};
 use pyo3::prelude::*;
@@ -203,12 +204,27 @@ impl Constraint {
 
     /// A grammar of the caller's in Espalier's Lark-style format (rules, terminals as
     /// regexes or literals, `%ignore`...), without an indentation layer. `start` is the
-    /// start rule.
+    /// start rule. `table` is the LR construction: `lr1` (canonical LR(1), the
+    /// default, as the registry's Python and Go use: its error entries are exact, so
+    /// the acceptable terminals after a lexeme are one table row, which keeps masks
+    /// cheap), or `pager` / `lalr` (smaller tables for big grammars; the acceptable
+    /// terminals are then found by simulating reductions, several times slower per
+    /// mask).
     #[staticmethod]
-    #[pyo3(signature = (vocab, grammar, strategy = "exact", prompt = "", start = "start"))]
-    fn grammar(vocab: &Vocabulary, grammar: &str, strategy: &str, prompt: &str, start: &str) -> PyResult<Self> {
+    #[pyo3(signature = (vocab, grammar, strategy = "exact", prompt = "", start = "start", table = "lr1"))]
+    fn grammar(vocab: &Vocabulary, grammar: &str, strategy: &str, prompt: &str, start: &str, table: &str) -> PyResult<Self> {
         let strategy = self::strategy(strategy)?;
-        let options = LanguageOptions { start: start.to_string(), ..LanguageOptions::default() };
+        let table = match table {
+            "lr1" => TableKind::Lr1,
+            "pager" => TableKind::Pager,
+            "lalr" => TableKind::Lalr1,
+            _ => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "unknown LR table kind {table:?}: expected \"lr1\", \"pager\" or \"lalr\""
+                )))
+            }
+        };
+        let options = LanguageOptions { start: start.to_string(), table, ..LanguageOptions::default() };
         let lang: Arc<Language> = Language::compile(grammar, &options)
             .map_err(|e| GrammarError::new_err(format!("the grammar does not compile: {e}")))?;
         let mut c = GrammarConstraint::new(lang.recognizer(), vocab.trie(), strategy, "grammar-lr");

@@ -22,21 +22,35 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 
-# transformers dequantizes the Q4_1 GGUF at every load (slow on 2 cores): the first
-# run saves the converted model and tokenizer here (git-ignored), later runs load them.
+# transformers dequantizes the Q4_1 GGUF at every load (slow on 2 cores) and refuses
+# save_pretrained for a GGUF-loaded model: the first run saves the dequantized weights
+# (a state dict), the config and the tokenizer here (git-ignored); later runs load them.
 CONVERTED = MODEL.parents[2] / "target" / "hf-SmolLM2-135M-Instruct-from-Q4_1"
+
+
+def load_model():
+    weights = CONVERTED / "model.pt"
+    if weights.exists():
+        tok = transformers.AutoTokenizer.from_pretrained(str(CONVERTED))
+        config = transformers.AutoConfig.from_pretrained(str(CONVERTED))
+        model = transformers.AutoModelForCausalLM.from_config(config)
+        model.load_state_dict(torch.load(str(weights)))
+        return tok, model
+    tok = transformers.AutoTokenizer.from_pretrained(str(MODEL.parent), gguf_file=MODEL.name)
+    model = transformers.AutoModelForCausalLM.from_pretrained(str(MODEL.parent), gguf_file=MODEL.name)
+    CONVERTED.mkdir(parents=True, exist_ok=True)
+    tok.save_pretrained(str(CONVERTED))
+    config = model.config.to_dict()
+    config.pop("quantization_config", None)
+    (CONVERTED / "config.json").write_text(json.dumps(config))
+    torch.save(model.state_dict(), str(weights) + ".tmp")
+    os.replace(str(weights) + ".tmp", str(weights))
+    return tok, model
 
 
 @pytest.fixture(scope="module")
 def hf():
-    if (CONVERTED / "config.json").exists() and (CONVERTED / "tokenizer.json").exists():
-        tok = transformers.AutoTokenizer.from_pretrained(str(CONVERTED))
-        model = transformers.AutoModelForCausalLM.from_pretrained(str(CONVERTED), dtype=torch.float32)
-    else:
-        tok = transformers.AutoTokenizer.from_pretrained(str(MODEL.parent), gguf_file=MODEL.name)
-        model = transformers.AutoModelForCausalLM.from_pretrained(str(MODEL.parent), gguf_file=MODEL.name)
-        model.save_pretrained(str(CONVERTED))
-        tok.save_pretrained(str(CONVERTED))
+    tok, model = load_model()
     model.eval()
     torch.set_num_threads(len(os.sched_getaffinity(0)))
     tok.padding_side = "left"
