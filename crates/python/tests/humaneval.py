@@ -10,6 +10,10 @@ ROOT = Path(__file__).resolve().parents[3]
 MODEL = ROOT / "static" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 DATA = Path(os.environ.get("ESPALIER_DATA", ROOT.parent / "shared" / "data"))
 STOPS = ["\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#", "\nassert ", "\n```"]
+# The CLI's stops for a fenced Python answer (`python_top_level_stops`): the first line
+# at column 0 after the function ends it.
+TOP_LEVEL_STOPS = STOPS + [f"\n{c}" for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_@"
+                           if f"\n{c}" not in STOPS]
 
 
 def humaneval_prompts(n):
