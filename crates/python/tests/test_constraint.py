@@ -168,6 +168,21 @@ def test_user_grammar(toy):
     assert set(c.allowed_tokens()) == {3, 6}
     c.commit(6)
     assert c.is_complete() and c.allowed_tokens() == [0]
+    with pytest.raises(ValueError, match="table"):
+        Constraint.grammar(toy, g, table="slr")
+
+
+def test_grammar_tables_give_the_same_masks(smol):
+    """Canonical LR(1) (the default: exact acceptable sets) and Pager's merged table
+    (acceptable sets by simulated reductions) on the benchmark's grammar, step by step."""
+    g = espalier.python_lines_grammar()
+    prompt = "def f(a, b):\n    x = [a, b]\n"
+    lr1 = Constraint.grammar(smol, g, prompt=prompt)
+    pager = Constraint.grammar(smol, g, prompt=prompt, table="pager")
+    for piece in (b"    if", b" x", b"[0", b"]", b" >", b" (", b"b", b"):", b"\n", b"        return"):
+        assert lr1.allowed_tokens() == pager.allowed_tokens(), (lr1.text, piece)
+        lr1.commit_bytes(piece)
+        pager.commit_bytes(piece)
 
 
 def test_tokenizer_json_byte_level(tmp_path):
