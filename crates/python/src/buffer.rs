@@ -49,6 +49,8 @@ pub enum Element {
     Byte,
     /// A little-endian `float32` (logits).
     F32,
+    /// A native `int32` / `uint32` word of 32 tokens (a packed bitmask).
+    Word32,
 }
 
 /// A writable view of a Python object's memory (C-contiguous, or one-dimensional with
@@ -101,11 +103,13 @@ impl WritableBuffer {
         let ok = match element {
             Element::Byte => buffer.view.itemsize == 1 && matches!(code, "?" | "B" | "b" | "c"),
             Element::F32 => buffer.view.itemsize == 4 && code == "f" && !format.starts_with(['>', '!']),
+            Element::Word32 => buffer.view.itemsize == 4 && matches!(code, "i" | "I") && !format.starts_with(['>', '!']),
         };
         if !ok {
             let want = match element {
                 Element::Byte => "bool, uint8 or int8",
                 Element::F32 => "float32",
+                Element::Word32 => "int32 or uint32",
             };
             return Err(BufferError::new_err(format!(
                 "{what}: needs {want} elements, got format {format:?} of {} bytes each",
@@ -146,9 +150,11 @@ impl WritableBuffer {
             )));
         };
         if items != count {
-            return Err(VocabMismatchError::new_err(format!(
-                "{what}: has {items} elements but the vocabulary has {count} tokens"
-            )));
+            let want = match element {
+                Element::Word32 => format!("the vocabulary needs {count} words of 32 tokens"),
+                _ => format!("the vocabulary has {count} tokens"),
+            };
+            return Err(VocabMismatchError::new_err(format!("{what}: has {items} elements but {want}")));
         }
         buffer.count = items;
         Ok(buffer)
@@ -236,6 +242,24 @@ impl WritableBuffer {
                     unsafe { *base.offset(i as isize * step) = f32::NEG_INFINITY };
                 }
             }
+        }
+        true
+    }
+}
+
+impl WritableBuffer {
+    /// Writes `words` as 32-bit words, low half first (token `i` is bit `i % 32` of
+    /// word `i / 32`: the packed bitmask of llguidance and XGrammar, which vLLM and
+    /// SGLang apply on the GPU); `false` when the memory is misaligned or strided.
+    pub fn write_words32(&mut self, words: &[u64]) -> bool {
+        if (self.view.buf as usize) % std::mem::align_of::<u32>() != 0 || self.stride != 4 {
+            return false;
+        }
+        // SAFETY: `count` writable, contiguous, aligned (checked above) 32-bit words at
+        // `buf` while the view is held; we hold the GIL.
+        let out = unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut u32, self.count) };
+        for (k, w) in out.iter_mut().enumerate() {
+            *w = (words[k / 2] >> (32 * (k % 2))) as u32;
         }
         true
     }

@@ -335,6 +335,21 @@ impl Constraint {
         Ok(())
     }
 
+    /// Writes the mask as a packed bitmask into `bitmask` (a writable, contiguous int32
+    /// / uint32 buffer of `(vocab_size + 31) // 32` words): token `i` allowed iff bit
+    /// `i % 32` of word `i // 32` is set; the bits past the vocabulary are 0. The
+    /// format of llguidance's and XGrammar's bitmasks, so their appliers (NumPy, torch,
+    /// GPU kernels) take it as it is.
+    fn fill_bitmask(&mut self, bitmask: &Bound<'_, PyAny>) -> PyResult<()> {
+        let words = self.vocab.len().div_ceil(32);
+        let mut out = WritableBuffer::get(bitmask, Element::Word32, words, "fill_bitmask (words of 32 tokens)")?;
+        self.compute_mask(bitmask.py())?;
+        if !out.write_words32(self.mask.words()) {
+            return Err(BufferError::new_err("fill_bitmask: needs a contiguous, aligned int32 buffer"));
+        }
+        Ok(())
+    }
+
     /// Sets every disallowed token's logit to -inf in `logits` (a writable float32
     /// buffer of the vocabulary's size, contiguous or a one-dimensional strided view),
     /// in place.

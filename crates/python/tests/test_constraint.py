@@ -231,6 +231,28 @@ def test_gguf_vocabulary_and_syncode_superset(smol):
         syn.commit(ids[0])
 
 
+def test_packed_bitmask_is_llguidance_format(toy, smol):
+    """fill_bitmask: token i is bit i % 32 of int32 word i // 32 (llguidance's and
+    XGrammar's layout), equal to fill_mask, bits past the vocabulary 0."""
+    for vocab, prompts in ((toy, ["x =", ""]), (smol, ["def add(a, b):\n", "x = 'ab", "x = [1,"])):
+        n = len(vocab)
+        for prompt in prompts:
+            c = Constraint.python(vocab, prompt=prompt)
+            mask = np.zeros(n, np.bool_)
+            c.fill_mask(mask)
+            for dtype in (np.int32, np.uint32):
+                bits = np.full((n + 31) // 32, -1 if dtype == np.int32 else 0xFFFFFFFF, dtype)
+                c.fill_bitmask(bits)
+                unpacked = np.unpackbits(bits.view(np.uint8), bitorder="little")
+                assert np.array_equal(unpacked[:n].astype(bool), mask), prompt
+                assert not unpacked[n:].any()
+    c = Constraint.python(toy)
+    with pytest.raises(espalier.VocabMismatchError, match="1 words of 32 tokens"):
+        c.fill_bitmask(np.zeros(2, np.int32))
+    with pytest.raises(espalier.BufferError, match="int32"):
+        c.fill_bitmask(np.zeros(1, np.int64))
+
+
 def test_mask_logits_equals_the_mask_on_the_model_vocabulary(smol):
     """mask_logits (whole 64-token words kept, cleared, or mixed) against fill_mask, on
     states whose masks are mostly open, mostly closed and in between."""
