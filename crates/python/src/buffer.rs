@@ -196,7 +196,7 @@ impl WritableBuffer {
     /// Sets element `i` to -inf wherever bit `i` of `words` is clear (for
     /// [`Element::F32`]); `false` when the memory is misaligned for `f32`.
     pub fn mask_f32(&mut self, words: &[u64]) -> bool {
-        if (self.view.buf as usize) % std::mem::align_of::<f32>() != 0 || self.stride % 4 != 0 {
+        if !(self.view.buf as usize).is_multiple_of(std::mem::align_of::<f32>()) || self.stride % 4 != 0 {
             return false;
         }
         if self.stride == 4 {
@@ -252,7 +252,7 @@ impl WritableBuffer {
     /// word `i / 32`: the packed bitmask of llguidance and XGrammar, which vLLM and
     /// SGLang apply on the GPU); `false` when the memory is misaligned or strided.
     pub fn write_words32(&mut self, words: &[u64]) -> bool {
-        if (self.view.buf as usize) % std::mem::align_of::<u32>() != 0 || self.stride != 4 {
+        if !(self.view.buf as usize).is_multiple_of(std::mem::align_of::<u32>()) || self.stride != 4 {
             return false;
         }
         // SAFETY: `count` writable, contiguous, aligned (checked above) 32-bit words at
