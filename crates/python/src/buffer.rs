@@ -49,6 +49,8 @@ pub enum Element {
     Byte,
     /// A little-endian `float32` (logits).
     F32,
+    /// A native `int32` / `uint32` word of 32 tokens (a packed bitmask).
+    Word32,
 }
 
 /// A writable view of a Python object's memory (C-contiguous, or one-dimensional with
@@ -101,11 +103,13 @@ impl WritableBuffer {
         let ok = match element {
             Element::Byte => buffer.view.itemsize == 1 && matches!(code, "?" | "B" | "b" | "c"),
             Element::F32 => buffer.view.itemsize == 4 && code == "f" && !format.starts_with(['>', '!']),
+            Element::Word32 => buffer.view.itemsize == 4 && matches!(code, "i" | "I") && !format.starts_with(['>', '!']),
         };
         if !ok {
             let want = match element {
                 Element::Byte => "bool, uint8 or int8",
                 Element::F32 => "float32",
+                Element::Word32 => "int32 or uint32",
             };
             return Err(BufferError::new_err(format!(
                 "{what}: needs {want} elements, got format {format:?} of {} bytes each",
@@ -146,29 +150,43 @@ impl WritableBuffer {
             )));
         };
         if items != count {
-            return Err(VocabMismatchError::new_err(format!(
-                "{what}: has {items} elements but the vocabulary has {count} tokens"
-            )));
+            let want = match element {
+                Element::Word32 => format!("the vocabulary needs {count} words of 32 tokens"),
+                _ => format!("the vocabulary has {count} tokens"),
+            };
+            return Err(VocabMismatchError::new_err(format!("{what}: has {items} elements but {want}")));
         }
         buffer.count = items;
         Ok(buffer)
     }
 
-    /// Writes bit `i` of `words` as byte 0 / 1 into element `i` (for [`Element::Byte`]).
-    pub fn write_bits(&mut self, words: &[u64]) {
+    /// Writes bit `i` of `words` as byte 0 / 1 into element `i` (for [`Element::Byte`]);
+    /// with `invert`, 1 where the bit is clear (a "disallowed" mask, as
+    /// `torch.Tensor.masked_fill_` takes it).
+    pub fn write_bits(&mut self, words: &[u64], invert: bool) {
+        let flip = if invert { u64::MAX } else { 0 };
         if self.stride == 1 {
             // SAFETY: the exporter guarantees `count` writable contiguous bytes at `buf`
             // while the view is held; we hold the GIL, so no Python code runs meanwhile.
             let out = unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut u8, self.count) };
-            for (chunk, &word) in out.chunks_mut(64).zip(words) {
-                for (i, b) in chunk.iter_mut().enumerate() {
-                    *b = ((word >> i) & 1) as u8;
+            // Eight bits at a time: each mask byte spread to eight 0 / 1 bytes
+            // ([`spread`]), one 8-byte store.
+            let mut words64 = out.chunks_exact_mut(64);
+            for (chunk, &word) in (&mut words64).zip(words) {
+                let word = word ^ flip;
+                for (k, dst) in chunk.chunks_exact_mut(8).enumerate() {
+                    dst.copy_from_slice(&spread((word >> (8 * k)) as u8).to_le_bytes());
                 }
+            }
+            let done = self.count / 64 * 64;
+            for (i, b) in words64.into_remainder().iter_mut().enumerate() {
+                let bit = done + i;
+                *b = (((words[bit / 64] ^ flip) >> (bit % 64)) & 1) as u8;
             }
             return;
         }
         for i in 0..self.count {
-            let bit = ((words[i / 64] >> (i % 64)) & 1) as u8;
+            let bit = (((words[i / 64] ^ flip) >> (i % 64)) & 1) as u8;
             // SAFETY: element `i` of a one-dimensional view lies at `buf + i * stride`
             // (stride may be negative), inside the exporter's memory.
             unsafe { *(self.view.buf as *mut u8).offset(i as isize * self.stride) = bit };
@@ -178,8 +196,36 @@ impl WritableBuffer {
     /// Sets element `i` to -inf wherever bit `i` of `words` is clear (for
     /// [`Element::F32`]); `false` when the memory is misaligned for `f32`.
     pub fn mask_f32(&mut self, words: &[u64]) -> bool {
-        if (self.view.buf as usize) % std::mem::align_of::<f32>() != 0 || self.stride % 4 != 0 {
+        if !(self.view.buf as usize).is_multiple_of(std::mem::align_of::<f32>()) || self.stride % 4 != 0 {
             return false;
+        }
+        if self.stride == 4 {
+            // SAFETY: the exporter guarantees `count` writable contiguous, aligned (checked
+            // above) floats at `buf` while the view is held; we hold the GIL.
+            let out = unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut f32, self.count) };
+            // Per 64 tokens, then per 8: whole runs kept or cleared at once (the
+            // usual case: masks are mostly open or mostly closed), single tokens
+            // otherwise.
+            for (chunk, &word) in out.chunks_mut(64).zip(words) {
+                if word == u64::MAX {
+                    continue;
+                }
+                for (k, lane) in chunk.chunks_mut(8).enumerate() {
+                    let b = (word >> (8 * k)) as u8;
+                    match b {
+                        0xff => {}
+                        0 => lane.fill(f32::NEG_INFINITY),
+                        _ => {
+                            for (j, x) in lane.iter_mut().enumerate() {
+                                if (b >> j) & 1 == 0 {
+                                    *x = f32::NEG_INFINITY;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return true;
         }
         let step = self.stride / 4;
         let base = self.view.buf as *mut f32;
@@ -190,13 +236,42 @@ impl WritableBuffer {
             let end = ((w + 1) * 64).min(self.count);
             for i in w * 64..end {
                 if (word >> (i % 64)) & 1 == 0 {
-                    // SAFETY: as in `write_bits`; alignment and element size were checked.
+                    // SAFETY: element `i` of a one-dimensional view lies at
+                    // `buf + i * stride`, inside the exporter's memory; alignment and
+                    // element size were checked.
                     unsafe { *base.offset(i as isize * step) = f32::NEG_INFINITY };
                 }
             }
         }
         true
     }
+}
+
+impl WritableBuffer {
+    /// Writes `words` as 32-bit words, low half first (token `i` is bit `i % 32` of
+    /// word `i / 32`: the packed bitmask of llguidance and XGrammar, which vLLM and
+    /// SGLang apply on the GPU); `false` when the memory is misaligned or strided.
+    pub fn write_words32(&mut self, words: &[u64]) -> bool {
+        if !(self.view.buf as usize).is_multiple_of(std::mem::align_of::<u32>()) || self.stride != 4 {
+            return false;
+        }
+        // SAFETY: `count` writable, contiguous, aligned (checked above) 32-bit words at
+        // `buf` while the view is held; we hold the GIL.
+        let out = unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut u32, self.count) };
+        for (k, w) in out.iter_mut().enumerate() {
+            *w = (words[k / 2] >> (32 * (k % 2))) as u32;
+        }
+        true
+    }
+}
+
+/// The eight bits of `b` as eight bytes 0 / 1, bit `k` in byte `k` (little-endian).
+#[inline]
+fn spread(b: u8) -> u64 {
+    // Replicate the byte, keep bit k in byte k (a value 0 or 2^k <= 0x80), then add
+    // 0x7f per byte (no carry crosses a byte): bit 7 of byte k is set iff bit k of b.
+    let x = (b as u64).wrapping_mul(0x0101_0101_0101_0101) & 0x8040_2010_0804_0201;
+    ((x + 0x7f7f_7f7f_7f7f_7f7f) >> 7) & 0x0101_0101_0101_0101
 }
 
 impl Drop for WritableBuffer {

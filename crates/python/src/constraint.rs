@@ -1,5 +1,6 @@
-//! `espalier.Constraint`: one generation's constraint (Python with the exact or SynCode
-//! masks, a Lark grammar of the caller's, or sLua over a game API) driven by token ids:
+//! `espalier.Constraint`: one generation's constraint (Python or Go with the exact or
+//! SynCode masks, fill-in-the-middle between a prefix and a suffix, a Lark grammar of
+//! the caller's, or sLua over a game API) driven by token ids:
 //! `commit(token_id)`, `fill_mask(buffer)` / `mask_logits(buffer)` into caller-owned
 //! memory, `is_complete()`, `inspect()`, `clone()`. Every error is a subclass of
 //! `espalier.EspalierError`; a refused commit leaves the constraint as it was.
@@ -8,14 +9,17 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use espalier_constraint::{Commit, Constraint as _, GrammarConstraint, Strategy, TokenSet, Vocab};
+use espalier_constraint::{Commit, Constraint as _, FimConstraint, GrammarConstraint, Strategy, TokenSet, Vocab};
 use espalier_decode::{Lang, LangConstraint, Mode};
+use espalier_grammar::quotient::{FimError, Part};
+use espalier_grammar::lr_table::TableKind;
 use espalier_grammar::{Language, LanguageOptions};
 use espalier_slua::{Api, Env, SluaConstraint};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::buffer::{Element, WritableBuffer};
+use crate::inner::Inner;
 use crate::errors::{
     BufferError, EspalierError, FinishedError, GrammarError, PromptRejectedError, TokenIdError, TokenRejectedError,
 };
@@ -24,7 +28,7 @@ use crate::vocabulary::Vocabulary;
 /// A constraint on one sequence. Not shared between threads (the sLua tree is not).
 #[pyclass(unsendable, module = "espalier")]
 pub struct Constraint {
-    inner: LangConstraint,
+    inner: Inner,
     vocab: Arc<Vocab>,
     mask: TokenSet,
     /// The bytes committed after the prompt.
@@ -44,8 +48,46 @@ fn strategy(name: &str) -> PyResult<Strategy> {
     }
 }
 
+/// A `PromptRejectedError` with `message`, whose `part` attribute names the refused
+/// input (`prompt`, `prefix` or `suffix`) and `offset` the byte offset in it.
+fn rejected(message: String, part: &str, offset: usize) -> PyErr {
+    let err = PromptRejectedError::new_err(message);
+    Python::with_gil(|py| {
+        let value = err.value(py);
+        // Setting attributes on a fresh exception instance cannot fail in practice; if
+        // it did, the message still names the offset.
+        let _ = value.setattr("part", part);
+        let _ = value.setattr("offset", offset);
+    });
+    err
+}
+
+/// The Python exception for a fill-in-the-middle request that cannot be served.
+fn fim_error(e: FimError) -> PyErr {
+    let (part, offset) = match &e {
+        FimError::NotUtf8 { part, offset, .. } => (*part, *offset),
+        FimError::PrefixNotViable { error } => (Part::Prefix, error.offset),
+        FimError::Unjoinable { offset, .. } => (Part::Suffix, *offset),
+    };
+    rejected(format!("fill-in-the-middle: {e}"), &part.to_string(), offset)
+}
+
+/// The bytes of a `str` (as UTF-8), `bytes` or `bytearray`.
+fn text_bytes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+    use pyo3::types::{PyByteArray, PyString};
+    if let Ok(s) = obj.downcast::<PyString>() {
+        Ok(s.to_cow()?.as_bytes().to_vec())
+    } else if let Ok(b) = obj.downcast::<PyBytes>() {
+        Ok(b.as_bytes().to_vec())
+    } else if let Ok(b) = obj.downcast::<PyByteArray>() {
+        Ok(b.to_vec())
+    } else {
+        Err(pyo3::exceptions::PyTypeError::new_err(format!("{what}: expected str, bytes or bytearray")))
+    }
+}
+
 impl Constraint {
-    fn new(inner: LangConstraint, vocab: &Vocabulary, language: &'static str, prompt: &str) -> PyResult<Self> {
+    fn new(inner: Inner, vocab: &Vocabulary, language: &'static str, prompt: &str) -> PyResult<Self> {
         let mut c = Constraint {
             inner,
             vocab: vocab.vocab.clone(),
@@ -56,10 +98,11 @@ impl Constraint {
         };
         if !prompt.is_empty() {
             c.inner.commit(prompt.as_bytes()).map_err(|r| {
-                PromptRejectedError::new_err(format!(
-                    "the prompt is not a valid {language} prefix: {r} (prompt byte {})",
-                    r.offset
-                ))
+                rejected(
+                    format!("the prompt is not a valid {language} prefix: {r} (prompt byte {})", r.offset),
+                    "prompt",
+                    r.offset,
+                )
             })?;
         }
         Ok(c)
@@ -102,14 +145,39 @@ impl Constraint {
         let kit = vocab.grammar_kit(lang, mode == Mode::Syncode)?;
         // The kit feeds the prompt itself; refusals keep their offset.
         let inner = kit.constraint(mode, "").map_err(|e| GrammarError::new_err(e.to_string()))?;
-        Constraint::new(inner, vocab, lang.name(), prompt)
+        Constraint::new(Inner::Lang(inner), vocab, lang.name(), prompt)
     }
 
     /// Computes the mask of the current state into `self.mask`.
-    fn compute_mask(&mut self) -> PyResult<()> {
+    /// The GIL is released meanwhile, so other Python threads run while a mask is
+    /// computed (a server's other requests, tokenization).
+    fn compute_mask(&mut self, py: Python<'_>) -> PyResult<()> {
         self.check_live("fill_mask")?;
-        self.inner.fill_mask(&self.vocab, &mut self.mask);
+        let job = WithoutGil((&mut self.inner, &*self.vocab, &mut self.mask));
+        py.allow_threads(move || {
+            let (inner, vocab, mask) = job.into_inner();
+            inner.fill_mask(vocab, mask)
+        });
         Ok(())
+    }
+}
+
+/// Borrows taken into `Python::allow_threads`, which asks for `Send` data because
+/// other threads may run meanwhile. SAFETY: the closure runs on the calling thread,
+/// and nothing it borrows can be reached from another thread in the meantime:
+/// `self` is mutably borrowed through PyO3's borrow flag (any other access raises),
+/// the class is `unsendable` (PyO3 refuses its use from other threads, so the `Rc`s
+/// an sLua constraint shares with its clones are only ever touched on this thread,
+/// which is busy here), and the vocabulary is immutable behind an `Arc`.
+struct WithoutGil<T>(T);
+
+unsafe impl<T> Send for WithoutGil<T> {}
+
+impl<T> WithoutGil<T> {
+    /// The borrows (a method, so the closure captures the whole wrapper, not its
+    /// non-`Send` fields).
+    fn into_inner(self) -> T {
+        self.0
     }
 }
 
@@ -136,19 +204,58 @@ impl Constraint {
 
     /// A grammar of the caller's in Espalier's Lark-style format (rules, terminals as
     /// regexes or literals, `%ignore`...), without an indentation layer. `start` is the
-    /// start rule.
+    /// start rule. `table` is the LR construction: `lr1` (canonical LR(1), the
+    /// default, as the registry's Python and Go use: its error entries are exact, so
+    /// the acceptable terminals after a lexeme are one table row, which keeps masks
+    /// cheap), or `pager` / `lalr` (smaller tables for big grammars; the acceptable
+    /// terminals are then found by simulating reductions, several times slower per
+    /// mask).
     #[staticmethod]
-    #[pyo3(signature = (vocab, grammar, strategy = "exact", prompt = "", start = "start"))]
-    fn grammar(vocab: &Vocabulary, grammar: &str, strategy: &str, prompt: &str, start: &str) -> PyResult<Self> {
+    #[pyo3(signature = (vocab, grammar, strategy = "exact", prompt = "", start = "start", table = "lr1"))]
+    fn grammar(vocab: &Vocabulary, grammar: &str, strategy: &str, prompt: &str, start: &str, table: &str) -> PyResult<Self> {
         let strategy = self::strategy(strategy)?;
-        let options = LanguageOptions { start: start.to_string(), ..LanguageOptions::default() };
+        let table = match table {
+            "lr1" => TableKind::Lr1,
+            "pager" => TableKind::Pager,
+            "lalr" => TableKind::Lalr1,
+            _ => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "unknown LR table kind {table:?}: expected \"lr1\", \"pager\" or \"lalr\""
+                )))
+            }
+        };
+        let options = LanguageOptions { start: start.to_string(), table, ..LanguageOptions::default() };
         let lang: Arc<Language> = Language::compile(grammar, &options)
             .map_err(|e| GrammarError::new_err(format!("the grammar does not compile: {e}")))?;
         let mut c = GrammarConstraint::new(lang.recognizer(), vocab.trie(), strategy, "grammar-lr");
         if strategy == Strategy::Syncode {
             c = c.with_store(Arc::new(espalier_constraint::MaskStore::build(&lang, &vocab.vocab)));
         }
-        Constraint::new(LangConstraint::Grammar(Box::new(c)), vocab, "grammar", prompt)
+        Constraint::new(Inner::Lang(LangConstraint::Grammar(Box::new(c))), vocab, "grammar", prompt)
+    }
+
+    /// Fill-in-the-middle: the text generated is the middle between `prefix` (the
+    /// code before the cursor) and `suffix` (the code after it) of a `language`
+    /// program (the registry's grammar language; Python). A token is allowed iff
+    /// some continuation of the middle joins the suffix; end-of-sequence iff
+    /// `prefix + middle + suffix` is a complete program. A prefix that is not the
+    /// start of a program, a suffix no middle can join, or non-UTF-8 text raises
+    /// `PromptRejectedError` naming the byte (`part`: `prefix` / `suffix`, `offset`).
+    #[staticmethod]
+    #[pyo3(signature = (vocab, prefix, suffix, language = "python"))]
+    fn fim(vocab: &Vocabulary, prefix: &Bound<'_, PyAny>, suffix: &Bound<'_, PyAny>, language: &str) -> PyResult<Self> {
+        let (prefix, suffix) = (text_bytes(prefix, "prefix")?, text_bytes(suffix, "suffix")?);
+        let lang = Lang::from_name(language).map_err(|e| GrammarError::new_err(e.to_string()))?;
+        if lang.name() != "python" {
+            return Err(GrammarError::new_err(format!(
+                "fill-in-the-middle is implemented for python only (its suffix analysis follows Python's \
+                 indentation), not {}",
+                lang.name()
+            )));
+        }
+        let kit = vocab.grammar_kit(lang, false)?;
+        let c = FimConstraint::new(kit.language(), &prefix, &suffix, vocab.trie()).map_err(fim_error)?;
+        Constraint::new(Inner::Fim(Box::new(c)), vocab, lang.name(), "")
     }
 
     /// sLua scripts over a game API: `api` is the path of an API JSON file (such as
@@ -177,7 +284,7 @@ impl Constraint {
             }
         };
         let inner = LangConstraint::Slua(Box::new(c.with_trie(vocab.trie())));
-        Constraint::new(inner, vocab, "slua", prompt)
+        Constraint::new(Inner::Lang(inner), vocab, "slua", prompt)
     }
 
     /// Commits the sampled token `token_id`. The end-of-sequence token is accepted only
@@ -218,11 +325,28 @@ impl Constraint {
 
     /// Writes the mask of allowed next tokens into `buffer` (a writable bool / uint8 /
     /// int8 buffer of exactly the vocabulary's size, contiguous or a one-dimensional
-    /// strided view): 1 allowed, 0 not.
-    fn fill_mask(&mut self, buffer: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// strided view): 1 allowed, 0 not; with `invert=True` the opposite (1 where the
+    /// token is disallowed: what `torch.Tensor.masked_fill_` takes).
+    #[pyo3(signature = (buffer, invert = false))]
+    fn fill_mask(&mut self, buffer: &Bound<'_, PyAny>, invert: bool) -> PyResult<()> {
         let mut out = WritableBuffer::get(buffer, Element::Byte, self.vocab.len(), "fill_mask")?;
-        self.compute_mask()?;
-        out.write_bits(self.mask.words());
+        self.compute_mask(buffer.py())?;
+        out.write_bits(self.mask.words(), invert);
+        Ok(())
+    }
+
+    /// Writes the mask as a packed bitmask into `bitmask` (a writable, contiguous int32
+    /// / uint32 buffer of `(vocab_size + 31) // 32` words): token `i` allowed iff bit
+    /// `i % 32` of word `i // 32` is set; the bits past the vocabulary are 0. The
+    /// format of llguidance's and XGrammar's bitmasks, so their appliers (NumPy, torch,
+    /// GPU kernels) take it as it is.
+    fn fill_bitmask(&mut self, bitmask: &Bound<'_, PyAny>) -> PyResult<()> {
+        let words = self.vocab.len().div_ceil(32);
+        let mut out = WritableBuffer::get(bitmask, Element::Word32, words, "fill_bitmask (words of 32 tokens)")?;
+        self.compute_mask(bitmask.py())?;
+        if !out.write_words32(self.mask.words()) {
+            return Err(BufferError::new_err("fill_bitmask: needs a contiguous, aligned int32 buffer"));
+        }
         Ok(())
     }
 
@@ -231,7 +355,7 @@ impl Constraint {
     /// in place.
     fn mask_logits(&mut self, logits: &Bound<'_, PyAny>) -> PyResult<()> {
         let mut out = WritableBuffer::get(logits, Element::F32, self.vocab.len(), "mask_logits")?;
-        self.compute_mask()?;
+        self.compute_mask(logits.py())?;
         if !out.mask_f32(self.mask.words()) {
             return Err(BufferError::new_err("mask_logits: the float32 buffer is misaligned"));
         }
@@ -239,8 +363,8 @@ impl Constraint {
     }
 
     /// The allowed next token ids, ascending (allocates: for tests and debugging).
-    fn allowed_tokens(&mut self) -> PyResult<Vec<usize>> {
-        self.compute_mask()?;
+    fn allowed_tokens(&mut self, py: Python<'_>) -> PyResult<Vec<usize>> {
+        self.compute_mask(py)?;
         Ok(self.mask.iter().collect())
     }
 

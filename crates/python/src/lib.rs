@@ -5,9 +5,10 @@
 //!
 //! - [`vocabulary`]: `Vocabulary` from a GGUF file, a Hugging Face `tokenizer.json`, or
 //!   token byte strings;
-//! - [`constraint`]: `Constraint` (Python exact / SynCode, a Lark grammar, sLua over an
-//!   API file) with `commit`, `fill_mask`, `mask_logits`, `is_complete`, `inspect`,
-//!   `clone`;
+//! - [`constraint`]: `Constraint` (Python / Go exact or SynCode, fill-in-the-middle, a
+//!   Lark grammar, sLua over an API file) with `commit`, `fill_mask`, `fill_bitmask`,
+//!   `mask_logits`, `is_complete`, `inspect`, `clone`;
+//! - [`inner`]: the Rust constraint inside (the decoder's, or fill-in-the-middle);
 //! - [`buffer`]: masks written into caller-owned memory (the buffer protocol);
 //! - [`errors`]: the exception classes, all subclasses of `EspalierError`.
 //!
@@ -17,6 +18,7 @@
 pub mod buffer;
 pub mod constraint;
 pub mod errors;
+pub mod inner;
 pub mod vocabulary;
 
 use pyo3::prelude::*;

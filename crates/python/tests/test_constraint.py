@@ -61,6 +61,15 @@ def test_mask_buffers_of_every_kind_agree(toy):
     logits = np.zeros(len(TOY), np.float32)
     c.mask_logits(logits)
     assert np.flatnonzero(np.isfinite(logits)).tolist() == ref
+    # invert=True: 1 where disallowed (what masked_fill_ takes), the exact complement.
+    inv = np.zeros(len(TOY), np.bool_)
+    c.fill_mask(inv, invert=True)
+    assert np.flatnonzero(~inv).tolist() == ref
+    # A row of real logits: the allowed ones keep their values, the others are -inf.
+    vals = np.arange(len(TOY), dtype=np.float32) - 3.5
+    row = vals.copy()
+    c.mask_logits(row)
+    assert all((row[i] == vals[i]) if i in ref else row[i] == -np.inf for i in range(len(TOY)))
     # A row of a 2-D array is a view: written in place.
     rows = np.zeros((2, len(TOY)), np.float32)
     c.mask_logits(rows[1])
@@ -159,6 +168,21 @@ def test_user_grammar(toy):
     assert set(c.allowed_tokens()) == {3, 6}
     c.commit(6)
     assert c.is_complete() and c.allowed_tokens() == [0]
+    with pytest.raises(ValueError, match="table"):
+        Constraint.grammar(toy, g, table="slr")
+
+
+def test_grammar_tables_give_the_same_masks(smol):
+    """Canonical LR(1) (the default: exact acceptable sets) and Pager's merged table
+    (acceptable sets by simulated reductions) on the benchmark's grammar, step by step."""
+    g = espalier.python_lines_grammar()
+    prompt = "def f(a, b):\n    x = [a, b]\n"
+    lr1 = Constraint.grammar(smol, g, prompt=prompt)
+    pager = Constraint.grammar(smol, g, prompt=prompt, table="pager")
+    for piece in (b"    if", b" x", b"[0", b"]", b" >", b" (", b"b", b"):", b"\n", b"        return"):
+        assert lr1.allowed_tokens() == pager.allowed_tokens(), (lr1.text, piece)
+        lr1.commit_bytes(piece)
+        pager.commit_bytes(piece)
 
 
 def test_tokenizer_json_byte_level(tmp_path):
@@ -205,6 +229,43 @@ def test_gguf_vocabulary_and_syncode_superset(smol):
         assert ids, tok
         exact.commit(ids[0])
         syn.commit(ids[0])
+
+
+def test_packed_bitmask_is_llguidance_format(toy, smol):
+    """fill_bitmask: token i is bit i % 32 of int32 word i // 32 (llguidance's and
+    XGrammar's layout), equal to fill_mask, bits past the vocabulary 0."""
+    for vocab, prompts in ((toy, ["x =", ""]), (smol, ["def add(a, b):\n", "x = 'ab", "x = [1,"])):
+        n = len(vocab)
+        for prompt in prompts:
+            c = Constraint.python(vocab, prompt=prompt)
+            mask = np.zeros(n, np.bool_)
+            c.fill_mask(mask)
+            for dtype in (np.int32, np.uint32):
+                bits = np.full((n + 31) // 32, -1 if dtype == np.int32 else 0xFFFFFFFF, dtype)
+                c.fill_bitmask(bits)
+                unpacked = np.unpackbits(bits.view(np.uint8), bitorder="little")
+                assert np.array_equal(unpacked[:n].astype(bool), mask), prompt
+                assert not unpacked[n:].any()
+    c = Constraint.python(toy)
+    with pytest.raises(espalier.VocabMismatchError, match="1 words of 32 tokens"):
+        c.fill_bitmask(np.zeros(2, np.int32))
+    with pytest.raises(espalier.BufferError, match="int32"):
+        c.fill_bitmask(np.zeros(1, np.int64))
+
+
+def test_mask_logits_equals_the_mask_on_the_model_vocabulary(smol):
+    """mask_logits (whole 64-token words kept, cleared, or mixed) against fill_mask, on
+    states whose masks are mostly open, mostly closed and in between."""
+    rng = np.random.default_rng(0)
+    vals = rng.standard_normal(len(smol)).astype(np.float32)
+    mask = np.zeros(len(smol), np.bool_)
+    for prompt in ("def add(a, b):\n", "def add(a, b):\n    return a", "x = 'ab", "x = [1,"):
+        c = Constraint.python(smol, prompt=prompt)
+        c.fill_mask(mask)
+        row = vals.copy()
+        c.mask_logits(row)
+        assert np.array_equal(row, np.where(mask, vals, np.float32(-np.inf))), prompt
+        assert 0 < mask.sum() < len(smol)
 
 
 def test_go_through_the_registry(smol):

@@ -7,8 +7,10 @@ The Rust core (``espalier._espalier``, built with PyO3) gives:
   (``from_tokenizer_json`` / ``from_tokenizer_str``) or byte strings
   (``from_token_bytes``);
 - :class:`Constraint`: Python (``Constraint.python(vocab, strategy="exact"|"syncode")``),
-  Go 1.19 (``Constraint.go``, same arguments), a Lark grammar of yours (``Constraint.grammar``) or sLua over a game API
-  (``Constraint.slua``), with ``commit(token_id)``, ``fill_mask(buffer)``,
+  Go 1.19 (``Constraint.go``, same arguments), fill-in-the-middle
+  (``Constraint.fim(vocab, prefix=..., suffix=...)``), a Lark grammar of yours
+  (``Constraint.grammar``) or sLua over a game API (``Constraint.slua``), with
+  ``commit(token_id)``, ``fill_mask(buffer)``, ``fill_bitmask(words)``,
   ``mask_logits(buffer)``, ``is_complete()``, ``inspect()`` and ``clone()``;
 - exceptions, all subclasses of :class:`EspalierError`.
 

@@ -53,14 +53,14 @@ def _cpu_name():
     return platform.processor()
 
 
-def generate_tokens(llm, llama_cpp, vocab, grammar, prompts, max_tokens):
+def generate_tokens(llm, llama_cpp, vocab, grammar, prompts, max_tokens, table="lr1"):
     """Greedy generations under Espalier's processor: (prompt, token ids) pairs, the ids
     being those the processor committed (llama.cpp's own sampled tokens)."""
     from .llama_cpp import LogitsProcessor
 
     runs = []
     for prompt in prompts:
-        proc = LogitsProcessor(espalier.Constraint.grammar(vocab, grammar, prompt=prompt))
+        proc = LogitsProcessor(espalier.Constraint.grammar(vocab, grammar, prompt=prompt, table=table))
         llm.create_completion(
             prompt, max_tokens=max_tokens, temperature=0.0,
             logits_processor=llama_cpp.LogitsProcessorList([proc]),
@@ -69,7 +69,7 @@ def generate_tokens(llm, llama_cpp, vocab, grammar, prompts, max_tokens):
     return runs
 
 
-def replay(vocab, grammar, lltok, runs, logits_row):
+def replay(vocab, grammar, lltok, runs, logits_row, table="lr1"):
     """Times both processors step by step over the same tokens."""
     import llguidance
     import llguidance.numpy as lln
@@ -83,7 +83,7 @@ def replay(vocab, grammar, lltok, runs, logits_row):
     cpu = time.thread_time_ns
     disagreements = steps = 0
     for prompt, ids in runs:
-        esp = espalier.Constraint.grammar(vocab, grammar, prompt=prompt)
+        esp = espalier.Constraint.grammar(vocab, grammar, prompt=prompt, table=table)
         ll = llguidance.LLMatcher(lltok, ll_grammar, log_level=0)
         if ll.is_error():
             raise RuntimeError(f"llguidance refuses the grammar: {ll.get_error()}")
@@ -135,11 +135,17 @@ def replay(vocab, grammar, lltok, runs, logits_row):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # The repository root: this file's (maturin develop), else the working directory
+    # (an installed wheel run from the repository).
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__)))))
+    if not os.path.exists(os.path.join(root, "static")):
+        root = os.getcwd()
     p.add_argument("--model", default=os.path.join(root, "static/models/SmolLM2-135M-Instruct.Q4_1.gguf"))
     p.add_argument("--data", default=os.path.join(root, "..", "shared", "data", "HumanEval.jsonl.gz"))
     p.add_argument("--prompts", type=int, default=10)
     p.add_argument("--max-tokens", type=int, default=128)
+    p.add_argument("--table", default="lr1", choices=["lr1", "pager", "lalr"],
+                   help="Espalier's LR table for the grammar (lr1: exact acceptable sets, the default)")
     args = p.parse_args(argv)
 
     import llama_cpp
@@ -156,13 +162,13 @@ def main(argv=None):
     lltok = lltokenizer_from_vocab(llama_cpp.llama_model_get_vocab(llm.model))
 
     t0 = time.perf_counter()
-    runs = generate_tokens(llm, llama_cpp, vocab, grammar, prompts, args.max_tokens)
+    runs = generate_tokens(llm, llama_cpp, vocab, grammar, prompts, args.max_tokens, args.table)
     gen_s = time.perf_counter() - t0
     # A real logits row (the model's output after the first prompt) to mask.
     llm.reset()
     llm.eval(llm.tokenize(prompts[0].encode(), add_bos=False))
     logits_row = np.array(llm.scores[llm.n_tokens - 1], dtype=np.float32)
-    t, steps, disagreements = replay(vocab, grammar, lltok, runs, logits_row)
+    t, steps, disagreements = replay(vocab, grammar, lltok, runs, logits_row, args.table)
 
     def us(xs, q):
         return round(_percentile(xs, q) / 1000.0, 1)
@@ -170,6 +176,7 @@ def main(argv=None):
     result = {
         "bench": "espalier-vs-llguidance",
         "grammar": "python_lines.lark",
+        "table": args.table,
         "prompts": len(prompts),
         "steps": steps,
         "disagreements": disagreements,

@@ -11,13 +11,17 @@ Usage (see the README of crates/python for the whole example)::
 Each call commits the token every row received since the previous call
 (``input_ids[:, -1]``), then masks that row's logits: in place through the tensor's
 memory for float32 CPU tensors (no allocation per step), through a preallocated bool
-mask otherwise (other dtypes, GPU tensors). Rows whose constraint committed the
+mask of the disallowed tokens otherwise (other dtypes, GPU tensors: one copy to the
+device and one ``masked_fill_``). Rows whose constraint committed the
 end-of-sequence token are left alone (``generate`` pads them). Beam search reorders
 rows between steps, which this processor does not follow: use greedy or sampling.
+``proc.calls`` / ``proc.seconds`` count the calls and their wall-clock time (commits,
+masks and applying them, all rows).
 """
 
 from __future__ import annotations
 
+import time
 from typing import List, Optional, Sequence
 
 import numpy as np
@@ -49,11 +53,20 @@ class LogitsProcessor:
             raise EspalierError("LogitsProcessor needs at least one constraint")
         self._prompt_len = None
         self._seen = None
-        self._mask = None  # preallocated bool masks for the non-float32 / GPU path
+        self._mask = None  # preallocated "disallowed" masks for the non-float32 / GPU path
         self._mask_t = None
-        self._inv_t = None
+        self.calls = 0  # processor calls so far, and their total wall-clock seconds
+        self.seconds = 0.0
 
     def __call__(self, input_ids, scores):
+        t0 = time.perf_counter()
+        try:
+            return self._step(input_ids, scores)
+        finally:
+            self.calls += 1
+            self.seconds += time.perf_counter() - t0
+
+    def _step(self, input_ids, scores):
         import torch
 
         batch, seq = input_ids.shape
@@ -81,14 +94,14 @@ class LogitsProcessor:
                 if not c.finished:
                     c.mask_logits(rows[i])
             return scores
+        # Other dtypes (bfloat16, float16) or devices: a preallocated "disallowed" bool
+        # mask written by Rust (invert=True), moved once and applied by masked_fill_.
         if self._mask is None or self._mask.shape != (batch, width):
-            self._mask = np.ones((batch, width), dtype=np.bool_)
+            self._mask = np.zeros((batch, width), dtype=np.bool_)
             self._mask_t = torch.from_numpy(self._mask)
-            self._inv_t = torch.empty((batch, width), dtype=torch.bool, device=scores.device)
         for i, c in enumerate(self.constraints):
             if c.finished:
-                self._mask[i].fill(True)
+                self._mask[i].fill(False)
             else:
-                c.fill_mask(self._mask[i])
-        torch.logical_not(self._mask_t.to(scores.device, non_blocking=True), out=self._inv_t)
-        return scores.masked_fill_(self._inv_t, float("-inf"))
+                c.fill_mask(self._mask[i], invert=True)
+        return scores.masked_fill_(self._mask_t.to(scores.device, non_blocking=True), float("-inf"))
