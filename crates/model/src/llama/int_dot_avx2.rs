@@ -41,67 +41,77 @@ unsafe fn sum_u8_i8(q: __m256i, a: __m256i) -> __m256i {
 }
 
 /// # Safety
-/// AVX2 and FMA; `quants.len() == x.quants.len() == 32 * scales.len()`.
+/// AVX2 and FMA; `quants.len() == x.quants.len() == 32 * scales.len()`, `x` rounded in
+/// blocks of 32.
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn dot_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
-    let n = scales.len().min(quants.len() / QK8).min(x.sums.len());
-    // Block `k`'s product `d_w d_x Σ w a` added to `$acc`. (A macro, not a closure:
-    // closures do not inherit `target_feature`.)
-    macro_rules! block {
-        ($k:expr, $acc:expr) => {{
-            let k = $k;
-            let w = _mm256_loadu_si256(quants.as_ptr().add(k * QK8) as *const __m256i);
-            let a = act(&x, k);
-            // |w| · (a with w's sign): unsigned × signed for maddubs.
-            let s = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)), _mm256_set1_epi16(1));
-            let d = _mm256_set1_ps(*scales.get_unchecked(k) * x.scale(k));
-            $acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), d, $acc);
+    debug_assert_eq!(x.shift, 0);
+    let n = scales.len().min(quants.len() / QK8).min(x.sums.len()).min(x.scales.len());
+    // Block `k`'s `Σ w a` (|w| · (a with w's sign): unsigned × signed for maddubs).
+    // (Macros, not closures: closures do not inherit `target_feature`.)
+    macro_rules! sum {
+        ($k:expr) => {{
+            let w = _mm256_loadu_si256(quants.as_ptr().add($k * QK8) as *const __m256i);
+            let a = act(&x, $k);
+            _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)), _mm256_set1_epi16(1)))
         }};
     }
-    // Two accumulators so consecutive blocks do not wait on each other.
     let (mut acc0, mut acc1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
     let mut k = 0;
-    while k + 1 < n {
-        block!(k, acc0);
-        block!(k + 1, acc1);
-        k += 2;
+    // Eight blocks at a time: their eight scale products in one multiplication.
+    while k + 8 <= n {
+        let mut ds = [0f32; 8];
+        _mm256_storeu_ps(ds.as_mut_ptr(), _mm256_mul_ps(_mm256_loadu_ps(scales.as_ptr().add(k)), _mm256_loadu_ps(x.scales.as_ptr().add(k))));
+        for j in (0..8).step_by(2) {
+            acc0 = _mm256_fmadd_ps(sum!(k + j), _mm256_broadcast_ss(&ds[j]), acc0);
+            acc1 = _mm256_fmadd_ps(sum!(k + j + 1), _mm256_broadcast_ss(&ds[j + 1]), acc1);
+        }
+        k += 8;
     }
-    if k < n {
-        block!(k, acc0);
+    while k < n {
+        acc0 = _mm256_fmadd_ps(sum!(k), _mm256_set1_ps(scales[k] * x.scales[k]), acc0);
+        k += 1;
     }
     hsum(_mm256_add_ps(acc0, acc1))
 }
 
 /// # Safety
-/// AVX2 and FMA; `x.quants.len() == 2 * nibbles.len() == 32 * d.len() == 32 * m.len()`.
+/// AVX2 and FMA; `x.quants.len() == 2 * nibbles.len() == 32 * d.len() == 32 * m.len()`,
+/// `x` rounded in blocks of 32.
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn dot_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
-    let n = d.len().min(m.len()).min(nibbles.len() / (QK8 / 2)).min(x.sums.len());
+    debug_assert_eq!(x.shift, 0);
+    let n = d.len().min(m.len()).min(nibbles.len() / (QK8 / 2)).min(x.sums.len()).min(x.scales.len());
     let low = _mm_set1_epi8(0x0f);
-    let mut mins = 0f32;
-    macro_rules! block {
-        ($k:expr, $acc:expr) => {{
-            let k = $k;
-            let bytes = _mm_loadu_si128(nibbles.as_ptr().add(k * QK8 / 2) as *const __m128i);
+    // Block `k`'s `Σ q a`.
+    macro_rules! sum {
+        ($k:expr) => {{
+            let bytes = _mm_loadu_si128(nibbles.as_ptr().add($k * QK8 / 2) as *const __m128i);
             // Values 0..16 in the low lane, 16..32 in the high one.
             let q = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), low), _mm_and_si128(bytes, low));
-            let s = sum_u8_i8(q, act(&x, k));
-            let scale = _mm256_set1_ps(*d.get_unchecked(k) * x.scale(k));
-            $acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), scale, $acc);
-            mins += *m.get_unchecked(k) * *x.sums.get_unchecked(k);
+            _mm256_cvtepi32_ps(sum_u8_i8(q, act(&x, $k)))
         }};
     }
-    let (mut acc0, mut acc1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    let (mut acc0, mut acc1, mut mins) = (_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps());
     let mut k = 0;
-    while k + 1 < n {
-        block!(k, acc0);
-        block!(k + 1, acc1);
-        k += 2;
+    // Eight blocks at a time: their scale products and minimum terms in vectors.
+    while k + 8 <= n {
+        let mut ds = [0f32; 8];
+        _mm256_storeu_ps(ds.as_mut_ptr(), _mm256_mul_ps(_mm256_loadu_ps(d.as_ptr().add(k)), _mm256_loadu_ps(x.scales.as_ptr().add(k))));
+        mins = _mm256_fmadd_ps(_mm256_loadu_ps(m.as_ptr().add(k)), _mm256_loadu_ps(x.sums.as_ptr().add(k)), mins);
+        for j in (0..8).step_by(2) {
+            acc0 = _mm256_fmadd_ps(sum!(k + j), _mm256_broadcast_ss(&ds[j]), acc0);
+            acc1 = _mm256_fmadd_ps(sum!(k + j + 1), _mm256_broadcast_ss(&ds[j + 1]), acc1);
+        }
+        k += 8;
     }
-    if k < n {
-        block!(k, acc0);
+    let mut tail = 0f32;
+    while k < n {
+        acc0 = _mm256_fmadd_ps(sum!(k), _mm256_set1_ps(d[k] * x.scales[k]), acc0);
+        tail += m[k] * x.sums[k];
+        k += 1;
     }
-    hsum(_mm256_add_ps(acc0, acc1)) + mins
+    hsum(_mm256_add_ps(acc0, acc1)) + hsum(mins) + tail
 }
 
 /// # Safety

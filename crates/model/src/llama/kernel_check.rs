@@ -132,7 +132,8 @@ fn check_q4_1(check: &mut KernelCheck, isa: Isa) {
 fn check_int8(check: &mut KernelCheck, isa: Isa) {
     let types = [GgmlType::Q8_0, GgmlType::Q4_1, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K];
     for ty in types.into_iter().filter(|&ty| int_dot::has_kernel(isa, ty)) {
-        for blocks in [1usize, 2, 6] {
+        // 19 blocks: the AVX2 kernels' eight-block stretches and a tail.
+        for blocks in [1usize, 2, 6, 19] {
             let n = blocks * ty.block_len();
             let mut bytes: Vec<u8> = values(blocks * ty.block_bytes(), 40 + blocks as u64).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
             // Small finite f16 scale fields where each type keeps them.
