@@ -331,6 +331,7 @@ impl HostMatrix {
     }
 
     /// Whether [`HostMatrix::int_kernel`] finds one.
+    #[cfg(test)]
     fn has_int_kernel(&self) -> bool {
         self.int_kernel().is_some()
     }
@@ -499,27 +500,9 @@ mod tests {
         let (i, r) = (k / m.rows, k % m.rows);
         let mut row = vec![0f32; m.cols];
         m.row_f32(r, &mut row);
-        // The rounded activations multiply `w - min` (the minimum terms take exact
-        // sums): |w - min| <= |w| + |min|.
-        row.extend(row_mins(m, r));
         let block = int_dot::activation_block(m.int_kernel().expect("has an integer kernel"));
         let q = Q8Activations::rows(&x[i * m.cols..(i + 1) * m.cols], m.cols, block);
-        let (w, mins) = row.split_at(m.cols);
-        base + (q.row(0).rounding_bound(w) + q.row(0).rounding_bound(mins)) as f32
-    }
-
-    /// Row `r`'s minimum term per weight (0 for the symmetric types).
-    fn row_mins(m: &HostMatrix, r: usize) -> Vec<f32> {
-        let c = m.cols;
-        match &*m.data {
-            Data::Q4 { mins, .. } => (0..c).map(|j| mins[r * c / QK8 + j / QK8]).collect(),
-            Data::Blocks { ty, bytes, row_bytes, factors } => {
-                let row = &bytes[r * row_bytes..(r + 1) * row_bytes];
-                let (per, subs) = (ty.block_bytes(), ty.block_len() / QK8);
-                (0..c).map(|j| int_dot::sub_block(*ty, &row[j / ty.block_len() * per..], j / QK8 % subs).min * factors[r]).collect()
-            }
-            _ => vec![0.0; c],
-        }
+        base + q.row(0).rounding_bound(&row) as f32
     }
 
     /// `x · Wᵀ` in f64 from the matrix's own dequantized rows.
@@ -703,6 +686,45 @@ mod tests {
                 unreachable!("row inside the stack")
             }
             _ => tolerance(m, xi, r, want, 1e-4),
+        }
+    }
+
+    #[test]
+    fn prompt_rows_multiply_as_single_rows_do() {
+        // With 8-bit activations each row is rounded on its own: a prompt's product must
+        // equal the products of its rows fed one at a time (what the KV cache relies
+        // on), whatever the rows' magnitudes (10^-2 .. 10^2, so a row read with another
+        // row's scale is far off).
+        use crate::gguf::GgmlType;
+        let (rows, cols) = (70, 256);
+        let q41: Vec<u8> = values(rows * cols / QK8 * 20, 81)
+            .iter()
+            .enumerate()
+            .map(|(i, v)| if i % 20 == 1 || i % 20 == 3 { 0x2c } else { ((v + 1.0) * 127.9) as u8 })
+            .collect();
+        let list: Vec<(&[u8], f32)> = q41.chunks_exact(cols / QK8 * 20).map(|r| (r, 1.0)).collect();
+        let mut k4: Vec<u8> = values(rows * cols / 256 * 144, 82).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        for blk in k4.chunks_exact_mut(144) {
+            blk[1] = 0x2c;
+            blk[3] = 0x2c;
+        }
+        let k4_rows: Vec<(GgmlType, &[u8], f32)> = k4.chunks_exact(144).map(|r| (GgmlType::Q4_K, r, 1.0)).collect();
+        let matrices = [
+            HostMatrix::from_q4_1_rows(&list, cols),
+            HostMatrix::from_rows(&values(rows * cols, 83), rows, cols, HostFormat::Q8_0),
+            HostMatrix::from_gguf_rows(&k4_rows, cols),
+        ];
+        for m in &matrices {
+            for t in [2, 5, 9, 17] {
+                let x: Vec<f32> = values(t * cols, 84 + t as u64).iter().enumerate().map(|(i, v)| v * 10f32.powi((i / cols) as i32 % 5 - 2)).collect();
+                let all = m.matmul(&x, t);
+                for i in 0..t {
+                    let one = m.matmul(&x[i * cols..(i + 1) * cols], 1);
+                    for (r, (a, b)) in all[i * rows..(i + 1) * rows].iter().zip(&one).enumerate() {
+                        assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{:?} t={t} token {i} row {r}: prompt {a} vs single {b}", m.format());
+                    }
+                }
+            }
         }
     }
 

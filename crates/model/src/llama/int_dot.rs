@@ -7,8 +7,8 @@
 //! (Q6_K has one scale per 16 values), and each activation block `d_x · a`; so a
 //! sub-block's product is `scale · d_x · Σ q a + min · Σ x`: one integer sum of 32
 //! byte products (AVX2: `_mm256_maddubs_epi16` + `_mm256_madd_epi16`, 32 products in
-//! two instructions) and one float multiply-add. `Σ x` is the exact activation sum,
-//! kept by [`Q8Activations`](super::q8_activations::Q8Activations).
+//! two instructions) and one float multiply-add. `Σ x` is the sum of the rounded
+//! activations, kept by [`Q8Activations`](super::q8_activations::Q8Activations).
 //!
 //! Hand-written for the reasons of `host_kernels` (no crate multiplies ggml blocks).
 //! Every kernel has a portable twin built on one per-type sub-block decoder
@@ -276,18 +276,17 @@ mod tests {
     }
 
     /// The kernel against the two references: the f64 sum with the rounded activations
-    /// (the minimum terms with the exact ones, as the kernels take them: equal up to
-    /// float rounding, the integer sums being exact) and the f64 sum with the original
-    /// activations (within the activations' rounding bound).
+    /// (equal up to float rounding, the integer sums being exact) and the f64 sum with
+    /// the original activations (within the activations' rounding bound). `mins` (each
+    /// weight's minimum term) is unused: the minimum terms take rounded sums too.
     fn check(what: &str, got: f32, w: &[f32], mins: &[f32], x: &[f32], a: Q8Row) {
+        let _ = mins;
         let rounded = a.dequantized();
-        let exact = f64_dot(w, &rounded) + mins.iter().zip(x.iter().zip(&rounded)).map(|(&m, (&x, &r))| f64::from(m) * (f64::from(x) - f64::from(r))).sum::<f64>();
+        let exact = f64_dot(w, &rounded);
         let scale: f64 = w.iter().zip(a.dequantized()).map(|(&p, q)| f64::from((p * q).abs())).sum();
         assert!((f64::from(got) - exact).abs() <= 1e-5 * (1.0 + scale), "{what}: {got} vs rounded-activation sum {exact}");
         let unrounded = f64_dot(w, x);
-        // Only `w - min` multiplies rounded activations.
-        let scaled: Vec<f32> = w.iter().zip(mins).map(|(w, m)| w - m).collect();
-        let bound = a.rounding_bound(&scaled) + 1e-5 * (1.0 + scale);
+        let bound = a.rounding_bound(w) + 1e-5 * (1.0 + scale);
         assert!((f64::from(got) - unrounded).abs() <= bound, "{what}: {got} vs f32-activation sum {unrounded}, bound {bound}");
     }
 
