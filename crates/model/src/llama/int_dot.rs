@@ -16,8 +16,8 @@
 //! describes it), an AVX2 version (`int_dot_avx2.rs`) for the types measured in the
 //! bench models (Q8_0, Q4_1, Q4_K, Q6_K) and a simd128 one (`wasm_simd.rs`: Q8_0,
 //! Q4_1, Q4_K); the tests (and `kernel_check`, which also runs under node) compare
-//! them with exact f64 sums. Where a type has no kernel for the CPU ([`has_kernel`]) the caller keeps
-//! f32 activations (`block_kernels`).
+//! them with exact f64 sums. Where a type has no kernel for the CPU ([`has_kernel`])
+//! the caller keeps f32 activations (`block_kernels`).
 
 use crate::gguf::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK_K};
 use crate::gguf::GgmlType;
@@ -263,24 +263,11 @@ mod tests {
         w.iter().zip(x).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum()
     }
 
-    /// Each weight's minimum term (the `min` of its sub-block; 0 for the symmetric types).
-    fn mins(ty: GgmlType, row: &[u8]) -> Vec<f32> {
-        let (bytes, len) = layout(ty);
-        let mut out = Vec::new();
-        for b in row.chunks_exact(bytes) {
-            for s in 0..len / QK8 {
-                out.extend([sub_block(ty, b, s).min; QK8]);
-            }
-        }
-        out
-    }
-
     /// The kernel against the two references: the f64 sum with the rounded activations
     /// (equal up to float rounding, the integer sums being exact) and the f64 sum with
-    /// the original activations (within the activations' rounding bound). `mins` (each
-    /// weight's minimum term) is unused: the minimum terms take rounded sums too.
-    fn check(what: &str, got: f32, w: &[f32], mins: &[f32], x: &[f32], a: Q8Row) {
-        let _ = mins;
+    /// the original activations (within the activations' rounding bound; the minimum
+    /// terms take the rounded sums too).
+    fn check(what: &str, got: f32, w: &[f32], x: &[f32], a: Q8Row) {
         let rounded = a.dequantized();
         let exact = f64_dot(w, &rounded);
         let scale: f64 = w.iter().zip(a.dequantized()).map(|(&p, q)| f64::from((p * q).abs())).sum();
@@ -304,7 +291,7 @@ mod tests {
                 let q = Q8Activations::rows(&x, cols, activation_block(ty));
                 for isa in [Isa::Portable, Isa::detect()] {
                     if has_kernel(isa, ty) {
-                        check(&format!("{ty:?} x{n} {isa:?}"), dot_blocks(isa, ty, &row, q.row(0)), &w, &mins(ty, &row), &x, q.row(0));
+                        check(&format!("{ty:?} x{n} {isa:?}"), dot_blocks(isa, ty, &row, q.row(0)), &w, &x, q.row(0));
                     }
                 }
             }
@@ -349,10 +336,9 @@ mod tests {
                     o[j + 16] = d[k] * f32::from(nib[16 * k + j] >> 4) + m[k];
                 }
             }
-            let m4: Vec<f32> = (0..cols).map(|j| m[j / QK8]).collect();
             for isa in [Isa::Portable, Isa::detect()] {
-                check(&format!("Q8_0 x{n} {isa:?}"), dot_q8_0(isa, &scales, &quants, q.row(0)), &w8, &vec![0.0; cols], &x, q.row(0));
-                check(&format!("Q4_1 x{n} {isa:?}"), dot_q4_1(isa, &d, &m, &nib, q.row(0)), &w4, &m4, &x, q.row(0));
+                check(&format!("Q8_0 x{n} {isa:?}"), dot_q8_0(isa, &scales, &quants, q.row(0)), &w8, &x, q.row(0));
+                check(&format!("Q4_1 x{n} {isa:?}"), dot_q4_1(isa, &d, &m, &nib, q.row(0)), &w4, &x, q.row(0));
             }
         }
     }
@@ -395,7 +381,7 @@ mod tests {
                 let q = Q8Activations::rows(&x, cols, activation_block(ty));
                 for isa in [Isa::Portable, Isa::detect()] {
                     if has_kernel(isa, ty) {
-                        check(&format!("{ty:?} block {k} {isa:?}"), dot_blocks(isa, ty, &row, q.row(0)), &w, &mins(ty, &row), &x, q.row(0));
+                        check(&format!("{ty:?} block {k} {isa:?}"), dot_blocks(isa, ty, &row, q.row(0)), &w, &x, q.row(0));
                     }
                 }
             }
@@ -406,7 +392,7 @@ mod tests {
         let q = Q8Activations::rows(&x, 64, QK8);
         let w = vec![-128f32 * 0.5; 64];
         for isa in [Isa::Portable, Isa::detect()] {
-            check(&format!("Q8_0 extremes {isa:?}"), dot_q8_0(isa, &[0.5, 0.5], &quants, q.row(0)), &w, &[0.0; 64], &x, q.row(0));
+            check(&format!("Q8_0 extremes {isa:?}"), dot_q8_0(isa, &[0.5, 0.5], &quants, q.row(0)), &w, &x, q.row(0));
         }
     }
 }

@@ -141,7 +141,7 @@ pub(super) unsafe fn dot_q4_k(row: &[u8], x: Q8Row) -> f32 {
             sum = _mm256_add_epi32(sum, _mm256_madd_epi16(p2, _mm256_set1_epi16(i16::from(sc[2 * p + 1]))));
         }
         acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(d * *x.scales.get_unchecked(i)), acc);
-        // The minimums against the exact sums of the eight sub-blocks' activations.
+        // The minimums against the sums of the eight sub-blocks' rounded activations.
         let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(mn.as_ptr() as *const __m128i)));
         let sums = _mm256_loadu_ps(x.sums.as_ptr().add(i * 8));
         mins = _mm256_fmadd_ps(_mm256_mul_ps(m, _mm256_set1_ps(dmin)), sums, mins);
@@ -233,7 +233,7 @@ pub(super) unsafe fn gemm_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], rows: usize
                 2 => q4_1_tile::<2>(dr, nr, nb, &a, scales.as_ptr(), o),
                 _ => q4_1_tile::<1>(dr, nr, nb, &a, scales.as_ptr(), o),
             }
-            // The minimum term: Σ_b m[b] · (exact sum of block b) per activation row.
+            // The minimum term: Σ_b m[b] · (sum of block b's rounded values) per activation row.
             let mr = &m[r * nb..(r + 1) * nb];
             for (i, row) in tile.iter().enumerate() {
                 *o.add(i) += dot_f32(mr, row.sums);
