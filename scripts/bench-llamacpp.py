@@ -14,7 +14,7 @@ natively built libggml-cpu.
 Usage:
     python3 scripts/bench-llamacpp.py [--python /tmp/llama-venv/bin/python] [--rounds 5]
         [--prompt-tokens 64] [--decode 32] [--threads 2] [--backend ndarray|flex]
-        [--weights q8_0|f16|f32|burn-f32|gguf] [--features flex] [--model FILE]
+        [--weights q8_0|f16|f32|burn-f32|gguf] [--activations int8|f32] [--features flex] [--model FILE]
 It builds the example once (`cargo build --release -p espalier-model --example bench`;
 set CARGO_TARGET_DIR to reuse a target dir), prints the load average, one line per
 round (ours then llama.cpp, same prompt ids, same token counts, same thread count) and
@@ -89,6 +89,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--backend", default="ndarray")
     ap.add_argument("--weights", default=None, help="our weight format (default: the backend's)")
+    ap.add_argument("--activations", default=None, help="how our CPU kernels take decode activations (int8, f32)")
     ap.add_argument("--model", default=MODEL, help="GGUF file both engines run (default: SmolLM2)")
     ap.add_argument("--features", default=None, help="cargo features of espalier-model (e.g. flex)")
     ap.add_argument("--python", default=os.environ.get("ESPALIER_LLAMA_PYTHON", sys.executable),
@@ -112,6 +113,8 @@ def main():
                 "--model", args.model]
     if args.weights:
         ours_cmd += ["--weights", args.weights]
+    if args.activations:
+        ours_cmd += ["--activations", args.activations]
     llama_cmd = [args.python, os.path.abspath(__file__), "--llama-worker", "--threads", str(args.threads),
                  "--prompt-tokens", str(args.prompt_tokens), "--decode", str(args.decode), "--model", args.model]
     load_start = loadavg()
@@ -126,7 +129,7 @@ def main():
         ref = None
         if llama_error is None:
             ref, llama_error = run_json(llama_cmd)
-        line = (f"round {i}: ours ({ours[2].get('backend')}, {ours[2].get('weights')}) "
+        line = (f"round {i}: ours ({ours[2].get('backend')}, {ours[2].get('weights')}, {ours[2].get('activations')}) "
                 f"prefill {ours[0]:7.2f} tok/s decode {ours[1]:6.2f} tok/s")
         if ref:
             line += (f" | llama.cpp prefill {ref[0]:7.2f} decode {ref[1]:6.2f}"
@@ -140,7 +143,8 @@ def main():
         rows.append((ours, ref))
 
     summary = {
-        "backend": args.backend, "weights": rows[0][0][2].get("weights"), "threads": args.threads,
+        "backend": args.backend, "weights": rows[0][0][2].get("weights"),
+        "activations": rows[0][0][2].get("activations"), "model": os.path.basename(args.model), "threads": args.threads,
         "prompt_tokens": args.prompt_tokens, "decode_tokens": args.decode,
         "loadavg_start": load_start, "loadavg_end": loadavg(),
         "ours_prefill_tps": statistics.median(o[0] for o, _ in rows),

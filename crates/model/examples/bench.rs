@@ -3,11 +3,13 @@
 //! ```text
 //! RAYON_NUM_THREADS=2 cargo run --release -p espalier-model --example bench -- \
 //!     [--backend ndarray|flex|wgpu|cuda] [--weights burn-f32|f32|f16|q8_0] \
-//!     [--prompt-tokens 64] [--decode 32] [--rounds 3] [--model PATH]
+//!     [--prompt-tokens 64] [--decode 32] [--rounds 3] [--model PATH] [--activations int8|f32]
 //! ```
 //! Prints one JSON object per round on stdout: `prefill_tokens`, `prefill_tps`,
 //! `decode_tokens`, `decode_tps` (greedy decoding, logits read back every step),
 //! `weights` (the format; default: the backend's, [`WeightFormat::default_for`]),
+//! `activations` (how the CPU kernels take a decode step's activations: `int8`, the
+//! default, rounded to 8 bits for integer dot products, or `f32`),
 //! `weight_mb` and `rss_mb` (the process's resident memory after loading, Linux only),
 //! `prefill_cpu_tps` and `decode_cpu_tps` (the same rates over the process's on-CPU
 //! time, all threads: comparable on a loaded machine, see `process_cpu_s`).
@@ -15,7 +17,7 @@
 
 use std::time::Instant;
 
-use espalier_model::{BackendKind, Gguf, Llama, Tokenizer, WeightFormat, DEFAULT_MODEL_PATH};
+use espalier_model::{ActivationFormat, BackendKind, Gguf, Llama, Tokenizer, WeightFormat, DEFAULT_MODEL_PATH};
 
 /// Source text the prompt is cut from (repeated when more tokens are asked for).
 const TEXT: &str = "def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n\n\nclass Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        self.items.append(item)\n\n    def pop(self):\n        return self.items.pop()\n";
@@ -51,7 +53,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let tok = Tokenizer::from_gguf(&gguf)?;
     let device = backend.device()?;
     let weights: WeightFormat = arg(&args, "--weights", WeightFormat::default_for(&device))?;
-    let model = Llama::load_with(&gguf, &device, weights)?;
+    let mut model = Llama::load_with(&gguf, &device, weights)?;
+    let activations = match arg(&args, "--activations", "int8".to_string())?.as_str() {
+        "int8" => ActivationFormat::Int8,
+        "f32" => ActivationFormat::F32,
+        other => return Err(format!("--activations {other}: expected int8 or f32").into()),
+    };
+    model.set_activation_format(activations);
+    let activations = if activations == ActivationFormat::Int8 { "int8" } else { "f32" };
     drop(gguf);
     let weight_mb = model.weight_bytes() as f64 / 1e6;
     let rss_mb = rss_mb();
@@ -79,7 +88,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
         let (dec, dec_cpu) = (t.elapsed().as_secs_f64(), process_cpu_s() - c);
         println!(
-            "{{\"round\":{round},\"backend\":\"{backend}\",\"weights\":\"{weights}\",\"weight_mb\":{weight_mb:.1},\"rss_mb\":{rss_mb:.1},\"prefill_tokens\":{},\"prefill_tps\":{:.2},\"decode_tokens\":{decode},\"decode_tps\":{:.2},\"prefill_cpu_tps\":{:.2},\"decode_cpu_tps\":{:.2}}}",
+            "{{\"round\":{round},\"backend\":\"{backend}\",\"weights\":\"{weights}\",\"activations\":\"{activations}\",\"weight_mb\":{weight_mb:.1},\"rss_mb\":{rss_mb:.1},\"prefill_tokens\":{},\"prefill_tps\":{:.2},\"decode_tokens\":{decode},\"decode_tps\":{:.2},\"prefill_cpu_tps\":{:.2},\"decode_cpu_tps\":{:.2}}}",
             ids.len(),
             ids.len() as f64 / prefill,
             decode as f64 / dec,

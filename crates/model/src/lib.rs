@@ -63,7 +63,7 @@ mod tokenizer;
 pub use gguf::{Gguf, GgufError};
 #[cfg(feature = "burn")]
 pub use llama::{
-    available_memory, kernel_check, Architecture, BackendKind, KvCache, Llama, LlamaConfig, MemoryPlan, ModelError, WeightFormat, MAX_CONTEXT,
+    available_memory, kernel_check, ActivationFormat, Architecture, BackendKind, KvCache, Llama, LlamaConfig, MemoryPlan, ModelError, WeightFormat, MAX_CONTEXT,
 };
 pub use tokenizer::{byte_level_decode, FimTokens, Tokenizer, TokenizerError};
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]

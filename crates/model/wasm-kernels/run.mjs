@@ -19,15 +19,17 @@ if (rounds === 0) process.exit(0);
 w.setup();
 // Wall time and on-CPU time of the process (getrusage: user + system) per call: on a
 // loaded machine the wall time mostly measures waiting for a core.
-const ms = { simd128: [], portable: [] };
-const cpu = { simd128: [], portable: [] };
+// `int8`: the simd128 integer kernels against 8-bit activations (what decode runs).
+const ms = { simd128: [], portable: [], int8: [] };
+const cpu = { simd128: [], portable: [], int8: [] };
 const sums = {};
+const all = [['simd128', 0], ['portable', 1], ['int8', 2]];
 for (let r = 0; r < rounds; r++) {
-  const order = r % 2 === 0 ? [['simd128', 0], ['portable', 1]] : [['portable', 1], ['simd128', 0]];
+  const order = [0, 1, 2].map((k) => all[(r + k) % 3]);
   for (const [name, p] of order) {
     const c = process.cpuUsage();
     const t = performance.now();
-    sums[name] = w.token(p);
+    sums[name] = p === 2 ? w.token_int8() : w.token(p);
     ms[name].push(performance.now() - t);
     const d = process.cpuUsage(c);
     cpu[name].push((d.user + d.system) / 1000);
@@ -42,5 +44,6 @@ console.log(JSON.stringify({ bench: 'decode-token matvecs (30 Q4_1 layers + Q8_0
   simd128_cpu_ms: cpu.simd128.map((x) => +x.toFixed(1)), portable_cpu_ms: cpu.portable.map((x) => +x.toFixed(1)),
   simd128_cpu_median_ms: +median(cpu.simd128).toFixed(1), portable_cpu_median_ms: +median(cpu.portable).toFixed(1),
   speedup_cpu: +(median(cpu.portable) / median(cpu.simd128)).toFixed(2), checksums_agree: agree,
+  int8_cpu_median_ms: +median(cpu.int8).toFixed(1), int8_over_simd128_cpu: +(median(cpu.simd128) / median(cpu.int8)).toFixed(2),
   load_avg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') }));
 if (!agree) { console.error('checksums differ'); process.exit(1); }

@@ -7,9 +7,9 @@
 //! multiplied with the activations by [`dot_f32`] (AVX2 + FMA where the CPU has it,
 //! the portable lanes elsewhere and in wasm). The weights stay compact in memory and
 //! are streamed once per output row; the decode is generic over the format so it is
-//! inlined into the loop. Why not ggml's integer dot products (activations quantized
-//! to 8 bits): we keep f32 activations everywhere, so the only rounding is the
-//! weights' own, as with the Q4_1 / Q8_0 kernels.
+//! inlined into the loop. Decode steps of the types with integer kernels for the CPU
+//! go through [`super::int_dot`] instead (8-bit activations, as ggml); this is the
+//! path with f32 activations (`ActivationFormat::F32`, and types without one).
 
 use crate::gguf::{GgmlType, QK_K};
 

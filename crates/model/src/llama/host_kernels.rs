@@ -14,9 +14,9 @@
 //! x86-64 AVX2 + FMA (+ F16C) version chosen at run time; in wasm built with
 //! `simd128` (the playground), f32 / Q8_0 / Q4_1 and attention's weighted sum have a
 //! third version (`super::wasm_simd`; f16 stays portable there). Tests check that they
-//! agree (`super::kernel_check`, natively and under node). Activations stay f32
-//! (llama.cpp quantizes them to 8 bits; we do not, so our only rounding is the
-//! weights' own).
+//! agree (`super::kernel_check`, natively and under node). These take f32
+//! activations; decode steps use the integer kernels of `super::int_dot` on 8-bit
+//! activations where the CPU has them (`ActivationFormat::Int8`, as llama.cpp).
 
 use half::f16;
 

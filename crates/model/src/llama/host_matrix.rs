@@ -14,6 +14,9 @@
 //! against, and is what the GPU backends use.
 //!
 //! Layout: row-major `[out][in]` (one output feature per row), the GGUF's own order.
+//!
+//! Over 600 lines because of its tests (about 300: every format and row count, with
+//! f32 and 8-bit activations, against f64 references); the code is one type.
 
 use std::sync::Arc;
 
@@ -23,6 +26,8 @@ use crate::gguf::GgmlType;
 
 use super::block_kernels::{decode_row, dot_blocks};
 use super::host_kernels::{block_sums, dot_f16, dot_f32, dot_q4_1, dot_q8, gemm_q4_1, has_gemm_q4_1, Isa, QK8};
+use super::int_dot;
+use super::q8_activations::{ActivationFormat, Q8Activations};
 
 /// The element format a [`HostMatrix`] stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,6 +69,8 @@ pub(crate) struct HostMatrix {
     cols: usize,
     data: Arc<Data>,
     isa: Isa,
+    /// Whether decode steps round the activations to 8 bits for the integer kernels.
+    activations: ActivationFormat,
 }
 
 impl HostMatrix {
@@ -82,7 +89,7 @@ impl HostMatrix {
             }
             HostFormat::Q8_0 | HostFormat::Q4_1 | HostFormat::Gguf => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
         };
-        Self { rows, cols, data: Arc::new(data), isa: Isa::detect() }
+        Self { rows, cols, data: Arc::new(data), isa: Isa::detect(), activations: ActivationFormat::default() }
     }
 
     /// Takes GGUF Q8_0 blocks (`d: f16` then 32 `i8`, row after row) as they are.
@@ -96,7 +103,7 @@ impl HostMatrix {
             scales.push(f16::from_le_bytes([b[0], b[1]]).to_f32());
             quants.extend(b[2..].iter().map(|&q| q as i8));
         }
-        Self { rows, cols, data: Arc::new(Data::Q8 { scales, quants }), isa: Isa::detect() }
+        Self { rows, cols, data: Arc::new(Data::Q8 { scales, quants }), isa: Isa::detect(), activations: ActivationFormat::default() }
     }
 
     /// Takes GGUF Q4_1 rows as they are: each entry is one row's blocks (`cols / 32`
@@ -115,7 +122,7 @@ impl HostMatrix {
                 nibbles.extend_from_slice(&b[4..]);
             }
         }
-        Self { rows: rows.len(), cols, data: Arc::new(Data::Q4 { scales, mins, nibbles }), isa: Isa::detect() }
+        Self { rows: rows.len(), cols, data: Arc::new(Data::Q4 { scales, mins, nibbles }), isa: Isa::detect(), activations: ActivationFormat::default() }
     }
 
     /// A matrix of GGUF rows of any supported type, kept in their own encoding: each
@@ -136,7 +143,7 @@ impl HostMatrix {
             return parts.pop().expect("one part");
         }
         let rows = parts.iter().map(|p| p.rows).sum();
-        Self { rows, cols, data: Arc::new(Data::Stack(parts)), isa: Isa::detect() }
+        Self { rows, cols, data: Arc::new(Data::Stack(parts)), isa: Isa::detect(), activations: ActivationFormat::default() }
     }
 
     /// [`HostMatrix::from_gguf_rows`] for rows all of type `ty`.
@@ -167,9 +174,14 @@ impl HostMatrix {
                 let bytes: Vec<u8> = rows.iter().flat_map(|r| r.1.iter().copied()).collect();
                 let factors = rows.iter().map(|r| r.2).collect();
                 let data = Data::Blocks { ty, bytes, row_bytes, factors };
-                Self { rows: rows.len(), cols, data: Arc::new(data), isa: Isa::detect() }
+                Self { rows: rows.len(), cols, data: Arc::new(data), isa: Isa::detect(), activations: ActivationFormat::default() }
             }
         }
+    }
+
+    /// `self` with its products taking the activations as `activations` says.
+    pub(crate) fn set_activations(&mut self, activations: ActivationFormat) {
+        self.activations = activations;
     }
 
     /// Output features (rows of W).
@@ -251,10 +263,20 @@ impl HostMatrix {
 
     /// `x · Wᵀ` for `t` activation rows `x` (`[t][cols]`, row-major); returns `[t][rows]`.
     pub(crate) fn matmul(&self, x: &[f32], t: usize) -> Vec<f32> {
+        self.matmul_as(x, t, self.activations)
+    }
+
+    /// [`HostMatrix::matmul`] with the activations taken as `activations` says.
+    fn matmul_as(&self, x: &[f32], t: usize, activations: ActivationFormat) -> Vec<f32> {
         debug_assert_eq!(x.len(), t * self.cols);
         if let Data::Stack(parts) = &*self.data {
-            return self.stacked_matmul(parts, x, t);
+            return self.stacked_matmul(parts, x, t, activations);
         }
+        // The activations are rounded to 8 bits once, for all rows (each activation row
+        // on its own, so a prompt's rows round as the same rows fed one at a time).
+        let int8 = if activations == ActivationFormat::Int8 { self.int_kernel() } else { None };
+        let q8 = int8.map(|ty| Q8Activations::rows(x, self.cols, int_dot::activation_block(ty)));
+        let int8 = int8.is_some();
         // Output rows per task: enough tasks to balance the threads, few enough that
         // each streams a long contiguous stretch of weights.
         // With several rows (prefill) a task is one sgemm call of `BATCH_ROWS` rows.
@@ -263,9 +285,9 @@ impl HostMatrix {
         let mut out_t = vec![0f32; self.rows * t];
         // Q4_1's minimum term needs each block's activation sum: once per call, not per
         // row (`[t][cols / 32]`: `x`'s rows are whole blocks).
-        let direct = t == 1 || has_gemm_q4_1(self.isa);
+        let direct = (t == 1 && !int8) || (t > 1 && has_gemm_q4_1(self.isa));
         let xsum = if direct && matches!(*self.data, Data::Q4 { .. }) { block_sums(x) } else { Vec::new() };
-        let work = |(ci, out): (usize, &mut [f32])| self.rows_into(ci * chunk, x, &xsum, t, out);
+        let work = |(ci, out): (usize, &mut [f32])| self.rows_into(ci * chunk, x, &xsum, q8.as_ref(), t, out);
         #[cfg(not(target_family = "wasm"))]
         {
             use rayon::prelude::*;
@@ -286,11 +308,11 @@ impl HostMatrix {
     }
 
     /// `x · Wᵀ` of a stack: each part's product, placed side by side in each output row.
-    fn stacked_matmul(&self, parts: &[HostMatrix], x: &[f32], t: usize) -> Vec<f32> {
+    fn stacked_matmul(&self, parts: &[HostMatrix], x: &[f32], t: usize, activations: ActivationFormat) -> Vec<f32> {
         let mut out = vec![0f32; t * self.rows];
         let mut first = 0;
         for p in parts {
-            let y = p.matmul(x, t);
+            let y = p.matmul_as(x, t, activations);
             for (o, y) in out.chunks_exact_mut(self.rows).zip(y.chunks_exact(p.rows)) {
                 o[first..first + p.rows].copy_from_slice(y);
             }
@@ -299,8 +321,30 @@ impl HostMatrix {
         out
     }
 
-    /// Rows `first..first + out.len() / t` of `x · Wᵀ`, written `[row][t]` into `out`.
-    fn rows_into(&self, first: usize, x: &[f32], xsum: &[f32], t: usize, out: &mut [f32]) {
+    /// The weight type whose integer kernels (8-bit activations) this matrix uses on
+    /// this CPU, if it has them.
+    fn int_kernel(&self) -> Option<GgmlType> {
+        let ty = match &*self.data {
+            Data::Q8 { .. } => GgmlType::Q8_0,
+            Data::Q4 { .. } => GgmlType::Q4_1,
+            Data::Blocks { ty, .. } => *ty,
+            Data::F32(_) | Data::F16(_) | Data::Stack(_) => return None,
+        };
+        (self.cols % int_dot::activation_block(ty) == 0 && int_dot::has_kernel(self.isa, ty)).then_some(ty)
+    }
+
+    /// Whether [`HostMatrix::int_kernel`] finds one.
+    #[cfg(test)]
+    fn has_int_kernel(&self) -> bool {
+        self.int_kernel().is_some()
+    }
+
+    /// Rows `first..first + out.len() / t` of `x · Wᵀ`, written `[row][t]` into `out`;
+    /// with `q8` (one activation row rounded to 8 bits) through the integer kernels.
+    fn rows_into(&self, first: usize, x: &[f32], xsum: &[f32], q8: Option<&Q8Activations>, t: usize, out: &mut [f32]) {
+        if let Some(q8) = q8 {
+            return self.rows_into_int8(first, q8, t, out);
+        }
         if t > 1 {
             return self.rows_into_batched(first, x, xsum, t, out);
         }
@@ -322,6 +366,34 @@ impl HostMatrix {
                 }
                 // Stacks are multiplied part by part (`stacked_matmul`).
                 Data::Stack(_) => 0.0,
+            };
+        }
+    }
+
+    /// [`HostMatrix::rows_into`] for `t` activation rows rounded to 8 bits (a type with
+    /// integer kernels, [`HostMatrix::has_int_kernel`]): one integer dot product per
+    /// (weight row, activation row), the weight row staying in L1 across the `t` rows.
+    fn rows_into_int8(&self, first: usize, q8: &Q8Activations, t: usize, out: &mut [f32]) {
+        let (c, isa) = (self.cols, self.isa);
+        if let (Data::Q4 { scales, mins, nibbles }, true) = (&*self.data, t > 1) {
+            // Prefill of Q4_1: each weight block unpacked once per tile of tokens.
+            let n = out.len() / t;
+            let b = first * c / QK8..(first + n) * c / QK8;
+            return int_dot::gemm_q4_1(isa, &scales[b.clone()], &mins[b], &nibbles[first * c / 2..(first + n) * c / 2], n, q8, t, out);
+        }
+        for (k, o) in out.iter_mut().enumerate() {
+            let (r, x) = (first + k / t, q8.row(k % t));
+            *o = match &*self.data {
+                Data::Q8 { scales, quants } => int_dot::dot_q8_0(isa, &scales[r * c / QK8..(r + 1) * c / QK8], &quants[r * c..(r + 1) * c], x),
+                Data::Q4 { scales, mins, nibbles } => {
+                    let b = r * c / QK8..(r + 1) * c / QK8;
+                    int_dot::dot_q4_1(isa, &scales[b.clone()], &mins[b], &nibbles[r * c / 2..(r + 1) * c / 2], x)
+                }
+                Data::Blocks { ty, bytes, row_bytes, factors } => {
+                    factors[r] * int_dot::dot_blocks(isa, *ty, &bytes[r * row_bytes..(r + 1) * row_bytes], x)
+                }
+                // No integer kernels (`has_int_kernel`).
+                Data::F32(_) | Data::F16(_) | Data::Stack(_) => unreachable!("no integer kernel for this format"),
             };
         }
     }
@@ -420,6 +492,22 @@ mod tests {
             .collect()
     }
 
+    /// How far output `k` of `x · Wᵀ` (`[t][rows]`, value `want`) may be from the f64
+    /// reference: `rel` of float rounding, plus the activations' rounding bound where
+    /// the product takes 8-bit activations (a type with integer kernels).
+    fn tolerance(m: &HostMatrix, x: &[f32], k: usize, want: f32, rel: f32) -> f32 {
+        let base = rel * (1.0 + want.abs());
+        if m.activations != ActivationFormat::Int8 || !m.has_int_kernel() {
+            return base;
+        }
+        let (i, r) = (k / m.rows, k % m.rows);
+        let mut row = vec![0f32; m.cols];
+        m.row_f32(r, &mut row);
+        let block = int_dot::activation_block(m.int_kernel().expect("has an integer kernel"));
+        let q = Q8Activations::rows(&x[i * m.cols..(i + 1) * m.cols], m.cols, block);
+        base + q.row(0).rounding_bound(&row) as f32
+    }
+
     /// `x · Wᵀ` in f64 from the matrix's own dequantized rows.
     fn reference(m: &HostMatrix, x: &[f32], t: usize) -> Vec<f32> {
         let mut row = vec![0f32; m.cols];
@@ -439,14 +527,18 @@ mod tests {
         let (rows, cols) = (1000, 96);
         let w = values(rows * cols, 1);
         for format in [HostFormat::F32, HostFormat::F16, HostFormat::Q8_0] {
-            let m = HostMatrix::from_rows(&w, rows, cols, format);
-            assert_eq!(m.format(), format);
-            for t in [1, 3] {
-                let x = values(t * cols, 2 + t as u64);
-                let got = m.matmul(&x, t);
-                let want = reference(&m, &x, t);
-                for (k, (g, w)) in got.iter().zip(&want).enumerate() {
-                    assert!((g - w).abs() < 1e-4 * (1.0 + w.abs()), "{format:?} t={t} at {k}: {g} vs {w}");
+            for activations in [ActivationFormat::Int8, ActivationFormat::F32] {
+                let mut m = HostMatrix::from_rows(&w, rows, cols, format);
+                m.set_activations(activations);
+                assert_eq!(m.format(), format);
+                for t in [1, 3] {
+                    let x = values(t * cols, 2 + t as u64);
+                    let got = m.matmul(&x, t);
+                    let want = reference(&m, &x, t);
+                    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                        let tol = tolerance(&m, &x, k, *w, 1e-4);
+                        assert!((g - w).abs() < tol, "{format:?} {activations:?} t={t} at {k}: {g} vs {w}");
+                    }
                 }
             }
         }
@@ -499,11 +591,16 @@ mod tests {
             m.row_f32(r, &mut got);
             assert_eq!(got, want, "row {r}");
         }
-        for t in [1, 4] {
-            let x = values(t * cols, 9 + t as u64);
-            let want = reference(&m, &x, t);
-            for (k, (g, w)) in m.matmul(&x, t).iter().zip(&want).enumerate() {
-                assert!((g - w).abs() < 1e-3 * (1.0 + w.abs()), "t={t} at {k}: {g} vs {w}");
+        for activations in [ActivationFormat::Int8, ActivationFormat::F32] {
+            let mut m = m.clone();
+            m.set_activations(activations);
+            for t in [1, 4] {
+                let x = values(t * cols, 9 + t as u64);
+                let want = reference(&m, &x, t);
+                for (k, (g, w)) in m.matmul(&x, t).iter().zip(&want).enumerate() {
+                    let tol = tolerance(&m, &x, k, *w, 1e-3);
+                    assert!((g - w).abs() < tol, "{activations:?} t={t} at {k}: {g} vs {w}");
+                }
             }
         }
         // A factor scales d and m, so every weight.
@@ -526,12 +623,110 @@ mod tests {
             .collect();
         let row_bytes = cols / QK8 * 20;
         let list: Vec<(&[u8], f32)> = blocks.chunks_exact(row_bytes).map(|r| (r, 1.0)).collect();
-        let m = HostMatrix::from_q4_1_rows(&list, cols);
-        for t in 2..20 {
-            let x = values(t * cols, 30 + t as u64);
-            let want = reference(&m, &x, t);
-            for (k, (g, w)) in m.matmul(&x, t).iter().zip(&want).enumerate() {
-                assert!((g - w).abs() < 1e-4 * (1.0 + w.abs()), "t={t} at {k}: {g} vs {w}");
+        for activations in [ActivationFormat::F32, ActivationFormat::Int8] {
+            let mut m = HostMatrix::from_q4_1_rows(&list, cols);
+            m.set_activations(activations);
+            for t in 2..20 {
+                let x = values(t * cols, 30 + t as u64);
+                let want = reference(&m, &x, t);
+                for (k, (g, w)) in m.matmul(&x, t).iter().zip(&want).enumerate() {
+                    let tol = tolerance(&m, &x, k, *w, 1e-4);
+                    assert!((g - w).abs() < tol, "{activations:?} t={t} at {k}: {g} vs {w}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn gguf_blocks_and_stacks_multiply_like_the_reference() {
+        // Q4_K and Q6_K rows (integer kernels on AVX2) and a stack of both with a Q4_1
+        // part: one decode row within the activations' rounding, prefill rows exactly.
+        use crate::gguf::GgmlType;
+        let cols = 512;
+        let block = |ty: GgmlType, rows: usize, seed: u64| -> Vec<u8> {
+            let mut b: Vec<u8> = values(rows * cols / ty.block_len() * ty.block_bytes(), seed).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+            let halves: &[usize] = if ty == GgmlType::Q6_K { &[208] } else { &[0, 2] };
+            for blk in b.chunks_exact_mut(ty.block_bytes()) {
+                for &h in halves {
+                    blk[h..h + 2].copy_from_slice(&f16::from_f32(0.01).to_le_bytes());
+                }
+            }
+            b
+        };
+        let (k4, k6, q41) = (block(GgmlType::Q4_K, 40, 61), block(GgmlType::Q6_K, 24, 62), block(GgmlType::Q4_1, 8, 63));
+        fn rows(ty: GgmlType, bytes: &[u8], cols: usize) -> Vec<(GgmlType, &[u8], f32)> {
+            bytes.chunks_exact(cols / ty.block_len() * ty.block_bytes()).map(|r| (ty, r, 0.5)).collect()
+        }
+        let mut stack = rows(GgmlType::Q4_K, &k4, cols);
+        stack.extend(rows(GgmlType::Q6_K, &k6, cols));
+        stack.extend(rows(GgmlType::Q4_1, &q41, cols));
+        for list in [rows(GgmlType::Q4_K, &k4, cols), rows(GgmlType::Q6_K, &k6, cols), stack] {
+            let m = HostMatrix::from_gguf_rows(&list, cols);
+            for t in [1, 3] {
+                let x: Vec<f32> = values(t * cols, 64 + t as u64).iter().enumerate().map(|(i, v)| v * (1 + i % 9) as f32).collect();
+                let want = reference(&m, &x, t);
+                for (k, (g, w)) in m.matmul(&x, t).iter().zip(&want).enumerate() {
+                    // A stack's parts each take the bound of their own rows.
+                    let tol = stack_tolerance(&m, &x, k, *w);
+                    assert!((g - w).abs() < tol, "{} rows t={t} at {k}: {g} vs {w}", list.len());
+                }
+            }
+        }
+    }
+
+    /// [`tolerance`] for output `k` of a matrix or a stack.
+    fn stack_tolerance(m: &HostMatrix, x: &[f32], k: usize, want: f32) -> f32 {
+        let (i, mut r) = (k / m.rows, k % m.rows);
+        let xi = &x[i * m.cols..(i + 1) * m.cols];
+        match &*m.data {
+            Data::Stack(parts) => {
+                for p in parts {
+                    if r < p.rows {
+                        return tolerance(p, xi, r, want, 1e-4);
+                    }
+                    r -= p.rows;
+                }
+                unreachable!("row inside the stack")
+            }
+            _ => tolerance(m, xi, r, want, 1e-4),
+        }
+    }
+
+    #[test]
+    fn prompt_rows_multiply_as_single_rows_do() {
+        // With 8-bit activations each row is rounded on its own: a prompt's product must
+        // equal the products of its rows fed one at a time (what the KV cache relies
+        // on), whatever the rows' magnitudes (10^-2 .. 10^2, so a row read with another
+        // row's scale is far off).
+        use crate::gguf::GgmlType;
+        let (rows, cols) = (70, 256);
+        let q41: Vec<u8> = values(rows * cols / QK8 * 20, 81)
+            .iter()
+            .enumerate()
+            .map(|(i, v)| if i % 20 == 1 || i % 20 == 3 { 0x2c } else { ((v + 1.0) * 127.9) as u8 })
+            .collect();
+        let list: Vec<(&[u8], f32)> = q41.chunks_exact(cols / QK8 * 20).map(|r| (r, 1.0)).collect();
+        let mut k4: Vec<u8> = values(rows * cols / 256 * 144, 82).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        for blk in k4.chunks_exact_mut(144) {
+            blk[1] = 0x2c;
+            blk[3] = 0x2c;
+        }
+        let k4_rows: Vec<(GgmlType, &[u8], f32)> = k4.chunks_exact(144).map(|r| (GgmlType::Q4_K, r, 1.0)).collect();
+        let matrices = [
+            HostMatrix::from_q4_1_rows(&list, cols),
+            HostMatrix::from_rows(&values(rows * cols, 83), rows, cols, HostFormat::Q8_0),
+            HostMatrix::from_gguf_rows(&k4_rows, cols),
+        ];
+        for m in &matrices {
+            for t in [2, 5, 9, 17] {
+                let x: Vec<f32> = values(t * cols, 84 + t as u64).iter().enumerate().map(|(i, v)| v * 10f32.powi((i / cols) as i32 % 5 - 2)).collect();
+                let all = m.matmul(&x, t);
+                for i in 0..t {
+                    let one = m.matmul(&x[i * cols..(i + 1) * cols], 1);
+                    for (r, (a, b)) in all[i * rows..(i + 1) * rows].iter().zip(&one).enumerate() {
+                        assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{:?} t={t} token {i} row {r}: prompt {a} vs single {b}", m.format());
+                    }
+                }
             }
         }
     }

@@ -55,6 +55,13 @@ impl Linear {
         }
     }
 
+    /// How a host layer takes its activations (burn layers are always f32).
+    pub(crate) fn set_activations(&mut self, activations: super::ActivationFormat) {
+        if let Linear::Host(m) = self {
+            m.set_activations(activations);
+        }
+    }
+
     /// Bytes the weights take (device or host memory).
     pub(crate) fn bytes(&self) -> usize {
         match self {

@@ -13,9 +13,13 @@ mod error;
 mod host_attention;
 mod host_kernels;
 mod host_matrix;
+mod int_dot;
+#[cfg(target_arch = "x86_64")]
+mod int_dot_avx2;
 pub mod kernel_check;
 mod linear;
 mod memory;
+mod q8_activations;
 mod weight_format;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_simd;
@@ -33,6 +37,7 @@ pub use config::{Architecture, LlamaConfig, MAX_CONTEXT};
 pub use cuda_probe::{probe as probe_cuda, CudaDeviceInfo};
 pub use error::ModelError;
 pub use memory::{available_memory, MemoryPlan};
+pub use q8_activations::ActivationFormat;
 pub use weight_format::WeightFormat;
 use host_attention::{Heads, RopeTable};
 use host_kernels::Isa;
@@ -109,6 +114,18 @@ impl Llama {
     /// The format the linear layers' weights are held in.
     pub fn weight_format(&self) -> WeightFormat {
         self.format
+    }
+
+    /// How the CPU kernels take the activations of a decode step: rounded to 8 bits
+    /// for integer dot products (the default, as llama.cpp) or kept in f32 (the exact
+    /// twin of the burn path, for tests). No effect on the burn weight format.
+    pub fn set_activation_format(&mut self, activations: ActivationFormat) {
+        for b in &mut self.blocks {
+            for layer in [&mut b.qkv, &mut b.attn_out, &mut b.gate_up, &mut b.down] {
+                layer.set_activations(activations);
+            }
+        }
+        self.output.set_activations(activations);
     }
 
     /// Bytes the weights take: the linear layers (device or host memory, as the format

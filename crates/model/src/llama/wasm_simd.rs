@@ -21,6 +21,7 @@
 use core::arch::wasm32::*;
 
 use super::host_kernels::QK8;
+use super::q8_activations::Q8Row;
 
 #[inline(always)]
 fn hsum(v: v128) -> f32 {
@@ -171,4 +172,96 @@ pub(super) fn dot_q4_1(d: &[f32], nibbles: &[u8], x: &[f32]) -> f32 {
         }
     }
     hsum(f32x4_add(acc0, acc1))
+}
+
+/// `Σ w a` over sixteen weight bytes `w` (unsigned, below 128, or signed as `signed`
+/// says) and sixteen signed activation bytes `a`, as four i32 partial sums: widened to
+/// i16 and multiplied in pairs (`i32x4.dot_i16x8_s`), the simd128 form of AVX2's
+/// `maddubs` + `madd` (8-bit activations, [`super::int_dot`]).
+#[inline(always)]
+fn dot_bytes(w: v128, a: v128, signed: bool) -> v128 {
+    let (wl, wh) = if signed {
+        (i16x8_extend_low_i8x16(w), i16x8_extend_high_i8x16(w))
+    } else {
+        (u16x8_extend_low_u8x16(w), u16x8_extend_high_u8x16(w))
+    };
+    i32x4_add(i32x4_dot_i16x8(wl, i16x8_extend_low_i8x16(a)), i32x4_dot_i16x8(wh, i16x8_extend_high_i8x16(a)))
+}
+
+/// 16 bytes at `p`.
+///
+/// # Safety
+/// `p .. p + 16` must be inside one slice.
+#[inline(always)]
+unsafe fn load16<T>(p: *const T) -> v128 {
+    v128_load(p as *const v128)
+}
+
+/// [`super::int_dot::dot_q8_0`]: `w` as Q8_0 blocks times 8-bit activations.
+pub(super) fn int_dot_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
+    let n = scales.len().min(quants.len() / QK8).min(x.sums.len()).min(x.quants.len() / QK8);
+    let mut acc = [f32x4_splat(0.0); 2];
+    for k in 0..n {
+        // SAFETY: block `k < n` spans `32 k .. 32 k + 32` of both byte slices.
+        let s = unsafe {
+            let (w, a) = (quants.as_ptr().add(k * QK8), x.quants.as_ptr().add(k * QK8));
+            i32x4_add(dot_bytes(load16(w), load16(a), true), dot_bytes(load16(w.add(16)), load16(a.add(16)), true))
+        };
+        acc[k % 2] = f32x4_add(acc[k % 2], f32x4_mul(f32x4_convert_i32x4(s), f32x4_splat(scales[k] * x.scale(k))));
+    }
+    hsum(f32x4_add(acc[0], acc[1]))
+}
+
+/// [`super::int_dot::dot_q4_1`]: `w` as Q4_1 blocks (host layout) times 8-bit
+/// activations.
+pub(super) fn int_dot_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
+    let n = d.len().min(m.len()).min(nibbles.len() / (QK8 / 2)).min(x.sums.len()).min(x.quants.len() / QK8);
+    let mask = u8x16_splat(0x0f);
+    let mut acc = [f32x4_splat(0.0); 2];
+    let mut mins = 0f32;
+    for k in 0..n {
+        // SAFETY: block `k < n` spans 16 bytes of `nibbles` and 32 of `x.quants`.
+        let s = unsafe {
+            let bytes = load16(nibbles.as_ptr().add(k * QK8 / 2));
+            let a = x.quants.as_ptr().add(k * QK8);
+            i32x4_add(dot_bytes(v128_and(bytes, mask), load16(a), false), dot_bytes(u8x16_shr(bytes, 4), load16(a.add(16)), false))
+        };
+        acc[k % 2] = f32x4_add(acc[k % 2], f32x4_mul(f32x4_convert_i32x4(s), f32x4_splat(d[k] * x.scale(k))));
+        mins += m[k] * x.sums[k];
+    }
+    hsum(f32x4_add(acc[0], acc[1])) + mins
+}
+
+/// [`super::int_dot::dot_blocks`] for Q4_K: `row` whole super-blocks times 8-bit
+/// activations.
+pub(super) fn int_dot_q4_k(row: &[u8], x: Q8Row) -> f32 {
+    use crate::gguf::formats::{f16_at, q4_k, QK_K};
+    let n = (row.len() / q4_k::BLOCK_BYTES).min(x.sums.len() / (QK_K / QK8)).min(x.quants.len() / QK_K);
+    let mask = u8x16_splat(0x0f);
+    let mut acc = [f32x4_splat(0.0); 2];
+    let mut mins = 0f32;
+    for i in 0..n {
+        let b = &row[i * q4_k::BLOCK_BYTES..(i + 1) * q4_k::BLOCK_BYTES];
+        let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
+        for p in 0..QK_K / 64 {
+            let (sc1, m1) = q4_k::scale_min(2 * p, &b[4..16]);
+            let (sc2, m2) = q4_k::scale_min(2 * p + 1, &b[4..16]);
+            let k = i * 8 + 2 * p;
+            // SAFETY: bytes `16 + 32 p .. 48 + 32 p` of the 144-byte block, and
+            // activation blocks `k`, `k + 1 < 8 n`.
+            let (s1, s2) = unsafe {
+                let q = b.as_ptr().add(16 + 32 * p);
+                let (q0, q1) = (load16(q), load16(q.add(16)));
+                let (a1, a2) = (x.quants.as_ptr().add(k * QK8), x.quants.as_ptr().add((k + 1) * QK8));
+                (
+                    i32x4_add(dot_bytes(v128_and(q0, mask), load16(a1), false), dot_bytes(v128_and(q1, mask), load16(a1.add(16)), false)),
+                    i32x4_add(dot_bytes(u8x16_shr(q0, 4), load16(a2), false), dot_bytes(u8x16_shr(q1, 4), load16(a2.add(16)), false)),
+                )
+            };
+            acc[0] = f32x4_add(acc[0], f32x4_mul(f32x4_convert_i32x4(s1), f32x4_splat(d * f32::from(sc1) * x.scale(k))));
+            acc[1] = f32x4_add(acc[1], f32x4_mul(f32x4_convert_i32x4(s2), f32x4_splat(d * f32::from(sc2) * x.scale(k + 1))));
+            mins += dmin * (f32::from(m1) * x.sums[k] + f32::from(m2) * x.sums[k + 1]);
+        }
+    }
+    hsum(f32x4_add(acc[0], acc[1])) - mins
 }

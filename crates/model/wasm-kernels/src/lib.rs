@@ -2,7 +2,9 @@
 //! the model crate's own, compiled here by path (the same source, not a copy), so that
 //! checking and timing them in wasm does not need a wasm build of burn:
 //! `host_kernels.rs` (portable + AVX2), `wasm_simd.rs` (simd128), `host_attention.rs`
-//! (attention, which the check covers) and `kernel_check.rs` (the self-check).
+//! (attention, which the check covers), the integer kernels (`int_dot*.rs`,
+//! `q8_activations.rs`, with the GGUF block decoders they read) and `kernel_check.rs`
+//! (the self-check).
 //!
 //! ```text
 //! cargo build --release --target wasm32-unknown-unknown \
@@ -16,6 +18,25 @@
 mod host_attention;
 #[path = "../../src/llama/host_kernels.rs"]
 mod host_kernels;
+#[path = "../../src/llama/int_dot.rs"]
+mod int_dot;
+#[cfg(target_arch = "x86_64")]
+#[path = "../../src/llama/int_dot_avx2.rs"]
+mod int_dot_avx2;
+#[path = "../../src/llama/q8_activations.rs"]
+mod q8_activations;
+
+// The GGUF block types and decoders the integer kernels read (`gguf/ggml_type.rs`,
+// `gguf/formats/`), without the rest of the reader, under the paths the model crate
+// gives them (`crate::gguf::...`; `ggml_type.rs` reads `super::formats`).
+#[path = "../../src/gguf/formats/mod.rs"]
+mod formats;
+#[path = "../../src/gguf/ggml_type.rs"]
+mod ggml_type;
+mod gguf {
+    pub(crate) use super::formats;
+    pub(crate) use super::ggml_type::GgmlType;
+}
 #[path = "../../src/llama/kernel_check.rs"]
 pub mod kernel_check;
 pub mod token;

@@ -6,6 +6,8 @@
 use std::cell::RefCell;
 
 use crate::host_kernels::{block_sums, dot_q4_1, dot_q8, Isa, QK8};
+use crate::int_dot;
+use crate::q8_activations::Q8Activations;
 
 const HIDDEN: usize = 576;
 const FFN: usize = 1536;
@@ -70,6 +72,35 @@ pub extern "C" fn setup() {
         logits: vec![0.0; VOCAB],
     };
     WEIGHTS.with(|w| *w.borrow_mut() = Some(weights));
+}
+
+/// One token's products with the best integer kernels against 8-bit activations (each
+/// matrix's activation row rounded once, as `HostMatrix` does); returns a checksum
+/// (close to, not equal to, [`token`]'s: the activations are rounded).
+#[no_mangle]
+pub extern "C" fn token_int8() -> f32 {
+    let isa = Isa::best();
+    WEIGHTS.with(|w| {
+        let mut w = w.borrow_mut();
+        let Some(w) = w.as_mut() else { return f32::NAN };
+        let mut sum = 0f32;
+        for l in &w.layers {
+            let x = if l.cols == HIDDEN { &w.x } else { &w.x_ffn };
+            let q8 = Q8Activations::rows(x, l.cols, QK8);
+            let nb = l.cols / QK8;
+            for r in 0..l.rows {
+                let b = r * nb..(r + 1) * nb;
+                let q = &l.nibbles[r * l.cols / 2..(r + 1) * l.cols / 2];
+                sum += int_dot::dot_q4_1(isa, &l.d[b.clone()], &l.m[b], q, q8.row(0));
+            }
+        }
+        let q8 = Q8Activations::rows(&w.x, HIDDEN, QK8);
+        let nb = HIDDEN / QK8;
+        for (r, y) in w.logits.iter_mut().enumerate() {
+            *y = int_dot::dot_q8_0(isa, &w.out_scales[r * nb..(r + 1) * nb], &w.out_quants[r * HIDDEN..(r + 1) * HIDDEN], q8.row(0));
+        }
+        sum + w.logits.iter().sum::<f32>()
+    })
 }
 
 /// One token's products with the portable kernels (`portable != 0`) or the best ones;

@@ -1,0 +1,398 @@
+//! Integer dot products of one weight row with one row of 8-bit activations
+//! ([`super::q8_activations`]): the decode step's inner loop for the weight types that
+//! have them (Q8_0, Q4_1 and the raw GGUF blocks of Q4_0, Q5_0, Q5_1, Q4_K, Q5_K,
+//! Q6_K), as ggml's `ggml_vec_dot_*_q8_*` do.
+//!
+//! Each weight sub-block of 32 values is `scale · q + min` with small integers `q`
+//! (Q6_K has one scale per 16 values), and each activation block `d_x · a`; so a
+//! sub-block's product is `scale · d_x · Σ q a + min · Σ x`: one integer sum of 32
+//! byte products (AVX2: `_mm256_maddubs_epi16` + `_mm256_madd_epi16`, 32 products in
+//! two instructions) and one float multiply-add. `Σ x` is the sum of the rounded
+//! activations, kept by [`Q8Activations`](super::q8_activations::Q8Activations).
+//!
+//! Hand-written for the reasons of `host_kernels` (no crate multiplies ggml blocks).
+//! Every kernel has a portable twin built on one per-type sub-block decoder
+//! ([`sub_block`], integers straight from the format's layout as `gguf/formats/`
+//! describes it), an AVX2 version (`int_dot_avx2.rs`) for the types measured in the
+//! bench models (Q8_0, Q4_1, Q4_K, Q6_K) and a simd128 one (`wasm_simd.rs`: Q8_0,
+//! Q4_1, Q4_K); the tests (and `kernel_check`, which also runs under node) compare
+//! them with exact f64 sums. Where a type has no kernel for the CPU ([`has_kernel`])
+//! the caller keeps f32 activations (`block_kernels`).
+
+use crate::gguf::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK_K};
+use crate::gguf::GgmlType;
+
+use super::host_kernels::{Isa, QK8};
+use super::q8_activations::{Q8Activations, Q8Row};
+
+/// Whether weights of type `ty` have an integer kernel for `isa` (Q8_0 and Q4_1 in
+/// their host layouts, the others as raw blocks).
+pub(crate) fn has_kernel(isa: Isa, ty: GgmlType) -> bool {
+    match isa {
+        Isa::Portable => !matches!(ty, GgmlType::F32 | GgmlType::F16),
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => matches!(ty, GgmlType::Q8_0 | GgmlType::Q4_1 | GgmlType::Q4_K | GgmlType::Q6_K),
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Isa::Simd128 => matches!(ty, GgmlType::Q8_0 | GgmlType::Q4_1 | GgmlType::Q4_K),
+    }
+}
+
+/// The activation block (values per 8-bit scale, [`Q8Activations`]) the kernels of
+/// `ty` take: 256 for the K-quants (a super-block sums in integers, as ggml's Q8_K),
+/// 32 for the others.
+///
+/// [`Q8Activations`]: super::q8_activations::Q8Activations
+pub(crate) fn activation_block(ty: GgmlType) -> usize {
+    match ty {
+        GgmlType::Q4_K | GgmlType::Q5_K | GgmlType::Q6_K => QK_K,
+        _ => QK8,
+    }
+}
+
+/// `w · x` for `w` as Q8_0 blocks (`scales[b] * quants[32 b ..]`).
+#[inline]
+pub(crate) fn dot_q8_0(isa: Isa, scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
+    debug_assert_eq!(quants.len(), x.quants.len());
+    match isa {
+        // SAFETY: `Isa::Avx2` is only constructed after run-time detection of AVX2 + FMA.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { super::int_dot_avx2::dot_q8_0(scales, quants, x) },
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Isa::Simd128 => super::wasm_simd::int_dot_q8_0(scales, quants, x),
+        Isa::Portable => portable_q8_0(scales, quants, x),
+    }
+}
+
+/// `w · x` for `w` as Q4_1 blocks in `host_kernels::dot_q4_1`'s layout (`d`, `m` per
+/// block, 16 bytes of nibbles: value `j` low, `j + 16` high).
+#[inline]
+pub(crate) fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
+    debug_assert_eq!(nibbles.len() * 2, x.quants.len());
+    match isa {
+        // SAFETY: as in `dot_q8_0`.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { super::int_dot_avx2::dot_q4_1(d, m, nibbles, x) },
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Isa::Simd128 => super::wasm_simd::int_dot_q4_1(d, m, nibbles, x),
+        Isa::Portable => portable_q4_1(d, m, nibbles, x),
+    }
+}
+
+/// Prefill's `x · Wᵀ` for `rows` consecutive Q4_1 weight rows (layout of
+/// [`dot_q4_1`]: `d`, `m` hold `rows * cols / 32` entries, `nibbles` `rows * cols / 2`
+/// bytes) times the `t` rows of `x`, written `out[row * t + token]`. AVX2 unpacks each
+/// weight block once per tile of up to 8 activation rows; elsewhere one [`dot_q4_1`]
+/// per (row, token).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], rows: usize, x: &Q8Activations, t: usize, out: &mut [f32]) {
+    let cols = x.cols();
+    assert!(cols % QK8 == 0 && d.len() == rows * cols / QK8 && m.len() == d.len() && nibbles.len() * 2 == rows * cols);
+    assert!(out.len() == rows * t && x.len() >= t && x.block() == QK8);
+    match isa {
+        // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
+        // lengths are checked above.
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q4_1(d, m, nibbles, rows, x, t, out) },
+        _ => {
+            let nb = cols / QK8;
+            for (k, o) in out.iter_mut().enumerate() {
+                let (r, i) = (k / t, k % t);
+                let b = r * nb..(r + 1) * nb;
+                *o = dot_q4_1(isa, &d[b.clone()], &m[b], &nibbles[r * cols / 2..(r + 1) * cols / 2], x.row(i));
+            }
+        }
+    }
+}
+
+/// `w · x` for `row`, whole blocks of `ty` (a type [`has_kernel`] accepts for `isa`).
+#[inline]
+pub(crate) fn dot_blocks(isa: Isa, ty: GgmlType, row: &[u8], x: Q8Row) -> f32 {
+    match (isa, ty) {
+        // SAFETY: as in `dot_q8_0`.
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx2, GgmlType::Q4_K) => unsafe { super::int_dot_avx2::dot_q4_k(row, x) },
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx2, GgmlType::Q6_K) => unsafe { super::int_dot_avx2::dot_q6_k(row, x) },
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        (Isa::Simd128, GgmlType::Q4_K) => super::wasm_simd::int_dot_q4_k(row, x),
+        _ => portable_blocks(ty, row, x),
+    }
+}
+
+/// One sub-block of 32 weights: `scale[0] * q[j] + min` for `j < 16`, `scale[1] * q[j]
+/// + min` for the others.
+pub(crate) struct SubBlock {
+    pub q: [i32; QK8],
+    pub scale: [f32; 2],
+    pub min: f32,
+}
+
+/// Sub-block `s` of the block `b` of `ty` (a raw-block type), as the format's layout
+/// defines it (ggml's `dequantize_row_*`, `gguf/formats/`).
+pub(crate) fn sub_block(ty: GgmlType, b: &[u8], s: usize) -> SubBlock {
+    let mut q = [0i32; QK8];
+    let (scale, min) = match ty {
+        GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q5_1 => {
+            let (nib, qh, d, min, offset) = match ty {
+                GgmlType::Q4_0 => (&b[2..18], 0u32, f16_at(b, 0), 0.0, 8),
+                GgmlType::Q5_0 => (&b[6..22], u32::from_le_bytes([b[2], b[3], b[4], b[5]]), f16_at(b, 0), 0.0, 16),
+                _ => (&b[8..24], u32::from_le_bytes([b[4], b[5], b[6], b[7]]), f16_at(b, 0), f16_at(b, 2), 0),
+            };
+            for (j, &byte) in nib.iter().enumerate() {
+                let (h0, h1) = (((qh >> j) << 4) & 0x10, (qh >> (j + 12)) & 0x10);
+                q[j] = (u32::from(byte & 0x0f) | h0) as i32 - offset;
+                q[j + 16] = (u32::from(byte >> 4) | h1) as i32 - offset;
+            }
+            ([d; 2], min)
+        }
+        GgmlType::Q4_K | GgmlType::Q5_K => {
+            let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
+            let (sc, m) = q4_k::scale_min(s, &b[4..16]);
+            let (qh, qs) = if ty == GgmlType::Q4_K { (None, &b[16..144]) } else { (Some(&b[16..48]), &b[48..176]) };
+            let bytes = &qs[32 * (s / 2)..32 * (s / 2) + 32];
+            for l in 0..32 {
+                let v = if s % 2 == 0 { bytes[l] & 0x0f } else { bytes[l] >> 4 };
+                let high = qh.map_or(0, |qh| if qh[l] & (1 << s) != 0 { 16 } else { 0 });
+                q[l] = i32::from(v) + high;
+            }
+            ([d * f32::from(sc); 2], -dmin * f32::from(m))
+        }
+        GgmlType::Q6_K => {
+            let d = f16_at(b, 208);
+            let (half, c) = (s / 4, s % 4);
+            let ql = &b[64 * half..64 * half + 64];
+            let qh = &b[128 + 32 * half..128 + 32 * half + 32];
+            let sc = &b[192 + 8 * half..192 + 8 * half + 8];
+            for l in 0..32 {
+                q[l] = i32::from(q6_low(ql, l, c) | (((qh[l] >> (2 * c)) & 3) << 4)) - 32;
+            }
+            ([d * f32::from(sc[2 * c] as i8), d * f32::from(sc[2 * c + 1] as i8)], 0.0)
+        }
+        GgmlType::F32 | GgmlType::F16 | GgmlType::Q8_0 | GgmlType::Q4_1 => unreachable!("{ty:?} is not held as raw blocks"),
+    };
+    SubBlock { q, scale, min }
+}
+
+/// The low four bits of Q6_K value `l` of quarter `c` in a half's 64 `ql` bytes:
+/// quarters 0 and 1 take the low nibbles of bytes `l` and `l + 32`, quarters 2 and 3
+/// their high nibbles.
+fn q6_low(ql: &[u8], l: usize, c: usize) -> u8 {
+    let byte = ql[l + 32 * (c % 2)];
+    if c < 2 {
+        byte & 0x0f
+    } else {
+        byte >> 4
+    }
+}
+
+/// Bytes and values per block of a raw-block type.
+fn layout(ty: GgmlType) -> (usize, usize) {
+    match ty {
+        GgmlType::Q4_0 => (q4_0::BLOCK_BYTES, QK8),
+        GgmlType::Q5_0 => (q5_0::BLOCK_BYTES, QK8),
+        GgmlType::Q5_1 => (q5_1::BLOCK_BYTES, QK8),
+        GgmlType::Q4_K => (q4_k::BLOCK_BYTES, QK_K),
+        GgmlType::Q5_K => (q5_k::BLOCK_BYTES, QK_K),
+        GgmlType::Q6_K => (q6_k::BLOCK_BYTES, QK_K),
+        _ => (ty.block_bytes(), ty.block_len()),
+    }
+}
+
+fn portable_blocks(ty: GgmlType, row: &[u8], x: Q8Row) -> f32 {
+    let (bytes, len) = layout(ty);
+    let subs = len / QK8;
+    let mut acc = 0f32;
+    for (bi, b) in row.chunks_exact(bytes).enumerate() {
+        for s in 0..subs {
+            let k = bi * subs + s;
+            let sb = sub_block(ty, b, s);
+            let a = &x.quants[k * QK8..(k + 1) * QK8];
+            let lo: i32 = (0..16).map(|j| sb.q[j] * i32::from(a[j])).sum();
+            let hi: i32 = (16..32).map(|j| sb.q[j] * i32::from(a[j])).sum();
+            acc += x.scale(k) * (sb.scale[0] * lo as f32 + sb.scale[1] * hi as f32) + sb.min * x.sums[k];
+        }
+    }
+    acc
+}
+
+fn portable_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
+    let mut acc = 0f32;
+    for (k, (&d, w)) in scales.iter().zip(quants.chunks_exact(QK8)).enumerate() {
+        let a = &x.quants[k * QK8..(k + 1) * QK8];
+        let s: i32 = w.iter().zip(a).map(|(&w, &a)| i32::from(w) * i32::from(a)).sum();
+        acc += d * x.scale(k) * s as f32;
+    }
+    acc
+}
+
+fn portable_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
+    let mut acc = 0f32;
+    for (k, q) in nibbles.chunks_exact(QK8 / 2).enumerate() {
+        let a = &x.quants[k * QK8..(k + 1) * QK8];
+        let s: i32 = q.iter().enumerate().map(|(j, &b)| i32::from(b & 0x0f) * i32::from(a[j]) + i32::from(b >> 4) * i32::from(a[j + 16])).sum();
+        acc += d[k] * x.scale(k) * s as f32 + m[k] * x.sums[k];
+    }
+    acc
+}
+
+#[cfg(test)]
+mod tests {
+    use half::f16;
+
+    use super::super::host_kernels::tests::values;
+    use super::*;
+
+    /// Blocks of `ty` with varied bytes and finite, small f16 scale fields.
+    fn blocks(ty: GgmlType, n: usize, seed: u64) -> Vec<u8> {
+        let mut bytes: Vec<u8> = values(n * ty.block_bytes(), seed).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        let halves: &[usize] = match ty {
+            GgmlType::Q6_K => &[208],
+            GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q8_0 => &[0],
+            _ => &[0, 2],
+        };
+        for b in 0..n {
+            for (i, &h) in halves.iter().enumerate() {
+                let v = f16::from_f32(0.01 + 0.003 * ((b + i) % 5) as f32).to_le_bytes();
+                bytes[b * ty.block_bytes() + h..b * ty.block_bytes() + h + 2].copy_from_slice(&v);
+            }
+        }
+        bytes
+    }
+
+    fn f64_dot(w: &[f32], x: &[f32]) -> f64 {
+        w.iter().zip(x).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum()
+    }
+
+    /// The kernel against the two references: the f64 sum with the rounded activations
+    /// (equal up to float rounding, the integer sums being exact) and the f64 sum with
+    /// the original activations (within the activations' rounding bound; the minimum
+    /// terms take the rounded sums too).
+    fn check(what: &str, got: f32, w: &[f32], x: &[f32], a: Q8Row) {
+        let rounded = a.dequantized();
+        let exact = f64_dot(w, &rounded);
+        let scale: f64 = w.iter().zip(a.dequantized()).map(|(&p, q)| f64::from((p * q).abs())).sum();
+        assert!((f64::from(got) - exact).abs() <= 1e-5 * (1.0 + scale), "{what}: {got} vs rounded-activation sum {exact}");
+        let unrounded = f64_dot(w, x);
+        let bound = a.rounding_bound(w) + 1e-5 * (1.0 + scale);
+        assert!((f64::from(got) - unrounded).abs() <= bound, "{what}: {got} vs f32-activation sum {unrounded}, bound {bound}");
+    }
+
+    #[test]
+    fn block_kernels_agree_with_exact_sums() {
+        let types = [GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K];
+        for ty in types {
+            for n in [1usize, 2, 6] {
+                let row = blocks(ty, n, 3 + n as u64);
+                let cols = n * ty.block_len();
+                let mut w = vec![0f32; cols];
+                ty.dequantize(&row, &mut w);
+                // Activations with a wide range, so that the scales differ per block.
+                let x: Vec<f32> = values(cols, 40 + n as u64).iter().enumerate().map(|(i, v)| v * (1 + i % 7) as f32).collect();
+                let q = Q8Activations::rows(&x, cols, activation_block(ty));
+                for isa in [Isa::Portable, Isa::detect()] {
+                    if has_kernel(isa, ty) {
+                        check(&format!("{ty:?} x{n} {isa:?}"), dot_blocks(isa, ty, &row, q.row(0)), &w, &x, q.row(0));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sub_blocks_equal_the_format_decoders() {
+        // The portable kernels' decoder against the formats' own (tested against gguf-py).
+        let types = [GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K];
+        for ty in types {
+            let b = blocks(ty, 1, 77);
+            let mut want = vec![0f32; ty.block_len()];
+            ty.dequantize(&b, &mut want);
+            for s in 0..ty.block_len() / QK8 {
+                let sb = sub_block(ty, &b, s);
+                for j in 0..QK8 {
+                    let got = sb.scale[j / 16] * sb.q[j] as f32 + sb.min;
+                    let w = want[s * QK8 + j];
+                    assert!((got - w).abs() <= 1e-6 * (1.0 + w.abs()), "{ty:?} sub-block {s} value {j}: {got} vs {w}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn q8_0_and_q4_1_kernels_agree_with_exact_sums() {
+        for n in [1usize, 3, 18, 48] {
+            let cols = n * QK8;
+            let x: Vec<f32> = values(cols, 50 + n as u64).iter().enumerate().map(|(i, v)| v * (1 + i % 5) as f32).collect();
+            let q = Q8Activations::rows(&x, cols, QK8);
+            let scales: Vec<f32> = values(n, 51).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
+            let quants: Vec<i8> = values(cols, 52).iter().map(|v| (v * 127.0) as i8).collect();
+            let w8: Vec<f32> = quants.iter().enumerate().map(|(i, &v)| scales[i / QK8] * f32::from(v)).collect();
+            let d: Vec<f32> = values(n, 53).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
+            let m: Vec<f32> = values(n, 54).iter().map(|v| v / 4.0).collect();
+            let nib: Vec<u8> = values(cols / 2, 55).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+            let mut w4 = vec![0f32; cols];
+            for (k, o) in w4.chunks_exact_mut(QK8).enumerate() {
+                for j in 0..16 {
+                    o[j] = d[k] * f32::from(nib[16 * k + j] & 0x0f) + m[k];
+                    o[j + 16] = d[k] * f32::from(nib[16 * k + j] >> 4) + m[k];
+                }
+            }
+            for isa in [Isa::Portable, Isa::detect()] {
+                check(&format!("Q8_0 x{n} {isa:?}"), dot_q8_0(isa, &scales, &quants, q.row(0)), &w8, &x, q.row(0));
+                check(&format!("Q4_1 x{n} {isa:?}"), dot_q4_1(isa, &d, &m, &nib, q.row(0)), &w4, &x, q.row(0));
+            }
+        }
+    }
+
+    #[test]
+    fn q4_1_gemm_agrees_with_one_dot_product_per_pair() {
+        // 3 weight rows of 2 blocks times 1..=17 activation rows: every tile width.
+        let (rows, cols) = (3, 2 * QK8);
+        let d: Vec<f32> = values(rows * 2, 61).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
+        let m: Vec<f32> = values(rows * 2, 62).iter().map(|v| v / 4.0).collect();
+        let nib: Vec<u8> = values(rows * cols / 2, 63).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        for t in 1..18 {
+            let x: Vec<f32> = values(t * cols, 64 + t as u64).iter().enumerate().map(|(i, v)| v * (1 + i % 3) as f32).collect();
+            let q = Q8Activations::rows(&x, cols, QK8);
+            for isa in [Isa::Portable, Isa::detect()] {
+                let mut out = vec![0f32; rows * t];
+                gemm_q4_1(isa, &d, &m, &nib, rows, &q, t, &mut out);
+                for r in 0..rows {
+                    for i in 0..t {
+                        let want = dot_q4_1(Isa::Portable, &d[2 * r..2 * r + 2], &m[2 * r..2 * r + 2], &nib[r * cols / 2..(r + 1) * cols / 2], q.row(i));
+                        let got = out[r * t + i];
+                        assert!((got - want).abs() <= 1e-5 * (1.0 + want.abs()), "t={t} row {r} token {i} {isa:?}: {got} vs {want}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kernels_see_every_sub_block_and_extreme_values() {
+        // One non-zero activation block at a time: a kernel that skips or swaps a
+        // sub-block (or a Q6_K quarter / half) gets that block's product wrong.
+        for ty in [GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q5_K, GgmlType::Q4_0] {
+            let row = blocks(ty, 2, 9);
+            let cols = 2 * ty.block_len();
+            let mut w = vec![0f32; cols];
+            ty.dequantize(&row, &mut w);
+            for k in 0..cols / QK8 {
+                let x: Vec<f32> = (0..cols).map(|i| if i / QK8 == k { if i % 3 == 0 { -1.0 } else { 0.75 } } else { 0.0 }).collect();
+                let q = Q8Activations::rows(&x, cols, activation_block(ty));
+                for isa in [Isa::Portable, Isa::detect()] {
+                    if has_kernel(isa, ty) {
+                        check(&format!("{ty:?} block {k} {isa:?}"), dot_blocks(isa, ty, &row, q.row(0)), &w, &x, q.row(0));
+                    }
+                }
+            }
+        }
+        // Q8_0 weights of -128 and activations of ±127 (the AVX2 sign trick's limits).
+        let quants = vec![-128i8; 64];
+        let x: Vec<f32> = (0..64).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
+        let q = Q8Activations::rows(&x, 64, QK8);
+        let w = vec![-128f32 * 0.5; 64];
+        for isa in [Isa::Portable, Isa::detect()] {
+            check(&format!("Q8_0 extremes {isa:?}"), dot_q8_0(isa, &[0.5, 0.5], &quants, q.row(0)), &w, &x, q.row(0));
+        }
+    }
+}

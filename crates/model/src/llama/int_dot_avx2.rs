@@ -1,0 +1,285 @@
+//! The AVX2 versions of [`super::int_dot`]'s kernels (x86-64, chosen at run time):
+//! 32 byte products per `_mm256_maddubs_epi16` (unsigned weights × signed
+//! activations, pairs summed to i16) then `_mm256_madd_epi16` (pairs to i32, times 1
+//! or a sub-block scale); one float multiply-add per block of 32 (Q8_0, Q4_1) or per
+//! super-block of 256 (the K-quants, whose activations share one scale per 256, so
+//! the sub-block scales are applied in integers as ggml's `q8_K` kernels do). The
+//! limits: a pair of products must fit an i16, which holds for 6-bit weights
+//! (63 · 127 · 2) and for Q8_0 with the sign trick (|w| ≤ 128, |a| ≤ 127: 32,512);
+//! a super-block's sum fits an i32 (Q6_K: 16 · 16 · 32 · 127 · 128 < 2^31).
+//! Layouts as in `gguf/formats/`; the tests in `int_dot` compare each kernel with exact
+//! sums.
+
+use std::arch::x86_64::*;
+
+use crate::gguf::formats::{f16_at, q4_k, q6_k, QK_K};
+
+use super::host_kernels::QK8;
+use super::q8_activations::{Q8Activations, Q8Row};
+
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn hsum(v: __m256) -> f32 {
+    let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    let s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    _mm_cvtss_f32(s)
+}
+
+/// 32 activation bytes of block `k`.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn act(x: &Q8Row, k: usize) -> __m256i {
+    _mm256_loadu_si256(x.quants.as_ptr().add(k * QK8) as *const __m256i)
+}
+
+/// Σ of unsigned `q` (each < 128) times signed `a`, eight i32 partial sums.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn sum_u8_i8(q: __m256i, a: __m256i) -> __m256i {
+    _mm256_madd_epi16(_mm256_maddubs_epi16(q, a), _mm256_set1_epi16(1))
+}
+
+/// # Safety
+/// AVX2 and FMA; `quants.len() == x.quants.len() == 32 * scales.len()`, `x` rounded in
+/// blocks of 32.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn dot_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
+    debug_assert_eq!(x.shift, 0);
+    let n = scales.len().min(quants.len() / QK8).min(x.sums.len()).min(x.scales.len());
+    // Block `k`'s `Σ w a` (|w| · (a with w's sign): unsigned × signed for maddubs).
+    // (Macros, not closures: closures do not inherit `target_feature`.)
+    macro_rules! sum {
+        ($k:expr) => {{
+            let w = _mm256_loadu_si256(quants.as_ptr().add($k * QK8) as *const __m256i);
+            let a = act(&x, $k);
+            _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)), _mm256_set1_epi16(1)))
+        }};
+    }
+    let (mut acc0, mut acc1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    let mut k = 0;
+    // Eight blocks at a time: their eight scale products in one multiplication.
+    while k + 8 <= n {
+        let mut ds = [0f32; 8];
+        _mm256_storeu_ps(ds.as_mut_ptr(), _mm256_mul_ps(_mm256_loadu_ps(scales.as_ptr().add(k)), _mm256_loadu_ps(x.scales.as_ptr().add(k))));
+        for j in (0..8).step_by(2) {
+            acc0 = _mm256_fmadd_ps(sum!(k + j), _mm256_broadcast_ss(&ds[j]), acc0);
+            acc1 = _mm256_fmadd_ps(sum!(k + j + 1), _mm256_broadcast_ss(&ds[j + 1]), acc1);
+        }
+        k += 8;
+    }
+    while k < n {
+        acc0 = _mm256_fmadd_ps(sum!(k), _mm256_set1_ps(scales[k] * x.scales[k]), acc0);
+        k += 1;
+    }
+    hsum(_mm256_add_ps(acc0, acc1))
+}
+
+/// # Safety
+/// AVX2 and FMA; `x.quants.len() == 2 * nibbles.len() == 32 * d.len() == 32 * m.len()`,
+/// `x` rounded in blocks of 32.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn dot_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
+    debug_assert_eq!(x.shift, 0);
+    let n = d.len().min(m.len()).min(nibbles.len() / (QK8 / 2)).min(x.sums.len()).min(x.scales.len());
+    let low = _mm_set1_epi8(0x0f);
+    // Block `k`'s `Σ q a`.
+    macro_rules! sum {
+        ($k:expr) => {{
+            let bytes = _mm_loadu_si128(nibbles.as_ptr().add($k * QK8 / 2) as *const __m128i);
+            // Values 0..16 in the low lane, 16..32 in the high one.
+            let q = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), low), _mm_and_si128(bytes, low));
+            _mm256_cvtepi32_ps(sum_u8_i8(q, act(&x, $k)))
+        }};
+    }
+    let (mut acc0, mut acc1, mut mins) = (_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps());
+    let mut k = 0;
+    // Eight blocks at a time: their scale products and minimum terms in vectors.
+    while k + 8 <= n {
+        let mut ds = [0f32; 8];
+        _mm256_storeu_ps(ds.as_mut_ptr(), _mm256_mul_ps(_mm256_loadu_ps(d.as_ptr().add(k)), _mm256_loadu_ps(x.scales.as_ptr().add(k))));
+        mins = _mm256_fmadd_ps(_mm256_loadu_ps(m.as_ptr().add(k)), _mm256_loadu_ps(x.sums.as_ptr().add(k)), mins);
+        for j in (0..8).step_by(2) {
+            acc0 = _mm256_fmadd_ps(sum!(k + j), _mm256_broadcast_ss(&ds[j]), acc0);
+            acc1 = _mm256_fmadd_ps(sum!(k + j + 1), _mm256_broadcast_ss(&ds[j + 1]), acc1);
+        }
+        k += 8;
+    }
+    let mut tail = 0f32;
+    while k < n {
+        acc0 = _mm256_fmadd_ps(sum!(k), _mm256_set1_ps(d[k] * x.scales[k]), acc0);
+        tail += m[k] * x.sums[k];
+        k += 1;
+    }
+    hsum(_mm256_add_ps(acc0, acc1)) + hsum(mins) + tail
+}
+
+/// # Safety
+/// AVX2 and FMA; `row` whole Q4_K blocks of as many values as `x` holds, `x` rounded
+/// in blocks of 256 (one scale per super-block).
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn dot_q4_k(row: &[u8], x: Q8Row) -> f32 {
+    debug_assert_eq!(x.shift, 3);
+    let n = (row.len() / q4_k::BLOCK_BYTES).min(x.scales.len()).min(x.sums.len() / 8);
+    let low = _mm256_set1_epi8(0x0f);
+    let (mut acc, mut mins) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+    for i in 0..n {
+        let b = &row[i * q4_k::BLOCK_BYTES..(i + 1) * q4_k::BLOCK_BYTES];
+        let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
+        let (mut sc, mut mn) = ([0u8; 8], [0u8; 8]);
+        for j in 0..8 {
+            (sc[j], mn[j]) = q4_k::scale_min(j, &b[4..16]);
+        }
+        // The super-block's Σ sc_j Σ q a over its eight sub-blocks, in integers.
+        let mut sum = _mm256_setzero_si256();
+        for p in 0..QK_K / 64 {
+            let q = _mm256_loadu_si256(b.as_ptr().add(16 + 32 * p) as *const __m256i);
+            let k = i * 8 + 2 * p;
+            let p1 = _mm256_maddubs_epi16(_mm256_and_si256(q, low), act(&x, k));
+            let p2 = _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(q, 4), low), act(&x, k + 1));
+            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(p1, _mm256_set1_epi16(i16::from(sc[2 * p]))));
+            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(p2, _mm256_set1_epi16(i16::from(sc[2 * p + 1]))));
+        }
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(d * *x.scales.get_unchecked(i)), acc);
+        // The minimums against the sums of the eight sub-blocks' rounded activations.
+        let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(mn.as_ptr() as *const __m128i)));
+        let sums = _mm256_loadu_ps(x.sums.as_ptr().add(i * 8));
+        mins = _mm256_fmadd_ps(_mm256_mul_ps(m, _mm256_set1_ps(dmin)), sums, mins);
+    }
+    hsum(acc) - hsum(mins)
+}
+
+/// # Safety
+/// AVX2 and FMA; `row` whole Q6_K blocks of as many values as `x` holds, `x` rounded
+/// in blocks of 256 (one scale per super-block).
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn dot_q6_k(row: &[u8], x: Q8Row) -> f32 {
+    debug_assert_eq!(x.shift, 3);
+    let n = (row.len() / q6_k::BLOCK_BYTES).min(x.scales.len()).min(x.sums.len() / 8);
+    let (m4, m3) = (_mm256_set1_epi8(0x0f), _mm256_set1_epi8(3));
+    let offset = _mm256_set1_epi8(32);
+    let mut acc = _mm256_setzero_ps();
+    for i in 0..n {
+        let b = &row[i * q6_k::BLOCK_BYTES..(i + 1) * q6_k::BLOCK_BYTES];
+        let d = f16_at(b, 208);
+        // The super-block's Σ sc Σ (q - 32) a over its sixteen 16-value groups.
+        let mut sum = _mm256_setzero_si256();
+        for half in 0..2 {
+            let p = b.as_ptr().add(64 * half);
+            let (ql0, ql1) = (_mm256_loadu_si256(p as *const __m256i), _mm256_loadu_si256(p.add(32) as *const __m256i));
+            let qh = _mm256_loadu_si256(b.as_ptr().add(128 + 32 * half) as *const __m256i);
+            // (A macro, not a closure: closures do not inherit `target_feature`.)
+            macro_rules! high {
+                ($shift:literal) => {
+                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, $shift), m3), 4)
+                };
+            }
+            // The four quarters of the half, values 0..64 (q + 32).
+            let quarters = [
+                _mm256_or_si256(_mm256_and_si256(ql0, m4), high!(0)),
+                _mm256_or_si256(_mm256_and_si256(ql1, m4), high!(2)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), m4), high!(4)),
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4), high!(6)),
+            ];
+            let sc = &b[192 + 8 * half..200 + 8 * half];
+            for (c, q) in quarters.into_iter().enumerate() {
+                let a = act(&x, i * 8 + 4 * half + c);
+                // Σ (q - 32) a in pairs, then times each 16 values' scale.
+                let pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(q, a), _mm256_maddubs_epi16(offset, a));
+                let scales = _mm256_set_m128i(_mm_set1_epi16(i16::from(sc[2 * c + 1] as i8)), _mm_set1_epi16(i16::from(sc[2 * c] as i8)));
+                sum = _mm256_add_epi32(sum, _mm256_madd_epi16(pairs, scales));
+            }
+        }
+        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(d * *x.scales.get_unchecked(i)), acc);
+    }
+    hsum(acc)
+}
+
+/// [`super::int_dot::gemm_q4_1`]: tiles of one Q4_1 weight row by up to 8 activation
+/// rows, each weight block unpacked once per tile.
+///
+/// # Safety
+/// AVX2 and FMA; the lengths as `super::int_dot::gemm_q4_1` checks them.
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn gemm_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], rows: usize, x: &Q8Activations, t: usize, out: &mut [f32]) {
+    let nb = d.len() / rows.max(1);
+    let mut t0 = 0;
+    // The tile's activation scales, block-major (`scales[8 b + i]`), and its rows.
+    let mut scales = vec![0f32; nb * 8];
+    while t0 < t {
+        let n = (t - t0).min(8);
+        let tile: Vec<Q8Row> = (t0..t0 + n).map(|i| x.row(i)).collect();
+        for (i, r) in tile.iter().enumerate() {
+            for b in 0..nb {
+                scales[8 * b + i] = r.scale(b);
+            }
+        }
+        let mut a = [tile[0].quants.as_ptr(); 8];
+        for (i, r) in tile.iter().enumerate() {
+            a[i] = r.quants.as_ptr();
+        }
+        for r in 0..rows {
+            let (dr, nr) = (d.as_ptr().add(r * nb), nibbles.as_ptr().add(r * nb * QK8 / 2));
+            let o = out.as_mut_ptr().add(r * t + t0);
+            // (Const generics: the accumulators stay in registers.)
+            match n {
+                8 => q4_1_tile::<8>(dr, nr, nb, &a, scales.as_ptr(), o),
+                7 => q4_1_tile::<7>(dr, nr, nb, &a, scales.as_ptr(), o),
+                6 => q4_1_tile::<6>(dr, nr, nb, &a, scales.as_ptr(), o),
+                5 => q4_1_tile::<5>(dr, nr, nb, &a, scales.as_ptr(), o),
+                4 => q4_1_tile::<4>(dr, nr, nb, &a, scales.as_ptr(), o),
+                3 => q4_1_tile::<3>(dr, nr, nb, &a, scales.as_ptr(), o),
+                2 => q4_1_tile::<2>(dr, nr, nb, &a, scales.as_ptr(), o),
+                _ => q4_1_tile::<1>(dr, nr, nb, &a, scales.as_ptr(), o),
+            }
+            // The minimum term: Σ_b m[b] · (sum of block b's rounded values) per activation row.
+            let mr = &m[r * nb..(r + 1) * nb];
+            for (i, row) in tile.iter().enumerate() {
+                *o.add(i) += dot_f32(mr, row.sums);
+            }
+        }
+        t0 += n;
+    }
+}
+
+/// `o[i] = Σ_b d[b] · s_i[b] · Σ_j q_bj a_i[32 b + j]` for `N` activation rows `a_i`
+/// with block scales `s_i[b] = scales[8 b + i]`.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn q4_1_tile<const N: usize>(d: *const f32, nib: *const u8, nb: usize, a: &[*const i8; 8], scales: *const f32, o: *mut f32) {
+    let low = _mm_set1_epi8(0x0f);
+    let mut acc = [_mm256_setzero_ps(); N];
+    for b in 0..nb {
+        let bytes = _mm_loadu_si128(nib.add(b * QK8 / 2) as *const __m128i);
+        let q = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), low), _mm_and_si128(bytes, low));
+        let db = _mm256_set1_ps(*d.add(b));
+        for (i, acc) in acc.iter_mut().enumerate() {
+            let s = sum_u8_i8(q, _mm256_loadu_si256(a[i].add(b * QK8) as *const __m256i));
+            let ds = _mm256_mul_ps(db, _mm256_broadcast_ss(&*scales.add(8 * b + i)));
+            *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), ds, *acc);
+        }
+    }
+    for (i, acc) in acc.into_iter().enumerate() {
+        *o.add(i) = hsum(acc);
+    }
+}
+
+/// `a · b` over f32 rows of equal length (the minimum terms).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let mut acc = _mm256_setzero_ps();
+    let mut i = 0;
+    while i + 8 <= n {
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(a.as_ptr().add(i)), _mm256_loadu_ps(b.as_ptr().add(i)), acc);
+        i += 8;
+    }
+    let mut sum = hsum(acc);
+    while i < n {
+        sum += a[i] * b[i];
+        i += 1;
+    }
+    sum
+}
