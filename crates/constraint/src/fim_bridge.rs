@@ -240,10 +240,9 @@ mod tests {
         assert_eq!(b, "'");
     }
 
-    /// Re-entering a suffix that starts inside an expression, after a middle that
-    /// went astray (states the model reached in the BOUNDARY set): the blind search
-    /// found no bridge within its limits; with the prefix's last line as a move it
-    /// does.
+    /// Re-entering a suffix that starts inside an expression or a header, after a
+    /// middle that went astray (shaped after states the model reached in the
+    /// BOUNDARY set, where the blind search found no bridge within its limits).
     #[test]
     fn bridges_reenter_the_prefix_line() {
         let prefix = "class T:\n    def test_one(self):\n        dists = list(distributions(path=s";
