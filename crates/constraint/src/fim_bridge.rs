@@ -8,9 +8,16 @@
 //! uniform-cost (Dijkstra) search over recognizer states, where a move writes a small
 //! piece of text (a separator, the shortest text of a terminal with or without a
 //! space before it, or the shortest way to finish the unfinished lexeme as some
-//! terminal) and costs its bytes. States are merged when they have the same future
-//! (lexer state, layout, parser stacks), and the search stops at the first goal popped
-//! (the shortest bridge over these moves) or after [`MAX_EXPANSIONS`] states.
+//! terminal) and costs its bytes. Beside these, the *re-entry* moves read off the
+//! prefix once per request ([`crate::fim_reentry`]): from a state outside brackets,
+//! a (new) line that re-opens the blocks the middle has left and writes the head of
+//! the prefix's last line, or a tail of it, or a synthetic opener; a re-entry that
+//! joins becomes the incumbent, returned once nothing cheaper is left in the queue
+//! or after [`AFTER_INCUMBENT`] more expansions (most bridges of a middle that went
+//! astray are re-entries: a blind search has to rebuild brackets, layout and the
+//! half-written lexeme byte by byte, and mostly ran out of states). States are merged
+//! when they have the same future (lexer state, layout, parser stacks), and the
+//! search stops at the first goal popped or after [`MAX_EXPANSIONS`] states.
 //!
 //! Every prefix of a bridge is a viable prefix whose own bridge is the rest, so the
 //! finishing mask (the tokens whose bytes are a non-empty prefix of the bridge) holds
