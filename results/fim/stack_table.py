@@ -29,10 +29,11 @@ def table(path):
     return n, row
 
 
-print("| set | cases | none | checked | mask | mask finished (parse ok) | mask wrap-ups |")
-print("|---|---|---|---|---|---|---|")
+print("| set | cases | none | checked | mask | finished none / checked / mask | mask finished (parse ok) | mask wrap-ups |")
+print("|---|---|---|---|---|---|---|---|")
 for path in sys.argv[1:]:
     n, row = table(path)
     name = path.rsplit("/", 1)[-1].replace(".jsonl", "")
     pct = lambda m: f"{row[m][0]}/{n} = {100.0 * row[m][0] / n:.1f}%" if n else "-"
-    print(f"| {name} | {n} | {pct('none')} | {pct('checked')} | {pct('mask')} | {row['mask'][1]} ({row['mask'][2]}) | {row['mask'][3]} |")
+    fin = " / ".join(str(row[m][1]) for m in MODES)
+    print(f"| {name} | {n} | {pct('none')} | {pct('checked')} | {pct('mask')} | {fin} | {row['mask'][1]} ({row['mask'][2]}) | {row['mask'][3]} |")

@@ -141,7 +141,7 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             }
             if a.bridge_every > 0 && tokens % a.bridge_every == 0 {
                 let b0 = thread_cpu_ns();
-                let bridge = espalier_constraint::fim_bridge::shortest_bridge(c.left(), c.suffix());
+                let bridge = espalier_constraint::fim_bridge::shortest_bridge(c.left(), c.suffix(), c.reentry());
                 if let (Some(x), Some(y)) = (b0, thread_cpu_ns()) {
                     bridge_cpu.push(y.saturating_sub(x) as f64 / 1e6);
                 }

@@ -24,6 +24,7 @@ use espalier_grammar::quotient::left_state;
 use espalier_grammar::{FimError, Language, LrParser, LrRecognizer, SuffixQuotient};
 
 use crate::exact::ExactWalker;
+use crate::fim_reentry::Reentry;
 use crate::{ByteState, Commit, Constraint, Inspection, Rejected, TokTrie, TokenSet, Vocab};
 
 /// Fill-in-the-middle over a grammar language (Python): see the module doc.
@@ -32,6 +33,8 @@ pub struct FimConstraint {
     left: LrRecognizer,
     suffix: Arc<SuffixQuotient>,
     witness: Option<Vec<u8>>,
+    /// What the suffix expects to follow, read off the prefix once ([`Reentry`]).
+    reentry: Arc<Reentry>,
     trie: Arc<TokTrie>,
     walker: ExactWalker<LrParser>,
     middle: Vec<u8>,
@@ -59,7 +62,8 @@ impl FimConstraint {
         let witness = quotient.establish(&left)?;
         let starts = trie.lexeme_starts(&lang.dfa);
         let walker = ExactWalker::new(&left, starts);
-        Ok(Self { left, suffix: Arc::new(quotient), witness, trie, walker, middle: Vec::new(), plan: None, failed_at: None, failures: 0 })
+        let reentry = Arc::new(Reentry::new(lang, prefix, suffix));
+        Ok(Self { left, suffix: Arc::new(quotient), witness, reentry, trie, walker, middle: Vec::new(), plan: None, failed_at: None, failures: 0 })
     }
 
     /// The middle generated so far.
@@ -77,6 +81,11 @@ impl FimConstraint {
     /// The suffix side (memo counters, explanations).
     pub fn suffix(&self) -> &SuffixQuotient {
         &self.suffix
+    }
+
+    /// The re-entry texts read off the prefix (for the bridge search).
+    pub fn reentry(&self) -> &Reentry {
+        &self.reentry
     }
 
     /// The recognizer state after prefix + middle.
@@ -128,7 +137,8 @@ impl Constraint for FimConstraint {
 
     /// The finishing mask under FIM: EOS alone once the middle joins the suffix; else
     /// the tokens whose bytes are a non-empty prefix of the shortest bridge to joining
-    /// ([`crate::fim_bridge`]); where no bridge is found, the exact mask.
+    /// ([`crate::fim_bridge`]) and at least half as long as the longest such token;
+    /// where no bridge is found, the exact mask.
     fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
         if mask.capacity() != vocab.len() {
             *mask = TokenSet::empty(vocab.len());
@@ -140,17 +150,19 @@ impl Constraint for FimConstraint {
         }
         let retry = self.failures < MAX_FAILURES && self.failed_at.is_none_or(|at| self.middle.len() >= at + RETRY_AFTER);
         if self.plan.as_ref().is_none_or(|p| p.is_empty()) && retry {
-            self.plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix).filter(|p| !p.is_empty());
+            self.plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix, &self.reentry).filter(|p| !p.is_empty());
             self.failed_at = self.plan.is_none().then_some(self.middle.len());
             self.failures += usize::from(self.plan.is_none());
         }
         match &self.plan {
             Some(plan) => {
-                for id in 0..vocab.len() as u32 {
-                    let b = vocab.bytes(id);
-                    if !vocab.is_special(id) && !b.is_empty() && plan.starts_with(b) {
-                        mask.insert(id as usize);
-                    }
+                // The tokens along the plan, at least half as long as the longest one:
+                // the budget left may be tight, and a bridge taken byte by byte would
+                // not fit it.
+                let along = |id: u32| !vocab.is_special(id) && !vocab.bytes(id).is_empty() && plan.starts_with(vocab.bytes(id));
+                let longest = (0..vocab.len() as u32).filter(|&id| along(id)).map(|id| vocab.bytes(id).len()).max().unwrap_or(0);
+                for id in (0..vocab.len() as u32).filter(|&id| along(id) && 2 * vocab.bytes(id).len() >= longest) {
+                    mask.insert(id as usize);
                 }
             }
             None => self.fill_mask(vocab, mask),
@@ -223,7 +235,7 @@ mod tests {
             for step in ["o(", "x", " +", " (", "[1", ",", " y"] {
                 let _ = c.commit(step.as_bytes());
             }
-            let start = crate::fim_bridge::shortest_bridge(c.left(), c.suffix()).unwrap().len();
+            let start = crate::fim_bridge::shortest_bridge(c.left(), c.suffix(), c.reentry()).unwrap().len();
             let mut mask = TokenSet::empty(vocab.len());
             let mut steps = 0;
             while !c.is_complete() {
