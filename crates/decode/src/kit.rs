@@ -12,8 +12,13 @@ use crate::{GrammarKit, Lang, LangError, Mode};
 pub enum Kit {
     /// A grammar language's compiled grammar and vocabulary trie.
     Grammar(GrammarKit),
-    /// Nothing to build ahead (the sLua tree of parsers starts from the API).
+    /// Nothing to build ahead.
     Plain,
+    /// The sLua tree of parsers' compiled segment automata and the masks cached by
+    /// their states, shared by every constraint made from this kit: each generation
+    /// after the first starts warm (the cache is keyed by regex, DFA state and trie,
+    /// so any API, effect list or vocabulary may share it).
+    TreeOfParsers(std::rc::Rc<espalier_slua::dfa::DfaCache>),
 }
 
 /// What a constraint is primed with.

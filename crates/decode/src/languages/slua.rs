@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+use espalier_slua::dfa::DfaCache;
 use espalier_slua::{check, prompt, translate, Api, Env, SluaConstraint};
 
 use super::{Benchmark, BenchmarkFormat, CheckOptions, Framing, LangSpec};
@@ -24,7 +25,13 @@ const SAMPLE: &str = "A poison talent: the user poisons the target, dealing dama
 /// value: either) over the game API, where `effects` are the names of effects
 /// already written (talents may apply them).
 pub fn slua_constraint(kind: &str, effects: Vec<String>) -> LangConstraint {
-    let env = Rc::new(Env::new(Api::dungeon(), effects));
+    slua_constraint_sharing(kind, effects, Rc::new(DfaCache::default()))
+}
+
+/// [`slua_constraint`] with the compiled automata and cached masks of `dfas`, shared
+/// with earlier constraints (the kit's), so a generation does not start cold.
+pub fn slua_constraint_sharing(kind: &str, effects: Vec<String>, dfas: Rc<DfaCache>) -> LangConstraint {
+    let env = Rc::new(Env::with_dfas(Api::dungeon(), effects, dfas));
     let c = match kind {
         "effect" | "talent" => SluaConstraint::for_kind(env, kind),
         _ => SluaConstraint::new(env),
@@ -85,12 +92,15 @@ impl LangSpec for Slua {
     }
 
     fn kit(&self, _vocab: &espalier_constraint::Vocab) -> Result<Kit, LangError> {
-        Ok(Kit::Plain)
+        Ok(Kit::TreeOfParsers(Rc::new(DfaCache::default())))
     }
 
-    fn constraint(&self, _kit: &Kit, mode: Mode, input: &ConstraintInput) -> Result<LangConstraint, LangError> {
+    fn constraint(&self, kit: &Kit, mode: Mode, input: &ConstraintInput) -> Result<LangConstraint, LangError> {
         self.check_mode(mode)?;
-        let c = slua_constraint(input.kind, input.effects.to_vec());
+        let c = match kit {
+            Kit::TreeOfParsers(dfas) => slua_constraint_sharing(input.kind, input.effects.to_vec(), dfas.clone()),
+            _ => slua_constraint(input.kind, input.effects.to_vec()),
+        };
         if input.prefix.is_empty() {
             return Ok(c);
         }
@@ -225,5 +235,42 @@ mod tests {
         assert!(lua.contains("function"), "{lua}");
         let err = LANGUAGE.translation("effect Burn").unwrap().unwrap_err();
         assert!(err.starts_with("not a complete sLua script yet"), "{err}");
+    }
+
+    /// Constraints made from one kit share its automata and cached masks: two
+    /// generations from it give, at every step, the masks of a fresh constraint (the
+    /// second starts warm, so it reads the cache the first one filled).
+    #[test]
+    fn constraints_sharing_the_kit_give_the_masks_of_fresh_ones() {
+        use espalier_constraint::{Constraint, TokenSet, Vocab};
+        // The constraint ends with the script's last `end;`: no trailing newline.
+        let script = include_str!("../../../slua/tests/scripts/valid/01_burning.slua").trim_end();
+        let mut tokens: Vec<Vec<u8>> = vec![b"<eos>".to_vec()];
+        tokens.extend((0u8..=255).map(|b| vec![b]));
+        let mut words: Vec<Vec<u8>> = script.split_inclusive(char::is_whitespace).map(|w| w.as_bytes().to_vec()).collect();
+        words.sort();
+        words.dedup();
+        tokens.extend(words.into_iter().filter(|w| w.len() > 1));
+        let vocab = Vocab::new(tokens, &[0], 0);
+        let allowed = |c: &mut LangConstraint| {
+            let mut m = TokenSet::empty(vocab.len());
+            c.fill_mask(&vocab, &mut m);
+            (0..vocab.len()).filter(|&i| m.contains(i)).collect::<Vec<usize>>()
+        };
+        let kit = LANGUAGE.kit(&vocab).unwrap();
+        assert!(matches!(kit, Kit::TreeOfParsers(_)));
+        let input = ConstraintInput { kind: "effect", ..ConstraintInput::default() };
+        for generation in 0..2 {
+            let mut shared = LANGUAGE.constraint(&kit, Mode::Mask, &input).unwrap();
+            let mut fresh = slua_constraint("effect", Vec::new());
+            for (step, chunk) in script.split_inclusive(char::is_whitespace).enumerate() {
+                let (a, b) = (allowed(&mut shared), allowed(&mut fresh));
+                assert_eq!(a, b, "generation {generation}, step {step} (before {chunk:?})");
+                assert!(!a.is_empty());
+                shared.commit(chunk.as_bytes()).unwrap();
+                fresh.commit(chunk.as_bytes()).unwrap();
+            }
+            assert_eq!(allowed(&mut shared), allowed(&mut fresh), "generation {generation}, at the end");
+        }
     }
 }

@@ -111,7 +111,9 @@ pub trait LangSpec: Sync + 'static {
     fn constraint(&self, kit: &Kit, mode: Mode, input: &ConstraintInput) -> Result<LangConstraint, LangError> {
         match kit {
             Kit::Grammar(kit) => kit.constraint(mode, input.prefix),
-            Kit::Plain => Err(LangError::Setup(format!("{} has no grammar to build a constraint from", self.name()))),
+            Kit::Plain | Kit::TreeOfParsers(_) => {
+                Err(LangError::Setup(format!("{} has no grammar to build a constraint from", self.name())))
+            }
         }
     }
 
