@@ -14,11 +14,16 @@ pub enum Kit {
     Grammar(GrammarKit),
     /// Nothing to build ahead.
     Plain,
-    /// The sLua tree of parsers' compiled segment automata and the masks cached by
-    /// their states, shared by every constraint made from this kit: each generation
-    /// after the first starts warm (the cache is keyed by regex, DFA state and trie,
-    /// so any API, effect list or vocabulary may share it).
-    TreeOfParsers(std::rc::Rc<espalier_slua::dfa::DfaCache>),
+    /// The sLua tree of parsers' vocabulary trie, compiled segment automata and the
+    /// masks cached by their states, shared by every constraint made from this kit:
+    /// each generation after the first starts warm (the cache is keyed by regex, DFA
+    /// state and trie, so any API or effect list may share it).
+    TreeOfParsers {
+        /// Compiled segment automata and state masks.
+        dfas: std::rc::Rc<espalier_slua::dfa::DfaCache>,
+        /// The vocabulary's byte trie the masks walk.
+        trie: Arc<espalier_constraint::TokTrie>,
+    },
 }
 
 /// What a constraint is primed with.

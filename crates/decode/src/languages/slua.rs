@@ -5,7 +5,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
+use espalier_constraint::TokTrie;
 use espalier_slua::dfa::DfaCache;
 use espalier_slua::{check, prompt, translate, Api, Env, SluaConstraint};
 
@@ -25,16 +27,21 @@ const SAMPLE: &str = "A poison talent: the user poisons the target, dealing dama
 /// value: either) over the game API, where `effects` are the names of effects
 /// already written (talents may apply them).
 pub fn slua_constraint(kind: &str, effects: Vec<String>) -> LangConstraint {
-    slua_constraint_sharing(kind, effects, Rc::new(DfaCache::default()))
+    slua_constraint_sharing(kind, effects, Rc::new(DfaCache::default()), None)
 }
 
 /// [`slua_constraint`] with the compiled automata and cached masks of `dfas`, shared
-/// with earlier constraints (the kit's), so a generation does not start cold.
-pub fn slua_constraint_sharing(kind: &str, effects: Vec<String>, dfas: Rc<DfaCache>) -> LangConstraint {
+/// with earlier constraints, and the vocabulary trie `trie` (both the kit's), so a
+/// generation does not start cold.
+pub fn slua_constraint_sharing(kind: &str, effects: Vec<String>, dfas: Rc<DfaCache>, trie: Option<Arc<TokTrie>>) -> LangConstraint {
     let env = Rc::new(Env::with_dfas(Api::dungeon(), effects, dfas));
     let c = match kind {
         "effect" | "talent" => SluaConstraint::for_kind(env, kind),
         _ => SluaConstraint::new(env),
+    };
+    let c = match trie {
+        Some(trie) => c.with_trie(trie),
+        None => c,
     };
     LangConstraint::Slua(Box::new(c))
 }
@@ -91,14 +98,16 @@ impl LangSpec for Slua {
         "mode syncode needs an LR grammar's mask store; sLua uses the tree of parsers: pick mask or rejection"
     }
 
-    fn kit(&self, _vocab: &espalier_constraint::Vocab) -> Result<Kit, LangError> {
-        Ok(Kit::TreeOfParsers(Rc::new(DfaCache::default())))
+    fn kit(&self, vocab: &espalier_constraint::Vocab) -> Result<Kit, LangError> {
+        Ok(Kit::TreeOfParsers { dfas: Rc::new(DfaCache::default()), trie: Arc::new(TokTrie::new(vocab)) })
     }
 
     fn constraint(&self, kit: &Kit, mode: Mode, input: &ConstraintInput) -> Result<LangConstraint, LangError> {
         self.check_mode(mode)?;
         let c = match kit {
-            Kit::TreeOfParsers(dfas) => slua_constraint_sharing(input.kind, input.effects.to_vec(), dfas.clone()),
+            Kit::TreeOfParsers { dfas, trie } => {
+                slua_constraint_sharing(input.kind, input.effects.to_vec(), dfas.clone(), Some(trie.clone()))
+            }
             _ => slua_constraint(input.kind, input.effects.to_vec()),
         };
         if input.prefix.is_empty() {
@@ -258,7 +267,7 @@ mod tests {
             (0..vocab.len()).filter(|&i| m.contains(i)).collect::<Vec<usize>>()
         };
         let kit = LANGUAGE.kit(&vocab).unwrap();
-        assert!(matches!(kit, Kit::TreeOfParsers(_)));
+        assert!(matches!(kit, Kit::TreeOfParsers { .. }));
         let input = ConstraintInput { kind: "effect", ..ConstraintInput::default() };
         for generation in 0..2 {
             let mut shared = LANGUAGE.constraint(&kit, Mode::Mask, &input).unwrap();

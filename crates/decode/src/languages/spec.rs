@@ -111,7 +111,7 @@ pub trait LangSpec: Sync + 'static {
     fn constraint(&self, kit: &Kit, mode: Mode, input: &ConstraintInput) -> Result<LangConstraint, LangError> {
         match kit {
             Kit::Grammar(kit) => kit.constraint(mode, input.prefix),
-            Kit::Plain | Kit::TreeOfParsers(_) => {
+            Kit::Plain | Kit::TreeOfParsers { .. } => {
                 Err(LangError::Setup(format!("{} has no grammar to build a constraint from", self.name())))
             }
         }
