@@ -13,6 +13,15 @@ pub fn task(lang: Lang, mode: Mode, request: &str, full: bool) -> Task {
     Task::new(Some(lang), mode, request).framing(Framing::Chat { system: true, fence: true, full })
 }
 
+/// The playground's task for a request: with a `suffix`, fill in the middle between
+/// `request` (the code left of the cursor) and it ([`Task::fim`]), else [`task`].
+pub fn task_for(lang: Lang, mode: Mode, request: &str, suffix: Option<&str>, full: bool) -> Task {
+    match suffix {
+        Some(suffix) => Task::fim(lang, mode, request, suffix),
+        None => task(lang, mode, request, full),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,6 +24,7 @@ use espalier_grammar::quotient::left_state;
 use espalier_grammar::{FimError, Language, LrParser, LrRecognizer, SuffixQuotient};
 
 use crate::exact::ExactWalker;
+use crate::fim_needs::SuffixNeeds;
 use crate::{ByteState, Commit, Constraint, Inspection, Rejected, TokTrie, TokenSet, Vocab};
 
 /// Fill-in-the-middle over a grammar language (Python): see the module doc.
@@ -42,6 +43,8 @@ pub struct FimConstraint {
     /// waits for [`RETRY_AFTER`] more bytes), and how many searches failed.
     failed_at: Option<usize>,
     failures: usize,
+    /// What the suffix needs from the middle, in words (the inspector's).
+    needs: Arc<SuffixNeeds>,
 }
 
 /// Bytes of middle written after a failed bridge search before the next search.
@@ -59,7 +62,8 @@ impl FimConstraint {
         let witness = quotient.establish(&left)?;
         let starts = trie.lexeme_starts(&lang.dfa);
         let walker = ExactWalker::new(&left, starts);
-        Ok(Self { left, suffix: Arc::new(quotient), witness, trie, walker, middle: Vec::new(), plan: None, failed_at: None, failures: 0 })
+        let needs = Arc::new(SuffixNeeds::of(lang, suffix));
+        Ok(Self { left, suffix: Arc::new(quotient), witness, trie, walker, middle: Vec::new(), plan: None, failed_at: None, failures: 0, needs })
     }
 
     /// The middle generated so far.
@@ -165,6 +169,7 @@ impl Constraint for FimConstraint {
         if !tail.is_empty() {
             out.remainder = Some(String::from_utf8_lossy(tail).into_owned());
         }
+        out.needs = self.needs.describe(&self.left, self.is_complete());
         out
     }
 }

@@ -44,6 +44,7 @@ pub mod constraint;
 pub mod exact;
 pub mod fim;
 pub mod fim_bridge;
+pub mod fim_needs;
 pub mod finishing;
 mod fstring_closer;
 pub mod grammar_constraint;
