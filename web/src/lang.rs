@@ -31,7 +31,7 @@ mod tests {
         for lang in Lang::all() {
             let p = task(lang, Mode::Mask, "  write something ", false).prompt(None).unwrap();
             assert!(p.starts_with("<|im_start|>system\n"), "{lang}");
-            assert!(p.ends_with(&format!("<|im_start|>assistant\n{}", lang.fence())), "{lang}");
+            assert!(p.ends_with(&format!("<|im_start|>assistant\n{}{}", lang.fence(), lang.answer_start())), "{lang}");
         }
         let p = task(Lang::from_name("python").unwrap(), Mode::Mask, "  add two numbers ", false).prompt(None).unwrap();
         assert!(p.contains("<|im_start|>user\nadd two numbers<|im_end|>"));

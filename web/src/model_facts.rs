@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub const WASM32_MEMORY_LIMIT: u64 = 4 << 30;
 
 /// What the page says about a model.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelFacts {
     /// `general.name`, or the file's name.
     pub name: String,

@@ -44,7 +44,12 @@ impl SuffixNeeds {
         } else {
             "does not join the suffix yet".to_owned()
         }];
-        let open = left.bracket_depth();
+        // The recognizer counts a bracket once its lexeme ends (at the next byte).
+        let open = match left.remainder_bytes() {
+            b"(" | b"[" | b"{" => left.bracket_depth() + 1,
+            b")" | b"]" | b"}" => left.bracket_depth().saturating_sub(1),
+            _ => left.bracket_depth(),
+        };
         out.push(match open.cmp(&self.closes) {
             _ if open == 0 && self.closes == 0 => "brackets: none open, none closed by the suffix".to_owned(),
             std::cmp::Ordering::Equal => format!("brackets: {open} open, all closed by the suffix"),

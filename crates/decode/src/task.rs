@@ -284,7 +284,7 @@ mod tests {
         assert!(c.allows(b"x") && !c.allows(b")"));
         assert!(c.commit(b"x").is_ok() && c.is_complete(), "`return x + x` joins the suffix");
         // A suffix no middle can join is refused before generating, naming its byte.
-        let err = Task::fim(lang("python"), Mode::Mask, "x = ", "def").constraint(&mut kits()).err().unwrap();
+        let err = Task::fim(lang("python"), Mode::Mask, "x = ", "1 1\n2 2\n").constraint(&mut kits()).err().unwrap();
         assert!(matches!(err, LangError::Fim { lang: "python", .. }), "{err}");
         let err = Task::fim(lang("slua"), Mode::Mask, "", "").constraint(&mut kits()).err().unwrap();
         assert!(matches!(err, LangError::Mode { lang: "slua", .. }), "{err}");
