@@ -98,7 +98,7 @@ pub fn form(p: &FormProps) -> Html {
                 { for examples::for_lang(p.lang, fim_on).into_iter().map(|e| {
                     let title = e.title.clone();
                     let send = send.clone();
-                    html!{ <button class="example" disabled={busy} onclick={Callback::from(move |_| send.emit(Msg::PickExample(e.clone())))}>{title}</button> }
+                    html!{ <button class="example" disabled={busy} onclick={Callback::from(move |_: MouseEvent| send.emit(Msg::PickExample(e.clone())))}>{title}</button> }
                 }) }
             </div>
             if fim_on {
