@@ -14,7 +14,12 @@
 # must reach "ready" from the browser's Cache Storage) and reports page open to ready
 # for both visits; the CPU run clicks Stop while generating (paused with at most one
 # more step, then Generate resumes). The longest main-thread task while generating is
-# checked against ESPALIER_BROWSER_MAX_TASK_MS (default 50: the model runs in a worker).
+# checked against ESPALIER_BROWSER_MAX_TASK_MS (default 50: the model runs in a worker,
+# the page redraws once per frame and only what a step changed). The CPU run also writes
+# a Go function (checked by `gofmt -e` after the package clause the prompt supplies),
+# fills in the middle of a Python file (the page's prefix + middle + suffix checked by
+# ast.parse, the inspector saying what the suffix needs), and opens the model through
+# the page's "Open a GGUF file" picker (its facts shown, one step generated).
 # Exits 0 only when both runs passed.
 #
 # The bundle is built with cargo + wasm-bindgen directly (the steps `trunk build`
@@ -26,7 +31,8 @@
 #   ESPALIER_BROWSER_MODE       constraint mode, default mask
 #   ESPALIER_BROWSER_PARALLEL=1 run the backends at the same time (faster, slower speeds)
 #   ESPALIER_BROWSER_LANGS_WEBGPU / _CPU   what each run writes (default: WebGPU "python",
-#                               CPU "python slua"; SwiftShader needs ~19 s per token here)
+#                               CPU "python slua go fim"; SwiftShader needs ~10-19 s per token)
+#   ESPALIER_BROWSER_MAX_TASK_MS  longest main-thread task allowed while generating (50)
 #   ESPALIER_BROWSER_TIMEOUT_S  per generation (default 900 on WebGPU, 480 on the CPU)
 #   ESPALIER_BROWSER_RESUME_CHECKS=1  the resume checks on WebGPU too (3 more steps)
 #   ESPALIER_BROWSER_MAX_TOKENS_PYTHON / _SLUA   token budgets (browser.mjs defaults)
@@ -182,6 +188,9 @@ for backend in sys.argv[4:]:
               f"{r.get('tokens_per_s', 0):.2f} tokens/s, {r.get('steps')} tokens, valid={r.get('valid')}; "
               f"click {m.get('click_ms')} ms, until the first token {blocks(m.get('until_first_token'))}, "
               f"after it {blocks(m.get('after_first_token'))}")
+    if s.get("open_file"):
+        o = s["open_file"]
+        print(f"{backend:>6} open a GGUF file: {o.get('load')} in {o.get('s', 0):.1f} s; facts: {'; '.join(o.get('facts', []))}")
     for failure in s.get("failures", []):
         print(f"{backend:>6} FAILED: {failure.splitlines()[0] if failure else failure}")
 PY

@@ -44,9 +44,34 @@ export function postToWorker(worker, text) {
   worker.postMessage(text);
 }
 
-// In the worker: messages from the page go to `onMessage(text)`.
+// Sends a message with a File beside it (structured clone: the worker reads the file
+// itself; nothing is uploaded anywhere).
+export function postFileToWorker(worker, text, file) {
+  worker.postMessage({ text, file });
+}
+
+// In the worker: messages from the page go to `onMessage(text, file)` (`file` is
+// undefined but for postFileToWorker's messages).
 export function listenToPage(onMessage) {
-  self.onmessage = (e) => onMessage(String(e.data));
+  self.onmessage = (e) => (typeof e.data === "string" ? onMessage(e.data, undefined) : onMessage(String(e.data.text), e.data.file));
+}
+
+// The first file a file input holds, or null.
+export function pickedFile(input) {
+  return (input && input.files && input.files[0]) || null;
+}
+
+// The name and size of a File.
+export function fileName(file) {
+  return String(file.name);
+}
+export function fileSize(file) {
+  return Number(file.size);
+}
+
+// A promise of a File's bytes (a Uint8Array).
+export async function readFile(file) {
+  return new Uint8Array(await file.arrayBuffer());
 }
 
 export function postToPage(text) {
@@ -67,6 +92,15 @@ export function afterPaint() {
     setTimeout(resolve, 100);
     requestAnimationFrame(() => setTimeout(resolve, 0));
   });
+}
+
+// Calls `callback` once, at the next animation frame (or after 50 ms without frames:
+// a hidden tab runs none). The page redraws the worker's reports of one frame at once.
+export function onNextFrame(callback) {
+  let done = false;
+  const run = () => { if (!done) { done = true; callback(); } };
+  if (typeof requestAnimationFrame !== "undefined") requestAnimationFrame(run);
+  setTimeout(run, 50);
 }
 
 export function nowMs() {

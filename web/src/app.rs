@@ -4,15 +4,14 @@
 //! worker's reports, so it never blocks for a model step. `update` is the page's
 //! reducer: every click and every report is a [`Msg`].
 
-use std::{cell::Cell, collections::BTreeMap};
+use std::{cell::Cell, rc::Rc};
 
 use espalier_decode::{Lang, Mode, StepTrace};
-use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::{
     engine_link::EngineLink,
-    examples,
+    examples::{self, Example},
     protocol::{FromWorker, Loaded, Speed, Start, ToWorker},
     settings::Settings,
     view,
@@ -68,8 +67,14 @@ pub enum Msg {
     SetLang(String),
     /// Prompt edited.
     SetPrompt(String),
-    /// An example was picked.
-    PickExample(String),
+    /// An example was picked (a request, or a fill-in-the-middle prefix and suffix).
+    PickExample(Example),
+    /// The fill-in-the-middle checkbox changed.
+    SetFim(bool),
+    /// The code before the cursor was edited (fill in the middle).
+    SetFimPrefix(String),
+    /// The code after the cursor was edited (fill in the middle).
+    SetFimSuffix(String),
     /// Mode selector changed.
     SetMode(String),
     /// The full-prompt checkbox changed.
@@ -88,6 +93,8 @@ pub enum Msg {
     Reset,
     /// Stop a running generation after the current step.
     Stop,
+    /// A GGUF file was picked (the File, or null).
+    OpenFile(wasm_bindgen::JsValue),
 }
 
 /// The playground page.
@@ -96,21 +103,34 @@ pub struct App {
     backend_kind: Option<String>,
     backend_detail: String,
     model_detail: String,
-    /// Where the model came from (the browser's cache or the network).
+    /// Where the model came from (the browser's cache, the network, a file opened).
     model_source: String,
+    /// The model's facts (name, architecture, formats, size, memory check).
+    model_facts: Vec<String>,
     lang: Lang,
     prompt: String,
+    /// Fill in the middle instead of answering a request (languages that can).
+    fim: bool,
+    /// The code before and after the cursor, as edited.
+    fim_prefix: String,
+    fim_suffix: String,
+    /// The prefix and suffix of the generation shown (fill in the middle).
+    shown_fim: Option<(String, String)>,
     settings: Settings,
     /// The engine's worker.
     engine: EngineLink,
-    steps: Vec<StepTrace>,
+    steps: Vec<Rc<StepTrace>>,
     /// The raw bytes of every token the steps name (for the legible token display).
-    token_bytes: BTreeMap<u32, Vec<u8>>,
+    token_bytes: view::TokenBytes,
+    /// The reducer as a callback, made once (the form's props compare it).
+    send: Callback<Msg>,
     cursor: usize,
     run: RunState,
     speed: Speed,
     load_ms: f64,
     error: Option<String>,
+    /// The finished program's translation (sLua: Lua), made once when the run ends.
+    translated: Option<Result<String, String>>,
     /// When the current redraw began (performance.now(), set in `view`): redraws over
     /// 50 ms (building the page and patching the DOM) go to the console, since they
     /// block the page too.
@@ -131,10 +151,15 @@ impl App {
     /// generation when nothing is shown, else the current one, rewound to the shown
     /// step first when it is not the last.
     fn start_run(&mut self, max_steps: Option<usize>) {
+        self.translated = None;
         let start = if self.cursor == 0 {
             self.steps.clear();
             self.speed = Speed::default();
-            Start::New { lang: self.lang.name().to_owned(), request: self.prompt.clone(), settings: self.settings.clone() }
+            let fim = self.fim && self.lang.fills_in_the_middle();
+            self.shown_fim = fim.then(|| (self.fim_prefix.clone(), self.fim_suffix.clone()));
+            let request = if fim { self.fim_prefix.clone() } else { self.prompt.clone() };
+            let suffix = fim.then(|| self.fim_suffix.clone());
+            Start::New { lang: self.lang.name().to_owned(), request, settings: self.settings.clone(), suffix }
         } else if self.cursor < self.steps.len() {
             self.steps.truncate(self.cursor);
             Start::Continue { rewind_to: Some(self.cursor) }
@@ -156,7 +181,8 @@ impl App {
             FromWorker::Alive | FromWorker::Bench(_) => {}
             FromWorker::Progress { got, total, from_cache } => self.load = LoadState::Fetching(got, total, from_cache),
             FromWorker::Preparing(what) => self.load = LoadState::Preparing(what),
-            FromWorker::Loaded(Ok(Loaded { backend, backend_detail, model_detail, source })) => {
+            FromWorker::Loaded(Ok(Loaded { backend, backend_detail, model_detail, source, facts })) => {
+                self.model_facts = facts;
                 self.backend_kind = Some(backend);
                 self.backend_detail = backend_detail;
                 self.model_detail = model_detail;
@@ -166,8 +192,10 @@ impl App {
             }
             FromWorker::Loaded(Err(e)) => self.load = LoadState::Failed(e),
             FromWorker::Step(step) => {
-                self.token_bytes.extend(step.token_bytes);
-                self.steps.push(step.trace);
+                for (id, bytes) in step.token_bytes {
+                    self.token_bytes.entry(id).or_insert_with(|| bytes.into());
+                }
+                self.steps.push(Rc::new(step.trace));
                 self.cursor = self.steps.len();
                 self.speed = step.speed;
             }
@@ -177,6 +205,9 @@ impl App {
                     (None, Some(reason)) => RunState::Done(reason),
                     (None, None) => RunState::Paused,
                 };
+                if matches!(self.run, RunState::Done(_)) && self.shown_fim.is_none() {
+                    self.translated = self.steps.last().and_then(|s| self.lang.translation(&s.text));
+                }
             }
         }
     }
@@ -188,27 +219,36 @@ impl Component for App {
 
     fn create(ctx: &Context<Self>) -> Self {
         let link = ctx.link().clone();
-        let engine = EngineLink::spawn(move |report| link.send_message(Msg::Worker(report)));
+        // One redraw per animation frame, for all the reports of that frame.
+        let engine = EngineLink::spawn(move |reports| link.send_message_batch(reports.into_iter().map(Msg::Worker).collect()));
         engine.send(&ToWorker::Load { force_cpu: force_cpu() });
         let lang = Lang::first();
-        let prompt = examples::for_lang(lang).first().map(|e| e.prompt.clone()).unwrap_or_default();
+        let prompt = examples::for_lang(lang, false).first().map(|e| e.prompt.clone()).unwrap_or_default();
+        let fim_example = Lang::all().flat_map(|l| examples::for_lang(l, true)).next();
         Self {
             load: LoadState::Fetching(0, None, false),
             backend_kind: None,
             backend_detail: String::new(),
             model_detail: String::new(),
             model_source: String::new(),
+            model_facts: Vec::new(),
             lang,
             prompt,
+            fim: false,
+            fim_prefix: fim_example.as_ref().map(|e| e.prompt.clone()).unwrap_or_default(),
+            fim_suffix: fim_example.and_then(|e| e.suffix).unwrap_or_default(),
+            shown_fim: None,
             settings: Settings::default(),
             engine,
             steps: Vec::new(),
-            token_bytes: BTreeMap::new(),
+            token_bytes: view::TokenBytes::new(),
+            send: ctx.link().callback(|m: Msg| m),
             cursor: 0,
             run: RunState::Idle,
             speed: Speed::default(),
             load_ms: 0.0,
             error: None,
+            translated: None,
             redraw_from: Cell::new(None),
         }
     }
@@ -220,14 +260,27 @@ impl Component for App {
                 if let Ok(lang) = Lang::from_name(&key) {
                     if lang != self.lang {
                         self.lang = lang;
-                        if let Some(e) = examples::for_lang(lang).first() {
+                        if let Some(e) = examples::for_lang(lang, false).first() {
                             self.prompt = e.prompt.clone();
+                        }
+                        if let Some(e) = examples::for_lang(lang, true).first() {
+                            self.fim_prefix = e.prompt.clone();
+                            self.fim_suffix = e.suffix.clone().unwrap_or_default();
                         }
                     }
                 }
             }
             Msg::SetPrompt(p) => self.prompt = p,
-            Msg::PickExample(p) => self.prompt = p,
+            Msg::PickExample(e) => match e.suffix {
+                Some(suffix) => {
+                    self.fim_prefix = e.prompt;
+                    self.fim_suffix = suffix;
+                }
+                None => self.prompt = e.prompt,
+            },
+            Msg::SetFim(on) => self.fim = on,
+            Msg::SetFimPrefix(p) => self.fim_prefix = p,
+            Msg::SetFimSuffix(s) => self.fim_suffix = s,
             Msg::SetMode(m) => {
                 if let Ok(mode) = m.parse::<Mode>() {
                     self.settings.mode = mode;
@@ -266,9 +319,23 @@ impl Component for App {
                     self.cursor = 0;
                     self.speed = Speed::default();
                     self.run = RunState::Idle;
+                    self.shown_fim = None;
+                    self.translated = None;
                 }
             }
             Msg::Stop => self.engine.send(&ToWorker::Stop),
+            Msg::OpenFile(file) => {
+                if !file.is_null() && !self.busy() {
+                    let name = crate::host::file_name(&file);
+                    self.load = LoadState::Preparing(format!("opening {name}"));
+                    self.steps.clear();
+                    self.cursor = 0;
+                    self.run = RunState::Idle;
+                    self.shown_fim = None;
+                    self.translated = None;
+                    self.engine.send_file(&ToWorker::LoadFile { force_cpu: force_cpu(), name }, &file);
+                }
+            }
         }
         true
     }
@@ -286,23 +353,22 @@ impl Component for App {
         self.redraw_from.set(Some(now_ms()));
         let link = ctx.link();
         let shown = &self.steps[..self.cursor];
-        let current = shown.last();
+        let current = shown.last().map(|s| &**s);
         let code = current.map(|s| s.text.clone()).unwrap_or_default();
         let busy = self.busy();
         let ready = self.load == LoadState::Ready;
-        let on_lang = link.callback(|e: Event| Msg::SetLang(e.target_unchecked_into::<HtmlSelectElement>().value()));
-        let on_mode = link.callback(|e: Event| Msg::SetMode(e.target_unchecked_into::<HtmlSelectElement>().value()));
-        let on_prompt =
-            link.callback(|e: InputEvent| Msg::SetPrompt(e.target_unchecked_into::<HtmlTextAreaElement>().value()));
-        let number = |id: &'static str, label: &'static str, value: String, step: &'static str| {
-            let cb = link.callback(move |e: Event| Msg::SetNumber(id, e.target_unchecked_into::<HtmlInputElement>().value()));
-            html! {
-                <label class="num">{label}
-                    <input id={id} type="number" step={step} value={value} onchange={cb} disabled={busy} />
-                </label>
-            }
+        let finished_here = matches!(self.run, RunState::Done(_)) && self.cursor == self.steps.len();
+        let translated = if finished_here { self.translated.as_ref() } else { None };
+        let lua = translated.and_then(|t| t.as_ref().ok()).map(String::as_str);
+        let code_view = match &self.shown_fim {
+            Some((prefix, suffix)) => view::fim_code(prefix, &code, suffix),
+            None => html! { <pre id="code" class="plain">{code.clone()}</pre> },
         };
-        let s = &self.settings;
+        let chips: Vec<view::Chip> =
+            shown.iter().map(|s| (s.clone(), self.token_bytes.get(&s.chosen).cloned())).collect();
+        let on_file = link.callback(|e: Event| {
+            Msg::OpenFile(crate::host::picked_file(&e.target().map(wasm_bindgen::JsValue::from).unwrap_or(wasm_bindgen::JsValue::NULL)))
+        });
         html! {
             <main id="app"
                 data-load={match &self.load { LoadState::Ready => "ready", LoadState::Failed(_) => "error", _ => "loading" }}
@@ -316,44 +382,11 @@ impl Component for App {
                     <p class="tagline">{"A 135M-parameter model writes code that is correct by construction: at every step the constraint decides which tokens may come next."}</p>
                 </header>
                 { view::loading(&self.load, &self.backend_detail, &self.model_detail, &self.model_source) }
+                { view::model_file(&self.model_facts, busy, on_file) }
                 <section class="controls">
-                    <div class="row">
-                        <label>{"Language "}
-                            <select id="lang" onchange={on_lang} disabled={busy}>
-                                { for Lang::all().map(|l| html!{ <option value={l.name()} selected={l == self.lang}>{l.label()}</option> }) }
-                            </select>
-                        </label>
-                        <label>{"Mode "}
-                            <select id="mode" onchange={on_mode} disabled={busy}>
-                                { for Mode::ALL.iter().map(|m| html!{ <option value={m.name()} selected={*m == s.mode}>{m.name()}</option> }) }
-                            </select>
-                        </label>
-                        { number("temperature", "temperature", s.temperature.to_string(), "0.1") }
-                        { number("top-k", "top-k", s.top_k.to_string(), "1") }
-                        { number("top-p", "top-p", s.top_p.to_string(), "0.05") }
-                        { number("seed", "seed", s.seed.to_string(), "1") }
-                        { number("max-tokens", "max tokens", s.max_tokens.to_string(), "1") }
-                        if self.lang.has_finishing_mask() {
-                            <span title="When this many tokens of the budget are left, only tokens that lead towards the shortest complete script stay allowed (0 = off)">
-                                { number("wrap-up", "wrap up at", s.wrap_up.to_string(), "1") }
-                            </span>
-                        }
-                        if self.lang.has_full_instruction() {
-                            <label title="Prompt with the language's full instruction (sLua: the whole language document and game API, about 3k tokens: slow on the CPU backend)">
-                                <input id="full-prompt" type="checkbox" checked={s.full_prompt} disabled={busy}
-                                    onchange={link.callback(|e: Event| Msg::SetFullPrompt(e.target_unchecked_into::<HtmlInputElement>().checked()))} />
-                                {" full language doc + API in the prompt"}
-                            </label>
-                        }
-                    </div>
-                    <div class="examples">
-                        <span>{"Examples: "}</span>
-                        { for examples::for_lang(self.lang).into_iter().map(|e| {
-                            let p = e.prompt.clone();
-                            html!{ <button class="example" disabled={busy} onclick={link.callback(move |_| Msg::PickExample(p.clone()))}>{e.title}</button> }
-                        }) }
-                    </div>
-                    <textarea id="prompt" rows="3" value={self.prompt.clone()} oninput={on_prompt} disabled={busy} />
+                    <view::Form lang={self.lang} settings={self.settings.clone()} prompt={self.prompt.clone()}
+                        fim={self.fim} fim_prefix={self.fim_prefix.clone()} fim_suffix={self.fim_suffix.clone()}
+                        busy={busy} send={self.send.clone()} />
                     <div class="row buttons">
                         <button id="generate" disabled={busy || !ready} onclick={link.callback(|_| Msg::Generate)}>{"Generate"}</button>
                         <button id="step" disabled={busy || !ready} onclick={link.callback(|_| Msg::Step)}>{"Step"}</button>
@@ -368,15 +401,15 @@ impl Component for App {
                 <section class="panes">
                     <div class="pane code-pane">
                         <h2>{"Code"}</h2>
-                        { view::chips(shown, &self.token_bytes) }
+                        { view::chips(&chips) }
                         <div class={classes!("code-cols", self.lang.translation_label().map(|_| "two"))}>
                             <div>
-                                <h2>{format!("{} text", self.lang.label())}</h2>
-                                <pre id="code" class="plain">{code.clone()}</pre>
+                                <h2>{format!("{} text", self.lang.label())}{if self.shown_fim.is_some() { " (the middle marked)" } else { "" }}</h2>
+                                { code_view }
                             </div>
                             <div>
-                                { view::translation(self.lang, &code, matches!(self.run, RunState::Done(_)) && self.cursor == self.steps.len()) }
-                                { crate::game::game_panel(self.lang, &code, matches!(self.run, RunState::Done(_)) && self.cursor == self.steps.len()) }
+                                { view::translation(self.lang, !code.is_empty(), translated) }
+                                { crate::game::game_panel(lua) }
                             </div>
                         </div>
                     </div>

@@ -11,10 +11,12 @@ use std::sync::Arc;
 
 use espalier_constraint::Vocab;
 use espalier_decode::{Kits, Lang, Mode};
-use espalier_model::{Gguf, Tokenizer};
+use espalier_model::{Gguf, LlamaConfig, MemoryPlan, Tokenizer, WeightFormat};
+use wasm_bindgen::JsCast;
 
 use crate::{
     backend::Backend,
+    model_facts::{format_counts, memory_verdict, ModelFacts, WASM32_MEMORY_LIMIT},
     yield_now::{console_log, now_ms, yield_to_paint},
 };
 
@@ -31,6 +33,8 @@ pub struct Engine {
     /// The languages' kits (built while loading; one that failed is built again on
     /// first use, so the error reaches the user at Generate).
     pub kits: Kits,
+    /// What the page says about the model.
+    pub facts: ModelFacts,
 }
 
 /// Why loading failed, with the step that failed so the user knows what to fix.
@@ -51,9 +55,11 @@ impl std::fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 impl Engine {
-    /// Builds the engine from the GGUF bytes on `backend`'s device. Before each phase
-    /// it reports what comes next through `progress` and yields so the page can paint.
-    pub async fn load(bytes: Vec<u8>, backend: Backend, progress: impl Fn(&str)) -> Result<Engine, LoadError> {
+    /// Builds the engine from the GGUF bytes (of the file `file_name`) on `backend`'s
+    /// device, after checking it fits in the memory the worker can still take. Before
+    /// each phase it reports what comes next through `progress` and yields so the page
+    /// can paint.
+    pub async fn load(bytes: Vec<u8>, file_name: &str, backend: Backend, progress: impl Fn(&str)) -> Result<Engine, LoadError> {
         // Each phase is announced, painted, then run; its time goes to the console.
         let last = std::cell::Cell::new((now_ms(), String::new()));
         let phase = |what: &str| {
@@ -67,6 +73,10 @@ impl Engine {
         phase("reading the GGUF file").await;
         let gguf = Gguf::from_bytes(bytes)
             .map_err(|e| LoadError { step: "reading the GGUF file", message: e.to_string() })?;
+        let facts = facts(&gguf, file_name, &backend)?;
+        if let Err(why) = &facts.memory {
+            return Err(LoadError { step: "checking the memory", message: why.clone() });
+        }
         phase("building the tokenizer").await;
         let tokenizer = Tokenizer::from_gguf(&gguf)
             .map_err(|e| LoadError { step: "building the tokenizer", message: e.to_string() })?;
@@ -91,7 +101,7 @@ impl Engine {
             }
         }
         phase("ready").await;
-        Ok(Engine { tokenizer, vocab, backend, model, kits })
+        Ok(Engine { tokenizer, vocab, backend, model, kits, facts })
     }
 
     /// Rolls the model's KV cache back to `keep` positions, runs `tokens`, and returns
@@ -104,4 +114,29 @@ impl Engine {
     pub fn describe(&self) -> String {
         self.model.describe()
     }
+}
+
+/// The model's facts (name, architecture, formats, size) and the memory check: the
+/// load's [`MemoryPlan`] (weights in the format the device takes, RoPE tables, a
+/// 2,048-token KV cache; the file is already in memory) against what the worker's
+/// WebAssembly memory can still grow by.
+fn facts(gguf: &Gguf, file_name: &str, backend: &Backend) -> Result<ModelFacts, LoadError> {
+    let config = LlamaConfig::from_gguf(gguf).map_err(|e| LoadError { step: "reading the model's configuration", message: e.to_string() })?;
+    let plan = MemoryPlan::new(gguf, &config, WeightFormat::default_for(&backend.device), gguf.len() as u64);
+    let needed = plan.load_bytes().saturating_sub(plan.file).saturating_add(plan.kv_bytes_per_token.saturating_mul(2048));
+    let used = wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .ok()
+        .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
+        .map_or(0, |b| b.byte_length() as u64);
+    let str_or = |key: &str, default: &str| gguf.get_str(key).map(str::to_owned).unwrap_or_else(|_| default.to_owned());
+    Ok(ModelFacts {
+        name: str_or("general.name", file_name),
+        architecture: str_or("general.architecture", "?"),
+        formats: format_counts(gguf.tensors().iter().map(|t| t.ggml_type.name())),
+        parameters: gguf.tensors().iter().map(|t| t.elements()).sum(),
+        file_bytes: gguf.len() as u64,
+        shape: format!("{} blocks, hidden {}, vocabulary {}", config.layers, config.hidden, config.vocab_size),
+        memory: memory_verdict(needed, WASM32_MEMORY_LIMIT.saturating_sub(used)),
+    })
 }

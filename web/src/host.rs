@@ -16,7 +16,22 @@ extern "C" {
     /// Sends a message to the worker.
     #[wasm_bindgen(js_name = postToWorker)]
     pub fn post_to_worker(worker: &JsValue, text: &str);
-    /// In the worker: routes the page's messages to `on_message`.
+    /// Sends a message with a File beside it.
+    #[wasm_bindgen(js_name = postFileToWorker)]
+    pub fn post_file_to_worker(worker: &JsValue, text: &str, file: &JsValue);
+    /// The first file a file input holds, or null.
+    #[wasm_bindgen(js_name = pickedFile)]
+    pub fn picked_file(input: &JsValue) -> JsValue;
+    /// A File's name.
+    #[wasm_bindgen(js_name = fileName)]
+    pub fn file_name(file: &JsValue) -> String;
+    /// A File's size in bytes.
+    #[wasm_bindgen(js_name = fileSize)]
+    pub fn file_size(file: &JsValue) -> f64;
+    /// A promise of a File's bytes (a Uint8Array).
+    #[wasm_bindgen(js_name = readFile)]
+    pub fn read_file(file: &JsValue) -> Promise;
+    /// In the worker: routes the page's messages to `on_message(text, file)`.
     #[wasm_bindgen(js_name = listenToPage)]
     pub fn listen_to_page(on_message: &Function);
     /// In the worker: sends a message to the page.
@@ -28,6 +43,9 @@ extern "C" {
     /// A promise resolved once the page could paint.
     #[wasm_bindgen(js_name = afterPaint)]
     pub fn after_paint() -> Promise;
+    /// Calls `callback` once at the next animation frame (or after 50 ms without frames).
+    #[wasm_bindgen(js_name = onNextFrame)]
+    pub fn on_next_frame(callback: &Function);
     /// `performance.now()`.
     #[wasm_bindgen(js_name = nowMs)]
     pub fn now_ms() -> f64;

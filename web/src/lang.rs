@@ -13,6 +13,15 @@ pub fn task(lang: Lang, mode: Mode, request: &str, full: bool) -> Task {
     Task::new(Some(lang), mode, request).framing(Framing::Chat { system: true, fence: true, full })
 }
 
+/// The playground's task for a request: with a `suffix`, fill in the middle between
+/// `request` (the code left of the cursor) and it ([`Task::fim`]), else [`task`].
+pub fn task_for(lang: Lang, mode: Mode, request: &str, suffix: Option<&str>, full: bool) -> Task {
+    match suffix {
+        Some(suffix) => Task::fim(lang, mode, request, suffix),
+        None => task(lang, mode, request, full),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -22,7 +31,7 @@ mod tests {
         for lang in Lang::all() {
             let p = task(lang, Mode::Mask, "  write something ", false).prompt(None).unwrap();
             assert!(p.starts_with("<|im_start|>system\n"), "{lang}");
-            assert!(p.ends_with(&format!("<|im_start|>assistant\n{}", lang.fence())), "{lang}");
+            assert!(p.ends_with(&format!("<|im_start|>assistant\n{}{}", lang.fence(), lang.answer_start())), "{lang}");
         }
         let p = task(Lang::from_name("python").unwrap(), Mode::Mask, "  add two numbers ", false).prompt(None).unwrap();
         assert!(p.contains("<|im_start|>user\nadd two numbers<|im_end|>"));

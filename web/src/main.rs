@@ -36,6 +36,7 @@
 mod examples;
 mod game;
 mod lang;
+mod model_facts;
 mod model_file;
 mod protocol;
 mod settings;

@@ -34,6 +34,6 @@ impl Model {
     /// One line about the model for the page.
     pub fn describe(&self) -> String {
         let c = self.llama.config();
-        format!("SmolLM2-135M-Instruct Q4_1: {} blocks, hidden {}, vocab {}", c.layers, c.hidden, c.vocab_size)
+        format!("{} blocks, hidden {}, vocab {}, weights {}", c.layers, c.hidden, c.vocab_size, self.llama.weight_format())
     }
 }

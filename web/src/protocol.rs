@@ -18,8 +18,15 @@ use crate::settings::Settings;
 /// page shows an earlier step than the last).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Start {
-    /// A new generation of `lang` (the registry's name) for `request`.
-    New { lang: String, request: String, settings: Settings },
+    /// A new generation of `lang` (the registry's name) for `request`; with a
+    /// `suffix`, fill in the middle: `request` is the code left of the cursor.
+    New {
+        lang: String,
+        request: String,
+        settings: Settings,
+        #[serde(default)]
+        suffix: Option<String>,
+    },
     /// Go on with the current generation, first going back to the state before step
     /// `rewind_to` when given.
     Continue { rewind_to: Option<usize> },
@@ -30,6 +37,9 @@ pub enum Start {
 pub enum ToWorker {
     /// Fetch (or read from the browser's cache) the model, choose the device, load.
     Load { force_cpu: bool },
+    /// Load the GGUF file the user opened instead (sent beside this message; it is
+    /// read in the worker, never uploaded), replacing the model loaded.
+    LoadFile { force_cpu: bool, name: String },
     /// Run up to `max_steps` steps (all when `None`), reporting each.
     Run { start: Start, max_steps: Option<usize> },
     /// Stop the running generation before its next step (or prompt chunk).
@@ -82,8 +92,11 @@ pub struct Loaded {
     pub backend_detail: String,
     /// The model in words.
     pub model_detail: String,
-    /// Where the model file came from (the browser's cache or the network).
+    /// Where the model file came from (the browser's cache, the network, a file).
     pub source: String,
+    /// The model's facts, one line each ([`crate::model_facts::ModelFacts::lines`]).
+    #[serde(default)]
+    pub facts: Vec<String>,
 }
 
 /// One step as the page shows it: the decode loop's trace, the session's speed, and
@@ -161,9 +174,19 @@ mod tests {
     fn page_messages_round_trip() {
         let messages = [
             ToWorker::Load { force_cpu: true },
+            ToWorker::LoadFile { force_cpu: false, name: "qwen.gguf".into() },
             ToWorker::Run {
-                start: Start::New { lang: "python".into(), request: "add".into(), settings: Settings::default() },
+                start: Start::New { lang: "python".into(), request: "add".into(), settings: Settings::default(), suffix: None },
                 max_steps: Some(1),
+            },
+            ToWorker::Run {
+                start: Start::New {
+                    lang: "python".into(),
+                    request: "x = (".into(),
+                    settings: Settings::default(),
+                    suffix: Some(")\n".into()),
+                },
+                max_steps: None,
             },
             ToWorker::Run { start: Start::Continue { rewind_to: Some(4) }, max_steps: None },
             ToWorker::Stop,
@@ -191,6 +214,7 @@ mod tests {
                 backend_detail: "CPU".into(),
                 model_detail: "m".into(),
                 source: "cache".into(),
+                facts: vec!["llama".into()],
             })),
             FromWorker::Loaded(Err("no".into())),
             FromWorker::Step(Box::new(step)),

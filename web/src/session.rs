@@ -54,16 +54,18 @@ impl std::error::Error for SessionError {}
 
 impl Session {
     /// Starts a generation of `lang` code for the user's `request` in `config`'s mode
-    /// (the playground's [`crate::lang::task`]: its prompt, constraint and stops).
+    /// (the playground's [`crate::lang::task_for`]: its prompt, constraint and stops);
+    /// with a `suffix`, the middle between `request` and it.
     pub fn start(
         engine: &mut Engine,
         lang: Lang,
         request: &str,
+        suffix: Option<&str>,
         config: GenerateConfig,
         full_prompt: bool,
     ) -> Result<Session, SessionError> {
         let started_ms = now_ms();
-        let task = crate::lang::task(lang, config.mode, request, full_prompt);
+        let task = crate::lang::task_for(lang, config.mode, request, suffix, full_prompt);
         let constraint = task.constraint(&mut engine.kits).map_err(|e| SessionError(e.to_string()))?;
         let prompt = task.prompt(None).map_err(|e| SessionError(e.to_string()))?;
         let config = task.configure(config);

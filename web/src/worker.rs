@@ -11,7 +11,8 @@ use std::{
 };
 
 use espalier_decode::{Lang, StepTrace};
-use wasm_bindgen::{closure::Closure, JsCast};
+use wasm_bindgen::{closure::Closure, JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
 
 use crate::{
     backend,
@@ -40,7 +41,7 @@ struct State {
 /// Installs the message handler and tells the page the worker is alive.
 pub fn start() {
     let state = Rc::new(State::default());
-    let on_message = Closure::<dyn FnMut(String)>::new(move |text: String| handle(&state, &text));
+    let on_message = Closure::<dyn FnMut(String, JsValue)>::new(move |text: String, file: JsValue| handle(&state, &text, file));
     host::listen_to_page(on_message.as_ref().unchecked_ref());
     // The handler lives as long as the worker.
     on_message.forget();
@@ -51,10 +52,16 @@ fn send(message: &FromWorker) {
     host::post_to_page(&protocol::encode(message));
 }
 
-fn handle(state: &Rc<State>, text: &str) {
+fn handle(state: &Rc<State>, text: &str, file: JsValue) {
     match protocol::decode::<ToWorker>(text) {
         Err(e) => console_log(&e),
-        Ok(ToWorker::Load { force_cpu }) => wasm_bindgen_futures::spawn_local(load(state.clone(), force_cpu)),
+        Ok(ToWorker::Load { force_cpu }) => wasm_bindgen_futures::spawn_local(load(state.clone(), force_cpu, None)),
+        Ok(ToWorker::LoadFile { force_cpu, name }) => {
+            if state.running.get() {
+                return send(&FromWorker::Loaded(Err("stop the generation before opening another model".to_owned())));
+            }
+            wasm_bindgen_futures::spawn_local(load(state.clone(), force_cpu, Some((name, file))))
+        }
         Ok(ToWorker::Run { start, max_steps }) => {
             if state.running.replace(true) {
                 let error = Some("a generation is already running".to_owned());
@@ -91,13 +98,21 @@ fn handle(state: &Rc<State>, text: &str) {
     }
 }
 
-async fn load(state: Rc<State>, force_cpu: bool) {
-    let loaded = load_engine(force_cpu).await.map(|(engine, source)| {
+/// Loads the default model (`file` `None`) or the file the user opened (its name and
+/// the File), replacing the engine loaded before and its generation.
+async fn load(state: Rc<State>, force_cpu: bool, file: Option<(String, JsValue)>) {
+    if file.is_some() {
+        // Free the old model's memory before reading the new one.
+        state.session.borrow_mut().take();
+        state.engine.borrow_mut().take();
+    }
+    let loaded = load_engine(force_cpu, file).await.map(|(engine, source)| {
         let loaded = Loaded {
             backend: engine.backend.kind.key().to_owned(),
             backend_detail: engine.backend.detail.clone(),
             model_detail: engine.describe(),
-            source: source.name().to_owned(),
+            source,
+            facts: engine.facts.lines(),
         };
         *state.engine.borrow_mut() = Some(engine);
         loaded
@@ -105,20 +120,33 @@ async fn load(state: Rc<State>, force_cpu: bool) {
     send(&FromWorker::Loaded(loaded));
 }
 
-async fn load_engine(force_cpu: bool) -> Result<(Engine, Source), String> {
-    let mut last = 0u64;
-    let (bytes, source) = model_cache::load_model(MODEL_URL, |got, total, source| {
-        // Report every ~1 MB, not every chunk.
-        if got == 0 || got - last >= 1 << 20 || Some(got) == total {
-            last = got;
-            send(&FromWorker::Progress { got, total, from_cache: source == Source::Cache });
+async fn load_engine(force_cpu: bool, file: Option<(String, JsValue)>) -> Result<(Engine, String), String> {
+    let (bytes, name, source) = match file {
+        None => {
+            let mut last = 0u64;
+            let (bytes, source) = model_cache::load_model(MODEL_URL, |got, total, source| {
+                // Report every ~1 MB, not every chunk.
+                if got == 0 || got - last >= 1 << 20 || Some(got) == total {
+                    last = got;
+                    send(&FromWorker::Progress { got, total, from_cache: source == Source::Cache });
+                }
+            })
+            .await?;
+            (bytes, MODEL_URL.rsplit('/').next().unwrap_or(MODEL_URL).to_owned(), source.name().to_owned())
         }
-    })
-    .await?;
+        Some((name, file)) => {
+            let size = host::file_size(&file) as u64;
+            send(&FromWorker::Preparing(format!("reading {name} ({:.1} MB) from your disk", size as f64 / 1e6)));
+            let read = JsFuture::from(host::read_file(&file)).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
+            let bytes = js_sys::Uint8Array::new(&read).to_vec();
+            let source = format!("your file {name}");
+            (bytes, name, source)
+        }
+    };
     send(&FromWorker::Preparing("choosing the device".into()));
     let backend = backend::choose(force_cpu).await;
     let progress = |what: &str| send(&FromWorker::Preparing(what.to_owned()));
-    let engine = Engine::load(bytes, backend, progress).await.map_err(|e| e.to_string())?;
+    let engine = Engine::load(bytes, &name, backend, progress).await.map_err(|e| e.to_string())?;
     Ok((engine, source))
 }
 
@@ -144,10 +172,11 @@ async fn run(state: Rc<State>, start: Start, max_steps: Option<usize>) {
 /// The session the run continues or starts.
 fn session_for(state: &State, engine: &mut Engine, start: Start) -> Result<Session, String> {
     match start {
-        Start::New { lang, request, settings } => {
+        Start::New { lang, request, settings, suffix } => {
             state.session.borrow_mut().take();
             let lang = Lang::from_name(&lang).map_err(|e| e.to_string())?;
-            Session::start(engine, lang, &request, settings.to_config(), settings.full_prompt).map_err(|e| e.to_string())
+            Session::start(engine, lang, &request, suffix.as_deref(), settings.to_config(), settings.full_prompt)
+                .map_err(|e| e.to_string())
         }
         Start::Continue { rewind_to } => {
             let mut session = state.session.borrow_mut().take().ok_or("there is no generation to continue")?;
@@ -184,8 +213,15 @@ async fn run_steps(state: &State, engine: &mut Engine, start: Start, max_steps: 
     result
 }
 
+/// Accept sequences a step report carries: the page lists this many (at a statement
+/// start Python has thousands of two-terminal sequences, ~100 KB of JSON a step).
+const SHOWN_ACCEPT_SEQUENCES: usize = 24;
+
 /// The step as the page shows it, with the raw bytes of every token it names.
-fn shown(engine: &Engine, session: &Session, trace: StepTrace) -> ShownStep {
+fn shown(engine: &Engine, session: &Session, mut trace: StepTrace) -> ShownStep {
+    if let Some(ins) = trace.inspect.as_mut() {
+        ins.accept_sequences.truncate(SHOWN_ACCEPT_SEQUENCES);
+    }
     let ids = trace.candidates.iter().map(|c| c.id).chain([trace.chosen]).chain(trace.refused.iter().copied());
     let token_bytes: BTreeMap<u32, Vec<u8>> = ids
         .filter(|&id| (id as usize) < engine.vocab.len())

@@ -23,12 +23,17 @@ if (!url || !["webgpu", "cpu"].includes(backend) || !outDir) {
 const maxTokens = {
   python: process.env.ESPALIER_BROWSER_MAX_TOKENS_PYTHON || "64",
   slua: process.env.ESPALIER_BROWSER_MAX_TOKENS_SLUA || "120",
+  go: process.env.ESPALIER_BROWSER_MAX_TOKENS_GO || "96",
+  // Fill in the middle (Python): the wrap-up steers the middle to join the suffix.
+  fim: process.env.ESPALIER_BROWSER_MAX_TOKENS_FIM || "40",
 };
-const wrapUp = process.env.ESPALIER_BROWSER_WRAP_UP || "48";
+const wrapUp = { python: "48", slua: process.env.ESPALIER_BROWSER_WRAP_UP || "48", go: "48", fim: "24" };
 // The example each run picks (static/examples/examples.json), by its button title.
 const example = {
   python: process.env.ESPALIER_BROWSER_EXAMPLE_PYTHON || "Add two numbers",
   slua: process.env.ESPALIER_BROWSER_EXAMPLE_SLUA || "Fire bolt",
+  go: process.env.ESPALIER_BROWSER_EXAMPLE_GO || "Sum a slice",
+  fim: process.env.ESPALIER_BROWSER_EXAMPLE_FIM || "Loop body",
 };
 const generationTimeoutMs = Number(process.env.ESPALIER_BROWSER_TIMEOUT_S || (backend === "webgpu" ? "900" : "480")) * 1000;
 const checkers = {
@@ -37,7 +42,15 @@ const checkers = {
   // The page's Lua translation in real Lua 5.4 (compiled, loaded, every hook called in
   // a sandbox built from the API file): independent of the project's checker and engine.
   lua: process.env.ESPALIER_CHECK_LUA || "python3 scripts/lua-check.py --kind talent",
+  // Go's own parser; the page writes the function after the package clause its
+  // prompt supplies, which the check puts back (`filePrefix`).
+  go: process.env.ESPALIER_CHECK_GO || "gofmt -e",
+  // The whole file (prefix + middle + suffix) as the page shows it.
+  fim: process.env.ESPALIER_CHECK_PYTHON || "python3 -c \"import ast,sys; ast.parse(open(sys.argv[1]).read())\"",
 };
+const filePrefix = { go: "package main\n\n" };
+// The page's language of each run.
+const pageLang = { python: "python", slua: "slua", go: "go", fim: "python" };
 mkdirSync(outDir, { recursive: true });
 
 const flags = [
@@ -103,8 +116,8 @@ async function waitRunEnd(timeoutMs) {
 async function validate(lang, code) {
   const cmd = checkers[lang];
   if (!cmd) return { ok: false, why: `no checker for ${lang} (set ESPALIER_CHECK_${lang.toUpperCase()})` };
-  const file = join(profile, `generated.${{ python: "py", slua: "slua", lua: "lua" }[lang]}`);
-  writeFileSync(file, code);
+  const file = join(profile, `generated.${{ python: "py", slua: "slua", lua: "lua", go: "go", fim: "py" }[lang]}`);
+  writeFileSync(file, (filePrefix[lang] || "") + code);
   const r = spawnSync("sh", ["-c", `${cmd} "$1"`, "check", file], { encoding: "utf8" });
   const why = `${r.stdout || ""}${r.stderr || ""}`.trim().slice(0, 600) || `exit status ${r.status}`;
   return { ok: r.status === 0, why };
@@ -115,12 +128,15 @@ async function setNumber(id, value) {
   await page.dispatchEvent(`#${id}`, "change");
 }
 
+// Runs one generation: `lang` is python, slua, go, or fim (Python, fill in the
+// middle: the prefix and suffix of an example, the middle written between them).
 async function generate(lang, mode) {
-  await page.selectOption("#lang", lang);
+  await page.selectOption("#lang", pageLang[lang]);
   await page.selectOption("#mode", mode);
+  if (await page.$("#fim")) await page.setChecked("#fim", lang === "fim");
   await page.click(`button.example:text-is("${example[lang]}")`);
   await setNumber("max-tokens", maxTokens[lang]);
-  if (lang === "slua") await setNumber("wrap-up", wrapUp);
+  if (wrapUp[lang]) await setNumber("wrap-up", wrapUp[lang]);
   await page.click("#reset");
   const t0 = Date.now();
   const clickAt = await pageNow();
@@ -160,6 +176,25 @@ async function generate(lang, mode) {
   check(steps > 0 && code.trim().length > 0, `${lang}: produced code`);
   const v = await validate(lang, code);
   check(v.ok, `${lang}: output is valid ${lang}${v.ok ? "" : ": " + v.why}`);
+  let fim = null;
+  if (lang === "fim") {
+    // The file the page shows is the boxes' prefix, the middle, the boxes' suffix; the
+    // inspector says what the suffix still needs (at the last step: nothing).
+    fim = {
+      prefix: await page.inputValue("#fim-prefix"),
+      suffix: await page.inputValue("#fim-suffix"),
+      middle: await page.$eval("#middle", (el) => el.textContent),
+      needs: await page.$$eval("#needs li", (els) => els.map((e) => e.textContent)),
+    };
+    log(`fim: middle ${JSON.stringify(fim.middle)}; the inspector's needs: ${JSON.stringify(fim.needs)}`);
+    check(code === fim.prefix + fim.middle + fim.suffix && fim.middle.length > 0, "fim: the page shows prefix + middle + suffix");
+    check(fim.needs.length > 0 && /joins the suffix now/.test(fim.needs[0]), `fim: the inspector says the middle joins the suffix (${fim.needs[0]})`);
+    await page.click("#back");
+    const earlier = await page.$$eval("#needs li", (els) => els.map((e) => e.textContent));
+    log(`fim: one step back the inspector says ${JSON.stringify(earlier)}`);
+    check(earlier.length > 0, "fim: the inspector shows the suffix's needs at an earlier step");
+    await page.click("#forward");
+  }
   let lua = null;
   let luaReal = null;
   if (lang === "slua") {
@@ -173,7 +208,7 @@ async function generate(lang, mode) {
     }
   }
   report.runs[lang] = { mode, example: example[lang], max_tokens: Number(maxTokens[lang]), state, status, steps,
-    wrap_up_steps: wrapSteps, wall_s: wallS, ...t, main_thread: mainThread, code, valid: v.ok, lua: lua?.text, lua_runs_in_lua54: luaReal };
+    wrap_up_steps: wrapSteps, wall_s: wallS, ...t, main_thread: mainThread, code, valid: v.ok, lua: lua?.text, lua_runs_in_lua54: luaReal, fim };
   return steps;
 }
 
@@ -243,9 +278,9 @@ async function stopCheck() {
   const after = Number(await attr("data-steps"));
   report.stop = { steps_at_click: atClick, steps_after: after, ms_to_pause: stopMs, state };
   if (state === "done" && after === atClick) {
-    // The page had already shown the last step when the click landed: nothing to stop.
-    // Reported, not counted as a pass (the page batches the worker's steps when a redraw
-    // is slow, so a short run can end before the click).
+    // The page had already shown the last step when the click landed (its redraws are
+    // still slow, so it batches the worker's steps): nothing to stop. Reported, not
+    // counted as a pass.
     report.stop.exercised = false;
     log(`stop: NOT EXERCISED: the run had ended (${atClick} steps) before the click landed`);
   } else {
@@ -273,6 +308,32 @@ async function gpuWork() {
   log(`WebGPU per decoded token: ${JSON.stringify(report.gpu_counts.per_decode_token ?? report.gpu_counts)}`);
   log(`WebGPU prefill + first token: ${JSON.stringify(report.gpu_counts.prefill_and_first_token ?? null)}`);
   check(report.gpu_counts.per_decode_token?.dispatches > 0, "webgpu: kernel launches counted in the model's worker");
+}
+
+// "Open a GGUF file": the project's model through the file picker (read in the page's
+// worker, never uploaded), its facts shown, then one step generated with it.
+async function openFile() {
+  const path = process.env.ESPALIER_BROWSER_GGUF || "static/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+  const t0 = Date.now();
+  await page.setInputFiles("#gguf-file", path);
+  await page.waitForFunction(() => (document.querySelector("#app")?.getAttribute("data-model-source") || "").startsWith("your file"),
+    null, { timeout: 5 * 60 * 1000, polling: 100 });
+  await page.waitForFunction(() => ["ready", "error"].includes(document.querySelector("#app")?.getAttribute("data-load")),
+    null, { timeout: 5 * 60 * 1000, polling: 100 });
+  const facts = await page.$$eval("#model-facts li", (els) => els.map((e) => e.textContent));
+  const load = await attr("data-load");
+  report.open_file = { path, load, s: (Date.now() - t0) / 1000, source: await attr("data-model-source"), facts };
+  log(`open a GGUF file: ${load} in ${report.open_file.s.toFixed(1)} s from ${report.open_file.source}; facts ${JSON.stringify(facts)}`);
+  check(load === "ready", `open a GGUF file: the model loaded from the picker (${load})`);
+  check(facts.some((f) => /llama architecture/.test(f)) && facts.some((f) => /Q4_1 ×/.test(f)) && facts.some((f) => /^memory: needs/.test(f)),
+    "open a GGUF file: its facts show the architecture, the formats and the memory check");
+  await page.selectOption("#lang", "python");
+  if (await page.$("#fim")) await page.setChecked("#fim", false);
+  await page.click("#reset");
+  await page.click("#step");
+  const state = await waitRunEnd(generationTimeoutMs);
+  check(state !== "error" && Number(await attr("data-steps")) === 1, `open a GGUF file: a step with the opened model (${state})`);
+  await page.screenshot({ path: join(outDir, `${backend}-open-file.png`), fullPage: true });
 }
 
 // The second visit: the page again (a reload, same browser profile) with every
@@ -327,7 +388,7 @@ try {
     // SwiftShader runs WebGPU on the CPU at ~19 s per token here: the WebGPU run
     // writes the Python function only unless ESPALIER_BROWSER_LANGS_WEBGPU says more.
     const langs = (process.env[`ESPALIER_BROWSER_LANGS_${backend.toUpperCase()}`] ||
-      (backend === "webgpu" ? "python" : "python slua")).split(/\s+/).filter(Boolean);
+      (backend === "webgpu" ? "python" : "python slua go fim")).split(/\s+/).filter(Boolean);
     report.langs = langs;
     if (langs.includes("python")) {
       await generate("python", mode);
@@ -335,7 +396,8 @@ try {
       if (backend === "webgpu") await gpuWork();
       if (backend === "cpu" || process.env.ESPALIER_BROWSER_RESUME_CHECKS) await stopCheck();
     }
-    if (langs.includes("slua")) await generate("slua", mode);
+    for (const lang of ["slua", "go", "fim"]) if (langs.includes(lang)) await generate(lang, mode);
+    if (backend === "cpu" || process.env.ESPALIER_BROWSER_OPEN_FILE) await openFile();
   }
 } catch (e) {
   failures.push(`exception: ${e.message}`);
@@ -353,9 +415,11 @@ try {
 const genMax = Object.values(report.runs).flatMap((r) => [r.main_thread?.until_first_token?.max_ms, r.main_thread?.after_first_token?.max_ms]).filter(Number.isFinite);
 if (genMax.length) {
   report.longest_main_thread_task_during_generation_ms = Math.max(...genMax);
-  // The issue's target is 50 ms; the page's redraws still take 0.3-1.6 s (the model runs
-  // in the worker, the rendering of each step does not), so by default the figure is
-  // reported, and enforced only when ESPALIER_BROWSER_MAX_TASK_MS is set.
+  // The issue's target: no main-thread task over 50 ms while generating (the model runs
+  // in the worker; the page redraws once per frame, only what changed). NOT met yet: a
+  // call from JavaScript into the page's wasm module re-runs its constructors (wasm-ld's
+  // command export wrappers; cubecl's `inventory`), 80-700 ms per redraw. So by default
+  // the figure is reported, and enforced only when ESPALIER_BROWSER_MAX_TASK_MS is set.
   const limit = Number(process.env.ESPALIER_BROWSER_MAX_TASK_MS || "NaN");
   const longest = report.longest_main_thread_task_during_generation_ms;
   if (Number.isFinite(limit)) {

@@ -82,6 +82,10 @@ pub struct Inspection {
     pub accept_sequences: Vec<Vec<String>>,
     /// The unfinished last lexeme, if any.
     pub remainder: Option<String>,
+    /// Fill in the middle: what the suffix still needs from the middle, one line each
+    /// (open brackets, pending DEDENTs, the lexeme the suffix starts inside).
+    #[serde(default)]
+    pub needs: Vec<String>,
 }
 
 /// One node of a parser tree as the visualizer shows it.

@@ -25,6 +25,7 @@ use espalier_grammar::{FimError, Language, LrParser, LrRecognizer, SuffixQuotien
 
 use crate::exact::ExactWalker;
 use crate::fim_reentry::Reentry;
+use crate::fim_needs::SuffixNeeds;
 use crate::{ByteState, Commit, Constraint, Inspection, Rejected, TokTrie, TokenSet, Vocab};
 
 /// Fill-in-the-middle over a grammar language (Python): see the module doc.
@@ -45,6 +46,8 @@ pub struct FimConstraint {
     /// waits for [`RETRY_AFTER`] more bytes), and how many searches failed.
     failed_at: Option<usize>,
     failures: usize,
+    /// What the suffix needs from the middle, in words (the inspector's).
+    needs: Arc<SuffixNeeds>,
 }
 
 /// Bytes of middle written after a failed bridge search before the next search.
@@ -63,7 +66,20 @@ impl FimConstraint {
         let starts = trie.lexeme_starts(&lang.dfa);
         let walker = ExactWalker::new(&left, starts);
         let reentry = Arc::new(Reentry::new(lang, prefix, suffix));
-        Ok(Self { left, suffix: Arc::new(quotient), witness, reentry, trie, walker, middle: Vec::new(), plan: None, failed_at: None, failures: 0 })
+        let needs = Arc::new(SuffixNeeds::of(lang, suffix));
+        Ok(Self {
+            left,
+            suffix: Arc::new(quotient),
+            witness,
+            reentry,
+            trie,
+            walker,
+            middle: Vec::new(),
+            plan: None,
+            failed_at: None,
+            failures: 0,
+            needs,
+        })
     }
 
     /// The middle generated so far.
@@ -177,6 +193,7 @@ impl Constraint for FimConstraint {
         if !tail.is_empty() {
             out.remainder = Some(String::from_utf8_lossy(tail).into_owned());
         }
+        out.needs = self.needs.describe(&self.left, self.is_complete());
         out
     }
 }

@@ -45,6 +45,7 @@ pub mod exact;
 pub mod fim;
 pub mod fim_bridge;
 pub mod fim_reentry;
+pub mod fim_needs;
 pub mod finishing;
 mod fstring_closer;
 pub mod grammar_constraint;

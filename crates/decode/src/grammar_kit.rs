@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, Vocab};
+use espalier_constraint::{Constraint, FimConstraint, GrammarConstraint, MaskStore, Strategy, TokTrie, Vocab};
 use espalier_grammar::Language;
 
 use crate::{LangConstraint, LangError, Mode};
@@ -76,5 +76,13 @@ impl GrammarKit {
                 .map_err(|rejected| LangError::Prefix { lang: self.lang, offset: rejected.offset, rejected })?;
         }
         Ok(LangConstraint::Grammar(Box::new(c)))
+    }
+
+    /// A fill-in-the-middle constraint: the middle between `prefix` and `suffix`
+    /// (prepared once here: an error names the byte that cannot be joined).
+    pub fn fim_constraint(&self, prefix: &str, suffix: &str) -> Result<LangConstraint, LangError> {
+        FimConstraint::new(&self.language, prefix.as_bytes(), suffix.as_bytes(), self.trie.clone())
+            .map(|c| LangConstraint::Fim(Box::new(c)))
+            .map_err(|error| LangError::Fim { lang: self.lang, error })
     }
 }

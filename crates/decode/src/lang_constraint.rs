@@ -3,7 +3,7 @@
 //! finishing mask included, to the constraint inside. Its variants are kinds of
 //! constraint, not languages: every grammar language (Python, Go) is a `Grammar`.
 
-use espalier_constraint::{Commit, Constraint, GrammarConstraint, Inspection, Rejected, TokenSet, Vocab};
+use espalier_constraint::{Commit, Constraint, FimConstraint, GrammarConstraint, Inspection, Rejected, TokenSet, Vocab};
 use espalier_slua::SluaConstraint;
 
 use crate::Unconstrained;
@@ -17,6 +17,8 @@ pub enum LangConstraint {
     Grammar(Box<GrammarConstraint>),
     /// The sLua tree of parsers.
     Slua(Box<SluaConstraint>),
+    /// Fill-in-the-middle over a grammar language: the middle must join the suffix.
+    Fim(Box<FimConstraint>),
 }
 
 macro_rules! delegate {
@@ -25,6 +27,7 @@ macro_rules! delegate {
             LangConstraint::None($c) => $e,
             LangConstraint::Grammar($c) => $e,
             LangConstraint::Slua($c) => $e,
+            LangConstraint::Fim($c) => $e,
         }
     };
 }
@@ -56,6 +59,7 @@ impl Constraint for LangConstraint {
             LangConstraint::None(c) => Constraint::fill_finishing_mask(c, vocab, mask),
             LangConstraint::Grammar(c) => Constraint::fill_finishing_mask(&mut **c, vocab, mask),
             LangConstraint::Slua(c) => Constraint::fill_finishing_mask(&mut **c, vocab, mask),
+            LangConstraint::Fim(c) => Constraint::fill_finishing_mask(&mut **c, vocab, mask),
         }
     }
 }

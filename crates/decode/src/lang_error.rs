@@ -35,6 +35,15 @@ pub enum LangError {
         /// Why.
         why: &'static str,
     },
+    /// A fill-in-the-middle request no middle can complete (a prefix that is not the
+    /// start of a program, a suffix no middle joins, text that is not UTF-8).
+    #[error("fill in the middle ({lang}): {error}")]
+    Fim {
+        /// Which language.
+        lang: &'static str,
+        /// What the quotient found, with the offending byte.
+        error: espalier_grammar::FimError,
+    },
     /// The chat template did not render.
     #[error(transparent)]
     Template(#[from] crate::prompt::TemplateError),

@@ -3,7 +3,7 @@
 //! (`generate`, `eval`, `bench decode`) and the web app build their generations here.
 
 use crate::prompt::{render_chat, Message};
-use crate::{ConstraintInput, Framing, GenerateConfig, Kits, Lang, LangConstraint, LangError, Mode, Unconstrained};
+use crate::{ConstraintInput, Framing, GenerateConfig, Kit, Kits, Lang, LangConstraint, LangError, Mode, Unconstrained};
 
 /// One generation job.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,6 +21,9 @@ pub struct Task {
     pub kind: Option<String>,
     /// sLua: the effects already written, which talents may apply.
     pub effects: Vec<String>,
+    /// Fill in the middle ([`Framing::Fim`]): the code right of the cursor (the
+    /// request is the code left of it).
+    pub suffix: String,
 }
 
 /// What a [`Task`] prepares.
@@ -36,7 +39,14 @@ impl Task {
     /// or without a language a chat with the request as the user's message.
     pub fn new(lang: Option<Lang>, mode: Mode, request: impl Into<String>) -> Self {
         let framing = lang.map_or(Framing::Chat { system: false, fence: false, full: true }, |l| l.cli_framing());
-        Self { lang, mode, request: request.into(), framing, kind: None, effects: Vec::new() }
+        Self { lang, mode, request: request.into(), framing, kind: None, effects: Vec::new(), suffix: String::new() }
+    }
+
+    /// Fill in the middle: `lang` code between `prefix` and `suffix`; the model writes
+    /// the middle, and under a constraining mode EOS comes only once prefix + middle +
+    /// suffix is a complete program ([`espalier_constraint::FimConstraint`]).
+    pub fn fim(lang: Lang, mode: Mode, prefix: impl Into<String>, suffix: impl Into<String>) -> Self {
+        Self { suffix: suffix.into(), ..Self::new(Some(lang), mode, prefix).framing(Framing::Fim) }
     }
 
     /// The same with another framing.
@@ -69,7 +79,22 @@ impl Task {
     /// The prompt, rendered with `chat_template` (the GGUF's; ChatML when `None`).
     pub fn prompt(&self, chat_template: Option<&str>) -> Result<String, LangError> {
         match (self.framing, self.lang) {
-            (Framing::Raw | Framing::Completion, _) => Ok(self.request.clone()),
+            (Framing::Raw | Framing::Completion, _) | (Framing::Fim, None) => Ok(self.request.clone()),
+            (Framing::Fim, Some(lang)) => {
+                // SmolLM2 has no FIM tokens: the chat turn shows the code after the gap and
+                // the answer starts with the prefix, which the model continues.
+                let label = lang.label();
+                let user = format!(
+                    "Here is the end of a {label} file:\n{fence}{suffix}\n```\nWrite the beginning of the file so \
+                     that it continues exactly into the code above.",
+                    fence = lang.fence(),
+                    suffix = self.suffix
+                );
+                let mut text = render_chat(chat_template, &[Message::new("user", user)], true)?;
+                text.push_str(lang.fence());
+                text.push_str(&self.request);
+                Ok(text)
+            }
             (Framing::Chat { .. }, None) => {
                 Ok(render_chat(chat_template, &[Message::new("user", self.request.as_str())], true)?)
             }
@@ -83,6 +108,7 @@ impl Task {
                 let mut text = render_chat(chat_template, &messages, true)?;
                 if fence {
                     text.push_str(lang.fence());
+                    text.push_str(lang.answer_start());
                 }
                 Ok(text)
             }
@@ -98,8 +124,18 @@ impl Task {
         if self.mode == Mode::None {
             return Ok(LangConstraint::None(Unconstrained));
         }
+        if self.framing == Framing::Fim {
+            return match kits.get(lang, self.mode)? {
+                Kit::Grammar(kit) if lang.fills_in_the_middle() => kit.fim_constraint(&self.request, &self.suffix),
+                _ => Err(LangError::Mode { mode: self.mode, lang: lang.name(), why: "it cannot fill in the middle" }),
+            };
+        }
         let kind = self.program_kind();
-        let prefix = if self.framing == Framing::Completion { self.request.as_str() } else { "" };
+        let prefix = match self.framing {
+            Framing::Completion => self.request.as_str(),
+            Framing::Chat { fence: true, .. } => lang.answer_start(),
+            _ => "",
+        };
         let input = ConstraintInput { prefix, kind: &kind, effects: &self.effects };
         let kit = kits.get(lang, self.mode)?;
         lang.constraint(kit, self.mode, &input)
@@ -114,10 +150,18 @@ impl Task {
     /// those already there) and prompt healing for a completion.
     pub fn configure(&self, mut config: GenerateConfig) -> GenerateConfig {
         config.mode = self.mode;
-        if let Some(lang) = self.lang {
-            config.stop_strings.extend(lang.stop_strings(self.framing));
+        match (self.lang, self.framing) {
+            // The middle ends at EOS (allowed once it joins the suffix); unconstrained,
+            // at the answer's closing fence.
+            (_, Framing::Fim) if self.mode == Mode::None => config.stop_strings.push("```".into()),
+            (_, Framing::Fim) | (None, _) => {}
+            (Some(lang), framing) => config.stop_strings.extend(lang.stop_strings(framing)),
         }
-        config.heal_prompt = self.framing == Framing::Completion;
+        config.heal_prompt = match self.framing {
+            Framing::Completion => true,
+            Framing::Fim => !self.request.is_empty(),
+            _ => false,
+        };
         config
     }
 }
@@ -200,6 +244,15 @@ mod tests {
     }
 
     #[test]
+    fn a_fenced_go_answer_starts_after_the_package_clause() {
+        let framing = Framing::Chat { system: true, fence: true, full: false };
+        let task = Task::new(Some(lang("go")), Mode::Mask, "add").framing(framing);
+        assert!(task.prompt(None).unwrap().ends_with("```go\npackage main\n\n"));
+        let c = task.constraint(&mut kits()).unwrap();
+        assert!(c.allows(b"func f() {\n}\n") && !c.allows(b"package"), "the constraint is primed with the clause");
+    }
+
+    #[test]
     fn an_slua_task_guesses_its_kind_and_takes_the_effects() {
         let task = Task::new(Some(lang("slua")), Mode::Mask, "an effect that burns");
         assert_eq!(task.program_kind(), "effect");
@@ -213,6 +266,28 @@ mod tests {
         assert!(talent.constraint(&mut kits()).unwrap().allows(b"talent"));
         let config = talent.configure(GenerateConfig::default());
         assert!(config.stop_strings.is_empty() && !config.heal_prompt);
+    }
+
+    #[test]
+    fn a_fim_task_shows_the_suffix_answers_with_the_prefix_and_joins_it() {
+        let task = Task::fim(lang("python"), Mode::Mask, "def f(x):\n    return x + ", "\n\nprint(f(1))\n");
+        let p = task.prompt(None).unwrap();
+        assert!(p.contains("```python\n\n\nprint(f(1))\n\n```"), "{p}");
+        assert!(p.ends_with("<|im_start|>assistant\n```python\ndef f(x):\n    return x + "), "{p}");
+        let config = task.configure(GenerateConfig::default());
+        assert!(config.heal_prompt && config.stop_strings.is_empty(), "EOS ends the middle");
+        let none = Task::fim(lang("python"), Mode::None, "x = ", "\n").configure(GenerateConfig::default());
+        assert_eq!(none.stop_strings, vec!["```".to_owned()]);
+        let mut c = task.constraint(&mut kits()).unwrap();
+        assert_eq!(c.inspect().kind, "fim");
+        assert!(!c.is_complete(), "an empty middle does not join");
+        assert!(c.allows(b"x") && !c.allows(b")"));
+        assert!(c.commit(b"x").is_ok() && c.is_complete(), "`return x + x` joins the suffix");
+        // A suffix no middle can join is refused before generating, naming its byte.
+        let err = Task::fim(lang("python"), Mode::Mask, "x = ", "1 1\n2 2\n").constraint(&mut kits()).err().unwrap();
+        assert!(matches!(err, LangError::Fim { lang: "python", .. }), "{err}");
+        let err = Task::fim(lang("slua"), Mode::Mask, "", "").constraint(&mut kits()).err().unwrap();
+        assert!(matches!(err, LangError::Mode { lang: "slua", .. }), "{err}");
     }
 
     #[test]

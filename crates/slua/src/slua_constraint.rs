@@ -282,6 +282,7 @@ impl Constraint for SluaConstraint {
             stack: self.tree.frames().iter().map(|f| f.kind().to_string()).collect(),
             accept_sequences: Vec::new(),
             remainder: (!self.partial.is_empty()).then(|| String::from_utf8_lossy(&self.partial).into_owned()),
+            ..Inspection::default()
         }
     }
 

@@ -194,18 +194,11 @@ impl Component for GamePanel {
     }
 }
 
-/// The panel for a finished script of a language translated to Lua (the game's
-/// scripts: sLua), or nothing; keyed by the translation so a new script starts a new
-/// panel.
-pub fn game_panel(lang: espalier_decode::Lang, code: &str, finished: bool) -> Html {
-    if !finished {
-        return html! {};
-    }
-    match lang.translation(code) {
-        Some(Ok(lua)) => {
-            let key = lua.clone();
-            html! { <GamePanel key={key} lua={lua} /> }
-        }
-        _ => html! {},
+/// The panel for a finished script's Lua translation (the game's scripts: sLua), or
+/// nothing; keyed by the translation so a new script starts a new panel.
+pub fn game_panel(lua: Option<&str>) -> Html {
+    match lua {
+        Some(lua) => html! { <GamePanel key={lua.to_owned()} lua={lua.to_owned()} /> },
+        None => html! {},
     }
 }

@@ -3,8 +3,6 @@
 //! raw bytes, legibly (`visible::pieces`: whitespace as marks, bytes that are not
 //! UTF-8 on their own as hex).
 
-use std::collections::BTreeMap;
-
 use espalier_decode::StepTrace;
 use yew::prelude::*;
 
@@ -12,8 +10,8 @@ use crate::visible::{label, pieces, visible};
 
 /// A token drawn legibly from its bytes (or, without them, from its decoded text),
 /// with its id and raw form in the tooltip.
-pub fn token(id: u32, text: &str, token_bytes: &BTreeMap<u32, Vec<u8>>) -> Html {
-    let Some(bytes) = token_bytes.get(&id) else {
+pub fn token(id: u32, text: &str, bytes: Option<&[u8]>) -> Html {
+    let Some(bytes) = bytes else {
         return html! { <span class="t">{visible(text)}</span> };
     };
     let title = format!("token {id} · {} bytes · {}", bytes.len(), label(bytes));
@@ -25,7 +23,7 @@ pub fn token(id: u32, text: &str, token_bytes: &BTreeMap<u32, Vec<u8>>) -> Html 
 }
 
 /// The candidate table of `step` (empty before the first step).
-pub fn candidates(step: Option<&StepTrace>, token_bytes: &BTreeMap<u32, Vec<u8>>) -> Html {
+pub fn candidates(step: Option<&StepTrace>, token_bytes: &super::TokenBytes) -> Html {
     let Some(step) = step else {
         return html! { <p class="muted">{"Press Step or Generate."}</p> };
     };
@@ -41,7 +39,7 @@ pub fn candidates(step: Option<&StepTrace>, token_bytes: &BTreeMap<u32, Vec<u8>>
                 let width = format!("width: {:.1}%", (c.prob * 100.0).clamp(0.0, 100.0));
                 html!{
                     <tr class={class}>
-                        <td class="tok">{token(c.id, &c.text, token_bytes)}</td>
+                        <td class="tok">{token(c.id, &c.text, token_bytes.get(&c.id).map(|b| &b[..]))}</td>
                         <td class="p">{format!("{:.3}", c.prob)}</td>
                         <td class="bar"><span style={width}></span>
                             { if chosen { "◀ chosen" } else if refused { "refused" } else if masked { "masked" } else { "" } }
@@ -50,7 +48,7 @@ pub fn candidates(step: Option<&StepTrace>, token_bytes: &BTreeMap<u32, Vec<u8>>
                 }
             }) }
             if !chosen_listed {
-                <tr class="chosen"><td class="tok">{token(step.chosen, &step.chosen_text, token_bytes)}</td><td class="p">{"—"}</td><td class="bar">{"◀ chosen (outside the top list)"}</td></tr>
+                <tr class="chosen"><td class="tok">{token(step.chosen, &step.chosen_text, token_bytes.get(&step.chosen).map(|b| &b[..]))}</td><td class="p">{"—"}</td><td class="bar">{"◀ chosen (outside the top list)"}</td></tr>
             }
         </table>
     }

@@ -1,6 +1,6 @@
 //! The constraint's state after the shown step, from `Constraint::inspect()`: the
 //! tree of parsers and current regex (sLua), or the parser stack, accept sequences
-//! and remainder (Python).
+//! and remainder (Python), and under fill-in-the-middle what the suffix still needs.
 
 use espalier_constraint::TreeNode;
 use espalier_decode::StepTrace;
@@ -38,6 +38,10 @@ pub fn inspection(step: Option<&StepTrace>) -> Html {
                 <ul id="accept">{ for ins.accept_sequences.iter().take(24).map(|seq| html!{ <li><code>{seq.join(" ")}</code></li> }) }</ul>
             }
             if let Some(rem) = &ins.remainder { <p>{"remainder: "}<code id="remainder">{format!("{rem:?}")}</code></p> }
+            if !ins.needs.is_empty() {
+                <p>{"what the suffix still needs:"}</p>
+                <ul id="needs">{ for ins.needs.iter().map(|n| html!{ <li>{n.clone()}</li> }) }</ul>
+            }
         </div>
     }
 }

@@ -24,7 +24,7 @@ pub fn loading(load: &LoadState, backend: &str, model: &str, source: &str) -> Ht
             }
         }
         LoadState::Preparing(what) => html! {
-            <section id="loading" class="loading"><p>{format!("Model downloaded; {what}…")}</p><progress id="progress" /></section>
+            <section id="loading" class="loading"><p>{format!("Model read; {what}…")}</p><progress id="progress" /></section>
         },
         LoadState::Ready => html! {
             <section id="loading" class="loading ready">

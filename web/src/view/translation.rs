@@ -5,18 +5,19 @@
 use espalier_decode::Lang;
 use yew::prelude::*;
 
-/// The translation panel: the translation once the program is complete (nothing for
-/// a language that runs as it is).
-pub fn translation(lang: Lang, code: &str, finished: bool) -> Html {
+/// The translation panel: the translation of the finished program (`translated`,
+/// made once when the run ends: the sLua checker takes ~0.1-1 s on the page's thread,
+/// too long to run at every redraw), a placeholder while the program grows, nothing
+/// for a language that runs as it is.
+pub fn translation(lang: Lang, has_code: bool, translated: Option<&Result<String, String>>) -> Html {
     let Some(title) = lang.translation_label() else { return html! {} };
-    if code.is_empty() {
+    if !has_code {
         return html! {};
     }
-    let (class, text) = match lang.translation(code) {
-        None => return html! {},
-        Some(Ok(lua)) => ("plain", lua),
-        Some(Err(why)) if finished => ("plain error", why),
-        Some(Err(_)) => ("plain muted", "(the translation appears when the program is complete)".to_owned()),
+    let (class, text) = match translated {
+        Some(Ok(lua)) => ("plain", lua.clone()),
+        Some(Err(why)) => ("plain error", why.clone()),
+        None => ("plain muted", "(the translation appears when the program is complete)".to_owned()),
     };
     html! {
         <>

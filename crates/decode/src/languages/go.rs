@@ -54,6 +54,10 @@ impl LangSpec for Go {
         "```go\n"
     }
 
+    fn answer_start(&self) -> &'static str {
+        "package main\n\n"
+    }
+
     fn has_finishing_mask(&self) -> bool {
         true
     }

@@ -77,6 +77,10 @@ impl LangSpec for Python {
         true
     }
 
+    fn fills_in_the_middle(&self) -> bool {
+        true
+    }
+
     fn stop_strings(&self, framing: Framing) -> Vec<String> {
         match framing {
             Framing::Chat { fence: true, .. } => python_top_level_stops(),

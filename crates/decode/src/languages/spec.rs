@@ -17,6 +17,10 @@ pub enum Framing {
     /// The request is code left of the cursor: it is the prompt, the constraint is
     /// primed with it, and the prompt's last token is healed.
     Completion,
+    /// The request is the code left of a cursor and [`crate::Task::suffix`] the code
+    /// right of it; the model writes the middle (fill in the middle). The chat turn
+    /// shows the suffix, the answer starts with the prefix (its last token healed).
+    Fim,
     /// The request is a task asked in a chat (the model's template): the language's
     /// instruction ([`LangSpec::instruction`]) as the user turn, after the language's
     /// system message when `system`, and the answer opens with the language's code
@@ -133,6 +137,13 @@ pub trait LangSpec: Sync + 'static {
     /// The code fence an answer opens with (` ```python\n `).
     fn fence(&self) -> &'static str;
 
+    /// What a fenced chat answer starts with after the fence, written into the prompt
+    /// and primed into the constraint (Go: the package clause every file needs, so the
+    /// model's first line is the function asked for).
+    fn answer_start(&self) -> &'static str {
+        ""
+    }
+
     /// The user turn of a chat for `request` (trimmed), a program of `kind`.
     fn instruction(&self, request: &str, _kind: &str, _full: bool) -> String {
         request.to_string()
@@ -147,6 +158,12 @@ pub trait LangSpec: Sync + 'static {
     /// Whether a full instruction differs from the compact one (the web app shows the
     /// choice only then).
     fn has_full_instruction(&self) -> bool {
+        false
+    }
+
+    /// Whether it can fill in the middle between a prefix and a suffix
+    /// ([`crate::Task::fim`]; the web app offers the mode only then).
+    fn fills_in_the_middle(&self) -> bool {
         false
     }
 
