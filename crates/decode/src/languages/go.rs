@@ -62,8 +62,15 @@ impl LangSpec for Go {
         true
     }
 
-    fn stop_strings(&self, _framing: Framing) -> Vec<String> {
-        go_stop_strings()
+    fn stop_strings(&self, framing: Framing) -> Vec<String> {
+        match framing {
+            // A chat's answer is a whole file after `package main` (imports, types, more
+            // than one function): it ends with the code fence, not at the first top-level
+            // declaration as a completed function body does.
+            Framing::Chat { fence: true, .. } => vec!["\n```".to_string()],
+            Framing::Chat { .. } => Vec::new(),
+            _ => go_stop_strings(),
+        }
     }
 
     fn benchmarks(&self) -> &'static [Benchmark] {
@@ -86,6 +93,17 @@ impl LangSpec for Go {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chat_answer_is_a_whole_file_and_a_completion_one_function() {
+        let chat = LANGUAGE.stop_strings(Framing::Chat { system: true, fence: true, full: false });
+        let file = "package main\n\nimport \"fmt\"\n\n// Sum adds.\nfunc Sum(xs []int) int {\n\treturn 0\n}\n\nfunc main() {\n\tfmt.Println(Sum(nil))\n}\n```";
+        let cut = chat.iter().filter_map(|s| file.find(s.as_str())).min().unwrap();
+        assert_eq!(&file[..cut], file.trim_end_matches("\n```"), "only the fence ends a chat's file");
+        let body = "\treturn 0\n}\n\nfunc main() {";
+        let cut = LANGUAGE.stop_strings(Framing::Completion).iter().filter_map(|s| body.find(s.as_str())).min().unwrap();
+        assert_eq!(&body[..cut], "\treturn 0\n}\n", "a completion ends with its function");
+    }
 
     #[test]
     fn the_check_reports_go_names() {
