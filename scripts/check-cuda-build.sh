@@ -30,6 +30,8 @@ step "build espalier --features cuda (target dir $CARGO_TARGET_DIR)"
 timed cargo build --release -p espalier-cli --features cuda
 
 step "no-device test"
+# The test runs the binary on the real model (CPU fallback): fetch it on a fresh clone.
+timed bash scripts/fetch-model.sh
 timed cargo test --release -p espalier-cli --features cuda --test backend_fallback
 
 if [ $bundle = 1 ]; then
