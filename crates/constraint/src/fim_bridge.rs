@@ -98,10 +98,19 @@ pub fn shortest_bridge(left: &LrRecognizer, suffix: &SuffixQuotient, reentry: &R
             && ended.bracket_depth() == 0
             && ended.indentation().is_some_and(|i| i.col == 0 && i.altcol == 0);
         let reentries = match ended.indentation() {
-            Some(i) if i.depth == 0 => reentry.moves(i.cols, fresh_line),
+            Some(i) if i.depth == 0 => {
+                let mut m = reentry.moves(i.cols, fresh_line);
+                if fresh_line {
+                    m.extend(reentry.block_moves(i.cols));
+                }
+                m
+            }
             _ => Vec::new(),
         };
-        let plain = lexeme_finishes(&lang, &state).into_iter().chain(SEPARATORS.iter().map(|s| s.to_vec())).chain(texts.map(<[u8]>::to_vec));
+        // Quote openers at every state (a suffix that starts inside a string, inside
+        // brackets too).
+        let quotes = reentry.quotes.iter().cloned();
+        let plain = lexeme_finishes(&lang, &state).into_iter().chain(SEPARATORS.iter().map(|s| s.to_vec())).chain(texts.map(<[u8]>::to_vec)).chain(quotes);
         for (text, reenters) in plain.map(|t| (t, false)).chain(reentries.into_iter().map(|t| (t, true))) {
             let c = cost + text.len();
             if c > MAX_BRIDGE {
