@@ -272,6 +272,35 @@ mod tests {
         bridge_after(prefix, middle, suffix).expect("a bridge");
     }
 
+    /// Suffixes whose first lines sit deeper than the state's blocks, or that start
+    /// inside a string inside brackets (shaped after the RANDSPAN cases the session-6
+    /// search found no bridge for: `dep_util.py`, `crypt.py`, `test_speedups.py`,
+    /// `signalinterproctester.py`): block openers at the suffix's columns, its first
+    /// line's indentation, a quote opener.
+    #[test]
+    fn bridges_open_the_blocks_the_suffix_needs() {
+        // The suffix's first line continues an indentation to column 12, deeper than
+        // any block open; the bridge opens one and writes the rest of the indentation.
+        let prefix = "def f(a):\n    n = []\n  ";
+        let suffix = "         n.append(a[i])\n            n.append(1)\n\n    return n\n";
+        let b = bridge_after(prefix, "  x = [1,\n       2]\n", suffix).expect("a bridge");
+        assert!(b.contains("if x:\n") && b.ends_with("\n   "), "{b:?}");
+        // Mid-line, two blocks deeper than the state, the next line an `else` clause.
+        let prefix = "def f(m):\n    if m[0] == '";
+        let suffix = "= 12\n        else:\n            r = 1\n    return r\n";
+        let b = bridge_after(prefix, "_':\n        m = m[0:m", suffix).expect("a bridge");
+        assert!(b.contains("        if x:\n            "), "{b:?}");
+        // Inside a string inside brackets.
+        let prefix = "x = f(1,\n      (True, False),";
+        let suffix = "3D\\x4E\",\n      None)\ny = 2\n";
+        let b = bridge_after(prefix, " None, None,", suffix).expect("a bridge");
+        assert!(b.len() <= 2, "{b:?}");
+        // An `except` clause of a `try` nobody opened.
+        let prefix = "def f():\n    def g():\n        n";
+        let suffix = "Exception as exc:\n            x = exc\n        else:\n            pass\n    return g\n";
+        bridge_after(prefix, "onlocal x\n        y = [1, 2", suffix).expect("a bridge");
+    }
+
     /// Time the search on states the model reached (`FIM_BRIDGE_CASES=DIR` holding
     /// `N.prefix` / `N.suffix` from 0 up: the prefix is the request's prefix plus
     /// the middle so far, `N.cut` the length of the request's prefix); run by hand

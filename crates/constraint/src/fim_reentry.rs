@@ -395,6 +395,19 @@ mod tests {
         assert!(moves.contains(&b"\n            self.asser".to_vec()), "{moves:?}");
     }
 
+    /// The suffix's columns, with a `try:` before a column whose first line is an
+    /// `except` clause; its first line's column when the cursor is in indentation.
+    #[test]
+    fn the_suffix_layout_is_read_off_its_lines() {
+        let l = SuffixLayout::new(b"x = 1\n  ", b"        a(b,\n  c)\n            d\n        except E:\n    'x'\n");
+        assert_eq!((l.indent_line.as_deref(), l.first_col, l.lead), (Some(&b"  "[..]), Some(10), Some(8)));
+        assert_eq!(l.later, vec![(12, "if x:"), (8, "try:"), (4, "if x:")]);
+        let l = SuffixLayout::new(b"if x:\n    y = '", b"= 12\n        else:\n");
+        assert_eq!((l.indent_line, l.first_col, l.lead), (None, None, None));
+        assert_eq!(l.later, vec![(8, "if x:")]);
+        assert_eq!(quotes_of(b"a\", b)\n'"), vec![b"\"".to_vec(), b" \"".to_vec()]);
+    }
+
     #[test]
     fn the_opener_closes_what_the_suffix_closes() {
         assert_eq!(unclosed_openers(b"path[:1]))\n    y = 2\n"), b"((");
