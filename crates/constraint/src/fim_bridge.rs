@@ -15,7 +15,9 @@
 //! joins becomes the incumbent, returned once nothing cheaper is left in the queue
 //! or after [`AFTER_INCUMBENT`] more expansions (most bridges of a middle that went
 //! astray are re-entries: a blind search has to rebuild brackets, layout and the
-//! half-written lexeme byte by byte, and mostly ran out of states). States are merged
+//! half-written lexeme byte by byte, and mostly ran out of states); at a fresh line
+//! also the block openers sized from the suffix's layout, and at every state the
+//! quote openers of a suffix that starts inside a string. States are merged
 //! when they have the same future (lexer state, layout, parser stacks), and the
 //! search stops at the first goal popped or after [`MAX_EXPANSIONS`] states.
 //!

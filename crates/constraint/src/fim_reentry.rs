@@ -13,6 +13,13 @@
 //! opening (`x((` before `path[:1]))`), for suffixes whose line the head does not
 //! start. The bridge search ([`crate::fim_bridge`]) offers these texts as moves
 //! beside its single terminals.
+//!
+//! Two more kinds, for suffixes the prefix's layout does not explain: block openers
+//! sized from the suffix's own lines ([`SuffixLayout`]: a suffix whose first lines sit
+//! deeper than any open block, or that starts mid-line before an `else` / `except`
+//! clause, gets `if x:` / `try:` headers at the columns it needs, then its first
+//! line's indentation or a synthetic opener), and quote openers (`"`, `'''`...) at
+//! every state, inside brackets too, for a suffix that starts inside a string.
 
 use espalier_grammar::Language;
 
