@@ -2,7 +2,8 @@
 
 Usage: python3 results/fim/stack_table.py results/fim/stack-boundary.jsonl results/fim/stack-randspan.jsonl
 
-Counts only cases that every mode in the file reached (a run stopped early leaves
+A file may hold only some modes (the others print as -). Counts only cases that every
+mode in the file reached (a run stopped early leaves
 its last case incomplete). success = ast.parse accepts prefix + middle + suffix.
 """
 import json
@@ -17,10 +18,11 @@ def table(path):
     for line in open(path):
         r = json.loads(line)
         by_case[r["task_id"]][r["mode"]] = r
-    done = [c for c in by_case.values() if all(m in c for m in MODES)]
+    present = [m for m in MODES if any(m in c for c in by_case.values())]
+    done = [c for c in by_case.values() if all(m in c for m in present)]
     n = len(done)
-    row = {}
-    for m in MODES:
+    row = {m: None for m in MODES}
+    for m in present:
         ok = sum(1 for c in done if c[m].get("parse_ok"))
         fin = sum(1 for c in done if c[m].get("finished"))
         okfin = sum(1 for c in done if c[m].get("parse_ok") and c[m].get("finished"))
@@ -34,6 +36,6 @@ print("|---|---|---|---|---|---|---|---|")
 for path in sys.argv[1:]:
     n, row = table(path)
     name = path.rsplit("/", 1)[-1].replace(".jsonl", "")
-    pct = lambda m: f"{row[m][0]}/{n} = {100.0 * row[m][0] / n:.1f}%" if n else "-"
-    fin = " / ".join(str(row[m][1]) for m in MODES)
+    pct = lambda m: f"{row[m][0]}/{n} = {100.0 * row[m][0] / n:.1f}%" if n and row[m] else "-"
+    fin = " / ".join(str(row[m][1]) if row[m] else "-" for m in MODES)
     print(f"| {name} | {n} | {pct('none')} | {pct('checked')} | {pct('mask')} | {fin} | {row['mask'][1]} ({row['mask'][2]}) | {row['mask'][3]} |")

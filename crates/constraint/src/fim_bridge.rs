@@ -15,7 +15,9 @@
 //! joins becomes the incumbent, returned once nothing cheaper is left in the queue
 //! or after [`AFTER_INCUMBENT`] more expansions (most bridges of a middle that went
 //! astray are re-entries: a blind search has to rebuild brackets, layout and the
-//! half-written lexeme byte by byte, and mostly ran out of states). States are merged
+//! half-written lexeme byte by byte, and mostly ran out of states); at a fresh line
+//! also the block openers sized from the suffix's layout, and at every state the
+//! quote openers of a suffix that starts inside a string. States are merged
 //! when they have the same future (lexer state, layout, parser stacks), and the
 //! search stops at the first goal popped or after [`MAX_EXPANSIONS`] states.
 //!
@@ -98,10 +100,19 @@ pub fn shortest_bridge(left: &LrRecognizer, suffix: &SuffixQuotient, reentry: &R
             && ended.bracket_depth() == 0
             && ended.indentation().is_some_and(|i| i.col == 0 && i.altcol == 0);
         let reentries = match ended.indentation() {
-            Some(i) if i.depth == 0 => reentry.moves(i.cols, fresh_line),
+            Some(i) if i.depth == 0 => {
+                let mut m = reentry.moves(i.cols, fresh_line);
+                if fresh_line {
+                    m.extend(reentry.block_moves(i.cols));
+                }
+                m
+            }
             _ => Vec::new(),
         };
-        let plain = lexeme_finishes(&lang, &state).into_iter().chain(SEPARATORS.iter().map(|s| s.to_vec())).chain(texts.map(<[u8]>::to_vec));
+        // Quote openers at every state (a suffix that starts inside a string, inside
+        // brackets too).
+        let quotes = reentry.quotes.iter().cloned();
+        let plain = lexeme_finishes(&lang, &state).into_iter().chain(SEPARATORS.iter().map(|s| s.to_vec())).chain(texts.map(<[u8]>::to_vec)).chain(quotes);
         for (text, reenters) in plain.map(|t| (t, false)).chain(reentries.into_iter().map(|t| (t, true))) {
             let c = cost + text.len();
             if c > MAX_BRIDGE {
@@ -261,6 +272,35 @@ mod tests {
         let suffix = "(object):\n        x = 1\n\n";
         let middle = "(self):\n        return self.name\n\n    def __repr__(self):\n        return '<C %s>' % (self.name";
         bridge_after(prefix, middle, suffix).expect("a bridge");
+    }
+
+    /// Suffixes whose first lines sit deeper than the state's blocks, or that start
+    /// inside a string inside brackets (shaped after the RANDSPAN cases the session-6
+    /// search found no bridge for: `dep_util.py`, `crypt.py`, `test_speedups.py`,
+    /// `signalinterproctester.py`): block openers at the suffix's columns, its first
+    /// line's indentation, a quote opener.
+    #[test]
+    fn bridges_open_the_blocks_the_suffix_needs() {
+        // The suffix's first line continues an indentation to column 12, deeper than
+        // any block open; the bridge opens one and writes the rest of the indentation.
+        let prefix = "def f(a):\n    n = []\n  ";
+        let suffix = "         n.append(a[i])\n            n.append(1)\n\n    return n\n";
+        let b = bridge_after(prefix, "  x = [1,\n       2]\n", suffix).expect("a bridge");
+        assert!(b.contains("if x:\n") && b.ends_with("\n   "), "{b:?}");
+        // Mid-line, two blocks deeper than the state, the next line an `else` clause.
+        let prefix = "def f(m):\n    if m[0] == '";
+        let suffix = "= 12\n        else:\n            r = 1\n    return r\n";
+        let b = bridge_after(prefix, "_':\n        m = m[0:m", suffix).expect("a bridge");
+        assert!(b.contains("        if x:\n            "), "{b:?}");
+        // Inside a string inside brackets.
+        let prefix = "x = f(1,\n      (True, False),";
+        let suffix = "3D\\x4E\",\n      None)\ny = 2\n";
+        let b = bridge_after(prefix, " None, None,", suffix).expect("a bridge");
+        assert!(b.len() <= 2, "{b:?}");
+        // An `except` clause of a `try` nobody opened.
+        let prefix = "def f():\n    def g():\n        n";
+        let suffix = "Exception as exc:\n            x = exc\n        else:\n            pass\n    return g\n";
+        bridge_after(prefix, "onlocal x\n        y = [1, 2", suffix).expect("a bridge");
     }
 
     /// Time the search on states the model reached (`FIM_BRIDGE_CASES=DIR` holding

@@ -13,6 +13,13 @@
 //! opening (`x((` before `path[:1]))`), for suffixes whose line the head does not
 //! start. The bridge search ([`crate::fim_bridge`]) offers these texts as moves
 //! beside its single terminals.
+//!
+//! Two more kinds, for suffixes the prefix's layout does not explain: block openers
+//! sized from the suffix's own lines ([`SuffixLayout`]: a suffix whose first lines sit
+//! deeper than any open block, or that starts mid-line before an `else` / `except`
+//! clause, gets `if x:` / `try:` headers at the columns it needs, then its first
+//! line's indentation or a synthetic opener), and quote openers (`"`, `'''`...) at
+//! every state, inside brackets too, for a suffix that starts inside a string.
 
 use espalier_grammar::Language;
 
@@ -41,6 +48,30 @@ pub struct Reentry {
     pub headers: Vec<(u32, Vec<u8>)>,
     /// Where `tails` stop being the head's and the synthetic openers begin.
     pub synthetic_from: usize,
+    /// The suffix's own layout, for block openers sized from it (see [`SuffixLayout`]).
+    pub layout: SuffixLayout,
+    /// Quotes the suffix may start inside (`"` when its first line holds one), each
+    /// also after a space: moves at every state, inside brackets too.
+    pub quotes: Vec<Vec<u8>>,
+}
+
+/// The columns the suffix's lines need (read off its text, as
+/// `espalier_grammar::cursor_layout` does): the cursor's own line and the logical
+/// lines after it. A middle that left the prefix's blocks, or whose suffix starts
+/// deeper than any of them, re-enters through headers at the missing columns.
+#[derive(Clone, Debug, Default)]
+pub struct SuffixLayout {
+    /// The prefix's last line when it is only indentation so far (the cursor inside
+    /// it): the column of the cursor's line is then known, `first_col`.
+    pub indent_line: Option<Vec<u8>>,
+    /// The column of the cursor's line (its first content), when known.
+    pub first_col: Option<u32>,
+    /// The indentation the suffix starts with when its first line has content after
+    /// it: a bridge may end on a new line with the rest of that line's indentation.
+    pub lead: Option<u32>,
+    /// The distinct columns of the suffix's later logical lines, in order, each with a
+    /// header kind that admits its first line (`try:` before an `except` clause).
+    pub later: Vec<(u32, &'static str)>,
 }
 
 impl Reentry {
@@ -51,6 +82,8 @@ impl Reentry {
         let mut r = Self::from_prefix(lang, prefix);
         r.synthetic_from = r.tails.len();
         if lang.python.is_some() {
+            r.layout = SuffixLayout::new(prefix, suffix);
+            r.quotes = quotes_of(suffix);
             let brackets = unclosed_openers(suffix);
             let openers = SYNTHETIC.iter().map(|h| [h.as_bytes(), &brackets].concat()).chain(QUOTED.iter().map(|q| q.as_bytes().to_vec()));
             for opener in openers {
@@ -80,7 +113,7 @@ impl Reentry {
             cuts = std::iter::once(first).chain(cuts[keep_from..].iter().copied()).collect();
         }
         let tails = cuts.into_iter().map(|k| content[k..].to_vec()).filter(|t| !t.is_empty()).collect();
-        Self { indent, tails, headers, synthetic_from: 0 }
+        Self { indent, tails, headers, synthetic_from: 0, ..Self::default() }
     }
 
     /// The re-entry moves from a state whose indentation levels are `cols` and that
@@ -114,6 +147,125 @@ impl Reentry {
     pub fn is_empty(&self) -> bool {
         self.tails.is_empty()
     }
+
+    /// Block openers sized from the suffix's layout, from a state at a fresh line
+    /// whose indentation levels are `cols`: for each column the cursor's line may sit
+    /// at (the known one, else the suffix's later columns and one deeper), headers at
+    /// the deepest level below it and at each of the suffix's columns between, then
+    /// the cursor's line: the prefix's indentation, or a synthetic opener at that
+    /// column (also `try:` .. `except ` for a suffix that starts an `except` clause).
+    pub fn block_moves(&self, cols: &[u32]) -> Vec<Vec<u8>> {
+        let l = &self.layout;
+        let mut targets: Vec<u32> = l.later.iter().map(|x| x.0).collect();
+        targets.push(targets.iter().copied().max().unwrap_or(0) + 4);
+        let known = l.indent_line.as_ref().and(l.first_col);
+        targets.extend(known.filter(|f| !targets.contains(f)));
+        let mut out = Vec::new();
+        for t in targets {
+            let Some(&c) = cols.iter().filter(|&&c| c < t).max() else { continue };
+            if t == 0 || cols.contains(&t) && known != Some(t) {
+                continue;
+            }
+            let mut levels = vec![c];
+            let mut between: Vec<u32> = l.later.iter().map(|x| x.0).filter(|&x| x > c && x < t).collect();
+            between.sort_unstable();
+            between.dedup();
+            levels.extend(between);
+            let mut text = Vec::new();
+            if !cols.contains(&t) {
+                for &h in &levels {
+                    let kind = l.later.iter().find(|x| x.0 == h).map_or("if x:", |x| x.1);
+                    text.extend(std::iter::repeat_n(b' ', h as usize));
+                    text.extend_from_slice(kind.as_bytes());
+                    text.push(b'\n');
+                }
+            }
+            if let Some(line) = l.indent_line.as_ref().filter(|_| known == Some(t)) {
+                out.push([&text[..], line].concat());
+            }
+            let pad = |n: u32| vec![b' '; n as usize];
+            if let Some(lead) = l.lead.filter(|&x| x <= t) {
+                out.push([&text[..], &pad(t - lead)].concat());
+            }
+            for opener in &self.tails[self.synthetic_from..] {
+                out.push([&text[..], &pad(t), opener].concat());
+            }
+            out.push([&text[..], &pad(t), b"try:\n", &pad(t + 4), b"pass\n", &pad(t), b"except "].concat());
+        }
+        out
+    }
+}
+
+/// The columns of the suffix's lines (see [`SuffixLayout`]), from a scan that
+/// skips one-line strings, comments and lines inside brackets (an approximation:
+/// a wrong column only makes a move the recognizer refuses).
+impl SuffixLayout {
+    /// Distinct later columns kept at most.
+    const MAX_LATER: usize = 4;
+    /// Suffix lines scanned at most.
+    const MAX_LINES: usize = 16;
+
+    fn new(prefix: &[u8], suffix: &[u8]) -> Self {
+        let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let cur = &prefix[line_start..];
+        let indent_line = cur.iter().all(|&b| b == b' ' || b == b'\t').then(|| cur.to_vec());
+        let text: Vec<u8> = if indent_line.is_some() { [cur, suffix].concat() } else { suffix.to_vec() };
+        let mut depth = 0usize;
+        let mut first_col = None;
+        let mut later: Vec<(u32, &'static str)> = Vec::new();
+        let mut quote: Option<u8> = None;
+        let first = &suffix[..suffix.iter().position(|&b| b == b'\n').unwrap_or(suffix.len())];
+        let blanks = first.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+        let lead = (blanks > 0 && blanks < first.len() && first[blanks] != b'#' && first[blanks] != b'\r').then_some(blanks as u32);
+        for (n, line) in text.split(|&b| b == b'\n').take(Self::MAX_LINES).enumerate() {
+            let at_depth0 = depth == 0;
+            let col = line.iter().take_while(|&&b| b == b' ' || b == b'\t').fold(0u32, |c, &b| if b == b'\t' { (c / 8 + 1) * 8 } else { c + 1 });
+            let content = &line[line.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(line.len())..];
+            let has_content = !content.is_empty() && content[0] != b'#' && content[0] != b'\r';
+            if n == 0 {
+                if indent_line.is_some() && has_content {
+                    first_col = Some(col);
+                }
+            } else if at_depth0 && has_content && quote.is_none() && !later.iter().any(|x| x.0 == col) && later.len() < Self::MAX_LATER {
+                let word_end = content.iter().position(|b| !(b.is_ascii_alphanumeric() || *b == b'_')).unwrap_or(content.len());
+                let kind = if matches!(&content[..word_end], b"except" | b"finally") { "try:" } else { "if x:" };
+                later.push((col, kind));
+            }
+            quote = None;
+            for &b in line {
+                match (quote, b) {
+                    (Some(q), _) if b == q => quote = None,
+                    (Some(_), _) => {}
+                    (None, b'\'' | b'"') => quote = Some(b),
+                    (None, b'#') => break,
+                    (None, b'(' | b'[' | b'{') => depth += 1,
+                    (None, b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            quote = None;
+        }
+        Self { indent_line, first_col, lead, later }
+    }
+}
+
+/// The quote openers the suffix may start inside: a one-line quote its first line
+/// holds, a triple quote it holds anywhere; each also after a space.
+fn quotes_of(suffix: &[u8]) -> Vec<Vec<u8>> {
+    let first = &suffix[..suffix.iter().position(|&b| b == b'\n').unwrap_or(suffix.len())];
+    let mut out = Vec::new();
+    for q in [&b"'"[..], b"\""] {
+        if first.contains(&q[0]) {
+            out.push(q.to_vec());
+            out.push([b" ", q].concat());
+        }
+    }
+    for q in [&b"'''"[..], b"\"\"\""] {
+        if suffix.windows(3).take(4000).any(|w| w == q) {
+            out.push(q.to_vec());
+        }
+    }
+    out
 }
 
 /// The opening brackets, innermost last, that match the closing brackets `suffix`
@@ -248,6 +400,19 @@ mod tests {
         assert!(moves.contains(&b"class x:\n    def x():\n        try:\n            self.asser".to_vec()), "{moves:?}");
         let moves = r.moves(&[0, 4, 8, 12, 16], false);
         assert!(moves.contains(&b"\n            self.asser".to_vec()), "{moves:?}");
+    }
+
+    /// The suffix's columns, with a `try:` before a column whose first line is an
+    /// `except` clause; its first line's column when the cursor is in indentation.
+    #[test]
+    fn the_suffix_layout_is_read_off_its_lines() {
+        let l = SuffixLayout::new(b"x = 1\n  ", b"        a(b,\n  c)\n            d\n        except E:\n    'x'\n");
+        assert_eq!((l.indent_line.as_deref(), l.first_col, l.lead), (Some(&b"  "[..]), Some(10), Some(8)));
+        assert_eq!(l.later, vec![(12, "if x:"), (8, "try:"), (4, "if x:")]);
+        let l = SuffixLayout::new(b"if x:\n    y = '", b"= 12\n        else:\n");
+        assert_eq!((l.indent_line, l.first_col, l.lead), (None, None, None));
+        assert_eq!(l.later, vec![(8, "if x:")]);
+        assert_eq!(quotes_of(b"a\", b)\n'"), vec![b"\"".to_vec(), b" \"".to_vec()]);
     }
 
     #[test]
