@@ -19,7 +19,6 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::buffer::{Element, WritableBuffer};
-use crate::inner::Inner;
 use crate::errors::{
     BufferError, EspalierError, FinishedError, GrammarError, PromptRejectedError, TokenIdError, TokenRejectedError,
 };
@@ -28,7 +27,7 @@ use crate::vocabulary::Vocabulary;
 /// A constraint on one sequence. Not shared between threads (the sLua tree is not).
 #[pyclass(unsendable, module = "espalier")]
 pub struct Constraint {
-    inner: Inner,
+    inner: LangConstraint,
     vocab: Arc<Vocab>,
     mask: TokenSet,
     /// The bytes committed after the prompt.
@@ -87,7 +86,7 @@ fn text_bytes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
 }
 
 impl Constraint {
-    fn new(inner: Inner, vocab: &Vocabulary, language: &'static str, prompt: &str) -> PyResult<Self> {
+    fn new(inner: LangConstraint, vocab: &Vocabulary, language: &'static str, prompt: &str) -> PyResult<Self> {
         let mut c = Constraint {
             inner,
             vocab: vocab.vocab.clone(),
@@ -145,7 +144,7 @@ impl Constraint {
         let kit = vocab.grammar_kit(lang, mode == Mode::Syncode)?;
         // The kit feeds the prompt itself; refusals keep their offset.
         let inner = kit.constraint(mode, "").map_err(|e| GrammarError::new_err(e.to_string()))?;
-        Constraint::new(Inner::Lang(inner), vocab, lang.name(), prompt)
+        Constraint::new(inner, vocab, lang.name(), prompt)
     }
 
     /// Computes the mask of the current state into `self.mask`.
@@ -231,7 +230,7 @@ impl Constraint {
         if strategy == Strategy::Syncode {
             c = c.with_store(Arc::new(espalier_constraint::MaskStore::build(&lang, &vocab.vocab)));
         }
-        Constraint::new(Inner::Lang(LangConstraint::Grammar(Box::new(c))), vocab, "grammar", prompt)
+        Constraint::new(LangConstraint::Grammar(Box::new(c)), vocab, "grammar", prompt)
     }
 
     /// Fill-in-the-middle: the text generated is the middle between `prefix` (the
@@ -255,7 +254,7 @@ impl Constraint {
         }
         let kit = vocab.grammar_kit(lang, false)?;
         let c = FimConstraint::new(kit.language(), &prefix, &suffix, vocab.trie()).map_err(fim_error)?;
-        Constraint::new(Inner::Fim(Box::new(c)), vocab, lang.name(), "")
+        Constraint::new(LangConstraint::Fim(Box::new(c)), vocab, lang.name(), "")
     }
 
     /// sLua scripts over a game API: `api` is the path of an API JSON file (such as
@@ -284,7 +283,7 @@ impl Constraint {
             }
         };
         let inner = LangConstraint::Slua(Box::new(c.with_trie(vocab.trie())));
-        Constraint::new(Inner::Lang(inner), vocab, "slua", prompt)
+        Constraint::new(inner, vocab, "slua", prompt)
     }
 
     /// Commits the sampled token `token_id`. The end-of-sequence token is accepted only

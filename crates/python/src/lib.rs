@@ -18,7 +18,6 @@
 pub mod buffer;
 pub mod constraint;
 pub mod errors;
-pub mod inner;
 pub mod vocabulary;
 
 use pyo3::prelude::*;
