@@ -10,6 +10,7 @@ mod config;
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 mod cuda_probe;
 mod error;
+mod feed_forward;
 mod host_attention;
 mod host_kernels;
 mod host_matrix;
@@ -27,7 +28,7 @@ mod weights;
 
 use std::sync::Arc;
 
-use burn::tensor::activation::{silu, softmax};
+use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 
 pub use backend::BackendKind;
@@ -255,10 +256,7 @@ impl Llama {
             };
             x = x + attn_out;
             let h = rms_norm(x.clone(), &b.ffn_norm, c.rms_eps);
-            let gu = b.gate_up.forward(h)?;
-            let gate = gu.clone().narrow(1, 0, c.ffn);
-            let up = gu.narrow(1, c.ffn, c.ffn);
-            x = x + b.down.forward(silu(gate) * up)?;
+            x = x + feed_forward::feed_forward(&b.gate_up, &b.down, h, c.ffn, &self.device)?;
         }
         Ok(x)
     }

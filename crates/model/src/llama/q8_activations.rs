@@ -58,19 +58,36 @@ impl Q8Activations {
     pub(crate) fn rows(x: &[f32], cols: usize, block: usize) -> Self {
         debug_assert!(block == QK8 || block == 8 * QK8);
         debug_assert_eq!(cols % block, 0);
-        let mut scales = Vec::with_capacity(x.len() / block);
-        let mut quants = Vec::with_capacity(x.len());
-        for b in x.chunks_exact(block) {
-            let amax = b.iter().fold(0f32, |m, &v| m.max(v.abs()));
-            let d = amax / 127.0;
-            let id = if d != 0.0 { 1.0 / d } else { 0.0 };
-            scales.push(d);
-            // |v * id| <= 127 up to rounding; the clamp keeps -128 out (the AVX2 kernels
-            // negate activations).
-            quants.extend(b.iter().map(|&v| (v * id).round().clamp(-127.0, 127.0) as i8));
-        }
         let per = block / QK8;
-        let sums = quants.chunks_exact(QK8).enumerate().map(|(k, q)| scales[k / per] * q.iter().map(|&v| i32::from(v)).sum::<i32>() as f32).collect();
+        let mut scales = vec![0f32; x.len() / block];
+        let mut quants = vec![0i8; x.len()];
+        let mut sums = vec![0f32; x.len() / QK8];
+        // A prompt's rows are rounded in parallel (one task per activation row); the
+        // result does not depend on how the rows are split.
+        let round_row = |((x, q), (d, s)): ((&[f32], &mut [i8]), (&mut [f32], &mut [f32]))| {
+            for ((b, q), d) in x.chunks_exact(block).zip(q.chunks_exact_mut(block)).zip(d.iter_mut()) {
+                let amax = b.iter().fold(0f32, |m, &v| m.max(v.abs()));
+                *d = amax / 127.0;
+                let id = if *d != 0.0 { 1.0 / *d } else { 0.0 };
+                // |v * id| <= 127 up to rounding; the clamp keeps -128 out (the AVX2
+                // kernels negate activations).
+                q.iter_mut().zip(b).for_each(|(q, &v)| *q = (v * id).round().clamp(-127.0, 127.0) as i8);
+            }
+            for (k, (s, q)) in s.iter_mut().zip(q.chunks_exact(QK8)).enumerate() {
+                *s = d[k / per] * q.iter().map(|&v| i32::from(v)).sum::<i32>() as f32;
+            }
+        };
+        #[cfg(not(target_family = "wasm"))]
+        if x.len() > cols {
+            use rayon::prelude::*;
+            let rows = x.par_chunks_exact(cols).zip(quants.par_chunks_exact_mut(cols));
+            let meta = scales.par_chunks_exact_mut(cols / block).zip(sums.par_chunks_exact_mut(cols / QK8));
+            rows.zip(meta).for_each(round_row);
+            return Self { cols, block, scales, quants, sums };
+        }
+        let rows = x.chunks_exact(cols).zip(quants.chunks_exact_mut(cols));
+        let meta = scales.chunks_exact_mut(cols / block).zip(sums.chunks_exact_mut(cols / QK8));
+        rows.zip(meta).for_each(round_row);
         Self { cols, block, scales, quants, sums }
     }
 
