@@ -381,6 +381,23 @@ impl HostMatrix {
             let b = first * c / QK8..(first + n) * c / QK8;
             return int_dot::gemm_q4_1(isa, &scales[b.clone()], &mins[b], &nibbles[first * c / 2..(first + n) * c / 2], n, q8, t, out);
         }
+        if t > 1 {
+            // Prefill of Q8_0 and Q4_K: tiles of tokens per weight block, as Q4_1's.
+            let n = out.len() / t;
+            match &*self.data {
+                Data::Q8 { scales, quants } => {
+                    return int_dot::gemm_q8_0(isa, &scales[first * c / QK8..(first + n) * c / QK8], &quants[first * c..(first + n) * c], n, q8, t, out);
+                }
+                Data::Blocks { ty: GgmlType::Q4_K, bytes, row_bytes, factors } => {
+                    int_dot::gemm_q4_k(isa, &bytes[first * row_bytes..(first + n) * row_bytes], *row_bytes, n, q8, t, out);
+                    for (k, o) in out.iter_mut().enumerate() {
+                        *o *= factors[first + k / t];
+                    }
+                    return;
+                }
+                _ => {}
+            }
+        }
         for (k, o) in out.iter_mut().enumerate() {
             let (r, x) = (first + k / t, q8.row(k % t));
             *o = match &*self.data {
