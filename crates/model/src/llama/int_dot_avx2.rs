@@ -429,51 +429,69 @@ unsafe fn q8_0_tile<const N: usize>(d: *const f32, w: *const i8, nb: usize, tile
     }
 }
 
-/// Prefill's `x · Wᵀ` for `rows` Q4_K weight rows (`row_bytes` each), tiles of one
-/// weight row by up to 4 activation rows (three accumulators each stay in registers):
-/// each super-block's scales and nibbles are unpacked once per tile. `out[row * t +
-/// token]`, without the rows' factors.
+/// Prefill's `x · Wᵀ` for `rows` Q4_K weight rows (`row_bytes` each): per weight row,
+/// its super-blocks' scales and minimums are unpacked once, then the row is
+/// multiplied with tiles of up to 4 activation rows (three accumulators each stay in
+/// registers), its nibbles unpacked once per tile. `out[row * t + token]`, without the
+/// rows' factors.
 ///
 /// # Safety
 /// AVX2 and FMA; `bytes.len() == rows * row_bytes`, whole Q4_K blocks of `x`'s
 /// width, `x` rounded in blocks of 256 with at least `t` rows, `out.len() == rows * t`.
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn gemm_q4_k(bytes: &[u8], row_bytes: usize, rows: usize, x: &Q8Activations, t: usize, out: &mut [f32]) {
-    let mut t0 = 0;
-    while t0 < t {
-        let n = (t - t0).min(4);
-        let tile = tile_rows(x, t0, n);
-        for r in 0..rows {
-            let row = &bytes[r * row_bytes..(r + 1) * row_bytes];
-            let o = out.as_mut_ptr().add(r * t + t0);
-            match n {
-                4 => q4_k_tile::<4>(row, &tile, o),
-                3 => q4_k_tile::<3>(row, &tile, o),
-                2 => q4_k_tile::<2>(row, &tile, o),
-                _ => q4_k_tile::<1>(row, &tile, o),
+    let nsb = row_bytes / q4_k::BLOCK_BYTES;
+    let acts = tile_rows(x, 0, t);
+    let mut unpacked = vec![Q4kScales { d: 0.0, sc: [0; 8], mins: _mm256_setzero_ps() }; nsb];
+    for r in 0..rows {
+        let row = &bytes[r * row_bytes..(r + 1) * row_bytes];
+        for (u, b) in unpacked.iter_mut().zip(row.chunks_exact(q4_k::BLOCK_BYTES)) {
+            let mut mn = [0u8; 8];
+            for j in 0..8 {
+                let (sc, m) = q4_k::scale_min(j, &b[4..16]);
+                (u.sc[j], mn[j]) = (i16::from(sc), m);
             }
+            u.d = f16_at(b, 0);
+            let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(mn.as_ptr() as *const __m128i)));
+            u.mins = _mm256_mul_ps(m, _mm256_set1_ps(f16_at(b, 2)));
         }
-        t0 += n;
+        let o = out.as_mut_ptr().add(r * t);
+        let mut t0 = 0;
+        while t0 < t {
+            let n = (t - t0).min(4);
+            let tile = &acts[t0..t0 + n];
+            match n {
+                4 => q4_k_tile::<4>(row, &unpacked, tile, o.add(t0)),
+                3 => q4_k_tile::<3>(row, &unpacked, tile, o.add(t0)),
+                2 => q4_k_tile::<2>(row, &unpacked, tile, o.add(t0)),
+                _ => q4_k_tile::<1>(row, &unpacked, tile, o.add(t0)),
+            }
+            t0 += n;
+        }
     }
 }
 
-/// [`dot_q4_k`] for the `N` rows of `tile` at once.
+/// A Q4_K super-block's unpacked scales: `d`, the eight sub-block scales, and the
+/// eight minimums times `dmin`.
+#[derive(Clone, Copy)]
+struct Q4kScales {
+    d: f32,
+    sc: [i16; 8],
+    mins: __m256,
+}
+
+/// [`dot_q4_k`] for the `N` rows of `tile` at once, the scales unpacked.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn q4_k_tile<const N: usize>(row: &[u8], tile: &[Q8Row], o: *mut f32) {
+unsafe fn q4_k_tile<const N: usize>(row: &[u8], unpacked: &[Q4kScales], tile: &[Q8Row], o: *mut f32) {
     let low = _mm256_set1_epi8(0x0f);
     let (mut acc, mut mins) = ([_mm256_setzero_ps(); N], [_mm256_setzero_ps(); N]);
-    for (i, b) in row.chunks_exact(q4_k::BLOCK_BYTES).enumerate() {
-        let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
-        let (mut sc, mut mn) = ([0u8; 8], [0u8; 8]);
-        for j in 0..8 {
-            (sc[j], mn[j]) = q4_k::scale_min(j, &b[4..16]);
-        }
+    for (i, (b, u)) in row.chunks_exact(q4_k::BLOCK_BYTES).zip(unpacked).enumerate() {
         let mut sum = [_mm256_setzero_si256(); N];
         for p in 0..QK_K / 64 {
             let q = _mm256_loadu_si256(b.as_ptr().add(16 + 32 * p) as *const __m256i);
             let (lo, hi) = (_mm256_and_si256(q, low), _mm256_and_si256(_mm256_srli_epi16(q, 4), low));
-            let (s1, s2) = (_mm256_set1_epi16(i16::from(sc[2 * p])), _mm256_set1_epi16(i16::from(sc[2 * p + 1])));
+            let (s1, s2) = (_mm256_set1_epi16(u.sc[2 * p]), _mm256_set1_epi16(u.sc[2 * p + 1]));
             let k = i * 8 + 2 * p;
             for (n, sum) in sum.iter_mut().enumerate() {
                 let x = tile.get_unchecked(n);
@@ -482,11 +500,10 @@ unsafe fn q4_k_tile<const N: usize>(row: &[u8], tile: &[Q8Row], o: *mut f32) {
                 *sum = _mm256_add_epi32(*sum, _mm256_add_epi32(p1, p2));
             }
         }
-        let m = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(mn.as_ptr() as *const __m128i))), _mm256_set1_ps(dmin));
         for n in 0..N {
             let x = tile.get_unchecked(n);
-            acc[n] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum[n]), _mm256_set1_ps(d * *x.scales.get_unchecked(i)), acc[n]);
-            mins[n] = _mm256_fmadd_ps(m, _mm256_loadu_ps(x.sums.as_ptr().add(i * 8)), mins[n]);
+            acc[n] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum[n]), _mm256_set1_ps(u.d * *x.scales.get_unchecked(i)), acc[n]);
+            mins[n] = _mm256_fmadd_ps(u.mins, _mm256_loadu_ps(x.sums.as_ptr().add(i * 8)), mins[n]);
         }
     }
     for n in 0..N {
