@@ -274,7 +274,10 @@ impl HostMatrix {
         }
         // The activations are rounded to 8 bits once, for all rows (each activation row
         // on its own, so a prompt's rows round as the same rows fed one at a time).
-        let int8 = if activations == ActivationFormat::Int8 { self.int_kernel() } else { None };
+        let int8 = match activations {
+            ActivationFormat::Int8 => self.int_kernel().filter(|&ty| t == 1 || int_dot::prefill_takes_int8(self.isa, ty)),
+            ActivationFormat::F32 => None,
+        };
         let q8 = int8.map(|ty| Q8Activations::rows(x, self.cols, int_dot::activation_block(ty)));
         let int8 = int8.is_some();
         // Output rows per task: enough tasks to balance the threads, few enough that

@@ -36,6 +36,20 @@ pub(crate) fn has_kernel(isa: Isa, ty: GgmlType) -> bool {
     }
 }
 
+/// Whether a prompt of several tokens should take `ty`'s integer kernels on `isa`
+/// too. On AVX2 only where a prefill tile exists (Q4_1, Q8_0, Q4_K) or was measured
+/// before the others had kernels (Q6_K): one integer dot product per (row, token)
+/// prefilled Q4_0 / Q5_0 / Q5_1 / Q5_K at 0.23-0.46x llama.cpp's on-CPU rate against
+/// 0.35-1.05x for f32 activations through sgemm (the bench model, same runs).
+/// Elsewhere as before: every type with a kernel.
+pub(crate) fn prefill_takes_int8(isa: Isa, ty: GgmlType) -> bool {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2 => matches!(ty, GgmlType::Q8_0 | GgmlType::Q4_1 | GgmlType::Q4_K | GgmlType::Q6_K),
+        _ => has_kernel(isa, ty),
+    }
+}
+
 /// The activation block (values per 8-bit scale, [`Q8Activations`]) the kernels of
 /// `ty` take: 256 for the K-quants (a super-block sums in integers, as ggml's Q8_K),
 /// 32 for the others.
