@@ -1,14 +1,17 @@
 //! The AVX2 versions of [`super::int_dot`]'s kernels (x86-64, chosen at run time):
 //! 32 byte products per `_mm256_maddubs_epi16` (unsigned weights × signed
 //! activations, pairs summed to i16) then `_mm256_madd_epi16` (pairs to i32, times 1
-//! or a sub-block scale); one float multiply-add per block of 32 (Q8_0, Q4_1) or per
-//! super-block of 256 (the K-quants, whose activations share one scale per 256, so
-//! the sub-block scales are applied in integers as ggml's `q8_K` kernels do). The
+//! or a sub-block scale); one float multiply-add per block of 32 (Q8_0, Q4_1, Q4_0,
+//! Q5_0, Q5_1: their fifth bits spread to bytes as ggml's `bytes_from_bits_32`) or per
+//! super-block of 256 (Q4_K, Q5_K, Q6_K, whose activations share one scale per 256,
+//! so the sub-block scales are applied in integers as ggml's `q8_K` kernels do). The
 //! limits: a pair of products must fit an i16, which holds for 6-bit weights
 //! (63 · 127 · 2) and for Q8_0 with the sign trick (|w| ≤ 128, |a| ≤ 127: 32,512);
 //! a super-block's sum fits an i32 (Q6_K: 16 · 16 · 32 · 127 · 128 < 2^31).
-//! Layouts as in `gguf/formats/`; the tests in `int_dot` compare each kernel with exact
-//! sums.
+//! Prefill tiles (one weight row by several activation rows, the weights unpacked
+//! once per tile): Q4_1 and Q8_0 (8 rows), Q4_K (4 rows; its scales unpacked once per
+//! weight row). Layouts as in `gguf/formats/`; the tests in `int_dot` compare each
+//! kernel with exact sums and each tile with one dot product per pair.
 
 use std::arch::x86_64::*;
 
