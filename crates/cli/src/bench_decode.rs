@@ -73,14 +73,14 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
     let mut loaded = load(a.model.as_deref(), &a.backend)?;
     let request = a.prompt.clone().unwrap_or_else(|| a.lang.sample_request().to_string());
     let task = |mode| Task::new(Some(a.lang), mode, request.clone()).kind(a.kind.clone());
-    let text = task(Mode::None).prompt(loaded.tokenizer.chat_template())?;
+    let text = task(Mode::None).prompt_with(&crate::generate::chat_of(&loaded.tokenizer))?;
     let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
     // Builds the kits (and a SynCode store) now, and refuses a prompt that is not a
     // valid prefix before any round.
     for &mode in &a.modes {
         task(mode).constraint(&mut kits)?;
     }
-    let prompt_ids = loaded.tokenizer.encode(&text)?;
+    let prompt_ids = loaded.tokenizer.encode_prompt(&text)?;
     eprintln!(
         "bench decode: {} on {}, prompt {} tokens, {} rounds x {:?}, {} tokens each",
         a.lang.name(),

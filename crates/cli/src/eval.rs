@@ -242,7 +242,7 @@ fn eval_one(
         error: None,
         prompt_refused: false,
     };
-    let prepared = task.prepare(kits, loaded.tokenizer.chat_template());
+    let prepared = task.prepare_with(kits, &crate::generate::chat_of(&loaded.tokenizer));
     // The grammar judges the prompt in every mode (in `none` too, as `mask` would), so
     // that a refused prompt is counted the same way in every mode's summary.
     record.prompt_refused = match &prepared {
@@ -253,7 +253,7 @@ fn eval_one(
         Ok(_) => false,
     };
     let result = prepared.map_err(|e| e.to_string()).and_then(|p| {
-        let ids = loaded.tokenizer.encode(&p.prompt).map_err(|e| e.to_string())?;
+        let ids = loaded.tokenizer.encode_prompt(&p.prompt).map_err(|e| e.to_string())?;
         generate(loaded, p.constraint, &ids, config, None, false).map_err(|e| e.to_string())
     });
     match result {
@@ -331,8 +331,8 @@ fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Err
                 let task = Task::new(Some(lang), mode, task)
                     .kind(kind)
                     .effects(effects.iter().map(|(n, _)| n.clone()).collect());
-                let prepared = task.prepare(&mut kits, loaded.tokenizer.chat_template())?;
-                let ids = loaded.tokenizer.encode(&prepared.prompt)?;
+                let prepared = task.prepare_with(&mut kits, &crate::generate::chat_of(&loaded.tokenizer))?;
+                let ids = loaded.tokenizer.encode_prompt(&prepared.prompt)?;
                 let constraint = prepared.constraint;
                 let config = task.configure(GenerateConfig {
                     sampling: SamplingConfig { temperature: args.temperature, top_k: 0, top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 }, seed: args.seed },

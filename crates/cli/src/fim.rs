@@ -29,7 +29,8 @@ pub fn fim_prompt(loaded: &Loaded, prefix: &str, suffix: &str) -> Result<(Vec<u3
     let tok = &loaded.tokenizer;
     if let Some(fim) = tok.fim_tokens() {
         let (p, s, m) = (fim.prefix, fim.suffix, fim.middle);
-        let mut ids = vec![p];
+        // As llama.cpp's infill: BOS first when the vocabulary asks for it.
+        let mut ids = if tok.adds_bos() { vec![tok.bos_id(), p] } else { vec![p] };
         ids.extend(tok.encode(prefix)?);
         ids.push(s);
         ids.extend(tok.encode(suffix)?);
@@ -40,10 +41,10 @@ pub fn fim_prompt(loaded: &Loaded, prefix: &str, suffix: &str) -> Result<(Vec<u3
         "Here is the end of a Python file:\n```python\n{suffix}\n```\nWrite the beginning of the file so that it \
          continues exactly into the code above."
     );
-    let mut text = prompt::render_chat(tok.chat_template(), &[Message::new("user", user)], true)?;
+    let mut text = prompt::render_chat_with(&crate::generate::chat_of(tok), &[Message::new("user", user)], true)?;
     text.push_str("```python\n");
     text.push_str(prefix);
-    Ok((tok.encode(&text)?, !prefix.is_empty()))
+    Ok((tok.encode_prompt(&text)?, !prefix.is_empty()))
 }
 
 /// Runs the FIM form of `espalier generate`.

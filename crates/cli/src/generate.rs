@@ -15,6 +15,7 @@ use espalier_decode::{
     run as drive, Framing, GenerateConfig, Generator, Kits, Lang, LangConstraint, LanguageModel, Mode, SamplingConfig,
     StopReason, Task, Timing,
 };
+use espalier_decode::prompt::{Chat, ChatFamily};
 use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer, DEFAULT_MODEL_PATH};
 
 /// Where `--mode syncode` keeps the SynCode mask stores, `LANG-smollm2.store` (the
@@ -160,6 +161,17 @@ pub fn load(model: Option<&Path>, backends: &str) -> Result<Loaded, Box<dyn std:
     Ok(Loaded { tokenizer, vocab, model: LlamaModel { llama, cache, cached: Vec::new() }, backend })
 }
 
+/// The model's chat format: the GGUF's template, its BOS / EOS texts, and the family
+/// format its vocabulary implies when it has no template.
+pub fn chat_of(tok: &Tokenizer) -> Chat<'_> {
+    Chat {
+        template: tok.chat_template(),
+        bos_token: tok.token_text(tok.bos_id()),
+        eos_token: tok.token_text(tok.eos_id()),
+        fallback: ChatFamily::for_vocabulary(tok.pre_tokenizer()),
+    }
+}
+
 /// Runs `espalier generate`.
 pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     if let (Some(p), Some(s)) = (args.fim_prefix.clone(), args.fim_suffix.clone()) {
@@ -186,9 +198,9 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
         ..GenerateConfig::default()
     });
     let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
-    let prepared = task.prepare(&mut kits, loaded.tokenizer.chat_template())?;
+    let prepared = task.prepare_with(&mut kits, &chat_of(&loaded.tokenizer))?;
     let (text, constraint) = (prepared.prompt, prepared.constraint);
-    let ids = loaded.tokenizer.encode(&text)?;
+    let ids = loaded.tokenizer.encode_prompt(&text)?;
     let (generator, timing) = generate(&mut loaded, constraint, &ids, config, args.trace.as_deref(), !args.json)?;
 
     let stop = generator.stop_reason().cloned().unwrap_or(StopReason::MaxTokens);

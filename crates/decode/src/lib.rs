@@ -27,6 +27,7 @@
 //! assert_eq!(generator.text(), "bb");
 //! ```
 
+pub mod chat_family;
 pub mod driver;
 pub mod error;
 #[cfg(not(target_arch = "wasm32"))]

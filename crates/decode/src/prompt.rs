@@ -1,9 +1,13 @@
 //! Chat prompts: the chat template stored in the GGUF (a Jinja template, rendered with
-//! minijinja as Hugging Face's `apply_chat_template` does), and ChatML without one.
+//! minijinja as Hugging Face's `apply_chat_template` does: `tests/chat_templates.rs`
+//! compares both on the templates of the families we support), and the family's own
+//! format ([`ChatFamily`]: ChatML, Llama-2, Llama-3, DeepSeek-Coder) without one.
 //! What each language asks is its own ([`crate::LangSpec::instruction`]); a
 //! [`crate::Task`] puts the two together.
 
 use serde::Serialize;
+
+pub use crate::chat_family::ChatFamily;
 
 /// A chat template that did not render.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -38,6 +42,29 @@ pub fn chatml(messages: &[Message], add_generation_prompt: bool) -> String {
     out
 }
 
+/// How a model wants its chats written: the GGUF's own template (Jinja), the texts
+/// of the tokens it names, and the family format used when the file has no template
+/// or one that does not render here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chat<'a> {
+    /// `tokenizer.chat_template`, if the file has one.
+    pub template: Option<&'a str>,
+    /// The BOS token's text (`bos_token` in the template).
+    pub bos_token: &'a str,
+    /// The EOS token's text (`eos_token` in the template).
+    pub eos_token: &'a str,
+    /// The format when there is no template ([`ChatFamily::for_vocabulary`]).
+    pub fallback: ChatFamily,
+}
+
+impl<'a> From<Option<&'a str>> for Chat<'a> {
+    /// A template with SmolLM2's tokens and ChatML as the fallback (what callers that
+    /// know no more about the model get, as before).
+    fn from(template: Option<&'a str>) -> Self {
+        Self { template, bos_token: "<|im_start|>", eos_token: "<|im_end|>", fallback: ChatFamily::ChatMl }
+    }
+}
+
 /// Renders `template` (the GGUF's `tokenizer.chat_template`) for `messages`, ending
 /// with the assistant header when `add_generation_prompt`; ChatML when `None`.
 pub fn render_chat(
@@ -45,20 +72,111 @@ pub fn render_chat(
     messages: &[Message],
     add_generation_prompt: bool,
 ) -> Result<String, TemplateError> {
-    let Some(template) = template else { return Ok(chatml(messages, add_generation_prompt)) };
+    render_chat_with(&Chat::from(template), messages, add_generation_prompt)
+}
+
+/// Renders a chat as `chat` says: the file's own template as Hugging Face's
+/// `apply_chat_template` does ([`render_jinja`]); the family format without one. A
+/// template that refuses a system message (`raise_exception`) gets it merged into the
+/// first user turn, as llama.cpp does; one that does not render here at all is
+/// replaced by the family format its text shows ([`ChatFamily::detect`]), else it is
+/// an error.
+pub fn render_chat_with(chat: &Chat, messages: &[Message], add_generation_prompt: bool) -> Result<String, TemplateError> {
+    let render = |template: &str, messages: &[Message]| {
+        render_jinja(template, messages, add_generation_prompt, chat.bos_token, chat.eos_token)
+    };
+    let Some(template) = chat.template else { return render(chat.fallback.template(), messages) };
+    let err = match render(template, messages) {
+        Ok(text) => return Ok(text),
+        Err(e) => e,
+    };
+    if let Some(merged) = merge_system(messages) {
+        if let Ok(text) = render(template, &merged) {
+            return Ok(text);
+        }
+    }
+    match ChatFamily::detect(template) {
+        Some(family) => render(family.template(), messages),
+        None => Err(err),
+    }
+}
+
+/// The messages with a leading system message put in front of the first user turn
+/// (`None` without one).
+fn merge_system(messages: &[Message]) -> Option<Vec<Message>> {
+    let (first, rest) = messages.split_first()?;
+    if first.role != "system" {
+        return None;
+    }
+    let mut out = rest.to_vec();
+    match out.iter_mut().find(|m| m.role == "user") {
+        Some(user) => user.content = format!("{}\n\n{}", first.content, user.content),
+        None => out.insert(0, Message::new("user", first.content.clone())),
+    }
+    Some(out)
+}
+
+/// Renders one Jinja chat template as `transformers`' `apply_chat_template` does
+/// (`chat_template_utils.py`): `trim_blocks` and `lstrip_blocks`, loop controls, the
+/// Python string and dict methods templates call (`.strip()`, `.startswith()`,
+/// `.items()`: minijinja-contrib's `pycompat`), `raise_exception`, and `tojson`
+/// without HTML escaping; `messages`, `add_generation_prompt`, `bos_token` and
+/// `eos_token` in the context. (`strftime_now` is left undefined, so templates that
+/// print a date fall back to their own default.)
+pub fn render_jinja(
+    template: &str,
+    messages: &[Message],
+    add_generation_prompt: bool,
+    bos_token: &str,
+    eos_token: &str,
+) -> Result<String, TemplateError> {
     let mut env = minijinja::Environment::new();
+    env.set_trim_blocks(true);
+    env.set_lstrip_blocks(true);
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
     env.add_function("raise_exception", |msg: String| -> Result<String, minijinja::Error> {
         Err(minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, msg))
     });
+    env.add_filter("tojson", tojson);
     env.add_template("chat", template).map_err(|e| TemplateError(e.to_string()))?;
     let tmpl = env.get_template("chat").map_err(|e| TemplateError(e.to_string()))?;
     tmpl.render(minijinja::context! {
         messages => messages,
         add_generation_prompt => add_generation_prompt,
-        bos_token => "<|im_start|>",
-        eos_token => "<|im_end|>",
+        bos_token => bos_token,
+        eos_token => eos_token,
     })
     .map_err(|e| TemplateError(e.to_string()))
+}
+
+/// `tojson` as `transformers` defines it: `json.dumps(x, ensure_ascii=False,
+/// indent=indent)`, no HTML escaping (minijinja's own escapes `<`, `>`, `&`, `'`).
+fn tojson(value: minijinja::Value, kwargs: minijinja::value::Kwargs) -> Result<String, minijinja::Error> {
+    let indent: Option<usize> = kwargs.get("indent")?;
+    kwargs.assert_all_used()?;
+    let err = |e: serde_json::Error| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string());
+    let Some(n) = indent else {
+        // Python's separators without indent: ", " and ": ".
+        let compact = serde_json::to_value(&value).map_err(err)?;
+        return Ok(python_json(&compact));
+    };
+    let mut out = Vec::new();
+    let pad = vec![b' '; n];
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(&pad));
+    serde::Serialize::serialize(&value, &mut ser).map_err(err)?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// JSON as Python's `json.dumps` writes it by default (`", "` and `": "` separators).
+fn python_json(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Array(items) => format!("[{}]", items.iter().map(python_json).collect::<Vec<_>>().join(", ")),
+        serde_json::Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter().map(|(k, v)| format!("{}: {}", serde_json::Value::String(k.clone()), python_json(v))).collect::<Vec<_>>().join(", ")
+        ),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! — turned into the model's prompt, the constraint and the decode settings. The CLI
 //! (`generate`, `eval`, `bench decode`) and the web app build their generations here.
 
-use crate::prompt::{render_chat, Message};
+use crate::prompt::{render_chat_with, Chat, Message};
 use crate::{ConstraintInput, Framing, GenerateConfig, Kit, Kits, Lang, LangConstraint, LangError, Mode, Unconstrained};
 
 /// One generation job.
@@ -78,6 +78,11 @@ impl Task {
 
     /// The prompt, rendered with `chat_template` (the GGUF's; ChatML when `None`).
     pub fn prompt(&self, chat_template: Option<&str>) -> Result<String, LangError> {
+        self.prompt_with(&Chat::from(chat_template))
+    }
+
+    /// The prompt in the model's chat format (its template, tokens and family).
+    pub fn prompt_with(&self, chat: &Chat) -> Result<String, LangError> {
         match (self.framing, self.lang) {
             (Framing::Raw | Framing::Completion, _) | (Framing::Fim, None) => Ok(self.request.clone()),
             (Framing::Fim, Some(lang)) => {
@@ -90,13 +95,13 @@ impl Task {
                     fence = lang.fence(),
                     suffix = self.suffix
                 );
-                let mut text = render_chat(chat_template, &[Message::new("user", user)], true)?;
+                let mut text = render_chat_with(chat, &[Message::new("user", user)], true)?;
                 text.push_str(lang.fence());
                 text.push_str(&self.request);
                 Ok(text)
             }
             (Framing::Chat { .. }, None) => {
-                Ok(render_chat(chat_template, &[Message::new("user", self.request.as_str())], true)?)
+                Ok(render_chat_with(chat, &[Message::new("user", self.request.as_str())], true)?)
             }
             (Framing::Chat { system, fence, full }, Some(lang)) => {
                 let user = lang.instruction(self.request.trim(), &self.program_kind(), full);
@@ -105,7 +110,7 @@ impl Task {
                     messages.push(Message::new("system", lang.system()));
                 }
                 messages.push(Message::new("user", user));
-                let mut text = render_chat(chat_template, &messages, true)?;
+                let mut text = render_chat_with(chat, &messages, true)?;
                 if fence {
                     text.push_str(lang.fence());
                     text.push_str(lang.answer_start());
@@ -143,7 +148,12 @@ impl Task {
 
     /// Prompt and constraint together.
     pub fn prepare(&self, kits: &mut Kits, chat_template: Option<&str>) -> Result<Prepared, LangError> {
-        Ok(Prepared { prompt: self.prompt(chat_template)?, constraint: self.constraint(kits)? })
+        self.prepare_with(kits, &Chat::from(chat_template))
+    }
+
+    /// Prompt (in the model's chat format) and constraint together.
+    pub fn prepare_with(&self, kits: &mut Kits, chat: &Chat) -> Result<Prepared, LangError> {
+        Ok(Prepared { prompt: self.prompt_with(chat)?, constraint: self.constraint(kits)? })
     }
 
     /// Sets the task's part of `config`: the mode, the language's stop strings (after

@@ -58,6 +58,7 @@
 pub mod gguf;
 #[cfg(feature = "burn")]
 mod llama;
+pub mod synthetic;
 mod tokenizer;
 
 pub use gguf::{Gguf, GgufError};

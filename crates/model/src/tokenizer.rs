@@ -33,6 +33,8 @@ use crate::gguf::{Gguf, GgufError};
 const TOKEN_TYPE_CONTROL: u64 = 3;
 /// GGUF token type of user-defined tokens (matched literally, not special).
 const TOKEN_TYPE_USER_DEFINED: u64 = 4;
+/// GGUF token type of unused ids (rows that no text encodes to).
+const TOKEN_TYPE_UNUSED: u64 = 5;
 
 /// Why the tokenizer could not be built or could not encode/decode.
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +86,8 @@ pub struct Tokenizer {
     eos: u32,
     chat_template: Option<String>,
     fim: Option<FimTokens>,
+    add_bos: bool,
+    pre: Option<String>,
 }
 
 /// A vocabulary's fill-in-the-middle tokens: a prompt is `prefix` + code before the
@@ -183,7 +187,8 @@ impl Tokenizer {
             });
         }
         // Files without the key predate it; SmolLM2's pre-tokenizer is the one they had.
-        let pre = pre_tokenizer(gguf.get_str("tokenizer.ggml.pre").unwrap_or("smollm"))?;
+        let pre_name = gguf.get_str("tokenizer.ggml.pre").ok().map(str::to_owned);
+        let pre = pre_tokenizer(pre_name.as_deref().unwrap_or("smollm"))?;
         let tokens = gguf.get_str_array("tokenizer.ggml.tokens")?;
         let merges_raw = gguf.get_str_array("tokenizer.ggml.merges")?;
         let types: Vec<u64> = match gguf.get_array("tokenizer.ggml.token_type") {
@@ -228,7 +233,13 @@ impl Tokenizer {
                     special[i] = true;
                     specials.push(AddedToken::from(*t, true));
                 }
-                Some(TOKEN_TYPE_USER_DEFINED) => user.push(AddedToken::from(*t, false)),
+                Some(TOKEN_TYPE_USER_DEFINED) => {
+                    // llama.cpp's converter pads the vocabulary to the embedding's rows
+                    // with `[PAD<id>]` (Qwen2: 290 of them): never a real token.
+                    special[i] = is_padding(t, i);
+                    user.push(AddedToken::from(*t, false));
+                }
+                Some(TOKEN_TYPE_UNUSED) => special[i] = true,
                 _ => {}
             }
         }
@@ -244,7 +255,9 @@ impl Tokenizer {
             .collect();
 
         let fim = FimTokens::find(gguf, &tokens);
-        Ok(Self { inner, token_bytes, special, bos, eos, chat_template, fim })
+        // llama.cpp's default for byte-level BPE vocabularies without the key: no BOS.
+        let add_bos = matches!(gguf.get("tokenizer.ggml.add_bos_token"), Ok(crate::gguf::MetadataValue::Bool(true)));
+        Ok(Self { inner, token_bytes, special, bos, eos, chat_template, fim, add_bos, pre: pre_name })
     }
 
     /// The fill-in-the-middle tokens of this vocabulary, if it has them.
@@ -261,6 +274,23 @@ impl Tokenizer {
             .encode_fast(text, false)
             .map_err(|e| TokenizerError::Tokenizers(e.to_string()))?;
         Ok(enc.get_ids().to_vec())
+    }
+
+    /// Encodes a whole prompt as llama.cpp's `tokenize(add_special = true, special =
+    /// true)` does: [`Tokenizer::encode`], with the BOS token first when the vocabulary
+    /// asks for one (`tokenizer.ggml.add_bos_token`, DeepSeek-Coder) and the text does
+    /// not already start with it (a chat template that writes `bos_token` itself).
+    pub fn encode_prompt(&self, text: &str) -> Result<Vec<u32>, TokenizerError> {
+        let mut ids = self.encode(text)?;
+        if self.add_bos && ids.first() != Some(&self.bos) {
+            ids.insert(0, self.bos);
+        }
+        Ok(ids)
+    }
+
+    /// Whether prompts start with the BOS token (`tokenizer.ggml.add_bos_token`).
+    pub fn adds_bos(&self) -> bool {
+        self.add_bos
     }
 
     /// Decodes ids to text (control tokens appear as their text). Bytes that do not
@@ -295,13 +325,13 @@ impl Tokenizer {
         &self.token_bytes
     }
 
-    /// Whether `id` is a control token (`<|im_start|>`, `<|endoftext|>`...), which a
-    /// grammar never produces.
+    /// Whether `id` is a control token (`<|im_start|>`, `<|endoftext|>`...), an unused
+    /// id or a `[PAD<id>]` padding row: tokens a grammar never produces.
     pub fn is_special(&self, id: u32) -> bool {
         self.special.get(id as usize).copied().unwrap_or(false)
     }
 
-    /// The ids of all control tokens.
+    /// The ids of all control tokens, unused ids and padding rows.
     pub fn special_ids(&self) -> Vec<u32> {
         (0..self.special.len() as u32).filter(|&i| self.special[i as usize]).collect()
     }
@@ -321,6 +351,17 @@ impl Tokenizer {
         self.eos
     }
 
+    /// The pre-tokenizer's name (`tokenizer.ggml.pre`), if the file names one.
+    pub fn pre_tokenizer(&self) -> Option<&str> {
+        self.pre.as_deref()
+    }
+
+    /// The text of token `id` (a control token's spelling, `<|im_start|>`); empty
+    /// when its bytes are not UTF-8 or `id` is out of range.
+    pub fn token_text(&self, id: u32) -> &str {
+        std::str::from_utf8(self.token_bytes(id)).unwrap_or("")
+    }
+
     /// The Jinja chat template stored in the GGUF (`tokenizer.chat_template`), if any.
     pub fn chat_template(&self) -> Option<&str> {
         self.chat_template.as_deref()
@@ -331,6 +372,12 @@ impl Tokenizer {
     pub fn chat_prompt(system: &str, user: &str) -> String {
         format!("<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n<|im_start|>assistant\n")
     }
+}
+
+/// Whether token `id` spelled `token` is one of the `[PAD<id>]` rows llama.cpp's
+/// converter adds beyond a vocabulary's real tokens.
+fn is_padding(token: &str, id: usize) -> bool {
+    token.strip_prefix("[PAD").and_then(|r| r.strip_suffix(']')).is_some_and(|n| n == id.to_string())
 }
 
 /// GPT-2's byte-to-character table: printable Latin-1 bytes map to themselves, the
@@ -384,5 +431,13 @@ mod tests {
         }
         assert_eq!(table[b' ' as usize], 'Ġ');
         assert_eq!(table[b'\n' as usize], 'Ċ');
+    }
+
+    #[test]
+    fn only_a_pad_named_after_its_own_id_is_padding() {
+        assert!(is_padding("[PAD151646]", 151646));
+        assert!(!is_padding("[PAD151646]", 151647));
+        assert!(!is_padding("[PAD]", 7));
+        assert!(!is_padding("<|EOT|>", 32021));
     }
 }

@@ -72,6 +72,22 @@ impl GgmlType {
         }
     }
 
+    /// The type's ggml id (what a GGUF tensor info stores).
+    pub fn id(self) -> u32 {
+        match self {
+            GgmlType::F32 => 0,
+            GgmlType::F16 => 1,
+            GgmlType::Q4_0 => 2,
+            GgmlType::Q4_1 => 3,
+            GgmlType::Q5_0 => 6,
+            GgmlType::Q5_1 => 7,
+            GgmlType::Q8_0 => 8,
+            GgmlType::Q4_K => 12,
+            GgmlType::Q5_K => 13,
+            GgmlType::Q6_K => 14,
+        }
+    }
+
     /// Elements per block (1 for the float types).
     pub fn block_len(self) -> usize {
         match self {

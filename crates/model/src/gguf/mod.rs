@@ -13,6 +13,7 @@ mod error;
 pub(crate) mod formats;
 mod ggml_type;
 mod value;
+mod writer;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -22,6 +23,7 @@ pub use error::GgufError;
 pub use formats::QK_K;
 pub use ggml_type::{GgmlType, QK};
 pub use value::MetadataValue;
+pub use writer::GgufWriter;
 
 /// Arrays nested deeper than this are rejected (GGUF files use one level).
 const MAX_ARRAY_DEPTH: usize = 4;

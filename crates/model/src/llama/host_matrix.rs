@@ -274,7 +274,10 @@ impl HostMatrix {
         }
         // The activations are rounded to 8 bits once, for all rows (each activation row
         // on its own, so a prompt's rows round as the same rows fed one at a time).
-        let int8 = if activations == ActivationFormat::Int8 { self.int_kernel() } else { None };
+        let int8 = match activations {
+            ActivationFormat::Int8 => self.int_kernel().filter(|&ty| t == 1 || int_dot::prefill_takes_int8(self.isa, ty)),
+            ActivationFormat::F32 => None,
+        };
         let q8 = int8.map(|ty| Q8Activations::rows(x, self.cols, int_dot::activation_block(ty)));
         let int8 = int8.is_some();
         // Output rows per task: enough tasks to balance the threads, few enough that
@@ -374,6 +377,23 @@ impl HostMatrix {
             let n = out.len() / t;
             let b = first * c / QK8..(first + n) * c / QK8;
             return int_dot::gemm_q4_1(isa, &scales[b.clone()], &mins[b], &nibbles[first * c / 2..(first + n) * c / 2], n, q8, t, out);
+        }
+        if t > 1 {
+            // Prefill of Q8_0 and Q4_K: tiles of tokens per weight block, as Q4_1's.
+            let n = out.len() / t;
+            match &*self.data {
+                Data::Q8 { scales, quants } => {
+                    return int_dot::gemm_q8_0(isa, &scales[first * c / QK8..(first + n) * c / QK8], &quants[first * c..(first + n) * c], n, q8, t, out);
+                }
+                Data::Blocks { ty: GgmlType::Q4_K, bytes, row_bytes, factors } => {
+                    int_dot::gemm_q4_k(isa, &bytes[first * row_bytes..(first + n) * row_bytes], *row_bytes, n, q8, t, out);
+                    for (k, o) in out.iter_mut().enumerate() {
+                        *o *= factors[first + k / t];
+                    }
+                    return;
+                }
+                _ => {}
+            }
         }
         for (k, o) in out.iter_mut().enumerate() {
             let (r, x) = (first + k / t, q8.row(k % t));

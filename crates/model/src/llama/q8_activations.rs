@@ -21,8 +21,9 @@ use super::host_kernels::QK8;
 pub enum ActivationFormat {
     /// Rounded to 8 bits per block of 32 once per product, then integer dot products
     /// where the weight type has them (Q8_0, Q4_1, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K);
-    /// f32 for the other types and for prompts of several tokens. What llama.cpp does;
-    /// the default.
+    /// f32 for the other types, and for prompts of several tokens of the types whose
+    /// integer prefill is slower than sgemm (`int_dot::prefill_takes_int8`). What
+    /// llama.cpp does; the default.
     #[default]
     Int8,
     /// Kept in f32: the only rounding is the weights' own (the exact twin of burn's f32

@@ -1,0 +1,174 @@
+//! Small random-weight models in a real vocabulary: a user's own `qwen2` or `llama`
+//! GGUF proven end to end (`espalier generate --model FILE`) without the real weights.
+//!
+//! [`model_from_vocab`] takes the `tokenizer.*` metadata of one of llama.cpp's
+//! vocabulary-only GGUFs (`ggml-vocab-qwen2.gguf`: 151,936 tokens, the last 290 of them
+//! `[PADn]` rows beyond the real vocabulary, as Qwen2.5-Coder's files have;
+//! `ggml-vocab-deepseek-coder.gguf`) and adds a few small F32 blocks of seeded
+//! random weights, so that llama.cpp can run the same file as the oracle
+//! (`scripts/synthetic/byo_golden.py`). The random draws are integer arithmetic
+//! (xorshift), so the file is the same bytes on every machine ([`checksum`]).
+
+use crate::gguf::{GgmlType, Gguf, GgufWriter, MetadataValue};
+
+/// The shape of a synthetic model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SyntheticSpec {
+    /// `general.architecture`: `qwen2` or `llama`.
+    pub arch: String,
+    /// Hidden size.
+    pub hidden: u64,
+    /// Attention heads.
+    pub heads: u64,
+    /// Key/value heads.
+    pub kv_heads: u64,
+    /// Feed-forward size.
+    pub ffn: u64,
+    /// Transformer blocks.
+    pub layers: u64,
+    /// Whether the output projection is the token embedding (no `output.weight`).
+    pub tied: bool,
+    /// Q/K/V biases (qwen2).
+    pub bias: bool,
+    /// RoPE base.
+    pub rope_base: f32,
+    /// RMSNorm epsilon.
+    pub eps: f32,
+    /// Linear RoPE scaling factor (DeepSeek-Coder: 4).
+    pub rope_linear: Option<f32>,
+    /// Seed of the weights.
+    pub seed: u64,
+}
+
+impl SyntheticSpec {
+    /// Qwen2.5-Coder's traits: Q/K/V biases, theta 1e6, epsilon 1e-6, tied output.
+    pub fn qwen2() -> Self {
+        Self {
+            arch: "qwen2".into(),
+            hidden: 64,
+            heads: 4,
+            kv_heads: 2,
+            ffn: 128,
+            layers: 2,
+            tied: true,
+            bias: true,
+            rope_base: 1e6,
+            eps: 1e-6,
+            rope_linear: None,
+            seed: 18,
+        }
+    }
+
+    /// DeepSeek-Coder's traits: `llama`, linear RoPE scaling 4, untied output.
+    pub fn llama_untied() -> Self {
+        Self {
+            arch: "llama".into(),
+            hidden: 64,
+            heads: 4,
+            kv_heads: 2,
+            ffn: 128,
+            layers: 2,
+            tied: false,
+            bias: false,
+            rope_base: 1e5,
+            eps: 1e-6,
+            rope_linear: Some(4.0),
+            seed: 17,
+        }
+    }
+}
+
+/// Seeded uniform draws (xorshift64*), scaled to a chosen standard deviation.
+struct Draws(u64);
+
+impl Draws {
+    fn next(&mut self) -> f32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40; // 24 bits
+        // Uniform on [-1, 1), times sqrt(3): unit variance.
+        (x as f32 / (1u64 << 23) as f32 - 1.0) * 1.732_050_8
+    }
+
+    fn values(&mut self, n: u64, mean: f32, std: f32) -> Vec<u8> {
+        (0..n).flat_map(|_| (mean + std * self.next()).to_le_bytes()).collect()
+    }
+}
+
+/// A model file with `vocab`'s tokenizer (every `tokenizer.*` key) and random
+/// weights of `spec`'s shape, one embedding row per token. A writer, so that tests
+/// can take a tensor out or change a key before writing.
+pub fn model_from_vocab(vocab: &Gguf, spec: &SyntheticSpec) -> Result<GgufWriter, String> {
+    let rows = vocab
+        .get_array("tokenizer.ggml.tokens")
+        .map_err(|e| format!("the vocabulary file: {e}"))?
+        .len() as u64;
+    let mut w = GgufWriter::new();
+    let arch = spec.arch.as_str();
+    let (h, d) = (spec.hidden, spec.hidden / spec.heads);
+    let kv = spec.kv_heads * d;
+    let u32v = |v: u64| MetadataValue::U32(v as u32);
+    w.metadata("general.architecture", MetadataValue::String(arch.into()))
+        .metadata("general.name", MetadataValue::String(format!("synthetic-{arch}")))
+        .metadata(&format!("{arch}.context_length"), u32v(2048))
+        .metadata(&format!("{arch}.embedding_length"), u32v(h))
+        .metadata(&format!("{arch}.block_count"), u32v(spec.layers))
+        .metadata(&format!("{arch}.feed_forward_length"), u32v(spec.ffn))
+        .metadata(&format!("{arch}.attention.head_count"), u32v(spec.heads))
+        .metadata(&format!("{arch}.attention.head_count_kv"), u32v(spec.kv_heads))
+        .metadata(&format!("{arch}.rope.dimension_count"), u32v(d))
+        .metadata(&format!("{arch}.rope.freq_base"), MetadataValue::F32(spec.rope_base))
+        .metadata(&format!("{arch}.attention.layer_norm_rms_epsilon"), MetadataValue::F32(spec.eps))
+        .metadata(&format!("{arch}.vocab_size"), u32v(rows))
+        .metadata("general.file_type", u32v(0));
+    if let Some(f) = spec.rope_linear {
+        w.metadata(&format!("{arch}.rope.scaling.type"), MetadataValue::String("linear".into()))
+            .metadata(&format!("{arch}.rope.scaling.factor"), MetadataValue::F32(f));
+    }
+    for (key, value) in vocab.metadata().iter().filter(|(k, _)| k.starts_with("tokenizer.")) {
+        w.metadata(key, value.clone());
+    }
+
+    let mut r = Draws(spec.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let f32t = GgmlType::F32;
+    // Small embeddings, so that the blocks, not the input token's own row, decide
+    // the logits of a tied model.
+    w.tensor("token_embd.weight", &[h, rows], f32t, r.values(h * rows, 0.0, 0.1));
+    let mat = |w: &mut GgufWriter, r: &mut Draws, name: &str, out: u64, inp: u64, gain: f32| {
+        w.tensor(name, &[inp, out], f32t, r.values(inp * out, 0.0, gain / (inp as f32).sqrt()));
+    };
+    for i in 0..spec.layers {
+        let b = |s: &str| format!("blk.{i}.{s}");
+        w.tensor(&b("attn_norm.weight"), &[h], f32t, r.values(h, 1.0, 0.1));
+        mat(&mut w, &mut r, &b("attn_q.weight"), h, h, 2.0);
+        mat(&mut w, &mut r, &b("attn_k.weight"), kv, h, 2.0);
+        mat(&mut w, &mut r, &b("attn_v.weight"), kv, h, 1.0);
+        if spec.bias {
+            w.tensor(&b("attn_q.bias"), &[h], f32t, r.values(h, 0.0, 0.5));
+            w.tensor(&b("attn_k.bias"), &[kv], f32t, r.values(kv, 0.0, 0.5));
+            w.tensor(&b("attn_v.bias"), &[kv], f32t, r.values(kv, 0.0, 0.5));
+        }
+        mat(&mut w, &mut r, &b("attn_output.weight"), h, h, 1.0);
+        w.tensor(&b("ffn_norm.weight"), &[h], f32t, r.values(h, 1.0, 0.1));
+        mat(&mut w, &mut r, &b("ffn_gate.weight"), spec.ffn, h, 1.0);
+        mat(&mut w, &mut r, &b("ffn_up.weight"), spec.ffn, h, 1.0);
+        mat(&mut w, &mut r, &b("ffn_down.weight"), h, spec.ffn, 1.0);
+    }
+    w.tensor("output_norm.weight", &[h], f32t, r.values(h, 1.0, 0.1));
+    if !spec.tied {
+        mat(&mut w, &mut r, "output.weight", rows, h, 4.0);
+    }
+    Ok(w)
+}
+
+/// A checksum of a file's bytes that a few lines of numpy repeat
+/// (`scripts/synthetic/byo_golden.py`): the bytes zero-padded to 8-byte little-endian
+/// words `w_i`, then `sum of w_i * (2i + 1)` modulo 2^64.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    bytes.chunks(8).enumerate().fold(0u64, |acc, (i, c)| {
+        let mut word = [0u8; 8];
+        word[..c.len()].copy_from_slice(c);
+        acc.wrapping_add(u64::from_le_bytes(word).wrapping_mul(2 * i as u64 + 1))
+    })
+}
