@@ -92,12 +92,12 @@ fn is_content(byte: u8) -> bool {
 }
 
 /// The key and outcome of a held lexeme end: the key of the state the lexeme was
-/// read from, a lexer state with the lexeme's winners, the
+/// read from, the id of the lexeme's winners ([`LexemeStarts::winners_id`]), the
 /// acceptable-set id and line-start flag after it.
 #[derive(Clone, Copy, Debug)]
 struct HeldEnd {
     key: AnchorKey,
-    pq: u32,
+    wid: u32,
     acc: usize,
     line_start: bool,
 }
@@ -319,13 +319,12 @@ impl<P: TokenParser> ExactWalker<P> {
         (i, if i >= HELD { 0 } else { self.gen[i] })
     }
 
-    /// The slot holding the end, at a parent with lexer state `pq`, of the lexeme
-    /// read from the anchor with key `key`, if held (see [`Self::summarize`]).
-    fn find_held(&self, key: AnchorKey, pq: u32, dfa: &LexerDfa) -> Option<(usize, HeldEnd)> {
-        let winners = dfa.winners(pq);
+    /// The slot holding the end, with winners `wid`, of the lexeme read from the
+    /// anchor with key `key`, if held (see [`Self::summarize`]).
+    fn find_held(&self, key: AnchorKey, wid: u32) -> Option<(usize, HeldEnd)> {
         self.held_keys[..self.n_held]
             .iter()
-            .position(|h| h.key == key && dfa.winners(h.pq) == winners)
+            .position(|h| h.key == key && h.wid == wid)
             .map(|k| (HELD + k, self.held_keys[k]))
     }
 
@@ -407,7 +406,8 @@ impl<P: TokenParser> ExactWalker<P> {
                 // layer counts the indentation's columns). At an expression start
                 // this saves a path replay and a parser step for each of hundreds of
                 // NAME-prefix parents, across sibling summaries too.
-                ended = if let Some((k, h)) = self.find_held(key, pq, dfa) {
+                let wid = starts.winners_id(pq);
+                ended = if let Some((k, h)) = self.find_held(key, wid) {
                     e_src = k;
                     e_acc = h.acc;
                     e_line_start = h.line_start;
@@ -425,14 +425,14 @@ impl<P: TokenParser> ExactWalker<P> {
                     if hold && self.held.len() == self.n_held {
                         let s = self.pool[0].clone();
                         self.held.push(s);
-                        self.held_keys.push(HeldEnd { key: (0, 0), pq: 0, acc: 0, line_start: false });
+                        self.held_keys.push(HeldEnd { key: (0, 0), wid: 0, acc: 0, line_start: false });
                     }
                     if self.materialize(e_src, anchor, anchor_node, p, starts) && self.slot_mut(e_src).end_lexeme() {
                         self.last_heavy += 1;
                         e_acc = self.intern(e_src, starts);
                         e_line_start = self.slot(e_src).at_line_start();
                         if hold {
-                            self.held_keys[self.n_held] = HeldEnd { key, pq, acc: e_acc, line_start: e_line_start };
+                            self.held_keys[self.n_held] = HeldEnd { key, wid, acc: e_acc, line_start: e_line_start };
                             self.n_held += 1;
                         }
                         Ended::Real

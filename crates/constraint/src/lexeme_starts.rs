@@ -60,6 +60,9 @@ pub struct LexemeStarts {
     byte: Vec<u8>,
     /// Reachable-set id of every lexer DFA state.
     state_set: Vec<u16>,
+    /// Per lexer DFA state, the id of its winners (states with equal winner lists
+    /// share it), so that comparing two states' winners is one integer comparison.
+    winners_id: Vec<u32>,
     /// Number of token ids (the dense bitsets' size).
     vocab_len: usize,
     /// Every lexer state's representative: the smallest state equivalent to it (same
@@ -361,9 +364,19 @@ impl LexemeStarts {
             };
             state_set.push(id);
         }
+        let winners_id = {
+            let mut ids: HashMap<&[u32], u32> = HashMap::new();
+            (0..dfa.num_states() as u32)
+                .map(|q| {
+                    let next = ids.len() as u32;
+                    *ids.entry(dfa.winners(q)).or_insert(next)
+                })
+                .collect()
+        };
         let mut out = LexemeStarts {
             sets,
             state_set,
+            winners_id,
             group_start: Vec::with_capacity(n + 1),
             groups: Groups::new(),
             bound_start: Vec::with_capacity(n + 1),
@@ -472,6 +485,7 @@ impl LexemeStarts {
             + 4 * self.bound_state.len()
             + self.sets.len() * 32
             + 4 * self.state_rep.len()
+            + 4 * self.winners_id.len()
 
             + 4 * self.root_of.len()
             + self
@@ -516,6 +530,12 @@ impl LexemeStarts {
     #[inline]
     pub(crate) fn parent(&self, i: usize) -> usize {
         self.parent[i] as usize
+    }
+
+    /// The id of lexer state `q`'s winners (equal ids, equal winner lists).
+    #[inline]
+    pub(crate) fn winners_id(&self, q: u32) -> u32 {
+        self.winners_id[q as usize]
     }
 
     /// The reachable-set id of lexer state `q`.
