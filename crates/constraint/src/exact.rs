@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use espalier_grammar::{Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
 
-use crate::lexeme_starts::{LexemeStarts, Lists, NO_ACCEPT};
+use crate::lexeme_starts::{LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, STATE_BITS, UNUSUAL};
 use crate::lexer_walk::{LexWalker, Push};
 use crate::{Recognizer, TokTrie, TokenSet};
 
@@ -376,24 +376,30 @@ impl<P: TokenParser> ExactWalker<P> {
         let mut content_acc: Option<usize> = None;
         // The slot holding the state after the lexeme end in hand.
         let mut e_src = e_slot;
-        for (&m, &pq) in lists.bound_node.iter().zip(lists.bound_state) {
-            if pq & NO_ACCEPT != 0 {
+        for (&m, &entry) in lists.bound_node.iter().zip(lists.bound_state) {
+            if entry & NO_ACCEPT != 0 {
                 continue; // nothing to end the lexeme at: refused
             }
+            let pq = entry & STATE_BITS;
             // The light path down to the parent must be viable.
             if !self.meets(acc, starts.set_of(pq), starts) {
                 continue;
             }
             let m = m as usize;
             let p = starts.parent(m);
-            let byte = starts.byte_of(m);
-            let winners = dfa.winners(pq);
-            if winners.is_empty() || dfa.next(pq, byte) != LexerDfa::DEAD {
+            if entry & UNUSUAL != 0 {
                 // The lexer would back up and re-read: let the recognizer decide.
                 self.unusual(level, m, p, anchor, anchor_node, trie, lang, starts, mask);
                 continue;
             }
+            if entry & FIRST_DEAD != 0 {
+                // No lexeme starts with the boundary byte (checked before ending the
+                // lexeme at the parent, which this boundary then does not need).
+                continue;
+            }
+            let byte = starts.byte_of(m);
             if p != cur {
+                let winners = dfa.winners(pq);
                 cur = p;
                 content_acc = None;
                 let acceptable = &self.accs[acc].0;
@@ -445,9 +451,6 @@ impl<P: TokenParser> ExactWalker<P> {
                 continue;
             }
             let first = dfa.next(LexerDfa::START, byte);
-            if first == LexerDfa::DEAD {
-                continue;
-            }
             let content = is_content(byte);
             if e_line_start && content {
                 // Python's indentation decides INDENT / DEDENT now.

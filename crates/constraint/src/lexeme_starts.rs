@@ -81,6 +81,31 @@ pub struct LexemeStarts {
 /// Marks, in a boundary's parent state, a lexeme with no accepting prefix yet: the
 /// recognizer then refuses the boundary byte (no lexeme to end), without trying.
 pub(crate) const NO_ACCEPT: u32 = 1 << 31;
+/// A boundary's entry in `bound_state` holds the parent's lexer state in these bits
+/// (lexers with more states get no summaries), [`NO_ACCEPT`], and two facts fixed
+/// by the lexer and the boundary byte, so that a mask reads them with the state
+/// instead of looking them up in the lexer's tables for every boundary (a mask goes
+/// through ~390 boundaries on the benchmark files):
+pub(crate) const STATE_BITS: u32 = 0xFFFF;
+/// - the parent's state has no winner, or the byte does not kill the lexeme: the
+///   lexer would back up and re-read, so the recognizer must decide;
+pub(crate) const UNUSUAL: u32 = 1 << 16;
+/// - the boundary byte starts no lexeme: everything below is refused.
+pub(crate) const FIRST_DEAD: u32 = 1 << 17;
+
+/// `qm` (a parent state, maybe with [`NO_ACCEPT`]) with the facts of the boundary
+/// byte `byte` below it (see [`STATE_BITS`]).
+fn bound_entry(dfa: &LexerDfa, qm: u32, byte: u8) -> u32 {
+    let q = qm & !NO_ACCEPT;
+    let mut entry = qm;
+    if dfa.winners(q).is_empty() || dfa.next(q, byte) != LexerDfa::DEAD {
+        entry |= UNUSUAL;
+    }
+    if dfa.next(LexerDfa::START, byte) == LexerDfa::DEAD {
+        entry |= FIRST_DEAD;
+    }
+    entry
+}
 
 /// What a scan of one subtree finds: tokens staying in the lexeme (with
 /// reachable-set ids, sorted by id) and boundary nodes (with their parent's lexer
@@ -247,7 +272,7 @@ fn scan(
             let qc = dfa.next(qi, cb);
             if qc == LexerDfa::DEAD || qc == LexerDfa::START {
                 out.bound_node.push(c as u32);
-                out.bound_state.push(qm);
+                out.bound_state.push(bound_entry(dfa, qm, cb));
             } else {
                 let m = if qm & NO_ACCEPT != 0 && dfa.winners(qc).is_empty() { NO_ACCEPT } else { 0 };
                 stack.push((c, qc | m));
@@ -342,10 +367,14 @@ fn equivalent_states(dfa: &LexerDfa) -> Vec<u32> {
 
 impl LexemeStarts {
     /// Computes the summaries of every trie node for the lexer `dfa`. Returns `None`
-    /// when the lexer has more than 65,535 distinct reachable sets (ids are 16 bits:
-    /// Python has a few hundred) — callers then walk node by node.
+    /// when the lexer has more than 65,535 states or distinct reachable sets (16-bit
+    /// ids: Python has 2,268 states and a few hundred sets) — callers then walk node
+    /// by node.
     pub fn build(trie: &TokTrie, dfa: &LexerDfa) -> Option<LexemeStarts> {
         let n = trie.node_count();
+        if dfa.num_states() > STATE_BITS as usize {
+            return None;
+        }
         // Every DFA state's reachable set, numbered by distinct value.
         let mut set_ids: HashMap<Vec<u64>, u16> = HashMap::new();
         let mut sets: Vec<TermSet> = Vec::new();

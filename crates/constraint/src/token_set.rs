@@ -77,9 +77,9 @@ impl TokenSet {
         for (x, y) in (&mut a).zip(&mut b) {
             let x: &mut [u64; 8] = x.try_into().expect("chunks of 8");
             let y: &[u64; 8] = y.try_into().expect("chunks of 8");
-            for (x, y) in x.iter_mut().zip(y) {
-                *x |= y;
-            }
+            // Loaded, combined and stored whole, so that both targets use vector
+            // registers (an in-place `|=` per word stayed scalar natively).
+            *x = std::array::from_fn(|k| x[k] | y[k]);
         }
         for (x, y) in a.into_remainder().iter_mut().zip(b.remainder()) {
             *x |= y;
