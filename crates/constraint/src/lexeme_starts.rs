@@ -53,6 +53,8 @@ pub struct LexemeStarts {
     groups: Groups,
     bound_start: Vec<u32>,
     bound_node: Vec<u32>,
+    /// Per boundary, its parent's lexer state with the boundary's facts (see
+    /// [`STATE_BITS`]).
     bound_state: Vec<u32>,
     /// Parent of every trie node (the root's is itself).
     parent: Vec<u32>,
@@ -109,7 +111,7 @@ fn bound_entry(dfa: &LexerDfa, qm: u32, byte: u8) -> u32 {
 
 /// What a scan of one subtree finds: tokens staying in the lexeme (with
 /// reachable-set ids, sorted by id) and boundary nodes (with their parent's lexer
-/// state).
+/// state and the boundary's facts, see [`STATE_BITS`]).
 #[derive(Clone, Debug, Default)]
 struct Raw {
     inlex_tok: Vec<u32>,
@@ -213,7 +215,7 @@ pub(crate) struct Part {
 
 /// The lists one lexeme start hands to the mask walk: token groups staying in the
 /// lexeme (`groups` numbered `g0..g1`), boundary nodes with their parents' lexer
-/// states.
+/// states and their facts (see [`STATE_BITS`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Lists<'a> {
     pub(crate) groups: &'a Groups,

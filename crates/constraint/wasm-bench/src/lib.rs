@@ -7,8 +7,11 @@
 //! ```text
 //! cargo build --release --manifest-path crates/constraint/wasm-bench/Cargo.toml \
 //!     --target wasm32-unknown-unknown
-//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check
+//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE]
+//! node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE]
 //! ```
+//! `--bin native` runs the same functions natively; `results/masks/wasm-vs-native.sh`
+//! runs all three, rounds interleaved, and prints the ratios.
 
 use std::sync::{Arc, Mutex};
 
