@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use espalier_grammar::{Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
 
-use crate::lexeme_starts::{LexemeStarts, Lists, NO_ACCEPT};
+use crate::lexeme_starts::{LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, STATE_BITS, UNUSUAL};
 use crate::lexer_walk::{LexWalker, Push};
 use crate::{Recognizer, TokTrie, TokenSet};
 
@@ -92,12 +92,12 @@ fn is_content(byte: u8) -> bool {
 }
 
 /// The key and outcome of a held lexeme end: the key of the state the lexeme was
-/// read from, a lexer state with the lexeme's winners, the
+/// read from, the id of the lexeme's winners ([`LexemeStarts::winners_id`]), the
 /// acceptable-set id and line-start flag after it.
 #[derive(Clone, Copy, Debug)]
 struct HeldEnd {
     key: AnchorKey,
-    pq: u32,
+    wid: u32,
     acc: usize,
     line_start: bool,
 }
@@ -319,13 +319,12 @@ impl<P: TokenParser> ExactWalker<P> {
         (i, if i >= HELD { 0 } else { self.gen[i] })
     }
 
-    /// The slot holding the end, at a parent with lexer state `pq`, of the lexeme
-    /// read from the anchor with key `key`, if held (see [`Self::summarize`]).
-    fn find_held(&self, key: AnchorKey, pq: u32, dfa: &LexerDfa) -> Option<(usize, HeldEnd)> {
-        let winners = dfa.winners(pq);
+    /// The slot holding the end, with winners `wid`, of the lexeme read from the
+    /// anchor with key `key`, if held (see [`Self::summarize`]).
+    fn find_held(&self, key: AnchorKey, wid: u32) -> Option<(usize, HeldEnd)> {
         self.held_keys[..self.n_held]
             .iter()
-            .position(|h| h.key == key && dfa.winners(h.pq) == winners)
+            .position(|h| h.key == key && h.wid == wid)
             .map(|k| (HELD + k, self.held_keys[k]))
     }
 
@@ -377,24 +376,30 @@ impl<P: TokenParser> ExactWalker<P> {
         let mut content_acc: Option<usize> = None;
         // The slot holding the state after the lexeme end in hand.
         let mut e_src = e_slot;
-        for (&m, &pq) in lists.bound_node.iter().zip(lists.bound_state) {
-            if pq & NO_ACCEPT != 0 {
+        for (&m, &entry) in lists.bound_node.iter().zip(lists.bound_state) {
+            if entry & NO_ACCEPT != 0 {
                 continue; // nothing to end the lexeme at: refused
             }
+            let pq = entry & STATE_BITS;
             // The light path down to the parent must be viable.
             if !self.meets(acc, starts.set_of(pq), starts) {
                 continue;
             }
             let m = m as usize;
             let p = starts.parent(m);
-            let byte = starts.byte_of(m);
-            let winners = dfa.winners(pq);
-            if winners.is_empty() || dfa.next(pq, byte) != LexerDfa::DEAD {
+            if entry & UNUSUAL != 0 {
                 // The lexer would back up and re-read: let the recognizer decide.
                 self.unusual(level, m, p, anchor, anchor_node, trie, lang, starts, mask);
                 continue;
             }
+            if entry & FIRST_DEAD != 0 {
+                // No lexeme starts with the boundary byte (checked before ending the
+                // lexeme at the parent, which this boundary then does not need).
+                continue;
+            }
+            let byte = starts.byte_of(m);
             if p != cur {
+                let winners = dfa.winners(pq);
                 cur = p;
                 content_acc = None;
                 let acceptable = &self.accs[acc].0;
@@ -407,7 +412,8 @@ impl<P: TokenParser> ExactWalker<P> {
                 // layer counts the indentation's columns). At an expression start
                 // this saves a path replay and a parser step for each of hundreds of
                 // NAME-prefix parents, across sibling summaries too.
-                ended = if let Some((k, h)) = self.find_held(key, pq, dfa) {
+                let wid = starts.winners_id(pq);
+                ended = if let Some((k, h)) = self.find_held(key, wid) {
                     e_src = k;
                     e_acc = h.acc;
                     e_line_start = h.line_start;
@@ -425,14 +431,14 @@ impl<P: TokenParser> ExactWalker<P> {
                     if hold && self.held.len() == self.n_held {
                         let s = self.pool[0].clone();
                         self.held.push(s);
-                        self.held_keys.push(HeldEnd { key: (0, 0), pq: 0, acc: 0, line_start: false });
+                        self.held_keys.push(HeldEnd { key: (0, 0), wid: 0, acc: 0, line_start: false });
                     }
                     if self.materialize(e_src, anchor, anchor_node, p, starts) && self.slot_mut(e_src).end_lexeme() {
                         self.last_heavy += 1;
                         e_acc = self.intern(e_src, starts);
                         e_line_start = self.slot(e_src).at_line_start();
                         if hold {
-                            self.held_keys[self.n_held] = HeldEnd { key, pq, acc: e_acc, line_start: e_line_start };
+                            self.held_keys[self.n_held] = HeldEnd { key, wid, acc: e_acc, line_start: e_line_start };
                             self.n_held += 1;
                         }
                         Ended::Real
@@ -445,9 +451,6 @@ impl<P: TokenParser> ExactWalker<P> {
                 continue;
             }
             let first = dfa.next(LexerDfa::START, byte);
-            if first == LexerDfa::DEAD {
-                continue;
-            }
             let content = is_content(byte);
             if e_line_start && content {
                 // Python's indentation decides INDENT / DEDENT now.

@@ -25,6 +25,9 @@ pub struct GrammarConstraint<P: TokenParser = LrParser> {
     trie: Arc<TokTrie>,
     store: Option<Arc<MaskStore>>,
     walker: ExactWalker<P>,
+    /// A spare recognizer state, reused by the completeness check of every mask and
+    /// by commits (no allocation per step once warm).
+    scratch: GrammarRecognizer<P>,
     kind: String,
     text: Vec<u8>,
 }
@@ -36,7 +39,8 @@ impl<P: TokenParser> GrammarConstraint<P> {
     pub fn new(start: GrammarRecognizer<P>, trie: Arc<TokTrie>, strategy: Strategy, kind: impl Into<String>) -> Self {
         let starts = trie.lexeme_starts(&start.language().dfa);
         let walker = ExactWalker::new(&start, starts);
-        Self { state: start, strategy, trie, store: None, walker, kind: kind.into(), text: Vec::new() }
+        let scratch = start.clone();
+        Self { state: start, strategy, trie, store: None, walker, scratch, kind: kind.into(), text: Vec::new() }
     }
 
     /// Attaches the SynCode mask store (built for the same grammar and vocabulary).
@@ -177,7 +181,7 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
         }
         // Special tokens never come from a grammar: the trie and the store hold none,
         // and `check_mask` skips them.
-        if self.state.is_complete() {
+        if self.state.is_complete_using(&mut self.scratch) {
             mask.insert(vocab.eos() as usize);
         } else {
             mask.remove(vocab.eos() as usize);
@@ -185,7 +189,8 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
     }
 
     fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
-        let mut s = self.state.clone();
+        let s = &mut self.scratch;
+        s.clone_from(&self.state);
         for (i, &b) in bytes.iter().enumerate() {
             if !s.try_push_byte(b) {
                 return Err(Rejected {
@@ -200,7 +205,7 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
                 });
             }
         }
-        self.state = s;
+        std::mem::swap(&mut self.state, &mut self.scratch);
         self.text.extend_from_slice(bytes);
         Ok(Commit::Accepted)
     }

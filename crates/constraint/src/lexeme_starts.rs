@@ -53,6 +53,8 @@ pub struct LexemeStarts {
     groups: Groups,
     bound_start: Vec<u32>,
     bound_node: Vec<u32>,
+    /// Per boundary, its parent's lexer state with the boundary's facts (see
+    /// [`STATE_BITS`]).
     bound_state: Vec<u32>,
     /// Parent of every trie node (the root's is itself).
     parent: Vec<u32>,
@@ -60,6 +62,9 @@ pub struct LexemeStarts {
     byte: Vec<u8>,
     /// Reachable-set id of every lexer DFA state.
     state_set: Vec<u16>,
+    /// Per lexer DFA state, the id of its winners (states with equal winner lists
+    /// share it), so that comparing two states' winners is one integer comparison.
+    winners_id: Vec<u32>,
     /// Number of token ids (the dense bitsets' size).
     vocab_len: usize,
     /// Every lexer state's representative: the smallest state equivalent to it (same
@@ -78,10 +83,35 @@ pub struct LexemeStarts {
 /// Marks, in a boundary's parent state, a lexeme with no accepting prefix yet: the
 /// recognizer then refuses the boundary byte (no lexeme to end), without trying.
 pub(crate) const NO_ACCEPT: u32 = 1 << 31;
+/// A boundary's entry in `bound_state` holds the parent's lexer state in these bits
+/// (lexers with more states get no summaries), [`NO_ACCEPT`], and two facts fixed
+/// by the lexer and the boundary byte, so that a mask reads them with the state
+/// instead of looking them up in the lexer's tables for every boundary (a mask goes
+/// through ~390 boundaries on the benchmark files):
+pub(crate) const STATE_BITS: u32 = 0xFFFF;
+/// - the parent's state has no winner, or the byte does not kill the lexeme: the
+///   lexer would back up and re-read, so the recognizer must decide;
+pub(crate) const UNUSUAL: u32 = 1 << 16;
+/// - the boundary byte starts no lexeme: everything below is refused.
+pub(crate) const FIRST_DEAD: u32 = 1 << 17;
+
+/// `qm` (a parent state, maybe with [`NO_ACCEPT`]) with the facts of the boundary
+/// byte `byte` below it (see [`STATE_BITS`]).
+fn bound_entry(dfa: &LexerDfa, qm: u32, byte: u8) -> u32 {
+    let q = qm & !NO_ACCEPT;
+    let mut entry = qm;
+    if dfa.winners(q).is_empty() || dfa.next(q, byte) != LexerDfa::DEAD {
+        entry |= UNUSUAL;
+    }
+    if dfa.next(LexerDfa::START, byte) == LexerDfa::DEAD {
+        entry |= FIRST_DEAD;
+    }
+    entry
+}
 
 /// What a scan of one subtree finds: tokens staying in the lexeme (with
 /// reachable-set ids, sorted by id) and boundary nodes (with their parent's lexer
-/// state).
+/// state and the boundary's facts, see [`STATE_BITS`]).
 #[derive(Clone, Debug, Default)]
 struct Raw {
     inlex_tok: Vec<u32>,
@@ -185,7 +215,7 @@ pub(crate) struct Part {
 
 /// The lists one lexeme start hands to the mask walk: token groups staying in the
 /// lexeme (`groups` numbered `g0..g1`), boundary nodes with their parents' lexer
-/// states.
+/// states and their facts (see [`STATE_BITS`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Lists<'a> {
     pub(crate) groups: &'a Groups,
@@ -244,7 +274,7 @@ fn scan(
             let qc = dfa.next(qi, cb);
             if qc == LexerDfa::DEAD || qc == LexerDfa::START {
                 out.bound_node.push(c as u32);
-                out.bound_state.push(qm);
+                out.bound_state.push(bound_entry(dfa, qm, cb));
             } else {
                 let m = if qm & NO_ACCEPT != 0 && dfa.winners(qc).is_empty() { NO_ACCEPT } else { 0 };
                 stack.push((c, qc | m));
@@ -339,10 +369,14 @@ fn equivalent_states(dfa: &LexerDfa) -> Vec<u32> {
 
 impl LexemeStarts {
     /// Computes the summaries of every trie node for the lexer `dfa`. Returns `None`
-    /// when the lexer has more than 65,535 distinct reachable sets (ids are 16 bits:
-    /// Python has a few hundred) — callers then walk node by node.
+    /// when the lexer has more than 65,535 states or distinct reachable sets (16-bit
+    /// ids: Python has 2,268 states and a few hundred sets) — callers then walk node
+    /// by node.
     pub fn build(trie: &TokTrie, dfa: &LexerDfa) -> Option<LexemeStarts> {
         let n = trie.node_count();
+        if dfa.num_states() > STATE_BITS as usize {
+            return None;
+        }
         // Every DFA state's reachable set, numbered by distinct value.
         let mut set_ids: HashMap<Vec<u64>, u16> = HashMap::new();
         let mut sets: Vec<TermSet> = Vec::new();
@@ -361,9 +395,19 @@ impl LexemeStarts {
             };
             state_set.push(id);
         }
+        let winners_id = {
+            let mut ids: HashMap<&[u32], u32> = HashMap::new();
+            (0..dfa.num_states() as u32)
+                .map(|q| {
+                    let next = ids.len() as u32;
+                    *ids.entry(dfa.winners(q)).or_insert(next)
+                })
+                .collect()
+        };
         let mut out = LexemeStarts {
             sets,
             state_set,
+            winners_id,
             group_start: Vec::with_capacity(n + 1),
             groups: Groups::new(),
             bound_start: Vec::with_capacity(n + 1),
@@ -472,6 +516,7 @@ impl LexemeStarts {
             + 4 * self.bound_state.len()
             + self.sets.len() * 32
             + 4 * self.state_rep.len()
+            + 4 * self.winners_id.len()
 
             + 4 * self.root_of.len()
             + self
@@ -516,6 +561,12 @@ impl LexemeStarts {
     #[inline]
     pub(crate) fn parent(&self, i: usize) -> usize {
         self.parent[i] as usize
+    }
+
+    /// The id of lexer state `q`'s winners (equal ids, equal winner lists).
+    #[inline]
+    pub(crate) fn winners_id(&self, q: u32) -> u32 {
+        self.winners_id[q as usize]
     }
 
     /// The reachable-set id of lexer state `q`.

@@ -68,8 +68,21 @@ impl TokenSet {
 
     /// `self |= other` (sets of different bounds combine over the shorter one).
     pub fn union_with(&mut self, other: &TokenSet) {
-        for (a, b) in self.words.iter_mut().zip(&other.words) {
-            *a |= b;
+        // Eight words per iteration: wasm's 128-bit loop was not unrolled (one v128
+        // per iteration, each paying V8's loop check: 1.66x native in the mask
+        // benchmark's profile, where dense token groups are unions of 768 words).
+        let n = self.words.len().min(other.words.len());
+        let mut a = self.words[..n].chunks_exact_mut(8);
+        let mut b = other.words[..n].chunks_exact(8);
+        for (x, y) in (&mut a).zip(&mut b) {
+            let x: &mut [u64; 8] = x.try_into().expect("chunks of 8");
+            let y: &[u64; 8] = y.try_into().expect("chunks of 8");
+            // Loaded, combined and stored whole, so that both targets use vector
+            // registers (an in-place `|=` per word stayed scalar natively).
+            *x = std::array::from_fn(|k| x[k] | y[k]);
+        }
+        for (x, y) in a.into_remainder().iter_mut().zip(b.remainder()) {
+            *x |= y;
         }
         self.trim();
     }
@@ -148,6 +161,12 @@ mod tests {
         let mut either = a.clone();
         either.union_with(&b);
         assert_eq!(either.count(), (0..130).filter(|i| i % 3 == 0 || i % 5 == 0).count());
+        // Unions over whole blocks of eight words and the rest (1,000 ids: 15 words + 40 bits).
+        let (mut x, mut y) = (TokenSet::empty(1000), TokenSet::empty(1000));
+        (0..1000).step_by(7).for_each(|i| x.insert(i));
+        (0..1000).step_by(11).for_each(|i| y.insert(i));
+        x.union_with(&y);
+        assert_eq!(x.iter().collect::<Vec<_>>(), (0..1000).filter(|i| i % 7 == 0 || i % 11 == 0).collect::<Vec<_>>());
         a.subtract(&b);
         assert!(!a.contains(15) && a.contains(3));
         assert_eq!(TokenSet::full(130).count(), 130);

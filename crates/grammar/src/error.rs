@@ -80,6 +80,14 @@ pub enum GrammarError {
     Conflicts(Vec<Conflict>),
     /// The lexer DFA could not be built (too large, unsupported regex feature).
     Lexer(String),
+    /// The grammar has more terminals (named, literal and declared, plus `$END`)
+    /// than a [`crate::TermSet`] holds.
+    TooManyTerminals {
+        /// How many it has.
+        count: usize,
+        /// The most supported.
+        max: usize,
+    },
 }
 
 impl fmt::Display for GrammarError {
@@ -107,6 +115,10 @@ impl fmt::Display for GrammarError {
                 Ok(())
             }
             GrammarError::Lexer(m) => write!(f, "lexer: {m}"),
+            GrammarError::TooManyTerminals { count, max } => write!(
+                f,
+                "the grammar has {count} terminals (named, literal and declared, with $END); at most {max} are supported"
+            ),
         }
     }
 }

@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 
 use crate::error::{GrammarError, Pos};
+use crate::termset::TermSet;
 use crate::format::{parse_grammar, Definition, Expr, GrammarAst};
 
 /// Index of a terminal in [`Grammar::terminals`].
@@ -440,6 +441,9 @@ impl<'a> Builder<'a> {
                 }
             }
         }
+        if self.terminals.len() > TermSet::CAPACITY {
+            return Err(GrammarError::TooManyTerminals { count: self.terminals.len(), max: TermSet::CAPACITY });
+        }
         Ok(Grammar { terminals: self.terminals, nonterminals: self.nonterminals, productions: self.productions, start: start_id })
     }
 }
@@ -455,6 +459,15 @@ fn first_pos(e: &Expr) -> Pos {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refuses_more_terminals_than_a_termset_holds() {
+        let words = |n: usize| (0..n).map(|i| format!("\"w{i}\"")).collect::<Vec<_>>().join(" | ");
+        // $END plus 255 literals: the most a grammar may have.
+        assert!(Grammar::parse(&format!("start: {}\n", words(TermSet::CAPACITY - 1))).is_ok());
+        let e = Grammar::parse(&format!("start: {}\n", words(TermSet::CAPACITY))).unwrap_err();
+        assert!(matches!(e, GrammarError::TooManyTerminals { count: 257, max: 256 }), "{e}");
+    }
 
     #[test]
     fn expands_ebnf() {

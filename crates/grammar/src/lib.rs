@@ -97,6 +97,7 @@ pub mod quotient;
 pub mod suffix_earley;
 pub mod recognizer;
 pub mod semicolons;
+mod small_copy;
 pub mod termset;
 pub mod token_parser;
 

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::grammar::{TerminalId, END};
 use crate::lr_table::{Action, LrTable};
+use crate::small_copy::copy_vec;
 use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
 
@@ -31,7 +32,19 @@ impl Clone for LrParser {
         if !Arc::ptr_eq(&self.table, &src.table) {
             self.table = src.table.clone();
         }
-        self.stacks.clone_from(&src.stacks);
+        // Stack by stack, one copy each (see `small_copy`); surplus stacks are kept
+        // as spares for later forks.
+        while self.stacks.len() > src.stacks.len() {
+            let s = self.stacks.pop().unwrap_or_default();
+            self.spare.push(s);
+        }
+        while self.stacks.len() < src.stacks.len() {
+            let s = self.spare.pop().unwrap_or_default();
+            self.stacks.push(s);
+        }
+        for (d, s) in self.stacks.iter_mut().zip(&src.stacks) {
+            copy_vec(d, s);
+        }
     }
 }
 

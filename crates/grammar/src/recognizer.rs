@@ -18,6 +18,7 @@ use crate::grammar::TerminalId;
 use crate::indentation::Indentation;
 use crate::language::{Language, LayerKind};
 use crate::lexer_dfa::{DfaState, LexerDfa};
+use crate::small_copy::copy_vec;
 use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
 
@@ -139,11 +140,11 @@ impl<P: TokenParser> Clone for Recognizer<P> {
         self.lex_start = src.lex_start;
         self.last_accept = src.last_accept;
         self.last_accept_len = src.last_accept_len;
-        self.lexbuf.clone_from(&src.lexbuf);
+        copy_vec(&mut self.lexbuf, &src.lexbuf);
         self.pos = src.pos;
-        self.acceptable.clone_from(&src.acceptable);
-        self.indent.cols.clone_from(&src.indent.cols);
-        self.indent.alt.clone_from(&src.indent.alt);
+        self.acceptable = src.acceptable;
+        copy_vec(&mut self.indent.cols, &src.indent.cols);
+        copy_vec(&mut self.indent.alt, &src.indent.alt);
         self.indent.depth = src.indent.depth;
         self.indent.line = src.indent.line;
         self.indent.col = src.indent.col;
@@ -587,6 +588,14 @@ impl<P: TokenParser> Recognizer<P> {
     /// Whether the text so far is a complete, valid program.
     pub fn is_complete(&self) -> bool {
         self.clone().finish_in_place().is_ok()
+    }
+
+    /// [`Self::is_complete`] run on `scratch` (overwritten), which keeps its
+    /// allocations between calls: a mask asks this at every step, and a fresh clone
+    /// costs several allocations (in wasm, dlmalloc calls).
+    pub fn is_complete_using(&self, scratch: &mut Self) -> bool {
+        scratch.clone_from(self);
+        scratch.finish_in_place().is_ok()
     }
 
     /// The parser stack for display, bottom first, with symbol names: `"0"` for the

@@ -7,8 +7,11 @@
 //! ```text
 //! cargo build --release --manifest-path crates/constraint/wasm-bench/Cargo.toml \
 //!     --target wasm32-unknown-unknown
-//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check
+//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE]
+//! node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE]
 //! ```
+//! `--bin native` runs the same functions natively; `results/masks/wasm-vs-native.sh`
+//! runs all three, rounds interleaved, and prints the ratios.
 
 use std::sync::{Arc, Mutex};
 
@@ -137,6 +140,20 @@ pub extern "C" fn commit_step() {
             h.constraint = GrammarConstraint::new(lang.recognizer(), h.trie.clone(), h.strategy, "python-lr");
         }
     }
+}
+
+/// Restarts at the first step of the first file (a second pass over the same steps,
+/// to tell first-run effects such as tier-up or heap growth from slow steps); returns
+/// the number of steps.
+#[no_mangle]
+pub extern "C" fn restart() -> u32 {
+    let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(h) = guard.as_mut() else { return 0 };
+    let Ok(lang) = espalier_grammar::python() else { return 0 };
+    h.file = 0;
+    h.pos = 0;
+    h.constraint = GrammarConstraint::new(lang.recognizer(), h.trie.clone(), h.strategy, "python-lr");
+    h.files.iter().map(Vec::len).sum::<usize>() as u32
 }
 
 /// Restarts at the beginning of file `f` of the input (for timing one file); returns

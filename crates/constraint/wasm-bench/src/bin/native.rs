@@ -3,19 +3,52 @@
 //!
 //! ```text
 //! cargo run --release --manifest-path crates/constraint/wasm-bench/Cargo.toml \
-//!     --bin native -- INPUT exact|check [FILE_INDEX]
+//!     --bin native -- INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE]
 //! ```
 //! With `FILE_INDEX`, only that file of the input is timed (quick iterations).
+//! `--passes N` and `--dump FILE` as in `run.mjs`: further passes over the same steps
+//! (reported under `passes`), every step's wall time per pass written to `FILE`.
 
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile as pct, thread_cpu_ns};
-use espalier_constraint_wasm_bench::{alloc, commit_step, compile_grammar, mask_step, select_file, setup, violations, work};
+use espalier_constraint_wasm_bench::{alloc, commit_step, compile_grammar, mask_step, restart, select_file, setup, violations, work};
+
+/// Removes `--name VALUE` from `args` and returns the value.
+fn take_flag(args: &mut Vec<String>, name: &str) -> Option<String> {
+    let i = args.iter().position(|a| a == name)?;
+    let v = args.get(i + 1).cloned();
+    args.drain(i..(i + 2).min(args.len()));
+    v
+}
+
+/// One pass over `steps` steps: each step's wall and on-CPU time (microseconds).
+fn pass(steps: u32) -> (Vec<f64>, Vec<f64>) {
+    let mut times = Vec::with_capacity(steps as usize);
+    let mut cpu = Vec::with_capacity(steps as usize);
+    for _ in 0..steps {
+        let c = thread_cpu_ns();
+        let a = Instant::now();
+        mask_step();
+        times.push(a.elapsed().as_secs_f64() * 1e6);
+        if let (Some(c0), Some(c1)) = (c, thread_cpu_ns()) {
+            cpu.push((c1 - c0) as f64 / 1e3);
+        }
+        commit_step();
+    }
+    (times, cpu)
+}
+
+fn r2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    let mut args: Vec<String> = std::env::args().collect();
+    let passes: usize = take_flag(&mut args, "--passes").and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
+    let dump = take_flag(&mut args, "--dump");
     let Some(input) = args.get(1) else {
-        eprintln!("usage: native INPUT exact|check [FILE_INDEX]");
+        eprintln!("usage: native INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE]");
         std::process::exit(2);
     };
     let strategy = args.get(2).map_or("exact", String::as_str);
@@ -42,25 +75,54 @@ fn main() {
     if let Some(f) = args.get(3).and_then(|s| s.parse::<u32>().ok()) {
         steps = select_file(f);
     }
-    let mut times = Vec::with_capacity(steps as usize);
-    let mut cpu = Vec::with_capacity(steps as usize);
-    for _ in 0..steps {
-        let c = thread_cpu_ns();
-        let a = Instant::now();
-        mask_step();
-        times.push(a.elapsed().as_secs_f64() * 1e6);
-        if let (Some(c0), Some(c1)) = (c, thread_cpu_ns()) {
-            cpu.push((c1 - c0) as f64 / 1e3);
+    let v0 = violations();
+    let (times, mut cpu) = pass(steps);
+    let first_violations = violations() - v0;
+    let mut runs = vec![times.clone()];
+    let mut more = Vec::new();
+    for _ in 1..passes {
+        if restart() != steps {
+            eprintln!("restart failed (use --passes without FILE_INDEX)");
+            std::process::exit(1);
         }
-        commit_step();
+        let v = violations();
+        let (t, mut c) = pass(steps);
+        let mut s = t.clone();
+        s.sort_by(f64::total_cmp);
+        c.sort_by(f64::total_cmp);
+        more.push(format!(
+            "{{\"p50_us\":{},\"p99_us\":{},\"max_us\":{},\"cpu_p50_us\":{},\"cpu_max_us\":{},\"violations\":{}}}",
+            r2(pct(&s, 50.0)),
+            r2(pct(&s, 99.0)),
+            r2(*s.last().unwrap_or(&0.0)),
+            r2(if c.is_empty() { 0.0 } else { pct(&c, 50.0) }),
+            r2(c.last().copied().unwrap_or(0.0)),
+            violations() - v
+        ));
+        runs.push(t);
     }
+    if let Some(path) = dump {
+        let lines: Vec<String> =
+            (0..times.len()).map(|i| runs.iter().map(|r| format!("{}", r2(r[i]))).collect::<Vec<_>>().join("\t")).collect();
+        if let Err(e) = std::fs::write(&path, lines.join("\n") + "\n") {
+            eprintln!("{path}: {e}");
+            std::process::exit(2);
+        }
+    }
+    let last = runs.last().unwrap_or(&times);
+    let mut order: Vec<usize> = (0..times.len()).collect();
+    order.sort_by(|&a, &b| times[b].total_cmp(&times[a]));
+    let worst: Vec<String> = order
+        .iter()
+        .take(5)
+        .map(|&i| format!("{{\"step\":{i},\"us\":{},\"last_pass_us\":{}}}", r2(times[i]), r2(last[i])))
+        .collect();
     cpu.sort_by(f64::total_cmp);
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
-    let r2 = |x: f64| (x * 100.0).round() / 100.0;
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "{{\"bench\":\"mask\",\"runtime\":\"native\",\"strategy\":\"{strategy}\",\"tokens\":{},\"p50_us\":{},\"p99_us\":{},\"max_us\":{},\"mean_us\":{},\"setup_ms\":{},\"grammar_ms\":{},\"violations\":{},\"cpu_p50_us\":{},\"cpu_p99_us\":{},\"cpu_max_us\":{},\"mean_work\":[{},{},{}],\"load_avg_1m\":{}}}",
+        "{{\"bench\":\"mask\",\"runtime\":\"native\",\"strategy\":\"{strategy}\",\"tokens\":{},\"p50_us\":{},\"p99_us\":{},\"max_us\":{},\"mean_us\":{},\"setup_ms\":{},\"grammar_ms\":{},\"violations\":{},\"cpu_p50_us\":{},\"cpu_p99_us\":{},\"cpu_max_us\":{},\"mean_work\":[{},{},{}],\"passes\":[{}],\"worst\":[{}],\"load_avg_1m\":{}}}",
         times.len(),
         r2(pct(&sorted, 50.0)),
         r2(pct(&sorted, 99.0)),
@@ -68,13 +130,15 @@ fn main() {
         r2(times.iter().sum::<f64>() / times.len().max(1) as f64),
         r2(setup_ms),
         r2(grammar_ms),
-        violations(),
+        first_violations,
         r2(if cpu.is_empty() { 0.0 } else { pct(&cpu, 50.0) }),
         r2(if cpu.is_empty() { 0.0 } else { pct(&cpu, 99.0) }),
         r2(cpu.last().copied().unwrap_or(0.0)),
-        work(0) / times.len().max(1) as u64,
-        work(1) / times.len().max(1) as u64,
-        work(2) / times.len().max(1) as u64,
+        work(0) / (times.len() * runs.len()).max(1) as u64,
+        work(1) / (times.len() * runs.len()).max(1) as u64,
+        work(2) / (times.len() * runs.len()).max(1) as u64,
+        more.join(","),
+        worst.join(","),
         load.split_whitespace().next().unwrap_or("-1"),
     );
 }
