@@ -190,7 +190,7 @@ impl Env {
     /// cold one costs tens of milliseconds of compiling over a script's first
     /// segments).
     pub fn with_dfas(api: Api, effects: Vec<String>, dfas: Rc<crate::dfa::DfaCache>) -> Env {
-        let reserved = Rc::new(crate::api::RESERVED.iter().map(|s| s.to_string()).collect());
+        let reserved = dfas.words(crate::api::RESERVED.iter().map(|s| s.to_string()).collect());
         let mut taken: Vec<String> = api.functions.iter().map(|f| f.name.clone()).collect();
         taken.extend(api.table_names.iter().cloned());
         taken.extend(effects.iter().cloned());
@@ -201,7 +201,12 @@ impl Env {
         if let Some(t) = effect_type(&api) {
             globals.extend(effects.iter().map(|e| (e.into(), t.clone())));
         }
-        Env { api, effects, reserved, taken_upper: Rc::new(taken), kinds: RefCell::default(), dfas, globals, firsts: RefCell::default() }
+        // Sorted: the hooks come from a hash map, in an order that differs between
+        // environments, and equal lists must be equal to be shared.
+        taken.sort_unstable();
+        taken.dedup();
+        let taken_upper = dfas.words(taken);
+        Env { api, effects, reserved, taken_upper, kinds: RefCell::default(), dfas, globals, firsts: RefCell::default() }
     }
 
     /// The id of the kind (`ty`, `assignable`), interned on first use.
