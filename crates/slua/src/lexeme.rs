@@ -493,7 +493,8 @@ pub struct AltKey {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum LexKey {
-    Lit(String),
+    /// The text as the alternative holds it (compared by address first).
+    Lit(Text),
     Number,
     Str,
     /// The word list is hashed by address (the key holds it, so the address is not
@@ -521,7 +522,7 @@ impl Alt {
     /// scope, whose regex is not cached.
     pub fn key(&self) -> Option<AltKey> {
         let lex = match &self.lex {
-            Lex::Lit(s) => LexKey::Lit(s.to_string()),
+            Lex::Lit(s) => LexKey::Lit(s.clone()),
             Lex::Number => LexKey::Number,
             Lex::Str => LexKey::Str,
             Lex::Name { upper, exclude } => LexKey::Name(*upper, exclude.clone()),
@@ -533,12 +534,15 @@ impl Alt {
     /// Whether `key` is this alternative's key (no allocation).
     pub fn has_key(&self, key: &AltKey) -> bool {
         let lex = match (&self.lex, &key.lex) {
-            (Lex::Lit(a), LexKey::Lit(b)) => a.as_str() == b,
+            // Keywords and API names are shared texts: most keys match by address.
+            (Lex::Lit(a), LexKey::Lit(b)) => std::ptr::eq(a.as_str(), b.as_str()) || a.as_str() == b.as_str(),
             (Lex::Number, LexKey::Number) | (Lex::Str, LexKey::Str) => true,
             (Lex::Name { upper, exclude }, LexKey::Name(u, words)) => upper == u && (Rc::ptr_eq(exclude, words) || exclude == words),
             _ => false,
         };
-        lex && self.done_key() == key.done && self.la.map(|l| l.0) == key.la
+        // `done` holds at most one byte: compared without a call to memcmp.
+        let done = self.done_key();
+        lex && done.len() == key.done.len() && done.first() == key.done.first() && self.la.map(|l| l.0) == key.la
     }
 
     /// Hashes what [`Alt::key`] holds, without building it.

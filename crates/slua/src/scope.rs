@@ -176,7 +176,7 @@ pub struct Env {
     globals: Vec<(crate::lexeme::Text, Type)>,
     /// Bytes that may start the segment after a node that cannot end, by its
     /// [`crate::node::ChoiceKey`] (see [`crate::tree::Tree`]'s look-ahead).
-    pub firsts: RefCell<HashMap<crate::node::ChoiceKey, crate::lexeme::ByteSet>>,
+    pub firsts: RefCell<rustc_hash::FxHashMap<crate::node::ChoiceKey, crate::lexeme::ByteSet>>,
 }
 
 impl Env {

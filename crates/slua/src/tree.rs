@@ -236,7 +236,8 @@ impl Tree {
         };
         let mut f = at.clone();
         let children = f.step(&choice.act, &text, &self.env);
-        let mut over = vec![f];
+        let mut over = Vec::with_capacity(children.len() + 1);
+        over.push(f);
         over.extend(children);
         if depth == 0 && over.len() == 1 && matches!(over[0], Frame::Root { state: 7, .. }) {
             return None;
