@@ -72,8 +72,8 @@ impl std::fmt::Display for DfaError {
 
 impl std::error::Error for DfaError {}
 
-/// Compiled segment DFAs by regex. The regexes it sees are the fixed parts of
-/// segments, a set bounded by the API; past `CAP` entries it starts afresh anyway.
+/// Compiled segment DFAs. The segments it sees are the fixed parts of segments, a
+/// set bounded by the API; past `CAP` entries it starts afresh anyway.
 ///
 /// Segments are looked up by their alternatives ([`DfaCache::get_for_alts`]) rather
 /// than by regex: writing the regex of a segment (character classes, the words a new

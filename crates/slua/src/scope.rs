@@ -187,8 +187,8 @@ impl Env {
 
     /// [`Env::new`] sharing compiled segment DFAs with other environments (a decoder
     /// or a server that checks many scripts keeps one [`crate::dfa::DfaCache`]: a
-    /// cold one costs tens of milliseconds of compiling over a script's first
-    /// segments).
+    /// cold one costs a few milliseconds of compiling over a script's first
+    /// segments, and its interned word lists let later environments find them).
     pub fn with_dfas(api: Api, effects: Vec<String>, dfas: Rc<crate::dfa::DfaCache>) -> Env {
         let reserved = dfas.words(crate::api::RESERVED.iter().map(|s| s.to_string()).collect());
         let mut taken: Vec<String> = api.functions.iter().map(|f| f.name.clone()).collect();
