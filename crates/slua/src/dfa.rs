@@ -72,6 +72,9 @@ impl std::fmt::Display for DfaError {
 
 impl std::error::Error for DfaError {}
 
+/// A union's alternatives' keys and its DFA.
+type AltEntry = (Vec<AltKey>, Rc<SegDfa>);
+
 /// Compiled segment DFAs. The segments it sees are the fixed parts of segments, a
 /// set bounded by the API; past `CAP` entries it starts afresh anyway.
 ///
@@ -84,7 +87,7 @@ impl std::error::Error for DfaError {}
 #[derive(Debug, Default)]
 pub struct DfaCache {
     by_regex: RefCell<FxHashMap<String, Rc<SegDfa>>>,
-    by_alts: RefCell<FxHashMap<u64, Vec<(Vec<AltKey>, Rc<SegDfa>)>>>,
+    by_alts: RefCell<FxHashMap<u64, Vec<AltEntry>>>,
     /// The HIR of new names' rests (see [`DfaCache::name_hir`]).
     #[allow(clippy::type_complexity)]
     names: RefCell<FxHashMap<(usize, bool, Option<u8>), (Rc<Vec<String>>, Hir)>>,
