@@ -2,7 +2,7 @@
 //! returns its syntax tree or the byte offset where it went wrong with the regex that
 //! was expected there.
 //!
-//! Checking is linear in the script's length (about 2-3 ms of CPU per kB here,
+//! Checking is linear in the script's length (about 1.1-1.3 ms of CPU per kB here,
 //! `examples/check_speed.rs`), and hostile input is refused early by [`Limits`]: a
 //! script longer than 64 KiB before parsing, one nested deeper than 200 parser nodes
 //! at the first segment past it.

@@ -11,6 +11,8 @@
 
 use std::rc::Rc;
 
+use regex_syntax::hir::{Class, ClassBytes, ClassBytesRange, Hir, Repetition};
+
 use crate::scoped_names::ScopedNames;
 
 /// Characters that continue an identifier.
@@ -248,7 +250,7 @@ impl Lex {
     }
 
     /// Regex for the rest of the lexeme after `done` (empty or its first byte).
-    fn regex_rest(&self, done: &[u8]) -> String {
+    pub(crate) fn regex_rest(&self, done: &[u8]) -> String {
         match self {
             Lex::Lit(s) => escape(&s[done.len()..]),
             // Alt::regex writes the whole alternative (a look-ahead per kind).
@@ -280,6 +282,49 @@ impl Lex {
                 }
             }
         }
+    }
+
+    /// [`Lex::regex_rest`] as HIR, built without writing or parsing a regex (cold
+    /// segments are built from these, see [`crate::dfa`]); `None` for names in scope.
+    pub(crate) fn hir_rest(&self, done: &[u8]) -> Option<Hir> {
+        let star = |h: Hir| Hir::repetition(Repetition { min: 0, max: None, greedy: true, sub: Box::new(h) });
+        let plus = |h: Hir| Hir::repetition(Repetition { min: 1, max: None, greedy: true, sub: Box::new(h) });
+        Some(match self {
+            Lex::Lit(s) => Hir::literal(s.as_bytes()[done.len()..].to_vec()),
+            Lex::Scoped(_) => return None,
+            Lex::Number => {
+                let digits = || byte_class(DIGITS);
+                let fraction = Hir::concat(vec![Hir::literal(*b"."), plus(digits())]);
+                let fraction = Hir::repetition(Repetition { min: 0, max: Some(1), greedy: true, sub: Box::new(fraction) });
+                let whole = if done.is_empty() { plus(digits()) } else { star(digits()) };
+                Hir::concat(vec![whole, fraction])
+            }
+            Lex::Str => {
+                // `(?:[^"\\\n]|\\["\\n])*"`, after the opening quote.
+                let plain = Hir::class(Class::Bytes(ClassBytes::new([
+                    ClassBytesRange::new(0, b'\n' - 1),
+                    ClassBytesRange::new(b'\n' + 1, b'"' - 1),
+                    ClassBytesRange::new(b'"' + 1, b'\\' - 1),
+                    ClassBytesRange::new(b'\\' + 1, 0xff),
+                ])));
+                let escaped = Hir::concat(vec![Hir::literal(*b"\\"), byte_class(ByteSet::byte(b'"').union(ByteSet::byte(b'\\')).union(ByteSet::byte(b'n')))]);
+                let body = Hir::concat(vec![star(Hir::alternation(vec![plain, escaped])), Hir::literal(*b"\"")]);
+                if done.is_empty() {
+                    Hir::concat(vec![Hir::literal(*b"\""), body])
+                } else {
+                    body
+                }
+            }
+            Lex::Name { upper, exclude } => {
+                let words: Vec<&[u8]> = exclude.iter().map(|w| w.as_bytes()).collect();
+                if done.is_empty() {
+                    complement_hir(&words, if *upper { UPPER } else { LOWER }, false)
+                } else {
+                    let rest: Vec<&[u8]> = words.iter().filter(|w| w.first() == done.first()).map(|w| &w[1..]).collect();
+                    complement_hir(&rest, IDENT, true)
+                }
+            }
+        })
     }
 
     /// Length of the lexeme at the start of `s`, if one is there (maximal munch for
@@ -376,6 +421,53 @@ fn complement(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> String {
     alts.join("|")
 }
 
+/// [`complement`] as HIR, alternative for alternative.
+fn complement_hir(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> Hir {
+    let mut alts: Vec<Hir> = Vec::new();
+    if allow_empty && !words.iter().any(|w| w.is_empty()) {
+        alts.push(Hir::empty());
+    }
+    let mut children: Vec<u8> = words.iter().filter_map(|w| w.first().copied()).filter(|c| first.contains(*c)).collect();
+    children.sort_unstable();
+    children.dedup();
+    let mut other = first;
+    for c in &children {
+        other.0 &= !(1u128 << c);
+    }
+    if !other.is_empty() {
+        let rest = Hir::repetition(Repetition { min: 0, max: None, greedy: true, sub: Box::new(byte_class(IDENT)) });
+        alts.push(Hir::concat(vec![byte_class(other), rest]));
+    }
+    for c in children {
+        let rest: Vec<&[u8]> = words.iter().filter(|w| w.first() == Some(&c)).map(|w| &w[1..]).collect();
+        alts.push(Hir::concat(vec![Hir::literal([c]), complement_hir(&rest, IDENT, true)]));
+    }
+    // The written form of no alternative at all is the empty regex.
+    if alts.is_empty() {
+        return Hir::empty();
+    }
+    Hir::alternation(alts)
+}
+
+/// The class of the bytes of `set` (an empty set matches nothing).
+pub(crate) fn byte_class(set: ByteSet) -> Hir {
+    // Runs of consecutive bytes as one range each: a class of single bytes costs
+    // its canonical sort, and a new name's HIR holds hundreds of classes.
+    let mut ranges = Vec::new();
+    let mut b = 0u8;
+    while b < 128 {
+        if set.contains(b) {
+            let lo = b;
+            while b < 127 && set.contains(b + 1) {
+                b += 1;
+            }
+            ranges.push(ClassBytesRange::new(lo, b));
+        }
+        b += 1;
+    }
+    Hir::class(Class::Bytes(ClassBytes::new(ranges)))
+}
+
 /// One alternative of a segment: a lexeme, the part of it already consumed (the
 /// carried look-ahead character), and the look-ahead class that ends it.
 #[derive(Clone, Debug)]
@@ -401,7 +493,8 @@ pub struct AltKey {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum LexKey {
-    Lit(String),
+    /// The text as the alternative holds it (compared by address first).
+    Lit(Text),
     Number,
     Str,
     /// The word list is hashed by address (the key holds it, so the address is not
@@ -415,28 +508,41 @@ enum LexKey {
 pub const WS: &str = "[\\t\\n\\r ]*";
 
 impl Alt {
+    /// The consumed bytes as far as the regex depends on them: after a carried
+    /// digit a number's rest is the same whichever digit it was (ten keys for one
+    /// automaton otherwise).
+    fn done_key(&self) -> &[u8] {
+        match self.lex {
+            Lex::Number if !self.done.is_empty() => b"0",
+            _ => &self.done,
+        }
+    }
+
     /// The key of this alternative's regex (see [`AltKey`]); `None` for names in
     /// scope, whose regex is not cached.
     pub fn key(&self) -> Option<AltKey> {
         let lex = match &self.lex {
-            Lex::Lit(s) => LexKey::Lit(s.to_string()),
+            Lex::Lit(s) => LexKey::Lit(s.clone()),
             Lex::Number => LexKey::Number,
             Lex::Str => LexKey::Str,
             Lex::Name { upper, exclude } => LexKey::Name(*upper, exclude.clone()),
             Lex::Scoped(_) => return None,
         };
-        Some(AltKey { lex, done: self.done.clone(), la: self.la.map(|l| l.0) })
+        Some(AltKey { lex, done: self.done_key().to_vec(), la: self.la.map(|l| l.0) })
     }
 
     /// Whether `key` is this alternative's key (no allocation).
     pub fn has_key(&self, key: &AltKey) -> bool {
         let lex = match (&self.lex, &key.lex) {
-            (Lex::Lit(a), LexKey::Lit(b)) => a.as_str() == b,
+            // Keywords and API names are shared texts: most keys match by address.
+            (Lex::Lit(a), LexKey::Lit(b)) => std::ptr::eq(a.as_str(), b.as_str()) || a.as_str() == b.as_str(),
             (Lex::Number, LexKey::Number) | (Lex::Str, LexKey::Str) => true,
             (Lex::Name { upper, exclude }, LexKey::Name(u, words)) => upper == u && (Rc::ptr_eq(exclude, words) || exclude == words),
             _ => false,
         };
-        lex && self.done == key.done && self.la.map(|l| l.0) == key.la
+        // `done` holds at most one byte: compared without a call to memcmp.
+        let done = self.done_key();
+        lex && done.len() == key.done.len() && done.first() == key.done.first() && self.la.map(|l| l.0) == key.la
     }
 
     /// Hashes what [`Alt::key`] holds, without building it.
@@ -449,7 +555,7 @@ impl Alt {
             Lex::Name { upper, exclude } => (3u8, *upper, Rc::as_ptr(exclude) as usize).hash(h),
             Lex::Scoped(_) => 4u8.hash(h),
         }
-        self.done.hash(h);
+        self.done_key().hash(h);
         self.la.map(|l| l.0).hash(h);
     }
 
@@ -547,6 +653,34 @@ mod tests {
         }
         let rest = lex.regex_rest(b"d");
         assert!(full(&rest, "") && full(&rest, "ox") && !full(&rest, "o") && !full(&rest, "one"));
+    }
+
+    #[test]
+    fn lexeme_hirs_match_what_their_regex_matches() {
+        use crate::dfa::{difference, SegDfa};
+        let names = |upper, words: &[&str]| Lex::Name { upper, exclude: Rc::new(words.iter().map(|w| w.to_string()).collect()) };
+        let lexes = [
+            Lex::Number,
+            Lex::Str,
+            Lex::Lit("elseif".into()),
+            names(false, &["do", "done", "end", "elseif", "else", "e"]),
+            names(true, &["Damage", "DamageOfKind", "Do", "Player", "X"]),
+            names(false, &[]),
+        ];
+        for lex in &lexes {
+            for done in [&b""[..], b"d", b"e", b"D", b"1", b"\"", b"x"] {
+                if !done.is_empty() && !lex.first().contains(done[0]) {
+                    continue;
+                }
+                let regex = lex.regex_rest(done);
+                let built = SegDfa::from_hir(&lex.hir_rest(done).unwrap()).unwrap();
+                let parsed = SegDfa::build(&regex).unwrap();
+                assert_eq!(difference(&built, &parsed), None, "{lex:?} after {done:?}: /{regex}/");
+            }
+        }
+        // The check sees a difference.
+        let wrong = SegDfa::from_hir(&names(false, &["do"]).hir_rest(b"").unwrap()).unwrap();
+        assert!(difference(&wrong, &SegDfa::build(&names(false, &["do", "end"]).regex_rest(b"")).unwrap()).is_some());
     }
 
     #[test]

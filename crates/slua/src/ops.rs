@@ -243,49 +243,82 @@ fn pack(stack: &[(Type, BinOp)], cur: &Type) -> Option<u64> {
     Some(key)
 }
 
-fn unpack(key: u64) -> (Vec<(Type, BinOp)>, Type) {
-    let len = (key & 15) as usize;
-    let cur = BASES[((key >> 4) & 3) as usize].clone();
-    let st = (0..len)
-        .map(|k| {
-            let bits = key >> (6 + 6 * k);
-            (BASES[(bits & 3) as usize].clone(), BIN_OPS[((bits >> 2) & 15) as usize])
-        })
-        .collect();
-    (st, cur)
-}
-
 /// For every packed state reachable from an empty stack, the base types it can end
 /// in (bit `i`: `BASES[i]`).
+///
+/// Stepped on the packed keys with the operators' typing on base types tabulated
+/// first ([`BinOp::result`], [`BinOp::accepts_left`]): building the table through
+/// [`push_op`] on vectors cost 3 ms, paid by the first expression of a process.
 fn reach_table() -> rustc_hash::FxHashMap<u64, u8> {
+    let base = |t: Option<Type>| t.as_ref().and_then(base_index).map(|i| i as u8);
+    let result: Vec<[[Option<u8>; 3]; 3]> =
+        BIN_OPS.iter().map(|op| std::array::from_fn(|l| std::array::from_fn(|r| base(op.result(&BASES[l], &BASES[r]))))).collect();
+    let accepts: Vec<[bool; 3]> = BIN_OPS.iter().map(|op| std::array::from_fn(|t| op.accepts_left(&BASES[t]))).collect();
+    // A state: pending (left type, operator index) pairs and the operand's type.
+    let unpack = |key: u64| -> (usize, u8, [(u8, usize); MAX_PACKED]) {
+        let mut st = [(0u8, 0usize); MAX_PACKED];
+        let len = (key & 15) as usize;
+        for (k, e) in st.iter_mut().enumerate().take(len) {
+            let bits = key >> (6 + 6 * k);
+            *e = ((bits & 3) as u8, ((bits >> 2) & 15) as usize);
+        }
+        (len, ((key >> 4) & 3) as u8, st)
+    };
+    let pack = |st: &[(u8, usize)], cur: u8| -> u64 {
+        st.iter().enumerate().fold(st.len() as u64 | (u64::from(cur) << 4), |key, (k, &(t, op))| key | ((u64::from(t) | ((op as u64) << 2)) << (6 + 6 * k)))
+    };
+    let reduce_all = |st: &[(u8, usize)], cur: u8| st.iter().rev().try_fold(cur, |cur, &(l, op)| result[op][usize::from(l)][usize::from(cur)]);
+    // `push_op` on a packed state: the stack after the operator, if well typed.
+    let push = |st: &[(u8, usize)], cur: u8, op: usize| -> Option<([(u8, usize); MAX_PACKED], usize)> {
+        let mut out = [(0u8, 0usize); MAX_PACKED];
+        out[..st.len()].copy_from_slice(st);
+        let (mut len, mut cur) = (st.len(), cur);
+        let o = BIN_OPS[op];
+        while len > 0 {
+            let (l, top) = out[len - 1];
+            let t = BIN_OPS[top];
+            if !(t.prec() > o.prec() || (t.prec() == o.prec() && !o.right_assoc())) {
+                break;
+            }
+            cur = result[top][usize::from(l)][usize::from(cur)]?;
+            len -= 1;
+        }
+        if !accepts[op][usize::from(cur)] || len == MAX_PACKED {
+            return None;
+        }
+        out[len] = (cur, op);
+        Some((out, len + 1))
+    };
     let mut index: rustc_hash::FxHashMap<u64, usize> = rustc_hash::FxHashMap::default();
     let mut states: Vec<u64> = Vec::new();
     let mut succ: Vec<Vec<u64>> = Vec::new();
     let mut mask: Vec<u8> = Vec::new();
-    let mut todo: Vec<u64> = BASES.iter().filter_map(|b| pack(&[], b)).collect();
+    let mut todo: Vec<u64> = (0..3).map(|b| pack(&[], b)).collect();
     while let Some(key) = todo.pop() {
         if index.contains_key(&key) {
             continue;
         }
         index.insert(key, states.len());
         states.push(key);
-        let (st, cur) = unpack(key);
-        mask.push(reduce_all(&st, &cur).and_then(|r| base_index(&r)).map_or(0, |i| 1 << i));
+        let (len, cur, st) = unpack(key);
+        let st = &st[..len];
+        mask.push(reduce_all(st, cur).map_or(0, |i| 1 << i));
         let mut next = Vec::new();
-        if st.len() < MAX_PENDING {
-            for op in BIN_OPS {
-                if let Some(st2) = push_op(&st, &cur, op) {
-                    next.extend(BASES.iter().filter_map(|b| pack(&st2, b)));
+        if len < MAX_PENDING {
+            for op in 0..BIN_OPS.len() {
+                if let Some((st2, len2)) = push(st, cur, op) {
+                    next.extend((0..3).map(|b| pack(&st2[..len2], b)));
                 }
             }
         }
         todo.extend(next.iter().copied());
         succ.push(next);
     }
+    let succ: Vec<Vec<usize>> = succ.iter().map(|next| next.iter().map(|k| index[k]).collect()).collect();
     loop {
         let mut changed = false;
         for i in (0..states.len()).rev() {
-            let m = succ[i].iter().fold(mask[i], |m, k| m | mask[index[k]]);
+            let m = succ[i].iter().fold(mask[i], |m, &k| m | mask[k]);
             if m != mask[i] {
                 mask[i] = m;
                 changed = true;
@@ -391,3 +424,5 @@ mod tests {
         assert!(!can_finish(&TypeSet::one(&Type::String), &st, &Type::Number));
     }
 }
+
+

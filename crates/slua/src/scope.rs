@@ -176,7 +176,7 @@ pub struct Env {
     globals: Vec<(crate::lexeme::Text, Type)>,
     /// Bytes that may start the segment after a node that cannot end, by its
     /// [`crate::node::ChoiceKey`] (see [`crate::tree::Tree`]'s look-ahead).
-    pub firsts: RefCell<HashMap<crate::node::ChoiceKey, crate::lexeme::ByteSet>>,
+    pub firsts: RefCell<rustc_hash::FxHashMap<crate::node::ChoiceKey, crate::lexeme::ByteSet>>,
 }
 
 impl Env {
@@ -187,10 +187,10 @@ impl Env {
 
     /// [`Env::new`] sharing compiled segment DFAs with other environments (a decoder
     /// or a server that checks many scripts keeps one [`crate::dfa::DfaCache`]: a
-    /// cold one costs tens of milliseconds of compiling over a script's first
-    /// segments).
+    /// cold one costs a few milliseconds of compiling over a script's first
+    /// segments, and its interned word lists let later environments find them).
     pub fn with_dfas(api: Api, effects: Vec<String>, dfas: Rc<crate::dfa::DfaCache>) -> Env {
-        let reserved = Rc::new(crate::api::RESERVED.iter().map(|s| s.to_string()).collect());
+        let reserved = dfas.words(crate::api::RESERVED.iter().map(|s| s.to_string()).collect());
         let mut taken: Vec<String> = api.functions.iter().map(|f| f.name.clone()).collect();
         taken.extend(api.table_names.iter().cloned());
         taken.extend(effects.iter().cloned());
@@ -201,7 +201,12 @@ impl Env {
         if let Some(t) = effect_type(&api) {
             globals.extend(effects.iter().map(|e| (e.into(), t.clone())));
         }
-        Env { api, effects, reserved, taken_upper: Rc::new(taken), kinds: RefCell::default(), dfas, globals, firsts: RefCell::default() }
+        // Sorted: the hooks come from a hash map, in an order that differs between
+        // environments, and equal lists must be equal to be shared.
+        taken.sort_unstable();
+        taken.dedup();
+        let taken_upper = dfas.words(taken);
+        Env { api, effects, reserved, taken_upper, kinds: RefCell::default(), dfas, globals, firsts: RefCell::default() }
     }
 
     /// The id of the kind (`ty`, `assignable`), interned on first use.

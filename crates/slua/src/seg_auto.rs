@@ -15,9 +15,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use regex_automata::util::primitives::StateID;
-
-use crate::dfa::SegDfa;
+use crate::dfa::{DfaState, SegDfa};
 use crate::lexeme::{is_ws, ByteSet};
 use crate::scope::ScopeNode;
 use crate::scoped_names::ScopedNames;
@@ -70,7 +68,7 @@ const IN: NameState = 3;
 /// A state of a [`SegAuto`] (meaningful only with the automaton that made it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SegState {
-    fixed: Option<StateID>,
+    fixed: Option<DfaState>,
     name: NameState,
 }
 
@@ -141,7 +139,7 @@ impl SegAuto {
     #[inline]
     pub fn next(&self, s: &SegState, b: u8) -> SegState {
         let fixed = match (&self.fixed, s.fixed) {
-            (Some(d), Some(f)) => Some(d.next(f, b)).filter(|t| !d.is_dead(*t)),
+            (Some(d), Some(f)) => d.next(f, b),
             _ => None,
         };
         let name = match &self.names {
@@ -169,7 +167,7 @@ impl SegAuto {
 
     /// The fixed part's DFA and state when the names part is absent or dead from
     /// `s` on (then the fixed part alone decides every continuation).
-    pub(crate) fn fixed_only(&self, s: &SegState) -> Option<(&Rc<SegDfa>, StateID)> {
+    pub(crate) fn fixed_only(&self, s: &SegState) -> Option<(&Rc<SegDfa>, DfaState)> {
         if self.names.is_some() && s.name != OFF {
             return None;
         }

@@ -34,7 +34,8 @@ pub struct SluaConstraint {
     seg: Option<Rc<Segment>>,
     /// Trees after the current segment (see [`crate::trie_walk`]).
     memo: ChildMemo,
-    /// The vocabulary trie given by [`SluaConstraint::with_trie`].
+    /// The vocabulary trie given by [`SluaConstraint::with_trie`] or built on the
+    /// first mask.
     trie: Option<Arc<TokTrie>>,
     /// Finishing costs of the current tree (see [`crate::finishing`]).
     finish: Rc<FinishCache>,
@@ -52,8 +53,9 @@ impl SluaConstraint {
     }
 
     /// Uses `trie` (built from the vocabulary later passed to the masks) instead of
-    /// building one per thread on the first mask: for callers that already hold the
-    /// vocabulary's trie. A trie of another vocabulary size is ignored.
+    /// building one on the first mask: for callers that already hold the
+    /// vocabulary's trie (a decoder's kit). A trie of another vocabulary size is
+    /// replaced by one built from the vocabulary.
     pub fn with_trie(mut self, trie: Arc<TokTrie>) -> SluaConstraint {
         self.trie = Some(trie);
         self
@@ -101,11 +103,16 @@ impl SluaConstraint {
         &self.finish
     }
 
-    /// The trie for `vocab`: the one given, or the per-thread one.
-    pub(crate) fn trie(&self, vocab: &Vocab) -> Arc<TokTrie> {
+    /// The trie for `vocab`: the one given, or one built here on the first mask and
+    /// kept (clones share it). A trie of another vocabulary size is replaced.
+    pub(crate) fn trie(&mut self, vocab: &Vocab) -> Arc<TokTrie> {
         match &self.trie {
             Some(t) if t.vocab_len() == vocab.len() => t.clone(),
-            _ => trie_walk::trie_for(vocab),
+            _ => {
+                let t = Arc::new(TokTrie::new(vocab));
+                self.trie = Some(t.clone());
+                t
+            }
         }
     }
 

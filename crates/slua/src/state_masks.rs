@@ -23,18 +23,17 @@
 //! tokens (` ` and a word) and gain nothing. An entry is built on the second sighting
 //! of a state whose first walk allowed many tokens (building costs two walks of the
 //! trie; small masks are cheap to walk anyway), kept only when few tokens cross the
-//! segment's end, and the cache holds at most [`StateMasks::CAP`] entries (6 KiB
-//! each on a 49,152-token vocabulary).
+//! segment's end, and the cache holds at most [`StateMasks::CAP`] built entries (6
+//! KiB each on a 49,152-token vocabulary).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
 use espalier_constraint::{Recognizer, TokTrie, TokenSet, Vocab};
-use regex_automata::util::primitives::StateID;
 use rustc_hash::FxHashMap;
 
-use crate::dfa::SegDfa;
+use crate::dfa::{DfaState, SegDfa};
 
 /// The tree-independent part of the masks from one DFA state (see the module doc).
 #[derive(Debug)]
@@ -60,21 +59,26 @@ enum Slot {
 }
 
 /// The DFA, its state, the first byte (256: none) and the trie.
-type Key = (*const SegDfa, StateID, u16, *const TokTrie);
+type Key = (*const SegDfa, DfaState, u16, *const TokTrie);
 
-fn key(dfa: &Rc<SegDfa>, state: StateID, first: Option<u8>, trie: &Arc<TokTrie>) -> Key {
+fn key(dfa: &Rc<SegDfa>, state: DfaState, first: Option<u8>, trie: &Arc<TokTrie>) -> Key {
     (Rc::as_ptr(dfa), state, first.map_or(256, u16::from), Arc::as_ptr(trie))
 }
 
 /// [`StateMask`]s by DFA, state and trie; owned by the [`crate::dfa::DfaCache`] so
 /// that it lives as long as the compiled DFAs it is keyed by.
 #[derive(Debug, Default)]
-pub struct StateMasks(RefCell<FxHashMap<Key, Slot>>);
+pub struct StateMasks(RefCell<FxHashMap<Key, Slot>>, Cell<usize>);
 
 impl StateMasks {
-    /// At most this many entries are kept; past it the cache starts afresh. 512
-    /// built masks of a 49,152-token vocabulary take 3 MiB.
+    /// At most this many masks are built and kept; past it the cache starts afresh.
+    /// 512 built masks of a 49,152-token vocabulary take 3 MiB.
     pub const CAP: usize = 512;
+
+    /// At most this many states are noted (a few bytes each). Four short scripts
+    /// note some 500 states: when notes counted towards [`StateMasks::CAP`], the
+    /// cache started afresh within them and built every mask again.
+    pub const NOTES_CAP: usize = 1 << 16;
 
     /// A walk that allows less than this share of the vocabulary (8,192 of 49,152
     /// tokens) costs less than building (two walks) and then using an entry: such
@@ -86,7 +90,7 @@ impl StateMasks {
     /// the state was seen before with a large mask ([`StateMasks::note`]). With
     /// `first`, the mask of the tokens starting with that byte, which completed the
     /// segment before this one: their other bytes are walked from `state`.
-    pub(crate) fn get(&self, dfa: &Rc<SegDfa>, state: StateID, first: Option<u8>, trie: &Arc<TokTrie>, vocab: &Vocab) -> Option<Rc<StateMask>> {
+    pub(crate) fn get(&self, dfa: &Rc<SegDfa>, state: DfaState, first: Option<u8>, trie: &Arc<TokTrie>, vocab: &Vocab) -> Option<Rc<StateMask>> {
         let key = key(dfa, state, first, trie);
         match self.0.borrow().get(&key) {
             Some(Slot::Built { mask, .. }) => return Some(mask.clone()),
@@ -108,7 +112,7 @@ impl StateMasks {
     /// Notes a state seen for the first time, whose walk allowed `allowed` tokens.
     /// (The key's addresses may be reused once freed; a stale note only decides
     /// whether a later state is built one sighting early.)
-    pub(crate) fn note(&self, dfa: &Rc<SegDfa>, state: StateID, first: Option<u8>, trie: &Arc<TokTrie>, allowed: usize) {
+    pub(crate) fn note(&self, dfa: &Rc<SegDfa>, state: DfaState, first: Option<u8>, trie: &Arc<TokTrie>, allowed: usize) {
         let key = key(dfa, state, first, trie);
         if !self.0.borrow().contains_key(&key) {
             let large = allowed * Self::LARGE_SHARE >= trie.vocab_len();
@@ -118,15 +122,20 @@ impl StateMasks {
 
     /// The number of masks built and kept.
     pub fn built(&self) -> usize {
-        self.0.borrow().values().filter(|s| matches!(s, Slot::Built { .. })).count()
+        self.1.get()
     }
 
     fn insert(&self, key: Key, slot: Slot) {
         let mut map = self.0.borrow_mut();
-        if map.len() >= Self::CAP {
+        let built = matches!(slot, Slot::Built { .. });
+        if map.len() >= Self::NOTES_CAP || (built && self.1.get() >= Self::CAP) {
             map.clear();
+            self.1.set(0);
         }
-        map.insert(key, slot);
+        self.1.set(self.1.get() + usize::from(built));
+        if let Some(Slot::Built { .. }) = map.insert(key, slot) {
+            self.1.set(self.1.get() - 1);
+        }
     }
 }
 
@@ -134,7 +143,7 @@ impl StateMask {
     /// Walks the trie (with `first`, that byte's subtree) from `state`: once
     /// stopping at the segment's end (`inside`), once going on past it with any
     /// bytes (`inside` and the crossing tokens).
-    fn build(dfa: &SegDfa, state: StateID, first: Option<u8>, trie: &TokTrie, vocab: &Vocab) -> StateMask {
+    fn build(dfa: &SegDfa, state: DfaState, first: Option<u8>, trie: &TokTrie, vocab: &Vocab) -> StateMask {
         let skip = usize::from(first.is_some());
         let walk = |past_end: bool| {
             let mut mask = TokenSet::empty(trie.vocab_len());
@@ -168,12 +177,9 @@ impl StateMask {
 
 /// How many bytes of `bytes` complete the segment from `state` (the first accepting
 /// point: A1 allows no other).
-fn end_of_segment(dfa: &SegDfa, mut state: StateID, bytes: &[u8]) -> Option<usize> {
+fn end_of_segment(dfa: &SegDfa, mut state: DfaState, bytes: &[u8]) -> Option<usize> {
     for (i, &b) in bytes.iter().enumerate() {
-        state = dfa.next(state, b);
-        if dfa.is_dead(state) {
-            return None;
-        }
+        state = dfa.next(state, b)?;
         if dfa.accepts(state) {
             return Some(i + 1);
         }
@@ -187,7 +193,7 @@ fn end_of_segment(dfa: &SegDfa, mut state: StateID, bytes: &[u8]) -> Option<usiz
 struct DfaWalk<'d> {
     dfa: &'d SegDfa,
     /// Per pushed byte (and the start): the state, and whether the segment is complete.
-    stack: Vec<(StateID, bool)>,
+    stack: Vec<(DfaState, bool)>,
     bytes: Vec<u8>,
     past_end: bool,
     /// Refuse a first byte that completes the segment: those tokens are judged by
@@ -217,10 +223,7 @@ impl Recognizer for DfaWalk<'_> {
             }
             (s, true)
         } else {
-            let t = self.dfa.next(s, b);
-            if self.dfa.is_dead(t) {
-                return false;
-            }
+            let Some(t) = self.dfa.next(s, b) else { return false };
             let done = self.dfa.accepts(t);
             if done && self.whole_tokens && self.bytes.is_empty() {
                 return false;

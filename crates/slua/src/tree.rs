@@ -236,7 +236,8 @@ impl Tree {
         };
         let mut f = at.clone();
         let children = f.step(&choice.act, &text, &self.env);
-        let mut over = vec![f];
+        let mut over = Vec::with_capacity(children.len() + 1);
+        over.push(f);
         over.extend(children);
         if depth == 0 && over.len() == 1 && matches!(over[0], Frame::Root { state: 7, .. }) {
             return None;
@@ -328,8 +329,7 @@ impl Tree {
                 _ => fixed.push(a),
             }
         }
-        let regex = || fixed.iter().map(|a| format!("(?:{})", a.regex())).collect::<Vec<_>>().join("|");
-        let fixed = if fixed.is_empty() { None } else { Some(self.env.dfas.get_for_alts(&fixed, regex)?) };
+        let fixed = if fixed.is_empty() { None } else { Some(self.env.dfas.get_for_alts(&fixed)?) };
         Ok(SegAuto::new(fixed, names))
     }
 
@@ -479,6 +479,41 @@ mod tests {
         assert_eq!(short.next_regex(), long.next_regex());
         // Broom-shaped: one path of nodes; branching only among the next alternatives.
         assert!(long.frames().len() <= 4, "{:?}", long.frames().iter().map(|f| f.kind()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn segment_unions_built_from_cached_alternatives_match_their_regex() {
+        // Every segment of a script: the fixed part's automaton (the union of the
+        // alternatives' parsed regexes, shared through the cache) must match exactly
+        // what the union regex written out and parsed whole matches.
+        let mut t = tree();
+        let src = "talent Zap;\nhook Do = function(user, target)\n  local n: number = 2;\n  if user.hp > n then\n    Damage(user, n + 1);\n  end;\nend;\nhook GetDescription = function(user)\n  return \"zap\";\nend;\n";
+        let mut pos = 0;
+        let mut checked = 0;
+        while !src[pos..].trim().is_empty() {
+            let seg = t.segment();
+            let fixed: Vec<&Alt> = seg.alts.iter().filter(|a| !matches!(a.lex, Lex::Scoped(_))).collect();
+            if !fixed.is_empty() {
+                let cached = t.env.dfas.get_for_alts(&fixed).unwrap();
+                let regex = fixed.iter().map(|a| format!("(?:{})", a.regex())).collect::<Vec<_>>().join("|");
+                let whole = crate::dfa::SegDfa::build(&regex).unwrap();
+                assert_eq!(crate::dfa::difference(&cached, &whole), None, "at byte {pos}: /{regex}/");
+                checked += 1;
+            }
+            let auto = seg.auto.as_ref().unwrap();
+            let mut s = auto.start();
+            let mut end = pos;
+            while !auto.accepts(&s) {
+                let b = *src.as_bytes().get(end).unwrap_or_else(|| panic!("no segment from byte {pos}: /{}/", seg.regex()));
+                s = auto.next(&s, b);
+                assert!(!auto.is_dead(&s), "byte {end} refused: /{}/", seg.regex());
+                end += 1;
+            }
+            t.feed_segment(&src[pos..end]).unwrap();
+            pos = end;
+        }
+        assert!(t.has_finished());
+        assert!(checked > 30, "{checked} segments checked");
     }
 
     #[test]

@@ -22,6 +22,7 @@
 //! segment adopts the memo of the tree it lands on.
 
 use std::cell::RefCell;
+
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -343,46 +344,4 @@ fn walk_all(c: &SluaConstraint, trie: &TokTrie, cached: &[bool; 256], mask: &mut
         }
     }
     trie.add_duplicates(mask);
-}
-
-/// The trie of `vocab`, built once per thread and vocabulary.
-///
-/// A vocabulary is recognised by its address, length, EOS id and a hash of 96
-/// tokens spread over it (first, last and evenly spaced ones): hashing every token
-/// would cost about a third of a millisecond per mask, and two different
-/// vocabularies agreeing on all of these at the same address do not occur outside
-/// deliberate construction. Callers that have a trie pass it with
-/// [`SluaConstraint::with_trie`] instead.
-pub(crate) fn trie_for(vocab: &Vocab) -> Arc<TokTrie> {
-    type Cache = Vec<((usize, usize, u32, u64), Arc<TokTrie>)>;
-    thread_local! {
-        static TRIES: RefCell<Cache> = const { RefCell::new(Vec::new()) };
-    }
-    let key = fingerprint(vocab);
-    if let Some(t) = TRIES.with(|c| c.borrow().iter().find(|(k, _)| *k == key).map(|(_, t)| t.clone())) {
-        return t;
-    }
-    let trie = Arc::new(TokTrie::new(vocab));
-    TRIES.with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() >= 4 {
-            c.remove(0);
-        }
-        c.push((key, trie.clone()));
-    });
-    trie
-}
-
-fn fingerprint(vocab: &Vocab) -> (usize, usize, u32, u64) {
-    use std::hash::{Hash, Hasher};
-    let n = vocab.len();
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    let step = (n / 64).max(1);
-    let ids = (0..n.min(16)).chain((0..n).step_by(step)).chain(n.saturating_sub(16)..n);
-    for id in ids {
-        id.hash(&mut h);
-        vocab.bytes(id as u32).hash(&mut h);
-        vocab.is_special(id as u32).hash(&mut h);
-    }
-    (vocab.tokens().as_ptr() as usize, n, vocab.eos(), h.finish())
 }
