@@ -150,32 +150,38 @@ pub fn render_jinja(
 }
 
 /// `tojson` as `transformers` defines it: `json.dumps(x, ensure_ascii=False,
-/// indent=indent)`, no HTML escaping (minijinja's own escapes `<`, `>`, `&`, `'`).
+/// indent=indent)`, no HTML escaping (minijinja's own escapes `<`, `>`, `&`, `'`), keys
+/// in the order the template's dicts have them.
 fn tojson(value: minijinja::Value, kwargs: minijinja::value::Kwargs) -> Result<String, minijinja::Error> {
     let indent: Option<usize> = kwargs.get("indent")?;
     kwargs.assert_all_used()?;
-    let err = |e: serde_json::Error| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string());
-    let Some(n) = indent else {
-        // Python's separators without indent: ", " and ": ".
-        let compact = serde_json::to_value(&value).map_err(err)?;
-        return Ok(python_json(&compact));
-    };
     let mut out = Vec::new();
-    let pad = vec![b' '; n];
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, serde_json::ser::PrettyFormatter::with_indent(&pad));
-    serde::Serialize::serialize(&value, &mut ser).map_err(err)?;
+    let written = match indent {
+        None => serde::Serialize::serialize(&value, &mut serde_json::Serializer::with_formatter(&mut out, PythonSeparators)),
+        Some(n) => {
+            let pad = vec![b' '; n];
+            let pretty = serde_json::ser::PrettyFormatter::with_indent(&pad);
+            serde::Serialize::serialize(&value, &mut serde_json::Serializer::with_formatter(&mut out, pretty))
+        }
+    };
+    written.map_err(|e| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string()))?;
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
-/// JSON as Python's `json.dumps` writes it by default (`", "` and `": "` separators).
-fn python_json(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::Array(items) => format!("[{}]", items.iter().map(python_json).collect::<Vec<_>>().join(", ")),
-        serde_json::Value::Object(map) => format!(
-            "{{{}}}",
-            map.iter().map(|(k, v)| format!("{}: {}", serde_json::Value::String(k.clone()), python_json(v))).collect::<Vec<_>>().join(", ")
-        ),
-        other => other.to_string(),
+/// Python's `json.dumps` separators without an indent: `", "` and `": "`.
+struct PythonSeparators;
+
+impl serde_json::ser::Formatter for PythonSeparators {
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if first { Ok(()) } else { w.write_all(b", ") }
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if first { Ok(()) } else { w.write_all(b", ") }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
     }
 }
 

@@ -78,3 +78,12 @@ fn without_a_template_the_family_format_is_used() {
     let unknown = Chat { template: Some("{% broken %}"), ..deepseek };
     assert!(render_chat_with(&unknown, &msgs, true).is_err());
 }
+
+#[test]
+fn tojson_writes_what_pythons_json_dumps_writes() {
+    let msgs = [Message::new("user", "a <b> & \"c\" é")];
+    let compact = render_jinja("{{ messages | tojson }}", &msgs, false, "", "").unwrap();
+    assert_eq!(compact, r#"[{"role": "user", "content": "a <b> & \"c\" é"}]"#);
+    let indented = render_jinja("{{ messages[0] | tojson(indent=2) }}", &msgs, false, "", "").unwrap();
+    assert_eq!(indented, "{\n  \"role\": \"user\",\n  \"content\": \"a <b> & \\\"c\\\" é\"\n}");
+}
