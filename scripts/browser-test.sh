@@ -101,6 +101,8 @@ else
 HTML
 fi
 [ -e "$DIST/models" ] || ln -sfn "$ROOT/static/models" "$DIST/models"
+# No export may re-run the module's constructors on each call (web/src/constructors.rs).
+python3 scripts/check-wasm-exports.py "$TARGET_DIR/wasm32-unknown-unknown/release/espalier-web.wasm"
 wasm_size=$(stat -c %s "$WASM")
 gz_size=$(gzip -9 -c "$WASM" | wc -c)
 log "build took $(( $(date +%s) - t )) s; wasm $wasm_size bytes ($gz_size gzipped)"
