@@ -419,10 +419,12 @@ const genMax = Object.values(report.runs).flatMap((r) => [r.main_thread?.until_f
 if (genMax.length) {
   report.longest_main_thread_task_during_generation_ms = Math.max(...genMax);
   // The issue's target: no main-thread task over 50 ms while generating (the model runs
-  // in the worker; the page redraws once per frame, only what changed). NOT met yet: a
-  // call from JavaScript into the page's wasm module re-runs its constructors (wasm-ld's
-  // command export wrappers; cubecl's `inventory`), 80-700 ms per redraw. So by default
-  // the figure is reported, and enforced only when ESPALIER_BROWSER_MAX_TASK_MS is set.
+  // in the worker; the page redraws once per frame, only what changed). Since the
+  // module's constructors run once (web/src/constructors.rs; before, every call from
+  // JavaScript re-ran them: 1,606 ms blocks) the Python and fill-in-the-middle runs stay
+  // under 50 ms, but sLua and Go runs still show a few 60-75 ms tasks at load ~10. So
+  // by default the figure is reported, and enforced only when ESPALIER_BROWSER_MAX_TASK_MS
+  // is set.
   const limit = Number(process.env.ESPALIER_BROWSER_MAX_TASK_MS || "NaN");
   const longest = report.longest_main_thread_task_during_generation_ms;
   if (Number.isFinite(limit)) {
