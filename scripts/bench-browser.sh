@@ -30,6 +30,7 @@ bash scripts/fetch-model.sh >&2
 if [ "${ESPALIER_SKIP_BUILD:-0}" != 1 ]; then
   cargo build --release --target wasm32-unknown-unknown -p espalier-web >&2
 fi
+python3 scripts/check-wasm-exports.py "$TARGET_DIR/wasm32-unknown-unknown/release/espalier-web.wasm" >&2
 rm -rf "$DIST"; mkdir -p "$DIST"
 wasm-bindgen --target web --no-typescript --out-dir "$DIST" --out-name espalier-web \
   "$TARGET_DIR/wasm32-unknown-unknown/release/espalier-web.wasm"

@@ -13,9 +13,10 @@
 # Each run also reloads the page with every model request refused (the second visit
 # must reach "ready" from the browser's Cache Storage) and reports page open to ready
 # for both visits; the CPU run clicks Stop while generating (paused with at most one
-# more step, then Generate resumes). The longest main-thread task while generating is
-# checked against ESPALIER_BROWSER_MAX_TASK_MS (default 50: the model runs in a worker,
-# the page redraws once per frame and only what a step changed). The CPU run also writes
+# more step, then Generate resumes; the click must land while tokens are still coming).
+# The longest main-thread task while generating is reported against the 50 ms target
+# and enforced when ESPALIER_BROWSER_MAX_TASK_MS is set. The build's exports are checked
+# first: none may re-run the module's constructors (scripts/check-wasm-exports.py). The CPU run also writes
 # a Go function (checked by `gofmt -e` after the package clause the prompt supplies),
 # fills in the middle of a Python file (the page's prefix + middle + suffix checked by
 # ast.parse, the inspector saying what the suffix needs), and opens the model through
@@ -32,7 +33,8 @@
 #   ESPALIER_BROWSER_PARALLEL=1 run the backends at the same time (faster, slower speeds)
 #   ESPALIER_BROWSER_LANGS_WEBGPU / _CPU   what each run writes (default: WebGPU "python",
 #                               CPU "python slua go fim"; SwiftShader needs ~10-19 s per token)
-#   ESPALIER_BROWSER_MAX_TASK_MS  longest main-thread task allowed while generating (50)
+#   ESPALIER_BROWSER_MAX_TASK_MS  longest main-thread task allowed while generating (unset:
+#                               reported only; the target is 50)
 #   ESPALIER_BROWSER_TIMEOUT_S  per generation (default 900 on WebGPU, 480 on the CPU)
 #   ESPALIER_BROWSER_RESUME_CHECKS=1  the resume checks on WebGPU too (3 more steps)
 #   ESPALIER_BROWSER_MAX_TOKENS_PYTHON / _SLUA   token budgets (browser.mjs defaults)
@@ -101,6 +103,8 @@ else
 HTML
 fi
 [ -e "$DIST/models" ] || ln -sfn "$ROOT/static/models" "$DIST/models"
+# No export may re-run the module's constructors on each call (web/src/constructors.rs).
+python3 scripts/check-wasm-exports.py "$TARGET_DIR/wasm32-unknown-unknown/release/espalier-web.wasm"
 wasm_size=$(stat -c %s "$WASM")
 gz_size=$(gzip -9 -c "$WASM" | wc -c)
 log "build took $(( $(date +%s) - t )) s; wasm $wasm_size bytes ($gz_size gzipped)"

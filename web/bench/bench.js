@@ -56,9 +56,12 @@ async function loadWllama() {
   return { multithread: wllama.isMultithread(), threads: wllama.getNumThreads() };
 }
 
-async function runWllama(ids, tokens) {
+// wllama 3.8.1 takes the prompt as text only (a list of ids fails in its C++ with "type
+// must be string, but is array"): it gets the same text, tokenized by llama.cpp with
+// special tokens parsed; bench.mjs checks it counted as many prompt tokens as Espalier.
+async function runWllama(prompt, tokens) {
   const r = await wllama.createCompletion({
-    prompt: ids, max_tokens: tokens, temperature: 0, top_k: 1, ignore_eos: true, cache_prompt: false,
+    prompt, max_tokens: tokens, temperature: 0, top_k: 1, ignore_eos: true, cache_prompt: false,
   });
   const t = r.timings;
   if (!t) throw new Error("wllama returned no timings");
@@ -87,7 +90,7 @@ window.bench = {
     return { espalier: e, wllama: w };
   },
   async espalier(prompt, tokens, round) { const r = await espalier(prompt, tokens); show(round, "espalier", r); return r; },
-  async wllama(ids, tokens, round) { const r = await runWllama(ids, tokens); show(round, "wllama", r); return r; },
+  async wllama(prompt, tokens, round) { const r = await runWllama(prompt, tokens); show(round, "wllama", r); return r; },
   status,
 };
 window.benchReady = true;

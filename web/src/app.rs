@@ -199,14 +199,14 @@ impl App {
                 self.cursor = self.steps.len();
                 self.speed = step.speed;
             }
-            FromWorker::RunEnded { error, stop } => {
+            FromWorker::RunEnded { error, stop, translation } => {
                 self.run = match (error, stop) {
                     (Some(e), _) => RunState::Failed(e),
                     (None, Some(reason)) => RunState::Done(reason),
                     (None, None) => RunState::Paused,
                 };
-                if matches!(self.run, RunState::Done(_)) && self.shown_fim.is_none() {
-                    self.translated = self.steps.last().and_then(|s| self.lang.translation(&s.text));
+                if matches!(self.run, RunState::Done(_)) {
+                    self.translated = translation;
                 }
             }
         }

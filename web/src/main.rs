@@ -49,6 +49,8 @@ mod backend;
 #[cfg(target_arch = "wasm32")]
 mod bench;
 #[cfg(target_arch = "wasm32")]
+mod constructors;
+#[cfg(target_arch = "wasm32")]
 mod engine;
 #[cfg(target_arch = "wasm32")]
 mod engine_link;
@@ -72,6 +74,8 @@ mod yield_now;
 /// On the page: the app; in the worker the page started: the engine.
 #[cfg(target_arch = "wasm32")]
 fn main() {
+    // Once per instance, before anything else (and so no export re-runs them: see the module).
+    constructors::run_once();
     console_error_panic_hook::set_once();
     if host::in_worker() {
         worker::start();

@@ -126,8 +126,11 @@ pub enum FromWorker {
     Loaded(Result<Loaded, String>),
     /// A step finished.
     Step(Box<ShownStep>),
-    /// The run ended: an error, or why the generation stopped (`None` when paused).
-    RunEnded { error: Option<String>, stop: Option<String> },
+    /// The run ended: an error, or why the generation stopped (`None` when paused),
+    /// and, when it stopped in a language translated before it runs (sLua), the
+    /// translation or why there is none (made here so the page's thread never runs the
+    /// checker: ~100 ms for a talent).
+    RunEnded { error: Option<String>, stop: Option<String>, translation: Option<Result<String, String>> },
     /// A benchmark finished.
     Bench(Result<BenchResult, String>),
 }
@@ -218,7 +221,8 @@ mod tests {
             })),
             FromWorker::Loaded(Err("no".into())),
             FromWorker::Step(Box::new(step)),
-            FromWorker::RunEnded { error: None, stop: Some("eos".into()) },
+            FromWorker::RunEnded { error: None, stop: Some("eos".into()), translation: Some(Ok("local x = 1".into())) },
+            FromWorker::RunEnded { error: None, stop: None, translation: Some(Err("line 1: unknown name".into())) },
             FromWorker::Bench(Ok(BenchResult {
                 prompt_ids: vec![1, 2],
                 generated_ids: vec![3],

@@ -38,6 +38,9 @@ pub struct Session {
     pub prefill_ms: Option<f64>,
     /// Total milliseconds in the constraint (masks, commits), from the traces.
     pub constraint_ms: f64,
+    /// The language whose translation is shown once the generation stops (`None` for
+    /// a middle: the page shows the whole file, not a translation).
+    translated_as: Option<Lang>,
 }
 
 /// Why a session could not start or a step failed.
@@ -91,7 +94,16 @@ impl Session {
             model_ms: 0.0,
             prefill_ms: None,
             constraint_ms: 0.0,
+            translated_as: suffix.is_none().then_some(lang),
         })
+    }
+
+    /// Once the generation has stopped: the code's translation (sLua to Lua) or why
+    /// there is none; `None` while it goes on, for a middle, or for a language run as
+    /// written.
+    pub fn translation(&self) -> Option<Result<String, String>> {
+        self.generator.stop_reason()?;
+        self.translated_as?.translation(&self.generator.text())
     }
 
     /// Whether the generation has stopped (EOS, budget, stop string, dead end).

@@ -65,7 +65,7 @@ fn handle(state: &Rc<State>, text: &str, file: JsValue) {
         Ok(ToWorker::Run { start, max_steps }) => {
             if state.running.replace(true) {
                 let error = Some("a generation is already running".to_owned());
-                return send(&FromWorker::RunEnded { error, stop: None });
+                return send(&FromWorker::RunEnded { error, stop: None, translation: None });
             }
             state.stop.set(false);
             wasm_bindgen_futures::spawn_local(run(state.clone(), start, max_steps));
@@ -160,13 +160,12 @@ async fn run(state: Rc<State>, start: Start, max_steps: Option<usize>) {
         }
         None => Err("the model is not loaded yet".to_owned()),
     };
-    let stop = state
-        .session
-        .borrow()
-        .as_ref()
-        .and_then(|s| s.generator.stop_reason().map(|r| r.name().to_owned()));
+    let (stop, translation) = match state.session.borrow().as_ref() {
+        Some(s) => (s.generator.stop_reason().map(|r| r.name().to_owned()), s.translation()),
+        None => (None, None),
+    };
     state.running.set(false);
-    send(&FromWorker::RunEnded { error: result.err(), stop });
+    send(&FromWorker::RunEnded { error: result.err(), stop, translation });
 }
 
 /// The session the run continues or starts.

@@ -1,6 +1,7 @@
 // Drives the benchmark page (web/bench/) in Debian's headless Chromium: loads
 // Espalier's CPU path and wllama on the same GGUF file, then alternates them on the
-// same prompt ids, greedy, `tokens` tokens, one thread each, for `rounds` rounds;
+// same prompt (as text: see `prompt`), greedy, `tokens` tokens, one thread each, for
+// `rounds` rounds;
 // writes results/browser/bench.json and a screenshot, and prints the medians as the
 // last line of JSON.
 //
@@ -19,8 +20,9 @@ if (!url || !outDir) {
 }
 const rounds = Number(process.env.ESPALIER_BENCH_ROUNDS || "3");
 const tokens = Number(process.env.ESPALIER_BENCH_TOKENS || "64");
-// A chat prompt like the playground's (about 80 tokens); Espalier tokenizes it and
-// wllama gets the same ids.
+// A chat prompt like the playground's (60 tokens). Each engine tokenizes it (wllama
+// 3.8.1 refuses a list of ids); the run fails unless wllama counts the same number of
+// prompt tokens as Espalier's ids, and the greedy texts are printed side by side.
 const prompt =
   "<|im_start|>system\nYou are a helpful assistant that writes short, correct Python code.<|im_end|>\n" +
   "<|im_start|>user\nWrite a Python function `merge(a, b)` that merges two sorted lists into one sorted list, " +
@@ -51,10 +53,10 @@ try {
     // Alternate which engine goes first, so neither always gets the quieter moment.
     const order = round % 2 ? ["espalier", "wllama"] : ["wllama", "espalier"];
     for (const engine of order) {
-      // Round 1 starts with Espalier, whose tokenizer gives the prompt ids.
+      // Round 1 starts with Espalier, whose ids the wllama runs are checked against.
       const r = engine === "espalier"
         ? await page.evaluate(([p, n, rd]) => window.bench.espalier(p, n, rd), [prompt, tokens, round])
-        : await page.evaluate(([i, n, rd]) => window.bench.wllama(i, n, rd), [ids, tokens, round]);
+        : await page.evaluate(([p, n, rd]) => window.bench.wllama(p, n, rd), [prompt, tokens, round]);
       if (engine === "espalier") {
         ids = r.prompt_ids;
         report.prompt_ids = ids;

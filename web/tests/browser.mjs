@@ -258,36 +258,39 @@ async function backAndForward() {
     `back over the last step + step: the same final code (${lastState}, ${JSON.stringify(last)} vs ${JSON.stringify(before)})`);
 }
 
-// Stop while generating: the run pauses before the next step (the worker reads the
-// Stop between two steps), so at most one more step lands after the click; Generate
-// then resumes to the same end.
+// Stop while generating: a click while tokens are still coming. The worker reads the
+// Stop between two steps, so the run pauses with at most one more step after the
+// click (the one in flight); Generate then resumes to the same end. The click waits
+// for the second step shown and must land while the run is still going: a run that
+// ended first fails the check (the page shows each step as it comes, so it cannot).
 async function stopCheck() {
   await page.click("#reset");
   await page.click("#generate", { timeout: generationTimeoutMs });
   await page.waitForFunction(() => Number(document.querySelector("#app")?.getAttribute("data-steps")) >= 2,
     null, { timeout: generationTimeoutMs, polling: 20 });
-  // The step count and the click in one page task, so no step lands between them.
+  // The step count, the run state and the click in one page task, so no step lands
+  // between them.
   const t0 = Date.now();
-  const atClick = await page.evaluate(() => {
-    const n = Number(document.querySelector("#app").getAttribute("data-steps"));
+  const [atClick, runAtClick, clickAt] = await page.evaluate(() => {
+    const app = document.querySelector("#app");
+    const n = Number(app.getAttribute("data-steps"));
+    const run = app.getAttribute("data-run");
     document.querySelector("#stop").click();
-    return n;
+    return [n, run, performance.now()];
   });
   const state = await waitRunEnd(generationTimeoutMs);
   const stopMs = Date.now() - t0;
   const after = Number(await attr("data-steps"));
-  report.stop = { steps_at_click: atClick, steps_after: after, ms_to_pause: stopMs, state };
-  if (state === "done" && after === atClick) {
-    // The page had already shown the last step when the click landed (its redraws are
-    // still slow, so it batches the worker's steps): nothing to stop. Reported, not
-    // counted as a pass.
-    report.stop.exercised = false;
-    log(`stop: NOT EXERCISED: the run had ended (${atClick} steps) before the click landed`);
-  } else {
-    report.stop.exercised = true;
-    check(state === "paused" && after - atClick <= 1,
-      `stop: paused ${stopMs} ms after the click with ${after - atClick} more step(s) (${state}, ${atClick} -> ${after})`);
-  }
+  const endAt = await pageNow();
+  const t = await page.$eval("#timings", (el) => ({ tokens_per_s: Number(el.dataset.tokensPerS) }));
+  report.stop = { steps_at_click: atClick, run_at_click: runAtClick, steps_after: after, ms_to_pause: stopMs, state,
+    ms_per_step: Number.isFinite(t.tokens_per_s) && t.tokens_per_s > 0 ? Math.round(1000 / t.tokens_per_s) : null,
+    main_thread: await blocks(clickAt, endAt + 1) };
+  report.stop.exercised = runAtClick === "running";
+  check(report.stop.exercised, `stop: the click landed while tokens were still coming (run ${runAtClick} at step ${atClick})`);
+  check(state === "paused" && after - atClick <= 1,
+    `stop: paused ${stopMs} ms after the click with ${after - atClick} more step(s) (${state}, ${atClick} -> ${after}; ` +
+    `a step takes ~${report.stop.ms_per_step} ms)`);
   await page.click("#generate", { timeout: generationTimeoutMs });
   const resumed = await waitRunEnd(generationTimeoutMs);
   const code = await page.$eval("#code", (el) => el.textContent);
@@ -416,10 +419,12 @@ const genMax = Object.values(report.runs).flatMap((r) => [r.main_thread?.until_f
 if (genMax.length) {
   report.longest_main_thread_task_during_generation_ms = Math.max(...genMax);
   // The issue's target: no main-thread task over 50 ms while generating (the model runs
-  // in the worker; the page redraws once per frame, only what changed). NOT met yet: a
-  // call from JavaScript into the page's wasm module re-runs its constructors (wasm-ld's
-  // command export wrappers; cubecl's `inventory`), 80-700 ms per redraw. So by default
-  // the figure is reported, and enforced only when ESPALIER_BROWSER_MAX_TASK_MS is set.
+  // in the worker; the page redraws once per frame, only what changed). Since the
+  // module's constructors run once (web/src/constructors.rs; before, every call from
+  // JavaScript re-ran them: 1,606 ms blocks) the Python and fill-in-the-middle runs stay
+  // under 50 ms, but sLua and Go runs still show a few 60-75 ms tasks at load ~10. So
+  // by default the figure is reported, and enforced only when ESPALIER_BROWSER_MAX_TASK_MS
+  // is set.
   const limit = Number(process.env.ESPALIER_BROWSER_MAX_TASK_MS || "NaN");
   const longest = report.longest_main_thread_task_during_generation_ms;
   if (Number.isFinite(limit)) {
