@@ -4,6 +4,7 @@
 
 use std::{cell::Cell, time::Duration};
 
+use espalier_decode::prompt::Chat;
 use espalier_decode::{GenerateConfig, Generator, Lang, LangConstraint, StepTrace};
 
 use crate::{
@@ -55,6 +56,12 @@ impl std::fmt::Display for SessionError {
 
 impl std::error::Error for SessionError {}
 
+/// The loaded model's chat format (its GGUF's template, BOS / EOS texts and family),
+/// so a user's own GGUF gets its own prompt format, as in the CLI.
+fn chat_of(tok: &espalier_model::Tokenizer) -> Chat<'_> {
+    Chat::of_model(tok.chat_template(), tok.token_text(tok.bos_id()), tok.token_text(tok.eos_id()), tok.pre_tokenizer())
+}
+
 impl Session {
     /// Starts a generation of `lang` code for the user's `request` in `config`'s mode
     /// (the playground's [`crate::lang::task_for`]: its prompt, constraint and stops);
@@ -70,11 +77,11 @@ impl Session {
         let started_ms = now_ms();
         let task = crate::lang::task_for(lang, config.mode, request, suffix, full_prompt);
         let constraint = task.constraint(&mut engine.kits).map_err(|e| SessionError(e.to_string()))?;
-        let prompt = task.prompt(None).map_err(|e| SessionError(e.to_string()))?;
+        let prompt = task.prompt_with(&chat_of(&engine.tokenizer)).map_err(|e| SessionError(e.to_string()))?;
         let config = task.configure(config);
         let ids = engine
             .tokenizer
-            .encode(&prompt)
+            .encode_prompt(&prompt)
             .map_err(|e| SessionError(format!("could not tokenize the prompt: {e}")))?;
         let prompt_tokens = ids.len();
         // The wrap-up (config.wrap_up) takes its finishing masks from the constraint.

@@ -15,7 +15,7 @@ use espalier_decode::{
     run as drive, Framing, GenerateConfig, Generator, Kits, Lang, LangConstraint, LanguageModel, Mode, SamplingConfig,
     StopReason, Task, Timing,
 };
-use espalier_decode::prompt::{Chat, ChatFamily};
+use espalier_decode::prompt::Chat;
 use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer, DEFAULT_MODEL_PATH};
 
 /// Where `--mode syncode` keeps the SynCode mask stores, `LANG-smollm2.store` (the
@@ -161,15 +161,9 @@ pub fn load(model: Option<&Path>, backends: &str) -> Result<Loaded, Box<dyn std:
     Ok(Loaded { tokenizer, vocab, model: LlamaModel { llama, cache, cached: Vec::new() }, backend })
 }
 
-/// The model's chat format: the GGUF's template, its BOS / EOS texts, and the family
-/// format its vocabulary implies when it has no template.
+/// The model's chat format (its GGUF's template, BOS / EOS texts and family).
 pub fn chat_of(tok: &Tokenizer) -> Chat<'_> {
-    Chat {
-        template: tok.chat_template(),
-        bos_token: tok.token_text(tok.bos_id()),
-        eos_token: tok.token_text(tok.eos_id()),
-        fallback: ChatFamily::for_vocabulary(tok.pre_tokenizer()),
-    }
+    Chat::of_model(tok.chat_template(), tok.token_text(tok.bos_id()), tok.token_text(tok.eos_id()), tok.pre_tokenizer())
 }
 
 /// Runs `espalier generate`.

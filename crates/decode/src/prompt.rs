@@ -57,6 +57,15 @@ pub struct Chat<'a> {
     pub fallback: ChatFamily,
 }
 
+impl<'a> Chat<'a> {
+    /// The model's chat format from what its GGUF says: `tokenizer.chat_template`, the
+    /// BOS / EOS texts, and the pre-tokenizer name, whose family format applies when the
+    /// file has no template (the CLI and the playground build their prompts from this).
+    pub fn of_model(template: Option<&'a str>, bos_token: &'a str, eos_token: &'a str, pre_tokenizer: Option<&str>) -> Self {
+        Chat { template, bos_token, eos_token, fallback: ChatFamily::for_vocabulary(pre_tokenizer) }
+    }
+}
+
 impl<'a> From<Option<&'a str>> for Chat<'a> {
     /// A template with SmolLM2's tokens and ChatML as the fallback (what callers that
     /// know no more about the model get, as before).
