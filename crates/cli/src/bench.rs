@@ -27,6 +27,10 @@
 //! platform has no thread clock) to stderr, each with the text around it (`|` marks
 //! where the step's token goes), and adds them to the JSON line as `worst`: a user
 //! sees the slowest step, not the median (issue 16).
+//!
+//! `--finishing` also times the finishing mask (the decoder's wrap-up) at every
+//! `--finishing-every`-th step and adds a `finishing` object to the JSON line (see
+//! [`crate::bench_finishing`]).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -80,6 +84,13 @@ struct MaskArgs {
     /// Print the N slowest steps (on-CPU time) with the text around them.
     #[arg(long, default_value_t = 0)]
     worst: usize,
+    /// Also time the finishing mask (the decoder's wrap-up) at the steps: adds
+    /// `finishing` to the JSON line.
+    #[arg(long)]
+    finishing: bool,
+    /// With `--finishing`: time it at every N-th step only.
+    #[arg(long, default_value_t = 1)]
+    finishing_every: usize,
     /// Source files to feed.
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -160,6 +171,8 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     // Per step: (file index, byte offset of the step's token, its id).
     let mut where_: Vec<(usize, usize, u32)> = Vec::new();
     let mut texts: Vec<String> = Vec::new();
+    let mut finishing = a.finishing.then(|| crate::bench_finishing::FinishingTimes::new(&vocab, a.finishing_every));
+    let mut step = 0usize;
     for (file_index, path) in a.files.iter().enumerate() {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let ids = tok.encode(&text)?;
@@ -181,6 +194,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             if a.worst > 0 {
                 where_.push((file_index, offset, id));
             }
+            let at = offset;
             offset += bytes.len();
             let c0 = thread_cpu_ns();
             let t = Instant::now();
@@ -214,6 +228,11 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             if !ok {
                 file_violations += 1;
             }
+            if let Some(f) = finishing.as_mut() {
+                let exact = (strategy == Strategy::Exact).then_some(&mask);
+                f.time(&mut c, &vocab, exact, step, file_index, at);
+            }
+            step += 1;
             if c.commit(bytes).is_err() {
                 break;
             }
@@ -223,7 +242,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             skipped.push(path.display().to_string());
         }
         violations += file_violations;
-        if a.worst > 0 {
+        if a.worst > 0 || a.finishing {
             texts.push(text);
         }
         if a.verbose {
@@ -270,6 +289,10 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut out = out;
     if a.worst > 0 {
         out["worst"] = serde_json::Value::Array(worst);
+    }
+    if let Some(f) = &finishing {
+        let names: Vec<String> = a.files.iter().map(|p| p.display().to_string()).collect();
+        out["finishing"] = f.summary(&texts, &names, a.worst);
     }
     println!("{out}");
     Ok(if violations == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })

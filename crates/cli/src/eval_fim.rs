@@ -21,8 +21,9 @@
 //! point or `none` finished.
 //!
 //! Cases are run case-major (every mode of a case before the next case: the modes see
-//! the same machine load and share the prompt's prefill). The last line of stdout is
-//! one JSON object with a key per mode, each holding `cases`, `finished`, `parse_ok`,
+//! the same machine load). Every generation prefills its prompt afresh (no KV cache
+//! reused), so that the modes see the same logits until a constraint acts. The last
+//! line of stdout is one JSON object with a key per mode, each holding `cases`, `finished`, `parse_ok`,
 //! `parse_ok_finished`, `pass_at_1` (null for sets without tests), `decode_tps`,
 //! `tokens`, `prepare_errors`.
 
@@ -175,7 +176,13 @@ fn generate(loaded: &mut Loaded, case: &FimCase, constraint: FimConstraint, mode
         wrap_up_on_repetition: args.wrap_up_on_repetition,
         ..GenerateConfig::default()
     };
-    let mut generator = Generator::new(loaded.vocab.clone(), constraint, &ids, config)?.reuse_cache(&loaded.model.cached);
+    // A fresh prefill for every generation, no KV cache reused: a reused cache makes the
+    // generation feed the prompt's last position alone where the previous one fed it
+    // in the prefill's batch, and the logits differ in their last bits; greedy near-ties
+    // then flip, and `none` and `mask` part for no reason of the constraint's (measured:
+    // RandomSpan HumanEval/16 wrote another middle under `mask` after `none` than alone).
+    // With a fresh prefill each mode sees the same logits until its constraint acts.
+    let mut generator = Generator::new(loaded.vocab.clone(), constraint, &ids, config)?;
     let keep = generator.next_input().map_or(0, |f| f.keep);
     loaded.model.cached.truncate(keep);
     let result = espalier_decode::run(&mut generator, &mut loaded.model, |_, _| {});

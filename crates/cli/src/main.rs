@@ -10,6 +10,7 @@ mod backend_choice;
 mod bench;
 mod bench_decode;
 mod bench_fim;
+mod bench_finishing;
 mod check;
 mod eval;
 mod eval_fim;

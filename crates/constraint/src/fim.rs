@@ -46,6 +46,9 @@ pub struct FimConstraint {
     /// waits for [`RETRY_AFTER`] more bytes), and how many searches failed.
     failed_at: Option<usize>,
     failures: usize,
+    /// Whether the one extra search at a statement boundary, after the searches
+    /// failed, has run (see [`Constraint::fill_finishing_mask`]).
+    searched_at_boundary: bool,
     /// What the suffix needs from the middle, in words (the inspector's).
     needs: Arc<SuffixNeeds>,
 }
@@ -78,6 +81,7 @@ impl FimConstraint {
             plan: None,
             failed_at: None,
             failures: 0,
+            searched_at_boundary: false,
             needs,
         })
     }
@@ -154,7 +158,9 @@ impl Constraint for FimConstraint {
     /// The finishing mask under FIM: EOS alone once the middle joins the suffix; else
     /// the tokens whose bytes are a non-empty prefix of the shortest bridge to joining
     /// ([`crate::fim_bridge`]) and at least half as long as the longest such token;
-    /// where no bridge is found, the exact mask.
+    /// where no bridge is found, the plain finishing mask of prefix + middle (to the end
+    /// of the statement, where one more search runs), or where that does not steer, the
+    /// exact mask.
     fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
         if mask.capacity() != vocab.len() {
             *mask = TokenSet::empty(vocab.len());
@@ -164,7 +170,9 @@ impl Constraint for FimConstraint {
             mask.insert(vocab.eos() as usize);
             return true;
         }
-        let retry = self.failures < MAX_FAILURES && self.failed_at.is_none_or(|at| self.middle.len() >= at + RETRY_AFTER);
+        let boundary = self.failures > 0 && !self.searched_at_boundary && self.left.is_complete();
+        self.searched_at_boundary |= boundary;
+        let retry = boundary || (self.failures < MAX_FAILURES && self.failed_at.is_none_or(|at| self.middle.len() >= at + RETRY_AFTER));
         if self.plan.as_ref().is_none_or(|p| p.is_empty()) && retry {
             self.plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix, &self.reentry).filter(|p| !p.is_empty());
             self.failed_at = self.plan.is_none().then_some(self.middle.len());
@@ -181,7 +189,19 @@ impl Constraint for FimConstraint {
                     mask.insert(id as usize);
                 }
             }
-            None => self.fill_mask(vocab, mask),
+            // No bridge: steer the left side to the end of its statement (the plain
+            // finishing mask of prefix + middle: close the open f-string, brackets,
+            // block header), where one more search starts from a fresh line; a middle
+            // astray inside a deepening literal (`f'({{[{[{[...`, measured on
+            // RandomSpan HumanEval/1) otherwise writes on to the budget.
+            None => {
+                let mut allowed = TokenSet::empty(vocab.len());
+                self.fill_mask(vocab, &mut allowed);
+                let steered = !self.left.is_complete() && crate::finishing::finishing_among(&self.left, &allowed, vocab, mask).steered;
+                if !steered || mask.is_empty() {
+                    *mask = allowed;
+                }
+            }
         }
         true
     }

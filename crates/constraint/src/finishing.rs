@@ -61,6 +61,17 @@ pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab
     let mut allowed = TokenSet::empty(vocab.len());
     c.exact_mask(&mut allowed);
     let state = c.state().clone();
+    Some(finishing_among(&state, &allowed, vocab, mask))
+}
+
+/// The finishing mask of `state` among the `allowed` tokens (its exact mask, without
+/// EOS) into `mask` (cleared first); `state` must not be complete. Shared with
+/// fill-in-the-middle, whose left side falls back to it when no bridge is found.
+pub(crate) fn finishing_among<P: TokenParser>(state: &Recognizer<P>, allowed: &TokenSet, vocab: &Vocab, mask: &mut TokenSet) -> Finishing {
+    if mask.capacity() != vocab.len() {
+        *mask = TokenSet::empty(vocab.len());
+    }
+    mask.clear();
     let mut f = Finisher::new(state.language());
     let now = f.remaining(&state);
     let mut scored: Vec<(usize, Option<u32>)> = Vec::with_capacity(allowed.count());
@@ -92,7 +103,7 @@ pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab
             mask.insert(id);
         }
     }
-    Some(Finishing { cost: now, steered })
+    Finishing { cost: now, steered }
 }
 
 /// The remaining cost of a recognizer state (see the module doc).
