@@ -77,12 +77,21 @@ impl Session {
         let started_ms = now_ms();
         let task = crate::lang::task_for(lang, config.mode, request, suffix, full_prompt);
         let constraint = task.constraint(&mut engine.kits).map_err(|e| SessionError(e.to_string()))?;
-        let prompt = task.prompt_with(&chat_of(&engine.tokenizer)).map_err(|e| SessionError(e.to_string()))?;
-        let config = task.configure(config);
-        let ids = engine
-            .tokenizer
-            .encode_prompt(&prompt)
-            .map_err(|e| SessionError(format!("could not tokenize the prompt: {e}")))?;
+        let mut config = task.configure(config);
+        let tokenize = |e| SessionError(format!("could not tokenize the prompt: {e}"));
+        // A model trained to infill (its vocabulary has FIM tokens) gets the
+        // prefix-suffix-middle prompt, as the CLI's; the others a chat turn.
+        let fim_ids = suffix.and_then(|after| engine.tokenizer.fim_prompt(request, after));
+        let ids = match fim_ids {
+            Some(ids) => {
+                config.heal_prompt = false;
+                ids.map_err(tokenize)?
+            }
+            None => {
+                let prompt = task.prompt_with(&chat_of(&engine.tokenizer)).map_err(|e| SessionError(e.to_string()))?;
+                engine.tokenizer.encode_prompt(&prompt).map_err(tokenize)?
+            }
+        };
         let prompt_tokens = ids.len();
         // The wrap-up (config.wrap_up) takes its finishing masks from the constraint.
         let generator = Generator::new(engine.vocab.clone(), constraint, &ids, config)

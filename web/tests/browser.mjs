@@ -5,9 +5,9 @@
 // Usage: node web/tests/browser.mjs <url> <webgpu|cpu> <results-dir>
 // Exits 0 only when every check passed. Called by scripts/browser-test.sh.
 import { chromium } from "playwright-core";
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { playGame } from "./game.mjs";
 import { countGpuWork } from "./gpu-counts.mjs";
@@ -314,29 +314,52 @@ async function gpuWork() {
 }
 
 // "Open a GGUF file": the project's model through the file picker (read in the page's
-// worker, never uploaded), its facts shown, then one step generated with it.
+// worker, never uploaded), its facts shown, then one step generated with it. Then, where
+// scripts/browser-test.sh wrote one, a model of another family (a small synthetic
+// `qwen2` GGUF in Qwen2's 151,936-token vocabulary, `espalier_model::synthetic`): it
+// must load, show its own facts, and write masked Python steps with that vocabulary.
 async function openFile() {
   const path = process.env.ESPALIER_BROWSER_GGUF || "static/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+  await openOneFile("open a GGUF file", path, /llama architecture/, /Q4_1 ×/, 1);
+  const qwen2 = process.env.ESPALIER_BROWSER_GGUF_QWEN2 ?? "target/browser-test/qwen2-synthetic.gguf";
+  if (qwen2 && existsSync(qwen2)) {
+    await openOneFile("open a qwen2 GGUF file", qwen2, /qwen2 architecture/, /× /, 4);
+  } else {
+    log(`open a qwen2 GGUF file: not run (no synthetic file at '${qwen2}')`);
+  }
+}
+
+async function openOneFile(what, path, archRe, formatRe, steps) {
   const t0 = Date.now();
   await page.setInputFiles("#gguf-file", path);
-  await page.waitForFunction(() => (document.querySelector("#app")?.getAttribute("data-model-source") || "").startsWith("your file"),
-    null, { timeout: 5 * 60 * 1000, polling: 100 });
+  await page.waitForFunction((name) => {
+    const app = document.querySelector("#app");
+    return (app?.getAttribute("data-model-source") || "").startsWith("your file") &&
+      (app?.getAttribute("data-model-source") || "").includes(name);
+  }, basename(path), { timeout: 5 * 60 * 1000, polling: 100 }).catch(() => {});
   await page.waitForFunction(() => ["ready", "error"].includes(document.querySelector("#app")?.getAttribute("data-load")),
     null, { timeout: 5 * 60 * 1000, polling: 100 });
   const facts = await page.$$eval("#model-facts li", (els) => els.map((e) => e.textContent));
   const load = await attr("data-load");
-  report.open_file = { path, load, s: (Date.now() - t0) / 1000, source: await attr("data-model-source"), facts };
-  log(`open a GGUF file: ${load} in ${report.open_file.s.toFixed(1)} s from ${report.open_file.source}; facts ${JSON.stringify(facts)}`);
-  check(load === "ready", `open a GGUF file: the model loaded from the picker (${load})`);
-  check(facts.some((f) => /llama architecture/.test(f)) && facts.some((f) => /Q4_1 ×/.test(f)) && facts.some((f) => /^memory: needs/.test(f)),
-    "open a GGUF file: its facts show the architecture, the formats and the memory check");
+  const entry = { path, load, s: (Date.now() - t0) / 1000, source: await attr("data-model-source"), facts };
+  (report.open_files ||= []).push(entry);
+  if (!report.open_file) report.open_file = entry;
+  log(`${what}: ${load} in ${entry.s.toFixed(1)} s from ${entry.source}; facts ${JSON.stringify(facts)}`);
+  check(load === "ready", `${what}: the model loaded from the picker (${load})`);
+  check(facts.some((f) => archRe.test(f)) && facts.some((f) => formatRe.test(f)) && facts.some((f) => /^memory: needs/.test(f)),
+    `${what}: its facts show the architecture, the formats and the memory check`);
   await page.selectOption("#lang", "python");
   if (await page.$("#fim")) await page.setChecked("#fim", false);
   await page.click("#reset");
-  await page.click("#step");
-  const state = await waitRunEnd(generationTimeoutMs);
-  check(state !== "error" && Number(await attr("data-steps")) === 1, `open a GGUF file: a step with the opened model (${state})`);
-  await page.screenshot({ path: join(outDir, `${backend}-open-file.png`), fullPage: true });
+  for (let i = 0; i < steps; i++) {
+    await page.click("#step");
+    const state = await waitRunEnd(generationTimeoutMs);
+    check(state !== "error" && Number(await attr("data-steps")) === i + 1, `${what}: step ${i + 1} with the opened model (${state})`);
+  }
+  const code = await page.$eval("#code", (e) => e.textContent).catch(() => null);
+  entry.code = code;
+  if (steps > 1) log(`${what}: ${steps} masked Python steps wrote ${JSON.stringify(code)}`);
+  await page.screenshot({ path: join(outDir, `${backend}-open-${basename(path).replace(/[^A-Za-z0-9.-]/g, "_")}.png`), fullPage: true });
 }
 
 // The second visit: the page again (a reload, same browser profile) with every

@@ -27,15 +27,8 @@ use crate::generate::{load, Args, Loaded};
 /// The prompt's token ids, and whether the last prompt token should be healed.
 pub fn fim_prompt(loaded: &Loaded, prefix: &str, suffix: &str) -> Result<(Vec<u32>, bool), Box<dyn std::error::Error>> {
     let tok = &loaded.tokenizer;
-    if let Some(fim) = tok.fim_tokens() {
-        let (p, s, m) = (fim.prefix, fim.suffix, fim.middle);
-        // As llama.cpp's infill: BOS first when the vocabulary asks for it.
-        let mut ids = if tok.adds_bos() { vec![tok.bos_id(), p] } else { vec![p] };
-        ids.extend(tok.encode(prefix)?);
-        ids.push(s);
-        ids.extend(tok.encode(suffix)?);
-        ids.push(m);
-        return Ok((ids, false));
+    if let Some(ids) = tok.fim_prompt(prefix, suffix) {
+        return Ok((ids?, false));
     }
     let user = format!(
         "Here is the end of a Python file:\n```python\n{suffix}\n```\nWrite the beginning of the file so that it \

@@ -265,6 +265,24 @@ impl Tokenizer {
         self.fim
     }
 
+    /// The prompt of a model trained to infill, where the vocabulary has FIM tokens:
+    /// BOS where the vocabulary asks for it (as llama.cpp's infill), then `prefix`
+    /// + the code before the cursor + `suffix` + the code after it + `middle`, in the
+    /// prefix-suffix-middle order. `None` for a vocabulary without them (the caller
+    /// writes a chat prompt instead).
+    pub fn fim_prompt(&self, before: &str, after: &str) -> Option<Result<Vec<u32>, TokenizerError>> {
+        let fim = self.fim?;
+        let ids = (|| {
+            let mut ids = if self.add_bos { vec![self.bos, fim.prefix] } else { vec![fim.prefix] };
+            ids.extend(self.encode(before)?);
+            ids.push(fim.suffix);
+            ids.extend(self.encode(after)?);
+            ids.push(fim.middle);
+            Ok(ids)
+        })();
+        Some(ids)
+    }
+
     /// Encodes `text` to token ids as llama.cpp's `tokenize(add_bos = false,
     /// special = true)` does: control tokens written in the text (`<|im_start|>`) become
     /// their ids; no BOS is added.

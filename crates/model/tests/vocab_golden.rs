@@ -52,12 +52,23 @@ fn qwen2_matches_llama_cpp() {
     assert_eq!(tok.vocab_size(), 151_936);
     // This vocabulary (Qwen1.5's) has no fill-in-the-middle tokens; Qwen2.5-Coder's has.
     assert_eq!(tok.fim_tokens(), None);
+    assert!(tok.fim_prompt("x = ", "\n").is_none(), "no FIM tokens: the caller writes a chat prompt");
 }
 
 #[test]
 fn deepseek_coder_matches_llama_cpp() {
     let tok = check("deepseek-coder");
     assert_eq!(tok.fim_tokens(), Some(FimTokens { prefix: 32016, suffix: 32015, middle: 32017 }));
+    // The infilling prompt: BOS (this vocabulary adds one), then prefix-suffix-middle
+    // in that order around the two sides of the cursor.
+    let (before, after) = ("def add(a, b):\n    return ", "\n\nprint(add(1, 2))\n");
+    let mut want = vec![tok.bos_id(), 32016];
+    want.extend(tok.encode(before).unwrap());
+    want.push(32015);
+    want.extend(tok.encode(after).unwrap());
+    want.push(32017);
+    assert!(tok.adds_bos());
+    assert_eq!(tok.fim_prompt(before, after).unwrap().unwrap(), want);
 }
 
 #[test]
