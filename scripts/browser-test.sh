@@ -117,6 +117,17 @@ if [ -z "${ESPALIER_CHECK_SLUA:-}" ]; then
   export ESPALIER_CHECK_SLUA="$TARGET_DIR/release/espalier check --lang slua"
 fi
 
+# --- a model of another family for the file picker ----------------------------------
+# A small synthetic qwen2 GGUF in Qwen2's 151,936-token vocabulary (random weights,
+# espalier_model::synthetic; ~45 MB, a second to write): the page must open it, show its
+# facts and write masked Python with that vocabulary.
+if [ -z "${ESPALIER_BROWSER_GGUF_QWEN2+x}" ]; then
+  ESPALIER_BROWSER_GGUF_QWEN2="$OUT/qwen2-synthetic.gguf"
+  cargo run --release -q -p espalier-model --example synthetic_model -- \
+    "$ROOT/static/models/vocab/ggml-vocab-qwen2.gguf" qwen2 "$ESPALIER_BROWSER_GGUF_QWEN2"
+  export ESPALIER_BROWSER_GGUF_QWEN2
+fi
+
 # --- serve -------------------------------------------------------------------------
 PORT=${ESPALIER_BROWSER_PORT:-8765}
 python3 - "$DIST" "$PORT" >"$OUT/server.log" 2>&1 <<'PY' &
