@@ -404,13 +404,7 @@ fn complement(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> String {
     if allow_empty && !words.iter().any(|w| w.is_empty()) {
         alts.push(String::new());
     }
-    let mut children: Vec<u8> = words.iter().filter_map(|w| w.first().copied()).filter(|c| first.contains(*c)).collect();
-    children.sort_unstable();
-    children.dedup();
-    let mut other = first;
-    for c in &children {
-        other.0 &= !(1u128 << c);
-    }
+    let (children, other) = first_bytes(words, first);
     if !other.is_empty() {
         alts.push(format!("{}[0-9A-Z_a-z]*", other.class()));
     }
@@ -421,12 +415,9 @@ fn complement(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> String {
     alts.join("|")
 }
 
-/// [`complement`] as HIR, alternative for alternative.
-fn complement_hir(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> Hir {
-    let mut alts: Vec<Hir> = Vec::new();
-    if allow_empty && !words.iter().any(|w| w.is_empty()) {
-        alts.push(Hir::empty());
-    }
+/// The first bytes of `words` that `first` allows (sorted, once each), and the rest of
+/// `first`: the branches of [`complement`] and [`complement_hir`].
+fn first_bytes(words: &[&[u8]], first: ByteSet) -> (Vec<u8>, ByteSet) {
     let mut children: Vec<u8> = words.iter().filter_map(|w| w.first().copied()).filter(|c| first.contains(*c)).collect();
     children.sort_unstable();
     children.dedup();
@@ -434,6 +425,16 @@ fn complement_hir(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> Hir {
     for c in &children {
         other.0 &= !(1u128 << c);
     }
+    (children, other)
+}
+
+/// [`complement`] as HIR, alternative for alternative.
+fn complement_hir(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> Hir {
+    let mut alts: Vec<Hir> = Vec::new();
+    if allow_empty && !words.iter().any(|w| w.is_empty()) {
+        alts.push(Hir::empty());
+    }
+    let (children, other) = first_bytes(words, first);
     if !other.is_empty() {
         let rest = Hir::repetition(Repetition { min: 0, max: None, greedy: true, sub: Box::new(byte_class(IDENT)) });
         alts.push(Hir::concat(vec![byte_class(other), rest]));
