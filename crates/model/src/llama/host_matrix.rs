@@ -777,4 +777,3 @@ mod tests {
         assert_eq!(m.format(), HostFormat::F16);
     }
 }
-
