@@ -13,17 +13,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { takeFlags } from './args.mjs';
 
-const args = process.argv.slice(2);
-const flag = (name, dflt) => {
-  const i = args.indexOf(name);
-  if (i < 0) return dflt;
-  const v = args[i + 1];
-  args.splice(i, 2);
-  return v;
-};
-const passes = Math.max(1, Number(flag('--passes', '1')));
-const dump = flag('--dump', null);
+const { passes, dump, args } = takeFlags(process.argv.slice(2));
 const [input, wasmArg] = args;
 if (!input) {
   console.error('usage: browser.mjs INPUT [WASM] [--passes N] [--dump FILE]');

@@ -16,17 +16,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { takeFlags } from './args.mjs';
 
-const args = process.argv.slice(2);
-const flag = (name, dflt) => {
-  const i = args.indexOf(name);
-  if (i < 0) return dflt;
-  const v = args[i + 1];
-  args.splice(i, 2);
-  return v;
-};
-const passes = Math.max(1, Number(flag('--passes', '1')));
-const dump = flag('--dump', null);
+const { passes, dump, args } = takeFlags(process.argv.slice(2));
 const [input, strategy = 'exact', wasmArg] = args;
 const here = dirname(fileURLToPath(import.meta.url));
 const wasmPath = wasmArg ?? join(here, 'target/wasm32-unknown-unknown/release/espalier_constraint_wasm_bench.wasm');
