@@ -37,6 +37,9 @@
 #                               reported only; the target is 50)
 #   ESPALIER_BROWSER_TIMEOUT_S  per generation (default 900 on WebGPU, 480 on the CPU)
 #   ESPALIER_BROWSER_RESUME_CHECKS=1  the resume checks on WebGPU too (3 more steps)
+#   ESPALIER_BROWSER_CHECK_CPU=0  skip the WebGPU run's comparison of its logits with the
+#                               CPU path's (on by default: the first visit loads a CPU
+#                               twin in the worker, runs a prompt and 4 greedy steps)
 #   ESPALIER_BROWSER_MAX_TOKENS_PYTHON / _SLUA   token budgets (browser.mjs defaults)
 #   ESPALIER_WASM_OPT=1         run wasm-opt -Oz (npm binaryen; minutes of CPU; off by default)
 #   ESPALIER_CHECK_SLUA         sLua checker command (default: the workspace's
@@ -197,6 +200,8 @@ for backend in sys.argv[4:]:
           f"(model from {s.get('model_source_first_visit')}), second visit {s.get('ready_cached_visit_s', 0):.1f} s "
           f"(model from {s.get('model_source_cached_visit')}); longest main-thread task while generating "
           f"{s.get('longest_main_thread_task_during_generation_ms')} ms; stop: {s.get('stop')}")
+    if s.get("gpu_weights") is not None or s.get("cpu_agreement") is not None:
+        print(f"{backend:>6} weights on the GPU: {s.get('gpu_weights')}; logits against the CPU path: {s.get('cpu_agreement')}")
     for lang, r in s.get("runs", {}).items():
         m = r.get("main_thread", {})
         print(f"{backend:>6} {lang:>6}: first token {r.get('ttft_ms')} ms, "

@@ -22,7 +22,9 @@ export function inWorker() {
 // compiled WebAssembly module (sent with the first message; nothing is downloaded or
 // compiled again). `onMessage(text)` gets every message, `onError(text)` a failure.
 export function spawnWorker(module, onMessage, onError) {
+  // The page's URL parameters, for the worker's opt-in checks (`?check=cpu`).
   const source =
+    `self.ESPALIER_SEARCH = ${JSON.stringify(location.search)};\n` +
     `self.onmessage = async (e) => {\n` +
     `  self.onmessage = null;\n` +
     `  try {\n` +

@@ -2,20 +2,29 @@
 //! device, and one KV cache rolled back and extended as the decode loop asks.
 
 use burn::tensor::Device;
-use espalier_model::{Gguf, KvCache, Llama};
+use espalier_model::{Gguf, KvCache, Llama, WeightFormat};
 
 /// The model on its device, with the cache of the current generation.
 pub struct Model {
     llama: Llama,
     cache: KvCache,
+    /// The agreement with the CPU path, when the page asked for it (`?check=cpu`).
+    agreement: Option<String>,
 }
 
 impl Model {
-    /// Places the GGUF's weights on `device` (dequantized to f32 by the model crate).
+    /// Places the GGUF's weights on `device` in the model crate's format for it (on
+    /// WebGPU the file's quantized blocks, multiplied by the crate's GPU kernel); on a
+    /// GPU, compares its logits with the CPU path's when the page asks.
     pub async fn load(gguf: &Gguf, device: &Device) -> Result<Model, String> {
         let llama = Llama::load(gguf, device).map_err(|e| e.to_string())?;
         let cache = llama.new_cache();
-        Ok(Model { llama, cache })
+        let on_gpu = matches!(llama.weight_format(), WeightFormat::BurnF32 | WeightFormat::GpuBlocks);
+        let agreement = match on_gpu && crate::gpu_agreement::requested() {
+            true => Some(crate::gpu_agreement::measure(gguf, &llama).await.map_or_else(|e| format!("CPU agreement failed: {e}"), |a| a.line())),
+            false => None,
+        };
+        Ok(Model { llama, cache, agreement })
     }
 
     /// Rolls the KV cache back to `keep` positions, runs `tokens` after them, and
@@ -34,6 +43,13 @@ impl Model {
     /// One line about the model for the page.
     pub fn describe(&self) -> String {
         let c = self.llama.config();
-        format!("{} blocks, hidden {}, vocab {}, weights {}", c.layers, c.hidden, c.vocab_size, self.llama.weight_format())
+        let mut line = format!("{} blocks, hidden {}, vocab {}, weights {}", c.layers, c.hidden, c.vocab_size, self.llama.weight_format());
+        if matches!(self.llama.weight_format(), WeightFormat::BurnF32 | WeightFormat::GpuBlocks) {
+            line += &format!(" ({:.1} MB on the GPU)", self.llama.device_weight_bytes() as f64 / 1e6);
+        }
+        if let Some(agreement) = &self.agreement {
+            line += &format!("; {agreement}");
+        }
+        line
     }
 }

@@ -297,6 +297,24 @@ async function stopCheck() {
   check(resumed === "done" && code === report.runs.python?.code, `stop + generate: resumes to the same code (${resumed})`);
 }
 
+// The weights' format and GPU bytes on WebGPU (issue 15: the file's quantized blocks,
+// not f32 copies), and the worker's comparison with the CPU path's logits.
+function gpuWeights(detail, checkCpu) {
+  const w = /weights (\S+) \(([\d.]+) MB on the GPU\)/.exec(detail);
+  report.gpu_weights = w ? { format: w[1], mb: Number(w[2]) } : null;
+  log(`WebGPU weights: ${JSON.stringify(report.gpu_weights)}`);
+  check(w && w[1] === "gpu-blocks" && Number(w[2]) < 200,
+    `webgpu: the weights stay quantized on the GPU (${w ? `${w[1]}, ${w[2]} MB` : "not reported"})`);
+  if (!checkCpu) return;
+  const a = /CPU agreement over (\d+) steps: max \|Δlogit\| ([\d.]+) \(CPU f32 activations\), ([\d.]+) \(CPU int8 activations\), greedy token equal (\d+)\/(\d+)/.exec(detail);
+  report.cpu_agreement = a
+    ? { steps: Number(a[1]), max_logit_diff_f32: Number(a[2]), max_logit_diff_int8: Number(a[3]), same_greedy: Number(a[4]) }
+    : { error: (/CPU agreement failed: [^;]*/.exec(detail) || ["not reported"])[0] };
+  log(`WebGPU logits against the CPU path: ${JSON.stringify(report.cpu_agreement)}`);
+  check(a && a[4] === a[5] && Number(a[2]) < 0.05,
+    `webgpu: the same greedy tokens as the CPU path and logits within 0.05 of its f32 twin (${JSON.stringify(report.cpu_agreement)})`);
+}
+
 // WebGPU work per token (issue 15), counted in the model's worker: see gpu-counts.mjs.
 async function gpuWork() {
   const stepOnce = async () => {
@@ -388,7 +406,11 @@ async function cachedVisit() {
 
 try {
   const t0 = Date.now();
-  await page.goto(url);
+  // On WebGPU the first visit asks the worker to compare its logits with the CPU
+  // path's (gpu_agreement.rs: a CPU twin, a prompt and 4 greedy steps), so that
+  // visit's time to ready includes the check; ESPALIER_BROWSER_CHECK_CPU=0 skips it.
+  const checkCpu = backend === "webgpu" && process.env.ESPALIER_BROWSER_CHECK_CPU !== "0";
+  await page.goto(checkCpu ? `${url}${url.includes("?") ? "&" : "?"}check=cpu` : url);
   await page.waitForSelector("#progress", { timeout: 60_000 });
   await page.screenshot({ path: join(outDir, `${backend}-loading.png`) });
   await page.waitForFunction(() => {
@@ -406,6 +428,7 @@ try {
   const got = await attr("data-backend");
   report.backend_detail = detail;
   check(got === backend, `backend is ${backend} (page says ${got})`);
+  if (backend === "webgpu") gpuWeights(detail, checkCpu);
   report.ready_first_visit_s = report.load_s;
   report.model_source_first_visit = await attr("data-model-source");
   if (load === "ready") await cachedVisit();

@@ -1,9 +1,12 @@
-//! One linear layer `y = x · Wᵀ` in either of its two forms: a burn tensor multiplied
-//! by burn's matmul (any backend), or a [`HostMatrix`] multiplied by this crate's CPU
-//! kernels (the CPU backends). The forward pass calls [`Linear::forward`] and does not
-//! care which.
+//! One linear layer `y = x · Wᵀ` in one of its forms: a burn tensor multiplied by
+//! burn's matmul (any backend), a [`HostMatrix`] multiplied by this crate's CPU kernels
+//! (the CPU backends), or GGUF blocks resident on a cubecl GPU multiplied by this
+//! crate's GPU kernel (feature `wgpu`). The forward pass calls [`Linear::forward`] and
+//! does not care which.
 
 use burn::tensor::{Device, Tensor, TensorData};
+
+use crate::gguf::GgmlType;
 
 use super::host_matrix::HostMatrix;
 use super::{weights, ModelError, WeightFormat};
@@ -16,6 +19,9 @@ pub(crate) enum Linear {
     Burn(Tensor<2>),
     /// `[out][in]` on the host, multiplied by the CPU kernels.
     Host(HostMatrix),
+    /// Q4_1 / Q8_0 blocks on a cubecl GPU, multiplied by the GPU block kernel.
+    #[cfg(feature = "wgpu")]
+    Gpu(super::gpu_quantized::GpuQuantized),
 }
 
 impl Linear {
@@ -27,10 +33,31 @@ impl Linear {
         }
     }
 
+    /// The layer for GGUF rows `(type, one row's block bytes, factor)` of `inp` values
+    /// on a GPU ([`WeightFormat::GpuBlocks`]): the blocks kept as they are when all rows
+    /// are Q4_1 or all Q8_0 and `device` is a cubecl device, else f32 burn tensors of
+    /// the dequantized rows.
+    pub(crate) fn from_gguf_rows_on_gpu(rows: &[(GgmlType, &[u8], f32)], inp: usize, device: &Device) -> Self {
+        #[cfg(feature = "wgpu")]
+        if let Some(blocks) = super::gpu_blocks::GpuBlocks::from_rows(rows, inp) {
+            if let Some(layer) = super::gpu_quantized::GpuQuantized::upload(&blocks, device) {
+                return Linear::Gpu(layer);
+            }
+        }
+        let mut values = vec![0f32; rows.len() * inp];
+        for (out, &(ty, bytes, factor)) in values.chunks_exact_mut(inp).zip(rows) {
+            ty.dequantize(bytes, out);
+            out.iter_mut().for_each(|v| *v *= factor);
+        }
+        Linear::Burn(weights::weight_in_out(&values, rows.len(), inp, device))
+    }
+
     /// `x · Wᵀ` for `x` of shape `[t, in]`; returns `[t, out]` on `x`'s device.
     pub(crate) fn forward(&self, x: Tensor<2>) -> Result<Tensor<2>, ModelError> {
         match self {
             Linear::Burn(w) => Ok(x.matmul(w.clone())),
+            #[cfg(feature = "wgpu")]
+            Linear::Gpu(g) => g.forward(x),
             Linear::Host(m) => {
                 let device = x.device();
                 let [t, _] = x.dims();
@@ -47,7 +74,7 @@ impl Linear {
     pub(crate) fn forward_host(&self, x: &[f32], t: usize, device: &Device) -> Result<Vec<f32>, ModelError> {
         match self {
             Linear::Host(m) => Ok(m.matmul(x, t)),
-            Linear::Burn(_) => {
+            _ => {
                 let inp = x.len() / t.max(1);
                 let y = self.forward(Tensor::from_data(TensorData::new(x.to_vec(), [t, inp]), device))?;
                 host_rows(y)
@@ -67,6 +94,16 @@ impl Linear {
         match self {
             Linear::Burn(w) => w.shape().num_elements() * 4,
             Linear::Host(m) => m.bytes(),
+            #[cfg(feature = "wgpu")]
+            Linear::Gpu(g) => g.bytes(),
+        }
+    }
+
+    /// Bytes the weights take in the device's memory (0 for a host layer).
+    pub(crate) fn device_bytes(&self) -> usize {
+        match self {
+            Linear::Host(_) => 0,
+            _ => self.bytes(),
         }
     }
 }

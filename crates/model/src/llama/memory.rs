@@ -77,6 +77,11 @@ fn held_bytes(t: &TensorInfo, format: WeightFormat) -> u64 {
         WeightFormat::Q8_0 => per32(36),
         WeightFormat::Q4_1 if t.ggml_type == GgmlType::Q4_1 => per32(24),
         WeightFormat::Q4_1 => per32(36),
+        WeightFormat::GpuBlocks => match t.ggml_type {
+            GgmlType::Q8_0 => per32(36),
+            GgmlType::Q4_1 => per32(24),
+            _ => n.saturating_mul(4),
+        },
         WeightFormat::Gguf => match t.ggml_type {
             GgmlType::F32 => n.saturating_mul(4),
             GgmlType::F16 => n.saturating_mul(2),

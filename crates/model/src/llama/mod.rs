@@ -11,6 +11,10 @@ mod config;
 mod cuda_probe;
 mod error;
 mod feed_forward;
+#[cfg_attr(not(feature = "wgpu"), allow(dead_code))] // the packing is tested natively; only wgpu uses it
+mod gpu_blocks;
+#[cfg(feature = "wgpu")]
+mod gpu_quantized;
 mod host_attention;
 mod host_kernels;
 mod host_matrix;
@@ -86,6 +90,12 @@ impl Llama {
                 reason: format!("weight format {format} runs only on the CPU backends (ndarray, flex); use burn-f32"),
             });
         }
+        if format == WeightFormat::GpuBlocks && !weight_format::is_gpu_block_device(device) {
+            return Err(ModelError::Backend {
+                backend: "non-wgpu",
+                reason: format!("weight format {format} runs only on the wgpu backend (built with the `wgpu` feature); use burn-f32"),
+            });
+        }
         let config = LlamaConfig::from_gguf(gguf)?;
         #[cfg(not(target_family = "wasm"))]
         MemoryPlan::new(gguf, &config, format, gguf.len() as u64).check(available_memory())?;
@@ -141,6 +151,19 @@ impl Llama {
         let shared = matches!(&self.output, Linear::Host(m) if m.shares_storage(&self.embedding));
         let embedding = if shared { 0 } else { self.embedding.bytes() };
         linear + self.output.bytes() + embedding + 4 * self.config.hidden
+    }
+
+    /// Bytes the weights take in the device's memory: the linear layers held as device
+    /// tensors or GPU blocks, and the norms (0 on the CPU backends' host formats, apart
+    /// from the norms). On wgpu this is the GPU memory the weights take.
+    pub fn device_weight_bytes(&self) -> usize {
+        let norms = 4 * self.config.hidden * (2 * self.blocks.len() + 1);
+        let linear: usize = self
+            .blocks
+            .iter()
+            .map(|b| b.qkv.device_bytes() + b.attn_out.device_bytes() + b.gate_up.device_bytes() + b.down.device_bytes())
+            .sum();
+        linear + self.output.device_bytes() + norms
     }
 
     /// The CPU kernels' implementation (`avx2`, `simd128` or `portable`): what the host

@@ -30,17 +30,23 @@ pub enum WeightFormat {
     /// this crate's CPU kernels (CPU backends only): the CPU default. Identical to
     /// `q4_1` on a Q4_1 file.
     Gguf,
+    /// The GGUF's Q4_1 and Q8_0 blocks kept on the GPU, multiplied by this crate's
+    /// kernel that dequantizes inside the product (`gpu_quantized.rs`; cubecl devices
+    /// only, feature `wgpu`): the wgpu default. Matrices in other types are f32 burn
+    /// tensors as with `burn-f32`.
+    GpuBlocks,
 }
 
 impl WeightFormat {
     /// Every format, in the order a CLI lists them.
-    pub const ALL: [WeightFormat; 6] = [
+    pub const ALL: [WeightFormat; 7] = [
         WeightFormat::BurnF32,
         WeightFormat::F32,
         WeightFormat::F16,
         WeightFormat::Q8_0,
         WeightFormat::Q4_1,
         WeightFormat::Gguf,
+        WeightFormat::GpuBlocks,
     ];
 
     /// The name a CLI flag spells.
@@ -52,15 +58,19 @@ impl WeightFormat {
             WeightFormat::Q8_0 => "q8_0",
             WeightFormat::Q4_1 => "q4_1",
             WeightFormat::Gguf => "gguf",
+            WeightFormat::GpuBlocks => "gpu-blocks",
         }
     }
 
     /// The measured best format for `device`: the GGUF's own blocks (Q4_1 for SmolLM2)
-    /// with the CPU kernels on the CPU backends (ndarray, flex), burn f32 tensors
-    /// elsewhere (wgpu, cuda). Figures in the crate README.
+    /// with the CPU kernels on the CPU backends (ndarray, flex), the same blocks with
+    /// the GPU kernel on wgpu, burn f32 tensors elsewhere (cuda). Figures in the crate
+    /// README.
     pub fn default_for(device: &Device) -> WeightFormat {
         if is_host_device(device) {
             WeightFormat::Gguf
+        } else if is_gpu_block_device(device) {
+            WeightFormat::GpuBlocks
         } else {
             WeightFormat::BurnF32
         }
@@ -69,7 +79,7 @@ impl WeightFormat {
     /// The host storage format, `None` for the burn path.
     pub(crate) fn host(self) -> Option<HostFormat> {
         match self {
-            WeightFormat::BurnF32 => None,
+            WeightFormat::BurnF32 | WeightFormat::GpuBlocks => None,
             WeightFormat::F32 => Some(HostFormat::F32),
             WeightFormat::F16 => Some(HostFormat::F16),
             WeightFormat::Q8_0 => Some(HostFormat::Q8_0),
@@ -95,6 +105,18 @@ pub(crate) fn is_host_device(device: &Device) -> bool {
     false
 }
 
+/// Whether [`WeightFormat::GpuBlocks`] runs on `device`: a wgpu device, with the
+/// `wgpu` feature compiled in.
+pub(crate) fn is_gpu_block_device(device: &Device) -> bool {
+    #[cfg(feature = "wgpu")]
+    return super::gpu_quantized::is_wgpu_device(device);
+    #[cfg(not(feature = "wgpu"))]
+    {
+        let _ = device;
+        false
+    }
+}
+
 impl std::str::FromStr for WeightFormat {
     type Err = String;
 
@@ -102,7 +124,7 @@ impl std::str::FromStr for WeightFormat {
         WeightFormat::ALL
             .into_iter()
             .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown weight format {s:?}; expected one of burn-f32, f32, f16, q8_0, q4_1, gguf"))
+            .ok_or_else(|| format!("unknown weight format {s:?}; expected one of burn-f32, f32, f16, q8_0, q4_1, gguf, gpu-blocks"))
     }
 }
 

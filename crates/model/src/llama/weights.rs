@@ -25,6 +25,9 @@
 //! so their rows stay in place; their Q/K/V biases are reordered and scaled like the
 //! rows. With [`WeightFormat::Gguf`] every matrix keeps the file's own encoding (any
 //! supported type; a fused matrix of parts in different types is a stack of them).
+//! With [`WeightFormat::GpuBlocks`] the same rows (reordered, Q's scale as a per-row
+//! factor) go to the GPU as the file's Q4_1 / Q8_0 blocks (`gpu_blocks.rs`), the tied
+//! output projection as the embedding's blocks.
 
 use burn::tensor::{Device, Tensor, TensorData};
 
@@ -175,6 +178,11 @@ pub(crate) fn output(
     device: &Device,
 ) -> Result<Linear, GgufError> {
     let (vocab, hidden) = (config.vocab_size, config.hidden);
+    if format == WeightFormat::GpuBlocks {
+        // The file's own blocks on the GPU: `output.weight`, or the tied embedding's.
+        let name = if gguf.tensor_info("output.weight").is_ok() { "output.weight" } else { "token_embd.weight" };
+        return Ok(Linear::from_gguf_rows_on_gpu(&with_factor(typed_rows(gguf, name, vocab, hidden)?, 1.0), hidden, device));
+    }
     if gguf.tensor_info("output.weight").is_ok() {
         if format == WeightFormat::Gguf {
             return Ok(Linear::Host(own_matrix(gguf, "output.weight", vocab, hidden)?));
@@ -250,6 +258,9 @@ impl BlockWeights {
         if format == WeightFormat::Gguf {
             return Self::load_own(gguf, c, i, device);
         }
+        if format == WeightFormat::GpuBlocks {
+            return Self::load_gpu(gguf, c, i, device);
+        }
         if format == WeightFormat::Q4_1 {
             if let Some(block) = Self::load_q4_1(gguf, c, i, device)? {
                 return Ok(block);
@@ -281,6 +292,26 @@ impl BlockWeights {
     /// The block with every matrix in the file's own encoding ([`WeightFormat::Gguf`]):
     /// rows reordered and Q's scale applied per row as the f32 path does to the values.
     fn load_own(gguf: &Gguf, c: &LlamaConfig, i: usize, device: &Device) -> Result<Self, GgufError> {
+        Self::load_rows(gguf, c, i, device, |rows, inp| Linear::Host(HostMatrix::from_gguf_rows(rows, inp)))
+    }
+
+    /// The block with its Q4_1 / Q8_0 matrices kept as the file's blocks on the GPU
+    /// ([`WeightFormat::GpuBlocks`]; other types as f32 burn tensors), rows reordered and
+    /// Q's scale folded into each row's factor as [`BlockWeights::load_own`] does.
+    fn load_gpu(gguf: &Gguf, c: &LlamaConfig, i: usize, device: &Device) -> Result<Self, GgufError> {
+        Self::load_rows(gguf, c, i, device, |rows, inp| Linear::from_gguf_rows_on_gpu(rows, inp, device))
+    }
+
+    /// The block from its matrices' GGUF rows (type, bytes, factor), each turned into a
+    /// layer by `layer(rows, in)`: Q, K (de-interleaved, Q scaled) and V fused, gate and
+    /// up fused, the attention output and down as they are.
+    fn load_rows(
+        gguf: &Gguf,
+        c: &LlamaConfig,
+        i: usize,
+        device: &Device,
+        layer: impl Fn(&[(GgmlType, &[u8], f32)], usize) -> Linear,
+    ) -> Result<Self, GgufError> {
         let n = |s: &str| format!("blk.{i}.{s}.weight");
         let (h, d) = (c.hidden, c.head_dim);
         let (q_out, kv_out) = (c.heads * d, c.kv_heads * d);
@@ -293,13 +324,15 @@ impl BlockWeights {
         qkv.extend(with_factor(v, 1.0));
         let mut gate_up = with_factor(typed_rows(gguf, &n("ffn_gate"), c.ffn, h)?, 1.0);
         gate_up.extend(with_factor(typed_rows(gguf, &n("ffn_up"), c.ffn, h)?, 1.0));
+        let attn_out = with_factor(typed_rows(gguf, &n("attn_output"), h, q_out)?, 1.0);
+        let down = with_factor(typed_rows(gguf, &n("ffn_down"), h, c.ffn)?, 1.0);
         Ok(Self {
             attn_norm: vector(gguf, &n("attn_norm"), h, device)?,
-            qkv: Linear::Host(HostMatrix::from_gguf_rows(&qkv, h)),
-            attn_out: Linear::Host(own_matrix(gguf, &n("attn_output"), h, q_out)?),
+            qkv: layer(&qkv, h),
+            attn_out: layer(&attn_out, q_out),
             ffn_norm: vector(gguf, &n("ffn_norm"), h, device)?,
-            gate_up: Linear::Host(HostMatrix::from_gguf_rows(&gate_up, h)),
-            down: Linear::Host(own_matrix(gguf, &n("ffn_down"), h, c.ffn)?),
+            gate_up: layer(&gate_up, h),
+            down: layer(&down, c.ffn),
             qkv_bias: QkvBias::load(gguf, c, i, device)?,
         })
     }

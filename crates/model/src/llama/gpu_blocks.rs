@@ -1,0 +1,316 @@
+//! The layout the GPU block kernel (`gpu_quantized.rs`) reads a quantized matrix in,
+//! built on the host from the GGUF's own blocks, and the exact arithmetic of that
+//! kernel on the host (its reference: unit tests and the page's load-time check
+//! compare the GPU against it).
+//!
+//! Two GGUF block types are kept as they are, every weight exactly the file's:
+//! - Q4_1: per 32 values a scale `d`, a minimum `m` and 16 bytes of nibbles (byte `k`
+//!   holds value `k` in its low nibble and value `k + 16` in its high one); the value is
+//!   `d * q + m`, `q` in 0..15. burn 0.22's quantized tensors are symmetric only, so
+//!   this affine form needs a kernel of our own.
+//! - Q8_0: per 32 values a scale `d` and 32 signed bytes; the value is `d * q`. burn
+//!   could hold these (symmetric int8 blocks of 32), but one kernel for both types keeps
+//!   one layout and one code path, and the output projection is a mat-vec either way.
+//!
+//! Layout (`rows` output rows, `cols / 32` blocks per row): the blocks' bytes as
+//! little-endian `u32` words, word-major across rows (`words[(block * W + w) * rows +
+//! row]`, `W` = 4 for Q4_1, 8 for Q8_0), so neighbouring threads (neighbouring rows)
+//! read neighbouring words; `d` and `m` as f32 at `[block * rows + row]` (f16 in the
+//! file, widened exactly, times the row's factor, e.g. the attention scale folded into
+//! Q, as the CPU path does). Bytes per 32 weights: 24 (Q4_1), 36 (Q8_0); f32 takes 128.
+
+use half::f16;
+
+use crate::gguf::{GgmlType, QK};
+
+/// The block type of a [`GpuBlocks`] matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BlockKind {
+    /// `d * q + m`, 4-bit `q` (GGUF Q4_1).
+    Q4_1,
+    /// `d * q`, signed 8-bit `q` (GGUF Q8_0).
+    Q8_0,
+}
+
+impl BlockKind {
+    /// The kind for a GGUF type the kernel reads, `None` for the others.
+    pub(crate) fn of(ty: GgmlType) -> Option<Self> {
+        match ty {
+            GgmlType::Q4_1 => Some(BlockKind::Q4_1),
+            GgmlType::Q8_0 => Some(BlockKind::Q8_0),
+            _ => None,
+        }
+    }
+
+    /// `u32` words of quantized values per block of 32.
+    pub(crate) fn words(self) -> usize {
+        match self {
+            BlockKind::Q4_1 => 4,
+            BlockKind::Q8_0 => 8,
+        }
+    }
+
+    /// Bits per quantized value (the kernel's compile-time switch).
+    pub(crate) fn bits(self) -> u32 {
+        match self {
+            BlockKind::Q4_1 => 4,
+            BlockKind::Q8_0 => 8,
+        }
+    }
+
+    /// `(d, m, quantized bytes)` of one GGUF block.
+    fn split(self, block: &[u8]) -> (f32, f32, &[u8]) {
+        let half = |i: usize| f16::from_le_bytes([block[i], block[i + 1]]).to_f32();
+        match self {
+            BlockKind::Q4_1 => (half(0), half(2), &block[4..]),
+            BlockKind::Q8_0 => (half(0), 0.0, &block[2..]),
+        }
+    }
+}
+
+/// A quantized matrix `[rows][cols]` in the kernel's layout (host side).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct GpuBlocks {
+    pub kind: BlockKind,
+    pub rows: usize,
+    pub cols: usize,
+    /// `[(block * W + w) * rows + row]`.
+    pub words: Vec<u32>,
+    /// `d` per block, `[block * rows + row]`.
+    pub scales: Vec<f32>,
+    /// `m` per block, `[block * rows + row]` (empty for Q8_0).
+    pub mins: Vec<f32>,
+}
+
+impl GpuBlocks {
+    /// Packs GGUF rows `(type, one row's block bytes, factor)` of `cols` values each;
+    /// `None` when the rows are not all of one type the kernel reads (Q4_1 or Q8_0) or a
+    /// row is not `cols / 32` whole blocks.
+    pub(crate) fn from_rows(rows: &[(GgmlType, &[u8], f32)], cols: usize) -> Option<Self> {
+        let ty = rows.first()?.0;
+        let kind = BlockKind::of(ty)?;
+        let row_bytes = cols / QK * ty.block_bytes();
+        if cols == 0 || cols % QK != 0 || rows.iter().any(|r| r.0 != ty || r.1.len() != row_bytes) {
+            return None;
+        }
+        let (n, blocks, w) = (rows.len(), cols / QK, kind.words());
+        let mut words = vec![0u32; blocks * w * n];
+        let mut scales = vec![0f32; blocks * n];
+        let mut mins = if kind == BlockKind::Q4_1 { vec![0f32; blocks * n] } else { Vec::new() };
+        for (r, &(_, bytes, factor)) in rows.iter().enumerate() {
+            for (j, block) in bytes.chunks_exact(ty.block_bytes()).enumerate() {
+                let (d, m, quants) = kind.split(block);
+                scales[j * n + r] = d * factor;
+                if let Some(slot) = mins.get_mut(j * n + r) {
+                    *slot = m * factor;
+                }
+                for (i, word) in quants.chunks_exact(4).enumerate() {
+                    words[(j * w + i) * n + r] = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+                }
+            }
+        }
+        Some(Self { kind, rows: n, cols, words, scales, mins })
+    }
+
+    /// Bytes the matrix takes on the device.
+    pub(crate) fn bytes(&self) -> usize {
+        4 * (self.words.len() + self.scales.len() + self.mins.len())
+    }
+
+    /// The 32 quantized values of block `j` of row `r`, read from the packed words in
+    /// the kernel's order (as f32: 0..15 for Q4_1, -128..127 for Q8_0).
+    #[cfg_attr(not(test), allow(dead_code))] // the host reference: tests
+    fn quants(&self, r: usize, j: usize) -> [f32; QK] {
+        let (n, w) = (self.rows, self.kind.words());
+        let word = |i: usize| self.words[(j * w + i) * n + r];
+        let mut q = [0f32; QK];
+        match self.kind {
+            BlockKind::Q4_1 => {
+                for i in 0..4 {
+                    for b in 0..4 {
+                        let byte = (word(i) >> (8 * b)) & 0xff;
+                        q[4 * i + b] = (byte & 0xf) as f32;
+                        q[16 + 4 * i + b] = (byte >> 4) as f32;
+                    }
+                }
+            }
+            BlockKind::Q8_0 => {
+                for i in 0..8 {
+                    for b in 0..4 {
+                        q[4 * i + b] = ((word(i) >> (8 * b)) & 0xff) as u8 as i8 as f32;
+                    }
+                }
+            }
+        }
+        q
+    }
+
+    #[cfg_attr(not(test), allow(dead_code))]
+    fn min(&self, r: usize, j: usize) -> f32 {
+        self.mins.get(j * self.rows + r).copied().unwrap_or(0.0)
+    }
+
+    /// Row `r`'s values, dequantized from the packed layout.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn row_f32(&self, r: usize, out: &mut [f32]) {
+        for (j, chunk) in out.chunks_exact_mut(QK).enumerate().take(self.cols / QK) {
+            let (d, m) = (self.scales[j * self.rows + r], self.min(r, j));
+            for (o, q) in chunk.iter_mut().zip(self.quants(r, j)) {
+                *o = d * q + m;
+            }
+        }
+    }
+
+    /// `x · Wᵀ` for `t` rows `x` (`[t][cols]`), with the kernel's arithmetic: per block
+    /// `d * Σ q x + m * Σ x`, blocks summed in order, every sum in f32.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn matmul(&self, x: &[f32], t: usize) -> Vec<f32> {
+        let mut y = vec![0f32; t * self.rows];
+        for (xt, yt) in x.chunks_exact(self.cols).zip(y.chunks_exact_mut(self.rows)).take(t) {
+            for (r, out) in yt.iter_mut().enumerate() {
+                let mut acc = 0f32;
+                for (j, xb) in xt.chunks_exact(QK).enumerate() {
+                    let q = self.quants(r, j);
+                    let (mut dot, mut sum) = (0f32, 0f32);
+                    // The kernel's order: Q4_1 takes value i and i + 16 together.
+                    let half = if self.kind == BlockKind::Q4_1 { QK / 2 } else { QK };
+                    for i in 0..half {
+                        if self.kind == BlockKind::Q4_1 {
+                            dot += q[i] * xb[i] + q[i + 16] * xb[i + 16];
+                            sum += xb[i] + xb[i + 16];
+                        } else {
+                            dot += q[i] * xb[i];
+                        }
+                    }
+                    acc += self.scales[j * self.rows + r] * dot + self.min(r, j) * sum;
+                }
+                *out = acc;
+            }
+        }
+        y
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic bytes (a linear congruential sequence).
+    fn noise(n: usize, seed: u32) -> Vec<u8> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (s >> 24) as u8
+            })
+            .collect()
+    }
+
+    /// GGUF rows of `ty` with finite, varied scales (random f16 bytes may be NaN).
+    fn gguf_rows(ty: GgmlType, rows: usize, cols: usize, seed: u32) -> Vec<Vec<u8>> {
+        let bb = ty.block_bytes();
+        (0..rows)
+            .map(|r| {
+                let mut row = noise(cols / QK * bb, seed + r as u32);
+                for (j, block) in row.chunks_exact_mut(bb).enumerate() {
+                    let d = f16::from_f32(0.01 + 0.003 * ((r * 7 + j) % 11) as f32).to_le_bytes();
+                    block[..2].copy_from_slice(&d);
+                    if ty == GgmlType::Q4_1 {
+                        let m = f16::from_f32(-0.05 + 0.01 * ((r + j) % 9) as f32).to_le_bytes();
+                        block[2..4].copy_from_slice(&m);
+                    }
+                }
+                row
+            })
+            .collect()
+    }
+
+    fn check_against_reader(ty: GgmlType) {
+        let (rows, cols) = (37, 96);
+        let data = gguf_rows(ty, rows, cols, 11);
+        let factors: Vec<f32> = (0..rows).map(|r| if r % 3 == 0 { 0.125 } else { 1.0 }).collect();
+        let input: Vec<(GgmlType, &[u8], f32)> = data.iter().zip(&factors).map(|(b, &f)| (ty, b.as_slice(), f)).collect();
+        let packed = GpuBlocks::from_rows(&input, cols).expect("packs");
+        assert_eq!(packed.bytes(), rows * cols / QK * if ty == GgmlType::Q4_1 { 24 } else { 36 });
+        let (mut want, mut got) = (vec![0f32; cols], vec![0f32; cols]);
+        for r in 0..rows {
+            ty.dequantize(&data[r], &mut want);
+            want.iter_mut().for_each(|v| *v *= factors[r]);
+            packed.row_f32(r, &mut got);
+            assert_eq!(got, want, "{ty:?} row {r}");
+        }
+        // The kernel's arithmetic against a dense f32 product of the reader's values.
+        let t = 3;
+        let x: Vec<f32> = noise(t * cols, 5).iter().map(|&b| (b as f32 - 128.0) / 64.0).collect();
+        let y = packed.matmul(&x, t);
+        for k in 0..t {
+            for r in 0..rows {
+                ty.dequantize(&data[r], &mut want);
+                let dense: f32 = want.iter().zip(&x[k * cols..(k + 1) * cols]).map(|(w, x)| w * factors[r] * x).sum();
+                let diff = (y[k * rows + r] - dense).abs();
+                assert!(diff <= 1e-4 * (1.0 + dense.abs()), "{ty:?} t {k} row {r}: {} vs {dense}", y[k * rows + r]);
+            }
+        }
+    }
+
+    #[test]
+    fn q4_1_packing_dequantizes_as_the_gguf_reader() {
+        check_against_reader(GgmlType::Q4_1);
+    }
+
+    #[test]
+    fn q8_0_packing_dequantizes_as_the_gguf_reader() {
+        check_against_reader(GgmlType::Q8_0);
+    }
+
+    #[test]
+    fn words_are_word_major_across_rows() {
+        // Two Q8_0 rows of one block: word w of row r sits at w * 2 + r.
+        let rows = gguf_rows(GgmlType::Q8_0, 2, 32, 3);
+        let input: Vec<(GgmlType, &[u8], f32)> = rows.iter().map(|b| (GgmlType::Q8_0, b.as_slice(), 1.0)).collect();
+        let packed = GpuBlocks::from_rows(&input, 32).expect("packs");
+        for (r, row) in rows.iter().enumerate() {
+            for w in 0..8 {
+                let b = &row[2 + 4 * w..6 + 4 * w];
+                assert_eq!(packed.words[w * 2 + r], u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            }
+        }
+    }
+
+    /// The model's own blocks: a Q4_1 matrix and Q8_0 embedding rows, packed and
+    /// multiplied with the kernel's arithmetic, against the CPU path's kernels
+    /// (`HostMatrix`, f32 activations) on the same rows.
+    #[test]
+    fn real_model_blocks_agree_with_the_cpu_kernels() {
+        use crate::gguf::Gguf;
+        use crate::llama::host_matrix::HostMatrix;
+        use crate::llama::ActivationFormat;
+
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+        let gguf = Gguf::open(espalier_testkit::require(path, "the model", Some("bash scripts/fetch-model.sh"))).expect("model parses");
+        for (name, rows, cols) in [("blk.0.ffn_down.weight", 576, 1536), ("token_embd.weight", 256, 576)] {
+            let (info, bytes) = gguf.tensor_bytes(name).expect("tensor");
+            let ty = info.ggml_type;
+            let row_bytes = cols / QK * ty.block_bytes();
+            let input: Vec<(GgmlType, &[u8], f32)> = bytes.chunks_exact(row_bytes).take(rows).map(|r| (ty, r, 1.0)).collect();
+            let packed = GpuBlocks::from_rows(&input, cols).expect("Q4_1 / Q8_0 rows pack");
+            let mut host = HostMatrix::from_gguf_rows(&input, cols);
+            host.set_activations(ActivationFormat::F32);
+            let x: Vec<f32> = noise(2 * cols, 9).iter().map(|&b| (b as f32 - 128.0) / 128.0).collect();
+            let (got, want) = (packed.matmul(&x, 2), host.matmul(&x, 2));
+            let worst = got.iter().zip(&want).map(|(g, w)| (g - w).abs() / (1.0 + w.abs())).fold(0.0, f32::max);
+            assert!(worst < 1e-4, "{name} ({ty:?}): relative difference {worst}");
+        }
+    }
+
+    #[test]
+    fn other_or_mixed_types_are_refused() {
+        let q4 = gguf_rows(GgmlType::Q4_1, 1, 32, 1);
+        let q8 = gguf_rows(GgmlType::Q8_0, 1, 32, 2);
+        let f32_row = vec![0u8; 32 * 4];
+        assert!(GpuBlocks::from_rows(&[(GgmlType::F32, &f32_row, 1.0)], 32).is_none());
+        assert!(GpuBlocks::from_rows(&[(GgmlType::Q4_1, &q4[0], 1.0), (GgmlType::Q8_0, &q8[0], 1.0)], 32).is_none());
+        assert!(GpuBlocks::from_rows(&[(GgmlType::Q4_1, &q4[0][..10], 1.0)], 32).is_none());
+        assert!(GpuBlocks::from_rows(&[], 32).is_none());
+    }
+}

@@ -1,0 +1,251 @@
+//! A linear layer whose weights stay quantized on a cubecl GPU device (WebGPU in the
+//! browser, wgpu natively): the GGUF's Q4_1 / Q8_0 blocks ([`GpuBlocks`]) are uploaded
+//! once and a kernel of our own dequantizes each block as it multiplies, so no f32 copy
+//! of a weight is ever resident (SmolLM2: ~111 MB on the GPU instead of ~540 MB as f32).
+//!
+//! The kernel is written here, not taken from burn: burn 0.22's quantized tensors are
+//! symmetric (Q4_1's `d * q + m` does not fit), and one kernel for both block types
+//! keeps one layout. It is a mat-vec per activation row: one invocation per (output
+//! row, activation row), looping over the row's blocks; a decode step is one row, a
+//! prefill of `t` tokens is `t` rows in one launch (weights re-read per row, never
+//! dequantized to memory).
+//!
+//! With burn's `fusion` feature (the playground's build) the launch is registered as a
+//! custom operation in fusion's stream, so it runs in order with the fused element-wise
+//! kernels around it; without it the kernel is launched directly on the cube tensor.
+
+use burn::backend::{Cube, DispatchDevice};
+use burn::tensor::{DType, Device, Tensor};
+use burn_cubecl::ops::numeric::empty_device_dtype;
+use burn_cubecl::tensor::CubeTensor;
+use burn_cubecl::CubeDevice;
+use cubecl::client::Client;
+use cubecl::prelude::*;
+use cubecl::server::Handle;
+
+use super::gpu_blocks::{BlockKind, GpuBlocks};
+use super::ModelError;
+
+/// Invocations per workgroup (output rows per cube).
+const ROWS_PER_CUBE: u32 = 64;
+
+/// `out[t][r] = Σ_j d[j][r] · Σ_i q[j][r][i] · x[t][32 j + i] + m[j][r] · Σ_i x[t][32 j + i]`
+/// over the layout of `gpu_blocks.rs`; `bits` = 4 (Q4_1, `mins` read) or 8 (Q8_0,
+/// signed, `mins` unused).
+#[cube(launch_unchecked)]
+fn block_matvec(
+    x: &[f32],
+    words: &[u32],
+    scales: &[f32],
+    mins: &[f32],
+    out: &mut [f32],
+    rows: usize,
+    cols: usize,
+    #[comptime] bits: u32,
+) {
+    let r = usize::cast_from(ABSOLUTE_POS_X);
+    let t = usize::cast_from(CUBE_POS_Y);
+    if r >= rows {
+        terminate!();
+    }
+    let blocks = cols / 32;
+    let x0 = t * cols;
+    let mut acc = 0.0f32;
+    for j in 0..blocks {
+        let xb = x0 + j * 32;
+        let mut dot = 0.0f32;
+        if comptime![bits == 4] {
+            let mut sum = 0.0f32;
+            #[unroll]
+            for w in 0..4usize {
+                let word = words[(j * 4 + w) * rows + r];
+                #[unroll]
+                for b in 0..4usize {
+                    let byte = (word >> u32::cast_from(8 * b)) & 255u32;
+                    let xl = x[xb + 4 * w + b];
+                    let xh = x[xb + 16 + 4 * w + b];
+                    dot += f32::cast_from(byte & 15u32) * xl + f32::cast_from(byte >> 4u32) * xh;
+                    sum += xl + xh;
+                }
+            }
+            acc += scales[j * rows + r] * dot + mins[j * rows + r] * sum;
+        } else {
+            #[unroll]
+            for w in 0..8usize {
+                let word = words[(j * 8 + w) * rows + r];
+                #[unroll]
+                for b in 0..4usize {
+                    let byte = (word >> u32::cast_from(8 * b)) & 255u32;
+                    // Sign extension: bytes 128..255 are -128..-1.
+                    let q = f32::cast_from(byte) - 256.0f32 * f32::cast_from(byte >> 7u32);
+                    dot += q * x[xb + 4 * w + b];
+                }
+            }
+            acc += scales[j * rows + r] * dot;
+        }
+    }
+    out[t * rows + r] = acc;
+}
+
+/// A quantized matrix resident on a cubecl device, with the kernel that multiplies it.
+#[derive(Clone)]
+pub(crate) struct GpuQuantized {
+    kind: BlockKind,
+    rows: usize,
+    cols: usize,
+    client: Client,
+    device: CubeDevice,
+    words: Handle,
+    scales: Handle,
+    /// Q8_0 has no minimums: the scales' buffer stands in (the kernel never reads it).
+    mins: Handle,
+    bytes: usize,
+}
+
+impl std::fmt::Debug for GpuQuantized {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GpuQuantized({:?} {}x{}, {} bytes on {:?})", self.kind, self.rows, self.cols, self.bytes, self.device)
+    }
+}
+
+/// The cubecl device behind `device`, `None` for the other backends.
+pub(crate) fn cube_device(device: &Device) -> Option<CubeDevice> {
+    #[allow(unreachable_patterns)]
+    match device.as_dispatch() {
+        DispatchDevice::Cube(d) => Some(d.clone()),
+        _ => None,
+    }
+}
+
+/// Whether `device` is a wgpu device (WebGPU in the browser, Vulkan / Metal natively):
+/// where the kernel was proven (CUDA would compile it too, untested).
+pub(crate) fn is_wgpu_device(device: &Device) -> bool {
+    matches!(cube_device(device), Some(cubecl::Device::Wgpu(_)))
+}
+
+fn le_bytes<T: Copy>(values: &[T], to: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
+    values.iter().flat_map(|&v| to(v)).collect()
+}
+
+impl GpuQuantized {
+    /// Uploads `blocks` to `device`; `None` when it is not a cubecl device.
+    pub(crate) fn upload(blocks: &GpuBlocks, device: &Device) -> Option<Self> {
+        let device = cube_device(device)?;
+        let client = device.client();
+        let words = client.create_from_slice(&le_bytes(&blocks.words, u32::to_le_bytes));
+        let scales = client.create_from_slice(&le_bytes(&blocks.scales, f32::to_le_bytes));
+        let mins = match blocks.kind {
+            BlockKind::Q4_1 => client.create_from_slice(&le_bytes(&blocks.mins, f32::to_le_bytes)),
+            BlockKind::Q8_0 => scales.clone(),
+        };
+        Some(Self {
+            kind: blocks.kind,
+            rows: blocks.rows,
+            cols: blocks.cols,
+            client,
+            device,
+            words,
+            scales,
+            mins,
+            bytes: blocks.bytes(),
+        })
+    }
+
+    /// Bytes the weights take on the device.
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// `x · Wᵀ` on cube tensors: `x` `[t, cols]` f32 -> `[t, rows]` f32.
+    fn launch(&self, x: CubeTensor) -> CubeTensor {
+        let x = burn_cubecl::kernel::into_contiguous(x);
+        let t = x.meta.shape()[0];
+        let out = empty_device_dtype(self.client.clone(), self.device.clone(), [t, self.rows].into(), DType::F32);
+        let count = CubeCount::Static((self.rows as u32).div_ceil(ROWS_PER_CUBE), t as u32, 1);
+        let (words, blocks) = (self.words.clone(), self.rows * self.cols / 32);
+        // SAFETY: every length is the buffer's own (words, scales and mins were uploaded
+        // with exactly these counts; x and out are contiguous [t, cols] / [t, rows]), and
+        // the kernel reads and writes only inside them (r < rows, t < the launch's y).
+        unsafe {
+            block_matvec::launch_unchecked(
+                &self.client,
+                count,
+                CubeDim::new_1d(ROWS_PER_CUBE),
+                BufferArg::from_raw_parts(x.handle.clone(), t * self.cols),
+                BufferArg::from_raw_parts(words, blocks * self.kind.words()),
+                BufferArg::from_raw_parts(self.scales.clone(), blocks),
+                BufferArg::from_raw_parts(self.mins.clone(), blocks),
+                BufferArg::from_raw_parts(out.handle.clone(), t * self.rows),
+                self.rows,
+                self.cols,
+                self.kind.bits(),
+            )
+        };
+        out
+    }
+
+    /// `x · Wᵀ` for `x` of shape `[t, cols]` (f32, on this layer's device).
+    pub(crate) fn forward(&self, x: Tensor<2>) -> Result<Tensor<2>, ModelError> {
+        let [_, cols] = x.dims();
+        if cols != self.cols || x.dtype() != DType::F32 {
+            return Err(ModelError::Execution(format!(
+                "GPU block layer {}x{} got input of width {cols} in {:?}",
+                self.rows,
+                self.cols,
+                x.dtype()
+            )));
+        }
+        let x = x
+            .try_into_primitive::<Cube>()
+            .map_err(|e| ModelError::Execution(format!("GPU block layer: input not on a cubecl device: {e:?}")))?;
+        Ok(Tensor::from_primitive::<Cube>(self.run(x)))
+    }
+
+    #[cfg(not(feature = "fusion"))]
+    fn run(&self, x: CubeTensor) -> CubeTensor {
+        self.launch(x)
+    }
+
+    /// Registers the launch in fusion's stream (executed in order with the rest).
+    #[cfg(feature = "fusion")]
+    fn run(&self, x: burn_fusion::FusionTensor<burn_cubecl::fusion::FusionCubeRuntime>) -> burn_fusion::FusionTensor<burn_cubecl::fusion::FusionCubeRuntime> {
+        use burn_fusion::stream::StreamId;
+        use burn_ir::{CustomOpIr, OperationIr, TensorIr};
+
+        let t = x.shape[0];
+        let client = x.client.clone();
+        let out = TensorIr::uninit(client.create_empty_handle(), [t, self.rows].into(), DType::F32);
+        let input = x.into_ir();
+        let desc = CustomOpIr::new("espalier_block_matvec", &[input.clone()], &[out.clone()]);
+        let op = fused::BlockMatvec { input, out, layer: self.clone() };
+        client.register(StreamId::current(), OperationIr::Custom(desc), op).remove(0)
+    }
+}
+
+#[cfg(feature = "fusion")]
+mod fused {
+    use burn_cubecl::fusion::{CubeFusionHandle, FusionCubeRuntime};
+    use burn_cubecl::CubeBackend;
+    use burn_fusion::stream::Operation;
+    use burn_fusion::ExecutionError;
+    use burn_ir::{HandleContainer, TensorIr};
+
+    use super::GpuQuantized;
+
+    /// The deferred launch: fusion calls `execute` when it reaches it in the stream.
+    #[derive(Debug)]
+    pub(super) struct BlockMatvec {
+        pub input: TensorIr,
+        pub out: TensorIr,
+        pub layer: GpuQuantized,
+    }
+
+    impl Operation<FusionCubeRuntime> for BlockMatvec {
+        fn execute(&self, handles: &mut HandleContainer<CubeFusionHandle>) -> Result<(), ExecutionError> {
+            let x = handles.get_float_tensor::<CubeBackend>(&self.input);
+            let y = self.layer.launch(x);
+            handles.register_float_tensor::<CubeBackend>(&self.out.id, y);
+            Ok(())
+        }
+    }
+}
