@@ -32,7 +32,7 @@ impl Agreement {
     /// One line for the page (the browser test reads it).
     pub fn line(&self) -> String {
         format!(
-            "CPU agreement over {} steps: max |Δlogit| {:.4} (CPU f32 activations), {:.4} (CPU int8 activations), greedy token equal {}/{}",
+            "CPU agreement over {} steps: max |Δlogit| {:.3e} (CPU f32 activations), {:.3e} (CPU int8 activations), greedy token equal {}/{}",
             self.steps, self.max_diff_f32, self.max_diff_int8, self.same_argmax, self.steps
         )
     }

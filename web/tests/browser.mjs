@@ -306,7 +306,7 @@ function gpuWeights(detail, checkCpu) {
   check(w && w[1] === "gpu-blocks" && Number(w[2]) < 200,
     `webgpu: the weights stay quantized on the GPU (${w ? `${w[1]}, ${w[2]} MB` : "not reported"})`);
   if (!checkCpu) return;
-  const a = /CPU agreement over (\d+) steps: max \|Δlogit\| ([\d.]+) \(CPU f32 activations\), ([\d.]+) \(CPU int8 activations\), greedy token equal (\d+)\/(\d+)/.exec(detail);
+  const a = /CPU agreement over (\d+) steps: max \|Δlogit\| ([\d.e+-]+) \(CPU f32 activations\), ([\d.e+-]+) \(CPU int8 activations\), greedy token equal (\d+)\/(\d+)/.exec(detail);
   report.cpu_agreement = a
     ? { steps: Number(a[1]), max_logit_diff_f32: Number(a[2]), max_logit_diff_int8: Number(a[3]), same_greedy: Number(a[4]) }
     : { error: (/CPU agreement failed: [^;]*/.exec(detail) || ["not reported"])[0] };
@@ -386,7 +386,8 @@ async function cachedVisit() {
   const gguf = [];
   await page.route("**/*.gguf", (route) => { gguf.push(route.request().url()); return route.abort(); });
   const t0 = Date.now();
-  await page.reload();
+  // The plain URL: the first visit's `?check=cpu` (WebGPU) is not repeated here.
+  await page.goto(url);
   await page.waitForFunction(() => {
     const s = document.querySelector("#app")?.getAttribute("data-load");
     return s === "ready" || s === "error";
