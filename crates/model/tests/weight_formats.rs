@@ -38,6 +38,11 @@ fn host_kernels_agree_with_burn_matmul() {
     let burn = Llama::load_with(&gguf, &device, WeightFormat::BurnF32).unwrap();
     let (want, fed) = run(&burn, &prompt, None);
     let burn_bytes = burn.weight_bytes();
+    // What burn-f32 holds on a device (the GPU before `gpu-blocks`): every linear layer
+    // in f32, the tied output projection included, and the norms.
+    let device_bytes = burn.device_weight_bytes();
+    eprintln!("burn-f32 weights on the device: {device_bytes} bytes");
+    assert!(device_bytes > burn_bytes - burn_bytes / 10 && device_bytes <= burn_bytes, "{device_bytes} of {burn_bytes}");
     drop(burn);
 
     // Tolerances: f32 differs only in summation order; f16 and Q8_0 round the weights
@@ -98,4 +103,25 @@ fn weight_format_names_round_trip() {
 fn cpu_default_is_the_files_own_encoding() {
     let device = BackendKind::Ndarray.device().unwrap();
     assert_eq!(WeightFormat::default_for(&device), WeightFormat::Gguf);
+}
+
+/// `gpu-blocks` (the GGUF's blocks on a wgpu device, the GPU kernel) is refused on the
+/// CPU backends with an error naming the format (no fallback to another format), and
+/// the memory plan counts it at the blocks' own size: Q4_1 at 24 bytes and Q8_0 at 36
+/// per 32 weights, the tied output as a second Q8_0 copy on the device.
+#[test]
+fn gpu_blocks_are_refused_on_the_cpu_and_planned_at_block_size() {
+    use espalier_model::{LlamaConfig, MemoryPlan};
+
+    let gguf = Gguf::open(MODEL).expect("model missing: run scripts/fetch-model.sh");
+    let device = BackendKind::Ndarray.device().unwrap();
+    let err = Llama::load_with(&gguf, &device, WeightFormat::GpuBlocks).unwrap_err().to_string();
+    assert!(err.contains("gpu-blocks") && err.contains("wgpu"), "{err}");
+    let config = LlamaConfig::from_gguf(&gguf).unwrap();
+    let plan = |f| MemoryPlan::new(&gguf, &config, f, 0).weights;
+    let (gpu, f32, own) = (plan(WeightFormat::GpuBlocks), plan(WeightFormat::BurnF32), plan(WeightFormat::Gguf));
+    let embedding = (config.vocab_size * config.hidden / 32 * 36) as u64;
+    // The file's own blocks plus a device copy of the tied (Q8_0) output projection.
+    assert_eq!(gpu, own + embedding, "gpu-blocks {gpu}, gguf {own}");
+    assert!(gpu * 3 < f32, "gpu-blocks {gpu} should be under a third of burn-f32's {f32}");
 }
