@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! RAYON_NUM_THREADS=2 cargo run --release -p espalier-model --example bench -- \
-//!     [--backend ndarray|flex|wgpu|cuda] [--weights burn-f32|f32|f16|q8_0] \
+//!     [--backend ndarray|flex|wgpu|cuda] [--weights burn-f32|f32|f16|q8_0|q4_1|gguf|gpu-blocks] \
 //!     [--prompt-tokens 64] [--decode 32] [--rounds 3] [--model PATH] [--activations int8|f32]
 //! ```
 //! Prints one JSON object per round on stdout: `prefill_tokens`, `prefill_tps`,
