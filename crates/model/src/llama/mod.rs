@@ -154,14 +154,17 @@ impl Llama {
     }
 
     /// Bytes the weights take in the device's memory: the linear layers held as device
-    /// tensors or GPU blocks, and the norms (0 on the CPU backends' host formats, apart
-    /// from the norms). On wgpu this is the GPU memory the weights take.
+    /// tensors or GPU blocks, the norms and the QKV biases (on the CPU backends' host
+    /// formats only those). On wgpu this is the GPU memory the weights take.
     pub fn device_weight_bytes(&self) -> usize {
         let norms = 4 * self.config.hidden * (2 * self.blocks.len() + 1);
         let linear: usize = self
             .blocks
             .iter()
-            .map(|b| b.qkv.device_bytes() + b.attn_out.device_bytes() + b.gate_up.device_bytes() + b.down.device_bytes())
+            .map(|b| {
+                let bias = b.qkv_bias.as_ref().map_or(0, |q| 4 * q.host.len());
+                b.qkv.device_bytes() + b.attn_out.device_bytes() + b.gate_up.device_bytes() + b.down.device_bytes() + bias
+            })
             .sum();
         linear + self.output.device_bytes() + norms
     }
