@@ -38,13 +38,9 @@ impl Agreement {
     }
 }
 
-/// Whether the page asked for the comparison (`?check=cpu`, handed to the worker by
-/// `host.js` as `self.ESPALIER_SEARCH`).
+/// Whether the page asked for the comparison (`?check=cpu`).
 pub fn requested() -> bool {
-    js_sys::Reflect::get(&js_sys::global(), &"ESPALIER_SEARCH".into())
-        .ok()
-        .and_then(|v| v.as_string())
-        .is_some_and(|s| s.contains("check=cpu"))
+    crate::page_params::get("check").as_deref() == Some("cpu")
 }
 
 fn argmax(xs: &[f32]) -> u32 {

@@ -65,6 +65,8 @@ mod model_cache;
 #[cfg(target_arch = "wasm32")]
 mod model_bridge;
 #[cfg(target_arch = "wasm32")]
+mod page_params;
+#[cfg(target_arch = "wasm32")]
 mod session;
 #[cfg(target_arch = "wasm32")]
 mod view;

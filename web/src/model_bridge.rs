@@ -16,12 +16,27 @@ impl Model {
     /// Places the GGUF's weights on `device` in the model crate's format for it (on
     /// WebGPU the file's quantized blocks, multiplied by the crate's GPU kernel); on a
     /// GPU, compares its logits with the CPU path's when the page asks.
+    ///
+    /// With `?check=cpu` the page (the browser test) also gets the GPU allocator's
+    /// usage after that comparison, and `?weights=<format>` loads another weight
+    /// format (`burn-f32`: the f32 copies, for before/after figures).
     pub async fn load(gguf: &Gguf, device: &Device) -> Result<Model, String> {
-        let llama = Llama::load(gguf, device).map_err(|e| e.to_string())?;
+        let llama = match crate::page_params::get("weights").map(|w| w.parse::<WeightFormat>()) {
+            Some(format) => Llama::load_with(gguf, device, format?),
+            None => Llama::load(gguf, device),
+        }
+        .map_err(|e| e.to_string())?;
         let cache = llama.new_cache();
         let on_gpu = matches!(llama.weight_format(), WeightFormat::BurnF32 | WeightFormat::GpuBlocks);
         let agreement = match on_gpu && crate::gpu_agreement::requested() {
-            true => Some(crate::gpu_agreement::measure(gguf, &llama).await.map_or_else(|e| format!("CPU agreement failed: {e}"), |a| a.line())),
+            true => {
+                let line = crate::gpu_agreement::measure(gguf, &llama).await.map_or_else(|e| format!("CPU agreement failed: {e}"), |a| a.line());
+                let mb = |b: u64| b as f64 / 1e6;
+                let memory = device.memory_pool_usage().map_or_else(String::new, |u| {
+                    format!("; GPU allocator after it: {:.1} MB in use, {:.1} MB reserved", mb(u.bytes_in_use), mb(u.bytes_reserved))
+                });
+                Some(line + &memory)
+            }
             false => None,
         };
         Ok(Model { llama, cache, agreement })

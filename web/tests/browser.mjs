@@ -310,7 +310,9 @@ function gpuWeights(detail, checkCpu) {
   report.cpu_agreement = a
     ? { steps: Number(a[1]), max_logit_diff_f32: Number(a[2]), max_logit_diff_int8: Number(a[3]), same_greedy: Number(a[4]) }
     : { error: (/CPU agreement failed: [^;]*/.exec(detail) || ["not reported"])[0] };
-  log(`WebGPU logits against the CPU path: ${JSON.stringify(report.cpu_agreement)}`);
+  const m = /GPU allocator after it: ([\d.]+) MB in use, ([\d.]+) MB reserved/.exec(detail);
+  if (m && report.gpu_weights) Object.assign(report.gpu_weights, { allocator_mb_in_use: Number(m[1]), allocator_mb_reserved: Number(m[2]) });
+  log(`WebGPU logits against the CPU path: ${JSON.stringify(report.cpu_agreement)}; GPU allocator: ${m ? m.slice(1).join(" MB in use, ") + " MB reserved" : "not reported"}`);
   check(a && a[4] === a[5] && Number(a[2]) < 0.05,
     `webgpu: the same greedy tokens as the CPU path and logits within 0.05 of its f32 twin (${JSON.stringify(report.cpu_agreement)})`);
 }
