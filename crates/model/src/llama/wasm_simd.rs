@@ -240,7 +240,7 @@ const TILE: usize = 8;
 /// token) ([`int_dot_q4_1`]) unpacks and widens every weight block again for each
 /// token and widens the token's bytes again for each row, so a prompt ran no faster
 /// per token than decode steps (41 against 40 tokens/s in the browser). Here each
-/// tile's activation rows are widened to i16 once per call, each weight block is
+/// token's activation row is widened to i16 once per call, each weight block is
 /// unpacked and widened once per tile of up to [`TILE`] tokens, and the inner loop is
 /// four loads and four `i32x4.dot_i16x8_s` per (block, token), as AVX2's tile
 /// (`int_dot_avx2::gemm_q4_1`) is.
@@ -249,43 +249,51 @@ pub(super) fn gemm_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], rows: usize, x: &Q
     let nb = cols / QK8;
     assert!(cols % QK8 == 0 && x.block() == QK8 && x.len() >= t, "activations rounded in blocks of 32, at least {t} rows");
     assert!(d.len() == rows * nb && m.len() == d.len() && nibbles.len() * 2 == rows * cols && out.len() == rows * t, "Q4_1 rows of {cols}");
-    // The tile's activations as i16 (`a16[i * cols + j]`) and their block scales,
-    // block-major (`scales[TILE * b + i]`).
-    let mut a16 = vec![0i16; TILE * cols];
-    let mut scales = vec![0f32; TILE * nb];
-    let mut t0 = 0;
-    while t0 < t {
-        let n = (t - t0).min(TILE);
-        for i in 0..n {
-            let row = x.row(t0 + i);
-            a16[i * cols..(i + 1) * cols].iter_mut().zip(row.quants).for_each(|(w, &q)| *w = i16::from(q));
-            for b in 0..nb {
-                scales[TILE * b + i] = row.scale(b);
+    // Every token's activations as i16 (`a16[i * cols + j]`: 69-184 KB for a 60-token
+    // prompt, read from L2) and their block scales, in tiles of TILE tokens, block-major
+    // within a tile (`scales[TILE * (nb * k + b) + i]` for token `TILE k + i`).
+    let tiles = t.div_ceil(TILE);
+    let mut a16 = vec![0i16; tiles * TILE * cols];
+    let mut scales = vec![0f32; tiles * TILE * nb];
+    for i in 0..t {
+        let row = x.row(i);
+        a16[i * cols..(i + 1) * cols].iter_mut().zip(row.quants).for_each(|(w, &q)| *w = i16::from(q));
+        for b in 0..nb {
+            scales[TILE * (nb * (i / TILE) + b) + i % TILE] = row.scale(b);
+        }
+    }
+    // Stretches of ROWS weight rows (9-24 KB) stay in L1 while every tile of tokens
+    // passes over them, so each weight byte comes from memory once per call.
+    for r0 in (0..rows).step_by(ROWS) {
+        for k in 0..tiles {
+            let (t0, n) = (k * TILE, (t - k * TILE).min(TILE));
+            let (a, s) = (&a16[t0 * cols..(t0 + TILE) * cols], &scales[TILE * nb * k..TILE * nb * (k + 1)]);
+            for r in r0..(r0 + ROWS).min(rows) {
+                let (dr, nr) = (&d[r * nb..(r + 1) * nb], &nibbles[r * cols / 2..(r + 1) * cols / 2]);
+                let o = &mut out[r * t + t0..r * t + t0 + n];
+                // (Const generics: the accumulators stay in registers.)
+                match n {
+                    8 => q4_1_tile::<8>(dr, nr, a, cols, s, o),
+                    7 => q4_1_tile::<7>(dr, nr, a, cols, s, o),
+                    6 => q4_1_tile::<6>(dr, nr, a, cols, s, o),
+                    5 => q4_1_tile::<5>(dr, nr, a, cols, s, o),
+                    4 => q4_1_tile::<4>(dr, nr, a, cols, s, o),
+                    3 => q4_1_tile::<3>(dr, nr, a, cols, s, o),
+                    2 => q4_1_tile::<2>(dr, nr, a, cols, s, o),
+                    _ => q4_1_tile::<1>(dr, nr, a, cols, s, o),
+                }
+                // The minimum term: Σ_b m[b] · (sum of block b's rounded values) per token.
+                let mr = &m[r * nb..(r + 1) * nb];
+                for (i, o) in o.iter_mut().enumerate() {
+                    *o += dot_f32(mr, x.row(t0 + i).sums);
+                }
             }
         }
-        for r in 0..rows {
-            let (dr, nr) = (&d[r * nb..(r + 1) * nb], &nibbles[r * cols / 2..(r + 1) * cols / 2]);
-            let o = &mut out[r * t + t0..r * t + t0 + n];
-            // (Const generics: the accumulators stay in registers.)
-            match n {
-                8 => q4_1_tile::<8>(dr, nr, &a16, cols, &scales, o),
-                7 => q4_1_tile::<7>(dr, nr, &a16, cols, &scales, o),
-                6 => q4_1_tile::<6>(dr, nr, &a16, cols, &scales, o),
-                5 => q4_1_tile::<5>(dr, nr, &a16, cols, &scales, o),
-                4 => q4_1_tile::<4>(dr, nr, &a16, cols, &scales, o),
-                3 => q4_1_tile::<3>(dr, nr, &a16, cols, &scales, o),
-                2 => q4_1_tile::<2>(dr, nr, &a16, cols, &scales, o),
-                _ => q4_1_tile::<1>(dr, nr, &a16, cols, &scales, o),
-            }
-            // The minimum term: Σ_b m[b] · (sum of block b's rounded values) per token.
-            let mr = &m[r * nb..(r + 1) * nb];
-            for (i, o) in o.iter_mut().enumerate() {
-                *o += dot_f32(mr, x.row(t0 + i).sums);
-            }
-        }
-        t0 += n;
     }
 }
+
+/// Weight rows per stretch of [`gemm_q4_1`].
+const ROWS: usize = 32;
 
 /// `o[i] = Σ_b d[b] · scales[TILE b + i] · Σ_j q_bj a16[i cols + 32 b + j]` for the
 /// `N` activation rows of the tile and one Q4_1 weight row (`d`: its blocks' scales,
