@@ -77,7 +77,7 @@ mod tests {
                 &Tensor::<2>::from_data(TensorData::new(w.clone(), [1, cols]), &device),
                 1e-5,
             );
-            let want = want.into_data().into_vec::<f32>().unwrap();
+            let want = want.into_data().try_into_vec::<f32>().unwrap();
             let got = rms_norm_rows(&x, &w, 1e-5);
             for (k, (g, w)) in got.iter().zip(&want).enumerate() {
                 assert_eq!(g.to_bits(), w.to_bits(), "t={t} cols={cols} at {k}: {g} vs burn {w}");
