@@ -11,7 +11,7 @@
 //
 // How: Tracing.start with only the `toplevel` category (one ThreadControllerImpl::RunTask
 // event per task of every thread, with `dur` = wall and `tdur` = thread CPU time, both in
-// microseconds; cheap enough to leave on for the whole run). The page marks each
+// microseconds; cheap enough to leave on while generating). The page marks each
 // generation with performance.mark("espalier-gen:<name>:start|end") (a blink.user_timing
 // event in the same trace), which gives the window and names the page's main thread (the
 // thread that emitted the marks).
@@ -22,7 +22,9 @@ const MARK = "espalier-gen:";
 export async function startCpuTrace(context, page) {
   const cdp = await context.newCDPSession(page);
   await cdp.send("Tracing.start", {
-    traceConfig: { includedCategories: ["toplevel", "blink.user_timing"], recordMode: "recordContinuously" },
+    // Room for minutes of tasks (a SwiftShader generation runs ~15 min); the browser test
+    // traces one generation at a time.
+    traceConfig: { includedCategories: ["toplevel", "blink.user_timing"], recordMode: "recordUntilFull", traceBufferSizeInKb: 256 * 1024 },
     transferMode: "ReturnAsStream",
   });
   return cdp;
