@@ -11,6 +11,7 @@ import { basename, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { playGame } from "./game.mjs";
 import { countGpuWork } from "./gpu-counts.mjs";
+import { markGeneration, startCpuTrace, stopCpuTrace } from "./main-thread-cpu.mjs";
 
 const [url, backend, outDir] = process.argv.slice(2);
 if (!url || !["webgpu", "cpu"].includes(backend) || !outDir) {
@@ -141,10 +142,16 @@ async function generate(lang, mode) {
   const t0 = Date.now();
   const clickAt = await pageNow();
   // The constraints were compiled while loading: the click returns at once.
+  // The main thread's CPU time per task during this generation (main-thread-cpu.mjs):
+  // one trace per generation, so its buffer holds the whole window however long it runs.
+  const cpuTrace = await startCpuTrace(context, page);
+  await markGeneration(page, lang, "start");
   const clickT0 = Date.now();
   await page.click("#generate", { timeout: generationTimeoutMs });
   const clickMs = Date.now() - clickT0;
   const state = await waitRunEnd(generationTimeoutMs);
+  await markGeneration(page, lang, "end");
+  (report.main_thread_cpu ||= {})[lang] = (await stopCpuTrace(cpuTrace))[lang] ?? null;
   const wallS = (Date.now() - t0) / 1000;
   const endAt = await pageNow();
   const code = await page.$eval("#code", (el) => el.textContent);
@@ -449,6 +456,7 @@ try {
       if (backend === "cpu" || process.env.ESPALIER_BROWSER_RESUME_CHECKS) await stopCheck();
     }
     for (const lang of ["slua", "go", "fim"]) if (langs.includes(lang)) await generate(lang, mode);
+    log(`main-thread tasks while generating, CPU time from a trace: ${JSON.stringify(report.main_thread_cpu)}`);
     if (backend === "cpu" || process.env.ESPALIER_BROWSER_OPEN_FILE) await openFile();
   }
 } catch (e) {
@@ -470,16 +478,34 @@ if (genMax.length) {
   // The issue's target: no main-thread task over 50 ms while generating (the model runs
   // in the worker; the page redraws once per frame, only what changed). Since the
   // module's constructors run once (web/src/constructors.rs; before, every call from
-  // JavaScript re-ran them: 1,606 ms blocks) the Python and fill-in-the-middle runs stay
-  // under 50 ms, but sLua and Go runs still show a few 60-75 ms tasks at load ~10. So
-  // by default the figure is reported, and enforced only when ESPALIER_BROWSER_MAX_TASK_MS
-  // is set.
+  // JavaScript re-ran them: 1,606 ms blocks) the tasks that remain over 50 ms compute
+  // 0-20 ms and wait for a core the rest (the trace below: on this 2-core machine at
+  // load 5-12 they last 50-1,015 ms). So the wall-clock figure is reported, and enforced
+  // only when ESPALIER_BROWSER_MAX_TASK_MS is set; the CPU figure is enforced.
   const limit = Number(process.env.ESPALIER_BROWSER_MAX_TASK_MS || "NaN");
   const longest = report.longest_main_thread_task_during_generation_ms;
   if (Number.isFinite(limit)) {
     check(longest <= limit, `no main-thread task over ${limit} ms while generating (longest ${longest} ms)`);
   } else {
     log(`longest main-thread task while generating: ${longest} ms (target 50 ms${longest > 50 ? ": NOT MET" : ""}; enforce with ESPALIER_BROWSER_MAX_TASK_MS)`);
+  }
+}
+// The same tasks' CPU time (main-thread-cpu.mjs): what the page computes on its main
+// thread, independent of how long the thread waited for a core on a loaded machine.
+// Enforced by default (ESPALIER_BROWSER_MAX_TASK_CPU_MS, default 50).
+if (report.main_thread_cpu) {
+  const gens = Object.values(report.main_thread_cpu);
+  const complete = gens.every((g) => g && Number.isFinite(g.longest_cpu_ms));
+  const limit = Number(process.env.ESPALIER_BROWSER_MAX_TASK_CPU_MS || "50");
+  if (!gens.length || !complete) {
+    check(false, `main-thread CPU time per task: no data from the trace (${JSON.stringify(report.main_thread_cpu)})`);
+  } else {
+    const cpu = Math.max(...gens.map((g) => g.longest_cpu_ms));
+    const waited = gens.flatMap((g) => g.over_50_wall);
+    report.longest_main_thread_task_cpu_during_generation_ms = cpu;
+    check(cpu <= limit,
+      `no main-thread task computing over ${limit} ms while generating (longest ${cpu} ms of CPU; ` +
+      `tasks over 50 ms of wall clock, [wall, cpu] ms: ${JSON.stringify(waited)})`);
   }
 }
 report.failures = failures;

@@ -30,6 +30,7 @@ const builds = args.map((a) => {
   const [name, dir] = a.includes('=') ? a.split('=') : ['wasm', a];
   return { name, w: require(resolve(join(dir, 'espalier_model_wasm_bench.js'))) };
 });
+const cpuS = (u) => (u.user + u.system) / 1e6;
 const loadAvg = () => Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
 
 let failed = false;
@@ -48,26 +49,34 @@ for (const b of builds) {
   const t = performance.now();
   b.info = b.w.load(new Uint8Array(bytes));
   b.loadS = (performance.now() - t) / 1000;
-  b.prefill = []; b.decode = []; b.tokens = null;
+  b.prefill = []; b.decode = []; b.prefillCpu = []; b.decodeCpu = []; b.tokens = null;
 }
 const ids = builds[0].w.prompt(promptTokens);
 for (let r = 0; r < rounds; r++) {
   // Alternate the order each round so neither build always runs first.
   const order = r % 2 === 0 ? builds : [...builds].reverse();
   for (const b of order) {
+    // Wall and on-CPU time (the process's user + system time: on a loaded machine the
+    // wall clock mostly measures waiting for a core).
     let t = performance.now();
+    let c = process.cpuUsage();
     let next = b.w.prefill(ids);
     const prefillS = (performance.now() - t) / 1000;
+    const prefillCpuS = cpuS(process.cpuUsage(c));
     const out = [next];
     t = performance.now();
+    c = process.cpuUsage();
     for (let i = 0; i < decode; i++) { next = b.w.step(next); out.push(next); }
     const decodeS = (performance.now() - t) / 1000;
+    const decodeCpuS = cpuS(process.cpuUsage(c));
     b.prefill.push(ids.length / prefillS); b.decode.push(decode / decodeS);
+    b.prefillCpu.push(ids.length / prefillCpuS); b.decodeCpu.push(decode / decodeCpuS);
     if (b.tokens === null) b.tokens = out.join(',');
     else if (b.tokens !== out.join(',')) failed = true;
     console.log(JSON.stringify({ build: b.name, round: r, info: b.info, prefill_tokens: ids.length,
       prefill_tps: +(ids.length / prefillS).toFixed(2), decode_tokens: decode,
-      decode_tps: +(decode / decodeS).toFixed(2), load_avg_1m: loadAvg() }));
+      decode_tps: +(decode / decodeS).toFixed(2), prefill_cpu_tps: +(ids.length / prefillCpuS).toFixed(2),
+      decode_cpu_tps: +(decode / decodeCpuS).toFixed(2), load_avg_1m: loadAvg() }));
   }
 }
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return +s[Math.floor(s.length / 2)].toFixed(2); };
@@ -78,11 +87,15 @@ for (const b of builds) {
   summary[`${b.name}_load_s`] = +b.loadS.toFixed(2);
   summary[`${b.name}_decode_tps`] = median(b.decode);
   summary[`${b.name}_prefill_tps`] = median(b.prefill);
+  summary[`${b.name}_decode_cpu_tps`] = median(b.decodeCpu);
+  summary[`${b.name}_prefill_cpu_tps`] = median(b.prefillCpu);
 }
 if (builds.length === 2) {
   const [a, b] = builds;
   summary[`ratio_decode_${a.name}_${b.name}`] = +(median(a.decode) / median(b.decode)).toFixed(3);
   summary[`ratio_prefill_${a.name}_${b.name}`] = +(median(a.prefill) / median(b.prefill)).toFixed(3);
+  summary[`ratio_decode_cpu_${a.name}_${b.name}`] = +(median(a.decodeCpu) / median(b.decodeCpu)).toFixed(3);
+  summary[`ratio_prefill_cpu_${a.name}_${b.name}`] = +(median(a.prefillCpu) / median(b.prefillCpu)).toFixed(3);
 }
 console.log(JSON.stringify(summary));
 if (failed) { console.error('greedy tokens differ between rounds'); process.exit(1); }

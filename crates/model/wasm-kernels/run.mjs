@@ -1,7 +1,8 @@
 // espalier-model's kernels in wasm under node: node run.mjs [ROUNDS] [WASM]
 // 1. the self-check (simd128 vs portable vs exact sums; exits 1 on any failure or when
 //    the build has no simd128 kernels), 2. one decode token's matrix-vector products,
-//    simd128 and portable alternating, ROUNDS each. Prints two JSON lines.
+//    simd128 and portable alternating, ROUNDS each, 3. a prompt's products (the prefill
+//    tile against one dot product per (row, token)). Prints three JSON lines.
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,3 +48,24 @@ console.log(JSON.stringify({ bench: 'decode-token matvecs (30 Q4_1 layers + Q8_0
   int8_cpu_median_ms: +median(cpu.int8).toFixed(1), int8_over_simd128_cpu: +(median(cpu.simd128) / median(cpu.int8)).toFixed(2),
   load_avg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') }));
 if (!agree) { console.error('checksums differ'); process.exit(1); }
+// 3. A prompt's products (30 Q4_1 layers, 8-bit activations): the simd128 prefill tile
+//    against one dot product per (row, token), alternating; CPU ms per prompt token.
+const promptTokens = Number(process.env.ESPALIER_WASM_PREFILL_TOKENS ?? 60);
+w.prefill_setup(promptTokens);
+const pre = { tiled: [], per_pair: [] };
+const preSums = {};
+for (let r = 0; r < rounds; r++) {
+  for (const [name, tiled] of r % 2 ? [['per_pair', 0], ['tiled', 1]] : [['tiled', 1], ['per_pair', 0]]) {
+    const c = process.cpuUsage();
+    preSums[name] = w.prefill(tiled);
+    const d = process.cpuUsage(c);
+    pre[name].push((d.user + d.system) / 1000 / promptTokens);
+  }
+}
+const preAgree = Math.abs(preSums.tiled - preSums.per_pair) <= 1e-4 * (1 + Math.abs(preSums.per_pair));
+console.log(JSON.stringify({ bench: `prefill matmuls (30 Q4_1 layers, ${promptTokens} tokens, 8-bit activations)`, rounds,
+  tiled_cpu_ms_per_token: pre.tiled.map((x) => +x.toFixed(2)), per_pair_cpu_ms_per_token: pre.per_pair.map((x) => +x.toFixed(2)),
+  tiled_median: +median(pre.tiled).toFixed(2), per_pair_median: +median(pre.per_pair).toFixed(2),
+  speedup_cpu: +(median(pre.per_pair) / median(pre.tiled)).toFixed(2), checksums: preSums, checksums_agree: preAgree,
+  load_avg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') }));
+if (!preAgree) { console.error('prefill checksums differ'); process.exit(1); }

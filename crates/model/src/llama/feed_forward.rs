@@ -17,14 +17,19 @@ use super::ModelError;
 pub(crate) fn feed_forward(gate_up: &Linear, down: &Linear, h: Tensor<2>, ffn: usize, device: &Device) -> Result<Tensor<2>, ModelError> {
     if let (Linear::Host(_), Linear::Host(d)) = (gate_up, down) {
         let t = h.dims()[0];
-        let gu = gate_up.forward_host(&host_rows(h)?, t, device)?;
-        let y = down.forward_host(&swiglu_rows(&gu, ffn), t, device)?;
+        let y = feed_forward_rows(gate_up, down, &host_rows(h)?, t, ffn, device)?;
         return Ok(Tensor::from_data(TensorData::new(y, [t, d.rows()]), device));
     }
     let gu = gate_up.forward(h)?;
     let gate = gu.clone().narrow(1, 0, ffn);
     let up = gu.narrow(1, ffn, ffn);
     down.forward(burn::tensor::activation::silu(gate) * up)
+}
+
+/// The feed-forward output for host rows `h` (`[t][hidden]`), as host rows.
+pub(crate) fn feed_forward_rows(gate_up: &Linear, down: &Linear, h: &[f32], t: usize, ffn: usize, device: &Device) -> Result<Vec<f32>, ModelError> {
+    let gu = gate_up.forward_host(h, t, device)?;
+    down.forward_host(&swiglu_rows(&gu, ffn), t, device)
 }
 
 /// `silu(g) * u` for rows `[g (ffn) | u (ffn)]`; returns `[t][ffn]`.

@@ -93,9 +93,9 @@ pub(crate) fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row)
 
 /// Prefill's `x · Wᵀ` for `rows` consecutive Q4_1 weight rows (layout of
 /// [`dot_q4_1`]: `d`, `m` hold `rows * cols / 32` entries, `nibbles` `rows * cols / 2`
-/// bytes) times the `t` rows of `x`, written `out[row * t + token]`. AVX2 unpacks each
-/// weight block once per tile of up to 8 activation rows; elsewhere one [`dot_q4_1`]
-/// per (row, token).
+/// bytes) times the `t` rows of `x`, written `out[row * t + token]`. AVX2 and simd128
+/// unpack each weight block once per tile of up to 8 activation rows; the portable
+/// version takes one [`dot_q4_1`] per (row, token).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gemm_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], rows: usize, x: &Q8Activations, t: usize, out: &mut [f32]) {
     let cols = x.cols();
@@ -106,6 +106,8 @@ pub(crate) fn gemm_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], rows: us
         // lengths are checked above.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q4_1(d, m, nibbles, rows, x, t, out) },
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        Isa::Simd128 => super::wasm_simd::gemm_q4_1(d, m, nibbles, rows, x, t, out),
         _ => {
             let nb = cols / QK8;
             for (k, o) in out.iter_mut().enumerate() {

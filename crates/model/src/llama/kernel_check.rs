@@ -41,6 +41,7 @@ pub fn run() -> KernelCheck {
         check_q8(&mut check, isa);
         check_q4_1(&mut check, isa);
         check_int8(&mut check, isa);
+        check_gemm_q4_1(&mut check, isa);
     }
     check_attention(&mut check, best);
     check
@@ -168,6 +169,40 @@ fn check_int8(check: &mut KernelCheck, isa: Isa) {
                 _ => int_dot::dot_blocks(isa, ty, &bytes, row),
             };
             check.compare(format!("int8 {} {} blocks={blocks}", ty.name(), isa.name()), got, exact(&w, &rounded));
+        }
+    }
+}
+
+/// Prefill's Q4_1 product (`int_dot::gemm_q4_1`: tiles of up to 8 tokens on AVX2 and
+/// simd128) for 1 to 19 tokens (every tile width, and a second and third tile) against
+/// the exact sums of the dequantized weights times each token's rounded activations:
+/// a skipped block, row, token or minimum term fails.
+fn check_gemm_q4_1(check: &mut KernelCheck, isa: Isa) {
+    let (rows, cols) = (5usize, 576usize);
+    let nb = cols / QK8;
+    let d: Vec<f32> = values(rows * nb, 61).iter().map(|v| f16::from_f32(v.abs() / 8.0 + 1e-3).to_f32()).collect();
+    let m: Vec<f32> = values(rows * nb, 62).iter().map(|v| f16::from_f32(v / 4.0).to_f32()).collect();
+    let nibbles: Vec<u8> = values(rows * cols / 2, 63).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+    let mut w = vec![0f32; rows * cols];
+    for (b, (q, out)) in nibbles.chunks_exact(QK8 / 2).zip(w.chunks_exact_mut(QK8)).enumerate() {
+        for (j, &byte) in q.iter().enumerate() {
+            out[j] = d[b] * f32::from(byte & 0x0f) + m[b];
+            out[j + QK8 / 2] = d[b] * f32::from(byte >> 4) + m[b];
+        }
+    }
+    for t in [1usize, 2, 3, 4, 5, 6, 7, 8, 9, 16, 19] {
+        // Rows of different magnitudes, so a token read with another's scale is far off.
+        let x: Vec<f32> = values(t * cols, 64 + t as u64).iter().enumerate().map(|(k, v)| v * (1 + (k / cols) % 5) as f32).collect();
+        let q = Q8Activations::rows(&x, cols, QK8);
+        let mut out = vec![f32::NAN; rows * t];
+        int_dot::gemm_q4_1(isa, &d, &m, &nibbles, rows, &q, t, &mut out);
+        for i in 0..t {
+            let row = q.row(i);
+            let rounded: Vec<f32> = row.quants.iter().enumerate().map(|(k, &v)| row.scale(k / QK8) * f32::from(v)).collect();
+            for r in 0..rows {
+                let want = exact(&w[r * cols..(r + 1) * cols], &rounded);
+                check.compare(format!("gemm_q4_1 {} t={t} row={r} token={i}", isa.name()), out[r * t + i], want);
+            }
         }
     }
 }

@@ -18,6 +18,7 @@ mod gpu_quantized;
 mod host_attention;
 mod host_kernels;
 mod host_matrix;
+mod host_norm;
 mod int_dot;
 #[cfg(target_arch = "x86_64")]
 mod int_dot_avx2;
@@ -262,27 +263,34 @@ impl Llama {
     fn blocks_forward(&self, mut x: Tensor<2>, past: usize, cache: &mut KvCache) -> Result<Tensor<2>, ModelError> {
         let c = &self.config;
         let t = x.dims()[0];
-        // Host attention has its own RoPE table and causality; the burn path needs this
-        // step's RoPE rows and mask as tensors.
-        let path = match self.host_heads() {
-            Some(heads) => AttentionPath::Host(heads),
-            None => AttentionPath::Burn {
-                cos: self.cos.clone().narrow(0, past, t).unsqueeze_dim::<3>(0),
-                sin: self.sin.clone().narrow(0, past, t).unsqueeze_dim::<3>(0),
-                mask: (t > 1).then(|| causal_mask(c.group(), t, past, &self.device)),
-            },
-        };
+        if let Some(heads) = self.host_heads() {
+            let x = self.blocks_forward_host(host_rows(x)?, t, past, heads, cache)?;
+            return Ok(Tensor::from_data(TensorData::new(x, [t, c.hidden]), &self.device));
+        }
+        // This step's RoPE rows and causal mask as tensors.
+        let cos = self.cos.clone().narrow(0, past, t).unsqueeze_dim::<3>(0);
+        let sin = self.sin.clone().narrow(0, past, t).unsqueeze_dim::<3>(0);
+        let mask = (t > 1).then(|| causal_mask(c.group(), t, past, &self.device));
         for (i, b) in self.blocks.iter().enumerate() {
             let h = rms_norm(x.clone(), &b.attn_norm, c.rms_eps);
-            let attn_out = match &path {
-                AttentionPath::Host(heads) => self.attention_host(i, h, b, past, *heads, cache)?,
-                AttentionPath::Burn { cos, sin, mask } => {
-                    b.attn_out.forward(self.attention(i, h, b, cos, sin, mask.as_ref(), cache)?)?
-                }
-            };
-            x = x + attn_out;
+            x = x + b.attn_out.forward(self.attention(i, h, b, &cos, &sin, mask.as_ref(), cache)?)?;
             let h = rms_norm(x.clone(), &b.ffn_norm, c.rms_eps);
             x = x + feed_forward::feed_forward(&b.gate_up, &b.down, h, c.ffn, &self.device)?;
+        }
+        Ok(x)
+    }
+
+    /// [`Llama::blocks_forward`] on the host (CPU weight formats): the residual stream
+    /// `x` (`[t][hidden]`) stays in host memory from one kernel to the next, normalised
+    /// by [`host_norm`] (burn's `rms_norm` value for value) and attended over the host
+    /// cache with this crate's RoPE table and causality.
+    fn blocks_forward_host(&self, mut x: Vec<f32>, t: usize, past: usize, heads: Heads, cache: &mut KvCache) -> Result<Vec<f32>, ModelError> {
+        let c = &self.config;
+        for (i, b) in self.blocks.iter().enumerate() {
+            let h = host_norm::rms_norm_rows(&x, &host_rows(b.attn_norm.clone())?, c.rms_eps);
+            host_norm::add_rows(&mut x, &self.attention_host(i, &h, t, b, past, heads, cache)?);
+            let h = host_norm::rms_norm_rows(&x, &host_rows(b.ffn_norm.clone())?, c.rms_eps);
+            host_norm::add_rows(&mut x, &feed_forward::feed_forward_rows(&b.gate_up, &b.down, &h, t, c.ffn, &self.device)?);
         }
         Ok(x)
     }
@@ -329,20 +337,21 @@ impl Llama {
     }
 
     /// Block `i`'s attention and output projection on the host (CPU weight formats)
-    /// for the new rows `h` (`[t, hidden]`, positions `past..past + t`): QKV projection,
+    /// for the new rows `h` (`[t][hidden]`, positions `past..past + t`): QKV projection,
     /// RoPE, append to the host cache, attention over it, output projection. Returns
-    /// `[t, hidden]`.
+    /// `[t][hidden]`.
+    #[allow(clippy::too_many_arguments)]
     fn attention_host(
         &self,
         i: usize,
-        h: Tensor<2>,
+        h: &[f32],
+        t: usize,
         b: &BlockWeights,
         past: usize,
         heads: Heads,
         cache: &mut KvCache,
-    ) -> Result<Tensor<2>, ModelError> {
-        let t = h.dims()[0];
-        let mut qkv = b.qkv.forward_host(&host_rows(h)?, t, &self.device)?;
+    ) -> Result<Vec<f32>, ModelError> {
+        let mut qkv = b.qkv.forward_host(h, t, &self.device)?;
         if let Some(bias) = &b.qkv_bias {
             for row in qkv.chunks_exact_mut(bias.host.len()) {
                 row.iter_mut().zip(&bias.host).for_each(|(y, b)| *y += b);
@@ -352,18 +361,8 @@ impl Llama {
         let kv = cache.host_layer(i)?;
         kv.append_from_qkv(&qkv, t, heads);
         let attn = host_attention::attend(self.isa, &qkv, t, past, kv, heads);
-        let out = b.attn_out.forward_host(&attn, t, &self.device)?;
-        Ok(Tensor::from_data(TensorData::new(out, [t, self.config.hidden]), &self.device))
+        b.attn_out.forward_host(&attn, t, &self.device)
     }
-}
-
-/// Where a step's attention runs, with what that path needs.
-enum AttentionPath {
-    /// On the host (CPU weight formats), over the host cache.
-    Host(Heads),
-    /// On burn tensors, with this step's RoPE rows (`[1, t, head_dim / 2]`) and causal
-    /// mask (prefill only).
-    Burn { cos: Tensor<3>, sin: Tensor<3>, mask: Option<Tensor<3>> },
 }
 
 /// `x * w / sqrt(mean(x^2) + eps)` over the last dimension.

@@ -1,7 +1,9 @@
 //! One decode token's worth of SmolLM2-135M matrix-vector products on deterministic
 //! pseudo-random weights: 30 layers of Q4_1 (QKV 960x576, attention output 576x576,
 //! gate/up 3072x576, down 576x1536) and the Q8_0 output projection 49152x576 — the
-//! ~110 MB every decode step streams. Node times [`token`] per implementation.
+//! ~110 MB every decode step streams. Node times [`token`] per implementation, and a
+//! prompt's products through the 30 layers ([`prefill`]): the simd128 prefill tile
+//! against one dot product per (row, token), the code before it.
 
 use std::cell::RefCell;
 
@@ -33,6 +35,8 @@ struct Weights {
 
 thread_local! {
     static WEIGHTS: RefCell<Option<Weights>> = const { RefCell::new(None) };
+    /// A prompt's rounded activations at both widths (hidden, FFN), for [`prefill`].
+    static PROMPT: RefCell<Option<(Q8Activations, Q8Activations, usize)>> = const { RefCell::new(None) };
 }
 
 fn bytes(n: usize, seed: &mut u64) -> Vec<u8> {
@@ -127,5 +131,53 @@ pub extern "C" fn token(portable: u32) -> f32 {
             *y = dot_q8(isa, &w.out_scales[r * nb..(r + 1) * nb], &w.out_quants[r * HIDDEN..(r + 1) * HIDDEN], &w.x);
         }
         sum + w.logits.iter().sum::<f32>()
+    })
+}
+
+/// Rounds a prompt of `t` tokens' activations at both widths (call before [`prefill`]).
+#[no_mangle]
+pub extern "C" fn prefill_setup(t: u32) {
+    let t = t as usize;
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut rows = |cols: usize| {
+        let x: Vec<f32> = bytes(t * cols, &mut s).iter().map(|&v| f32::from(v) / 128.0 - 1.0).collect();
+        Q8Activations::rows(&x, cols, QK8)
+    };
+    let (h, f) = (rows(HIDDEN), rows(FFN));
+    PROMPT.with(|p| *p.borrow_mut() = Some((h, f, t)));
+}
+
+/// The prompt's products through the 30 Q4_1 layers with 8-bit activations: the best
+/// prefill kernel (`int_dot::gemm_q4_1`: the simd128 tile) when `tiled != 0`, else one
+/// `int_dot::dot_q4_1` per (row, token) (what wasm ran before the tile). Returns a
+/// checksum (both ways sum the same integers; only the float order differs).
+#[no_mangle]
+pub extern "C" fn prefill(tiled: u32) -> f32 {
+    let isa = Isa::best();
+    PROMPT.with(|p| {
+        WEIGHTS.with(|w| {
+            let (p, w) = (p.borrow(), w.borrow());
+            let (Some((xh, xf, t)), Some(w)) = (p.as_ref(), w.as_ref()) else { return f32::NAN };
+            let t = *t;
+            let mut sum = 0f32;
+            let mut out = Vec::new();
+            for l in &w.layers {
+                let x = if l.cols == HIDDEN { xh } else { xf };
+                out.clear();
+                out.resize(l.rows * t, 0.0);
+                if tiled != 0 {
+                    int_dot::gemm_q4_1(isa, &l.d, &l.m, &l.nibbles, l.rows, x, t, &mut out);
+                } else {
+                    let nb = l.cols / QK8;
+                    for (k, o) in out.iter_mut().enumerate() {
+                        let (r, i) = (k / t, k % t);
+                        let b = r * nb..(r + 1) * nb;
+                        *o = int_dot::dot_q4_1(isa, &l.d[b.clone()], &l.m[b], &l.nibbles[r * l.cols / 2..(r + 1) * l.cols / 2], x.row(i));
+                    }
+                }
+                sum += out.iter().sum::<f32>();
+            }
+            sum
+        })
     })
 }
