@@ -40,6 +40,7 @@ use rustc_hash::FxHashMap;
 
 use crate::lexeme::{byte_class, Alt, AltKey, Lex, WS_BYTES};
 use crate::state_masks::StateMasks;
+use crate::viability::Viability;
 
 /// A state of a [`SegDfa`] (meaningful only with the automaton that made it).
 pub type DfaState = LazyStateID;
@@ -83,7 +84,9 @@ type AltEntry = (Vec<AltKey>, Rc<SegDfa>);
 /// name may not be) cost more than the rest of feeding it.
 ///
 /// It also keeps the tree-independent part of masks by DFA state
-/// ([`crate::state_masks`]), which lives as long as the DFAs it is keyed by.
+/// ([`crate::state_masks`]), which lives as long as the DFAs it is keyed by, and the
+/// expressions' [`Viability`] table (the operator stacks' automaton), built with the
+/// cache.
 #[derive(Debug, Default)]
 pub struct DfaCache {
     by_regex: RefCell<FxHashMap<String, Rc<SegDfa>>>,
@@ -94,6 +97,7 @@ pub struct DfaCache {
     /// Word lists of new names, one per content (see [`DfaCache::words`]).
     words: RefCell<Vec<Rc<Vec<String>>>>,
     masks: StateMasks,
+    viability: Viability,
 }
 
 impl DfaCache {
@@ -201,6 +205,11 @@ impl DfaCache {
         let w = Rc::new(list);
         words.push(w.clone());
         w
+    }
+
+    /// Whether expressions can still end in a wanted type (see [`crate::viability`]).
+    pub fn viability(&self) -> &Viability {
+        &self.viability
     }
 
     /// The masks by DFA state (see [`crate::state_masks`]).
