@@ -85,8 +85,7 @@ type AltEntry = (Vec<AltKey>, Rc<SegDfa>);
 ///
 /// It also keeps the tree-independent part of masks by DFA state
 /// ([`crate::state_masks`]), which lives as long as the DFAs it is keyed by, and the
-/// expressions' [`Viability`] table (the operator stacks' automaton), built with the
-/// cache.
+/// expressions' [`Viability`] table (the operator stacks' automaton).
 #[derive(Debug, Default)]
 pub struct DfaCache {
     by_regex: RefCell<FxHashMap<String, Rc<SegDfa>>>,

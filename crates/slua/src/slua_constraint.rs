@@ -62,6 +62,8 @@ impl SluaConstraint {
     }
 
     fn from_tree(tree: Tree) -> SluaConstraint {
+        // Built here rather than by the first expression's mask (see `crate::viability`).
+        tree.env().viability().prepare();
         let mut c = SluaConstraint {
             tree,
             partial: Vec::new(),

@@ -5,11 +5,13 @@
 //! [`Viability`] answers it and owns what answering needs: a table of every packed
 //! operator stack over base types reachable from an empty one, with the base types
 //! each can end in, and a memo of the search for stacks outside it. One lives in each
-//! [`crate::dfa::DfaCache`] (the compiled automata environments share) and is built
-//! with it: building the table takes about 1.8 ms, which as a lazy table was paid by
-//! the first expression of a script, a mask step over 2 ms.
+//! [`crate::dfa::DfaCache`] (the compiled automata environments share). Building the
+//! table takes about 1.8 ms: the checker builds it at the first expression it meets
+//! (a script refused before any is refused without it), a [`crate::SluaConstraint`]
+//! when it is made ([`Viability::prepare`]), since built by the first expression's
+//! mask it made that a step over 2 ms.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 
 use rustc_hash::FxHashMap;
@@ -18,18 +20,12 @@ use crate::ops::{push_op, reduce_all, BinOp, Stack, TypeSet, BASES, BIN_OPS};
 use crate::types::Type;
 
 /// Whether expressions can still end in a wanted type (see the module doc).
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Viability {
     /// Packed state (see [`pack`]) -> the base types it can end in (bit `i`: `BASES[i]`).
-    reach: FxHashMap<u64, u8>,
+    reach: OnceCell<FxHashMap<u64, u8>>,
     /// Answers of [`Viability::search`]; started afresh past [`Viability::SEARCH_CAP`].
     searched: RefCell<HashMap<(TypeSet, Stack, Type), bool>>,
-}
-
-impl Default for Viability {
-    fn default() -> Viability {
-        Viability::new()
-    }
 }
 
 impl Viability {
@@ -37,17 +33,19 @@ impl Viability {
     /// stacks outside the table; a decoder's cache lives across scripts).
     pub const SEARCH_CAP: usize = 4096;
 
-    /// Builds the table of packed states (about ten thousand, ~1.8 ms).
-    pub fn new() -> Viability {
-        Viability {
-            reach: reach_table(),
-            searched: RefCell::default(),
-        }
+    /// Builds the table of packed states now (about ten thousand, ~1.8 ms), if
+    /// not built yet: for callers about to step expressions in a hurry (masks).
+    pub fn prepare(&self) {
+        self.table();
     }
 
-    /// The number of packed states in the table.
+    fn table(&self) -> &FxHashMap<u64, u8> {
+        self.reach.get_or_init(reach_table)
+    }
+
+    /// The number of packed states in the table (0 until built).
     pub fn states(&self) -> usize {
-        self.reach.len()
+        self.reach.get().map_or(0, |r| r.len())
     }
 
     /// Whether, after an operand of type `cur` with operators `stack` pending, the
@@ -57,7 +55,7 @@ impl Viability {
     /// Stacks of base types are looked up in the table; the others (long `..`
     /// chains, table or function types) are searched ([`Viability::search`]).
     pub fn can_finish(&self, want: &TypeSet, stack: &[(Type, BinOp)], cur: &Type) -> bool {
-        match pack(stack, cur).and_then(|key| self.reach.get(&key)) {
+        match pack(stack, cur).and_then(|key| self.table().get(&key)) {
             Some(mask) => mask & want.bases != 0,
             None => self.search(want, stack, cur),
         }
@@ -247,7 +245,7 @@ mod tests {
     fn packed_viability_agrees_with_the_vector_search() {
         // Every stack of up to three pending operators over base types, every
         // operand and every wanted set of base types.
-        let v = Viability::new();
+        let v = Viability::default();
         let mut stacks: Vec<Vec<(Type, BinOp)>> = vec![vec![]];
         for _ in 0..3 {
             let mut next = Vec::new();
@@ -268,7 +266,7 @@ mod tests {
         for st in &stacks {
             for cur in &BASES {
                 assert!(
-                    pack(st, cur).is_some_and(|k| v.reach.contains_key(&k)),
+                    pack(st, cur).is_some_and(|k| v.table().contains_key(&k)),
                     "{st:?} {cur:?} is not in the table"
                 );
                 for bases in 1..8u8 {
@@ -288,7 +286,7 @@ mod tests {
 
     #[test]
     fn viability_sees_through_comparisons() {
-        let v = Viability::new();
+        let v = Viability::default();
         let boolean = TypeSet::one(&Type::Boolean);
         assert!(v.can_finish(&boolean, &[], &Type::Number));
         assert!(v.can_finish(&boolean, &[], &Type::String));
@@ -302,7 +300,7 @@ mod tests {
     #[test]
     fn stacks_outside_the_table_are_searched_and_memoised() {
         // Ten pending `..`: too long to pack.
-        let v = Viability::new();
+        let v = Viability::default();
         let mut st = Vec::new();
         for _ in 0..10 {
             st = push_op(&st, &Type::String, BinOp::Concat).unwrap();
