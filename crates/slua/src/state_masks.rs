@@ -140,30 +140,42 @@ impl StateMasks {
 }
 
 impl StateMask {
-    /// Walks the trie (with `first`, that byte's subtree) from `state`: once
-    /// stopping at the segment's end (`inside`), once going on past it with any
-    /// bytes (`inside` and the crossing tokens).
+    /// Walks the trie (with `first`, that byte's subtree) from `state` stopping at
+    /// the segment's end (`inside`), noting where tokens complete the segment; then
+    /// walks only the paths through those points and the subtrees below them (the
+    /// crossing tokens). The second walk once went on past the end with any bytes
+    /// over the whole trie, a second full walk: building was two walks, 2.5 ms inside
+    /// a string literal on a 49,152-token vocabulary.
     fn build(dfa: &SegDfa, state: DfaState, first: Option<u8>, trie: &TokTrie, vocab: &Vocab) -> StateMask {
         let skip = usize::from(first.is_some());
-        let walk = |past_end: bool| {
-            let mut mask = TokenSet::empty(trie.vocab_len());
-            let mut w = DfaWalk { dfa, stack: vec![(state, false)], bytes: Vec::new(), past_end, whole_tokens: first.is_none() };
-            match first {
-                None => _ = trie.walk(&mut w, &mut mask),
-                Some(b) => _ = trie.walk_children_of_byte(b, &mut w, &mut mask),
-            }
-            for (id, bytes) in trie.long_tokens() {
-                if bytes.first() == first.as_ref().or(bytes.first()) && w.accepts_all(&bytes[skip..]) {
-                    mask.insert(*id as usize);
-                }
-            }
-            trie.add_duplicates(&mut mask);
-            mask
+        let in_first = |bytes: &[u8]| bytes.first() == first.as_ref().or(bytes.first());
+        let walk = |rec: &mut dyn Recognizer, mask: &mut TokenSet| match first {
+            None => _ = trie.walk(rec, mask),
+            Some(b) => _ = trie.walk_children_of_byte(b, rec, mask),
         };
-        let inside = walk(false);
-        let mut all = walk(true);
-        all.subtract(&inside);
-        let crossing = all
+        let mut inside = TokenSet::empty(trie.vocab_len());
+        let mut w = DfaWalk { dfa, stack: vec![(state, false)], bytes: Vec::new(), past_end: false, whole_tokens: first.is_none(), ends: Vec::new() };
+        walk(&mut w, &mut inside);
+        for (id, bytes) in trie.long_tokens() {
+            if in_first(bytes) && w.accepts_all(&bytes[skip..]) {
+                inside.insert(*id as usize);
+            }
+        }
+        trie.add_duplicates(&mut inside);
+        let mut ends = w.ends;
+        ends.sort_unstable();
+        ends.dedup();
+        let mut past = TokenSet::empty(trie.vocab_len());
+        walk(&mut PastEnds { ends: &ends, stack: vec![(0, ends.len(), false)] }, &mut past);
+        let mut w = DfaWalk { dfa, stack: vec![(state, false)], bytes: Vec::new(), past_end: true, whole_tokens: first.is_none(), ends: Vec::new() };
+        for (id, bytes) in trie.long_tokens() {
+            if in_first(bytes) && w.accepts_all(&bytes[skip..]) {
+                past.insert(*id as usize);
+            }
+        }
+        trie.add_duplicates(&mut past);
+        past.subtract(&inside);
+        let crossing = past
             .iter()
             .filter_map(|id| {
                 let bytes = vocab.bytes(id as u32);
@@ -172,6 +184,40 @@ impl StateMask {
             })
             .collect();
         StateMask { inside, crossing }
+    }
+}
+
+/// The walk along the points where tokens complete a segment (`ends`: their bytes,
+/// sorted; no one extends another, by A1) and on with any bytes past them.
+struct PastEnds<'e> {
+    ends: &'e [Vec<u8>],
+    /// Per pushed byte (and the start): the range of `ends` the bytes so far begin,
+    /// and whether they already hold one whole.
+    stack: Vec<(usize, usize, bool)>,
+}
+
+impl Recognizer for PastEnds<'_> {
+    fn try_push_byte(&mut self, b: u8) -> bool {
+        let depth = self.stack.len() - 1;
+        let (lo, hi, past) = self.stack[depth];
+        if past {
+            self.stack.push((lo, hi, true));
+            return true;
+        }
+        // Every end in the range is longer than `depth` (a shorter one sorts first
+        // and would have set `past`).
+        let range = &self.ends[lo..hi];
+        let (from, to) = (range.partition_point(|e| e[depth] < b), range.partition_point(|e| e[depth] <= b));
+        if from == to {
+            return false;
+        }
+        self.stack.push((lo + from, lo + to, range[from].len() == depth + 1));
+        true
+    }
+
+    fn pop_bytes(&mut self, n: usize) {
+        let keep = self.stack.len() - n.min(self.stack.len() - 1);
+        self.stack.truncate(keep);
     }
 }
 
@@ -199,6 +245,9 @@ struct DfaWalk<'d> {
     /// Refuse a first byte that completes the segment: those tokens are judged by
     /// their first byte (see [`crate::trie_walk`]'s `fill`).
     whole_tokens: bool,
+    /// The bytes of every path that completed the segment (where crossing tokens
+    /// leave it).
+    ends: Vec<Vec<u8>>,
 }
 
 impl DfaWalk<'_> {
@@ -234,6 +283,12 @@ impl Recognizer for DfaWalk<'_> {
                 if std::str::from_utf8(&seg).is_err() {
                     return false;
                 }
+            }
+            if done {
+                let mut end = Vec::with_capacity(self.bytes.len() + 1);
+                end.extend_from_slice(&self.bytes);
+                end.push(b);
+                self.ends.push(end);
             }
             (t, done)
         };
