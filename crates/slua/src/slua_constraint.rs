@@ -362,6 +362,22 @@ mod tests {
     }
 
     #[test]
+    fn making_a_constraint_builds_what_its_first_masks_need() {
+        let env = Rc::new(Env::new(Api::dungeon(), vec![]));
+        assert_eq!(env.viability().states(), 0);
+        let c = SluaConstraint::new(env.clone());
+        assert!(env.viability().states() > 1000, "{}", env.viability().states());
+        // Crossing from the kind into the name compiles nothing more: the name's
+        // automaton (every taken name excluded) was compiled with the constraint.
+        let compiled = env.dfas.len();
+        for kind in ["effect", "talent"] {
+            let mut c = c.clone();
+            assert_eq!(c.commit(format!("{kind} Zap").as_bytes()), Ok(Commit::Accepted));
+            assert_eq!(env.dfas.len(), compiled, "after {kind:?}");
+        }
+    }
+
+    #[test]
     fn hallucinated_calls_are_masked_and_rejected() {
         let env = Rc::new(Env::new(Api::dungeon(), vec![]));
         let mut c = SluaConstraint::new(env);
