@@ -20,11 +20,14 @@
 //! (keyed by its DFA, its state and that byte) where that tree's segment has no
 //! names-in-scope part, by walking otherwise. Without this split, the mask after
 //! a new name (any identifier byte may extend it) would hold some 20,000 crossing
-//! tokens (` ` and a word) and gain nothing. An entry is built on the second sighting
-//! of a state whose first walk allowed many tokens (building costs two walks of the
-//! trie; small masks are cheap to walk anyway), kept only when few tokens cross the
-//! segment's end, and the cache holds at most [`StateMasks::CAP`] built entries (6
-//! KiB each on a 49,152-token vocabulary).
+//! tokens (` ` and a word) and gain nothing. An entry is built on the first sighting
+//! of a state (building is one walk of the trie through the DFA alone, cheaper per
+//! byte than the tree's walk, and a short walk along the points where tokens leave
+//! the segment: inside a string literal 1.3 ms where the tree's walk took 1.7) and
+//! used for that mask; it is kept when it allows a large share of the vocabulary
+//! (small masks are cheap to build again) and few tokens cross the segment's end
+//! (with many, the state is walked instead), and the cache holds at most
+//! [`StateMasks::CAP`] built entries (6 KiB each on a 49,152-token vocabulary).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -48,9 +51,10 @@ pub(crate) struct StateMask {
 /// What a cache entry is.
 #[derive(Debug)]
 enum Slot {
-    /// Seen once; its walk allowed few tokens (walking is cheap): never built.
+    /// Seen; its mask allowed few tokens (cheap to build or walk again): not kept.
     Small,
-    /// Seen once with a large mask: built on the next sighting.
+    /// Seen once with a large mask by a walk (a first-byte mask's state, noted
+    /// before it is asked for): built when asked for.
     Large,
     /// Built, but too many tokens go past the segment's end to gain from it.
     Crossing,
@@ -80,29 +84,36 @@ impl StateMasks {
     /// cache started afresh within them and built every mask again.
     pub const NOTES_CAP: usize = 1 << 16;
 
-    /// A walk that allows less than this share of the vocabulary (8,192 of 49,152
-    /// tokens) costs less than building (two walks) and then using an entry: such
-    /// states are never built. Inside a string literal a walk allows about 45,000
-    /// tokens, after a keyword a few hundred.
+    /// A mask that allows less than this share of the vocabulary (8,192 of 49,152
+    /// tokens) is cheap to build again: it is used once and not kept. Inside a
+    /// string literal a mask allows about 45,000 tokens, after a keyword a few
+    /// hundred.
     pub const LARGE_SHARE: usize = 6;
 
-    /// The state mask of `dfa` at `state` over `trie`, if cached; built here when
-    /// the state was seen before with a large mask ([`StateMasks::note`]). With
+    /// The state mask of `dfa` at `state` over `trie`: cached, or built here when the
+    /// state is new or was noted with a large mask ([`StateMasks::note`]); `None`
+    /// when too many tokens cross the segment's end (the state is walked). With
     /// `first`, the mask of the tokens starting with that byte, which completed the
     /// segment before this one: their other bytes are walked from `state`.
     pub(crate) fn get(&self, dfa: &Rc<SegDfa>, state: DfaState, first: Option<u8>, trie: &Arc<TokTrie>, vocab: &Vocab) -> Option<Rc<StateMask>> {
         let key = key(dfa, state, first, trie);
-        match self.0.borrow().get(&key) {
+        let noted_large = match self.0.borrow().get(&key) {
             Some(Slot::Built { mask, .. }) => return Some(mask.clone()),
-            Some(Slot::Large) => {}
+            Some(Slot::Large) => true,
+            None => false,
             _ => return None,
-        }
+        };
         let mask = StateMask::build(dfa, state, first, trie, vocab);
+        let large = noted_large || mask.inside.count() * Self::LARGE_SHARE >= trie.vocab_len();
         // Each crossing token is tried on its own at every use: worth it only when
         // they are few beside the tokens the entry saves walking.
         if mask.crossing.len() * 8 > mask.inside.count() {
-            self.insert(key, Slot::Crossing);
+            self.insert(key, if large { Slot::Crossing } else { Slot::Small });
             return None;
+        }
+        if !large {
+            self.insert(key, Slot::Small);
+            return Some(Rc::new(mask));
         }
         let mask = Rc::new(mask);
         self.insert(key, Slot::Built { _dfa: dfa.clone(), _trie: trie.clone(), mask: mask.clone() });
