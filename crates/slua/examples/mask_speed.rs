@@ -15,7 +15,8 @@
 //! `MASKS_ONLY=1` stops before the finishing masks; `WARM=1` replays every script
 //! once untimed first, as a decoder that has written such scripts before).
 //! All scripts share one compiled-segment cache (`DfaCache`), as a decoder that keeps
-//! one across generations does.
+//! one across generations does. Making each script's constraint (its setup, which
+//! builds what the first masks need: see `SluaConstraint::new`) is timed apart.
 //!
 //! Then the finishing mask is timed: from every 8th step of each replay, random
 //! tokens of `fill_finishing_mask` are taken until the script is complete; the
