@@ -78,7 +78,7 @@ impl SluaConstraint {
     }
 
     /// Setup: what the first masks would otherwise build. The viability table (the
-    /// first expression's mask paid its 1.8 ms, see `crate::viability`), and the
+    /// first expression's mask paid its 1.1-1.8 ms, see `crate::viability`), and the
     /// trees after each keyword of the first segment followed by a space (a script's
     /// kind): the name that follows `effect` or `talent` may be no taken name, and
     /// compiling that automaton (some 600 trie nodes of excluded words) cost 1.2-1.7
