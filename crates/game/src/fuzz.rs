@@ -104,7 +104,7 @@ pub fn fuzz_cases(api: &Api, cfg: &FuzzConfig) -> (FuzzStats, Vec<Case>) {
     let mut rng = Rng::new(cfg.seed);
     // Effects registered so far (name, Lua source); the most recent few stay.
     let mut registry: Vec<(String, String)> = Vec::new();
-    let wcfg = WalkConfig { check_a1: cfg.check_a1, ..WalkConfig::default() };
+    let wcfg = WalkConfig { check_a1: cfg.check_a1.then(Rc::default), ..WalkConfig::default() };
     let note = |stats: &mut FuzzStats, s: String| {
         if stats.examples.len() < 5 {
             stats.examples.push(s.chars().take(4000).collect());

@@ -15,7 +15,8 @@
 //! `MASKS_ONLY=1` stops before the finishing masks; `WARM=1` replays every script
 //! once untimed first, as a decoder that has written such scripts before).
 //! All scripts share one compiled-segment cache (`DfaCache`), as a decoder that keeps
-//! one across generations does.
+//! one across generations does. Making each script's constraint (its setup, which
+//! builds what the first masks need: see `SluaConstraint::new`) is timed apart.
 //!
 //! Then the finishing mask is timed: from every 8th step of each replay, random
 //! tokens of `fill_finishing_mask` are taken until the script is complete; the
@@ -116,6 +117,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut cuts: Vec<(SluaConstraint, String)> = Vec::new();
     let (mut fast, mut slow) = (Vec::new(), Vec::new());
     let (mut allowed, mut disagreements, mut first) = (0usize, 0usize, None);
+    // On-CPU time of making each script's constraint (its setup, see `SluaConstraint::new`).
+    let mut setups = Vec::new();
     // `WARM=1`: replay every script once untimed first, with the same segment
     // cache, as a decoder that has written such scripts before (the figures then
     // leave out compiling segment DFAs and caching state masks on first sight).
@@ -124,12 +127,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if passes == 2 && n == scripts.len() {
             // The untimed pass is over.
             (fast.clear(), walls.clear(), slow.clear(), first_quarter.clear(), last_quarter.clear(), cuts.clear());
+            setups.clear();
             (allowed, steps_taken) = (0, 0);
         }
         // Talents may apply the Burning effect; an effect must not redefine a name.
         let effects = if script.starts_with("talent") { vec!["Burning".to_string()] } else { vec![] };
         let env = Rc::new(Env::with_dfas(Api::dungeon(), effects, dfas.clone()));
+        let c0 = thread_cpu_ns();
         let mut c = SluaConstraint::new(env).with_trie(trie.clone());
+        if let (Some(a), Some(b)) = (c0, thread_cpu_ns()) {
+            setups.push(b.saturating_sub(a) as f64 / 1e9);
+        }
         let mut times = Vec::new();
         let mut mask = TokenSet::empty(vocab.len());
         let mut reference = TokenSet::empty(vocab.len());
@@ -213,6 +221,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!("first mask of the run: {:.1} ms", first.unwrap_or(0.0) * 1e3);
     let steps = fast.len() + 1;
+    stats("constraint setup, on-CPU        ", setups);
     stats("trie walk  (fill_mask), on-CPU  ", fast);
     stats("trie walk  (fill_mask), wall    ", walls);
     if !first_quarter.is_empty() {

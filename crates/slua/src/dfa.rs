@@ -40,6 +40,7 @@ use rustc_hash::FxHashMap;
 
 use crate::lexeme::{byte_class, Alt, AltKey, Lex, WS_BYTES};
 use crate::state_masks::StateMasks;
+use crate::viability::Viability;
 
 /// A state of a [`SegDfa`] (meaningful only with the automaton that made it).
 pub type DfaState = LazyStateID;
@@ -83,7 +84,8 @@ type AltEntry = (Vec<AltKey>, Rc<SegDfa>);
 /// name may not be) cost more than the rest of feeding it.
 ///
 /// It also keeps the tree-independent part of masks by DFA state
-/// ([`crate::state_masks`]), which lives as long as the DFAs it is keyed by.
+/// ([`crate::state_masks`]), which lives as long as the DFAs it is keyed by, and the
+/// expressions' [`Viability`] table (the operator stacks' automaton).
 #[derive(Debug, Default)]
 pub struct DfaCache {
     by_regex: RefCell<FxHashMap<String, Rc<SegDfa>>>,
@@ -94,6 +96,7 @@ pub struct DfaCache {
     /// Word lists of new names, one per content (see [`DfaCache::words`]).
     words: RefCell<Vec<Rc<Vec<String>>>>,
     masks: StateMasks,
+    viability: Viability,
 }
 
 impl DfaCache {
@@ -201,6 +204,11 @@ impl DfaCache {
         let w = Rc::new(list);
         words.push(w.clone());
         w
+    }
+
+    /// Whether expressions can still end in a wanted type (see [`crate::viability`]).
+    pub fn viability(&self) -> &Viability {
+        &self.viability
     }
 
     /// The masks by DFA state (see [`crate::state_masks`]).
@@ -402,26 +410,54 @@ pub(crate) fn difference(a: &SegDfa, b: &SegDfa) -> Option<Vec<u8>> {
     None
 }
 
-/// Checks A1 for `regex`, memoised per thread (tests check every regex they see).
+/// Checks A1 for `regex` (compiling it; see [`A1Checks`] to check many).
 pub fn a1_holds(regex: &str) -> Result<(), String> {
-    thread_local! {
-        static DONE: RefCell<HashMap<String, Result<(), String>>> = RefCell::new(HashMap::new());
-    }
-    if let Some(r) = DONE.with(|d| d.borrow().get(regex).cloned()) {
-        return r;
-    }
-    let r = SegDfa::build(regex).map_err(|e| e.to_string()).and_then(|d| {
+    SegDfa::build(regex).map_err(|e| e.to_string()).and_then(|d| {
         d.check_a1().map_err(|(a, b)| {
             format!("A1 fails for /{regex}/: {:?} and its extension {:?} both match", String::from_utf8_lossy(&a), String::from_utf8_lossy(&b))
         })
-    });
-    DONE.with(|d| d.borrow_mut().insert(regex.to_string(), r.clone()));
-    r
+    })
+}
+
+/// [`a1_holds`] with its answers kept by regex: the tests and the fuzzer check
+/// every segment regex they meet, and most recur (`;`, `end`, a statement start).
+#[derive(Debug, Default)]
+pub struct A1Checks(RefCell<HashMap<String, Result<(), String>>>);
+
+impl A1Checks {
+    /// Whether A1 holds for `regex` (checked on first sight).
+    pub fn check(&self, regex: &str) -> Result<(), String> {
+        if let Some(r) = self.0.borrow().get(regex) {
+            return r.clone();
+        }
+        let r = a1_holds(regex);
+        self.0.borrow_mut().insert(regex.to_string(), r.clone());
+        r
+    }
+
+    /// The number of regexes checked.
+    pub fn len(&self) -> usize {
+        self.0.borrow().len()
+    }
+
+    /// Whether none was checked.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a1_checks_keep_each_answer() {
+        let checks = A1Checks::default();
+        assert!(checks.check("[a-z]+").is_err());
+        assert!(checks.check("[ ]*if[ (]").is_ok());
+        assert!(checks.check("[a-z]+").is_err());
+        assert_eq!(checks.len(), 2);
+    }
 
     #[test]
     fn a1_is_detected_on_the_dfa() {

@@ -38,6 +38,7 @@ mod state_masks;
 pub mod tree;
 mod trie_walk;
 pub mod types;
+pub mod viability;
 pub mod walker;
 
 pub use api::Api;

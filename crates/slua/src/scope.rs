@@ -237,6 +237,12 @@ impl Env {
         effect_type(&self.api)
     }
 
+    /// Whether expressions can still end in a wanted type (the cache's, see
+    /// [`crate::viability`]).
+    pub fn viability(&self) -> &crate::viability::Viability {
+        self.dfas.viability()
+    }
+
     /// Global callables: API functions and registered effects, with their types.
     pub fn globals(&self) -> &[(crate::lexeme::Text, Type)] {
         &self.globals

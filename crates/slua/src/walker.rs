@@ -8,7 +8,7 @@
 
 use std::rc::Rc;
 
-use crate::dfa::a1_holds;
+use crate::dfa::A1Checks;
 use crate::lexeme::{is_ws, Alt, Lex};
 use crate::node::{Act, Choice};
 use crate::scope::Env;
@@ -64,13 +64,14 @@ pub struct WalkConfig {
     pub soft_len: usize,
     /// Hard cap on segments.
     pub max_segments: usize,
-    /// Check A1 on every regex met (slower).
-    pub check_a1: bool,
+    /// Check A1 on every regex met (slower), keeping the answers here (share one
+    /// across walks: the same regexes recur).
+    pub check_a1: Option<Rc<A1Checks>>,
 }
 
 impl Default for WalkConfig {
     fn default() -> Self {
-        WalkConfig { soft_len: 120, max_segments: 4000, check_a1: false }
+        WalkConfig { soft_len: 120, max_segments: 4000, check_a1: None }
     }
 }
 
@@ -86,8 +87,8 @@ pub fn walk(env: Rc<Env>, rng: &mut Rng, cfg: &WalkConfig) -> Walk {
         if seg.alts.is_empty() {
             return Walk { text, finished: false, dead_end: true, segments, a1_failures };
         }
-        if cfg.check_a1 {
-            if let Err(e) = a1_holds(seg.regex()) {
+        if let Some(checks) = &cfg.check_a1 {
+            if let Err(e) = checks.check(seg.regex()) {
                 a1_failures.push(e);
             }
         }
@@ -235,7 +236,7 @@ mod tests {
     fn walks_finish_without_dead_ends_and_every_regex_is_a1() {
         let env = Rc::new(Env::new(Api::dungeon(), vec![]));
         let mut rng = Rng::new(7);
-        let cfg = WalkConfig { check_a1: true, ..WalkConfig::default() };
+        let cfg = WalkConfig { check_a1: Some(Rc::default()), ..WalkConfig::default() };
         for _ in 0..5 {
             let w = walk(env.clone(), &mut rng, &cfg);
             assert!(!w.dead_end, "dead end after:\n{}", w.text);

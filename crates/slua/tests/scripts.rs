@@ -10,7 +10,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use espalier_slua::check::check_with;
-use espalier_slua::dfa::a1_holds;
+use espalier_slua::dfa::A1Checks;
 use espalier_game::Game;
 use espalier_slua::translate::to_lua;
 use espalier_slua::{Api, Env};
@@ -30,8 +30,8 @@ fn files(dir: &str) -> Vec<PathBuf> {
 const README_VALID: usize = 24;
 const README_INVALID: usize = 59;
 
-fn a1(regex: &str) {
-    if let Err(e) = a1_holds(regex) {
+fn a1(checks: &A1Checks, regex: &str) {
+    if let Err(e) = checks.check(regex) {
         panic!("{e}");
     }
 }
@@ -93,12 +93,13 @@ fn the_real_lua_check_refuses_broken_translations() {
 fn valid_corpus() -> Vec<(String, String)> {
     let api = Api::dungeon();
     let mut effects: Vec<(String, String)> = Vec::new();
+    let checks = A1Checks::default();
     let paths = files("valid");
     assert_eq!(paths.len(), README_VALID, "valid scripts: update the README's count with the corpus");
     for path in paths {
         let src = std::fs::read_to_string(&path).unwrap();
         let env = Rc::new(Env::new(api.clone(), effects.iter().map(|(n, _)| n.clone()).collect()));
-        let script = check_with(env, &src, &mut |r| a1(r))
+        let script = check_with(env, &src, &mut |r| a1(&checks, r))
             .unwrap_or_else(|e| panic!("{} rejected at {e} (near {:?})", path.display(), &src[e.offset.min(src.len())..(e.offset + 20).min(src.len())]));
         let lua = to_lua(&script, &api);
         let mut game = Game::new(path.to_string_lossy().len() as u64).unwrap();
@@ -127,6 +128,7 @@ fn invalid_scripts_are_rejected_at_the_marked_offset() {
     let api = Api::dungeon();
     let names = ["Burning", "Regeneration", "Thorns", "Stoneskin", "Poison", "Frenzy", "Haste", "HealingAura", "Doom"];
     let env = Rc::new(Env::new(api, names.iter().map(|s| s.to_string()).collect()));
+    let checks = A1Checks::default();
     let paths = files("invalid");
     assert_eq!(paths.len(), README_INVALID, "invalid scripts: update the README's count with the corpus");
     let mut wrong = Vec::new();
@@ -134,7 +136,7 @@ fn invalid_scripts_are_rejected_at_the_marked_offset() {
         let marked = std::fs::read_to_string(&path).unwrap();
         let want = marked.find("@@").expect("every invalid script marks its error with @@");
         let src = marked.replacen("@@", "", 1);
-        match check_with(env.clone(), &src, &mut |r| a1(r)) {
+        match check_with(env.clone(), &src, &mut |r| a1(&checks, r)) {
             Ok(_) => wrong.push(format!("{}: accepted", path.display())),
             Err(e) if e.offset != want => wrong.push(format!(
                 "{}: rejected at {} ({:?}) instead of {want} ({:?})",
@@ -155,9 +157,10 @@ fn the_examples_in_the_language_document_are_valid() {
     let blocks: Vec<&str> = doc.split("```lua\n").skip(1).map(|b| b.split("```").next().unwrap()).collect();
     assert!(blocks.len() >= 2);
     let mut effects = Vec::new();
+    let checks = A1Checks::default();
     for b in blocks {
         let env = Rc::new(Env::new(Api::dungeon(), effects.clone()));
-        let s = check_with(env, b, &mut |r| a1(r))
+        let s = check_with(env, b, &mut |r| a1(&checks, r))
             .unwrap_or_else(|e| panic!("doc example rejected at byte {}:\n{b}", e.offset));
         if s.kind == "effect" {
             effects.push(s.name);

@@ -5,10 +5,11 @@
 use std::rc::Rc;
 
 use crate::lexeme::{ByteSet, Lex};
-use crate::ops::{can_finish, push_op, BinOp, TypeSet, BASES, BIN_OPS};
+use crate::ops::{push_op, BinOp, TypeSet, BASES, BIN_OPS};
 use crate::scope::{Env, Kind, Scope};
 use crate::scoped_names::{AcceptedKind, ScopedNames};
 use crate::types::Type;
+use crate::viability::Viability;
 
 use super::{kw, Act, Ann, Choice, Ctx, Frame};
 
@@ -202,7 +203,7 @@ impl Frame {
                     if t.is_base() {
                         for op in BIN_OPS {
                             if let Some(st2) = push_op(stack, t, op) {
-                                if BASES.iter().any(|b| can_finish(want, &st2, b)) {
+                                if BASES.iter().any(|b| env.viability().can_finish(want, &st2, b)) {
                                     out.push(Choice { lex: Lex::Lit(op.text().into()), act: Act::Op(op), ann: Ann::None });
                                 }
                             }
@@ -210,7 +211,7 @@ impl Frame {
                     }
                     out
                 }
-                None => operand_choices(env, ctx, &operand_targets(want, stack, unary), unary, want, stack),
+                None => operand_choices(env, ctx, &operand_targets(env.viability(), want, stack, unary), unary, want, stack),
             },
             Frame::Prefix { cur, targets, state, .. } => match state {
                 0 => {
@@ -331,14 +332,14 @@ fn ret(t: &Type) -> Type {
 /// The types the next operand may have: after unary operators their operand type,
 /// otherwise every base type from which the expression can still end in `want`,
 /// plus a table or function type when the operand is the whole expression.
-pub(super) fn operand_targets(want: &TypeSet, stack: &[(Type, BinOp)], unary: &[bool]) -> TypeSet {
+pub(super) fn operand_targets(viability: &Viability, want: &TypeSet, stack: &[(Type, BinOp)], unary: &[bool]) -> TypeSet {
     match unary.last() {
         Some(true) => TypeSet::one(&Type::Boolean),
         Some(false) => TypeSet::one(&Type::Number),
         None => {
             let mut bases = 0;
             for (i, b) in BASES.iter().enumerate() {
-                if can_finish(want, stack, b) {
+                if viability.can_finish(want, stack, b) {
                     bases |= 1 << i;
                 }
             }
@@ -363,11 +364,11 @@ fn operand_choices(env: &Env, ctx: &Ctx, targets: &TypeSet, unary: &[bool], want
     }
     let neg_ok = match unary.last() {
         Some(u) => !*u,
-        None => can_finish(want, stack, &Type::Number),
+        None => env.viability().can_finish(want, stack, &Type::Number),
     };
     let not_ok = match unary.last() {
         Some(u) => *u,
-        None => can_finish(want, stack, &Type::Boolean),
+        None => env.viability().can_finish(want, stack, &Type::Boolean),
     };
     if neg_ok {
         out.push(Choice { lex: Lex::Lit("-".into()), act: Act::Unary(false), ann: Ann::None });

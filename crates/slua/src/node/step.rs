@@ -211,7 +211,7 @@ impl Frame {
                 _ => {}
             },
             Frame::Expr { ctx, want, stack, unary, have } => {
-                let targets = operand_targets(want, stack, unary);
+                let targets = operand_targets(env.viability(), want, stack, unary);
                 match act {
                     Act::Op(op) => {
                         if let Some(t) = have.take() {
