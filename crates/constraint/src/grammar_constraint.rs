@@ -85,6 +85,17 @@ impl<P: TokenParser> GrammarConstraint<P> {
         self.store.is_some()
     }
 
+    /// Computes one throwaway mask from the current state (which stays as it was), so
+    /// that first-call costs fall here rather than on a decoder's first step: the
+    /// lexeme-start summaries of a trie that has none yet and, in wasm, the engine
+    /// compiling the mask's functions on their first call (V8 compiles lazily: node's
+    /// first mask took 2.2-4.3 ms wall against 0.3 ms once compiled; see
+    /// `results/masks/README.md`). Call it once after building a constraint, in setup.
+    pub fn warm_up(&mut self, vocab: &Vocab) {
+        let mut mask = TokenSet::empty(vocab.len());
+        self.fill_mask(vocab, &mut mask);
+    }
+
     /// The exact mask, whatever the strategy (the oracle the others are measured
     /// against). Does not set EOS or special tokens.
     pub fn exact_mask(&mut self, mask: &mut TokenSet) {
