@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use espalier_grammar::{Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
 
-use crate::lexeme_starts::{LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, STATE_BITS, UNUSUAL};
+use crate::lexeme_starts::{LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, ROOT_REREAD, STATE_BITS, UNUSUAL};
 use crate::lexer_walk::{LexWalker, Push};
 use crate::{Recognizer, TokTrie, TokenSet};
 
@@ -58,6 +58,10 @@ pub struct ExactWalker<P: TokenParser> {
     accs: Vec<(TermSet, Vec<u8>)>,
     n_accs: usize,
     path: Vec<u8>,
+    /// The mask's state with its lexeme ended at its last accepting point (see
+    /// [`ROOT_REREAD`]), and whether that was refused: `None` until a boundary asks.
+    reread: GrammarRecognizer<P>,
+    reread_refused: Option<bool>,
     /// Lexeme starts summarized by the last walk (plus trie nodes offered one by
     /// one, when the text ends between lexemes).
     pub last_nodes: usize,
@@ -130,6 +134,8 @@ impl<P: TokenParser> ExactWalker<P> {
             accs: Vec::new(),
             n_accs: 0,
             path: Vec::new(),
+            reread: start.clone(),
+            reread_refused: None,
             last_nodes: 0,
             last_heavy: 0,
         }
@@ -143,6 +149,7 @@ impl<P: TokenParser> ExactWalker<P> {
         self.last_nodes = 0;
         self.n_accs = 0;
         self.n_held = 0;
+        self.reread_refused = None;
         self.gen[0] += 1;
         let q = state.remainder().dfa_state;
         // Passed down rather than taken from a slot in every summary (an Arc clone).
@@ -150,7 +157,8 @@ impl<P: TokenParser> ExactWalker<P> {
         match self.starts.clone() {
             Some(starts) if q != LexerDfa::START && starts.root(q).is_some() => {
                 // The text ends inside a lexeme (the usual case): the root is one more
-                // lexeme start, summarized per remainder state.
+                // lexeme start, summarized per remainder state. `pool[0]` keeps the
+                // mask's state throughout (see `reread_refused`).
                 self.pool[0].clone_from(state);
                 let acc = self.intern(0, &starts);
                 if let Some(part) = starts.root(q) {
@@ -236,6 +244,22 @@ impl<P: TokenParser> ExactWalker<P> {
         verdicts.resize(starts.sets.len(), 0);
         self.n_accs += 1;
         k
+    }
+
+    /// Whether ending the mask's own lexeme at its last accepting point (and
+    /// re-reading the rest of it) is refused, which refuses every [`ROOT_REREAD`]
+    /// boundary: the recognizer does exactly that there before it reads the path.
+    /// Decided once per mask, on `pool[0]` (the mask's state in a root walk, the
+    /// only one whose lists carry the flag).
+    fn reread_refused(&mut self) -> bool {
+        if let Some(refused) = self.reread_refused {
+            return refused;
+        }
+        self.reread.clone_from(&self.pool[0]);
+        self.last_heavy += 1;
+        let refused = !self.reread.end_lexeme();
+        self.reread_refused = Some(refused);
+        refused
     }
 
     /// Whether reachable set `sid` meets acceptable set `acc` (cached).
@@ -388,6 +412,9 @@ impl<P: TokenParser> ExactWalker<P> {
             let m = m as usize;
             let p = starts.parent(m);
             if entry & UNUSUAL != 0 {
+                if entry & ROOT_REREAD != 0 && self.reread_refused() {
+                    continue;
+                }
                 // The lexer would back up and re-read: let the recognizer decide.
                 self.unusual(level, m, p, anchor, anchor_node, trie, lang, starts, mask);
                 continue;

@@ -192,3 +192,16 @@ pub extern "C" fn violations() -> u32 {
 pub extern "C" fn work(i: u32) -> u64 {
     HARNESS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |h| h.work.get(i as usize).copied().unwrap_or(0))
 }
+
+/// Dev: the mask of the current step computed `n` times (for profiling one step).
+#[no_mangle]
+pub extern "C" fn repeat_mask(n: u32) -> u32 {
+    let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(h) = guard.as_mut() else { return 0 };
+    let mut c = 0;
+    for _ in 0..n {
+        h.constraint.fill_mask(&h.vocab, &mut h.mask);
+        c += h.mask.count() as u32;
+    }
+    c
+}
