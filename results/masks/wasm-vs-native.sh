@@ -11,7 +11,9 @@
 # Both runtimes run the same harness (crates/constraint/wasm-bench: `--bin native`,
 # and the wasm32 cdylib driven by run.mjs / browser.mjs), rounds interleaved.
 # BEFORE_TARGET=DIR also runs a build of another commit (DIR/release/native and
-# DIR/wasm32-unknown-unknown/release/*.wasm, built the same way) in every round.
+# DIR/wasm32-unknown-unknown/release/*.wasm, built the same way) in every round,
+# with the harness flags in BEFORE_FLAGS (e.g. `--cold` for a build from before the
+# warm-up, whose first step paid for it).
 # COLD=1 also runs every build without the warm-up mask in setup (`--cold`, labels
 # `NAME_cold-RUNTIME`), to show what the first step costs without it.
 #
@@ -39,7 +41,7 @@ cargo build --release --manifest-path $M --bin native >&2
 cargo build --release --manifest-path $M --lib --target wasm32-unknown-unknown >&2
 WASM_NAME=wasm32-unknown-unknown/release/espalier_constraint_wasm_bench.wasm
 builds=("after:$CARGO_TARGET_DIR")
-[ -n "${BEFORE_TARGET:-}" ] && builds=("before:$BEFORE_TARGET" "${builds[@]}")
+[ -n "${BEFORE_TARGET:-}" ] && builds=("before:$BEFORE_TARGET:${BEFORE_FLAGS:-}" "${builds[@]}")
 [ "${COLD:-0}" = 1 ] && builds=("${builds[@]}" "after_cold:$CARGO_TARGET_DIR:--cold")
 echo "# $(date -u +%FT%TZ) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(git rev-parse --short HEAD)$(git diff --quiet || echo +dirty), load $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$OUT/runs.jsonl"
