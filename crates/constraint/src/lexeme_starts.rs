@@ -545,7 +545,7 @@ impl LexemeStarts {
     }
 
     /// The lists of the lexeme starting at node `n` (see [`Lists`]).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn lists(&self, n: usize) -> Lists<'_> {
         let (c, d) = (self.bound_start[n] as usize, self.bound_start[n + 1] as usize);
         Lists {
@@ -559,6 +559,7 @@ impl LexemeStarts {
 
     /// Appends to `out` the bytes on the path from node `from` (excluded) down to
     /// node `to` (included); `to` must be below `from`.
+    #[inline(always)]
     pub(crate) fn path_bytes(&self, from: usize, to: usize, out: &mut Vec<u8>) {
         let start = out.len();
         let mut i = to;
