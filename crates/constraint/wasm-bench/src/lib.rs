@@ -11,7 +11,10 @@
 //! node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold]
 //! ```
 //! `--bin native` runs the same functions natively; `results/masks/wasm-vs-native.sh`
-//! runs all three, rounds interleaved, and prints the ratios.
+//! runs all three, rounds interleaved, and prints the ratios. `first-steps.mjs` times
+//! the first steps of a fresh instance (V8's first-call compilation; `--cold` skips
+//! the warm-up), and `repeat_mask` (natively the `repeat` dev bin) one step's mask
+//! over and over, for profiling it.
 
 use std::sync::{Arc, Mutex};
 

@@ -1,4 +1,5 @@
-//! Dev: one step's mask repeated; `repeat INPUT STEP N`.
+//! Dev: one step's mask repeated, for profiling it (`perf record`; in node the
+//! harness's `repeat_mask`); `repeat INPUT STEP N` prints wall and CPU per mask.
 use std::time::Instant;
 use espalier_constraint_wasm_bench::{alloc, commit_step, mask_step, repeat_mask, setup};
 fn main() {
