@@ -11,7 +11,11 @@
 # Both runtimes run the same harness (crates/constraint/wasm-bench: `--bin native`,
 # and the wasm32 cdylib driven by run.mjs / browser.mjs), rounds interleaved.
 # BEFORE_TARGET=DIR also runs a build of another commit (DIR/release/native and
-# DIR/wasm32-unknown-unknown/release/*.wasm, built the same way) in every round.
+# DIR/wasm32-unknown-unknown/release/*.wasm, built the same way) in every round,
+# with the harness flags in BEFORE_FLAGS (e.g. `--cold` for a build from before the
+# warm-up, whose first step paid for it).
+# COLD=1 also runs every build without the warm-up mask in setup (`--cold`, labels
+# `NAME_cold-RUNTIME`), to show what the first step costs without it.
 #
 # Every run prints its JSON line (first pass: what a decoder meets once); the last
 # line is the summary, per round and build: wasm / native ratios of p50, p99 and max,
@@ -37,7 +41,8 @@ cargo build --release --manifest-path $M --bin native >&2
 cargo build --release --manifest-path $M --lib --target wasm32-unknown-unknown >&2
 WASM_NAME=wasm32-unknown-unknown/release/espalier_constraint_wasm_bench.wasm
 builds=("after:$CARGO_TARGET_DIR")
-[ -n "${BEFORE_TARGET:-}" ] && builds=("before:$BEFORE_TARGET" "${builds[@]}")
+[ -n "${BEFORE_TARGET:-}" ] && builds=("before:$BEFORE_TARGET:${BEFORE_FLAGS:-}" "${builds[@]}")
+[ "${COLD:-0}" = 1 ] && builds=("${builds[@]}" "after_cold:$CARGO_TARGET_DIR:--cold")
 echo "# $(date -u +%FT%TZ) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores, $(git rev-parse --short HEAD)$(git diff --quiet || echo +dirty), load $(cut -d' ' -f1-3 /proc/loadavg)"
 : > "$OUT/runs.jsonl"
 run() { # LABEL ROUND COMMAND...: one JSON line, labelled, per-step dump in $OUT
@@ -49,11 +54,11 @@ run() { # LABEL ROUND COMMAND...: one JSON line, labelled, per-step dump in $OUT
 }
 for r in $(seq 1 "$ROUNDS"); do
   for b in "${builds[@]}"; do
-    name=${b%%:*} dir=${b#*:}
-    run "$name-native" "$r" "$dir/release/native" "$IN" exact
-    run "$name-node" "$r" node crates/constraint/wasm-bench/run.mjs "$IN" exact "$dir/$WASM_NAME"
+    IFS=: read -r name dir flags <<<"$b"
+    run "$name-native" "$r" "$dir/release/native" "$IN" exact $flags
+    run "$name-node" "$r" node crates/constraint/wasm-bench/run.mjs "$IN" exact "$dir/$WASM_NAME" $flags
     if [ "${BROWSER:-0}" = 1 ]; then
-      run "$name-chromium" "$r" node crates/constraint/wasm-bench/browser.mjs "$IN" "$dir/$WASM_NAME"
+      run "$name-chromium" "$r" node crates/constraint/wasm-bench/browser.mjs "$IN" "$dir/$WASM_NAME" $flags
     fi
   done
 done
@@ -68,6 +73,8 @@ const steady = (file) => {
   const s = mins.sort((a, b) => a - b);
   return { p50: pct(s, 50), p99: pct(s, 99), max: s[s.length - 1] };
 };
+// The first pass's slowest of steps 0-9 (where first-call costs fall).
+const firstSteps = (file) => Math.max(...fs.readFileSync(file, 'utf8').split('\n').slice(0, 10).map((l) => Number(l.split('\t')[0])));
 const table = [];
 for (const x of runs) {
   const [build, runtime] = x.label.split('-');
@@ -76,8 +83,8 @@ for (const x of runs) {
   const [sw, sn] = [steady(x.dump), steady(n.dump)];
   table.push({
     build, runtime, round: x.round,
-    wasm_us: { p50: x.run.p50_us, p99: x.run.p99_us, max: x.run.max_us, steady: sw },
-    native_us: { p50: n.run.p50_us, p99: n.run.p99_us, max: n.run.max_us, steady: sn },
+    wasm_us: { p50: x.run.p50_us, p99: x.run.p99_us, max: x.run.max_us, first10_max: firstSteps(x.dump), steady: sw },
+    native_us: { p50: n.run.p50_us, p99: n.run.p99_us, max: n.run.max_us, first10_max: firstSteps(n.dump), steady: sn },
     ratio: { p50: r2(x.run.p50_us / n.run.p50_us), p99: r2(x.run.p99_us / n.run.p99_us), max: r2(x.run.max_us / n.run.max_us),
       steady_p50: r2(sw.p50 / sn.p50), steady_p99: r2(sw.p99 / sn.p99), steady_max: r2(sw.max / sn.max) },
     load: x.run.load_avg_1m,

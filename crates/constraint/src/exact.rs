@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use espalier_grammar::{Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
 
-use crate::lexeme_starts::{LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, STATE_BITS, UNUSUAL};
+use crate::lexeme_starts::{LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, ROOT_REREAD, STATE_BITS, UNUSUAL};
 use crate::lexer_walk::{LexWalker, Push};
 use crate::{Recognizer, TokTrie, TokenSet};
 
@@ -58,6 +58,10 @@ pub struct ExactWalker<P: TokenParser> {
     accs: Vec<(TermSet, Vec<u8>)>,
     n_accs: usize,
     path: Vec<u8>,
+    /// The mask's state with its lexeme ended at its last accepting point (see
+    /// [`ROOT_REREAD`]), and whether that was refused: `None` until a boundary asks.
+    reread: GrammarRecognizer<P>,
+    reread_refused: Option<bool>,
     /// Lexeme starts summarized by the last walk (plus trie nodes offered one by
     /// one, when the text ends between lexemes).
     pub last_nodes: usize,
@@ -130,6 +134,8 @@ impl<P: TokenParser> ExactWalker<P> {
             accs: Vec::new(),
             n_accs: 0,
             path: Vec::new(),
+            reread: start.clone(),
+            reread_refused: None,
             last_nodes: 0,
             last_heavy: 0,
         }
@@ -143,6 +149,7 @@ impl<P: TokenParser> ExactWalker<P> {
         self.last_nodes = 0;
         self.n_accs = 0;
         self.n_held = 0;
+        self.reread_refused = None;
         self.gen[0] += 1;
         let q = state.remainder().dfa_state;
         // Passed down rather than taken from a slot in every summary (an Arc clone).
@@ -150,7 +157,8 @@ impl<P: TokenParser> ExactWalker<P> {
         match self.starts.clone() {
             Some(starts) if q != LexerDfa::START && starts.root(q).is_some() => {
                 // The text ends inside a lexeme (the usual case): the root is one more
-                // lexeme start, summarized per remainder state.
+                // lexeme start, summarized per remainder state. `pool[0]` keeps the
+                // mask's state throughout (see `reread_refused`).
                 self.pool[0].clone_from(state);
                 let acc = self.intern(0, &starts);
                 if let Some(part) = starts.root(q) {
@@ -220,6 +228,7 @@ impl<P: TokenParser> ExactWalker<P> {
     }
 
     /// The id of `pool[slot]`'s acceptable set among those met in this mask.
+    #[inline(always)]
     fn intern(&mut self, slot: usize, starts: &LexemeStarts) -> usize {
         let set = if slot >= HELD { &self.held[slot - HELD] } else { &self.pool[slot] }.acceptable_terminals();
         if let Some(k) = self.accs[..self.n_accs].iter().position(|(s, _)| s == set) {
@@ -238,6 +247,22 @@ impl<P: TokenParser> ExactWalker<P> {
         k
     }
 
+    /// Whether ending the mask's own lexeme at its last accepting point (and
+    /// re-reading the rest of it) is refused, which refuses every [`ROOT_REREAD`]
+    /// boundary: the recognizer does exactly that there before it reads the path.
+    /// Decided once per mask, on `pool[0]` (the mask's state in a root walk, the
+    /// only one whose lists carry the flag).
+    fn reread_refused(&mut self) -> bool {
+        if let Some(refused) = self.reread_refused {
+            return refused;
+        }
+        self.reread.clone_from(&self.pool[0]);
+        self.last_heavy += 1;
+        let refused = !self.reread.end_lexeme();
+        self.reread_refused = Some(refused);
+        refused
+    }
+
     /// Whether reachable set `sid` meets acceptable set `acc` (cached).
     #[inline]
     fn meets(&mut self, acc: usize, sid: u16, starts: &LexemeStarts) -> bool {
@@ -253,6 +278,11 @@ impl<P: TokenParser> ExactWalker<P> {
     /// at node `anchor_node`) plus the path bytes down to `to`. `false` if the
     /// recognizer refuses them (it should not: the path was viable by the light
     /// reasoning; treated as refused).
+    // Forced inline, with `copy_slot`, `intern` and `LexemeStarts::lists` /
+    // `path_bytes`: V8 inlines no wasm call, and LLVM left these out of `summarize`
+    // (in node they cost 2-2.7x native; forced: node steady p99 -5%, p99 ratio
+    // 1.39-1.42 -> 1.28-1.32, results/masks/README.md).
+    #[inline(always)]
     fn materialize(&mut self, dst: usize, anchor: usize, anchor_node: usize, to: usize, starts: &LexemeStarts) -> bool {
         self.copy_slot(dst, anchor);
         self.path.clear();
@@ -285,6 +315,7 @@ impl<P: TokenParser> ExactWalker<P> {
     }
 
     /// Copies slot `src` into slot `dst` (`dst != src`).
+    #[inline(always)]
     fn copy_slot(&mut self, dst: usize, src: usize) {
         fn two<T>(v: &mut [T], dst: usize, src: usize) -> (&mut T, &T) {
             if src < dst {
@@ -388,6 +419,9 @@ impl<P: TokenParser> ExactWalker<P> {
             let m = m as usize;
             let p = starts.parent(m);
             if entry & UNUSUAL != 0 {
+                if entry & ROOT_REREAD != 0 && self.reread_refused() {
+                    continue;
+                }
                 // The lexer would back up and re-read: let the recognizer decide.
                 self.unusual(level, m, p, anchor, anchor_node, trie, lang, starts, mask);
                 continue;

@@ -16,6 +16,9 @@ use crate::finishing::Finishing;
 use crate::mask_store::MaskStore;
 use crate::{ByteState, Commit, Constraint, Inspection, Rejected, Strategy, TokTrie, TokenSet, Vocab};
 
+/// Masks computed by [`GrammarConstraint::warm_up`].
+const WARM_UP_MASKS: usize = 3;
+
 /// A grammar as a [`Constraint`]: see the module doc. `P` is the parser behind the
 /// recognizer (LR by default; the Earley recognizer works too).
 #[derive(Clone)]
@@ -83,6 +86,27 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// Whether a SynCode store is attached.
     pub fn has_store(&self) -> bool {
         self.store.is_some()
+    }
+
+    /// Computes a few throwaway masks (the state stays as it was), so that first-call
+    /// costs fall here rather than on a decoder's first steps: the lexeme-start
+    /// summaries of a trie that has none yet and, in wasm, the engine compiling the
+    /// mask's functions on their first call (V8 compiles lazily: node's first mask
+    /// took 1.2-4 ms against 0.3 ms once compiled; see `results/masks/README.md`).
+    /// The first mask is the current state's; the others follow the longest allowed
+    /// token from there, so that a mask inside a lexeme (the usual case, another
+    /// code path) is met too. Call it once after building a constraint, in setup.
+    pub fn warm_up(&mut self, vocab: &Vocab) {
+        let mut mask = TokenSet::empty(vocab.len());
+        self.fill_mask(vocab, &mut mask);
+        let mut probe = self.clone();
+        for _ in 1..WARM_UP_MASKS {
+            let longest = mask.iter().filter(|&t| t != vocab.eos() as usize).max_by_key(|&t| vocab.bytes(t as u32).len());
+            match longest {
+                Some(t) if probe.commit(vocab.bytes(t as u32)).is_ok() => probe.fill_mask(vocab, &mut mask),
+                _ => break,
+            }
+        }
     }
 
     /// The exact mask, whatever the strategy (the oracle the others are measured
@@ -276,6 +300,24 @@ mod tests {
             assert!(!exact.contains(1), "special tokens are never allowed");
             assert!(!exact.is_empty());
             assert_eq!(c.commit(&[*step]), Ok(Commit::Accepted));
+        }
+    }
+
+    #[test]
+    fn warm_up_leaves_the_state_and_the_masks_as_they_were() {
+        let vocab = vocab();
+        let trie = Arc::new(TokTrie::new(&vocab));
+        let mut cold = GrammarConstraint::new(lang().recognizer(), trie.clone(), Strategy::Exact, "toy");
+        let mut warm = cold.clone();
+        warm.warm_up(&vocab);
+        let (mut a, mut b) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
+        for token in [&b"x = "[..], b"(1", b" + ab", b");"] {
+            warm.warm_up(&vocab);
+            assert_eq!(warm.text(), cold.text());
+            cold.fill_mask(&vocab, &mut a);
+            warm.fill_mask(&vocab, &mut b);
+            assert_eq!(a, b, "after {:?}", String::from_utf8_lossy(cold.text()));
+            assert_eq!(cold.commit(token), warm.commit(token));
         }
     }
 

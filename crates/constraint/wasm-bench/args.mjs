@@ -1,6 +1,6 @@
 // The command-line flags both harnesses take (run.mjs in node, browser.mjs driving
-// Chromium): `--passes N` and `--dump FILE`, removed from the arguments, which leaves
-// the positional ones.
+// Chromium): `--passes N`, `--dump FILE` and `--cold` (setup without the warm-up
+// mask), removed from the arguments, which leaves the positional ones.
 export function takeFlags(argv) {
   const args = argv.slice();
   const flag = (name, dflt) => {
@@ -12,5 +12,7 @@ export function takeFlags(argv) {
   };
   const passes = Math.max(1, Number(flag('--passes', '1')));
   const dump = flag('--dump', null);
-  return { passes, dump, args };
+  const coldAt = args.indexOf('--cold');
+  if (coldAt >= 0) args.splice(coldAt, 1);
+  return { passes, dump, cold: coldAt >= 0, args };
 }

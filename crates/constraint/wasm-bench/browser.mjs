@@ -1,6 +1,6 @@
 // The wasm mask benchmark in Debian's headless Chromium: the same harness and loop as
 // run.mjs, run in a page, so browser figures come from identical work.
-//   node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE]
+//   node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold]
 // Prints one JSON line like run.mjs (no CPU times: a page has no process clock).
 //
 // Timer resolution: Chromium coarsens performance.now() to 100 us in ordinary pages
@@ -15,10 +15,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { takeFlags } from './args.mjs';
 
-const { passes, dump, args } = takeFlags(process.argv.slice(2));
+const { passes, dump, cold, args } = takeFlags(process.argv.slice(2));
 const [input, wasmArg] = args;
 if (!input) {
-  console.error('usage: browser.mjs INPUT [WASM] [--passes N] [--dump FILE]');
+  console.error('usage: browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold]');
   process.exit(2);
 }
 const here = dirname(fileURLToPath(import.meta.url));
@@ -36,7 +36,7 @@ w.compile_grammar();
 const ptr = w.alloc(data.length);
 new Uint8Array(w.memory.buffer, ptr, data.length).set(data);
 let t = performance.now();
-const steps = w.setup(ptr, data.length, 0);
+const steps = w.setup(ptr, data.length, ${cold ? 2 : 0});
 const setupMs = performance.now() - t;
 // The smallest nonzero step of performance.now() seen (the timer's resolution).
 let res = Infinity;

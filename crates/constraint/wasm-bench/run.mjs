@@ -1,5 +1,5 @@
 // Times the wasm build of espalier-constraint:
-//   node run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE]
+//   node run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold]
 // INPUT comes from `espalier bench mask --export INPUT ...`. Prints one JSON line with
 // the same keys as `espalier bench mask` (tokens, p50_us, p99_us, max_us, setup_ms,
 // violations) plus grammar_ms, all for the first pass over the steps (what the
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { takeFlags } from './args.mjs';
 
-const { passes, dump, args } = takeFlags(process.argv.slice(2));
+const { passes, dump, cold, args } = takeFlags(process.argv.slice(2));
 const [input, strategy = 'exact', wasmArg] = args;
 const here = dirname(fileURLToPath(import.meta.url));
 const wasmPath = wasmArg ?? join(here, 'target/wasm32-unknown-unknown/release/espalier_constraint_wasm_bench.wasm');
@@ -31,7 +31,8 @@ const grammarMs = performance.now() - t;
 const ptr = w.alloc(data.length);
 new Uint8Array(w.memory.buffer, ptr, data.length).set(data);
 t = performance.now();
-const steps = w.setup(ptr, data.length, strategy === 'check' ? 1 : 0);
+// Flags: 1 = check, 2 = cold (no warm-up mask in setup).
+const steps = w.setup(ptr, data.length, (strategy === 'check' ? 1 : 0) | (cold ? 2 : 0));
 const setupMs = performance.now() - t;
 if (steps === 0) throw new Error('setup failed (bad input?)');
 

@@ -26,6 +26,17 @@ pub enum Kit {
     },
 }
 
+impl Kit {
+    /// Pays this kit's first-use costs now, in setup, rather than on a user's first
+    /// step (grammar languages: [`GrammarKit::warm_up`]; the others build nothing
+    /// lazily worth it).
+    pub fn warm_up(&self, vocab: &Vocab) {
+        if let Kit::Grammar(kit) = self {
+            kit.warm_up(vocab);
+        }
+    }
+}
+
 /// What a constraint is primed with.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ConstraintInput<'a> {

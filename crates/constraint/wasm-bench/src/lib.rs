@@ -7,11 +7,14 @@
 //! ```text
 //! cargo build --release --manifest-path crates/constraint/wasm-bench/Cargo.toml \
 //!     --target wasm32-unknown-unknown
-//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE]
-//! node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE]
+//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold]
+//! node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold]
 //! ```
 //! `--bin native` runs the same functions natively; `results/masks/wasm-vs-native.sh`
-//! runs all three, rounds interleaved, and prints the ratios.
+//! runs all three, rounds interleaved, and prints the ratios. `first-steps.mjs` times
+//! the first steps of a fresh instance (V8's first-call compilation; `--cold` skips
+//! the warm-up), and `repeat_mask` (natively the `repeat` dev bin) one step's mask
+//! over and over, for profiling it.
 
 use std::sync::{Arc, Mutex};
 
@@ -72,21 +75,30 @@ fn parse(b: &[u8]) -> Option<(Vocab, Vec<Vec<u32>>)> {
     Some((Vocab::new(tokens, &special, eos), files))
 }
 
+/// `setup` flag: the `check` strategy (else `exact`).
+pub const CHECK: u32 = 1;
+/// `setup` flag: no warm-up mask (to see first-call costs on the first step).
+pub const COLD: u32 = 2;
+
 /// Parses the input at `ptr..ptr+len`, builds the Python grammar, the trie (and for
-/// `exact` its summaries). Strategy 0 = exact, 1 = check. Returns the number of
-/// steps, or 0 on bad input.
+/// `exact` its summaries) and the constraint, and computes one throwaway mask
+/// ([`GrammarConstraint::warm_up`], counted in setup) unless `flags` has [`COLD`].
+/// `flags`: [`CHECK`] | [`COLD`]. Returns the number of steps, or 0 on bad input.
 #[no_mangle]
-pub extern "C" fn setup(ptr: *const u8, len: usize, strategy: u32) -> u32 {
+pub extern "C" fn setup(ptr: *const u8, len: usize, flags: u32) -> u32 {
     // SAFETY: the host passes back a buffer it got from `alloc(len)` and filled.
     let bytes = unsafe { std::slice::from_raw_parts(ptr, len) };
     let Some((vocab, files)) = parse(bytes) else { return 0 };
     let Ok(lang) = espalier_grammar::python() else { return 0 };
-    let strategy = if strategy == 1 { Strategy::Check } else { Strategy::Exact };
+    let strategy = if flags & CHECK != 0 { Strategy::Check } else { Strategy::Exact };
     let trie = Arc::new(TokTrie::new(&vocab));
     if strategy == Strategy::Exact {
         let _ = trie.lexeme_starts(&lang.dfa);
     }
-    let constraint = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
+    let mut constraint = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
+    if flags & COLD == 0 {
+        constraint.warm_up(&vocab);
+    }
     let steps = files.iter().map(Vec::len).sum::<usize>() as u32;
     let mask = TokenSet::empty(vocab.len());
     *HARNESS.lock().unwrap_or_else(|e| e.into_inner()) =
@@ -182,4 +194,17 @@ pub extern "C" fn violations() -> u32 {
 #[no_mangle]
 pub extern "C" fn work(i: u32) -> u64 {
     HARNESS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |h| h.work.get(i as usize).copied().unwrap_or(0))
+}
+
+/// Dev: the mask of the current step computed `n` times (for profiling one step).
+#[no_mangle]
+pub extern "C" fn repeat_mask(n: u32) -> u32 {
+    let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(h) = guard.as_mut() else { return 0 };
+    let mut c = 0;
+    for _ in 0..n {
+        h.constraint.fill_mask(&h.vocab, &mut h.mask);
+        c += h.mask.count() as u32;
+    }
+    c
 }

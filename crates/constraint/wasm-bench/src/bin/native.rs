@@ -3,16 +3,17 @@
 //!
 //! ```text
 //! cargo run --release --manifest-path crates/constraint/wasm-bench/Cargo.toml \
-//!     --bin native -- INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE]
+//!     --bin native -- INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE] [--cold]
 //! ```
 //! With `FILE_INDEX`, only that file of the input is timed (quick iterations).
 //! `--passes N` and `--dump FILE` as in `run.mjs`: further passes over the same steps
-//! (reported under `passes`), every step's wall time per pass written to `FILE`.
+//! (reported under `passes`), every step's wall time per pass written to `FILE`;
+//! `--cold`: setup without the warm-up mask.
 
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile as pct, thread_cpu_ns};
-use espalier_constraint_wasm_bench::{alloc, commit_step, compile_grammar, mask_step, restart, select_file, setup, violations, work};
+use espalier_constraint_wasm_bench::{alloc, commit_step, CHECK, COLD, compile_grammar, mask_step, restart, select_file, setup, violations, work};
 
 /// Removes `--name VALUE` from `args` and returns the value.
 fn take_flag(args: &mut Vec<String>, name: &str) -> Option<String> {
@@ -47,8 +48,9 @@ fn main() {
     let mut args: Vec<String> = std::env::args().collect();
     let passes: usize = take_flag(&mut args, "--passes").and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
     let dump = take_flag(&mut args, "--dump");
+    let cold = args.iter().position(|a| a == "--cold").map(|i| args.remove(i)).is_some();
     let Some(input) = args.get(1) else {
-        eprintln!("usage: native INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE]");
+        eprintln!("usage: native INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE] [--cold]");
         std::process::exit(2);
     };
     let strategy = args.get(2).map_or("exact", String::as_str);
@@ -66,7 +68,8 @@ fn main() {
     // SAFETY: `alloc` returned `data.len()` writable bytes.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
     let t = Instant::now();
-    let mut steps = setup(ptr, data.len(), u32::from(strategy == "check"));
+    let flags = (if strategy == "check" { CHECK } else { 0 }) | (if cold { COLD } else { 0 });
+    let mut steps = setup(ptr, data.len(), flags);
     let setup_ms = t.elapsed().as_secs_f64() * 1e3;
     if steps == 0 {
         eprintln!("setup failed (bad input?)");
