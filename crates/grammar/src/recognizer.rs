@@ -7,6 +7,12 @@
 //! mean "`s` is a prefix of some valid program" (up to maximal-munch corner cases
 //! where the only completion would need a lexeme split the lexer never makes).
 //!
+//! One exception to "inside a lexeme only the DFA decides": the quote that closes a
+//! Python f-string is refused when the literal's replacement fields are invalid
+//! (CPython 3.11 checks them once the literal is read), so `f"{a("` is refused at its
+//! last byte. Trie walks that decide in-lexeme bytes from the DFA alone re-check such
+//! closers (`espalier_constraint`'s `fstring_closers`).
+//!
 //! Cost: the common byte (inside a lexeme) is one table lookup and one bitset
 //! intersection, no allocation. A finished lexeme costs one parser step and one
 //! recomputation of the acceptable set. `clone_from` reuses every allocation.
@@ -384,7 +390,14 @@ impl<P: TokenParser> Recognizer<P> {
         Ok(())
     }
 
+    /// Python: whether the DFA state `at` (an accepting one) ends a STRING lexeme.
+    #[inline]
+    fn closes_string(&self, at: DfaState) -> bool {
+        self.lang.python.as_ref().is_some_and(|py| py.string == Some(self.lang.dfa.winners(at)[0]))
+    }
+
     /// Python: checks the replacement fields of an f-string literal (3.11 rules).
+    #[cold]
     fn check_fstring(&self, text: &[u8]) -> Result<(), Refusal> {
         let Some((_, body, true, raw)) = crate::fstring::split_literal(text) else { return Ok(()) };
         let lang = self.lang.clone();
@@ -461,6 +474,12 @@ impl<P: TokenParser> Recognizer<P> {
             if !dfa.winners(next).is_empty() {
                 self.last_accept = next;
                 self.last_accept_len = self.lex_len;
+                if self.lang.layer == LayerKind::Python && self.closes_string(next) {
+                    // The quote that ends an f-string: its fields are checked now, not
+                    // when the next byte ends the lexeme, so a literal CPython refuses
+                    // (`f"{a("`) is refused at its quote and never left as a dead end.
+                    self.check_fstring(&self.lexbuf)?;
+                }
             }
             if self.lang.layer == LayerKind::Python {
                 self.track_column(b);
