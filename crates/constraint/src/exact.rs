@@ -32,6 +32,7 @@ use std::sync::Arc;
 use espalier_grammar::{Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
 
 use crate::lexeme_starts::{LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, STATE_BITS, UNUSUAL};
+use crate::fstring_quotes::QuoteEnds;
 use crate::lexer_walk::{LexWalker, Push};
 use crate::{Recognizer, TokTrie, TokenSet};
 
@@ -58,6 +59,10 @@ pub struct ExactWalker<P: TokenParser> {
     accs: Vec<(TermSet, Vec<u8>)>,
     n_accs: usize,
     path: Vec<u8>,
+    /// Tokens ending in a quote, re-checked where an f-string may close (built on the
+    /// first mask; see [`crate::fstring_quotes`]).
+    quote_ends: Option<Arc<QuoteEnds>>,
+    quote_scratch: Option<GrammarRecognizer<P>>,
     /// Lexeme starts summarized by the last walk (plus trie nodes offered one by
     /// one, when the text ends between lexemes).
     pub last_nodes: usize,
@@ -130,6 +135,8 @@ impl<P: TokenParser> ExactWalker<P> {
             accs: Vec::new(),
             n_accs: 0,
             path: Vec::new(),
+            quote_ends: None,
+            quote_scratch: None,
             last_nodes: 0,
             last_heavy: 0,
         }
@@ -210,6 +217,9 @@ impl<P: TokenParser> ExactWalker<P> {
                 self.last_heavy += self.walker.heavy_steps;
             }
         }
+        let quote_ends = self.quote_ends.get_or_insert_with(|| Arc::new(QuoteEnds::new(trie))).clone();
+        let scratch = self.quote_scratch.get_or_insert_with(|| state.clone());
+        quote_ends.recheck(state, scratch, mask);
         trie.add_duplicates(mask);
         for (id, bytes) in trie.long_tokens() {
             let mut s = state.clone();
@@ -251,8 +261,8 @@ impl<P: TokenParser> ExactWalker<P> {
 
     /// Makes `pool[dst]` the full state at trie node `to`: `pool[anchor]` (the state
     /// at node `anchor_node`) plus the path bytes down to `to`. `false` if the
-    /// recognizer refuses them (it should not: the path was viable by the light
-    /// reasoning; treated as refused).
+    /// recognizer refuses them (only an f-string's closing quote over invalid fields,
+    /// which the light reasoning cannot see; treated as refused).
     fn materialize(&mut self, dst: usize, anchor: usize, anchor_node: usize, to: usize, starts: &LexemeStarts) -> bool {
         self.copy_slot(dst, anchor);
         self.path.clear();
@@ -261,7 +271,7 @@ impl<P: TokenParser> ExactWalker<P> {
         let path = std::mem::take(&mut self.path);
         let ok = self.slot_mut(dst).try_push_bytes(&path);
         self.path = path;
-        debug_assert!(ok, "light path refused by the recognizer");
+        debug_assert!(ok || self.path.iter().any(|&b| b == b'"' || b == b'\''), "light path refused by the recognizer");
         ok
     }
 

@@ -25,14 +25,16 @@
 //! f-string replacement field), the allowed tokens of least cost are kept instead, so
 //! the mask is never empty while the exact mask is not.
 //!
-//! Cost: one exact mask, then for each allowed token a clone of the recognizer, its
-//! bytes, and a cost (memoised per parser stack within one call).
+//! Cost: one exact mask, then the allowed tokens' costs along one trie walk, shared
+//! by tokens with a common prefix and memoised per lexer state inside a lexeme
+//! ([`crate::finishing_walk`]); inside an f-string, one recognizer copy and cost per
+//! closer-like token.
 
 use std::collections::HashMap;
 
 use espalier_grammar::{Indentation, Language, Recognizer, TokenParser};
 
-use crate::{Constraint, GrammarConstraint, TokenSet, Vocab};
+use crate::{Constraint, GrammarConstraint, TokTrie, TokenSet, Vocab};
 
 /// What one finishing mask found (see [`GrammarConstraint::finishing_mask`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,9 +48,18 @@ pub struct Finishing {
     pub steered: bool,
 }
 
+/// How the finishing mask scores the allowed tokens: along one trie walk (the
+/// default, [`crate::finishing_walk`]) or token by token (the reference it is tested
+/// against).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scoring {
+    Trie,
+    PerToken,
+}
+
 /// Fills `mask` with the finishing mask of `c` (see the module doc); `None` when the
 /// constraint's parser has no LR stacks (no cost model: the Earley recognizer).
-pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab: &Vocab, mask: &mut TokenSet) -> Option<Finishing> {
+pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab: &Vocab, mask: &mut TokenSet, scoring: Scoring) -> Option<Finishing> {
     c.state().parser().lr_stacks()?;
     if mask.capacity() != vocab.len() {
         *mask = TokenSet::empty(vocab.len());
@@ -61,34 +72,46 @@ pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab
     let mut allowed = TokenSet::empty(vocab.len());
     c.exact_mask(&mut allowed);
     let state = c.state().clone();
-    Some(finishing_among(&state, &allowed, vocab, mask))
+    let trie = c.trie().clone();
+    Some(finishing_among(&state, &allowed, vocab, &trie, mask, scoring))
 }
 
 /// The finishing mask of `state` among the `allowed` tokens (its exact mask, without
 /// EOS) into `mask` (cleared first); `state` must not be complete. Shared with
 /// fill-in-the-middle, whose left side falls back to it when no bridge is found.
-pub(crate) fn finishing_among<P: TokenParser>(state: &Recognizer<P>, allowed: &TokenSet, vocab: &Vocab, mask: &mut TokenSet) -> Finishing {
+pub(crate) fn finishing_among<P: TokenParser>(
+    state: &Recognizer<P>,
+    allowed: &TokenSet,
+    vocab: &Vocab,
+    trie: &TokTrie,
+    mask: &mut TokenSet,
+    scoring: Scoring,
+) -> Finishing {
     if mask.capacity() != vocab.len() {
         *mask = TokenSet::empty(vocab.len());
     }
     mask.clear();
     let mut f = Finisher::new(state.language());
-    let now = f.remaining(&state);
+    let now = f.remaining(state);
     let mut scored: Vec<(usize, Option<u32>)> = Vec::with_capacity(allowed.count());
-    let mut s2 = state.clone();
     // Inside an f-string every candidate's cost re-checks the whole literal (no memo
     // applies: the literal is part of the state), so only short tokens that start like
     // a closer are scored: each one of them that lowers the cost may be taken, and the
     // one-byte closers are among them (measured: a 60-field literal of a HumanEval run
     // took minutes per step when all 48k allowed tokens were scored).
     let in_fstring = state.language().python.is_some() && !crate::fstring_closer::closers(state.remainder_bytes()).is_empty();
-    for id in allowed.iter() {
-        if in_fstring && !crate::fstring_closer::may_close(vocab.bytes(id as u32)) {
-            continue;
+    if in_fstring || scoring == Scoring::PerToken {
+        let mut s2 = state.clone();
+        for id in allowed.iter() {
+            if in_fstring && !crate::fstring_closer::may_close(vocab.bytes(id as u32)) {
+                continue;
+            }
+            s2.clone_from(state);
+            let cost = if s2.try_push_bytes(vocab.bytes(id as u32)) { f.remaining(&s2) } else { None };
+            scored.push((id, cost));
         }
-        s2.clone_from(&state);
-        let cost = if s2.try_push_bytes(vocab.bytes(id as u32)) { f.remaining(&s2) } else { None };
-        scored.push((id, cost));
+    } else {
+        crate::finishing_walk::score_along_trie(state, allowed, trie, &mut f, &mut scored);
     }
     let least = scored.iter().filter_map(|x| x.1).min();
     let steered = matches!((now, least), (Some(n), Some(l)) if l < n);
@@ -102,6 +125,11 @@ pub(crate) fn finishing_among<P: TokenParser>(state: &Recognizer<P>, allowed: &T
         if keep {
             mask.insert(id);
         }
+    }
+    if !in_fstring && scoring == Scoring::Trie {
+        // Duplicate ids were not walked: they take their first id's verdict.
+        trie.add_duplicates(mask);
+        mask.intersect_with(allowed);
     }
     Finishing { cost: now, steered }
 }

@@ -131,7 +131,19 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// lower the remaining cost to a complete program, EOS alone once complete.
     /// `None` (mask untouched) for parsers without LR stacks (Earley).
     pub fn finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> Option<Finishing> {
-        crate::finishing::finishing_mask(self, vocab, mask)
+        crate::finishing::finishing_mask(self, vocab, mask, crate::finishing::Scoring::Trie)
+    }
+
+    /// [`Self::finishing_mask`] scoring each allowed token on its own copy of the
+    /// recognizer: the slow reference the trie-walk scoring is tested against.
+    #[doc(hidden)]
+    pub fn finishing_mask_per_token(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> Option<Finishing> {
+        crate::finishing::finishing_mask(self, vocab, mask, crate::finishing::Scoring::PerToken)
+    }
+
+    /// The vocabulary's trie.
+    pub(crate) fn trie(&self) -> &Arc<TokTrie> {
+        &self.trie
     }
 
     /// The remaining cost of the text so far: how many bytes, under the cost model of

@@ -14,7 +14,9 @@
 //!
 //! This relies on one property of the grammar crate's recognizer (stated in its
 //! module doc): the fast path of `push_byte` (DFA state not START, next state not
-//! DEAD) depends only on `(remainder().dfa_state, acceptable_terminals())`.
+//! DEAD) depends only on `(remainder().dfa_state, acceptable_terminals())`, but for
+//! the quote that closes an f-string with invalid fields, which `exact` re-checks
+//! ([`crate::fstring_quotes`]).
 //! The exactness test (`tests/exactness.rs`) checks the result against pushing every
 //! token's bytes through the full recognizer.
 
@@ -83,9 +85,12 @@ impl<P: TokenParser> LexWalker<P> {
         hi[0].clone_from(&lo[a]);
         for &b in &self.path[a..d] {
             // These bytes were accepted on the fast path from the anchor, so the full
-            // recognizer accepts them too (see the module doc).
+            // recognizer accepts them too (see the module doc), but for the quote that
+            // closes an f-string with invalid fields: the state it leaves refuses the
+            // next byte as the old one did, and `fstring_quotes` re-checks tokens
+            // ending on it.
             let ok = hi[0].try_push_byte(b);
-            debug_assert!(ok, "fast path and recognizer disagree");
+            debug_assert!(ok || b == b'"' || b == b'\'', "fast path and recognizer disagree");
         }
         self.heavy_steps += d - a;
         self.frames[d] = Frame { q: f.q, anchor: d as u32, full: true };
@@ -153,6 +158,32 @@ impl<P: TokenParser> LexWalker<P> {
     pub(crate) fn top_full(&self) -> Option<&GrammarRecognizer<P>> {
         let d = self.path.len();
         self.frames[d].full.then(|| &self.slots[d])
+    }
+
+    /// The current depth's lexer DFA state and its anchor: the depth whose full state
+    /// plus the (in-lexeme) path bytes after it make the current state.
+    pub(crate) fn top_frame(&self) -> (DfaState, usize) {
+        let f = self.frames[self.path.len()];
+        (f.q, f.anchor as usize)
+    }
+
+    /// The full state at depth `d` (an anchor of the current path).
+    pub(crate) fn full_at(&self, d: usize) -> &GrammarRecognizer<P> {
+        debug_assert!(self.frames[d].full);
+        &self.slots[d]
+    }
+
+    /// The full state at the current depth, materialized from its anchor if needed
+    /// (the current depth then anchors the bytes pushed below it).
+    pub(crate) fn materialize_top(&mut self) -> &GrammarRecognizer<P> {
+        let d = self.path.len();
+        self.materialize(d);
+        &self.slots[d]
+    }
+
+    /// Bytes pushed.
+    pub(crate) fn depth(&self) -> usize {
+        self.path.len()
     }
 }
 

@@ -32,6 +32,8 @@ fn parse(s: &[u8], i: &mut usize, raw: bool, level: u32, check_expr: &mut dyn Fn
                     return Err("f-string: malformed \\N character escape".into());
                 }
                 *i += 1;
+            } else if n == b'N' {
+                return Err("f-string: malformed \\N character escape".into());
             } else if n == b'{' || n == b'}' {
                 *i -= 1; // the brace is handled below
             }
