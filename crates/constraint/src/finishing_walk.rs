@@ -85,13 +85,18 @@ pub(crate) fn score_along_trie<P: TokenParser>(
                     if let Some(&(_, c)) = m.costs.iter().find(|(mq, _)| memo && *mq == q) {
                         c
                     } else {
-                        let c = f.remaining(walker.materialize_top());
-                        // The top is now its own anchor: its children read memos[d].
-                        set_anchor(&mut memos, d, i, walker.full_at(d));
-                        if memo {
-                            memos[a].costs.push((q, c));
+                        match walker.materialize_top() {
+                            Some(full) => {
+                                let c = f.remaining(full);
+                                // The top is now its own anchor: its children read memos[d].
+                                set_anchor(&mut memos, d, i, walker.full_at(d));
+                                if memo {
+                                    memos[a].costs.push((q, c));
+                                }
+                                c
+                            }
+                            None => None, // not in an exact mask: refused
                         }
-                        c
                     }
                 }
             };

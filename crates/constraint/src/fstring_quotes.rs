@@ -84,20 +84,99 @@ impl QuoteEnds {
         if state.language().python.is_none() {
             return;
         }
-        let mut check = |k: usize| {
-            let (id, bytes) = self.token(k);
-            if mask.contains(id as usize) {
+        let rem = state.remainder_bytes();
+        if let Some(open) = OpenLiteral::of(rem) {
+            // Inside a one-quote f-string: only tokens holding its quote can close it,
+            // and most of them are decided by what they add before it (see `verdict`).
+            let close_ok = !open.field_open && {
                 scratch.clone_from(state);
-                if !scratch.try_push_bytes(bytes) {
+                scratch.try_push_byte(open.quote)
+            };
+            for k in 0..self.toks.len() - 1 {
+                let (id, bytes) = self.token(k);
+                if !bytes.contains(&open.quote) || !mask.contains(id as usize) {
+                    continue;
+                }
+                let keep = match open.verdict(bytes, close_ok) {
+                    Some(v) => v,
+                    None => pushes(state, scratch, bytes),
+                };
+                if !keep {
                     mask.remove(id as usize);
                 }
             }
-        };
-        if may_be_fstring(state.remainder_bytes()) {
-            (0..self.toks.len() - 1).for_each(&mut check);
-        } else {
-            self.own.iter().for_each(|&k| check(k as usize));
+            return;
         }
+        let all = may_be_fstring(rem);
+        let candidates: Box<dyn Iterator<Item = usize>> =
+            if all { Box::new(0..self.toks.len() - 1) } else { Box::new(self.own.iter().map(|&k| k as usize)) };
+        for k in candidates {
+            let (id, bytes) = self.token(k);
+            if mask.contains(id as usize) && !pushes(state, scratch, bytes) {
+                mask.remove(id as usize);
+            }
+        }
+    }
+}
+
+/// Whether `state` takes `bytes` (`scratch` is overwritten).
+fn pushes<P: TokenParser>(state: &GrammarRecognizer<P>, scratch: &mut GrammarRecognizer<P>, bytes: &[u8]) -> bool {
+    scratch.clone_from(state);
+    scratch.try_push_bytes(bytes)
+}
+
+/// An unfinished f-string literal with one quote, read up to the text's end.
+struct OpenLiteral {
+    quote: u8,
+    /// A replacement field is open (its expression, conversion or spec).
+    field_open: bool,
+}
+
+impl OpenLiteral {
+    /// `None` unless `lexeme` is an f-string with one opening quote, not yet closed,
+    /// whose body does not end in a byte that the next one may pair with (`{`, `}`,
+    /// `\`).
+    fn of(lexeme: &[u8]) -> Option<Self> {
+        let letters = lexeme.iter().take_while(|&&b| is_prefix_letter(b)).count();
+        let quote = *lexeme.get(letters)?;
+        if letters > 2 || !is_quote(quote) || !lexeme[..letters].iter().any(|&b| b == b'f' || b == b'F') {
+            return None;
+        }
+        let body = &lexeme[letters + 1..];
+        if body.first() == Some(&quote) || matches!(body.last(), Some(b'{' | b'}' | b'\\')) {
+            return None; // `f""` (read, or opening `f"""`), or a pending pair
+        }
+        let mut escaped = false;
+        for &b in body {
+            if b == quote && !escaped {
+                return None; // already closed
+            }
+            escaped = !escaped && b == b'\\';
+        }
+        let closer = crate::fstring_closer::closers(lexeme);
+        let tail = closer.first()?;
+        Some(OpenLiteral { quote, field_open: tail.len() > 1 })
+    }
+
+    /// The verdict on `token` (allowed by the walk, holding the quote) without the
+    /// full recognizer. A token with bytes after the quote that ends the literal was
+    /// decided by the walk on the full recognizer (the next byte ends the lexeme):
+    /// kept. Where what it adds before the quote cannot change the fields (no brace
+    /// or backslash): with a field open the quote ends the literal with the field
+    /// still open, refused; else the verdict for closing it right here (`close_ok`).
+    /// `None`: check it in full.
+    fn verdict(&self, token: &[u8], close_ok: bool) -> Option<bool> {
+        if token.contains(&b'\\') {
+            return None; // the quote may be escaped
+        }
+        let q = token.iter().position(|&b| b == self.quote)?;
+        if q + 1 < token.len() {
+            return Some(true);
+        }
+        if token[..q].iter().any(|&b| matches!(b, b'{' | b'}' | b'\\')) {
+            return None;
+        }
+        Some(!self.field_open && close_ok)
     }
 }
 

@@ -31,8 +31,8 @@ fn exact_masks_inside_fstrings_equal_the_brute_force_oracle() {
     let lang = espalier_grammar::python().unwrap();
     let mut texts: Vec<String> = HAND.iter().map(|s| s.to_string()).collect();
     // Every byte of the first f-string literals of a few CPython files.
-    let files = common::cpython_sample(if common::slow() { 5 } else { 80 }, 3, 60_000);
-    let per_file = if common::slow() { 4 } else { 1 };
+    let files = common::cpython_sample(if common::slow() { 20 } else { 80 }, 3, 60_000);
+    let per_file = if common::slow() { 2 } else { 1 };
     for (_, text) in &files {
         let mut found = 0;
         for (i, w) in text.as_bytes().windows(2).enumerate() {

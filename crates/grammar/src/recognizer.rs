@@ -334,8 +334,8 @@ impl<P: TokenParser> Recognizer<P> {
         Ok(())
     }
 
-    /// A complete lexeme `text` ends (the DFA state `at` is where it was accepted).
-    fn emit(&mut self, at: DfaState, text: &[u8]) -> Result<(), Refusal> {
+    /// A complete lexeme ends (the DFA state `at` is where it was accepted).
+    fn emit(&mut self, at: DfaState) -> Result<(), Refusal> {
         self.lexemes += 1;
         let lang = self.lang.clone();
         let terms = lang.dfa.winners(at);
@@ -356,9 +356,8 @@ impl<P: TokenParser> Recognizer<P> {
             if lang.ignored.contains(t0) {
                 return Ok(());
             }
-            if Some(t0) == py.string {
-                self.check_fstring(text)?;
-            }
+            // An f-string's fields were checked at its closing quote ([`Self::step`]):
+            // every STRING lexeme is read there, byte by byte from its first.
             if py.open.contains(&t0) {
                 self.indent.depth += 1;
                 if self.indent.depth >= MAX_BRACKET_DEPTH {
@@ -504,7 +503,7 @@ impl<P: TokenParser> Recognizer<P> {
         let start = self.lex_start;
         let len = self.last_accept_len as usize;
         let mut buf = std::mem::take(&mut self.lexbuf);
-        let r = self.emit(at, &buf[..len]);
+        let r = self.emit(at);
         let rest = if buf.len() > len { buf[len..].to_vec() } else { Vec::new() };
         buf.clear();
         self.lexbuf = buf;
@@ -696,8 +695,8 @@ impl<P: TokenParser> Recognizer<P> {
                 let mut r = self.clone();
                 // emit just this reading of the remainder
                 let ok = if r.lang.dfa.winners(r.state).len() == 1 {
-                    let text = std::mem::take(&mut r.lexbuf);
-                    r.emit(r.state, &text).is_ok()
+                    r.lexbuf.clear();
+                    r.emit(r.state).is_ok()
                 } else {
                     r.lexemes += 1;
                     if let Some(go) = &self.lang.go {
