@@ -73,7 +73,10 @@ pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab
     c.exact_mask(&mut allowed);
     let state = c.state().clone();
     let trie = c.trie().clone();
-    Some(finishing_among(&state, &allowed, vocab, &trie, mask, scoring))
+    let mut memo = std::mem::take(c.cost_memo());
+    let out = finishing_among(&state, &allowed, vocab, &trie, mask, scoring, &mut memo);
+    *c.cost_memo() = memo;
+    Some(out)
 }
 
 /// The finishing mask of `state` among the `allowed` tokens (its exact mask, without
@@ -86,12 +89,13 @@ pub(crate) fn finishing_among<P: TokenParser>(
     trie: &TokTrie,
     mask: &mut TokenSet,
     scoring: Scoring,
+    memo: &mut CostMemo,
 ) -> Finishing {
     if mask.capacity() != vocab.len() {
         *mask = TokenSet::empty(vocab.len());
     }
     mask.clear();
-    let mut f = Finisher::new(state.language());
+    let mut f = Finisher::with_memo(state.language(), std::mem::take(memo));
     let now = f.remaining(state);
     let mut scored: Vec<(usize, Option<u32>)> = Vec::with_capacity(allowed.count());
     // Inside an f-string every candidate's cost re-checks the whole literal (no memo
@@ -131,6 +135,7 @@ pub(crate) fn finishing_among<P: TokenParser>(
         trie.add_duplicates(mask);
         mask.intersect_with(allowed);
     }
+    *memo = f.into_memo();
     Finishing { cost: now, steered }
 }
 
@@ -140,15 +145,44 @@ pub(crate) fn remaining_cost<P: TokenParser>(s: &Recognizer<P>) -> Option<u32> {
     Finisher::new(s.language()).remaining(s)
 }
 
-/// One finishing computation: the language and the memo of stack costs.
+/// One finishing computation: the language and the memos of costs.
 pub(crate) struct Finisher<'a> {
     lang: &'a Language,
     /// Recognizer states (see `key`) -> remaining cost.
     states: HashMap<Vec<u32>, Option<u32>>,
+    memo: CostMemo,
+}
+
+/// Stack and line costs: functions of their keys alone (LR stacks and indentation
+/// columns), so a constraint keeps them from one finishing mask to the next. Measured:
+/// at a line start each whitespace token beyond the open levels asks the cost of a
+/// content line at a new column (a shortest-path search per acceptable terminal,
+/// ~1 ms), and the next steps ask the same again. Cleared past [`CostMemo::MAX`]
+/// entries; a clone starts empty (a cache, not state).
+#[derive(Debug, Default)]
+pub(crate) struct CostMemo {
     /// (stack, levels, first-free) -> stack cost.
     stacks: HashMap<(Vec<u32>, Vec<u32>, bool), Option<u32>>,
     /// (parser stacks, levels) -> cost of a content line starting there.
     lines: HashMap<(Vec<Vec<u32>>, Vec<u32>), Option<u32>>,
+}
+
+impl CostMemo {
+    /// Entries kept across masks at most (a few MB).
+    const MAX: usize = 20_000;
+
+    fn trim(&mut self) {
+        if self.stacks.len() + self.lines.len() > Self::MAX {
+            self.stacks.clear();
+            self.lines.clear();
+        }
+    }
+}
+
+impl Clone for CostMemo {
+    fn clone(&self) -> Self {
+        CostMemo::default()
+    }
 }
 
 fn min_opt(a: Option<u32>, b: Option<u32>) -> Option<u32> {
@@ -189,7 +223,19 @@ fn whitespace_to(from_col: u32, from_alt: u32, col: u32, alt: u32) -> Option<u32
 
 impl<'a> Finisher<'a> {
     pub(crate) fn new(lang: &'a Language) -> Self {
-        Finisher { lang, states: HashMap::new(), stacks: HashMap::new(), lines: HashMap::new() }
+        Self::with_memo(lang, CostMemo::default())
+    }
+
+    /// A computation that starts from (and adds to) the costs in `memo`.
+    pub(crate) fn with_memo(lang: &'a Language, memo: CostMemo) -> Self {
+        Finisher { lang, states: HashMap::new(), memo }
+    }
+
+    /// The stack and line costs found, for the next computation.
+    pub(crate) fn into_memo(self) -> CostMemo {
+        let mut memo = self.memo;
+        memo.trim();
+        memo
     }
 
     /// The remaining cost of `s`, or `None` when the cost model finds no way to a
@@ -333,11 +379,11 @@ impl<'a> Finisher<'a> {
 
     fn stack_cost(&mut self, stack: &[u32], cols: &[u32], first_free: bool) -> Option<u32> {
         let key = (stack.to_vec(), cols.to_vec(), first_free);
-        if let Some(&c) = self.stacks.get(&key) {
+        if let Some(&c) = self.memo.stacks.get(&key) {
             return c;
         }
         let c = self.lang.completion_costs().stack_cost(stack, cols, first_free);
-        self.stacks.insert(key, c);
+        self.memo.stacks.insert(key, c);
         c
     }
 
@@ -378,7 +424,7 @@ impl<'a> Finisher<'a> {
     fn content_line<P: TokenParser>(&mut self, parser: &P, cols: &[u32]) -> Option<u32> {
         let stacks = parser.lr_stacks()?.to_vec();
         let key = (stacks, cols.to_vec());
-        if let Some(&c) = self.lines.get(&key) {
+        if let Some(&c) = self.memo.lines.get(&key) {
             return c;
         }
         let lang = self.lang;
@@ -397,7 +443,7 @@ impl<'a> Finisher<'a> {
                 best = min_opt(best, self.parser_cost(&p2, cols, false).map(|c| c + x.len() as u32));
             }
         }
-        self.lines.insert(key, best);
+        self.memo.lines.insert(key, best);
         best
     }
 }

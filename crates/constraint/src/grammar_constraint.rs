@@ -30,6 +30,8 @@ pub struct GrammarConstraint<P: TokenParser = LrParser> {
     scratch: GrammarRecognizer<P>,
     kind: String,
     text: Vec<u8>,
+    /// Costs the finishing masks found, kept for the next ones.
+    cost_memo: crate::finishing::CostMemo,
 }
 
 impl<P: TokenParser> GrammarConstraint<P> {
@@ -40,7 +42,7 @@ impl<P: TokenParser> GrammarConstraint<P> {
         let starts = trie.lexeme_starts(&start.language().dfa);
         let walker = ExactWalker::new(&start, starts);
         let scratch = start.clone();
-        Self { state: start, strategy, trie, store: None, walker, scratch, kind: kind.into(), text: Vec::new() }
+        Self { state: start, strategy, trie, store: None, walker, scratch, kind: kind.into(), text: Vec::new(), cost_memo: Default::default() }
     }
 
     /// Attaches the SynCode mask store (built for the same grammar and vocabulary).
@@ -144,6 +146,11 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// The vocabulary's trie.
     pub(crate) fn trie(&self) -> &Arc<TokTrie> {
         &self.trie
+    }
+
+    /// The finishing masks' memo of costs.
+    pub(crate) fn cost_memo(&mut self) -> &mut crate::finishing::CostMemo {
+        &mut self.cost_memo
     }
 
     /// The remaining cost of the text so far: how many bytes, under the cost model of
