@@ -217,9 +217,12 @@ impl<P: TokenParser> ExactWalker<P> {
                 self.last_heavy += self.walker.heavy_steps;
             }
         }
-        let quote_ends = self.quote_ends.get_or_insert_with(|| Arc::new(QuoteEnds::new(trie))).clone();
-        let scratch = self.quote_scratch.get_or_insert_with(|| state.clone());
-        quote_ends.recheck(state, scratch, mask);
+        if lang.python.is_some() {
+            // Built on the first mask (~1 ms: one pass over the trie).
+            let quote_ends = self.quote_ends.get_or_insert_with(|| Arc::new(QuoteEnds::new(trie))).clone();
+            let scratch = self.quote_scratch.get_or_insert_with(|| state.clone());
+            quote_ends.recheck(state, scratch, mask);
+        }
         trie.add_duplicates(mask);
         for (id, bytes) in trie.long_tokens() {
             let mut s = state.clone();
