@@ -8,19 +8,12 @@ or the stop string), syntax errors over all completions (the headline) and among
 finished ones, parse_ok (ast.parse accepts prefix + middle + suffix), pass@1 (the
 tests pass), and how each generation ended.
 """
-import json
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 
-MODES = ["none", "checked", "mask"]
+from fim_records import complete_cases
 
-by_case = defaultdict(dict)
-for path in sys.argv[1:]:
-    for line in open(path):
-        r = json.loads(line)
-        by_case[r["task_id"]][r["mode"]] = r
-present = [m for m in MODES if any(m in c for c in by_case.values())]
-done = [c for c in by_case.values() if all(m in c for m in present)]
+present, done = complete_cases(sys.argv[1:])
 n = len(done)
 print(f"{n} cases in {', '.join(p.rsplit('/', 1)[-1] for p in sys.argv[1:])}")
 print("| mode | cases | finished | syntax errors (all) | syntax errors (finished) | parse_ok | pass@1 | ended by |")

@@ -6,20 +6,13 @@ A file may hold only some modes (the others print as -). Counts only cases that 
 mode in the file reached (a run stopped early leaves
 its last case incomplete). success = ast.parse accepts prefix + middle + suffix.
 """
-import json
 import sys
-from collections import defaultdict
 
-MODES = ["none", "checked", "mask"]
+from fim_records import MODES, complete_cases
 
 
 def table(path):
-    by_case = defaultdict(dict)
-    for line in open(path):
-        r = json.loads(line)
-        by_case[r["task_id"]][r["mode"]] = r
-    present = [m for m in MODES if any(m in c for c in by_case.values())]
-    done = [c for c in by_case.values() if all(m in c for m in present)]
+    present, done = complete_cases([path])
     n = len(done)
     row = {m: None for m in MODES}
     for m in present:

@@ -19,8 +19,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use espalier_constraint::{FimConstraint, TokTrie};
-use espalier_decode::prompt::{self, Message};
-use espalier_decode::{GenerateConfig, Generator, Mode, SamplingConfig, StopReason};
+use espalier_decode::{GenerateConfig, Generator, Lang, Mode, SamplingConfig, StopReason, Task};
 
 use crate::generate::{load, Args, Loaded};
 
@@ -30,13 +29,10 @@ pub fn fim_prompt(loaded: &Loaded, prefix: &str, suffix: &str) -> Result<(Vec<u3
     if let Some(ids) = tok.fim_prompt(prefix, suffix) {
         return Ok((ids?, false));
     }
-    let user = format!(
-        "Here is the end of a Python file:\n```python\n{suffix}\n```\nWrite the beginning of the file so that it \
-         continues exactly into the code above."
-    );
-    let mut text = prompt::render_chat_with(&crate::generate::chat_of(tok), &[Message::new("user", user)], true)?;
-    text.push_str("```python\n");
-    text.push_str(prefix);
+    // Without FIM tokens: the chat prompt of the decode crate's FIM task (one text for
+    // the CLI, `eval fim` and the playground).
+    let task = Task::fim(Lang::from_name("python")?, Mode::None, prefix, suffix);
+    let text = task.prompt_with(&crate::generate::chat_of(tok))?;
     Ok((tok.encode_prompt(&text)?, !prefix.is_empty()))
 }
 

@@ -32,6 +32,7 @@ use std::sync::Arc;
 use espalier_grammar::{Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
 
 use crate::lexeme_starts::{LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, ROOT_REREAD, STATE_BITS, UNUSUAL};
+use crate::fstring_quotes::QuoteEnds;
 use crate::lexer_walk::{LexWalker, Push};
 use crate::{Recognizer, TokTrie, TokenSet};
 
@@ -62,6 +63,10 @@ pub struct ExactWalker<P: TokenParser> {
     /// [`ROOT_REREAD`]), and whether that was refused: `None` until a boundary asks.
     reread: GrammarRecognizer<P>,
     reread_refused: Option<bool>,
+    /// Tokens ending in a quote, re-checked where an f-string may close (built on the
+    /// first mask; see [`crate::fstring_quotes`]).
+    quote_ends: Option<Arc<QuoteEnds>>,
+    quote_scratch: Option<GrammarRecognizer<P>>,
     /// Lexeme starts summarized by the last walk (plus trie nodes offered one by
     /// one, when the text ends between lexemes).
     pub last_nodes: usize,
@@ -136,6 +141,8 @@ impl<P: TokenParser> ExactWalker<P> {
             path: Vec::new(),
             reread: start.clone(),
             reread_refused: None,
+            quote_ends: None,
+            quote_scratch: None,
             last_nodes: 0,
             last_heavy: 0,
         }
@@ -218,6 +225,12 @@ impl<P: TokenParser> ExactWalker<P> {
                 self.last_heavy += self.walker.heavy_steps;
             }
         }
+        if lang.python.is_some() {
+            // Built on the first mask (~1 ms: one pass over the trie).
+            let quote_ends = self.quote_ends.get_or_insert_with(|| Arc::new(QuoteEnds::new(trie))).clone();
+            let scratch = self.quote_scratch.get_or_insert_with(|| state.clone());
+            quote_ends.recheck(state, scratch, mask);
+        }
         trie.add_duplicates(mask);
         for (id, bytes) in trie.long_tokens() {
             let mut s = state.clone();
@@ -276,8 +289,8 @@ impl<P: TokenParser> ExactWalker<P> {
 
     /// Makes `pool[dst]` the full state at trie node `to`: `pool[anchor]` (the state
     /// at node `anchor_node`) plus the path bytes down to `to`. `false` if the
-    /// recognizer refuses them (it should not: the path was viable by the light
-    /// reasoning; treated as refused).
+    /// recognizer refuses them (only an f-string's closing quote over invalid fields,
+    /// which the light reasoning cannot see; treated as refused).
     // Forced inline, with `copy_slot`, `intern` and `LexemeStarts::lists` /
     // `path_bytes`: V8 inlines no wasm call, and LLVM left these out of `summarize`
     // (in node they cost 2-2.7x native; forced: node steady p99 -5%, p99 ratio
@@ -291,7 +304,7 @@ impl<P: TokenParser> ExactWalker<P> {
         let path = std::mem::take(&mut self.path);
         let ok = self.slot_mut(dst).try_push_bytes(&path);
         self.path = path;
-        debug_assert!(ok, "light path refused by the recognizer");
+        debug_assert!(ok || self.path.iter().any(|&b| b == b'"' || b == b'\''), "light path refused by the recognizer");
         ok
     }
 

@@ -197,7 +197,7 @@ impl Constraint for FimConstraint {
             None => {
                 let mut allowed = TokenSet::empty(vocab.len());
                 self.fill_mask(vocab, &mut allowed);
-                let steered = !self.left.is_complete() && crate::finishing::finishing_among(&self.left, &allowed, vocab, mask).steered;
+                let steered = !self.left.is_complete() && crate::finishing::finishing_among(&self.left, &allowed, vocab, &self.trie, mask, crate::finishing::Scoring::Trie, &mut Default::default()).steered;
                 if !steered || mask.is_empty() {
                     *mask = allowed;
                 }

@@ -25,14 +25,16 @@
 //! f-string replacement field), the allowed tokens of least cost are kept instead, so
 //! the mask is never empty while the exact mask is not.
 //!
-//! Cost: one exact mask, then for each allowed token a clone of the recognizer, its
-//! bytes, and a cost (memoised per parser stack within one call).
+//! Cost: one exact mask, then the allowed tokens' costs along one trie walk, shared
+//! by tokens with a common prefix and memoised per lexer state inside a lexeme
+//! ([`crate::finishing_walk`]); inside an f-string, one recognizer copy and cost per
+//! closer-like token.
 
 use std::collections::HashMap;
 
 use espalier_grammar::{Indentation, Language, Recognizer, TokenParser};
 
-use crate::{Constraint, GrammarConstraint, TokenSet, Vocab};
+use crate::{Constraint, GrammarConstraint, TokTrie, TokenSet, Vocab};
 
 /// What one finishing mask found (see [`GrammarConstraint::finishing_mask`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,9 +48,18 @@ pub struct Finishing {
     pub steered: bool,
 }
 
+/// How the finishing mask scores the allowed tokens: along one trie walk (the
+/// default, [`crate::finishing_walk`]) or token by token (the reference it is tested
+/// against).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scoring {
+    Trie,
+    PerToken,
+}
+
 /// Fills `mask` with the finishing mask of `c` (see the module doc); `None` when the
 /// constraint's parser has no LR stacks (no cost model: the Earley recognizer).
-pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab: &Vocab, mask: &mut TokenSet) -> Option<Finishing> {
+pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab: &Vocab, mask: &mut TokenSet, scoring: Scoring) -> Option<Finishing> {
     c.state().parser().lr_stacks()?;
     if mask.capacity() != vocab.len() {
         *mask = TokenSet::empty(vocab.len());
@@ -61,34 +72,50 @@ pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab
     let mut allowed = TokenSet::empty(vocab.len());
     c.exact_mask(&mut allowed);
     let state = c.state().clone();
-    Some(finishing_among(&state, &allowed, vocab, mask))
+    let trie = c.trie().clone();
+    let mut memo = std::mem::take(c.cost_memo());
+    let out = finishing_among(&state, &allowed, vocab, &trie, mask, scoring, &mut memo);
+    *c.cost_memo() = memo;
+    Some(out)
 }
 
 /// The finishing mask of `state` among the `allowed` tokens (its exact mask, without
 /// EOS) into `mask` (cleared first); `state` must not be complete. Shared with
 /// fill-in-the-middle, whose left side falls back to it when no bridge is found.
-pub(crate) fn finishing_among<P: TokenParser>(state: &Recognizer<P>, allowed: &TokenSet, vocab: &Vocab, mask: &mut TokenSet) -> Finishing {
+pub(crate) fn finishing_among<P: TokenParser>(
+    state: &Recognizer<P>,
+    allowed: &TokenSet,
+    vocab: &Vocab,
+    trie: &TokTrie,
+    mask: &mut TokenSet,
+    scoring: Scoring,
+    memo: &mut CostMemo,
+) -> Finishing {
     if mask.capacity() != vocab.len() {
         *mask = TokenSet::empty(vocab.len());
     }
     mask.clear();
-    let mut f = Finisher::new(state.language());
-    let now = f.remaining(&state);
+    let mut f = Finisher::with_memo(state.language(), std::mem::take(memo));
+    let now = f.remaining(state);
     let mut scored: Vec<(usize, Option<u32>)> = Vec::with_capacity(allowed.count());
-    let mut s2 = state.clone();
     // Inside an f-string every candidate's cost re-checks the whole literal (no memo
     // applies: the literal is part of the state), so only short tokens that start like
     // a closer are scored: each one of them that lowers the cost may be taken, and the
     // one-byte closers are among them (measured: a 60-field literal of a HumanEval run
     // took minutes per step when all 48k allowed tokens were scored).
     let in_fstring = state.language().python.is_some() && !crate::fstring_closer::closers(state.remainder_bytes()).is_empty();
-    for id in allowed.iter() {
-        if in_fstring && !crate::fstring_closer::may_close(vocab.bytes(id as u32)) {
-            continue;
+    if in_fstring || scoring == Scoring::PerToken {
+        let mut s2 = state.clone();
+        for id in allowed.iter() {
+            if in_fstring && !crate::fstring_closer::may_close(vocab.bytes(id as u32)) {
+                continue;
+            }
+            s2.clone_from(state);
+            let cost = if s2.try_push_bytes(vocab.bytes(id as u32)) { f.remaining(&s2) } else { None };
+            scored.push((id, cost));
         }
-        s2.clone_from(&state);
-        let cost = if s2.try_push_bytes(vocab.bytes(id as u32)) { f.remaining(&s2) } else { None };
-        scored.push((id, cost));
+    } else {
+        crate::finishing_walk::score_along_trie(state, allowed, trie, &mut f, &mut scored);
     }
     let least = scored.iter().filter_map(|x| x.1).min();
     let steered = matches!((now, least), (Some(n), Some(l)) if l < n);
@@ -103,6 +130,12 @@ pub(crate) fn finishing_among<P: TokenParser>(state: &Recognizer<P>, allowed: &T
             mask.insert(id);
         }
     }
+    if !in_fstring && scoring == Scoring::Trie {
+        // Duplicate ids were not walked: they take their first id's verdict.
+        trie.add_duplicates(mask);
+        mask.intersect_with(allowed);
+    }
+    *memo = f.into_memo();
     Finishing { cost: now, steered }
 }
 
@@ -112,15 +145,44 @@ pub(crate) fn remaining_cost<P: TokenParser>(s: &Recognizer<P>) -> Option<u32> {
     Finisher::new(s.language()).remaining(s)
 }
 
-/// One finishing computation: the language and the memo of stack costs.
+/// One finishing computation: the language and the memos of costs.
 pub(crate) struct Finisher<'a> {
     lang: &'a Language,
     /// Recognizer states (see `key`) -> remaining cost.
     states: HashMap<Vec<u32>, Option<u32>>,
+    memo: CostMemo,
+}
+
+/// Stack and line costs: functions of their keys alone (LR stacks and indentation
+/// columns), so a constraint keeps them from one finishing mask to the next. Measured:
+/// at a line start each whitespace token beyond the open levels asks the cost of a
+/// content line at a new column (a shortest-path search per acceptable terminal,
+/// ~1 ms), and the next steps ask the same again. Cleared past [`CostMemo::MAX`]
+/// entries; a clone starts empty (a cache, not state).
+#[derive(Debug, Default)]
+pub(crate) struct CostMemo {
     /// (stack, levels, first-free) -> stack cost.
     stacks: HashMap<(Vec<u32>, Vec<u32>, bool), Option<u32>>,
     /// (parser stacks, levels) -> cost of a content line starting there.
     lines: HashMap<(Vec<Vec<u32>>, Vec<u32>), Option<u32>>,
+}
+
+impl CostMemo {
+    /// Entries kept across masks at most (a few MB).
+    const MAX: usize = 20_000;
+
+    fn trim(&mut self) {
+        if self.stacks.len() + self.lines.len() > Self::MAX {
+            self.stacks.clear();
+            self.lines.clear();
+        }
+    }
+}
+
+impl Clone for CostMemo {
+    fn clone(&self) -> Self {
+        CostMemo::default()
+    }
 }
 
 fn min_opt(a: Option<u32>, b: Option<u32>) -> Option<u32> {
@@ -161,7 +223,19 @@ fn whitespace_to(from_col: u32, from_alt: u32, col: u32, alt: u32) -> Option<u32
 
 impl<'a> Finisher<'a> {
     pub(crate) fn new(lang: &'a Language) -> Self {
-        Finisher { lang, states: HashMap::new(), stacks: HashMap::new(), lines: HashMap::new() }
+        Self::with_memo(lang, CostMemo::default())
+    }
+
+    /// A computation that starts from (and adds to) the costs in `memo`.
+    pub(crate) fn with_memo(lang: &'a Language, memo: CostMemo) -> Self {
+        Finisher { lang, states: HashMap::new(), memo }
+    }
+
+    /// The stack and line costs found, for the next computation.
+    pub(crate) fn into_memo(self) -> CostMemo {
+        let mut memo = self.memo;
+        memo.trim();
+        memo
     }
 
     /// The remaining cost of `s`, or `None` when the cost model finds no way to a
@@ -305,11 +379,11 @@ impl<'a> Finisher<'a> {
 
     fn stack_cost(&mut self, stack: &[u32], cols: &[u32], first_free: bool) -> Option<u32> {
         let key = (stack.to_vec(), cols.to_vec(), first_free);
-        if let Some(&c) = self.stacks.get(&key) {
+        if let Some(&c) = self.memo.stacks.get(&key) {
             return c;
         }
         let c = self.lang.completion_costs().stack_cost(stack, cols, first_free);
-        self.stacks.insert(key, c);
+        self.memo.stacks.insert(key, c);
         c
     }
 
@@ -350,7 +424,7 @@ impl<'a> Finisher<'a> {
     fn content_line<P: TokenParser>(&mut self, parser: &P, cols: &[u32]) -> Option<u32> {
         let stacks = parser.lr_stacks()?.to_vec();
         let key = (stacks, cols.to_vec());
-        if let Some(&c) = self.lines.get(&key) {
+        if let Some(&c) = self.memo.lines.get(&key) {
             return c;
         }
         let lang = self.lang;
@@ -369,7 +443,7 @@ impl<'a> Finisher<'a> {
                 best = min_opt(best, self.parser_cost(&p2, cols, false).map(|c| c + x.len() as u32));
             }
         }
-        self.lines.insert(key, best);
+        self.memo.lines.insert(key, best);
         best
     }
 }

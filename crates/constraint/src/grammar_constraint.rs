@@ -33,6 +33,8 @@ pub struct GrammarConstraint<P: TokenParser = LrParser> {
     scratch: GrammarRecognizer<P>,
     kind: String,
     text: Vec<u8>,
+    /// Costs the finishing masks found, kept for the next ones.
+    cost_memo: crate::finishing::CostMemo,
 }
 
 impl<P: TokenParser> GrammarConstraint<P> {
@@ -43,7 +45,7 @@ impl<P: TokenParser> GrammarConstraint<P> {
         let starts = trie.lexeme_starts(&start.language().dfa);
         let walker = ExactWalker::new(&start, starts);
         let scratch = start.clone();
-        Self { state: start, strategy, trie, store: None, walker, scratch, kind: kind.into(), text: Vec::new() }
+        Self { state: start, strategy, trie, store: None, walker, scratch, kind: kind.into(), text: Vec::new(), cost_memo: Default::default() }
     }
 
     /// Attaches the SynCode mask store (built for the same grammar and vocabulary).
@@ -155,7 +157,24 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// lower the remaining cost to a complete program, EOS alone once complete.
     /// `None` (mask untouched) for parsers without LR stacks (Earley).
     pub fn finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> Option<Finishing> {
-        crate::finishing::finishing_mask(self, vocab, mask)
+        crate::finishing::finishing_mask(self, vocab, mask, crate::finishing::Scoring::Trie)
+    }
+
+    /// [`Self::finishing_mask`] scoring each allowed token on its own copy of the
+    /// recognizer: the slow reference the trie-walk scoring is tested against.
+    #[doc(hidden)]
+    pub fn finishing_mask_per_token(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> Option<Finishing> {
+        crate::finishing::finishing_mask(self, vocab, mask, crate::finishing::Scoring::PerToken)
+    }
+
+    /// The vocabulary's trie.
+    pub(crate) fn trie(&self) -> &Arc<TokTrie> {
+        &self.trie
+    }
+
+    /// The finishing masks' memo of costs.
+    pub(crate) fn cost_memo(&mut self) -> &mut crate::finishing::CostMemo {
+        &mut self.cost_memo
     }
 
     /// The remaining cost of the text so far: how many bytes, under the cost model of

@@ -14,7 +14,9 @@
 //!
 //! This relies on one property of the grammar crate's recognizer (stated in its
 //! module doc): the fast path of `push_byte` (DFA state not START, next state not
-//! DEAD) depends only on `(remainder().dfa_state, acceptable_terminals())`.
+//! DEAD) depends only on `(remainder().dfa_state, acceptable_terminals())`, but for
+//! the quote that closes an f-string with invalid fields, which `exact` re-checks
+//! ([`crate::fstring_quotes`]).
 //! The exactness test (`tests/exactness.rs`) checks the result against pushing every
 //! token's bytes through the full recognizer.
 
@@ -67,12 +69,15 @@ impl<P: TokenParser> LexWalker<P> {
         self.heavy_steps = 0;
     }
 
-    /// Makes `slots[d]` hold the full state at depth `d` (the top of the stack).
+    /// Makes `slots[d]` hold the full state at depth `d` (the top of the stack);
+    /// `false` when the recognizer refuses the path (an f-string's closing quote over
+    /// invalid fields, see below): the depth then stays light, so every byte pushed
+    /// below it is refused.
     #[inline(never)]
-    fn materialize(&mut self, d: usize) {
+    fn materialize(&mut self, d: usize) -> bool {
         let f = self.frames[d];
         if f.full {
-            return;
+            return true;
         }
         let a = f.anchor as usize;
         while self.slots.len() <= d {
@@ -81,14 +86,17 @@ impl<P: TokenParser> LexWalker<P> {
         }
         let (lo, hi) = self.slots.split_at_mut(d);
         hi[0].clone_from(&lo[a]);
-        for &b in &self.path[a..d] {
-            // These bytes were accepted on the fast path from the anchor, so the full
-            // recognizer accepts them too (see the module doc).
-            let ok = hi[0].try_push_byte(b);
-            debug_assert!(ok, "fast path and recognizer disagree");
-        }
+        // These bytes were accepted on the fast path from the anchor, so the full
+        // recognizer accepts them too (see the module doc), but for the quote that
+        // closes an f-string with invalid fields (`fstring_quotes` re-checks tokens
+        // ending on it).
+        let ok = hi[0].try_push_bytes(&self.path[a..d]);
+        debug_assert!(ok || self.path[a..d].iter().any(|&b| b == b'"' || b == b'\''), "fast path and recognizer disagree");
         self.heavy_steps += d - a;
-        self.frames[d] = Frame { q: f.q, anchor: d as u32, full: true };
+        if ok {
+            self.frames[d] = Frame { q: f.q, anchor: d as u32, full: true };
+        }
+        ok
     }
 }
 
@@ -130,7 +138,9 @@ impl<P: TokenParser> LexWalker<P> {
         {
             return Push::Rejected;
         }
-        self.materialize(d);
+        if !self.materialize(d) {
+            return Push::Rejected;
+        }
         if self.slots.len() <= d + 1 {
             let s = self.slots[d].clone();
             self.slots.push(s);
@@ -153,6 +163,31 @@ impl<P: TokenParser> LexWalker<P> {
     pub(crate) fn top_full(&self) -> Option<&GrammarRecognizer<P>> {
         let d = self.path.len();
         self.frames[d].full.then(|| &self.slots[d])
+    }
+
+    /// The current depth's lexer DFA state and its anchor: the depth whose full state
+    /// plus the (in-lexeme) path bytes after it make the current state.
+    pub(crate) fn top_frame(&self) -> (DfaState, usize) {
+        let f = self.frames[self.path.len()];
+        (f.q, f.anchor as usize)
+    }
+
+    /// The full state at depth `d` (an anchor of the current path).
+    pub(crate) fn full_at(&self, d: usize) -> &GrammarRecognizer<P> {
+        debug_assert!(self.frames[d].full);
+        &self.slots[d]
+    }
+
+    /// The full state at the current depth, materialized from its anchor if needed
+    /// (the current depth then anchors the bytes pushed below it).
+    pub(crate) fn materialize_top(&mut self) -> Option<&GrammarRecognizer<P>> {
+        let d = self.path.len();
+        self.materialize(d).then(|| &self.slots[d])
+    }
+
+    /// Bytes pushed.
+    pub(crate) fn depth(&self) -> usize {
+        self.path.len()
     }
 }
 

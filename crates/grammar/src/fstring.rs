@@ -27,7 +27,13 @@ fn parse(s: &[u8], i: &mut usize, raw: bool, level: u32, check_expr: &mut dyn Fn
                 while *i < s.len() && s[*i] != b'}' {
                     *i += 1;
                 }
+                if *i == s.len() {
+                    // CPython's decoder then refuses it (found by tests/fstring_fuzz.rs).
+                    return Err("f-string: malformed \\N character escape".into());
+                }
                 *i += 1;
+            } else if n == b'N' {
+                return Err("f-string: malformed \\N character escape".into());
             } else if n == b'{' || n == b'}' {
                 *i -= 1; // the brace is handled below
             }

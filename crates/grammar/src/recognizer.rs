@@ -7,6 +7,12 @@
 //! mean "`s` is a prefix of some valid program" (up to maximal-munch corner cases
 //! where the only completion would need a lexeme split the lexer never makes).
 //!
+//! One exception to "inside a lexeme only the DFA decides": the quote that closes a
+//! Python f-string is refused when the literal's replacement fields are invalid
+//! (CPython 3.11 checks them once the literal is read), so `f"{a("` is refused at its
+//! last byte. Trie walks that decide in-lexeme bytes from the DFA alone re-check such
+//! closers (`espalier_constraint`'s `fstring_closers`).
+//!
 //! Cost: the common byte (inside a lexeme) is one table lookup and one bitset
 //! intersection, no allocation. A finished lexeme costs one parser step and one
 //! recomputation of the acceptable set. `clone_from` reuses every allocation.
@@ -328,8 +334,8 @@ impl<P: TokenParser> Recognizer<P> {
         Ok(())
     }
 
-    /// A complete lexeme `text` ends (the DFA state `at` is where it was accepted).
-    fn emit(&mut self, at: DfaState, text: &[u8]) -> Result<(), Refusal> {
+    /// A complete lexeme ends (the DFA state `at` is where it was accepted).
+    fn emit(&mut self, at: DfaState) -> Result<(), Refusal> {
         self.lexemes += 1;
         let lang = self.lang.clone();
         let terms = lang.dfa.winners(at);
@@ -350,9 +356,8 @@ impl<P: TokenParser> Recognizer<P> {
             if lang.ignored.contains(t0) {
                 return Ok(());
             }
-            if Some(t0) == py.string {
-                self.check_fstring(text)?;
-            }
+            // An f-string's fields were checked at its closing quote ([`Self::step`]):
+            // every STRING lexeme is read there, byte by byte from its first.
             if py.open.contains(&t0) {
                 self.indent.depth += 1;
                 if self.indent.depth >= MAX_BRACKET_DEPTH {
@@ -384,7 +389,14 @@ impl<P: TokenParser> Recognizer<P> {
         Ok(())
     }
 
+    /// Python: whether the DFA state `at` (an accepting one) ends a STRING lexeme.
+    #[inline]
+    fn closes_string(&self, at: DfaState) -> bool {
+        self.lang.python.as_ref().is_some_and(|py| py.string == Some(self.lang.dfa.winners(at)[0]))
+    }
+
     /// Python: checks the replacement fields of an f-string literal (3.11 rules).
+    #[cold]
     fn check_fstring(&self, text: &[u8]) -> Result<(), Refusal> {
         let Some((_, body, true, raw)) = crate::fstring::split_literal(text) else { return Ok(()) };
         let lang = self.lang.clone();
@@ -461,6 +473,12 @@ impl<P: TokenParser> Recognizer<P> {
             if !dfa.winners(next).is_empty() {
                 self.last_accept = next;
                 self.last_accept_len = self.lex_len;
+                if self.lang.layer == LayerKind::Python && self.closes_string(next) {
+                    // The quote that ends an f-string: its fields are checked now, not
+                    // when the next byte ends the lexeme, so a literal CPython refuses
+                    // (`f"{a("`) is refused at its quote and never left as a dead end.
+                    self.check_fstring(&self.lexbuf)?;
+                }
             }
             if self.lang.layer == LayerKind::Python {
                 self.track_column(b);
@@ -485,7 +503,7 @@ impl<P: TokenParser> Recognizer<P> {
         let start = self.lex_start;
         let len = self.last_accept_len as usize;
         let mut buf = std::mem::take(&mut self.lexbuf);
-        let r = self.emit(at, &buf[..len]);
+        let r = self.emit(at);
         let rest = if buf.len() > len { buf[len..].to_vec() } else { Vec::new() };
         buf.clear();
         self.lexbuf = buf;
@@ -677,8 +695,8 @@ impl<P: TokenParser> Recognizer<P> {
                 let mut r = self.clone();
                 // emit just this reading of the remainder
                 let ok = if r.lang.dfa.winners(r.state).len() == 1 {
-                    let text = std::mem::take(&mut r.lexbuf);
-                    r.emit(r.state, &text).is_ok()
+                    r.lexbuf.clear();
+                    r.emit(r.state).is_ok()
                 } else {
                     r.lexemes += 1;
                     if let Some(go) = &self.lang.go {

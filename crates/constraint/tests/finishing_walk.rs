@@ -1,0 +1,74 @@
+//! The finishing mask scored along the trie walk equals the token-by-token reference
+//! (`finishing_mask_per_token`: a recognizer copy and a cost per allowed token), on
+//! real steps: CPython and Go standard library files cut at seeded offsets, each cut
+//! then followed for a few bytes of the file's own text (inside names, strings,
+//! comments, indentation, at lexeme boundaries). Both stay inside the exact mask.
+
+mod common;
+
+use espalier_constraint::{Constraint, GrammarConstraint, TokenSet, Vocab};
+
+/// Compares both finishing masks at `cuts` seeded points of each file, stepping
+/// `follow` bytes of the true text after each; returns (steps, steered steps).
+fn compare(
+    files: &[(String, String)],
+    make: &dyn Fn() -> GrammarConstraint,
+    vocab: &Vocab,
+    cuts: usize,
+    follow: usize,
+    rng: &mut common::Rng,
+) -> (usize, usize) {
+    let (mut steps, mut steered) = (0, 0);
+    let (mut walk, mut each, mut exact) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
+    for (path, text) in files {
+        let bytes = text.as_bytes();
+        for _ in 0..cuts {
+            let pos = rng.below(bytes.len());
+            let mut c = make();
+            if c.commit(&bytes[..pos]).is_err() {
+                continue;
+            }
+            for k in pos..(pos + follow).min(bytes.len()) {
+                let a = c.finishing_mask(vocab, &mut walk).expect("LR constraint");
+                let b = c.finishing_mask_per_token(vocab, &mut each).expect("LR constraint");
+                let at = || format!("{path} @{k}: after {:?}", String::from_utf8_lossy(&bytes[k.saturating_sub(40)..k]));
+                assert_eq!(a, b, "{}", at());
+                if walk != each {
+                    let only_walk: Vec<String> = walk.iter().filter(|&t| !each.contains(t)).take(10).map(|t| format!("{:?}", String::from_utf8_lossy(vocab.bytes(t as u32)))).collect();
+                    let only_each: Vec<String> = each.iter().filter(|&t| !walk.contains(t)).take(10).map(|t| format!("{:?}", String::from_utf8_lossy(vocab.bytes(t as u32)))).collect();
+                    panic!("{}: trie walk only {only_walk:?}, per token only {only_each:?}", at());
+                }
+                c.fill_mask(vocab, &mut exact);
+                assert!(walk.iter().all(|t| exact.contains(t)), "{}: finishing mask outside the exact mask", at());
+                steps += 1;
+                steered += a.steered as usize;
+                if c.commit(&bytes[k..k + 1]).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    (steps, steered)
+}
+
+#[test]
+fn trie_walk_scores_equal_per_token_scores_on_python() {
+    let (_tok, vocab, trie) = common::smollm2();
+    let files = common::cpython_sample(if common::slow() { 20 } else { 160 }, 11, 20_000);
+    let make = || common::python_constraint(&trie, espalier_constraint::Strategy::Exact, None);
+    let mut rng = common::Rng(0xF1_4150);
+    let (steps, steered) = compare(&files, &make, &vocab, 2, 6, &mut rng);
+    eprintln!("python: {steps} steps compared, {steered} steered");
+    assert!(steps >= 60, "too few steps: {steps}");
+}
+
+#[test]
+fn trie_walk_scores_equal_per_token_scores_on_go() {
+    let (_tok, vocab, trie) = common::smollm2();
+    let files = common::go_sample(if common::slow() { 40 } else { 400 }, 5, 20_000);
+    let make = || common::go_constraint(&trie, espalier_constraint::Strategy::Exact, None);
+    let mut rng = common::Rng(0xF1_4151);
+    let (steps, steered) = compare(&files, &make, &vocab, 2, 6, &mut rng);
+    eprintln!("go: {steps} steps compared, {steered} steered");
+    assert!(steps >= 60, "too few steps: {steps}");
+}
