@@ -630,7 +630,7 @@ mod tests {
         let vocab = vocab();
         let trie = Arc::new(TokTrie::new(&vocab));
         let starts = trie.lexeme_starts(&lang.dfa).expect("summaries");
-        assert_eq!(starts.roots_built(), 761, "one root summary per class of lexer states, built at once");
+        assert_eq!(starts.roots_built(), 878, "one root summary per class of lexer states, built at once");
         let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Exact, "python-lr");
         let (mut exact, mut check) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
         let text = "def f(a, b):\n    x = a + b\n    if x:\n        return f'{x}'\n    y = [self.x, (1), 'ab', \"\"\"d\"\"\"]  #c\n\n    return y\n";
