@@ -226,8 +226,8 @@ impl<P: TokenParser> ExactWalker<P> {
             }
         }
         if lang.python.is_some() {
-            // Built on the first mask (~1 ms: one pass over the trie).
-            let quote_ends = self.quote_ends.get_or_insert_with(|| Arc::new(QuoteEnds::new(trie))).clone();
+            // Built once per trie (~1 ms: one pass over it), on its first Python mask.
+            let quote_ends = self.quote_ends.get_or_insert_with(|| trie.quote_ends()).clone();
             let scratch = self.quote_scratch.get_or_insert_with(|| state.clone());
             quote_ends.recheck(state, scratch, mask);
         }

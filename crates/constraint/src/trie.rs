@@ -75,6 +75,9 @@ pub struct TokTrie {
     /// Subtree summaries per lexer (built on first use, shared by every constraint
     /// over this trie; see [`crate::lexeme_starts`]).
     starts: std::sync::Arc<std::sync::Mutex<Vec<StartsEntry>>>,
+    /// The tokens ending in a quote (built on first use, ~1 ms, shared by every Python
+    /// constraint over this trie; see [`crate::fstring_quotes`]).
+    quote_ends: std::sync::Arc<std::sync::OnceLock<std::sync::Arc<crate::fstring_quotes::QuoteEnds>>>,
 }
 
 /// A lexer (held weakly, compared by address) and the summaries built for it.
@@ -155,7 +158,7 @@ impl TokTrie {
             nodes[i].b = size | ((pops as u32) << 24);
         }
         duplicates.sort_unstable();
-        Self { nodes, duplicates, long_tokens, vocab_len: vocab.len(), max_depth, starts: Default::default() }
+        Self { nodes, duplicates, long_tokens, vocab_len: vocab.len(), max_depth, starts: Default::default(), quote_ends: Default::default() }
     }
 
     /// Number of nodes, root included.
@@ -318,6 +321,12 @@ impl TokTrie {
         let built = crate::lexeme_starts::LexemeStarts::build(self, dfa).map(std::sync::Arc::new);
         cache.push((std::sync::Arc::downgrade(dfa), built.clone()));
         built
+    }
+
+    /// The tokens ending in a quote, for the f-string closing-quote re-check (built
+    /// once per trie, on first use).
+    pub(crate) fn quote_ends(&self) -> std::sync::Arc<crate::fstring_quotes::QuoteEnds> {
+        self.quote_ends.get_or_init(|| std::sync::Arc::new(crate::fstring_quotes::QuoteEnds::new(self))).clone()
     }
 
     /// Node `i`'s edge byte, token id (`u32::MAX` if none), subtree size and pop
