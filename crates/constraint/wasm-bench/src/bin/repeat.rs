@@ -4,9 +4,15 @@ use std::time::Instant;
 use espalier_constraint_wasm_bench::{alloc, commit_step, mask_step, repeat_mask, setup};
 fn main() {
     let a: Vec<String> = std::env::args().collect();
-    let data = std::fs::read(&a[1]).expect("read");
-    let step: u32 = a[2].parse().unwrap();
-    let n: u32 = a[3].parse().unwrap();
+    let usage = || -> ! {
+        eprintln!("usage: repeat INPUT STEP N   (INPUT: `espalier bench mask --export` steps; STEP, N: whole numbers)");
+        std::process::exit(2)
+    };
+    let (Some(path), Some(step), Some(n)) = (a.get(1), a.get(2).and_then(|s| s.parse::<u32>().ok()), a.get(3).and_then(|s| s.parse::<u32>().ok())) else { usage() };
+    let data = std::fs::read(path).unwrap_or_else(|e| {
+        eprintln!("repeat: cannot read {path}: {e}");
+        std::process::exit(2)
+    });
     let ptr = alloc(data.len());
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
     setup(ptr, data.len(), 0);
