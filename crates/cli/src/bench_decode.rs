@@ -9,7 +9,7 @@
 //! same prompt (a constrained generation may still end earlier at an allowed EOS).
 //!
 //! Contract: the last line of stdout is one JSON object with `lang`, `rounds`,
-//! `tokens`, `load_avg_1m`, and `modes`: per mode the median decode tokens/s over the
+//! `tokens`, `load_avg_1m` (also `backend` and `weights`, the weight format), and `modes`: per mode the median decode tokens/s over the
 //! rounds (`decode_tps`), `vs_none` (the median over rounds of the round's ratio to
 //! `none`), the mean milliseconds per token in the model, the constraint and the
 //! sampler, and the per-round tokens/s. One line per generation goes to stderr.
@@ -20,7 +20,9 @@ use std::process::ExitCode;
 use espalier_constraint::timing::median;
 use espalier_decode::{GenerateConfig, Kits, Lang, LangConstraint, Mode, SamplingConfig, Task, Unconstrained};
 
-use crate::generate::{generate, load, STORE_DIR};
+use espalier_model::WeightFormat;
+
+use crate::generate::{generate, load_with, STORE_DIR};
 
 /// Arguments of `espalier bench decode`.
 #[derive(clap::Args)]
@@ -48,6 +50,10 @@ pub struct DecodeArgs {
     /// tries each in turn.
     #[arg(long, default_value = "ndarray")]
     backend: String,
+    /// How the model's weights are held (`espalier generate --weights`; default: the
+    /// backend's best, gguf on the CPU, gpu-blocks on wgpu and cuda).
+    #[arg(long)]
+    weights: Option<WeightFormat>,
     /// The GGUF model (default: static/models/SmolLM2-135M-Instruct.Q4_1.gguf).
     #[arg(long)]
     model: Option<PathBuf>,
@@ -70,7 +76,7 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
     for &mode in &a.modes {
         a.lang.check_mode(mode)?;
     }
-    let mut loaded = load(a.model.as_deref(), &a.backend)?;
+    let mut loaded = load_with(a.model.as_deref(), &a.backend, a.weights)?;
     let request = a.prompt.clone().unwrap_or_else(|| a.lang.sample_request().to_string());
     let task = |mode| Task::new(Some(a.lang), mode, request.clone()).kind(a.kind.clone());
     let text = task(Mode::None).prompt_with(&crate::generate::chat_of(&loaded.tokenizer))?;
@@ -161,6 +167,7 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
     let summary = serde_json::json!({
         "lang": a.lang.name(),
         "backend": loaded.backend.name(),
+        "weights": loaded.model.weight_format().name(),
         "prompt_tokens": prompt_ids.len(),
         "rounds": a.rounds,
         "tokens": a.tokens,

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use espalier_constraint::{FimConstraint, TokTrie};
 use espalier_decode::{GenerateConfig, Generator, Lang, Mode, SamplingConfig, StopReason, Task};
 
-use crate::generate::{load, Args, Loaded};
+use crate::generate::{load_with, Args, Loaded};
 
 /// The prompt's token ids, and whether the last prompt token should be healed.
 pub fn fim_prompt(loaded: &Loaded, prefix: &str, suffix: &str) -> Result<(Vec<u32>, bool), Box<dyn std::error::Error>> {
@@ -45,7 +45,7 @@ pub fn run_fim(args: Args, prefix_path: PathBuf, suffix_path: PathBuf) -> Result
         return Err(format!("fill-in-the-middle takes --mode none, mask or rejection, not {}", mode.name()).into());
     }
     let lang = espalier_grammar::python()?;
-    let mut loaded = load(args.model.as_deref(), &args.backend)?;
+    let mut loaded = load_with(args.model.as_deref(), &args.backend, args.weights)?;
     let trie = std::sync::Arc::new(TokTrie::new(&loaded.vocab));
     let constraint = FimConstraint::new(&lang, &prefix, &suffix, trie).map_err(|e| format!("{} + {}: {e}", prefix_path.display(), suffix_path.display()))?;
     // Both are UTF-8 now (checked by the constraint).

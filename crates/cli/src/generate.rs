@@ -16,7 +16,7 @@ use espalier_decode::{
     StopReason, Task, Timing,
 };
 use espalier_decode::prompt::Chat;
-use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer, DEFAULT_MODEL_PATH};
+use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer, WeightFormat, DEFAULT_MODEL_PATH};
 
 /// Where `--mode syncode` keeps the SynCode mask stores, `LANG-smollm2.store` (the
 /// Python one is the file `espalier bench mask` uses); built there on first use.
@@ -52,6 +52,11 @@ pub struct Args {
     /// tries each in turn.
     #[arg(long, default_value = "ndarray")]
     pub backend: String,
+    /// How the model's weights are held: burn-f32, f32, f16, q8_0, q4_1, gguf,
+    /// gpu-blocks (default: the backend's best, gguf on the CPU, gpu-blocks on wgpu and
+    /// cuda; the host formats run only on the CPU, gpu-blocks only on a GPU).
+    #[arg(long)]
+    pub weights: Option<WeightFormat>,
     /// The GGUF model (default: static/models/SmolLM2-135M-Instruct.Q4_1.gguf).
     #[arg(long)]
     pub model: Option<PathBuf>,
@@ -97,6 +102,13 @@ pub struct LlamaModel {
     /// The tokens `cache` holds, so that the next generation can keep the prompt
     /// prefix it shares with the last one (the sLua prompts share thousands).
     pub(crate) cached: Vec<u32>,
+}
+
+impl LlamaModel {
+    /// How the model's linear layers hold their weights.
+    pub fn weight_format(&self) -> WeightFormat {
+        self.llama.weight_format()
+    }
 }
 
 impl LanguageModel for LlamaModel {
@@ -145,8 +157,15 @@ pub fn model_path(arg: Option<&Path>) -> Result<PathBuf, String> {
 }
 
 /// Loads the tokenizer and the model on the first backend of `backends` that opens
-/// (`cuda`, or `cuda,ndarray` to fall back to the CPU: `crate::backend_choice`).
+/// (`cuda`, or `cuda,ndarray` to fall back to the CPU: `crate::backend_choice`), its
+/// weights in that backend's default format.
 pub fn load(model: Option<&Path>, backends: &str) -> Result<Loaded, Box<dyn std::error::Error>> {
+    load_with(model, backends, None)
+}
+
+/// [`load`] with the weights held in `weights` (`--weights`), or the chosen backend's
+/// default when `None`. A format the chosen backend cannot run is an error naming it.
+pub fn load_with(model: Option<&Path>, backends: &str, weights: Option<WeightFormat>) -> Result<Loaded, Box<dyn std::error::Error>> {
     let path = model_path(model)?;
     let (backend, device) = crate::backend_choice::choose(backends, BackendKind::device)?;
     #[cfg(feature = "cuda")]
@@ -156,7 +175,13 @@ pub fn load(model: Option<&Path>, backends: &str) -> Result<Loaded, Box<dyn std:
     let gguf = Gguf::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let tokenizer = Tokenizer::from_gguf(&gguf)?;
     let vocab = Arc::new(Vocab::new(tokenizer.all_token_bytes().to_vec(), &tokenizer.special_ids(), tokenizer.eos_id()));
-    let llama = Llama::load(&gguf, &device)?;
+    let llama = Llama::load_with(&gguf, &device, weights.unwrap_or_else(|| WeightFormat::default_for(&device)))?;
+    eprintln!(
+        "weights: {}, {:.1} MB ({:.1} MB of them in the device's memory)",
+        llama.weight_format(),
+        llama.weight_bytes() as f64 / 1e6,
+        llama.device_weight_bytes() as f64 / 1e6
+    );
     let cache = llama.new_cache();
     Ok(Loaded { tokenizer, vocab, model: LlamaModel { llama, cache, cached: Vec::new() }, backend })
 }
@@ -179,7 +204,7 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
     if let Some(lang) = args.lang {
         lang.check_mode(mode)?;
     }
-    let mut loaded = load(args.model.as_deref(), &args.backend)?;
+    let mut loaded = load_with(args.model.as_deref(), &args.backend, args.weights)?;
     eprintln!("model loaded ({} backend)", loaded.backend.name());
 
     let config = task.configure(GenerateConfig {
@@ -205,6 +230,7 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
             "prefill_tps": timing.prefill_tps(),
             "decode_tps": timing.decode_tps(),
             "prefill_tokens": timing.prefill_tokens,
+            "weights": loaded.model.weight_format().name(),
             "decode_tokens": timing.decode_tokens,
             "stop": stop,
             "mode": mode,

@@ -1,5 +1,7 @@
 //! The same forward pass on ndarray (CPU) and a GPU backend (wgpu, cuda) agrees within
-//! tolerance. Compiled only with a GPU feature:
+//! tolerance, in both GPU weight formats: `gpu-blocks` (the GGUF's Q4_1 / Q8_0 blocks on
+//! the GPU, this crate's cubecl kernel; the GPU default) and `burn-f32` (f32 tensors,
+//! burn's matmul). Compiled only with a GPU feature:
 //! `cargo test --release -p espalier-model --features wgpu --test backend_agreement`
 //! (fails, naming the package, when no wgpu adapter exists; natively Mesa's lavapipe,
 //! package `mesa-vulkan-drivers`, is enough), or `--features cuda` (fails with the CUDA
@@ -7,29 +9,62 @@
 //! `ESPALIER_MODEL` names the GGUF when the test binary runs away from this checkout
 //! (carried to a GPU machine without Rust).
 //!
-//! The CPU side runs its default format (Q4_1 on this crate's kernels, host attention
-//! and cache), the GPU side burn's f32 matmuls and the device cache, so this also
-//! checks the device cache's growth (a prompt longer than its initial capacity) and
-//! rollback on a GPU backend.
+//! The CPU side runs the file's own Q4_1 blocks on this crate's kernels with f32
+//! activations (the exact twin of the GPU arithmetic: the two differ only in summation
+//! order), host attention and cache; the GPU side the device cache, so this also checks
+//! the device cache's growth (a prompt longer than its initial capacity) and rollback on
+//! a GPU backend. Each format's largest logit difference and greedy tokens are printed
+//! (`--nocapture`) before any assertion, so one run reports both formats.
 #![cfg(all(feature = "ndarray", any(feature = "wgpu", feature = "cuda")))]
 
-use espalier_model::{BackendKind, Gguf, Llama, Tokenizer};
+use espalier_model::{ActivationFormat, BackendKind, Gguf, KvCache, Llama, Tokenizer, WeightFormat};
 
 const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-/// Largest logit difference allowed: the formats differ only in summation order (f32
-/// against the file's exact Q4_1 values), measured at ~1e-3 between the CPU paths.
+/// Largest logit difference allowed: the paths differ only in summation order (f32
+/// against the file's exact Q4_1 values); measured 4.4e-5 (gpu-blocks) and 9.7e-5
+/// (burn-f32) on WebGPU, and ~1e-3 between the CPU paths.
 const TOL: f32 = 0.05;
+/// Prompt length: more than the device cache's initial capacity (64 rows).
+const PROMPT: usize = 70;
+/// Greedy steps after the prefill.
+const STEPS: usize = 4;
 
 #[cfg(feature = "wgpu")]
 #[test]
-fn ndarray_and_wgpu_agree() {
+fn ndarray_and_wgpu_agree_in_both_formats() {
     agree(BackendKind::Wgpu, "install one (natively Mesa's lavapipe: apt-get install -y mesa-vulkan-drivers libvulkan1)");
 }
 
 #[cfg(feature = "cuda")]
 #[test]
-fn ndarray_and_cuda_agree() {
+fn ndarray_and_cuda_agree_in_both_formats() {
     agree(BackendKind::Cuda, "run this on a machine with an NVIDIA GPU and driver 580+");
+}
+
+/// Logits after each feed of one run: the prefill, [`STEPS`] greedy steps, and the
+/// second step replayed after a rollback to just after the prompt's first step.
+struct Run {
+    logits: Vec<(String, Vec<f32>)>,
+    /// The tokens fed after the prompt: the run's own greedy choices, or those given.
+    fed: Vec<u32>,
+    cache_len: usize,
+}
+
+/// Feeds `model` the prompt, then [`STEPS`] tokens one at a time (`feed`'s, or else
+/// its own greedy choices), then rolls back and replays the second.
+fn run(model: &Llama, ids: &[u32], feed: Option<&[u32]>) -> Run {
+    let mut cache: KvCache = model.new_cache();
+    let mut forward = |tokens: &[u32]| model.forward(tokens, &mut cache).unwrap();
+    let mut logits = vec![("prefill".to_string(), forward(ids))];
+    let mut fed = Vec::new();
+    for step in 0..STEPS {
+        let next = feed.map_or_else(|| argmax(&logits.last().unwrap().1), |f| f[step]);
+        fed.push(next);
+        logits.push((format!("step {}", step + 1), forward(&[next])));
+    }
+    cache.truncate(ids.len() + 1);
+    logits.push(("after rollback".to_string(), model.forward(&fed[1..2], &mut cache).unwrap()));
+    Run { logits, fed, cache_len: cache.len() }
 }
 
 fn agree(backend: BackendKind, hint: &str) {
@@ -40,40 +75,65 @@ fn agree(backend: BackendKind, hint: &str) {
         Ok(d) => d,
         Err(e) => panic!("no {backend} device ({e}): {hint}"),
     };
-    let cpu_model = Llama::load(&gguf, &BackendKind::Ndarray.device().unwrap()).unwrap();
-    let gpu_model = Llama::load(&gguf, &gpu).unwrap();
-    eprintln!("cpu weights {}, {backend} weights {}", cpu_model.weight_format(), gpu_model.weight_format());
-    let compare = |a: &[f32], b: &[f32], what: &str| {
-        let max = a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
-        eprintln!("{what}: max |ndarray - {backend}| = {max}");
-        assert!(max < TOL, "{what}: logits differ by {max}");
-        assert_eq!(argmax(a), argmax(b), "{what}: greedy token differs");
-    };
-    // 70 tokens: more than the device cache's initial capacity (64 rows).
+    let default = WeightFormat::default_for(&gpu);
+
+    let mut cpu_model = Llama::load(&gguf, &BackendKind::Ndarray.device().unwrap()).unwrap();
+    cpu_model.set_activation_format(ActivationFormat::F32);
     let mut ids = Vec::new();
-    while ids.len() < 70 {
+    while ids.len() < PROMPT {
         ids.extend(tok.encode("def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n").unwrap());
     }
-    ids.truncate(70);
-    let (mut c1, mut c2) = (cpu_model.new_cache(), gpu_model.new_cache());
-    let mut a = cpu_model.forward(&ids, &mut c1).unwrap();
-    let mut b = gpu_model.forward(&ids, &mut c2).unwrap();
-    let mut fed = Vec::new();
-    for step in 0..4 {
-        compare(&a, &b, &format!("step {step}"));
-        let next = argmax(&a);
-        fed.push(next);
-        a = cpu_model.forward(&[next], &mut c1).unwrap();
-        b = gpu_model.forward(&[next], &mut c2).unwrap();
+    ids.truncate(PROMPT);
+    // The CPU's greedy tokens are fed to every GPU run.
+    let cpu = run(&cpu_model, &ids, None);
+    eprintln!("ndarray weights {} (f32 activations); {backend} default {default}", cpu_model.weight_format());
+
+    let mut failures = Vec::new();
+    let mut device_bytes = Vec::new();
+    for format in [WeightFormat::GpuBlocks, WeightFormat::BurnF32] {
+        let model = match Llama::load_with(&gguf, &gpu, format) {
+            Ok(m) => m,
+            Err(e) => {
+                failures.push(format!("{backend} {format}: does not load: {e}"));
+                continue;
+            }
+        };
+        let bytes = model.device_weight_bytes();
+        device_bytes.push((format, bytes));
+        let gpu_run = run(&model, &ids, Some(&cpu.fed));
+        let (mut largest, mut same) = (0f32, 0);
+        for ((what, a), (_, b)) in cpu.logits.iter().zip(&gpu_run.logits) {
+            let diff = a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
+            let (ta, tb) = (argmax(a), argmax(b));
+            eprintln!("{backend} {format} {what}: max |ndarray - {backend}| = {diff:e}, greedy {ta} / {tb}");
+            largest = largest.max(diff);
+            same += usize::from(ta == tb);
+            if !(diff < TOL) {
+                failures.push(format!("{backend} {format} {what}: logits differ by {diff} (tolerance {TOL})"));
+            }
+            if ta != tb {
+                failures.push(format!("{backend} {format} {what}: greedy token {tb}, ndarray {ta}"));
+            }
+        }
+        if gpu_run.cache_len != cpu.cache_len {
+            failures.push(format!("{backend} {format}: cache length {} after rollback, ndarray {}", gpu_run.cache_len, cpu.cache_len));
+        }
+        eprintln!(
+            "{backend} {format}: {:.1} MB of weights on the device; largest |logit difference| {largest:e}; same greedy token {same}/{}",
+            bytes as f64 / 1e6,
+            cpu.logits.len()
+        );
     }
-    compare(&a, &b, "step 4");
-    // Roll both back to just after the prompt's first step and replay it.
-    c1.truncate(ids.len() + 1);
-    c2.truncate(ids.len() + 1);
-    let a = cpu_model.forward(&fed[1..2], &mut c1).unwrap();
-    let b = gpu_model.forward(&fed[1..2], &mut c2).unwrap();
-    compare(&a, &b, "after rollback");
-    assert_eq!((c1.len(), c2.len()), (ids.len() + 2, ids.len() + 2));
+    if default != WeightFormat::GpuBlocks {
+        failures.push(format!("the default weight format on {backend} is {default}, not gpu-blocks"));
+    }
+    if let [(_, blocks), (_, f32)] = device_bytes[..] {
+        // A matrix silently left as f32 would show here: Q4_1 is 24 bytes per 32 weights.
+        if blocks * 3 >= f32 {
+            failures.push(format!("gpu-blocks holds {blocks} bytes on the device, not under a third of burn-f32's {f32}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 fn argmax(l: &[f32]) -> u32 {

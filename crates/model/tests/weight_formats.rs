@@ -105,7 +105,7 @@ fn cpu_default_is_the_files_own_encoding() {
     assert_eq!(WeightFormat::default_for(&device), WeightFormat::Gguf);
 }
 
-/// `gpu-blocks` (the GGUF's blocks on a wgpu device, the GPU kernel) is refused on the
+/// `gpu-blocks` (the GGUF's blocks on a wgpu or cuda device, the GPU kernel) is refused on the
 /// CPU backends with an error naming the format (no fallback to another format), and
 /// the memory plan counts it at the blocks' own size: Q4_1 at 24 bytes and Q8_0 at 36
 /// per 32 weights, the tied output as a second Q8_0 copy on the device.
@@ -116,7 +116,7 @@ fn gpu_blocks_are_refused_on_the_cpu_and_planned_at_block_size() {
     let gguf = Gguf::open(MODEL).expect("model missing: run scripts/fetch-model.sh");
     let device = BackendKind::Ndarray.device().unwrap();
     let err = Llama::load_with(&gguf, &device, WeightFormat::GpuBlocks).unwrap_err().to_string();
-    assert!(err.contains("gpu-blocks") && err.contains("wgpu"), "{err}");
+    assert!(err.contains("gpu-blocks") && err.contains("wgpu") && err.contains("cuda"), "{err}");
     let config = LlamaConfig::from_gguf(&gguf).unwrap();
     let plan = |f| MemoryPlan::new(&gguf, &config, f, 0).weights;
     let (gpu, f32, own) = (plan(WeightFormat::GpuBlocks), plan(WeightFormat::BurnF32), plan(WeightFormat::Gguf));

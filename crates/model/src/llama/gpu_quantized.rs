@@ -1,5 +1,5 @@
 //! A linear layer whose weights stay quantized on a cubecl GPU device (WebGPU in the
-//! browser, wgpu natively): the GGUF's Q4_1 / Q8_0 blocks ([`GpuBlocks`]) are uploaded
+//! browser, wgpu natively, CUDA): the GGUF's Q4_1 / Q8_0 blocks ([`GpuBlocks`]) are uploaded
 //! once and a kernel of our own dequantizes each block as it multiplies, so no f32 copy
 //! of a weight is ever resident (SmolLM2: ~111 MB on the GPU instead of ~540 MB as f32).
 //!
@@ -12,7 +12,9 @@
 //!
 //! With burn's `fusion` feature (the playground's build) the launch is registered as a
 //! custom operation in fusion's stream, so it runs in order with the fused element-wise
-//! kernels around it; without it the kernel is launched directly on the cube tensor.
+//! kernels around it; without it (native wgpu, cuda) the kernel is launched directly on
+//! the cube tensor. The kernel is `#[cube]`, so cubecl compiles it for whichever
+//! runtime the device belongs to (WGSL on wgpu, PTX on CUDA); nothing here names one.
 
 use burn::backend::{Cube, DispatchDevice};
 use burn::tensor::{DType, Device, Tensor};
@@ -117,10 +119,10 @@ pub(crate) fn cube_device(device: &Device) -> Option<CubeDevice> {
     }
 }
 
-/// Whether `device` is a wgpu device (WebGPU in the browser, Vulkan / Metal natively):
-/// where the kernel was proven (CUDA would compile it too, untested).
-pub(crate) fn is_wgpu_device(device: &Device) -> bool {
-    matches!(cube_device(device), Some(cubecl::Device::Wgpu(_)))
+/// Whether the kernel runs on `device`: a wgpu device (WebGPU in the browser, Vulkan /
+/// Metal natively) or a CUDA one, the runtimes it is built and tested for.
+pub(crate) fn is_block_kernel_device(device: &Device) -> bool {
+    matches!(cube_device(device), Some(cubecl::Device::Wgpu(_) | cubecl::Device::Cuda(_)))
 }
 
 fn le_bytes<T: Copy>(values: &[T], to: impl Fn(T) -> [u8; 4]) -> Vec<u8> {

@@ -1,7 +1,7 @@
 //! One linear layer `y = x · Wᵀ` in one of its forms: a burn tensor multiplied by
 //! burn's matmul (any backend), a [`HostMatrix`] multiplied by this crate's CPU kernels
 //! (the CPU backends), or GGUF blocks resident on a cubecl GPU multiplied by this
-//! crate's GPU kernel (feature `wgpu`). The forward pass calls [`Linear::forward`] and
+//! crate's GPU kernel (features `wgpu`, `cuda`). The forward pass calls [`Linear::forward`] and
 //! does not care which.
 
 use burn::tensor::{Device, Tensor, TensorData};
@@ -20,7 +20,7 @@ pub(crate) enum Linear {
     /// `[out][in]` on the host, multiplied by the CPU kernels.
     Host(HostMatrix),
     /// Q4_1 / Q8_0 blocks on a cubecl GPU, multiplied by the GPU block kernel.
-    #[cfg(feature = "wgpu")]
+    #[cfg(any(feature = "wgpu", feature = "cuda"))]
     Gpu(super::gpu_quantized::GpuQuantized),
 }
 
@@ -38,7 +38,7 @@ impl Linear {
     /// are Q4_1 or all Q8_0 and `device` is a cubecl device, else f32 burn tensors of
     /// the dequantized rows.
     pub(crate) fn from_gguf_rows_on_gpu(rows: &[(GgmlType, &[u8], f32)], inp: usize, device: &Device) -> Self {
-        #[cfg(feature = "wgpu")]
+        #[cfg(any(feature = "wgpu", feature = "cuda"))]
         if let Some(blocks) = super::gpu_blocks::GpuBlocks::from_rows(rows, inp) {
             if let Some(layer) = super::gpu_quantized::GpuQuantized::upload(&blocks, device) {
                 return Linear::Gpu(layer);
@@ -56,7 +56,7 @@ impl Linear {
     pub(crate) fn forward(&self, x: Tensor<2>) -> Result<Tensor<2>, ModelError> {
         match self {
             Linear::Burn(w) => Ok(x.matmul(w.clone())),
-            #[cfg(feature = "wgpu")]
+            #[cfg(any(feature = "wgpu", feature = "cuda"))]
             Linear::Gpu(g) => g.forward(x),
             Linear::Host(m) => {
                 let device = x.device();
@@ -94,7 +94,7 @@ impl Linear {
         match self {
             Linear::Burn(w) => w.shape().num_elements() * 4,
             Linear::Host(m) => m.bytes(),
-            #[cfg(feature = "wgpu")]
+            #[cfg(any(feature = "wgpu", feature = "cuda"))]
             Linear::Gpu(g) => g.bytes(),
         }
     }

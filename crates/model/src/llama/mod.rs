@@ -11,9 +11,9 @@ mod config;
 mod cuda_probe;
 mod error;
 mod feed_forward;
-#[cfg_attr(not(feature = "wgpu"), allow(dead_code))] // the packing is tested natively; only wgpu uses it
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))] // the packing is tested natively; only the GPU kernel uses it
 mod gpu_blocks;
-#[cfg(feature = "wgpu")]
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
 mod gpu_quantized;
 mod host_attention;
 mod host_kernels;
@@ -76,8 +76,8 @@ pub struct Llama {
 
 impl Llama {
     /// Loads the weights of a Llama GGUF onto `device` in the measured best format for
-    /// it ([`WeightFormat::default_for`]: Q8_0 with the CPU kernels on ndarray / flex,
-    /// f32 burn tensors on wgpu / cuda).
+    /// it ([`WeightFormat::default_for`]: the GGUF's own blocks with the CPU kernels on
+    /// ndarray / flex, its Q4_1 / Q8_0 blocks with the GPU block kernel on wgpu / cuda).
     pub fn load(gguf: &Gguf, device: &Device) -> Result<Self, ModelError> {
         Self::load_with(gguf, device, WeightFormat::default_for(device))
     }
@@ -93,8 +93,10 @@ impl Llama {
         }
         if format == WeightFormat::GpuBlocks && !weight_format::is_gpu_block_device(device) {
             return Err(ModelError::Backend {
-                backend: "non-wgpu",
-                reason: format!("weight format {format} runs only on the wgpu backend (built with the `wgpu` feature); use burn-f32"),
+                backend: "non-GPU",
+                reason: format!(
+                    "weight format {format} runs only on the wgpu and cuda backends (built with the `wgpu` or `cuda` feature); use burn-f32"
+                ),
             });
         }
         let config = LlamaConfig::from_gguf(gguf)?;
@@ -156,7 +158,7 @@ impl Llama {
 
     /// Bytes the weights take in the device's memory: the linear layers held as device
     /// tensors or GPU blocks, the norms and the QKV biases (on the CPU backends' host
-    /// formats only those). On wgpu this is the GPU memory the weights take.
+    /// formats only those). On wgpu and cuda this is the GPU memory the weights take.
     pub fn device_weight_bytes(&self) -> usize {
         let norms = 4 * self.config.hidden * (2 * self.blocks.len() + 1);
         let linear: usize = self

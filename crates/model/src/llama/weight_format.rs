@@ -32,8 +32,8 @@ pub enum WeightFormat {
     Gguf,
     /// The GGUF's Q4_1 and Q8_0 blocks kept on the GPU, multiplied by this crate's
     /// kernel that dequantizes inside the product (`gpu_quantized.rs`; cubecl devices
-    /// only, feature `wgpu`): the wgpu default. Matrices in other types are f32 burn
-    /// tensors as with `burn-f32`.
+    /// only, features `wgpu` and `cuda`): the wgpu and cuda default. Matrices in other
+    /// types are f32 burn tensors as with `burn-f32`.
     GpuBlocks,
 }
 
@@ -62,10 +62,10 @@ impl WeightFormat {
         }
     }
 
-    /// The measured best format for `device`: the GGUF's own blocks (Q4_1 for SmolLM2)
-    /// with the CPU kernels on the CPU backends (ndarray, flex), the same blocks with
-    /// the GPU kernel on wgpu, burn f32 tensors elsewhere (cuda). Figures in the crate
-    /// README.
+    /// The best format for `device`: the GGUF's own blocks (Q4_1 for SmolLM2) with the
+    /// CPU kernels on the CPU backends (ndarray, flex), the same blocks with the GPU
+    /// kernel on wgpu and cuda (a fifth of f32's GPU memory), burn f32 tensors
+    /// elsewhere. Figures in the crate README and the top README's CUDA section.
     pub fn default_for(device: &Device) -> WeightFormat {
         if is_host_device(device) {
             WeightFormat::Gguf
@@ -105,12 +105,12 @@ pub(crate) fn is_host_device(device: &Device) -> bool {
     false
 }
 
-/// Whether [`WeightFormat::GpuBlocks`] runs on `device`: a wgpu device, with the
-/// `wgpu` feature compiled in.
+/// Whether [`WeightFormat::GpuBlocks`] runs on `device`: a wgpu or CUDA device, with
+/// the `wgpu` or `cuda` feature compiled in.
 pub(crate) fn is_gpu_block_device(device: &Device) -> bool {
-    #[cfg(feature = "wgpu")]
-    return super::gpu_quantized::is_wgpu_device(device);
-    #[cfg(not(feature = "wgpu"))]
+    #[cfg(any(feature = "wgpu", feature = "cuda"))]
+    return super::gpu_quantized::is_block_kernel_device(device);
+    #[cfg(not(any(feature = "wgpu", feature = "cuda")))]
     {
         let _ = device;
         false
