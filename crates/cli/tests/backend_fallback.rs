@@ -12,9 +12,15 @@ use std::process::{Command, Output};
 const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 
 fn espalier(backend: &str) -> Output {
+    espalier_with(&["--backend", backend])
+}
+
+/// `espalier generate` of 4 greedy tokens with `args` (backend, weights).
+fn espalier_with(args: &[&str]) -> Output {
     let model = espalier_testkit::require(MODEL, "the model", Some("bash scripts/fetch-model.sh"));
     Command::new(env!("CARGO_BIN_EXE_espalier"))
-        .args(["generate", "--prompt", "Say hi.", "--max-tokens", "4", "--json", "--backend", backend])
+        .args(["generate", "--prompt", "Say hi.", "--max-tokens", "4", "--json"])
+        .args(args)
         .arg("--model")
         .arg(model)
         .output()
@@ -74,4 +80,26 @@ fn cuda_then_ndarray_falls_back_to_the_cpu_with_the_same_tokens() {
     assert!(cpu.status.success(), "{}", stderr(&cpu));
     assert_eq!(ids(&out), ids(&cpu), "the fallback runs the same model on the CPU");
     assert_eq!(ids(&out).as_array().map(Vec::len), Some(4), "four greedy tokens");
+}
+
+/// `--weights` names the format; one the chosen backend cannot run (the GPU blocks on
+/// the CPU) is an error naming it, not a panic and not a silent switch to another format.
+#[test]
+fn a_weight_format_the_backend_cannot_run_is_a_clear_error() {
+    let out = espalier_with(&["--backend", "ndarray", "--weights", "gpu-blocks"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains("panicked"), "a panic instead of an error:\n{err}");
+    assert!(err.contains("weight format gpu-blocks runs only on the wgpu and cuda backends"), "{err}");
+    assert!(out.stdout.is_empty(), "nothing generated, nothing on stdout");
+
+    let out = espalier_with(&["--backend", "ndarray", "--weights", "q4_1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+    assert_eq!(json["weights"], "q4_1", "the JSON names the format asked for");
+    assert!(stderr(&out).contains("weights: q4_1, "), "{}", stderr(&out));
+
+    let out = espalier_with(&["--backend", "ndarray", "--weights", "q3"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("unknown weight format \"q3\""), "{}", stderr(&out));
 }
