@@ -97,6 +97,17 @@ impl BackendKind {
     }
 }
 
+/// The CPU device for unit tests that compare with burn on the CPU: ndarray, else flex.
+/// burn's default device is a GPU's when `wgpu` or `cuda` is compiled in, which would
+/// make those tests need a GPU (and stop being bit-for-bit CPU comparisons).
+#[cfg(all(test, not(target_family = "wasm")))]
+pub(crate) fn cpu_test_device() -> Device {
+    [BackendKind::Ndarray, BackendKind::Flex]
+        .into_iter()
+        .find_map(|b| b.device().ok())
+        .expect("the model's unit tests need the ndarray or flex feature")
+}
+
 impl std::str::FromStr for BackendKind {
     type Err = String;
 

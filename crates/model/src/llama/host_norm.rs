@@ -61,7 +61,7 @@ mod tests {
     /// values over several magnitudes.
     #[test]
     fn rms_norm_rows_equal_burn_bit_for_bit() {
-        let device = Default::default();
+        let device = super::super::backend::cpu_test_device();
         for (t, cols) in [(1usize, 576usize), (7, 576), (60, 576), (3, 100), (2, 13), (4, 5)] {
             let mut s = 0x9e37_79b9_7f4a_7c15u64 ^ (t * cols) as u64;
             let mut next = || {
