@@ -20,7 +20,8 @@ step() { printf '\n== %s (%s, load %s)\n' "$1" "$(date -u +%H:%M:%S)" "$(cut -d'
 timed() {
     local t0=$SECONDS
     "$@"
-    printf -- '-- %ds: %s\n' $((SECONDS - t0)) "$*"
+    # On stderr: the bundle step pipes the command's stdout into zstd.
+    printf -- '-- %ds: %s\n' $((SECONDS - t0)) "$*" >&2
 }
 
 step "setup"
