@@ -83,7 +83,7 @@ mod tests {
         let g: Vec<f32> = (0..64).map(|i| (i as f32 - 32.0) / 3.0).collect();
         let device = super::super::backend::cpu_test_device();
         let burn = burn::tensor::activation::silu(Tensor::<1>::from_floats(g.as_slice(), &device));
-        let burn = burn.into_data().into_vec::<f32>().unwrap();
+        let burn = burn.into_data().try_into_vec::<f32>().unwrap();
         for (x, b) in g.iter().zip(burn) {
             assert_eq!(silu(*x).to_bits(), b.to_bits(), "silu({x})");
         }
