@@ -35,6 +35,47 @@ struct Harness {
 
 static HARNESS: Mutex<Option<Harness>> = Mutex::new(None);
 
+#[cfg(feature = "count-allocs")]
+mod counting {
+    //! A global allocator that counts allocations and reallocations (feature
+    //! `count-allocs`), to find the heap traffic of one mask.
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    pub static COUNT: AtomicU64 = AtomicU64::new(0);
+    pub static MASKING: AtomicU64 = AtomicU64::new(0);
+
+    pub struct Counting;
+
+    // SAFETY: forwards every call to `System` unchanged.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            COUNT.fetch_add(MASKING.load(Ordering::Relaxed), Ordering::Relaxed);
+            System.alloc(l)
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            System.dealloc(p, l)
+        }
+        unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+            COUNT.fetch_add(MASKING.load(Ordering::Relaxed), Ordering::Relaxed);
+            System.realloc(p, l, n)
+        }
+    }
+
+    #[global_allocator]
+    static A: Counting = Counting;
+}
+
+/// Allocations (and reallocations) made inside `mask_step` so far: always 0
+/// without the `count-allocs` feature.
+#[no_mangle]
+pub extern "C" fn allocs() -> u64 {
+    #[cfg(feature = "count-allocs")]
+    return counting::COUNT.load(std::sync::atomic::Ordering::Relaxed);
+    #[cfg(not(feature = "count-allocs"))]
+    0
+}
+
 /// Allocates `len` bytes the host fills with the input file.
 #[no_mangle]
 pub extern "C" fn alloc(len: usize) -> *mut u8 {
@@ -119,6 +160,8 @@ pub extern "C" fn mask_step() -> u32 {
     let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(h) = guard.as_mut() else { return 0 };
     let Some(&id) = h.files.get(h.file).and_then(|f| f.get(h.pos)) else { return 0 };
+    #[cfg(feature = "count-allocs")]
+    counting::MASKING.store(1, std::sync::atomic::Ordering::Relaxed);
     let ok = match h.strategy {
         Strategy::Check => h.constraint.allows(h.vocab.bytes(id)),
         _ => {
@@ -130,6 +173,8 @@ pub extern "C" fn mask_step() -> u32 {
             h.mask.contains(id as usize)
         }
     };
+    #[cfg(feature = "count-allocs")]
+    counting::MASKING.store(0, std::sync::atomic::Ordering::Relaxed);
     if !ok {
         h.violations += 1;
     }

@@ -13,7 +13,7 @@
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile as pct, thread_cpu_ns};
-use espalier_constraint_wasm_bench::{alloc, commit_step, CHECK, COLD, compile_grammar, mask_step, restart, select_file, setup, violations, work};
+use espalier_constraint_wasm_bench::{alloc, allocs, commit_step, CHECK, COLD, compile_grammar, mask_step, restart, select_file, setup, violations, work};
 
 /// Removes `--name VALUE` from `args` and returns the value.
 fn take_flag(args: &mut Vec<String>, name: &str) -> Option<String> {
@@ -125,7 +125,7 @@ fn main() {
     sorted.sort_by(f64::total_cmp);
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "{{\"bench\":\"mask\",\"runtime\":\"native\",\"strategy\":\"{strategy}\",\"tokens\":{},\"p50_us\":{},\"p99_us\":{},\"max_us\":{},\"mean_us\":{},\"setup_ms\":{},\"grammar_ms\":{},\"violations\":{},\"cpu_p50_us\":{},\"cpu_p99_us\":{},\"cpu_max_us\":{},\"mean_work\":[{},{},{}],\"passes\":[{}],\"worst\":[{}],\"load_avg_1m\":{}}}",
+        "{{\"bench\":\"mask\",\"runtime\":\"native\",\"strategy\":\"{strategy}\",\"tokens\":{},\"p50_us\":{},\"p99_us\":{},\"max_us\":{},\"mean_us\":{},\"setup_ms\":{},\"grammar_ms\":{},\"violations\":{},\"cpu_p50_us\":{},\"cpu_p99_us\":{},\"cpu_max_us\":{},\"mean_work\":[{},{},{}],\"allocs_per_step\":{},\"passes\":[{}],\"worst\":[{}],\"load_avg_1m\":{}}}",
         times.len(),
         r2(pct(&sorted, 50.0)),
         r2(pct(&sorted, 99.0)),
@@ -140,6 +140,7 @@ fn main() {
         work(0) / (times.len() * runs.len()).max(1) as u64,
         work(1) / (times.len() * runs.len()).max(1) as u64,
         work(2) / (times.len() * runs.len()).max(1) as u64,
+        r2(allocs() as f64 / (times.len() * runs.len()).max(1) as f64),
         more.join(","),
         worst.join(","),
         load.split_whitespace().next().unwrap_or("-1"),
