@@ -95,5 +95,6 @@ console.log(JSON.stringify({
   grow_max_us: grows.length ? r2(Math.max(...grows.map((i) => first.times[i]))) : 0,
   worst: order.slice(0, 5).map((i) => ({ step: i, us: r2(first.times[i]), cpu_us: first.cpu[i], grew: first.grew[i], last_pass_us: r2(last.times[i]) })),
   memory_mib: r2(w.memory.buffer.byteLength / 1048576),
+  mask_digest: w.work(3).toString(16).padStart(16, '0'),
   load_avg_1m: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
 }));

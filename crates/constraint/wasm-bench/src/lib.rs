@@ -31,6 +31,8 @@ struct Harness {
     pos: usize,
     violations: u32,
     work: [u64; 3],
+    /// A running hash of every exact mask (see [`work`]).
+    digest: u64,
 }
 
 static HARNESS: Mutex<Option<Harness>> = Mutex::new(None);
@@ -143,7 +145,7 @@ pub extern "C" fn setup(ptr: *const u8, len: usize, flags: u32) -> u32 {
     let steps = files.iter().map(Vec::len).sum::<usize>() as u32;
     let mask = TokenSet::empty(vocab.len());
     *HARNESS.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3] });
+        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0 });
     steps
 }
 
@@ -187,6 +189,9 @@ pub extern "C" fn commit_step() {
     let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(h) = guard.as_mut() else { return };
     let Some(&id) = h.files.get(h.file).and_then(|f| f.get(h.pos)) else { return };
+    if h.strategy == Strategy::Exact {
+        h.digest = h.mask.words().iter().fold(h.digest, |d, &w| (d ^ w).wrapping_mul(0x0100_0000_01b3).rotate_left(17));
+    }
     let _ = h.constraint.commit(h.vocab.bytes(id));
     h.pos += 1;
     if h.pos >= h.files[h.file].len() {
@@ -235,10 +240,15 @@ pub extern "C" fn violations() -> u32 {
 }
 
 /// Work counters summed over the exact masks so far: 0 = trie nodes offered (or
-/// lexeme-start summaries used), 1 = full recognizer steps, 2 = allowed tokens.
+/// lexeme-start summaries used), 1 = full recognizer steps, 2 = allowed tokens;
+/// 3 = a hash of every committed step's mask, in order (hashed untimed, in
+/// `commit_step`): equal digests, equal masks, to compare builds and runtimes.
 #[no_mangle]
 pub extern "C" fn work(i: u32) -> u64 {
-    HARNESS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |h| h.work.get(i as usize).copied().unwrap_or(0))
+    HARNESS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |h| match i {
+        3 => h.digest,
+        _ => h.work.get(i as usize).copied().unwrap_or(0),
+    })
 }
 
 /// Dev: the mask of the current step computed `n` times (for profiling one step).
