@@ -317,6 +317,7 @@ impl<P: TokenParser> ExactWalker<P> {
     /// first part of that re-reading, so only the path is read here. Inside a
     /// docstring, where `"" "..."` keeps such boundaries alive, this replaced a
     /// re-reading of the whole string per boundary. `false` if the path is refused.
+    #[inline(never)]
     fn from_reread(&mut self, dst: usize, to: usize, starts: &LexemeStarts) -> bool {
         debug_assert_eq!(self.reread_refused, Some(false));
         self.gen[dst] += 1;
