@@ -318,7 +318,7 @@ impl<P: TokenParser> ExactWalker<P> {
     /// docstring, where `"" "..."` keeps such boundaries alive, this replaced a
     /// re-reading of the whole string per boundary. `false` if the path is refused.
     #[inline(never)]
-    fn from_reread(&mut self, dst: usize, to: usize, starts: &LexemeStarts) -> bool {
+    fn after_reread(&mut self, dst: usize, to: usize, starts: &LexemeStarts) -> bool {
         debug_assert_eq!(self.reread_refused, Some(false));
         self.gen[dst] += 1;
         self.pool[dst].clone_from(&self.reread);
@@ -569,7 +569,7 @@ impl<P: TokenParser> ExactWalker<P> {
     ) {
         let scratch = 2 * level + 2;
         let ready = if reread {
-            self.from_reread(scratch, p, starts)
+            self.after_reread(scratch, p, starts)
         } else {
             self.materialize(scratch, anchor, anchor_node, p, starts)
         };
