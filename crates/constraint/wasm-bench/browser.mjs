@@ -61,7 +61,7 @@ for (let k = 0; k < passes; k++) {
   }
   runs.push({ times: Array.from(times), violations: w.violations() - v0 });
 }
-window.result = { steps, setupMs, runs, timer_us: res * 1000, isolated: crossOriginIsolated, ua: navigator.userAgent };
+window.result = { steps, setupMs, runs, timer_us: res * 1000, isolated: crossOriginIsolated, ua: navigator.userAgent, digest: w.work(3).toString(16).padStart(16, '0') };
 </script>`;
 
 const profile = mkdtempSync(join(tmpdir(), 'espalier-maskbench-'));
@@ -107,6 +107,6 @@ console.log(JSON.stringify({
   ...stats(first.times), mean_us: r2(first.times.reduce((a, b) => a + b, 0) / out.steps),
   setup_ms: r2(out.setupMs), violations: first.violations,
   passes: out.runs.slice(1).map((r) => ({ ...stats(r.times), violations: r.violations })),
-  timer_us: r2(out.timer_us), cross_origin_isolated: out.isolated,
+  timer_us: r2(out.timer_us), cross_origin_isolated: out.isolated, mask_digest: out.digest,
   load_avg_1m: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
 }));
