@@ -1,5 +1,5 @@
 // Times the wasm build of espalier-constraint:
-//   node run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold]
+//   node run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
 // INPUT comes from `espalier bench mask --export INPUT ...`. Prints one JSON line with
 // the same keys as `espalier bench mask` (tokens, p50_us, p99_us, max_us, setup_ms,
 // violations) plus grammar_ms, all for the first pass over the steps (what the

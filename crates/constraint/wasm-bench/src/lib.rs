@@ -7,8 +7,8 @@
 //! ```text
 //! cargo build --release --manifest-path crates/constraint/wasm-bench/Cargo.toml \
 //!     --target wasm32-unknown-unknown
-//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold]
-//! node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold]
+//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
+//! node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
 //! ```
 //! `--bin native` runs the same functions natively; `results/masks/wasm-vs-native.sh`
 //! runs all three, rounds interleaved, and prints the ratios. `first-steps.mjs` times
