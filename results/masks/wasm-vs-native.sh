@@ -16,6 +16,9 @@
 # warm-up, whose first step paid for it).
 # COLD=1 also runs every build without the warm-up mask in setup (`--cold`, labels
 # `NAME_cold-RUNTIME`), to show what the first step costs without it.
+# REPEAT=K times every step as K masks of that step computed one after another,
+# divided by K (`--repeat K` of every harness): a warm, repeated step, measurable in
+# Chromium, whose timer has 5 us steps (a step's figure then has 5/K us steps).
 #
 # Every run prints its JSON line (first pass: what a decoder meets once); the last
 # line is the summary, per round and build: wasm / native ratios of p50, p99 and max,
@@ -49,7 +52,7 @@ run() { # LABEL ROUND COMMAND...: one JSON line, labelled, per-step dump in $OUT
   local label=$1 round=$2
   shift 2
   local line
-  line=$("$@" --passes "$PASSES" --dump "$OUT/$label-$round.tsv")
+  line=$("$@" --passes "$PASSES" --dump "$OUT/$label-$round.tsv" ${REPEAT:+--repeat "$REPEAT"})
   echo "{\"label\":\"$label\",\"round\":$round,\"dump\":\"$OUT/$label-$round.tsv\",\"run\":$line}" | tee -a "$OUT/runs.jsonl"
 }
 for r in $(seq 1 "$ROUNDS"); do

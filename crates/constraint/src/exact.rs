@@ -308,6 +308,29 @@ impl<P: TokenParser> ExactWalker<P> {
         ok
     }
 
+    /// Makes `pool[dst]` the state at trie node `to` of a root walk whose boundary
+    /// below `to` is [`ROOT_REREAD`], minus the re-reading that boundary's byte would
+    /// start: the recognizer would read the path's bytes inside the mask's lexeme,
+    /// end that lexeme at its last accepting point (none on the path) and re-read
+    /// the rest of it plus the path; `reread` (computed once per mask by
+    /// [`Self::reread_refused`], which must have said `false`) is the state after the
+    /// first part of that re-reading, so only the path is read here. Inside a
+    /// docstring, where `"" "..."` keeps such boundaries alive, this replaced a
+    /// re-reading of the whole string per boundary. `false` if the path is refused.
+    #[inline(never)]
+    fn after_reread(&mut self, dst: usize, to: usize, starts: &LexemeStarts) -> bool {
+        debug_assert_eq!(self.reread_refused, Some(false));
+        self.gen[dst] += 1;
+        self.pool[dst].clone_from(&self.reread);
+        self.path.clear();
+        starts.path_bytes(0, to, &mut self.path);
+        self.last_heavy += self.path.len();
+        let path = std::mem::take(&mut self.path);
+        let ok = self.pool[dst].try_push_bytes(&path);
+        self.path = path;
+        ok
+    }
+
     /// The state in slot `i` (a `pool` slot, or `HELD + k`).
     fn slot(&self, i: usize) -> &GrammarRecognizer<P> {
         if i >= HELD {
@@ -432,11 +455,12 @@ impl<P: TokenParser> ExactWalker<P> {
             let m = m as usize;
             let p = starts.parent(m);
             if entry & UNUSUAL != 0 {
-                if entry & ROOT_REREAD != 0 && self.reread_refused() {
+                let reread = entry & ROOT_REREAD != 0;
+                if reread && self.reread_refused() {
                     continue;
                 }
                 // The lexer would back up and re-read: let the recognizer decide.
-                self.unusual(level, m, p, anchor, anchor_node, trie, lang, starts, mask);
+                self.unusual(level, m, p, anchor, anchor_node, reread, trie, lang, starts, mask);
                 continue;
             }
             if entry & FIRST_DEAD != 0 {
@@ -528,6 +552,7 @@ impl<P: TokenParser> ExactWalker<P> {
     /// A boundary the lists cannot decide alone (the lexer backs up and re-reads
     /// bytes there): the full recognizer takes the boundary byte; the subtree below is
     /// summarized if a lexeme starts exactly there, else walked node by node.
+    /// `reread`: a [`ROOT_REREAD`] boundary (root summary, not refused).
     #[allow(clippy::too_many_arguments)]
     fn unusual(
         &mut self,
@@ -536,13 +561,19 @@ impl<P: TokenParser> ExactWalker<P> {
         p: usize,
         anchor: usize,
         anchor_node: usize,
+        reread: bool,
         trie: &TokTrie,
         lang: &Language,
         starts: &LexemeStarts,
         mask: &mut TokenSet,
     ) {
         let scratch = 2 * level + 2;
-        if !self.materialize(scratch, anchor, anchor_node, p, starts) {
+        let ready = if reread {
+            self.after_reread(scratch, p, starts)
+        } else {
+            self.materialize(scratch, anchor, anchor_node, p, starts)
+        };
+        if !ready {
             return;
         }
         let (byte, tok, _, _) = trie.node_info(m);
@@ -620,6 +651,11 @@ mod tests {
         }
         for w in ["'", "'ab'", "f'", "{", "}", "'''", "\"", "\"\"\"", "\\", "#c\n", " ", "    ", "        ", "\n", "\n\n", "=", "+", "1", "1)", "(1", "d", "e", "def"] {
             tokens.push(w.as_bytes().to_vec());
+        }
+        // Bytes that end a string unusually (no UTF-8 text has them, or not there):
+        // inside `"""d` the lexer backs up to `""` and re-reads (see `ROOT_REREAD`).
+        for w in [&b"\xff"[..], b"d\xff", b"x\"\xc3", b"\xc3\"", b"d\"\"\xff", b"\n\xff"] {
+            tokens.push(w.to_vec());
         }
         Vocab::new(tokens, &[0], 0)
     }

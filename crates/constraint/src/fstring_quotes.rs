@@ -107,14 +107,18 @@ impl QuoteEnds {
             }
             return;
         }
-        let all = may_be_fstring(rem);
-        let candidates: Box<dyn Iterator<Item = usize>> =
-            if all { Box::new(0..self.toks.len() - 1) } else { Box::new(self.own.iter().map(|&k| k as usize)) };
-        for k in candidates {
+        // Every token ending in a quote, or only those holding a quote of their own
+        // (two loops rather than a boxed iterator: no allocation per mask).
+        let mut recheck = |k: usize| {
             let (id, bytes) = self.token(k);
             if mask.contains(id as usize) && !pushes(state, scratch, bytes) {
                 mask.remove(id as usize);
             }
+        };
+        if may_be_fstring(rem) {
+            (0..self.toks.len() - 1).for_each(&mut recheck);
+        } else {
+            self.own.iter().for_each(|&k| recheck(k as usize));
         }
     }
 }

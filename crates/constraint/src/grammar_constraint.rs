@@ -97,7 +97,10 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// took 1.2-4 ms against 0.3 ms once compiled; see `results/masks/README.md`).
     /// The first mask is the current state's; the others follow the longest allowed
     /// token from there, so that a mask inside a lexeme (the usual case, another
-    /// code path) is met too. Call it once after building a constraint, in setup.
+    /// code path) is met too. Then one mask after each byte of the language's
+    /// warm-up text ([`crate::warm_up_sample`], read from this state as far as it is
+    /// accepted), for the paths a file meets later. Call it once after building a
+    /// constraint, in setup.
     pub fn warm_up(&mut self, vocab: &Vocab) {
         let mut mask = TokenSet::empty(vocab.len());
         self.fill_mask(vocab, &mut mask);
@@ -107,6 +110,15 @@ impl<P: TokenParser> GrammarConstraint<P> {
             match longest {
                 Some(t) if probe.commit(vocab.bytes(t as u32)).is_ok() => probe.fill_mask(vocab, &mut mask),
                 _ => break,
+            }
+        }
+        if let Some(text) = crate::warm_up_sample::sample(self.state.language()) {
+            let mut probe = self.clone();
+            for &b in text {
+                if probe.commit(&[b]).is_err() {
+                    break;
+                }
+                probe.fill_mask(vocab, &mut mask);
             }
         }
     }

@@ -61,6 +61,7 @@ pub mod timing;
 pub mod token_set;
 pub mod trie;
 pub mod vocab;
+mod warm_up_sample;
 
 pub use constraint::{Commit, Constraint, Inspection, Rejected, TreeNode};
 pub use recognizer::{ByteState, Recognizer, StackRecognizer};

@@ -1,13 +1,14 @@
 // The wasm mask benchmark in Debian's headless Chromium: the same harness and loop as
 // run.mjs, run in a page, so browser figures come from identical work.
-//   node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold]
+//   node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
 // Prints one JSON line like run.mjs (no CPU times: a page has no process clock).
 //
 // Timer resolution: Chromium coarsens performance.now() to 100 us in ordinary pages
 // and to 5 us in cross-origin-isolated ones, so the page is served (from memory,
 // through request interception) with COOP/COEP headers; the figures are then 5 us
 // steps with Chromium's jitter, fine for percentiles over 17,961 steps but not for
-// one step. `timer_us` in the output reports the resolution seen.
+// one step. `timer_us` in the output reports the resolution seen. `--repeat K` (as
+// in run.mjs) times each step as K masks of it, so a step's figure has 5/K us steps.
 import { chromium } from 'playwright-core';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,10 +16,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { takeFlags } from './args.mjs';
 
-const { passes, dump, cold, args } = takeFlags(process.argv.slice(2));
+const { passes, dump, cold, repeat, args } = takeFlags(process.argv.slice(2));
 const [input, wasmArg] = args;
 if (!input) {
-  console.error('usage: browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold]');
+  console.error('usage: browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]');
   process.exit(2);
 }
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,6 +29,7 @@ const files = { '/bench.wasm': readFileSync(wasmPath), '/input.bin': readFileSyn
 // The page: instantiates the harness and times every step, as run.mjs does.
 const page = `<!doctype html><meta charset="utf-8"><title>mask bench</title><script type="module">
 const passes = ${passes};
+const repeat = ${repeat};
 const get = async (p) => new Uint8Array(await (await fetch(p)).arrayBuffer());
 const [wasm, data] = await Promise.all([get('/bench.wasm'), get('/input.bin')]);
 const { instance } = await WebAssembly.instantiate(wasm, {});
@@ -50,14 +52,16 @@ for (let k = 0; k < passes; k++) {
   const times = new Float64Array(steps);
   const v0 = w.violations();
   for (let i = 0; i < steps; i++) {
+    if (repeat > 0) w.mask_step();
     const a = performance.now();
-    w.mask_step();
-    times[i] = (performance.now() - a) * 1000;
+    if (repeat > 0) w.repeat_mask(repeat);
+    else w.mask_step();
+    times[i] = ((performance.now() - a) * 1000) / Math.max(1, repeat);
     w.commit_step();
   }
   runs.push({ times: Array.from(times), violations: w.violations() - v0 });
 }
-window.result = { steps, setupMs, runs, timer_us: res * 1000, isolated: crossOriginIsolated, ua: navigator.userAgent };
+window.result = { steps, setupMs, runs, timer_us: res * 1000, isolated: crossOriginIsolated, ua: navigator.userAgent, digest: w.work(3).toString(16).padStart(16, '0') };
 </script>`;
 
 const profile = mkdtempSync(join(tmpdir(), 'espalier-maskbench-'));
@@ -99,10 +103,10 @@ if (dump) {
   writeFileSync(dump, lines.join('\n') + '\n');
 }
 console.log(JSON.stringify({
-  bench: 'mask', runtime: `chromium ${(out.ua.match(/Chrome\/([\d.]+)/) || [])[1]} wasm32`, strategy: 'exact', tokens: out.steps,
+  bench: 'mask', runtime: `chromium ${(out.ua.match(/Chrome\/([\d.]+)/) || [])[1]} wasm32`, strategy: 'exact', tokens: out.steps, repeat,
   ...stats(first.times), mean_us: r2(first.times.reduce((a, b) => a + b, 0) / out.steps),
   setup_ms: r2(out.setupMs), violations: first.violations,
   passes: out.runs.slice(1).map((r) => ({ ...stats(r.times), violations: r.violations })),
-  timer_us: r2(out.timer_us), cross_origin_isolated: out.isolated,
+  timer_us: r2(out.timer_us), cross_origin_isolated: out.isolated, mask_digest: out.digest,
   load_avg_1m: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
 }));

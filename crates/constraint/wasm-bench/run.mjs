@@ -1,5 +1,5 @@
 // Times the wasm build of espalier-constraint:
-//   node run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold]
+//   node run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
 // INPUT comes from `espalier bench mask --export INPUT ...`. Prints one JSON line with
 // the same keys as `espalier bench mask` (tokens, p50_us, p99_us, max_us, setup_ms,
 // violations) plus grammar_ms, all for the first pass over the steps (what the
@@ -12,13 +12,16 @@
 //   whether memory grew, and the same step's wall time in the last pass).
 // `--dump FILE` writes every step's wall time of every pass, one line per step
 // (tab-separated), to compare step by step with the native harness's `--dump`.
+// `--repeat K`: every step's mask is computed once untimed (violations, digest), then
+// K times more, timed together (`repeat_mask`); its time is that divided by K (a
+// warm, repeated step: the same measure as browser.mjs's `--repeat`).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { takeFlags } from './args.mjs';
 
-const { passes, dump, cold, args } = takeFlags(process.argv.slice(2));
+const { passes, dump, cold, repeat, args } = takeFlags(process.argv.slice(2));
 const [input, strategy = 'exact', wasmArg] = args;
 const here = dirname(fileURLToPath(import.meta.url));
 const wasmPath = wasmArg ?? join(here, 'target/wasm32-unknown-unknown/release/espalier_constraint_wasm_bench.wasm');
@@ -51,12 +54,14 @@ function pass() {
   const v0 = w.violations();
   for (let i = 0; i < steps; i++) {
     const m0 = w.memory.buffer.byteLength;
+    if (repeat > 0) w.mask_step();
     const c = process.cpuUsage();
     const a = performance.now();
-    w.mask_step();
-    times[i] = (performance.now() - a) * 1000;
+    if (repeat > 0) w.repeat_mask(repeat);
+    else w.mask_step();
+    times[i] = ((performance.now() - a) * 1000) / Math.max(1, repeat);
     const d = process.cpuUsage(c);
-    cpu[i] = d.user + d.system;
+    cpu[i] = (d.user + d.system) / Math.max(1, repeat);
     grew[i] = w.memory.buffer.byteLength - m0;
     w.commit_step();
   }
@@ -81,7 +86,7 @@ if (dump) {
   writeFileSync(dump, lines.join('\n') + '\n');
 }
 console.log(JSON.stringify({
-  bench: 'mask', runtime: `node ${process.version} wasm32`, strategy, tokens: steps,
+  bench: 'mask', runtime: `node ${process.version} wasm32`, strategy, tokens: steps, repeat,
   p50_us: r2(pct(sorted, 50)), p99_us: r2(pct(sorted, 99)), max_us: r2(sorted[sorted.length - 1]),
   mean_us: r2(sorted.reduce((a, b) => a + b, 0) / steps),
   setup_ms: r2(setupMs), grammar_ms: r2(grammarMs), violations: first.violations,
@@ -95,5 +100,6 @@ console.log(JSON.stringify({
   grow_max_us: grows.length ? r2(Math.max(...grows.map((i) => first.times[i]))) : 0,
   worst: order.slice(0, 5).map((i) => ({ step: i, us: r2(first.times[i]), cpu_us: first.cpu[i], grew: first.grew[i], last_pass_us: r2(last.times[i]) })),
   memory_mib: r2(w.memory.buffer.byteLength / 1048576),
+  mask_digest: w.work(3).toString(16).padStart(16, '0'),
   load_avg_1m: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
 }));

@@ -115,6 +115,8 @@ pub struct Recognizer<P: TokenParser> {
     lexemes: usize,
     /// Go: a newline now would insert a semicolon.
     semi_pending: bool,
+    /// Scratch for the bytes re-read after a lexeme ends (no state: not cloned).
+    reread: Vec<u8>,
 }
 
 impl<P: TokenParser> Clone for Recognizer<P> {
@@ -133,6 +135,7 @@ impl<P: TokenParser> Clone for Recognizer<P> {
             indent: self.indent.clone(),
             lexemes: self.lexemes,
             semi_pending: self.semi_pending,
+            reread: Vec::new(),
         }
     }
 
@@ -178,6 +181,7 @@ impl<P: TokenParser> Recognizer<P> {
             indent: Indent { cols: vec![0], alt: vec![0], depth: 0, line: Line::Indenting, col: 0, altcol: 0 },
             lexemes: 0,
             semi_pending: false,
+            reread: Vec::new(),
         };
         r.refresh_acceptable();
         r
@@ -504,16 +508,27 @@ impl<P: TokenParser> Recognizer<P> {
         let len = self.last_accept_len as usize;
         let mut buf = std::mem::take(&mut self.lexbuf);
         let r = self.emit(at);
-        let rest = if buf.len() > len { buf[len..].to_vec() } else { Vec::new() };
+        // The bytes after the accepting point, re-read below, go through the spare
+        // buffer `reread` (a heap copy here was ~17 allocations per exact mask, each
+        // a call into dlmalloc in wasm; inside a docstring the tail is its text).
+        let mut rest = std::mem::take(&mut self.reread);
+        if r.is_ok() {
+            copy_vec(&mut rest, buf.get(len..).unwrap_or_default());
+        }
         buf.clear();
         self.lexbuf = buf;
-        r?;
+        if let Err(e) = r {
+            self.reread = rest;
+            return Err(e);
+        }
         self.pos = start + len;
         self.state = LexerDfa::START;
         self.lex_len = 0;
         self.last_accept = LexerDfa::DEAD;
         self.last_accept_len = 0;
-        rest.iter().try_for_each(|&x| self.step(x))
+        let r = rest.iter().try_for_each(|&x| self.step(x));
+        self.reread = rest;
+        r
     }
 
     /// Feeds several bytes; stops at the first error.

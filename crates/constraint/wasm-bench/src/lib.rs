@@ -7,8 +7,8 @@
 //! ```text
 //! cargo build --release --manifest-path crates/constraint/wasm-bench/Cargo.toml \
 //!     --target wasm32-unknown-unknown
-//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold]
-//! node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold]
+//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
+//! node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
 //! ```
 //! `--bin native` runs the same functions natively; `results/masks/wasm-vs-native.sh`
 //! runs all three, rounds interleaved, and prints the ratios. `first-steps.mjs` times
@@ -31,9 +31,52 @@ struct Harness {
     pos: usize,
     violations: u32,
     work: [u64; 3],
+    /// A running hash of every exact mask (see [`work`]).
+    digest: u64,
 }
 
 static HARNESS: Mutex<Option<Harness>> = Mutex::new(None);
+
+#[cfg(feature = "count-allocs")]
+mod counting {
+    //! A global allocator that counts allocations and reallocations (feature
+    //! `count-allocs`), to find the heap traffic of one mask.
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    pub static COUNT: AtomicU64 = AtomicU64::new(0);
+    pub static MASKING: AtomicU64 = AtomicU64::new(0);
+
+    pub struct Counting;
+
+    // SAFETY: forwards every call to `System` unchanged.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+            COUNT.fetch_add(MASKING.load(Ordering::Relaxed), Ordering::Relaxed);
+            System.alloc(l)
+        }
+        unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+            System.dealloc(p, l)
+        }
+        unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+            COUNT.fetch_add(MASKING.load(Ordering::Relaxed), Ordering::Relaxed);
+            System.realloc(p, l, n)
+        }
+    }
+
+    #[global_allocator]
+    static A: Counting = Counting;
+}
+
+/// Allocations (and reallocations) made inside `mask_step` so far: always 0
+/// without the `count-allocs` feature.
+#[no_mangle]
+pub extern "C" fn allocs() -> u64 {
+    #[cfg(feature = "count-allocs")]
+    return counting::COUNT.load(std::sync::atomic::Ordering::Relaxed);
+    #[cfg(not(feature = "count-allocs"))]
+    0
+}
 
 /// Allocates `len` bytes the host fills with the input file.
 #[no_mangle]
@@ -102,7 +145,7 @@ pub extern "C" fn setup(ptr: *const u8, len: usize, flags: u32) -> u32 {
     let steps = files.iter().map(Vec::len).sum::<usize>() as u32;
     let mask = TokenSet::empty(vocab.len());
     *HARNESS.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3] });
+        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0 });
     steps
 }
 
@@ -119,6 +162,8 @@ pub extern "C" fn mask_step() -> u32 {
     let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(h) = guard.as_mut() else { return 0 };
     let Some(&id) = h.files.get(h.file).and_then(|f| f.get(h.pos)) else { return 0 };
+    #[cfg(feature = "count-allocs")]
+    counting::MASKING.store(1, std::sync::atomic::Ordering::Relaxed);
     let ok = match h.strategy {
         Strategy::Check => h.constraint.allows(h.vocab.bytes(id)),
         _ => {
@@ -126,10 +171,11 @@ pub extern "C" fn mask_step() -> u32 {
             let (nodes, heavy) = h.constraint.last_walk_work();
             h.work[0] += nodes as u64;
             h.work[1] += heavy as u64;
-            h.work[2] += h.mask.count() as u64;
             h.mask.contains(id as usize)
         }
     };
+    #[cfg(feature = "count-allocs")]
+    counting::MASKING.store(0, std::sync::atomic::Ordering::Relaxed);
     if !ok {
         h.violations += 1;
     }
@@ -142,6 +188,12 @@ pub extern "C" fn commit_step() {
     let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(h) = guard.as_mut() else { return };
     let Some(&id) = h.files.get(h.file).and_then(|f| f.get(h.pos)) else { return };
+    if h.strategy == Strategy::Exact {
+        // Counted here, untimed: natively (no `popcnt` in the baseline x86-64 target)
+        // the count was ~25% of a cheap mask's time, in wasm one `i64.popcnt` a word.
+        h.work[2] += h.mask.count() as u64;
+        h.digest = h.mask.words().iter().fold(h.digest, |d, &w| (d ^ w).wrapping_mul(0x0100_0000_01b3).rotate_left(17));
+    }
     let _ = h.constraint.commit(h.vocab.bytes(id));
     h.pos += 1;
     if h.pos >= h.files[h.file].len() {
@@ -190,21 +242,25 @@ pub extern "C" fn violations() -> u32 {
 }
 
 /// Work counters summed over the exact masks so far: 0 = trie nodes offered (or
-/// lexeme-start summaries used), 1 = full recognizer steps, 2 = allowed tokens.
+/// lexeme-start summaries used), 1 = full recognizer steps, 2 = allowed tokens;
+/// 3 = a hash of every committed step's mask, in order (hashed untimed, in
+/// `commit_step`): equal digests, equal masks, to compare builds and runtimes.
 #[no_mangle]
 pub extern "C" fn work(i: u32) -> u64 {
-    HARNESS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |h| h.work.get(i as usize).copied().unwrap_or(0))
+    HARNESS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |h| match i {
+        3 => h.digest,
+        _ => h.work.get(i as usize).copied().unwrap_or(0),
+    })
 }
 
-/// Dev: the mask of the current step computed `n` times (for profiling one step).
+/// The mask of the current step computed `n` times (the harnesses' `--repeat`, and
+/// for profiling one step); returns its number of allowed tokens.
 #[no_mangle]
 pub extern "C" fn repeat_mask(n: u32) -> u32 {
     let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(h) = guard.as_mut() else { return 0 };
-    let mut c = 0;
     for _ in 0..n {
         h.constraint.fill_mask(&h.vocab, &mut h.mask);
-        c += h.mask.count() as u32;
     }
-    c
+    h.mask.count() as u32
 }

@@ -3,17 +3,18 @@
 //!
 //! ```text
 //! cargo run --release --manifest-path crates/constraint/wasm-bench/Cargo.toml \
-//!     --bin native -- INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE] [--cold]
+//!     --bin native -- INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE] [--cold] [--repeat K]
 //! ```
 //! With `FILE_INDEX`, only that file of the input is timed (quick iterations).
 //! `--passes N` and `--dump FILE` as in `run.mjs`: further passes over the same steps
 //! (reported under `passes`), every step's wall time per pass written to `FILE`;
-//! `--cold`: setup without the warm-up mask.
+//! `--cold`: setup without the warm-up mask; `--repeat K`: each step's mask computed
+//! once untimed, then K times timed together, divided by K (as in `run.mjs`).
 
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile as pct, thread_cpu_ns};
-use espalier_constraint_wasm_bench::{alloc, commit_step, CHECK, COLD, compile_grammar, mask_step, restart, select_file, setup, violations, work};
+use espalier_constraint_wasm_bench::{alloc, allocs, commit_step, CHECK, COLD, compile_grammar, mask_step, repeat_mask, restart, select_file, setup, violations, work};
 
 /// Removes `--name VALUE` from `args` and returns the value.
 fn take_flag(args: &mut Vec<String>, name: &str) -> Option<String> {
@@ -23,17 +24,26 @@ fn take_flag(args: &mut Vec<String>, name: &str) -> Option<String> {
     v
 }
 
-/// One pass over `steps` steps: each step's wall and on-CPU time (microseconds).
-fn pass(steps: u32) -> (Vec<f64>, Vec<f64>) {
+/// One pass over `steps` steps: each step's wall and on-CPU time (microseconds); with
+/// `repeat` > 0, per mask of `repeat` masks of the step timed together.
+fn pass(steps: u32, repeat: u32) -> (Vec<f64>, Vec<f64>) {
     let mut times = Vec::with_capacity(steps as usize);
     let mut cpu = Vec::with_capacity(steps as usize);
+    let per = f64::from(repeat.max(1));
     for _ in 0..steps {
+        if repeat > 0 {
+            mask_step();
+        }
         let c = thread_cpu_ns();
         let a = Instant::now();
-        mask_step();
-        times.push(a.elapsed().as_secs_f64() * 1e6);
+        if repeat > 0 {
+            repeat_mask(repeat);
+        } else {
+            mask_step();
+        }
+        times.push(a.elapsed().as_secs_f64() * 1e6 / per);
         if let (Some(c0), Some(c1)) = (c, thread_cpu_ns()) {
-            cpu.push((c1 - c0) as f64 / 1e3);
+            cpu.push((c1 - c0) as f64 / 1e3 / per);
         }
         commit_step();
     }
@@ -49,8 +59,9 @@ fn main() {
     let passes: usize = take_flag(&mut args, "--passes").and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
     let dump = take_flag(&mut args, "--dump");
     let cold = args.iter().position(|a| a == "--cold").map(|i| args.remove(i)).is_some();
+    let repeat: u32 = take_flag(&mut args, "--repeat").and_then(|s| s.parse().ok()).unwrap_or(0);
     let Some(input) = args.get(1) else {
-        eprintln!("usage: native INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE] [--cold]");
+        eprintln!("usage: native INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE] [--cold] [--repeat K]");
         std::process::exit(2);
     };
     let strategy = args.get(2).map_or("exact", String::as_str);
@@ -79,7 +90,7 @@ fn main() {
         steps = select_file(f);
     }
     let v0 = violations();
-    let (times, mut cpu) = pass(steps);
+    let (times, mut cpu) = pass(steps, repeat);
     let first_violations = violations() - v0;
     let mut runs = vec![times.clone()];
     let mut more = Vec::new();
@@ -89,7 +100,7 @@ fn main() {
             std::process::exit(1);
         }
         let v = violations();
-        let (t, mut c) = pass(steps);
+        let (t, mut c) = pass(steps, repeat);
         let mut s = t.clone();
         s.sort_by(f64::total_cmp);
         c.sort_by(f64::total_cmp);
@@ -125,7 +136,7 @@ fn main() {
     sorted.sort_by(f64::total_cmp);
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "{{\"bench\":\"mask\",\"runtime\":\"native\",\"strategy\":\"{strategy}\",\"tokens\":{},\"p50_us\":{},\"p99_us\":{},\"max_us\":{},\"mean_us\":{},\"setup_ms\":{},\"grammar_ms\":{},\"violations\":{},\"cpu_p50_us\":{},\"cpu_p99_us\":{},\"cpu_max_us\":{},\"mean_work\":[{},{},{}],\"passes\":[{}],\"worst\":[{}],\"load_avg_1m\":{}}}",
+        "{{\"bench\":\"mask\",\"runtime\":\"native\",\"strategy\":\"{strategy}\",\"tokens\":{},\"repeat\":{repeat},\"p50_us\":{},\"p99_us\":{},\"max_us\":{},\"mean_us\":{},\"setup_ms\":{},\"grammar_ms\":{},\"violations\":{},\"cpu_p50_us\":{},\"cpu_p99_us\":{},\"cpu_max_us\":{},\"mean_work\":[{},{},{}],\"allocs_per_step\":{},\"mask_digest\":\"{:016x}\",\"passes\":[{}],\"worst\":[{}],\"load_avg_1m\":{}}}",
         times.len(),
         r2(pct(&sorted, 50.0)),
         r2(pct(&sorted, 99.0)),
@@ -140,6 +151,8 @@ fn main() {
         work(0) / (times.len() * runs.len()).max(1) as u64,
         work(1) / (times.len() * runs.len()).max(1) as u64,
         work(2) / (times.len() * runs.len()).max(1) as u64,
+        r2(allocs() as f64 / (times.len() * runs.len()).max(1) as f64),
+        work(3),
         more.join(","),
         worst.join(","),
         load.split_whitespace().next().unwrap_or("-1"),
