@@ -30,10 +30,10 @@
 //! ([`crate::finishing_walk`]); inside an f-string, one recognizer copy and cost per
 //! closer-like token.
 
-use std::collections::HashMap;
-
 use espalier_grammar::{Indentation, Language, Recognizer, TokenParser};
+use rustc_hash::FxHashMap;
 
+use crate::cost_cache::CostMemo;
 use crate::{Constraint, GrammarConstraint, TokTrie, TokenSet, Vocab};
 
 /// What one finishing mask found (see [`GrammarConstraint::finishing_mask`]).
@@ -73,10 +73,8 @@ pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab
     c.exact_mask(&mut allowed);
     let state = c.state().clone();
     let trie = c.trie().clone();
-    let mut memo = std::mem::take(c.cost_memo());
-    let out = finishing_among(&state, &allowed, vocab, &trie, mask, scoring, &mut memo);
-    *c.cost_memo() = memo;
-    Some(out)
+    let cache = c.cost_cache().clone();
+    Some(cache.with(state.language(), |memo| finishing_among(&state, &allowed, vocab, &trie, mask, scoring, memo)))
 }
 
 /// The finishing mask of `state` among the `allowed` tokens (its exact mask, without
@@ -149,40 +147,8 @@ pub(crate) fn remaining_cost<P: TokenParser>(s: &Recognizer<P>) -> Option<u32> {
 pub(crate) struct Finisher<'a> {
     lang: &'a Language,
     /// Recognizer states (see `key`) -> remaining cost.
-    states: HashMap<Vec<u32>, Option<u32>>,
+    states: FxHashMap<Vec<u32>, Option<u32>>,
     memo: CostMemo,
-}
-
-/// Stack and line costs: functions of their keys alone (LR stacks and indentation
-/// columns), so a constraint keeps them from one finishing mask to the next. Measured:
-/// at a line start each whitespace token beyond the open levels asks the cost of a
-/// content line at a new column (a shortest-path search per acceptable terminal,
-/// ~1 ms), and the next steps ask the same again. Cleared past [`CostMemo::MAX`]
-/// entries; a clone starts empty (a cache, not state).
-#[derive(Debug, Default)]
-pub(crate) struct CostMemo {
-    /// (stack, levels, first-free) -> stack cost.
-    stacks: HashMap<(Vec<u32>, Vec<u32>, bool), Option<u32>>,
-    /// (parser stacks, levels) -> cost of a content line starting there.
-    lines: HashMap<(Vec<Vec<u32>>, Vec<u32>), Option<u32>>,
-}
-
-impl CostMemo {
-    /// Entries kept across masks at most (a few MB).
-    const MAX: usize = 20_000;
-
-    fn trim(&mut self) {
-        if self.stacks.len() + self.lines.len() > Self::MAX {
-            self.stacks.clear();
-            self.lines.clear();
-        }
-    }
-}
-
-impl Clone for CostMemo {
-    fn clone(&self) -> Self {
-        CostMemo::default()
-    }
 }
 
 fn min_opt(a: Option<u32>, b: Option<u32>) -> Option<u32> {
@@ -228,14 +194,12 @@ impl<'a> Finisher<'a> {
 
     /// A computation that starts from (and adds to) the costs in `memo`.
     pub(crate) fn with_memo(lang: &'a Language, memo: CostMemo) -> Self {
-        Finisher { lang, states: HashMap::new(), memo }
+        Finisher { lang, states: FxHashMap::default(), memo }
     }
 
     /// The stack and line costs found, for the next computation.
     pub(crate) fn into_memo(self) -> CostMemo {
-        let mut memo = self.memo;
-        memo.trim();
-        memo
+        self.memo
     }
 
     /// The remaining cost of `s`, or `None` when the cost model finds no way to a
@@ -378,13 +342,7 @@ impl<'a> Finisher<'a> {
     }
 
     fn stack_cost(&mut self, stack: &[u32], cols: &[u32], first_free: bool) -> Option<u32> {
-        let key = (stack.to_vec(), cols.to_vec(), first_free);
-        if let Some(&c) = self.memo.stacks.get(&key) {
-            return c;
-        }
-        let c = self.lang.completion_costs().stack_cost(stack, cols, first_free);
-        self.memo.stacks.insert(key, c);
-        c
+        self.memo.stacks.stack_cost(self.lang.completion_costs(), stack, cols, first_free)
     }
 
     /// Python, at the start of a line: reach an open level's column exactly (and
