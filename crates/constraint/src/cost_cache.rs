@@ -3,8 +3,10 @@
 //! decoder's kit makes one per language and hands it to every constraint it makes).
 //!
 //! What it holds are functions of the grammar alone: LR stack costs memoised per stack
-//! prefix ([`espalier_grammar::StackCostMemo`]) and the cost of a content line from a
-//! parser state and its block columns. Measured (issue 13, `espalier bench mask
+//! prefix ([`espalier_grammar::StackCostMemo`]), the cost of a content line from a
+//! parser state and its block columns, and the remaining cost of a recognizer state
+//! under the finisher's key (what that cost reads of the state: DFA state, layout,
+//! LR stacks, Go's pending semicolon, a possible f-string's bytes). Measured (issue 13, `espalier bench mask
 //! --finishing`): the slow finishing masks were a context's first visit (after a
 //! block's `:` or inside a new block's indentation: ~20 ms, two thousand stack costs
 //! of depth ~55 each searched from scratch); the same mask again took a few ms.
@@ -27,18 +29,49 @@ pub(crate) struct CostMemo {
     pub(crate) stacks: StackCostMemo,
     /// (parser stacks, block columns) -> cost of a content line starting there.
     pub(crate) lines: FxHashMap<(Vec<Vec<u32>>, Vec<u32>), Option<u32>>,
+    /// Recognizer states (the finisher's keys, at most [`CostMemo::MAX_KEY`] words)
+    /// -> remaining cost.
+    states: FxHashMap<Vec<u32>, Option<u32>>,
+    /// Words held by the keys of `states`.
+    state_words: usize,
 }
 
 impl CostMemo {
     /// Line costs kept at most (the stack memo bounds itself).
     const MAX_LINES: usize = 20_000;
+    /// Words of state keys kept at most (4 MB).
+    const MAX_STATE_WORDS: usize = 1 << 20;
+    /// Longer state keys (an f-string's bytes) are not kept across masks.
+    pub(crate) const MAX_KEY: usize = 512;
 
-    /// Drops every entry if they belong to another language, or past the bound.
+    /// Drops every entry if they belong to another language, or past the bounds.
     fn prepare(&mut self, lang: &Language) {
         let id = lang as *const Language as usize;
-        if self.lang != id || self.lines.len() > Self::MAX_LINES {
+        if self.lang != id {
             *self = CostMemo { lang: id, ..CostMemo::default() };
         }
+        if self.lines.len() > Self::MAX_LINES {
+            self.lines.clear();
+        }
+        if self.state_words > Self::MAX_STATE_WORDS {
+            self.states.clear();
+            self.state_words = 0;
+        }
+    }
+
+    /// The remaining cost kept for state `key`.
+    pub(crate) fn state(&self, key: &[u32]) -> Option<Option<u32>> {
+        self.states.get(key).copied()
+    }
+
+    /// Keeps the remaining cost of state `key` (not kept past [`Self::MAX_KEY`] words).
+    pub(crate) fn keep_state(&mut self, key: &[u32], cost: Option<u32>) -> bool {
+        if key.len() > Self::MAX_KEY {
+            return false;
+        }
+        self.state_words += key.len();
+        self.states.insert(key.to_vec(), cost);
+        true
     }
 }
 
@@ -55,7 +88,7 @@ impl CostCache {
     /// Entries held (stack prefixes and costs, line costs), for reports.
     pub fn entries(&self) -> usize {
         match self.0.try_lock() {
-            Ok(m) => m.stacks.len() + m.lines.len(),
+            Ok(m) => m.stacks.len() + m.lines.len() + m.states.len(),
             Err(_) => 0,
         }
     }

@@ -73,6 +73,10 @@ pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab
     c.exact_mask(&mut allowed);
     let state = c.state().clone();
     let trie = c.trie().clone();
+    if scoring == Scoring::PerToken {
+        // The reference starts from nothing: it checks the cached costs too.
+        return Some(finishing_among(&state, &allowed, vocab, &trie, mask, scoring, &mut CostMemo::default()));
+    }
     let cache = c.cost_cache().clone();
     Some(cache.with(state.language(), |memo| finishing_among(&state, &allowed, vocab, &trie, mask, scoring, memo)))
 }
@@ -146,7 +150,8 @@ pub(crate) fn remaining_cost<P: TokenParser>(s: &Recognizer<P>) -> Option<u32> {
 /// One finishing computation: the language and the memos of costs.
 pub(crate) struct Finisher<'a> {
     lang: &'a Language,
-    /// Recognizer states (see `key`) -> remaining cost.
+    /// Recognizer states (see `key`) whose keys are too long for the memo ->
+    /// remaining cost.
     states: FxHashMap<Vec<u32>, Option<u32>>,
     memo: CostMemo,
 }
@@ -204,16 +209,23 @@ impl<'a> Finisher<'a> {
 
     /// The remaining cost of `s`, or `None` when the cost model finds no way to a
     /// complete program (or the parser has no LR stacks). Memoised on what the cost
-    /// depends on: the parser stacks, the layout, the remainder's DFA state, and the
-    /// remainder's bytes only when they may be an f-string (whose replacement fields
-    /// are checked when it ends).
+    /// depends on: the parser stacks, the layout, Go's pending semicolon, the
+    /// remainder's DFA state, and the remainder's bytes only when they may be an
+    /// f-string (whose replacement fields are checked when it ends); kept in the memo
+    /// (for the next masks, and every constraint sharing its cache) unless the key is
+    /// long.
     pub(crate) fn remaining<P: TokenParser>(&mut self, s: &Recognizer<P>) -> Option<u32> {
         let key = self.key(s);
+        if let Some(c) = self.memo.state(&key) {
+            return c;
+        }
         if let Some(&c) = self.states.get(&key) {
             return c;
         }
         let c = self.remaining_uncached(s);
-        self.states.insert(key, c);
+        if !self.memo.keep_state(&key, c) {
+            self.states.insert(key, c);
+        }
         c
     }
 
@@ -226,6 +238,9 @@ impl<'a> Finisher<'a> {
             key.extend([ind.depth, ind.at_line_start as u32, ind.content as u32, ind.col, ind.altcol, ind.cols.len() as u32]);
             key.extend_from_slice(ind.cols);
             key.extend_from_slice(ind.alt);
+        }
+        if self.lang.go.is_some() {
+            key.push(s.semicolon_pending() as u32);
         }
         if let Some(stacks) = s.parser().lr_stacks() {
             for st in stacks {

@@ -170,7 +170,8 @@ impl<P: TokenParser> GrammarConstraint<P> {
     }
 
     /// [`Self::finishing_mask`] scoring each allowed token on its own copy of the
-    /// recognizer: the slow reference the trie-walk scoring is tested against.
+    /// recognizer, with no cost cache: the slow reference the trie-walk scoring (and
+    /// the cached costs) are tested against.
     #[doc(hidden)]
     pub fn finishing_mask_per_token(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> Option<Finishing> {
         crate::finishing::finishing_mask(self, vocab, mask, crate::finishing::Scoring::PerToken)
