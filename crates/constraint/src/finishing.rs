@@ -98,6 +98,8 @@ pub(crate) fn finishing_among<P: TokenParser>(
     }
     mask.clear();
     let mut f = Finisher::with_memo(state.language(), std::mem::take(memo));
+    // The reference takes every way, without the lower-bound cuts.
+    f.prune = scoring == Scoring::Trie;
     let now = f.remaining(state);
     let mut scored: Vec<(usize, Option<u32>)> = Vec::with_capacity(allowed.count());
     // Inside an f-string every candidate's cost re-checks the whole literal (no memo
@@ -154,6 +156,9 @@ pub(crate) struct Finisher<'a> {
     /// remaining cost.
     states: FxHashMap<Vec<u32>, Option<u32>>,
     memo: CostMemo,
+    /// Skip the ways that cost at least their own bytes once the best found is no
+    /// more (exact: costs are never negative); off in the reference.
+    prune: bool,
 }
 
 fn min_opt(a: Option<u32>, b: Option<u32>) -> Option<u32> {
@@ -199,7 +204,7 @@ impl<'a> Finisher<'a> {
 
     /// A computation that starts from (and adds to) the costs in `memo`.
     pub(crate) fn with_memo(lang: &'a Language, memo: CostMemo) -> Self {
-        Finisher { lang, states: FxHashMap::default(), memo }
+        Finisher { lang, states: FxHashMap::default(), memo, prune: true }
     }
 
     /// The stack and line costs found, for the next computation.
@@ -272,22 +277,33 @@ impl<'a> Finisher<'a> {
         let dfa = &lang.dfa;
         let paths = lang.completion_costs().lexeme_paths();
         let q = rem.dfa_state;
+        // Every way costs at least its own bytes: taken shortest first, the rest are
+        // skipped once they cannot beat the best.
         let mut best = None;
-        for t in dfa.reachable(q).iter() {
-            if !s.acceptable_terminals().contains(t) {
-                continue;
+        if !dfa.winners(q).is_empty() {
+            best = self.after_lexeme(s.clone());
+        }
+        let mut ends: Vec<(u32, espalier_grammar::TerminalId)> = dfa
+            .reachable(q)
+            .iter()
+            .filter(|&t| s.acceptable_terminals().contains(t))
+            .filter_map(|t| paths.distance(q, t).filter(|&d| d > 0).map(|d| (d, t)))
+            .collect();
+        ends.sort_unstable();
+        for (d, t) in ends {
+            if self.prune && best.is_some_and(|b| d >= b) {
+                break;
             }
-            let Some(d) = paths.distance(q, t).filter(|&d| d > 0) else { continue };
             let mut s2 = s.clone();
             if paths.path(dfa, q, t).is_some_and(|p| s2.try_push_bytes(&p)) {
                 best = min_opt(best, self.after_lexeme(s2).map(|c| c + d));
             }
         }
-        if !dfa.winners(q).is_empty() {
-            best = min_opt(best, self.after_lexeme(s.clone()));
-        }
         if lang.python.is_some() {
             for closer in crate::fstring_closer::closers(s.remainder_bytes()) {
+                if self.prune && best.is_some_and(|b| closer.len() as u32 >= b) {
+                    continue;
+                }
                 let mut s2 = s.clone();
                 if s2.try_push_bytes(&closer) {
                     best = min_opt(best, self.after_lexeme(s2).map(|c| c + closer.len() as u32));
@@ -374,20 +390,27 @@ impl<'a> Finisher<'a> {
                 best = min_opt(best, self.after_lexeme(s2).map(|c| c + 1));
             }
         }
-        for k in (0..n).rev() {
-            let Some(w) = whitespace_to(col, alt, ind.cols[k], ind.alt[k]) else { continue };
+        // (whitespace, level k to dedent to, or n: a new level), fewest bytes first; a
+        // line costs at least its whitespace, so the rest are skipped once they
+        // cannot beat the best.
+        let (top, alt_top) = (ind.cols[n - 1], ind.alt[n - 1]);
+        let mut ways: Vec<(u32, usize)> = (0..n).filter_map(|k| whitespace_to(col, alt, ind.cols[k], ind.alt[k]).map(|w| (w, k))).collect();
+        ways.push(((top + 1).saturating_sub(col).max((alt_top + 1).saturating_sub(alt)), n));
+        ways.sort_unstable();
+        for (w, k) in ways {
+            if self.prune && best.is_some_and(|b| w >= b) {
+                break;
+            }
             let mut p = s.parser().clone();
-            if (k + 1..n).all(|_| p.feed(&[py.dedent])) {
+            if k == n {
+                if p.feed(&[py.indent]) {
+                    let mut cols = ind.cols.to_vec();
+                    cols.push(col + w);
+                    best = min_opt(best, self.content_line(&p, &cols).map(|c| c + w));
+                }
+            } else if (k + 1..n).all(|_| p.feed(&[py.dedent])) {
                 best = min_opt(best, self.content_line(&p, &ind.cols[..=k]).map(|c| c + w));
             }
-        }
-        let (top, alt_top) = (ind.cols[n - 1], ind.alt[n - 1]);
-        let mut p = s.parser().clone();
-        if p.feed(&[py.indent]) {
-            let w = (top + 1).saturating_sub(col).max((alt_top + 1).saturating_sub(alt));
-            let mut cols = ind.cols.to_vec();
-            cols.push(col + w);
-            best = min_opt(best, self.content_line(&p, &cols).map(|c| c + w));
         }
         best
     }
@@ -405,15 +428,19 @@ impl<'a> Finisher<'a> {
         let mut acceptable = espalier_grammar::TermSet::new(lang.grammar.num_terminals());
         let mut p = parser.clone();
         p.acceptable(&mut acceptable);
+        // Shortest first lexeme first: the rest are skipped once they cannot beat the
+        // best (measured: ~40 terminals can start a statement, each a stack cost).
+        let mut firsts: Vec<(u32, espalier_grammar::TerminalId)> =
+            acceptable.iter().filter(|&t| !lang.ignored.contains(t)).filter_map(|t| paths.text(t).map(|x| (x.len() as u32, t))).collect();
+        firsts.sort_unstable();
         let mut best = None;
-        for t in acceptable.iter() {
-            if lang.ignored.contains(t) {
-                continue;
+        for (n, t) in firsts {
+            if self.prune && best.is_some_and(|b| n >= b) {
+                break;
             }
-            let Some(x) = paths.text(t) else { continue };
             let mut p2 = parser.clone();
             if p2.feed(&[t]) {
-                best = min_opt(best, self.parser_cost(&p2, cols, false).map(|c| c + x.len() as u32));
+                best = min_opt(best, self.parser_cost(&p2, cols, false).map(|c| c + n));
             }
         }
         self.memo.lines.insert(key, best);

@@ -51,6 +51,11 @@ pub struct StackCostMemo {
     prefixes: Vec<Prefix>,
     /// (prefix, virtual top state, phase) -> least cost to the goal.
     costs: FxHashMap<(u32, u32, Phase), Option<u32>>,
+    /// The last stack's prefixes: (state, column, id) for depths 1.. (consecutive
+    /// calls share most of them: one lookup each saved).
+    path: Vec<(u32, u32, u32)>,
+    /// The last stack's empty prefix: (column, id).
+    root: Option<(u32, u32)>,
 }
 
 /// What the local search pops: a configuration on the same prefix, an exit to a
@@ -100,14 +105,32 @@ impl StackCostMemo {
             *self = Self::default();
         }
         let col_at = |level: u32| cols[(level as usize).min(cols.len() - 1)];
-        // The prefixes stack[..j] for j = 0..l, as `stack_cost` counts blocks.
-        let mut prefix = self.intern(NONE, NONE, 0, col_at(0));
+        // The prefixes stack[..j] for j = 0..l, as `stack_cost` counts blocks; the
+        // last call's path is reused while it agrees.
+        let col0 = col_at(0);
+        let mut prefix = match self.root {
+            Some((c, id)) if c == col0 => id,
+            _ => {
+                self.path.clear();
+                let id = self.intern(NONE, NONE, 0, col0);
+                self.root = Some((col0, id));
+                id
+            }
+        };
         let mut blocks = 0u32;
         for j in 1..l {
             if j >= 2 {
                 blocks += costs.opens_block[stack[j - 1] as usize] as u32;
             }
-            prefix = self.intern(prefix, stack[j - 1], j as u32, col_at(blocks));
+            let (state, col) = (stack[j - 1], col_at(blocks));
+            match self.path.get(j - 1) {
+                Some(&(s, c, id)) if s == state && c == col => prefix = id,
+                _ => {
+                    self.path.truncate(j - 1);
+                    prefix = self.intern(prefix, state, j as u32, col);
+                    self.path.push((state, col, prefix));
+                }
+            }
         }
         let top = stack[l - 1];
         let phase = if first_free { Phase::FirstFree } else { Phase::Normal };
@@ -119,7 +142,9 @@ impl StackCostMemo {
         // a nonterminal, never by INDENT).
         let c = col_at(blocks + 1);
         let mut best: Option<u32> = None;
-        for (cost, step) in self.moves(costs, prefix, top, phase, c) {
+        let mut moves = Vec::new();
+        self.moves(costs, prefix, top, phase, c, &mut moves);
+        for (cost, step) in moves {
             let rest = match step {
                 Step::Goal => Some(0),
                 Step::Here { state, phase } => self.cost(costs, prefix, state, phase),
@@ -166,9 +191,10 @@ impl StackCostMemo {
     /// because every cost is at least zero.
     fn search(&mut self, costs: &CompletionCosts, prefix: u32, state: u32, phase: Phase) -> Option<u32> {
         let col = self.prefixes[prefix as usize].col;
-        let mut best: FxHashMap<(u32, Phase), u32> = FxHashMap::default();
+        // The configurations of one prefix are few: a list beats a map.
+        let mut best: Vec<(u32, Phase, u32)> = vec![(state, phase, 0)];
         let mut heap = BinaryHeap::new();
-        best.insert((state, phase), 0);
+        let mut moves = Vec::new();
         heap.push(Reverse((0u32, Step::Here { state, phase })));
         while let Some(Reverse((cost, step))) = heap.pop() {
             match step {
@@ -179,16 +205,19 @@ impl StackCostMemo {
                     }
                 }
                 Step::Here { state: g, phase: ph } => {
-                    if best.get(&(g, ph)).is_some_and(|&b| b < cost) {
+                    if best.iter().any(|&(s, p, b)| s == g && p == ph && b < cost) {
                         continue;
                     }
-                    for (c2, next) in self.moves(costs, prefix, g, ph, col) {
+                    moves.clear();
+                    self.moves(costs, prefix, g, ph, col, &mut moves);
+                    for &(c2, next) in &moves {
                         let cost2 = cost.saturating_add(c2);
                         if let Step::Here { state, phase } = next {
-                            if best.get(&(state, phase)).is_some_and(|&b| b <= cost2) {
-                                continue;
+                            match best.iter_mut().find(|(s, p, _)| *s == state && *p == phase) {
+                                Some((_, _, b)) if *b <= cost2 => continue,
+                                Some((_, _, b)) => *b = cost2,
+                                None => best.push((state, phase, cost2)),
                             }
-                            best.insert((state, phase), cost2);
                         }
                         heap.push(Reverse((cost2, next)));
                     }
@@ -199,10 +228,9 @@ impl StackCostMemo {
     }
 
     /// The moves of `stack_cost`'s search from configuration (`prefix`, `g`, `phase`)
-    /// at block column `c`: (added cost, where to).
-    fn moves(&self, costs: &CompletionCosts, prefix: u32, g: u32, phase: Phase, c: u32) -> Vec<(u32, Step)> {
+    /// at block column `c`: (added cost, where to), appended to `out`.
+    fn moves(&self, costs: &CompletionCosts, prefix: u32, g: u32, phase: Phase, c: u32, out: &mut Vec<(u32, Step)>) {
         let j = self.prefixes[prefix as usize].depth;
-        let mut out = Vec::new();
         for &(p, dot) in costs.table.kernel(g) {
             if p == AUGMENTED {
                 if dot == 1 {
@@ -225,6 +253,5 @@ impl StackCostMemo {
                 out.push((c2, step));
             }
         }
-        out
     }
 }
