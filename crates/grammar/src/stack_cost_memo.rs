@@ -7,9 +7,9 @@
 //! the block column of its level, and leads to `(j, g')` (a dot-1 item: same prefix) or
 //! to `(j', g')` with `j' < j`. So the least cost from `(j, g, phase)` to the goal is a
 //! function of (the prefix `stack[..j]` with its columns, `g`, `phase`) alone: it is
-//! kept here under an interned id of the prefix, for every configuration met (see
-//! `eval`), so the chain of unit reductions a new top starts with (NAME -> atom ->
-//! ... -> expression statement) is costed once per prefix, not once per top. The result equals `stack_cost`'s exactly (same graph, same
+//! kept here under an interned id of the prefix, and computed by a small search over
+//! the same-prefix configurations whose exits to shorter prefixes read (or compute,
+//! recursively) the memo. The result equals `stack_cost`'s exactly (same graph, same
 //! edge costs; `tests` check it on real stacks).
 //!
 //! Measured (issue 13): the first finishing mask after `else:` of HumanEval/144 asked
@@ -19,6 +19,9 @@
 //! The memo is a cache of a function of the grammar: it may be shared by every
 //! constraint of one language (the decoder's kit holds one) and is cleared when it
 //! grows past [`StackCostMemo::MAX`] entries.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
@@ -55,9 +58,9 @@ pub struct StackCostMemo {
     root: Option<(u32, u32)>,
 }
 
-/// Where a move leads: a configuration of the same prefix, one of a shorter prefix,
-/// or the goal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What the local search pops: a configuration on the same prefix, an exit to a
+/// shorter prefix not yet costed, or the goal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Step {
     Goal,
     Exit { prefix: u32, state: u32, phase: Phase },
@@ -68,9 +71,9 @@ impl StackCostMemo {
     /// Entries (prefixes and costs) kept at most before the memo is cleared (a few MB).
     pub const MAX: usize = 400_000;
 
-    /// Deeper stacks take the unmemoised search (the memo's evaluation recurses over
-    /// prefixes and the configurations of each).
-    const MAX_DEPTH: usize = 400;
+    /// Deeper stacks take the unmemoised search (the memo's search recurses once per
+    /// prefix it exits to).
+    const MAX_DEPTH: usize = 2_000;
 
     /// An empty memo.
     pub fn new() -> Self {
@@ -178,54 +181,50 @@ impl StackCostMemo {
         if let Some(&c) = self.costs.get(&(prefix, state, phase)) {
             return c;
         }
-        self.eval(costs, (prefix, state, phase), &mut Vec::new()).0
+        let c = self.search(costs, prefix, state, phase);
+        self.costs.insert((prefix, state, phase), c);
+        c
     }
 
-    /// The least cost from configuration `at` to the goal: the least over its moves of
-    /// the move's cost plus the cost from where it leads, recursively over the
-    /// configurations of the same prefix (`open`: those being evaluated, a cycle's
-    /// edge back to one of them is left out) and through [`Self::cost`] for shorter
-    /// prefixes (never a cycle: they only lead shorter). Returns the cost and the
-    /// shallowest index in `open` of a configuration a left-out edge led to
-    /// (`usize::MAX`: none). Leaving out an edge back to a configuration being
-    /// evaluated loses nothing for that configuration (a path through it again is no
-    /// shorter: costs are never negative), so a cost is exact, and memoised, when
-    /// every left-out edge led back to itself or to configurations evaluated inside
-    /// it; the others are recomputed when asked again.
-    fn eval(&mut self, costs: &CompletionCosts, at: (u32, u32, Phase), open: &mut Vec<(u32, u32, Phase)>) -> (Option<u32>, usize) {
-        if let Some(&c) = self.costs.get(&at) {
-            return (c, usize::MAX);
-        }
-        if let Some(i) = open.iter().position(|&o| o == at) {
-            return (None, i);
-        }
-        let (prefix, state, phase) = at;
-        let depth = open.len();
-        open.push(at);
+    /// Dijkstra over the configurations of one prefix; an exit is costed (from the
+    /// memo, or recursively) only when it is the cheapest thing left, which is exact
+    /// because every cost is at least zero.
+    fn search(&mut self, costs: &CompletionCosts, prefix: u32, state: u32, phase: Phase) -> Option<u32> {
+        let col = self.prefixes[prefix as usize].col;
+        // The configurations of one prefix are few: a list beats a map.
+        let mut best: Vec<(u32, Phase, u32)> = vec![(state, phase, 0)];
+        let mut heap = BinaryHeap::new();
         let mut moves = Vec::new();
-        self.moves(costs, prefix, state, phase, self.prefixes[prefix as usize].col, &mut moves);
-        let (mut best, mut low): (Option<u32>, usize) = (None, usize::MAX);
-        for (c2, step) in moves {
-            let rest = match step {
-                Step::Goal => Some(0),
-                Step::Exit { prefix, state, phase } => self.cost(costs, prefix, state, phase),
-                Step::Here { state, phase } => {
-                    let (rest, l) = self.eval(costs, (prefix, state, phase), open);
-                    low = low.min(l);
-                    rest
+        heap.push(Reverse((0u32, Step::Here { state, phase })));
+        while let Some(Reverse((cost, step))) = heap.pop() {
+            match step {
+                Step::Goal => return Some(cost),
+                Step::Exit { prefix: p, state: g, phase: ph } => {
+                    if let Some(rest) = self.cost(costs, p, g, ph) {
+                        heap.push(Reverse((cost.saturating_add(rest), Step::Goal)));
+                    }
                 }
-            };
-            if let Some(r) = rest {
-                let total = c2.saturating_add(r);
-                best = Some(best.map_or(total, |b| b.min(total)));
+                Step::Here { state: g, phase: ph } => {
+                    if best.iter().any(|&(s, p, b)| s == g && p == ph && b < cost) {
+                        continue;
+                    }
+                    moves.clear();
+                    self.moves(costs, prefix, g, ph, col, &mut moves);
+                    for &(c2, next) in &moves {
+                        let cost2 = cost.saturating_add(c2);
+                        if let Step::Here { state, phase } = next {
+                            match best.iter_mut().find(|(s, p, _)| *s == state && *p == phase) {
+                                Some((_, _, b)) if *b <= cost2 => continue,
+                                Some((_, _, b)) => *b = cost2,
+                                None => best.push((state, phase, cost2)),
+                            }
+                        }
+                        heap.push(Reverse((cost2, next)));
+                    }
+                }
             }
         }
-        open.pop();
-        if low >= depth {
-            self.costs.insert(at, best);
-            low = usize::MAX;
-        }
-        (best, low)
+        None
     }
 
     /// The moves of `stack_cost`'s search from configuration (`prefix`, `g`, `phase`)
