@@ -28,7 +28,12 @@
 //! Cost: one exact mask, then the allowed tokens' costs along one trie walk, shared
 //! by tokens with a common prefix and memoised per lexer state inside a lexeme
 //! ([`crate::finishing_walk`]); inside an f-string, one recognizer copy and cost per
-//! closer-like token.
+//! closer-like token. The costs found (of recognizer states, content lines, LR stacks
+//! per prefix) stay in a [`crate::CostCache`] for the next masks and the constraints
+//! sharing it; each choice among ways (a lexeme's ends, a line start's whitespace, a
+//! line's first lexeme) is tried fewest bytes first and stops once the rest cannot beat
+//! the best (every way costs at least its own bytes). Measured, issue 13: a line
+//! start's first visit asked 2,017 stack costs, 182 with the cuts.
 
 use espalier_grammar::{Indentation, Language, Recognizer, TokenParser};
 use rustc_hash::FxHashMap;
