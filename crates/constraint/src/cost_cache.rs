@@ -16,7 +16,7 @@
 //! than wait; a cache used by another language starts over; entries are dropped past
 //! a bound (a few MB).
 
-use std::sync::{Arc, Mutex, TryLockError};
+use std::sync::{Arc, Mutex, TryLockError, Weak};
 
 use espalier_grammar::{Language, StackCostMemo};
 use rustc_hash::FxHashMap;
@@ -24,8 +24,9 @@ use rustc_hash::FxHashMap;
 /// The memo one finishing computation reads and adds to (see the module doc).
 #[derive(Debug, Default)]
 pub(crate) struct CostMemo {
-    /// The language the entries belong to (its address; 0 before the first use).
-    lang: usize,
+    /// The language the entries belong to (a weak handle: its address cannot be
+    /// reused by another language while held; `None` before the first use).
+    lang: Option<Weak<Language>>,
     pub(crate) stacks: StackCostMemo,
     /// (parser stacks, block columns) -> cost of a content line starting there.
     pub(crate) lines: FxHashMap<(Vec<Vec<u32>>, Vec<u32>), Option<u32>>,
@@ -45,10 +46,9 @@ impl CostMemo {
     pub(crate) const MAX_KEY: usize = 512;
 
     /// Drops every entry if they belong to another language, or past the bounds.
-    fn prepare(&mut self, lang: &Language) {
-        let id = lang as *const Language as usize;
-        if self.lang != id {
-            *self = CostMemo { lang: id, ..CostMemo::default() };
+    fn prepare(&mut self, lang: &Arc<Language>) {
+        if !self.lang.as_ref().is_some_and(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(lang))) {
+            *self = CostMemo { lang: Some(Arc::downgrade(lang)), ..CostMemo::default() };
         }
         if self.lines.len() > Self::MAX_LINES {
             self.lines.clear();
@@ -95,7 +95,7 @@ impl CostCache {
 
     /// Runs `f` on the memo for `lang`: this cache's, or an empty one when another
     /// computation holds it (or one panicked while holding it).
-    pub(crate) fn with<R>(&self, lang: &Language, f: impl FnOnce(&mut CostMemo) -> R) -> R {
+    pub(crate) fn with<R>(&self, lang: &Arc<Language>, f: impl FnOnce(&mut CostMemo) -> R) -> R {
         match self.0.try_lock() {
             Ok(mut memo) => {
                 memo.prepare(lang);
@@ -114,5 +114,25 @@ impl CostCache {
                 f(&mut memo)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cache used by another language starts over; the same language keeps it.
+    #[test]
+    fn entries_belong_to_one_language() {
+        let py = espalier_grammar::python().unwrap();
+        let go = espalier_grammar::go().unwrap();
+        let cache = CostCache::new();
+        cache.with(&py, |m| assert!(m.keep_state(&[1, 2, 3], Some(7))));
+        assert_eq!(cache.with(&py, |m| m.state(&[1, 2, 3])), Some(Some(7)));
+        assert_eq!(cache.with(&go, |m| m.state(&[1, 2, 3])), None, "another language's costs are not read");
+        assert_eq!(cache.entries(), 0);
+        let busy = cache.0.lock().unwrap();
+        assert_eq!(cache.with(&go, |m| m.state(&[1, 2, 3])), None, "a busy cache: an empty memo, no wait");
+        drop(busy);
     }
 }
