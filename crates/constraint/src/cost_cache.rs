@@ -21,6 +21,9 @@ use std::sync::{Arc, Mutex, TryLockError, Weak};
 use espalier_grammar::{Language, StackCostMemo};
 use rustc_hash::FxHashMap;
 
+/// A content line's key: its parser stacks and block columns.
+pub(crate) type LineKey = (Vec<Vec<u32>>, Vec<u32>);
+
 /// The memo one finishing computation reads and adds to (see the module doc).
 #[derive(Debug, Default)]
 pub(crate) struct CostMemo {
@@ -29,7 +32,7 @@ pub(crate) struct CostMemo {
     lang: Option<Weak<Language>>,
     pub(crate) stacks: StackCostMemo,
     /// (parser stacks, block columns) -> cost of a content line starting there.
-    pub(crate) lines: FxHashMap<(Vec<Vec<u32>>, Vec<u32>), Option<u32>>,
+    pub(crate) lines: FxHashMap<LineKey, Option<u32>>,
     /// Recognizer states (the finisher's keys, at most [`CostMemo::MAX_KEY`] words)
     /// -> remaining cost.
     states: FxHashMap<Vec<u32>, Option<u32>>,
