@@ -91,6 +91,11 @@ struct MaskArgs {
     /// With `--finishing`: time it at every N-th step only.
     #[arg(long, default_value_t = 1)]
     finishing_every: usize,
+    /// With `--finishing`: give each file's constraint a cost cache of its own (every
+    /// request's first visit of a context costed from scratch) instead of one cache for
+    /// the run (as the decoder's kit shares one by every request).
+    #[arg(long)]
+    finishing_fresh_cache: bool,
     /// Source files to feed.
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -171,7 +176,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     // Per step: (file index, byte offset of the step's token, its id).
     let mut where_: Vec<(usize, usize, u32)> = Vec::new();
     let mut texts: Vec<String> = Vec::new();
-    let mut finishing = a.finishing.then(|| crate::bench_finishing::FinishingTimes::new(&vocab, a.finishing_every));
+    let mut finishing = a.finishing.then(|| crate::bench_finishing::FinishingTimes::new(&lang, &vocab, a.finishing_every, !a.finishing_fresh_cache));
     let mut step = 0usize;
     for (file_index, path) in a.files.iter().enumerate() {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -185,6 +190,9 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, format!("{}-lr", a.lang.name()));
         if let Some(s) = &store {
             c = c.with_store(s.clone());
+        }
+        if let Some(f) = &finishing {
+            c = f.attach(c);
         }
         let mut file_violations = 0;
         let mut fed = 0;

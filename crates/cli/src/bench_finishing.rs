@@ -10,7 +10,12 @@
 //! completion of an evaluation run's records), every timed state is one the decoder
 //! went through.
 //!
+//! The constraints of all files share one cost cache ([`CostCache`], as the decoder's
+//! kit shares one by every request) unless `--finishing-fresh-cache`; the language's
+//! cost tables are built before the first mask and timed apart (`cost_tables_cpu_ms`).
+//!
 //! The JSON object (`finishing` in `bench mask`'s last line): `steps`, `every`,
+//! `shared_cache`, `cache_entries` (at the end), `cost_tables_cpu_ms`,
 //! `p50_us` / `p99_us` / `max_us` (wall), `cpu_p50_us` / `cpu_p99_us` / `cpu_max_us` /
 //! `cpu_mean_us`, `incomplete_steps` with `incomplete_cpu_p50_us` / `incomplete_cpu_p99_us`
 //! (the same over the steps whose text was not a complete program: there the mask is
@@ -26,7 +31,8 @@
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile, thread_cpu_ns};
-use espalier_constraint::{Constraint, GrammarConstraint, TokenSet, Vocab};
+use espalier_constraint::{Constraint, CostCache, GrammarConstraint, TokenSet, Vocab};
+use espalier_grammar::Language;
 
 /// One timed finishing mask.
 struct Sample {
@@ -42,6 +48,10 @@ struct Sample {
 /// The finishing masks timed so far.
 pub struct FinishingTimes {
     every: usize,
+    /// The cost cache every file's constraint shares (`None`: each keeps its own).
+    cache: Option<CostCache>,
+    /// CPU time building the language's cost tables (before the first mask).
+    tables_cpu_ms: f64,
     samples: Vec<Sample>,
     steered: usize,
     no_plan: usize,
@@ -51,16 +61,34 @@ pub struct FinishingTimes {
 }
 
 impl FinishingTimes {
-    /// Times the finishing mask at every `every`-th step (1: every step).
-    pub fn new(vocab: &Vocab, every: usize) -> Self {
+    /// Times the finishing mask at every `every`-th step (1: every step); `shared`:
+    /// the constraints [`Self::attach`]ed share one cost cache, as a kit's do. Builds
+    /// `lang`'s cost tables first (timed apart: a kit's setup).
+    pub fn new(lang: &Language, vocab: &Vocab, every: usize, shared: bool) -> Self {
+        let c0 = thread_cpu_ns();
+        lang.completion_costs();
+        let tables_cpu_ms = match (c0, thread_cpu_ns()) {
+            (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e6,
+            _ => -1.0,
+        };
         FinishingTimes {
             every: every.max(1),
+            cache: shared.then(CostCache::new),
+            tables_cpu_ms,
             samples: Vec::new(),
             steered: 0,
             no_plan: 0,
             size_sum: 0,
             outside_exact: 0,
             mask: TokenSet::empty(vocab.len()),
+        }
+    }
+
+    /// `c` with the run's shared cost cache, if there is one.
+    pub fn attach(&self, c: GrammarConstraint) -> GrammarConstraint {
+        match &self.cache {
+            Some(cache) => c.with_cost_cache(cache.clone()),
+            None => c,
         }
     }
 
@@ -125,6 +153,9 @@ impl FinishingTimes {
         serde_json::json!({
             "steps": n,
             "every": self.every,
+            "shared_cache": self.cache.is_some(),
+            "cache_entries": self.cache.as_ref().map(|c| c.entries()),
+            "cost_tables_cpu_ms": round1(self.tables_cpu_ms),
             "p50_us": round1(percentile(&wall, 50.0)),
             "p99_us": round1(percentile(&wall, 99.0)),
             "max_us": round1(wall.last().copied().unwrap_or(0.0)),
@@ -165,7 +196,8 @@ mod tests {
         let text: [u32; 9] = [2, 3, 4, 5, 6, 7, 8, 9, 12];
         let run = |every: usize, refuse_all: bool| {
             let mut c = GrammarConstraint::new(py.recognizer(), Arc::new(TokTrie::new(&vocab)), Strategy::Exact, "python-lr");
-            let mut f = FinishingTimes::new(&vocab, every);
+            let mut f = FinishingTimes::new(&py, &vocab, every, true);
+            c = f.attach(c);
             let mut exact = TokenSet::empty(vocab.len());
             let mut incomplete = 0;
             for (step, &id) in text.iter().enumerate() {

@@ -23,6 +23,7 @@ use std::sync::Arc;
 use espalier_grammar::quotient::left_state;
 use espalier_grammar::{FimError, Language, LrParser, LrRecognizer, SuffixQuotient};
 
+use crate::cost_cache::CostCache;
 use crate::exact::ExactWalker;
 use crate::fim_reentry::Reentry;
 use crate::fim_needs::SuffixNeeds;
@@ -51,6 +52,8 @@ pub struct FimConstraint {
     searched_at_boundary: bool,
     /// What the suffix needs from the middle, in words (the inspector's).
     needs: Arc<SuffixNeeds>,
+    /// Costs the plain finishing masks of the left side found (a kit's, shared).
+    costs: CostCache,
 }
 
 /// Bytes of middle written after a failed bridge search before the next search.
@@ -83,7 +86,15 @@ impl FimConstraint {
             failures: 0,
             searched_at_boundary: false,
             needs,
+            costs: CostCache::new(),
         })
+    }
+
+    /// Shares `cache` (a kit's, for the same language) for the finishing masks of the
+    /// left side, instead of this constraint's own.
+    pub fn with_cost_cache(mut self, cache: CostCache) -> Self {
+        self.costs = cache;
+        self
     }
 
     /// The middle generated so far.
@@ -197,7 +208,9 @@ impl Constraint for FimConstraint {
             None => {
                 let mut allowed = TokenSet::empty(vocab.len());
                 self.fill_mask(vocab, &mut allowed);
-                let steered = !self.left.is_complete() && crate::finishing::finishing_among(&self.left, &allowed, vocab, &self.trie, mask, crate::finishing::Scoring::Trie, &mut Default::default()).steered;
+                let (left, trie) = (&self.left, &self.trie);
+                let steered = !left.is_complete()
+                    && self.costs.with(left.language(), |memo| crate::finishing::finishing_among(left, &allowed, vocab, trie, mask, crate::finishing::Scoring::Trie, memo)).steered;
                 if !steered || mask.is_empty() {
                     *mask = allowed;
                 }

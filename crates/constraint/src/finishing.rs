@@ -28,12 +28,17 @@
 //! Cost: one exact mask, then the allowed tokens' costs along one trie walk, shared
 //! by tokens with a common prefix and memoised per lexer state inside a lexeme
 //! ([`crate::finishing_walk`]); inside an f-string, one recognizer copy and cost per
-//! closer-like token.
-
-use std::collections::HashMap;
+//! closer-like token. The costs found (of recognizer states, content lines, LR stacks
+//! per prefix) stay in a [`crate::CostCache`] for the next masks and the constraints
+//! sharing it; each choice among ways (a lexeme's ends, a line start's whitespace, a
+//! line's first lexeme) is tried fewest bytes first and stops once the rest cannot beat
+//! the best (every way costs at least its own bytes). Measured, issue 13: a line
+//! start's first visit asked 2,017 stack costs, 182 with the cuts.
 
 use espalier_grammar::{Indentation, Language, Recognizer, TokenParser};
+use rustc_hash::FxHashMap;
 
+use crate::cost_cache::CostMemo;
 use crate::{Constraint, GrammarConstraint, TokTrie, TokenSet, Vocab};
 
 /// What one finishing mask found (see [`GrammarConstraint::finishing_mask`]).
@@ -73,10 +78,12 @@ pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab
     c.exact_mask(&mut allowed);
     let state = c.state().clone();
     let trie = c.trie().clone();
-    let mut memo = std::mem::take(c.cost_memo());
-    let out = finishing_among(&state, &allowed, vocab, &trie, mask, scoring, &mut memo);
-    *c.cost_memo() = memo;
-    Some(out)
+    if scoring == Scoring::PerToken {
+        // The reference starts from nothing: it checks the cached costs too.
+        return Some(finishing_among(&state, &allowed, vocab, &trie, mask, scoring, &mut CostMemo::default()));
+    }
+    let cache = c.cost_cache().clone();
+    Some(cache.with(state.language(), |memo| finishing_among(&state, &allowed, vocab, &trie, mask, scoring, memo)))
 }
 
 /// The finishing mask of `state` among the `allowed` tokens (its exact mask, without
@@ -96,6 +103,8 @@ pub(crate) fn finishing_among<P: TokenParser>(
     }
     mask.clear();
     let mut f = Finisher::with_memo(state.language(), std::mem::take(memo));
+    // The reference takes every way, without the lower-bound cuts.
+    f.prune = scoring == Scoring::Trie;
     let now = f.remaining(state);
     let mut scored: Vec<(usize, Option<u32>)> = Vec::with_capacity(allowed.count());
     // Inside an f-string every candidate's cost re-checks the whole literal (no memo
@@ -148,41 +157,13 @@ pub(crate) fn remaining_cost<P: TokenParser>(s: &Recognizer<P>) -> Option<u32> {
 /// One finishing computation: the language and the memos of costs.
 pub(crate) struct Finisher<'a> {
     lang: &'a Language,
-    /// Recognizer states (see `key`) -> remaining cost.
-    states: HashMap<Vec<u32>, Option<u32>>,
+    /// Recognizer states (see `key`) whose keys are too long for the memo ->
+    /// remaining cost.
+    states: FxHashMap<Vec<u32>, Option<u32>>,
     memo: CostMemo,
-}
-
-/// Stack and line costs: functions of their keys alone (LR stacks and indentation
-/// columns), so a constraint keeps them from one finishing mask to the next. Measured:
-/// at a line start each whitespace token beyond the open levels asks the cost of a
-/// content line at a new column (a shortest-path search per acceptable terminal,
-/// ~1 ms), and the next steps ask the same again. Cleared past [`CostMemo::MAX`]
-/// entries; a clone starts empty (a cache, not state).
-#[derive(Debug, Default)]
-pub(crate) struct CostMemo {
-    /// (stack, levels, first-free) -> stack cost.
-    stacks: HashMap<(Vec<u32>, Vec<u32>, bool), Option<u32>>,
-    /// (parser stacks, levels) -> cost of a content line starting there.
-    lines: HashMap<(Vec<Vec<u32>>, Vec<u32>), Option<u32>>,
-}
-
-impl CostMemo {
-    /// Entries kept across masks at most (a few MB).
-    const MAX: usize = 20_000;
-
-    fn trim(&mut self) {
-        if self.stacks.len() + self.lines.len() > Self::MAX {
-            self.stacks.clear();
-            self.lines.clear();
-        }
-    }
-}
-
-impl Clone for CostMemo {
-    fn clone(&self) -> Self {
-        CostMemo::default()
-    }
+    /// Skip the ways that cost at least their own bytes once the best found is no
+    /// more (exact: costs are never negative); off in the reference.
+    prune: bool,
 }
 
 fn min_opt(a: Option<u32>, b: Option<u32>) -> Option<u32> {
@@ -228,28 +209,33 @@ impl<'a> Finisher<'a> {
 
     /// A computation that starts from (and adds to) the costs in `memo`.
     pub(crate) fn with_memo(lang: &'a Language, memo: CostMemo) -> Self {
-        Finisher { lang, states: HashMap::new(), memo }
+        Finisher { lang, states: FxHashMap::default(), memo, prune: true }
     }
 
     /// The stack and line costs found, for the next computation.
     pub(crate) fn into_memo(self) -> CostMemo {
-        let mut memo = self.memo;
-        memo.trim();
-        memo
+        self.memo
     }
 
     /// The remaining cost of `s`, or `None` when the cost model finds no way to a
     /// complete program (or the parser has no LR stacks). Memoised on what the cost
-    /// depends on: the parser stacks, the layout, the remainder's DFA state, and the
-    /// remainder's bytes only when they may be an f-string (whose replacement fields
-    /// are checked when it ends).
+    /// depends on: the parser stacks, the layout, Go's pending semicolon, the
+    /// remainder's DFA state, and the remainder's bytes only when they may be an
+    /// f-string (whose replacement fields are checked when it ends); kept in the memo
+    /// (for the next masks, and every constraint sharing its cache) unless the key is
+    /// long.
     pub(crate) fn remaining<P: TokenParser>(&mut self, s: &Recognizer<P>) -> Option<u32> {
         let key = self.key(s);
+        if let Some(c) = self.memo.state(&key) {
+            return c;
+        }
         if let Some(&c) = self.states.get(&key) {
             return c;
         }
         let c = self.remaining_uncached(s);
-        self.states.insert(key, c);
+        if !self.memo.keep_state(&key, c) {
+            self.states.insert(key, c);
+        }
         c
     }
 
@@ -262,6 +248,9 @@ impl<'a> Finisher<'a> {
             key.extend([ind.depth, ind.at_line_start as u32, ind.content as u32, ind.col, ind.altcol, ind.cols.len() as u32]);
             key.extend_from_slice(ind.cols);
             key.extend_from_slice(ind.alt);
+        }
+        if self.lang.go.is_some() {
+            key.push(s.semicolon_pending() as u32);
         }
         if let Some(stacks) = s.parser().lr_stacks() {
             for st in stacks {
@@ -293,22 +282,33 @@ impl<'a> Finisher<'a> {
         let dfa = &lang.dfa;
         let paths = lang.completion_costs().lexeme_paths();
         let q = rem.dfa_state;
+        // Every way costs at least its own bytes: taken shortest first, the rest are
+        // skipped once they cannot beat the best.
         let mut best = None;
-        for t in dfa.reachable(q).iter() {
-            if !s.acceptable_terminals().contains(t) {
-                continue;
+        if !dfa.winners(q).is_empty() {
+            best = self.after_lexeme(s.clone());
+        }
+        let mut ends: Vec<(u32, espalier_grammar::TerminalId)> = dfa
+            .reachable(q)
+            .iter()
+            .filter(|&t| s.acceptable_terminals().contains(t))
+            .filter_map(|t| paths.distance(q, t).filter(|&d| d > 0).map(|d| (d, t)))
+            .collect();
+        ends.sort_unstable();
+        for (d, t) in ends {
+            if self.prune && best.is_some_and(|b| d >= b) {
+                break;
             }
-            let Some(d) = paths.distance(q, t).filter(|&d| d > 0) else { continue };
             let mut s2 = s.clone();
             if paths.path(dfa, q, t).is_some_and(|p| s2.try_push_bytes(&p)) {
                 best = min_opt(best, self.after_lexeme(s2).map(|c| c + d));
             }
         }
-        if !dfa.winners(q).is_empty() {
-            best = min_opt(best, self.after_lexeme(s.clone()));
-        }
         if lang.python.is_some() {
             for closer in crate::fstring_closer::closers(s.remainder_bytes()) {
+                if self.prune && best.is_some_and(|b| closer.len() as u32 >= b) {
+                    continue;
+                }
                 let mut s2 = s.clone();
                 if s2.try_push_bytes(&closer) {
                     best = min_opt(best, self.after_lexeme(s2).map(|c| c + closer.len() as u32));
@@ -378,13 +378,7 @@ impl<'a> Finisher<'a> {
     }
 
     fn stack_cost(&mut self, stack: &[u32], cols: &[u32], first_free: bool) -> Option<u32> {
-        let key = (stack.to_vec(), cols.to_vec(), first_free);
-        if let Some(&c) = self.memo.stacks.get(&key) {
-            return c;
-        }
-        let c = self.lang.completion_costs().stack_cost(stack, cols, first_free);
-        self.memo.stacks.insert(key, c);
-        c
+        self.memo.stacks.stack_cost(self.lang.completion_costs(), stack, cols, first_free)
     }
 
     /// Python, at the start of a line: reach an open level's column exactly (and
@@ -401,20 +395,27 @@ impl<'a> Finisher<'a> {
                 best = min_opt(best, self.after_lexeme(s2).map(|c| c + 1));
             }
         }
-        for k in (0..n).rev() {
-            let Some(w) = whitespace_to(col, alt, ind.cols[k], ind.alt[k]) else { continue };
+        // (whitespace, level k to dedent to, or n: a new level), fewest bytes first; a
+        // line costs at least its whitespace, so the rest are skipped once they
+        // cannot beat the best.
+        let (top, alt_top) = (ind.cols[n - 1], ind.alt[n - 1]);
+        let mut ways: Vec<(u32, usize)> = (0..n).filter_map(|k| whitespace_to(col, alt, ind.cols[k], ind.alt[k]).map(|w| (w, k))).collect();
+        ways.push(((top + 1).saturating_sub(col).max((alt_top + 1).saturating_sub(alt)), n));
+        ways.sort_unstable();
+        for (w, k) in ways {
+            if self.prune && best.is_some_and(|b| w >= b) {
+                break;
+            }
             let mut p = s.parser().clone();
-            if (k + 1..n).all(|_| p.feed(&[py.dedent])) {
+            if k == n {
+                if p.feed(&[py.indent]) {
+                    let mut cols = ind.cols.to_vec();
+                    cols.push(col + w);
+                    best = min_opt(best, self.content_line(&p, &cols).map(|c| c + w));
+                }
+            } else if (k + 1..n).all(|_| p.feed(&[py.dedent])) {
                 best = min_opt(best, self.content_line(&p, &ind.cols[..=k]).map(|c| c + w));
             }
-        }
-        let (top, alt_top) = (ind.cols[n - 1], ind.alt[n - 1]);
-        let mut p = s.parser().clone();
-        if p.feed(&[py.indent]) {
-            let w = (top + 1).saturating_sub(col).max((alt_top + 1).saturating_sub(alt));
-            let mut cols = ind.cols.to_vec();
-            cols.push(col + w);
-            best = min_opt(best, self.content_line(&p, &cols).map(|c| c + w));
         }
         best
     }
@@ -432,15 +433,19 @@ impl<'a> Finisher<'a> {
         let mut acceptable = espalier_grammar::TermSet::new(lang.grammar.num_terminals());
         let mut p = parser.clone();
         p.acceptable(&mut acceptable);
+        // Shortest first lexeme first: the rest are skipped once they cannot beat the
+        // best (measured: ~40 terminals can start a statement, each a stack cost).
+        let mut firsts: Vec<(u32, espalier_grammar::TerminalId)> =
+            acceptable.iter().filter(|&t| !lang.ignored.contains(t)).filter_map(|t| paths.text(t).map(|x| (x.len() as u32, t))).collect();
+        firsts.sort_unstable();
         let mut best = None;
-        for t in acceptable.iter() {
-            if lang.ignored.contains(t) {
-                continue;
+        for (n, t) in firsts {
+            if self.prune && best.is_some_and(|b| n >= b) {
+                break;
             }
-            let Some(x) = paths.text(t) else { continue };
             let mut p2 = parser.clone();
             if p2.feed(&[t]) {
-                best = min_opt(best, self.parser_cost(&p2, cols, false).map(|c| c + x.len() as u32));
+                best = min_opt(best, self.parser_cost(&p2, cols, false).map(|c| c + n));
             }
         }
         self.memo.lines.insert(key, best);

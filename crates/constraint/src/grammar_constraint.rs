@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use espalier_grammar::{LrParser, Recognizer as GrammarRecognizer, TokenParser};
 
+use crate::cost_cache::CostCache;
 use crate::exact::ExactWalker;
 use crate::finishing::Finishing;
 use crate::mask_store::MaskStore;
@@ -33,8 +34,9 @@ pub struct GrammarConstraint<P: TokenParser = LrParser> {
     scratch: GrammarRecognizer<P>,
     kind: String,
     text: Vec<u8>,
-    /// Costs the finishing masks found, kept for the next ones.
-    cost_memo: crate::finishing::CostMemo,
+    /// Costs the finishing masks found, kept for the next ones (shared with the
+    /// constraints holding the same cache).
+    costs: CostCache,
 }
 
 impl<P: TokenParser> GrammarConstraint<P> {
@@ -45,7 +47,14 @@ impl<P: TokenParser> GrammarConstraint<P> {
         let starts = trie.lexeme_starts(&start.language().dfa);
         let walker = ExactWalker::new(&start, starts);
         let scratch = start.clone();
-        Self { state: start, strategy, trie, store: None, walker, scratch, kind: kind.into(), text: Vec::new(), cost_memo: Default::default() }
+        Self { state: start, strategy, trie, store: None, walker, scratch, kind: kind.into(), text: Vec::new(), costs: CostCache::new() }
+    }
+
+    /// Shares `cache` (the costs other constraints' finishing masks found, for the
+    /// same language: a kit's) instead of this constraint's own.
+    pub fn with_cost_cache(mut self, cache: CostCache) -> Self {
+        self.costs = cache;
+        self
     }
 
     /// Attaches the SynCode mask store (built for the same grammar and vocabulary).
@@ -173,7 +182,8 @@ impl<P: TokenParser> GrammarConstraint<P> {
     }
 
     /// [`Self::finishing_mask`] scoring each allowed token on its own copy of the
-    /// recognizer: the slow reference the trie-walk scoring is tested against.
+    /// recognizer, with no cost cache: the slow reference the trie-walk scoring (and
+    /// the cached costs) are tested against.
     #[doc(hidden)]
     pub fn finishing_mask_per_token(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> Option<Finishing> {
         crate::finishing::finishing_mask(self, vocab, mask, crate::finishing::Scoring::PerToken)
@@ -184,9 +194,9 @@ impl<P: TokenParser> GrammarConstraint<P> {
         &self.trie
     }
 
-    /// The finishing masks' memo of costs.
-    pub(crate) fn cost_memo(&mut self) -> &mut crate::finishing::CostMemo {
-        &mut self.cost_memo
+    /// The finishing masks' cache of costs.
+    pub fn cost_cache(&self) -> &CostCache {
+        &self.costs
     }
 
     /// The remaining cost of the text so far: how many bytes, under the cost model of

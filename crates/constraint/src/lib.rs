@@ -18,7 +18,8 @@
 //! - [`finishing`]: the grammar constraint's finishing mask
 //!   ([`Constraint::fill_finishing_mask`], [`GrammarConstraint::finishing_mask`]): the
 //!   allowed tokens that strictly lower the remaining cost to a complete program, for
-//!   a decoder that must wrap up; [`Finishing`] says what one mask found.
+//!   a decoder that must wrap up; [`Finishing`] says what one mask found;
+//!   [`CostCache`] keeps the costs its masks found, shared by a kit's constraints.
 //!
 //! No model code and no filesystem in the core (the store's cache path is passed in);
 //! the crate compiles to `wasm32-unknown-unknown` as is.
@@ -41,6 +42,7 @@
 //! ```
 
 pub mod constraint;
+pub mod cost_cache;
 pub mod exact;
 pub mod fim;
 pub mod fim_bridge;
@@ -64,6 +66,7 @@ pub mod vocab;
 mod warm_up_sample;
 
 pub use constraint::{Commit, Constraint, Inspection, Rejected, TreeNode};
+pub use cost_cache::CostCache;
 pub use recognizer::{ByteState, Recognizer, StackRecognizer};
 pub use fim::FimConstraint;
 pub use finishing::Finishing;

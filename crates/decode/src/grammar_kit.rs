@@ -1,10 +1,11 @@
 //! [`GrammarKit`]: everything needed to make constraints of one grammar language
-//! repeatedly (the compiled grammar, the vocabulary trie and, for mode `syncode`, the
-//! SynCode mask store are built once and shared by every constraint).
+//! repeatedly (the compiled grammar, the vocabulary trie, the finishing masks' cost
+//! cache and, for mode `syncode`, the SynCode mask store are built once and shared by
+//! every constraint).
 
 use std::sync::Arc;
 
-use espalier_constraint::{Constraint, FimConstraint, GrammarConstraint, MaskStore, Strategy, TokTrie, Vocab};
+use espalier_constraint::{Constraint, CostCache, FimConstraint, GrammarConstraint, MaskStore, Strategy, TokTrie, Vocab};
 use espalier_grammar::Language;
 
 use crate::{LangConstraint, LangError, Mode};
@@ -16,12 +17,15 @@ pub struct GrammarKit {
     language: Arc<Language>,
     trie: Arc<TokTrie>,
     store: Option<Arc<MaskStore>>,
+    /// The costs every constraint's finishing masks found (the decoder's wrap-up):
+    /// a context costed for one request is not costed again for the next.
+    costs: CostCache,
 }
 
 impl GrammarKit {
     /// A kit for `language` (named `lang` in errors and inspections) over `vocab`.
     pub fn new(lang: &'static str, language: Arc<Language>, vocab: &Vocab) -> Self {
-        Self { lang, language, trie: Arc::new(TokTrie::new(vocab)), store: None }
+        Self { lang, language, trie: Arc::new(TokTrie::new(vocab)), store: None, costs: CostCache::new() }
     }
 
     /// The compiled grammar.
@@ -58,7 +62,7 @@ impl GrammarKit {
             _ => Strategy::Exact,
         };
         let kind = format!("{}-lr", self.lang);
-        let mut c = GrammarConstraint::new(self.language.recognizer(), self.trie.clone(), strategy, kind);
+        let mut c = GrammarConstraint::new(self.language.recognizer(), self.trie.clone(), strategy, kind).with_cost_cache(self.costs.clone());
         if mode == Mode::Syncode {
             match &self.store {
                 Some(store) => c = c.with_store(store.clone()),
@@ -81,8 +85,12 @@ impl GrammarKit {
     /// Takes the first-use costs of this kit's masks off a user's first step: builds
     /// a constraint (which builds the trie's lexeme-start summaries, ~0.1 s natively)
     /// and computes one throwaway mask from the empty text (in wasm, V8 compiles the
-    /// mask's functions on their first call: 2-4 ms on the first step otherwise).
+    /// mask's functions on their first call: 2-4 ms on the first step otherwise); and
+    /// builds the language's completion-cost tables, which the first finishing mask
+    /// would otherwise pay (Python ~8-25 ms on CPU, `espalier bench mask --finishing`'s
+    /// `cost_tables_cpu_ms`).
     pub fn warm_up(&self, vocab: &Vocab) {
+        self.language.completion_costs();
         let kind = format!("{}-lr", self.lang);
         GrammarConstraint::new(self.language.recognizer(), self.trie.clone(), Strategy::Exact, kind).warm_up(vocab);
     }
@@ -91,7 +99,7 @@ impl GrammarKit {
     /// (prepared once here: an error names the byte that cannot be joined).
     pub fn fim_constraint(&self, prefix: &str, suffix: &str) -> Result<LangConstraint, LangError> {
         FimConstraint::new(&self.language, prefix.as_bytes(), suffix.as_bytes(), self.trie.clone())
-            .map(|c| LangConstraint::Fim(Box::new(c)))
+            .map(|c| LangConstraint::Fim(Box::new(c.with_cost_cache(self.costs.clone()))))
             .map_err(|error| LangError::Fim { lang: self.lang, error })
     }
 }

@@ -85,7 +85,7 @@ impl Pareto {
 
 /// The four variants of a cost: normal, first-free, at the end, first-free at the end.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Costs {
+pub(crate) struct Costs {
     normal: Pareto,
     first_free: Pareto,
     at_end: Pareto,
@@ -116,7 +116,7 @@ impl Costs {
 /// Where a plan stands: nothing written yet after whitespace (first-free), writing,
 /// or in the free tail at the end of the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Phase {
+pub(crate) enum Phase {
     FirstFree,
     Normal,
     Ended,
@@ -125,15 +125,15 @@ enum Phase {
 /// Completion costs of one language (see the module doc).
 pub struct CompletionCosts {
     paths: LexemePaths,
-    table: std::sync::Arc<LrTable>,
-    prod_lhs: Vec<u32>,
+    pub(crate) table: std::sync::Arc<LrTable>,
+    pub(crate) prod_lhs: Vec<u32>,
     /// suffix[p][dot]: costs of `rhs[dot..]` and whether it is nullable.
-    suffix: Vec<Vec<(Costs, bool)>>,
+    pub(crate) suffix: Vec<Vec<(Costs, bool)>>,
     /// Costs of the start symbol (the augmented item `S' -> · S`) and whether it is
     /// nullable.
-    start: (Costs, bool),
+    pub(crate) start: (Costs, bool),
     /// Per LR state: entered by reading INDENT (it opens a block on the stack).
-    opens_block: Vec<bool>,
+    pub(crate) opens_block: Vec<bool>,
 }
 
 impl std::fmt::Debug for CompletionCosts {
@@ -282,7 +282,7 @@ impl CompletionCosts {
 
 /// The moves a suffix with `costs` allows from `phase` at block column `c`: (added
 /// cost, phase after).
-fn transitions(costs: &Costs, nullable: bool, phase: Phase, c: u32) -> impl Iterator<Item = (u32, Phase)> {
+pub(crate) fn transitions(costs: &Costs, nullable: bool, phase: Phase, c: u32) -> impl Iterator<Item = (u32, Phase)> {
     let mut out: [Option<(u32, Phase)>; 3] = [None; 3];
     match phase {
         Phase::FirstFree => {

@@ -97,11 +97,13 @@ pub mod quotient;
 pub mod suffix_earley;
 pub mod recognizer;
 pub mod semicolons;
+mod stack_cost_memo;
 mod small_copy;
 pub mod termset;
 pub mod token_parser;
 
 pub use completion_cost::CompletionCosts;
+pub use stack_cost_memo::StackCostMemo;
 pub use earley::{EarleyGrammar, EarleyParser};
 pub use error::{Conflict, GrammarError, ParseError, Pos};
 pub use go::{go, go_with, GO_GRAMMAR};

@@ -690,6 +690,11 @@ impl<P: TokenParser> Recognizer<P> {
         Remainder { dfa_state: self.state, len: self.lex_len as usize }
     }
 
+    /// Go: whether a newline now would insert a semicolon (always `false` elsewhere).
+    pub fn semicolon_pending(&self) -> bool {
+        self.semi_pending
+    }
+
     /// The bytes of the unfinished last lexeme.
     pub fn remainder_bytes(&self) -> &[u8] {
         &self.lexbuf
