@@ -49,6 +49,11 @@ pub struct FimConstraint {
     /// Whether the one extra search at a statement boundary, after the searches
     /// failed, has run (see [`Constraint::fill_finishing_mask`]).
     searched_at_boundary: bool,
+    /// The middle's length when a distance probe ([`Constraint::finishing_distance`])
+    /// last found no bridge, and how many probes failed (kept apart from the finishing
+    /// mask's searches, so probing before the wrap-up leaves the wrap-up its own).
+    probe_failed_at: Option<usize>,
+    probe_failures: usize,
     /// What the suffix needs from the middle, in words (the inspector's).
     needs: Arc<SuffixNeeds>,
 }
@@ -58,6 +63,9 @@ const RETRY_AFTER: usize = 8;
 /// Failed bridge searches after which a request stops searching (each costs up to
 /// ~1-3 s at [`crate::fim_bridge::MAX_EXPANSIONS`] on a loaded 2-core machine).
 const MAX_FAILURES: usize = 2;
+/// Failed distance probes after which a request stops probing (the decoder then
+/// falls back to its fixed wrap-up window).
+const MAX_PROBE_FAILURES: usize = 3;
 
 impl FimConstraint {
     /// Prepares a request: `prefix` must be a viable prefix of `lang`, and some middle
@@ -82,6 +90,8 @@ impl FimConstraint {
             failed_at: None,
             failures: 0,
             searched_at_boundary: false,
+            probe_failed_at: None,
+            probe_failures: 0,
             needs,
         })
     }
@@ -204,6 +214,31 @@ impl Constraint for FimConstraint {
             }
         }
         true
+    }
+
+    /// The length of the shortest bridge to joining the suffix: the finishing mask
+    /// takes the bridge's tokens, each at least one of its bytes. The bridge found is
+    /// kept as the finishing mask's plan, so while the middle follows it (the
+    /// wrap-up) no new search runs; otherwise one search per call, and after a failed
+    /// one none until [`RETRY_AFTER`] more bytes, none at all after
+    /// [`MAX_PROBE_FAILURES`] (`None`: unknown).
+    fn finishing_distance(&mut self) -> Option<usize> {
+        if self.is_complete() {
+            return Some(0);
+        }
+        if let Some(plan) = self.plan.as_ref().filter(|p| !p.is_empty()) {
+            return Some(plan.len());
+        }
+        let waiting = self.probe_failed_at.is_some_and(|at| self.middle.len() < at + RETRY_AFTER);
+        if waiting || self.probe_failures >= MAX_PROBE_FAILURES {
+            return None;
+        }
+        let plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix, &self.reentry).filter(|p| !p.is_empty());
+        self.probe_failed_at = plan.is_none().then_some(self.middle.len());
+        self.probe_failures += usize::from(plan.is_none());
+        let d = plan.as_ref().map(Vec::len);
+        self.plan = plan;
+        d
     }
 
     fn inspect(&self) -> Inspection {

@@ -28,6 +28,12 @@ use crate::{DecodeError, Mode, RepetitionGuard, Sampler, SamplingConfig, StopRea
 /// hitting this means the constraint's mask and its commit disagree.
 const MAX_REFUSALS_PER_STEP: usize = 1000;
 
+/// Tokens of budget the wrap-up keeps beyond the finishing distance
+/// ([`Constraint::finishing_distance`]) when it begins: the distance is probed once per
+/// step, so a single token that raises it by more than this plus one (a deep block
+/// header) could still leave too little room.
+pub const WRAP_UP_MARGIN: usize = 4;
+
 /// Everything that shapes one generation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GenerateConfig {
@@ -51,13 +57,17 @@ pub struct GenerateConfig {
     /// Keep a snapshot per step so [`Generator::rewind`] can go back (the web app's
     /// "Back"); costs one constraint clone per step.
     pub history: bool,
-    /// "Wrap up": once at most this many tokens are left of `max_tokens`, the mask is
-    /// intersected with the constraint's finishing mask (tokens that lead towards the
-    /// shortest completion), so a constrained generation closes its program instead of
-    /// running out of budget mid-statement. Needs a constraint with a finishing mask
+    /// "Wrap up": the mask is intersected with the constraint's finishing mask (tokens
+    /// that lead towards the shortest completion), so a constrained generation closes
+    /// its program instead of running out of budget mid-statement. It begins once the
+    /// tokens left of `max_tokens` are at most this many (the minimum window), or at
+    /// most the constraint's finishing distance plus [`WRAP_UP_MARGIN`] (probed at every
+    /// step before the wrap-up; a constraint that cannot tell has only the window),
+    /// and stays on to the end. Needs a constraint with a finishing mask
     /// ([`Constraint::fill_finishing_mask`] returning `true`); `None`, or a constraint
-    /// without one: off. A step whose intersection would be empty keeps the plain mask
-    /// (the wrap-up never causes a dead end).
+    /// without one: off (`Some(0)`: the finishing distance alone). A step whose
+    /// intersection would be empty keeps the plain mask (the wrap-up never causes a
+    /// dead end).
     #[serde(default)]
     pub wrap_up: Option<usize>,
     /// When the repetition guard finds a loop and the constraint has a finishing mask, switch to
@@ -140,6 +150,13 @@ pub struct Stats {
     /// wrap-up ([`GenerateConfig::wrap_up_on_repetition`]) instead of stopping it.
     #[serde(default)]
     pub loop_detected: Option<StopReason>,
+    /// The finishing distance probed at the step the wrap-up began, when it began
+    /// because of it (the budget left had come down to it plus the margin).
+    #[serde(default)]
+    pub wrap_up_distance: Option<usize>,
+    /// Seconds spent probing the finishing distance (part of `constraint_s`).
+    #[serde(default)]
+    pub distance_s: f64,
 }
 
 /// State restored by [`Generator::rewind`].
@@ -190,6 +207,8 @@ pub struct Generator<C> {
     finishing: Option<bool>,
     /// Scratch set for the finishing mask.
     finish_mask: TokenSet,
+    /// The finishing distance probed for the next step (see [`Generator::wrapping_up`]).
+    distance: Option<usize>,
 }
 
 impl<C: Constraint> Generator<C> {
@@ -244,6 +263,7 @@ impl<C: Constraint> Generator<C> {
             stats,
             finishing: None,
             finish_mask,
+            distance: None,
         })
     }
 
@@ -263,12 +283,39 @@ impl<C: Constraint> Generator<C> {
     }
 
     /// Whether the wrap-up is in force for the next step: the mode constrains, the
-    /// constraint has not said it lacks a finishing mask, and a loop was found or at
-    /// most `wrap_up` tokens of the budget are left.
+    /// constraint has not said it lacks a finishing mask, and a loop was found, or the
+    /// wrap-up began earlier, or at most `wrap_up` tokens of the budget are left, or at
+    /// most the finishing distance last probed plus [`WRAP_UP_MARGIN`].
     pub fn wrapping_up(&self) -> bool {
         self.can_wrap_up()
-            && (self.stats.loop_detected.is_some()
-                || self.config.wrap_up.is_some_and(|n| self.config.max_tokens.saturating_sub(self.generated.len()) <= n))
+            && (self.stats.loop_detected.is_some() || self.stats.wrap_up_from.is_some() || self.budget_reached().is_some())
+    }
+
+    /// Whether the budget left has come down to the wrap-up's window (`Some(None)`) or
+    /// to the finishing distance plus the margin (`Some(Some(distance))`).
+    fn budget_reached(&self) -> Option<Option<usize>> {
+        let n = self.config.wrap_up?;
+        let left = self.config.max_tokens.saturating_sub(self.generated.len());
+        if left <= n {
+            return Some(None);
+        }
+        self.distance.filter(|&d| left <= d + WRAP_UP_MARGIN).map(Some)
+    }
+
+    /// Asks the constraint for its finishing distance when the wrap-up may begin on it
+    /// (it has a window, is not on yet, and the window alone has not been reached).
+    fn probe_distance(&mut self) -> Duration {
+        self.distance = None;
+        let Some(n) = self.config.wrap_up else { return Duration::ZERO };
+        let left = self.config.max_tokens.saturating_sub(self.generated.len());
+        if !self.can_wrap_up() || self.stats.wrap_up_from.is_some() || self.stats.loop_detected.is_some() || left <= n {
+            return Duration::ZERO;
+        }
+        let t = Instant::now();
+        self.distance = self.constraint.finishing_distance();
+        let spent = t.elapsed();
+        self.stats.distance_s += spent.as_secs_f64();
+        spent
     }
 
     /// Whether a wrap-up is possible at all: a constraining mode and a constraint not
@@ -320,7 +367,7 @@ impl<C: Constraint> Generator<C> {
         self.stats.model_s += model_time.as_secs_f64();
         let forced_at_start = (!self.forced.is_empty()).then(|| String::from_utf8_lossy(&self.forced).into_owned());
         let constrained = self.config.mode != Mode::None;
-        let mut constraint_time = Duration::ZERO;
+        let mut constraint_time = if self.forced.is_empty() { self.probe_distance() } else { Duration::ZERO };
         let mut sample_time = Duration::ZERO;
         let mut refused: Vec<u32> = Vec::new();
         let mut how = if self.forced.is_empty() { How::Sampled } else { How::Healed };
@@ -339,8 +386,9 @@ impl<C: Constraint> Generator<C> {
         }
         // The first wrap-up step may find that the constraint has no finishing mask.
         wrapping &= self.finishing != Some(false);
-        if wrapping {
-            self.stats.wrap_up_from.get_or_insert(self.stats.steps - 1);
+        if wrapping && self.stats.wrap_up_from.is_none() {
+            self.stats.wrap_up_from = Some(self.stats.steps - 1);
+            self.stats.wrap_up_distance = self.budget_reached().flatten();
         }
         let candidates = if self.config.trace { self.trace_candidates(logits, mask_valid) } else { Vec::new() };
 

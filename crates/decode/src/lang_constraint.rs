@@ -62,6 +62,15 @@ impl Constraint for LangConstraint {
             LangConstraint::Fim(c) => Constraint::fill_finishing_mask(&mut **c, vocab, mask),
         }
     }
+
+    fn finishing_distance(&mut self) -> Option<usize> {
+        match self {
+            LangConstraint::None(c) => c.finishing_distance(),
+            LangConstraint::Grammar(c) => c.finishing_distance(),
+            LangConstraint::Slua(c) => c.finishing_distance(),
+            LangConstraint::Fim(c) => c.finishing_distance(),
+        }
+    }
 }
 
 #[cfg(test)]
