@@ -37,7 +37,7 @@ pub trait Constraint: Clone {
     /// begins its wrap-up when the budget left comes down to it (plus a margin), so
     /// the wrap-up has room to finish. `None` when the constraint cannot tell (no
     /// finishing mask, no plan found, or no cheap way to bound it).
-    fn finishing_distance(&mut self) -> Option<usize> {
+    fn finishing_distance(&mut self, _vocab: &Vocab) -> Option<usize> {
         None
     }
 }

@@ -42,6 +42,9 @@ pub struct FimConstraint {
     /// The finishing mask's plan: the rest of a bridge to joining the suffix
     /// ([`crate::fim_bridge`]), kept while the middle follows it.
     plan: Option<Vec<u8>>,
+    /// A plan and, for each `r`, the most tokens the finishing mask may take to write
+    /// its last `r` bytes ([`worst_tokens`]): valid while `plan` is a tail of it.
+    worst: (Vec<u8>, Vec<usize>),
     /// The middle's length when a bridge search last found nothing (the next search
     /// waits for [`RETRY_AFTER`] more bytes), and how many searches failed.
     failed_at: Option<usize>,
@@ -87,6 +90,7 @@ impl FimConstraint {
             walker,
             middle: Vec::new(),
             plan: None,
+            worst: (Vec::new(), Vec::new()),
             failed_at: None,
             failures: 0,
             searched_at_boundary: false,
@@ -216,18 +220,21 @@ impl Constraint for FimConstraint {
         true
     }
 
-    /// The length of the shortest bridge to joining the suffix: the finishing mask
-    /// takes the bridge's tokens, each at least one of its bytes. The bridge found is
-    /// kept as the finishing mask's plan, so while the middle follows it (the
-    /// wrap-up) no new search runs; otherwise one search per call, and after a failed
-    /// one none until [`RETRY_AFTER`] more bytes, none at all after
+    /// The most tokens the finishing mask may take to write the shortest bridge to
+    /// joining the suffix ([`worst_tokens`]; at most the bridge's length in bytes).
+    /// The bridge found is kept as the finishing mask's plan, so while the middle
+    /// follows it (the wrap-up) no new search runs; otherwise one search per call, and
+    /// after a failed one none until [`RETRY_AFTER`] more bytes, none at all after
     /// [`MAX_PROBE_FAILURES`] (`None`: unknown).
-    fn finishing_distance(&mut self) -> Option<usize> {
+    fn finishing_distance(&mut self, _vocab: &Vocab) -> Option<usize> {
         if self.is_complete() {
             return Some(0);
         }
         if let Some(plan) = self.plan.as_ref().filter(|p| !p.is_empty()) {
-            return Some(plan.len());
+            if !self.worst.0.ends_with(plan) {
+                self.worst = (plan.clone(), worst_tokens(plan, &self.trie));
+            }
+            return Some(self.worst.1[plan.len()]);
         }
         let waiting = self.probe_failed_at.is_some_and(|at| self.middle.len() < at + RETRY_AFTER);
         if waiting || self.probe_failures >= MAX_PROBE_FAILURES {
@@ -236,7 +243,10 @@ impl Constraint for FimConstraint {
         let plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix, &self.reentry).filter(|p| !p.is_empty());
         self.probe_failed_at = plan.is_none().then_some(self.middle.len());
         self.probe_failures += usize::from(plan.is_none());
-        let d = plan.as_ref().map(Vec::len);
+        let d = plan.as_ref().map(|p| {
+            self.worst = (p.clone(), worst_tokens(p, &self.trie));
+            self.worst.1[p.len()]
+        });
         self.plan = plan;
         d
     }
@@ -251,6 +261,22 @@ impl Constraint for FimConstraint {
         out.needs = self.needs.describe(&self.left, self.is_complete());
         out
     }
+}
+
+/// `worst[r]`: the most tokens the finishing mask may take to write the last `r` bytes
+/// of `plan`, whichever of its tokens (those along the plan at least half as long as
+/// the longest, see [`Constraint::fill_finishing_mask`]) the model picks at each step;
+/// `r` itself where no token spells the rest. One path down the trie per plan byte
+/// (at most [`crate::fim_bridge::MAX_BRIDGE`]).
+fn worst_tokens(plan: &[u8], trie: &TokTrie) -> Vec<usize> {
+    let n = plan.len();
+    let mut worst = vec![0usize; n + 1];
+    for r in 1..=n {
+        let lengths = trie.prefix_lengths(&plan[n - r..]);
+        let longest = lengths.last().copied().unwrap_or(0);
+        worst[r] = lengths.iter().filter(|&&k| 2 * k >= longest).map(|&k| 1 + worst[r - k]).max().unwrap_or(r);
+    }
+    worst
 }
 
 #[cfg(test)]
@@ -308,6 +334,8 @@ mod tests {
                 let _ = c.commit(step.as_bytes());
             }
             let start = crate::fim_bridge::shortest_bridge(c.left(), c.suffix(), c.reentry()).unwrap().len();
+            let distance = c.finishing_distance(&vocab).unwrap();
+            assert!(distance <= start, "{distance} tokens for a bridge of {start} bytes");
             let mut mask = TokenSet::empty(vocab.len());
             let mut steps = 0;
             while !c.is_complete() {
@@ -320,10 +348,26 @@ mod tests {
                 c.commit(vocab.bytes(id as u32)).unwrap();
                 steps += 1;
                 assert!(steps <= start, "no join after {steps} steps: {:?}", String::from_utf8_lossy(c.middle()));
+                assert!(steps <= distance, "{steps} steps, more than the distance {distance}: {:?}", String::from_utf8_lossy(c.middle()));
             }
+            assert_eq!(c.finishing_distance(&vocab), Some(0));
             assert!(c.fill_finishing_mask(&vocab, &mut mask));
             assert_eq!(mask.iter().collect::<Vec<_>>(), vec![0]);
         }
+    }
+
+    /// The worst case over the finishing mask's choices: at each step any token along
+    /// the plan at least half as long as the longest one.
+    #[test]
+    fn worst_tokens_takes_the_longest_way_the_mask_allows() {
+        let trie = TokTrie::new(&vocab());
+        assert_eq!(trie.prefix_lengths(b"    if x:"), vec![1, 4]);
+        // "    " (not " ": under half of 4), "if", then " " or " x" (" " + "x" is worse), ":".
+        let worst = worst_tokens(b"    if x:", &trie);
+        assert_eq!(worst[9], 5);
+        assert_eq!((worst[1], worst[2], worst[3]), (1, 2, 3));
+        // Bytes no token spells count one each.
+        assert_eq!(worst_tokens(b"zz", &trie)[2], 2);
     }
 
     #[test]

@@ -29,9 +29,8 @@ use crate::{DecodeError, Mode, RepetitionGuard, Sampler, SamplingConfig, StopRea
 const MAX_REFUSALS_PER_STEP: usize = 1000;
 
 /// Tokens of budget the wrap-up keeps beyond the finishing distance
-/// ([`Constraint::finishing_distance`]) when it begins: the distance is probed once per
-/// step, so a single token that raises it by more than this plus one (a deep block
-/// header) could still leave too little room.
+/// ([`Constraint::finishing_distance`]) when it begins, for the steps where the
+/// finishing mask cannot steer (it then keeps the allowed tokens of least cost).
 pub const WRAP_UP_MARGIN: usize = 4;
 
 /// Everything that shapes one generation.
@@ -60,10 +59,13 @@ pub struct GenerateConfig {
     /// "Wrap up": the mask is intersected with the constraint's finishing mask (tokens
     /// that lead towards the shortest completion), so a constrained generation closes
     /// its program instead of running out of budget mid-statement. It begins once the
-    /// tokens left of `max_tokens` are at most this many (the minimum window), or at
-    /// most the constraint's finishing distance plus [`WRAP_UP_MARGIN`] (probed at every
-    /// step before the wrap-up; a constraint that cannot tell has only the window),
-    /// and stays on to the end. Needs a constraint with a finishing mask
+    /// tokens left of `max_tokens` are at most this many (the minimum window), or
+    /// where the token just chosen would leave fewer tokens than the constraint's
+    /// finishing distance after it plus [`WRAP_UP_MARGIN`]: that token is taken back
+    /// and the step samples from the finishing mask instead (the distance is probed
+    /// after every token before the wrap-up; a constraint that cannot tell has only
+    /// the window). Since every finishing-mask token lowers the distance, the program
+    /// then ends within the budget. It stays on to the end. Needs a constraint with a finishing mask
     /// ([`Constraint::fill_finishing_mask`] returning `true`); `None`, or a constraint
     /// without one: off (`Some(0)`: the finishing distance alone). A step whose
     /// intersection would be empty keeps the plain mask (the wrap-up never causes a
@@ -150,8 +152,9 @@ pub struct Stats {
     /// wrap-up ([`GenerateConfig::wrap_up_on_repetition`]) instead of stopping it.
     #[serde(default)]
     pub loop_detected: Option<StopReason>,
-    /// The finishing distance probed at the step the wrap-up began, when it began
-    /// because of it (the budget left had come down to it plus the margin).
+    /// When the wrap-up began on the finishing distance: the distance that began it
+    /// (after the token it took back, or before the step when the budget was already
+    /// under it plus the margin).
     #[serde(default)]
     pub wrap_up_distance: Option<usize>,
     /// Seconds spent probing the finishing distance (part of `constraint_s`).
@@ -207,8 +210,9 @@ pub struct Generator<C> {
     finishing: Option<bool>,
     /// Scratch set for the finishing mask.
     finish_mask: TokenSet,
-    /// The finishing distance probed for the next step (see [`Generator::wrapping_up`]).
-    distance: Option<usize>,
+    /// The finishing distance of the constraint's state and the number of generated
+    /// tokens it was probed at (see [`GenerateConfig::wrap_up`]).
+    distance: Option<(usize, Option<usize>)>,
 }
 
 impl<C: Constraint> Generator<C> {
@@ -284,38 +288,42 @@ impl<C: Constraint> Generator<C> {
 
     /// Whether the wrap-up is in force for the next step: the mode constrains, the
     /// constraint has not said it lacks a finishing mask, and a loop was found, or the
-    /// wrap-up began earlier, or at most `wrap_up` tokens of the budget are left, or at
-    /// most the finishing distance last probed plus [`WRAP_UP_MARGIN`].
+    /// wrap-up began earlier, or at most `wrap_up` tokens of the budget are left, or
+    /// fewer than the finishing distance (last probed) plus [`WRAP_UP_MARGIN`].
     pub fn wrapping_up(&self) -> bool {
         self.can_wrap_up()
-            && (self.stats.loop_detected.is_some() || self.stats.wrap_up_from.is_some() || self.budget_reached().is_some())
+            && (self.stats.loop_detected.is_some()
+                || self.stats.wrap_up_from.is_some()
+                || self.budget_reached(self.tokens_left(), self.distance.and_then(|(_, d)| d)).is_some())
     }
 
-    /// Whether the budget left has come down to the wrap-up's window (`Some(None)`) or
-    /// to the finishing distance plus the margin (`Some(Some(distance))`).
-    fn budget_reached(&self) -> Option<Option<usize>> {
+    fn tokens_left(&self) -> usize {
+        self.config.max_tokens.saturating_sub(self.generated.len())
+    }
+
+    /// Whether `left` tokens are within the wrap-up's window (`Some(None)`) or under
+    /// the finishing `distance` plus the margin (`Some(Some(distance))`).
+    fn budget_reached(&self, left: usize, distance: Option<usize>) -> Option<Option<usize>> {
         let n = self.config.wrap_up?;
-        let left = self.config.max_tokens.saturating_sub(self.generated.len());
         if left <= n {
             return Some(None);
         }
-        self.distance.filter(|&d| left <= d + WRAP_UP_MARGIN).map(Some)
+        distance.filter(|&d| left < d + WRAP_UP_MARGIN).map(Some)
     }
 
-    /// Asks the constraint for its finishing distance when the wrap-up may begin on it
-    /// (it has a window, is not on yet, and the window alone has not been reached).
-    fn probe_distance(&mut self) -> Duration {
-        self.distance = None;
-        let Some(n) = self.config.wrap_up else { return Duration::ZERO };
-        let left = self.config.max_tokens.saturating_sub(self.generated.len());
-        if !self.can_wrap_up() || self.stats.wrap_up_from.is_some() || self.stats.loop_detected.is_some() || left <= n {
-            return Duration::ZERO;
-        }
+    /// Whether the wrap-up may still begin on the finishing distance: it has a window,
+    /// is not on yet, and no loop switched it on.
+    fn guarding(&self) -> bool {
+        self.config.wrap_up.is_some() && self.can_wrap_up() && self.stats.wrap_up_from.is_none() && self.stats.loop_detected.is_none()
+    }
+
+    /// Probes the constraint's finishing distance (for `tokens` generated), timed.
+    fn probe_distance(&mut self, tokens: usize) -> Option<usize> {
         let t = Instant::now();
-        self.distance = self.constraint.finishing_distance();
-        let spent = t.elapsed();
-        self.stats.distance_s += spent.as_secs_f64();
-        spent
+        let d = self.constraint.finishing_distance(&self.vocab);
+        self.stats.distance_s += t.elapsed().as_secs_f64();
+        self.distance = Some((tokens, d));
+        d
     }
 
     /// Whether a wrap-up is possible at all: a constraining mode and a constraint not
@@ -367,7 +375,14 @@ impl<C: Constraint> Generator<C> {
         self.stats.model_s += model_time.as_secs_f64();
         let forced_at_start = (!self.forced.is_empty()).then(|| String::from_utf8_lossy(&self.forced).into_owned());
         let constrained = self.config.mode != Mode::None;
-        let mut constraint_time = if self.forced.is_empty() { self.probe_distance() } else { Duration::ZERO };
+        let mut constraint_time = Duration::ZERO;
+        // The distance of the state before the first token (after a rewind too); later
+        // ones come from the guard below, after each token.
+        if self.guarding() && self.forced.is_empty() && self.distance.is_none_or(|(at, _)| at != self.generated.len()) {
+            let t = Instant::now();
+            self.probe_distance(self.generated.len());
+            constraint_time += t.elapsed();
+        }
         let mut sample_time = Duration::ZERO;
         let mut refused: Vec<u32> = Vec::new();
         let mut how = if self.forced.is_empty() { How::Sampled } else { How::Healed };
@@ -388,7 +403,7 @@ impl<C: Constraint> Generator<C> {
         wrapping &= self.finishing != Some(false);
         if wrapping && self.stats.wrap_up_from.is_none() {
             self.stats.wrap_up_from = Some(self.stats.steps - 1);
-            self.stats.wrap_up_distance = self.budget_reached().flatten();
+            self.stats.wrap_up_distance = self.budget_reached(self.tokens_left(), self.distance.and_then(|(_, d)| d)).flatten();
         }
         let candidates = if self.config.trace { self.trace_candidates(logits, mask_valid) } else { Vec::new() };
 
@@ -461,6 +476,24 @@ impl<C: Constraint> Generator<C> {
             let t = Instant::now();
             let snapshot = self.constraint.clone();
             let result = self.constraint.commit(&rest);
+            let whole = matches!(result, Ok(Commit::Accepted)) || matches!(result, Ok(Commit::Heal { accepted }) if accepted >= rest.len());
+            if whole && !wrapping && self.guarding() {
+                // The guard: would this token leave too little budget to finish?
+                let before = self.distance;
+                let left_after = self.tokens_left().saturating_sub(1);
+                let after = self.probe_distance(self.generated.len() + 1);
+                if after.is_some_and(|d| left_after < d + WRAP_UP_MARGIN) {
+                    // Take it back and wrap up from here instead.
+                    self.constraint = snapshot;
+                    self.distance = before;
+                    wrapping = true;
+                    mask_valid = false;
+                    self.stats.wrap_up_from = Some(self.stats.steps - 1);
+                    self.stats.wrap_up_distance = after;
+                    constraint_time += t.elapsed();
+                    continue;
+                }
+            }
             constraint_time += t.elapsed();
             match result {
                 Ok(Commit::Accepted) => {
@@ -560,6 +593,7 @@ impl<C: Constraint> Generator<C> {
         self.context.truncate(self.prompt_len + in_context);
         self.valid_cache = self.valid_cache.min(self.context.len());
         self.stop = None;
+        self.distance = None;
         Ok(())
     }
 

@@ -63,12 +63,12 @@ impl Constraint for LangConstraint {
         }
     }
 
-    fn finishing_distance(&mut self) -> Option<usize> {
+    fn finishing_distance(&mut self, vocab: &Vocab) -> Option<usize> {
         match self {
-            LangConstraint::None(c) => c.finishing_distance(),
-            LangConstraint::Grammar(c) => c.finishing_distance(),
-            LangConstraint::Slua(c) => c.finishing_distance(),
-            LangConstraint::Fim(c) => c.finishing_distance(),
+            LangConstraint::None(c) => c.finishing_distance(vocab),
+            LangConstraint::Grammar(c) => c.finishing_distance(vocab),
+            LangConstraint::Slua(c) => c.finishing_distance(vocab),
+            LangConstraint::Fim(c) => c.finishing_distance(vocab),
         }
     }
 }

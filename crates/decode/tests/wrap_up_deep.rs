@@ -2,7 +2,9 @@
 //! Python, `if x {` in Go, the same inside a fill-in-the-middle request whose suffix
 //! sits deep in nested blocks) writes under the exact mask with a small budget and a
 //! wrap-up window of one token; the decoder must begin its wrap-up from the finishing
-//! distance ([`espalier_constraint::Constraint::finishing_distance`]) so that every
+//! distance ([`espalier_constraint::Constraint::finishing_distance`]: a token after
+//! which the budget left would be under it plus the margin is taken back and the
+//! wrap-up begins there; one `def g():` raises a FIM distance by ~8 tokens) so that every
 //! generation ends with EOS and the oracle (CPython's `ast.parse`, `gofmt -e`) accepts
 //! the text. A window alone (the wrap-up before the distance existed) leaves these
 //! generations cut off in deep blocks: with one token left no block can close.
@@ -84,7 +86,7 @@ fn python_nested_blocks_close_within_the_budget() {
         let what = format!("budget {max_tokens}: {text:?} ({:?})", g.stats());
         assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{what}");
         assert!(g.stats().wrap_up_distance.is_some(), "the distance began the wrap-up: {what}");
-        assert!(text.matches("if x:").count() >= 4, "the model nested: {what}");
+        assert!(text.matches("if x:").count() >= 3, "the model nested: {what}");
         assert_eq!(checker.syntax_error(&text), Ok(None), "{what}");
     }
 }
