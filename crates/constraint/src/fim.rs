@@ -126,6 +126,30 @@ impl FimConstraint {
     pub fn left(&self) -> &LrRecognizer {
         &self.left
     }
+
+    /// Whether `t` then `rest`, written after prefix + middle, joins the suffix.
+    fn substitute_joins(&self, t: &[u8], rest: &[u8]) -> bool {
+        let mut s = self.left.clone();
+        s.try_push_bytes(t) && s.try_push_bytes(rest) && self.suffix.joins(&s)
+    }
+
+    /// Whether `rest` written after prefix + middle joins the suffix.
+    fn rest_joins(&self, rest: &[u8]) -> bool {
+        let mut s = self.left.clone();
+        s.try_push_bytes(rest) && self.suffix.joins(&s)
+    }
+}
+
+/// The longest plan token a substitute is looked for (the bridge's own names and
+/// numbers are one byte: `a`, `0`; the re-entry lines copy short names of the prefix).
+const MAX_SUBSTITUTE: usize = 3;
+
+/// Whether token bytes `t` may stand for the plan's bytes `p`: as long, and differing
+/// only where both have a name character (`a` for `i`, `x0` for `n1`). Whether the
+/// plan's rest still joins after it is checked apart.
+fn substitutes(p: &[u8], t: &[u8]) -> bool {
+    let name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    p.len() == t.len() && p != t && p.iter().zip(t).all(|(&a, &b)| a == b || (name(a) && name(b)))
 }
 
 impl Constraint for FimConstraint {
@@ -165,7 +189,15 @@ impl Constraint for FimConstraint {
         }
         self.left = s;
         self.middle.extend_from_slice(bytes);
-        self.plan = self.plan.take().and_then(|p| p.strip_prefix(bytes).map(<[u8]>::to_vec));
+        self.plan = self.plan.take().and_then(|p| match p.strip_prefix(bytes) {
+            Some(rest) => Some(rest.to_vec()),
+            // A substitute for the plan's first bytes (see `substitutes`): the rest of
+            // the plan still joins from here.
+            None if bytes.len() <= p.len() && substitutes(&p[..bytes.len()], bytes) && self.rest_joins(&p[bytes.len()..]) => {
+                Some(p[bytes.len()..].to_vec())
+            }
+            None => None,
+        });
         Ok(Commit::Accepted)
     }
 
@@ -201,6 +233,23 @@ impl Constraint for FimConstraint {
                 let longest = (0..vocab.len() as u32).filter(|&id| along(id)).map(|id| vocab.bytes(id).len()).max().unwrap_or(0);
                 for id in (0..vocab.len() as u32).filter(|&id| along(id) && 2 * vocab.bytes(id).len() >= longest) {
                     mask.insert(id as usize);
+                }
+                // Substitutes for the plan's short names (`i` where the shortest bridge
+                // wrote `a`): the bridge's name is arbitrary, the model's is not
+                // (HumanEval/109/L3 single-line: `left_shift_index=a` failed the tests
+                // where `=i` passes). Each one is as long as the plan token it stands
+                // for and the plan's rest is checked to join after it, so the distance
+                // ([`Constraint::finishing_distance`]) still bounds the steps.
+                let short: Vec<&[u8]> = mask.iter().map(|id| vocab.bytes(id as u32)).filter(|b| b.len() <= MAX_SUBSTITUTE).collect();
+                let plan = plan.clone();
+                for id in 0..vocab.len() as u32 {
+                    let t = vocab.bytes(id);
+                    if vocab.is_special(id) || mask.contains(id as usize) || t.len() > MAX_SUBSTITUTE {
+                        continue;
+                    }
+                    if short.iter().any(|p| substitutes(p, t)) && self.allows(t) && self.substitute_joins(t, &plan[t.len()..]) {
+                        mask.insert(id as usize);
+                    }
                 }
             }
             // No bridge: steer the left side to the end of its statement (the plain
@@ -284,7 +333,7 @@ mod tests {
     use super::*;
 
     fn vocab() -> Vocab {
-        let words = ["<eos>", "<bos>", "x", " ", "o", "(", ")", "]", "\n", "    ", "if", " x", ":", "1", "'", "fo", "o(", " +", "y"];
+        let words = ["<eos>", "<bos>", "x", " ", "o", "(", ")", "]", "\n", "    ", "if", " x", ":", "1", "'", "fo", "o(", " +", "y", "a"];
         Vocab::new(words.iter().map(|w| w.as_bytes().to_vec()).collect(), &[0, 1], 0)
     }
 
@@ -354,6 +403,27 @@ mod tests {
             assert!(c.fill_finishing_mask(&vocab, &mut mask));
             assert_eq!(mask.iter().collect::<Vec<_>>(), vec![0]);
         }
+    }
+
+    /// The bridge's name is one choice: every short name that joins as well may be
+    /// taken, and the plan goes on after it.
+    #[test]
+    fn finishing_mask_takes_any_name_for_the_plans_name() {
+        let py = espalier_grammar::python().unwrap();
+        let vocab = vocab();
+        let trie = Arc::new(TokTrie::new(&vocab));
+        let mut c = FimConstraint::new(&py, b"def f(a):\n    x = ", b"\n    return x\n", trie).unwrap();
+        let mut mask = TokenSet::empty(vocab.len());
+        assert!(c.fill_finishing_mask(&vocab, &mut mask));
+        let texts: Vec<&str> = mask.iter().map(|i| std::str::from_utf8(vocab.bytes(i as u32)).unwrap()).collect();
+        for name in ["x", "y", "o", "1"] {
+            assert!(texts.contains(&name), "{name} missing from {texts:?}");
+        }
+        assert!(!texts.contains(&"'"), "{texts:?}");
+        let d = c.finishing_distance(&vocab).unwrap();
+        c.commit(b"y").unwrap();
+        assert!(c.finishing_distance(&vocab).unwrap() < d);
+        assert!(c.is_complete());
     }
 
     /// The worst case over the finishing mask's choices: at each step any token along
