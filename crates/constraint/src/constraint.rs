@@ -36,8 +36,10 @@ pub trait Constraint: Clone {
     /// fill-in-the-middle, to joining the suffix), `Some(0)` once complete. The decoder
     /// begins its wrap-up when the budget left comes down to it (plus a margin), so
     /// the wrap-up has room to finish. `None` when the constraint cannot tell (no
-    /// finishing mask, no plan found, or no cheap way to bound it).
-    fn finishing_distance(&mut self, _vocab: &Vocab) -> Option<usize> {
+    /// finishing mask, no plan found, or no cheap way to bound it). A bound at most
+    /// `enough` is all the caller needs: a constraint may return a looser one found
+    /// cheaply when it is within `enough`, its tightest otherwise.
+    fn finishing_distance(&mut self, _vocab: &Vocab, _enough: usize) -> Option<usize> {
         None
     }
 }

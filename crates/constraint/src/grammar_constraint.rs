@@ -259,7 +259,7 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
 
     /// The remaining cost ([`GrammarConstraint::finishing_cost`]): each finishing-mask
     /// token lowers it by at least one.
-    fn finishing_distance(&mut self, _vocab: &Vocab) -> Option<usize> {
+    fn finishing_distance(&mut self, _vocab: &Vocab, _enough: usize) -> Option<usize> {
         self.finishing_cost().map(|c| c as usize)
     }
 

@@ -317,10 +317,11 @@ impl<C: Constraint> Generator<C> {
         self.config.wrap_up.is_some() && self.can_wrap_up() && self.stats.wrap_up_from.is_none() && self.stats.loop_detected.is_none()
     }
 
-    /// Probes the constraint's finishing distance (for `tokens` generated), timed.
-    fn probe_distance(&mut self, tokens: usize) -> Option<usize> {
+    /// Probes the constraint's finishing distance (for `tokens` generated, `left` of the
+    /// budget then), timed.
+    fn probe_distance(&mut self, tokens: usize, left: usize) -> Option<usize> {
         let t = Instant::now();
-        let d = self.constraint.finishing_distance(&self.vocab);
+        let d = self.constraint.finishing_distance(&self.vocab, left.saturating_sub(WRAP_UP_MARGIN));
         self.stats.distance_s += t.elapsed().as_secs_f64();
         self.distance = Some((tokens, d));
         d
@@ -380,7 +381,7 @@ impl<C: Constraint> Generator<C> {
         // ones come from the guard below, after each token.
         if self.guarding() && self.forced.is_empty() && self.distance.is_none_or(|(at, _)| at != self.generated.len()) {
             let t = Instant::now();
-            self.probe_distance(self.generated.len());
+            self.probe_distance(self.generated.len(), self.tokens_left());
             constraint_time += t.elapsed();
         }
         let mut sample_time = Duration::ZERO;
@@ -481,7 +482,7 @@ impl<C: Constraint> Generator<C> {
                 // The guard: would this token leave too little budget to finish?
                 let before = self.distance;
                 let left_after = self.tokens_left().saturating_sub(1);
-                let after = self.probe_distance(self.generated.len() + 1);
+                let after = self.probe_distance(self.generated.len() + 1, left_after);
                 if after.is_some_and(|d| left_after < d + WRAP_UP_MARGIN) {
                     // Take it back and wrap up from here instead.
                     self.constraint = snapshot;

@@ -63,12 +63,12 @@ impl Constraint for LangConstraint {
         }
     }
 
-    fn finishing_distance(&mut self, vocab: &Vocab) -> Option<usize> {
+    fn finishing_distance(&mut self, vocab: &Vocab, enough: usize) -> Option<usize> {
         match self {
-            LangConstraint::None(c) => c.finishing_distance(vocab),
-            LangConstraint::Grammar(c) => c.finishing_distance(vocab),
-            LangConstraint::Slua(c) => c.finishing_distance(vocab),
-            LangConstraint::Fim(c) => c.finishing_distance(vocab),
+            LangConstraint::None(c) => c.finishing_distance(vocab, enough),
+            LangConstraint::Grammar(c) => c.finishing_distance(vocab, enough),
+            LangConstraint::Slua(c) => c.finishing_distance(vocab, enough),
+            LangConstraint::Fim(c) => c.finishing_distance(vocab, enough),
         }
     }
 }
