@@ -286,7 +286,8 @@ impl Constraint for FimConstraint {
     /// `enough` (measured: a search costs 26-84 ms a step on HumanEval/0/L0 at load 7,
     /// which about doubled a single-line case's time). Otherwise the shortest bridge
     /// is searched; after a failed search none until [`RETRY_AFTER`] more bytes, none
-    /// at all after [`MAX_PROBE_FAILURES`] (`None`: unknown).
+    /// at all after [`MAX_PROBE_FAILURES`] (`None`: unknown). No search when `enough`
+    /// is at least [`crate::fim_bridge::MAX_BRIDGE`] (`None`).
     fn finishing_distance(&mut self, _vocab: &Vocab, enough: usize) -> Option<usize> {
         if self.is_complete() {
             return Some(0);
@@ -296,6 +297,12 @@ impl Constraint for FimConstraint {
                 self.worst = (plan.clone(), worst_tokens(plan, &self.trie));
             }
             return Some(self.worst.1[plan.len()]);
+        }
+        if enough >= crate::fim_bridge::MAX_BRIDGE {
+            // Any bridge a search finds is at most this many bytes, so at most this
+            // many tokens: the caller's decision cannot depend on it (the first ~30
+            // steps of a 128-token budget search nothing).
+            return None;
         }
         if let Some(stale) = self.stale_plan.take() {
             // The whole stale plan, then its tails from the shortest.
