@@ -460,6 +460,37 @@ mod tests {
         assert!(c.is_complete());
     }
 
+    /// A token off the plan leaves it stale; the next probe reuses a tail of it that
+    /// still joins, and the finishing mask then joins within that bound.
+    #[test]
+    fn a_stale_plan_still_bounds_the_finish() {
+        let py = espalier_grammar::python().unwrap();
+        let vocab = vocab();
+        let trie = Arc::new(TokTrie::new(&vocab));
+        let mut c = FimConstraint::new(&py, b"def f(a):\n    return fo", b"\n    x = a\n", trie).unwrap();
+        c.commit(b"o(").unwrap();
+        assert_eq!(c.finishing_distance(&vocab, 50), Some(1), "the bridge `)`");
+        // A longer plan than the shortest, so the probe's answer tells which it used.
+        c.plan = Some(b"y)".to_vec());
+        c.commit(b" x").unwrap();
+        assert!(c.plan.is_none() && c.stale_plan.is_some());
+        let bound = c.finishing_distance(&vocab, 50).unwrap();
+        assert_eq!((bound, c.plan.as_deref()), (2, Some(&b"y)"[..])), "the stale plan still joins: no search");
+        // No search when the need is past the longest bridge.
+        let mut far = c.clone();
+        far.plan = None;
+        assert_eq!(far.finishing_distance(&vocab, crate::fim_bridge::MAX_BRIDGE), None);
+        let mut mask = TokenSet::empty(vocab.len());
+        let mut steps = 0;
+        while !c.is_complete() {
+            assert!(c.fill_finishing_mask(&vocab, &mut mask));
+            let id = mask.iter().next().unwrap();
+            c.commit(vocab.bytes(id as u32)).unwrap();
+            steps += 1;
+            assert!(steps <= bound, "{steps} steps past the bound {bound}: {:?}", String::from_utf8_lossy(c.middle()));
+        }
+    }
+
     /// The worst case over the finishing mask's choices: at each step any token along
     /// the plan at least half as long as the longest one.
     #[test]
