@@ -78,9 +78,10 @@ pub struct Args {
     /// The GGUF model.
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// Wrap up: when this many tokens of the budget are left, allow only tokens that
-    /// lead towards finishing the program (the constraint's finishing mask: Python, Go
-    /// and sLua).
+    /// Wrap up: when this many tokens of the budget are left (at the latest; earlier
+    /// where the constraint's finishing distance needs more, Python, Go and FIM), allow
+    /// only tokens that lead towards finishing the program (the constraint's finishing
+    /// mask: Python, Go and sLua). 0: on the finishing distance alone.
     #[arg(long)]
     pub wrap_up: Option<usize>,
     /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;

@@ -261,17 +261,19 @@ pub fn run_eval_fim(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
             t.tokens += g.tokens;
             t.decode_s += g.decode_s;
             eprintln!(
-                "[{k} {}] {}: {} tokens, stop {}, wrap-up from {:?}, parse {}",
+                "[{k} {}] {}: {} tokens, stop {}, wrap-up from {:?} (distance {:?}), parse {}",
                 mode.name(),
                 case.task_id,
                 g.tokens,
                 g.stop.name(),
                 g.stats.wrap_up_from,
+                g.stats.wrap_up_distance,
                 if parse_ok { "ok" } else { "error" }
             );
             if let Some(o) = out.as_mut() {
                 let rec = serde_json::json!({"task_id": case.task_id, "mode": mode.name(), "middle": middle, "stop": g.stop, "finished": finished, "parse_ok": parse_ok, "passed": passed,
                     "tokens": g.tokens, "wrap_up_from": g.stats.wrap_up_from, "wrap_up_steps": g.stats.wrap_up_steps,
+                    "wrap_up_distance": g.stats.wrap_up_distance, "distance_s": g.stats.distance_s,
                     "loop_detected": g.stats.loop_detected.is_some(), "constraint_s": g.stats.constraint_s});
                 writeln!(o, "{rec}")?;
                 o.flush()?;

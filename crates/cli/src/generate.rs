@@ -78,9 +78,11 @@ pub struct Args {
     /// Extra stop strings (repeatable).
     #[arg(long = "stop")]
     pub stop: Vec<String>,
-    /// Wrap up: when this many tokens of the budget are left, allow only tokens that
-    /// lead towards finishing the program (languages whose constraint has a finishing
-    /// mask, e.g. sLua; no effect for the others or without a language).
+    /// Wrap up: when this many tokens of the budget are left (at the latest; earlier
+    /// where the constraint's finishing distance needs more: Python, Go, FIM), allow
+    /// only tokens that lead towards finishing the program (languages whose constraint
+    /// has a finishing mask, e.g. sLua; no effect for the others or without a
+    /// language). 0: on the finishing distance alone.
     #[arg(long)]
     pub wrap_up: Option<usize>,
     /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;

@@ -31,6 +31,17 @@ pub trait Constraint: Clone {
     fn fill_finishing_mask(&mut self, _vocab: &Vocab, _mask: &mut TokenSet) -> bool {
         false
     }
+    /// How many tokens the finishing mask needs at most from here: an upper bound on
+    /// the steps a wrap-up begun now takes to a complete program (under
+    /// fill-in-the-middle, to joining the suffix), `Some(0)` once complete. The decoder
+    /// begins its wrap-up when the budget left comes down to it (plus a margin), so
+    /// the wrap-up has room to finish. `None` when the constraint cannot tell (no
+    /// finishing mask, no plan found, or no cheap way to bound it). A bound at most
+    /// `enough` is all the caller needs: a constraint may return a looser one found
+    /// cheaply when it is within `enough`, its tightest otherwise.
+    fn finishing_distance(&mut self, _vocab: &Vocab, _enough: usize) -> Option<usize> {
+        None
+    }
 }
 
 /// The outcome of [`Constraint::commit`] for bytes that were (at least partly) valid.

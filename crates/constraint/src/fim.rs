@@ -43,6 +43,12 @@ pub struct FimConstraint {
     /// The finishing mask's plan: the rest of a bridge to joining the suffix
     /// ([`crate::fim_bridge`]), kept while the middle follows it.
     plan: Option<Vec<u8>>,
+    /// The plan the last token left (it did not follow it): its tails are tried as
+    /// bridges first by the next distance probe.
+    stale_plan: Option<Vec<u8>>,
+    /// A plan and, for each `r`, the most tokens the finishing mask may take to write
+    /// its last `r` bytes ([`worst_tokens`]): valid while `plan` is a tail of it.
+    worst: (Vec<u8>, Vec<usize>),
     /// The middle's length when a bridge search last found nothing (the next search
     /// waits for [`RETRY_AFTER`] more bytes), and how many searches failed.
     failed_at: Option<usize>,
@@ -50,6 +56,11 @@ pub struct FimConstraint {
     /// Whether the one extra search at a statement boundary, after the searches
     /// failed, has run (see [`Constraint::fill_finishing_mask`]).
     searched_at_boundary: bool,
+    /// The middle's length when a distance probe ([`Constraint::finishing_distance`])
+    /// last found no bridge, and how many probes failed (kept apart from the finishing
+    /// mask's searches, so probing before the wrap-up leaves the wrap-up its own).
+    probe_failed_at: Option<usize>,
+    probe_failures: usize,
     /// What the suffix needs from the middle, in words (the inspector's).
     needs: Arc<SuffixNeeds>,
     /// Costs the plain finishing masks of the left side found (a kit's, shared).
@@ -61,6 +72,11 @@ const RETRY_AFTER: usize = 8;
 /// Failed bridge searches after which a request stops searching (each costs up to
 /// ~1-3 s at [`crate::fim_bridge::MAX_EXPANSIONS`] on a loaded 2-core machine).
 const MAX_FAILURES: usize = 2;
+/// Tails of a stale plan a distance probe tries before searching.
+const MAX_STALE_TRIES: usize = 12;
+/// Failed distance probes after which a request stops probing (the decoder then
+/// falls back to its fixed wrap-up window).
+const MAX_PROBE_FAILURES: usize = 3;
 
 impl FimConstraint {
     /// Prepares a request: `prefix` must be a viable prefix of `lang`, and some middle
@@ -82,9 +98,13 @@ impl FimConstraint {
             walker,
             middle: Vec::new(),
             plan: None,
+            worst: (Vec::new(), Vec::new()),
+            stale_plan: None,
             failed_at: None,
             failures: 0,
             searched_at_boundary: false,
+            probe_failed_at: None,
+            probe_failures: 0,
             needs,
             costs: CostCache::new(),
         })
@@ -123,6 +143,30 @@ impl FimConstraint {
     pub fn left(&self) -> &LrRecognizer {
         &self.left
     }
+
+    /// Whether `t` then `rest`, written after prefix + middle, joins the suffix.
+    fn substitute_joins(&self, t: &[u8], rest: &[u8]) -> bool {
+        let mut s = self.left.clone();
+        s.try_push_bytes(t) && s.try_push_bytes(rest) && self.suffix.joins(&s)
+    }
+
+    /// Whether `rest` written after prefix + middle joins the suffix.
+    fn rest_joins(&self, rest: &[u8]) -> bool {
+        let mut s = self.left.clone();
+        s.try_push_bytes(rest) && self.suffix.joins(&s)
+    }
+}
+
+/// The longest plan token a substitute is looked for (the bridge's own names and
+/// numbers are one byte: `a`, `0`; the re-entry lines copy short names of the prefix).
+const MAX_SUBSTITUTE: usize = 3;
+
+/// Whether token bytes `t` may stand for the plan's bytes `p`: as long, and differing
+/// only where both have a name character (`a` for `i`, `x0` for `n1`). Whether the
+/// plan's rest still joins after it is checked apart.
+fn substitutes(p: &[u8], t: &[u8]) -> bool {
+    let name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    p.len() == t.len() && p != t && p.iter().zip(t).all(|(&a, &b)| a == b || (name(a) && name(b)))
 }
 
 impl Constraint for FimConstraint {
@@ -162,7 +206,17 @@ impl Constraint for FimConstraint {
         }
         self.left = s;
         self.middle.extend_from_slice(bytes);
-        self.plan = self.plan.take().and_then(|p| p.strip_prefix(bytes).map(<[u8]>::to_vec));
+        let before = self.plan.clone();
+        self.plan = self.plan.take().and_then(|p| match p.strip_prefix(bytes) {
+            Some(rest) => Some(rest.to_vec()),
+            // A substitute for the plan's first bytes (see `substitutes`): the rest of
+            // the plan still joins from here.
+            None if bytes.len() <= p.len() && substitutes(&p[..bytes.len()], bytes) && self.rest_joins(&p[bytes.len()..]) => {
+                Some(p[bytes.len()..].to_vec())
+            }
+            None => None,
+        });
+        self.stale_plan = if self.plan.is_none() { before } else { None };
         Ok(Commit::Accepted)
     }
 
@@ -199,6 +253,23 @@ impl Constraint for FimConstraint {
                 for id in (0..vocab.len() as u32).filter(|&id| along(id) && 2 * vocab.bytes(id).len() >= longest) {
                     mask.insert(id as usize);
                 }
+                // Substitutes for the plan's short names (`i` where the shortest bridge
+                // wrote `a`): the bridge's name is arbitrary, the model's is not
+                // (HumanEval/109/L3 single-line: `left_shift_index=a` failed the tests
+                // where `=i` passes). Each one is as long as the plan token it stands
+                // for and the plan's rest is checked to join after it, so the distance
+                // ([`Constraint::finishing_distance`]) still bounds the steps.
+                let short: Vec<&[u8]> = mask.iter().map(|id| vocab.bytes(id as u32)).filter(|b| b.len() <= MAX_SUBSTITUTE).collect();
+                let plan = plan.clone();
+                for id in 0..vocab.len() as u32 {
+                    let t = vocab.bytes(id);
+                    if vocab.is_special(id) || mask.contains(id as usize) || t.len() > MAX_SUBSTITUTE {
+                        continue;
+                    }
+                    if short.iter().any(|p| substitutes(p, t)) && self.allows(t) && self.substitute_joins(t, &plan[t.len()..]) {
+                        mask.insert(id as usize);
+                    }
+                }
             }
             // No bridge: steer the left side to the end of its statement (the plain
             // finishing mask of prefix + middle: close the open f-string, brackets,
@@ -219,6 +290,63 @@ impl Constraint for FimConstraint {
         true
     }
 
+    /// The most tokens the finishing mask may take to write its plan, a bridge to
+    /// joining the suffix ([`worst_tokens`]; at most the bridge's length in bytes).
+    /// The bridge is kept as the finishing mask's plan, so while the middle follows it
+    /// (the wrap-up) no new search runs. A token off the plan leaves it stale: the
+    /// plan or one of its tails often still joins from the new text (`a)` after
+    /// `f(b` then `f(b,`), which a few pushes check; taken when its bound is within
+    /// `enough` (measured: a search costs 26-84 ms a step on HumanEval/0/L0 at load 7,
+    /// which about doubled a single-line case's time). Otherwise the shortest bridge
+    /// is searched; after a failed search none until [`RETRY_AFTER`] more bytes, none
+    /// at all after [`MAX_PROBE_FAILURES`] (`None`: unknown). No search when `enough`
+    /// is at least [`crate::fim_bridge::MAX_BRIDGE`] (`None`).
+    fn finishing_distance(&mut self, _vocab: &Vocab, enough: usize) -> Option<usize> {
+        if self.is_complete() {
+            return Some(0);
+        }
+        if let Some(plan) = self.plan.as_ref().filter(|p| !p.is_empty()) {
+            if !self.worst.0.ends_with(plan) {
+                self.worst = (plan.clone(), worst_tokens(plan, &self.trie));
+            }
+            return Some(self.worst.1[plan.len()]);
+        }
+        if enough >= crate::fim_bridge::MAX_BRIDGE {
+            // Any bridge a search finds is at most this many bytes, so at most this
+            // many tokens: the caller's decision cannot depend on it (the first ~30
+            // steps of a 128-token budget search nothing).
+            return None;
+        }
+        if let Some(stale) = self.stale_plan.take() {
+            // The whole stale plan, then its tails from the shortest.
+            let tails = std::iter::once(0).chain((1..stale.len()).rev()).take(MAX_STALE_TRIES);
+            for k in tails {
+                let tail = &stale[k..];
+                if self.rest_joins(tail) {
+                    let worst = worst_tokens(tail, &self.trie);
+                    if worst[tail.len()] <= enough {
+                        self.plan = Some(tail.to_vec());
+                        self.worst = (tail.to_vec(), worst);
+                        return Some(self.worst.1[tail.len()]);
+                    }
+                }
+            }
+        }
+        let waiting = self.probe_failed_at.is_some_and(|at| self.middle.len() < at + RETRY_AFTER);
+        if waiting || self.probe_failures >= MAX_PROBE_FAILURES {
+            return None;
+        }
+        let plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix, &self.reentry).filter(|p| !p.is_empty());
+        self.probe_failed_at = plan.is_none().then_some(self.middle.len());
+        self.probe_failures += usize::from(plan.is_none());
+        let d = plan.as_ref().map(|p| {
+            self.worst = (p.clone(), worst_tokens(p, &self.trie));
+            self.worst.1[p.len()]
+        });
+        self.plan = plan;
+        d
+    }
+
     fn inspect(&self) -> Inspection {
         let mut out = Inspection { kind: "fim".into(), ..Inspection::default() };
         ByteState::describe(&self.left, &mut out);
@@ -231,12 +359,28 @@ impl Constraint for FimConstraint {
     }
 }
 
+/// `worst[r]`: the most tokens the finishing mask may take to write the last `r` bytes
+/// of `plan`, whichever of its tokens (those along the plan at least half as long as
+/// the longest, see [`Constraint::fill_finishing_mask`]) the model picks at each step;
+/// `r` itself where no token spells the rest. One path down the trie per plan byte
+/// (at most [`crate::fim_bridge::MAX_BRIDGE`]).
+fn worst_tokens(plan: &[u8], trie: &TokTrie) -> Vec<usize> {
+    let n = plan.len();
+    let mut worst = vec![0usize; n + 1];
+    for r in 1..=n {
+        let lengths = trie.prefix_lengths(&plan[n - r..]);
+        let longest = lengths.last().copied().unwrap_or(0);
+        worst[r] = lengths.iter().filter(|&&k| 2 * k >= longest).map(|&k| 1 + worst[r - k]).max().unwrap_or(r);
+    }
+    worst
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn vocab() -> Vocab {
-        let words = ["<eos>", "<bos>", "x", " ", "o", "(", ")", "]", "\n", "    ", "if", " x", ":", "1", "'", "fo", "o(", " +", "y"];
+        let words = ["<eos>", "<bos>", "x", " ", "o", "(", ")", "]", "\n", "    ", "if", " x", ":", "1", "'", "fo", "o(", " +", "y", "a"];
         Vocab::new(words.iter().map(|w| w.as_bytes().to_vec()).collect(), &[0, 1], 0)
     }
 
@@ -286,6 +430,8 @@ mod tests {
                 let _ = c.commit(step.as_bytes());
             }
             let start = crate::fim_bridge::shortest_bridge(c.left(), c.suffix(), c.reentry()).unwrap().len();
+            let distance = c.finishing_distance(&vocab, 0).unwrap();
+            assert!(distance <= start, "{distance} tokens for a bridge of {start} bytes");
             let mut mask = TokenSet::empty(vocab.len());
             let mut steps = 0;
             while !c.is_complete() {
@@ -298,10 +444,78 @@ mod tests {
                 c.commit(vocab.bytes(id as u32)).unwrap();
                 steps += 1;
                 assert!(steps <= start, "no join after {steps} steps: {:?}", String::from_utf8_lossy(c.middle()));
+                assert!(steps <= distance, "{steps} steps, more than the distance {distance}: {:?}", String::from_utf8_lossy(c.middle()));
             }
+            assert_eq!(c.finishing_distance(&vocab, 0), Some(0));
             assert!(c.fill_finishing_mask(&vocab, &mut mask));
             assert_eq!(mask.iter().collect::<Vec<_>>(), vec![0]);
         }
+    }
+
+    /// The bridge's name is one choice: every short name that joins as well may be
+    /// taken, and the plan goes on after it.
+    #[test]
+    fn finishing_mask_takes_any_name_for_the_plans_name() {
+        let py = espalier_grammar::python().unwrap();
+        let vocab = vocab();
+        let trie = Arc::new(TokTrie::new(&vocab));
+        let mut c = FimConstraint::new(&py, b"def f(a):\n    x = ", b"\n    return x\n", trie).unwrap();
+        let mut mask = TokenSet::empty(vocab.len());
+        assert!(c.fill_finishing_mask(&vocab, &mut mask));
+        let texts: Vec<&str> = mask.iter().map(|i| std::str::from_utf8(vocab.bytes(i as u32)).unwrap()).collect();
+        for name in ["x", "y", "o", "1"] {
+            assert!(texts.contains(&name), "{name} missing from {texts:?}");
+        }
+        assert!(!texts.contains(&"'"), "{texts:?}");
+        let d = c.finishing_distance(&vocab, 0).unwrap();
+        c.commit(b"y").unwrap();
+        assert!(c.finishing_distance(&vocab, 0).unwrap() < d);
+        assert!(c.is_complete());
+    }
+
+    /// A token off the plan leaves it stale; the next probe reuses a tail of it that
+    /// still joins, and the finishing mask then joins within that bound.
+    #[test]
+    fn a_stale_plan_still_bounds_the_finish() {
+        let py = espalier_grammar::python().unwrap();
+        let vocab = vocab();
+        let trie = Arc::new(TokTrie::new(&vocab));
+        let mut c = FimConstraint::new(&py, b"def f(a):\n    return fo", b"\n    x = a\n", trie).unwrap();
+        c.commit(b"o(").unwrap();
+        assert_eq!(c.finishing_distance(&vocab, 50), Some(1), "the bridge `)`");
+        // A longer plan than the shortest, so the probe's answer tells which it used.
+        c.plan = Some(b"y)".to_vec());
+        c.commit(b" x").unwrap();
+        assert!(c.plan.is_none() && c.stale_plan.is_some());
+        let bound = c.finishing_distance(&vocab, 50).unwrap();
+        assert_eq!((bound, c.plan.as_deref()), (2, Some(&b"y)"[..])), "the stale plan still joins: no search");
+        // No search when the need is past the longest bridge.
+        let mut far = c.clone();
+        far.plan = None;
+        assert_eq!(far.finishing_distance(&vocab, crate::fim_bridge::MAX_BRIDGE), None);
+        let mut mask = TokenSet::empty(vocab.len());
+        let mut steps = 0;
+        while !c.is_complete() {
+            assert!(c.fill_finishing_mask(&vocab, &mut mask));
+            let id = mask.iter().next().unwrap();
+            c.commit(vocab.bytes(id as u32)).unwrap();
+            steps += 1;
+            assert!(steps <= bound, "{steps} steps past the bound {bound}: {:?}", String::from_utf8_lossy(c.middle()));
+        }
+    }
+
+    /// The worst case over the finishing mask's choices: at each step any token along
+    /// the plan at least half as long as the longest one.
+    #[test]
+    fn worst_tokens_takes_the_longest_way_the_mask_allows() {
+        let trie = TokTrie::new(&vocab());
+        assert_eq!(trie.prefix_lengths(b"    if x:"), vec![1, 4]);
+        // "    " (not " ": under half of 4), "if", then " " or " x" (" " + "x" is worse), ":".
+        let worst = worst_tokens(b"    if x:", &trie);
+        assert_eq!(worst[9], 5);
+        assert_eq!((worst[1], worst[2], worst[3]), (1, 2, 3));
+        // Bytes no token spells count one each.
+        assert_eq!(worst_tokens(b"zz", &trie)[2], 2);
     }
 
     #[test]

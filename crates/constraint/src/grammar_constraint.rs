@@ -279,6 +279,12 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
         self.finishing_mask(vocab, mask).is_some()
     }
 
+    /// The remaining cost ([`GrammarConstraint::finishing_cost`]): each finishing-mask
+    /// token lowers it by at least one.
+    fn finishing_distance(&mut self, _vocab: &Vocab, _enough: usize) -> Option<usize> {
+        self.finishing_cost().map(|c| c as usize)
+    }
+
     fn inspect(&self) -> Inspection {
         let mut out = Inspection { kind: self.kind.clone(), ..Inspection::default() };
         self.state.describe(&mut out);

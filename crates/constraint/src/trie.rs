@@ -224,6 +224,28 @@ impl TokTrie {
         self.walk_range_shifted(rec, mask, first + 1, end)
     }
 
+    /// The lengths of the trie's tokens that are prefixes of `bytes`, shortest first
+    /// (one path down the trie; long tokens are not looked at).
+    pub fn prefix_lengths(&self, bytes: &[u8]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut node = 0;
+        for (depth, &b) in bytes.iter().enumerate() {
+            let end = node + self.nodes[node].subtree();
+            let mut child = node + 1;
+            while child < end && self.nodes[child].byte() != b {
+                child += self.nodes[child].subtree();
+            }
+            if child >= end {
+                break;
+            }
+            node = child;
+            if self.nodes[node].token() != NO_TOKEN {
+                out.push(depth + 1);
+            }
+        }
+        out
+    }
+
     fn top_level(&self, byte: u8) -> Option<usize> {
         let mut i = 1;
         while i < self.nodes.len() {

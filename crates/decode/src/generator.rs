@@ -28,6 +28,11 @@ use crate::{DecodeError, Mode, RepetitionGuard, Sampler, SamplingConfig, StopRea
 /// hitting this means the constraint's mask and its commit disagree.
 const MAX_REFUSALS_PER_STEP: usize = 1000;
 
+/// Tokens of budget the wrap-up keeps beyond the finishing distance
+/// ([`Constraint::finishing_distance`]) when it begins, for the steps where the
+/// finishing mask cannot steer (it then keeps the allowed tokens of least cost).
+pub const WRAP_UP_MARGIN: usize = 4;
+
 /// Everything that shapes one generation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GenerateConfig {
@@ -51,13 +56,20 @@ pub struct GenerateConfig {
     /// Keep a snapshot per step so [`Generator::rewind`] can go back (the web app's
     /// "Back"); costs one constraint clone per step.
     pub history: bool,
-    /// "Wrap up": once at most this many tokens are left of `max_tokens`, the mask is
-    /// intersected with the constraint's finishing mask (tokens that lead towards the
-    /// shortest completion), so a constrained generation closes its program instead of
-    /// running out of budget mid-statement. Needs a constraint with a finishing mask
+    /// "Wrap up": the mask is intersected with the constraint's finishing mask (tokens
+    /// that lead towards the shortest completion), so a constrained generation closes
+    /// its program instead of running out of budget mid-statement. It begins once the
+    /// tokens left of `max_tokens` are at most this many (the minimum window), or
+    /// where the token just chosen would leave fewer tokens than the constraint's
+    /// finishing distance after it plus [`WRAP_UP_MARGIN`]: that token is taken back
+    /// and the step samples from the finishing mask instead (the distance is probed
+    /// after every token before the wrap-up; a constraint that cannot tell has only
+    /// the window). Since every finishing-mask token lowers the distance, the program
+    /// then ends within the budget. It stays on to the end. Needs a constraint with a finishing mask
     /// ([`Constraint::fill_finishing_mask`] returning `true`); `None`, or a constraint
-    /// without one: off. A step whose intersection would be empty keeps the plain mask
-    /// (the wrap-up never causes a dead end).
+    /// without one: off (`Some(0)`: the finishing distance alone). A step whose
+    /// intersection would be empty keeps the plain mask (the wrap-up never causes a
+    /// dead end).
     #[serde(default)]
     pub wrap_up: Option<usize>,
     /// When the repetition guard finds a loop and the constraint has a finishing mask, switch to
@@ -140,6 +152,14 @@ pub struct Stats {
     /// wrap-up ([`GenerateConfig::wrap_up_on_repetition`]) instead of stopping it.
     #[serde(default)]
     pub loop_detected: Option<StopReason>,
+    /// When the wrap-up began on the finishing distance: the distance that began it
+    /// (after the token it took back, or before the step when the budget was already
+    /// under it plus the margin).
+    #[serde(default)]
+    pub wrap_up_distance: Option<usize>,
+    /// Seconds spent probing the finishing distance (part of `constraint_s`).
+    #[serde(default)]
+    pub distance_s: f64,
 }
 
 /// State restored by [`Generator::rewind`].
@@ -190,6 +210,9 @@ pub struct Generator<C> {
     finishing: Option<bool>,
     /// Scratch set for the finishing mask.
     finish_mask: TokenSet,
+    /// The finishing distance of the constraint's state and the number of generated
+    /// tokens it was probed at (see [`GenerateConfig::wrap_up`]).
+    distance: Option<(usize, Option<usize>)>,
 }
 
 impl<C: Constraint> Generator<C> {
@@ -244,6 +267,7 @@ impl<C: Constraint> Generator<C> {
             stats,
             finishing: None,
             finish_mask,
+            distance: None,
         })
     }
 
@@ -263,12 +287,44 @@ impl<C: Constraint> Generator<C> {
     }
 
     /// Whether the wrap-up is in force for the next step: the mode constrains, the
-    /// constraint has not said it lacks a finishing mask, and a loop was found or at
-    /// most `wrap_up` tokens of the budget are left.
+    /// constraint has not said it lacks a finishing mask, and a loop was found, or the
+    /// wrap-up began earlier, or at most `wrap_up` tokens of the budget are left, or
+    /// fewer than the finishing distance (last probed) plus [`WRAP_UP_MARGIN`].
     pub fn wrapping_up(&self) -> bool {
         self.can_wrap_up()
             && (self.stats.loop_detected.is_some()
-                || self.config.wrap_up.is_some_and(|n| self.config.max_tokens.saturating_sub(self.generated.len()) <= n))
+                || self.stats.wrap_up_from.is_some()
+                || self.budget_reached(self.tokens_left(), self.distance.and_then(|(_, d)| d)).is_some())
+    }
+
+    fn tokens_left(&self) -> usize {
+        self.config.max_tokens.saturating_sub(self.generated.len())
+    }
+
+    /// Whether `left` tokens are within the wrap-up's window (`Some(None)`) or under
+    /// the finishing `distance` plus the margin (`Some(Some(distance))`).
+    fn budget_reached(&self, left: usize, distance: Option<usize>) -> Option<Option<usize>> {
+        let n = self.config.wrap_up?;
+        if left <= n {
+            return Some(None);
+        }
+        distance.filter(|&d| left < d + WRAP_UP_MARGIN).map(Some)
+    }
+
+    /// Whether the wrap-up may still begin on the finishing distance: it has a window,
+    /// is not on yet, and no loop switched it on.
+    fn guarding(&self) -> bool {
+        self.config.wrap_up.is_some() && self.can_wrap_up() && self.stats.wrap_up_from.is_none() && self.stats.loop_detected.is_none()
+    }
+
+    /// Probes the constraint's finishing distance (for `tokens` generated, `left` of the
+    /// budget then), timed.
+    fn probe_distance(&mut self, tokens: usize, left: usize) -> Option<usize> {
+        let t = Instant::now();
+        let d = self.constraint.finishing_distance(&self.vocab, left.saturating_sub(WRAP_UP_MARGIN));
+        self.stats.distance_s += t.elapsed().as_secs_f64();
+        self.distance = Some((tokens, d));
+        d
     }
 
     /// Whether a wrap-up is possible at all: a constraining mode and a constraint not
@@ -321,6 +377,13 @@ impl<C: Constraint> Generator<C> {
         let forced_at_start = (!self.forced.is_empty()).then(|| String::from_utf8_lossy(&self.forced).into_owned());
         let constrained = self.config.mode != Mode::None;
         let mut constraint_time = Duration::ZERO;
+        // The distance of the state before the first token (after a rewind too); later
+        // ones come from the guard below, after each token.
+        if self.guarding() && self.forced.is_empty() && self.distance.is_none_or(|(at, _)| at != self.generated.len()) {
+            let t = Instant::now();
+            self.probe_distance(self.generated.len(), self.tokens_left());
+            constraint_time += t.elapsed();
+        }
         let mut sample_time = Duration::ZERO;
         let mut refused: Vec<u32> = Vec::new();
         let mut how = if self.forced.is_empty() { How::Sampled } else { How::Healed };
@@ -339,8 +402,9 @@ impl<C: Constraint> Generator<C> {
         }
         // The first wrap-up step may find that the constraint has no finishing mask.
         wrapping &= self.finishing != Some(false);
-        if wrapping {
-            self.stats.wrap_up_from.get_or_insert(self.stats.steps - 1);
+        if wrapping && self.stats.wrap_up_from.is_none() {
+            self.stats.wrap_up_from = Some(self.stats.steps - 1);
+            self.stats.wrap_up_distance = self.budget_reached(self.tokens_left(), self.distance.and_then(|(_, d)| d)).flatten();
         }
         let candidates = if self.config.trace { self.trace_candidates(logits, mask_valid) } else { Vec::new() };
 
@@ -413,6 +477,24 @@ impl<C: Constraint> Generator<C> {
             let t = Instant::now();
             let snapshot = self.constraint.clone();
             let result = self.constraint.commit(&rest);
+            let whole = matches!(result, Ok(Commit::Accepted)) || matches!(result, Ok(Commit::Heal { accepted }) if accepted >= rest.len());
+            if whole && !wrapping && self.guarding() {
+                // The guard: would this token leave too little budget to finish?
+                let before = self.distance;
+                let left_after = self.tokens_left().saturating_sub(1);
+                let after = self.probe_distance(self.generated.len() + 1, left_after);
+                if after.is_some_and(|d| left_after < d + WRAP_UP_MARGIN) {
+                    // Take it back and wrap up from here instead.
+                    self.constraint = snapshot;
+                    self.distance = before;
+                    wrapping = true;
+                    mask_valid = false;
+                    self.stats.wrap_up_from = Some(self.stats.steps - 1);
+                    self.stats.wrap_up_distance = after;
+                    constraint_time += t.elapsed();
+                    continue;
+                }
+            }
             constraint_time += t.elapsed();
             match result {
                 Ok(Commit::Accepted) => {
@@ -512,6 +594,7 @@ impl<C: Constraint> Generator<C> {
         self.context.truncate(self.prompt_len + in_context);
         self.valid_cache = self.valid_cache.min(self.context.len());
         self.stop = None;
+        self.distance = None;
         Ok(())
     }
 

@@ -62,6 +62,15 @@ impl Constraint for LangConstraint {
             LangConstraint::Fim(c) => Constraint::fill_finishing_mask(&mut **c, vocab, mask),
         }
     }
+
+    fn finishing_distance(&mut self, vocab: &Vocab, enough: usize) -> Option<usize> {
+        match self {
+            LangConstraint::None(c) => c.finishing_distance(vocab, enough),
+            LangConstraint::Grammar(c) => c.finishing_distance(vocab, enough),
+            LangConstraint::Slua(c) => c.finishing_distance(vocab, enough),
+            LangConstraint::Fim(c) => c.finishing_distance(vocab, enough),
+        }
+    }
 }
 
 #[cfg(test)]
