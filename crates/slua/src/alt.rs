@@ -163,11 +163,7 @@ impl Alt {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn full(re: &str, s: &str) -> bool {
-        let r = regex_automata::meta::Regex::new(&format!("^(?:{re})$")).unwrap();
-        r.is_match(s)
-    }
+    use crate::lexeme::tests::full;
 
     #[test]
     fn alternatives_match_what_their_regex_matches() {

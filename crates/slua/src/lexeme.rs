@@ -324,10 +324,11 @@ pub(crate) fn byte_class(set: ByteSet) -> Hir {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn full(re: &str, s: &str) -> bool {
+    /// Whether regex `re` matches the whole of `s` (also used by `alt.rs`'s tests).
+    pub(crate) fn full(re: &str, s: &str) -> bool {
         let r = regex_automata::meta::Regex::new(&format!("^(?:{re})$")).unwrap();
         r.is_match(s)
     }
