@@ -3,8 +3,10 @@
 //! inconsistent tabs and spaces), the open brackets that join lines, and whether the
 //! current logical line has content yet. [`PythonLayout`] owns that state and says
 //! what a line start asks of the parser (INDENT, DEDENTs); the recognizer feeds the
-//! parser. Its per-byte work ([`PythonLayout::track_column`]) is on the mask's hot
-//! path, so it stays `#[inline]` as it was inside the recognizer.
+//! parser. Its methods are `#[inline]`: the recognizer is generic over its parser, so
+//! its code is compiled in the crates that use it (the constraint crate's masks), and
+//! without the attribute (no LTO) every per-byte and per-clone call here would stay a
+//! call across crates where the code used to be inline in the recognizer.
 
 use crate::indentation::Indentation;
 use crate::small_copy::copy_vec;
@@ -51,12 +53,14 @@ pub(super) struct PythonLayout {
 }
 
 impl Clone for PythonLayout {
+    #[inline]
     fn clone(&self) -> Self {
         Self { cols: self.cols.clone(), alt: self.alt.clone(), ..*self }
     }
 
     /// Reuses the stacks' allocations (the recognizer's `clone_from` is a mask's
     /// per-candidate reset).
+    #[inline]
     fn clone_from(&mut self, src: &Self) {
         copy_vec(&mut self.cols, &src.cols);
         copy_vec(&mut self.alt, &src.alt);
@@ -69,12 +73,14 @@ impl Clone for PythonLayout {
 
 impl PythonLayout {
     /// At the start of a text: level 0, no brackets, reading indentation.
+    #[inline]
     pub(super) fn new() -> Self {
         Self { cols: vec![0], alt: vec![0], depth: 0, line: Line::Indenting, col: 0, altcol: 0 }
     }
 
     /// Inside a text: `depth` brackets open, the levels `cols` (bottom first, starting
     /// at 0; spaces only, empty for level 0 alone), at a line start or in content.
+    #[inline]
     pub(super) fn inside(depth: u32, cols: &[u32], line_start: bool) -> Self {
         let mut layout = Self::new();
         layout.depth = depth;
@@ -87,17 +93,20 @@ impl PythonLayout {
     }
 
     /// Open brackets.
+    #[inline]
     pub(super) fn depth(&self) -> u32 {
         self.depth
     }
 
     /// Whether the layer is reading a logical line's indentation.
+    #[inline]
     pub(super) fn at_line_start(&self) -> bool {
         self.line == Line::Indenting
     }
 
     /// Whether a newline here is only layout (NL): inside brackets, or on a line
     /// without content. Otherwise it ends a statement (NEWLINE).
+    #[inline]
     pub(super) fn newline_is_layout(&self) -> bool {
         self.depth > 0 || self.line != Line::Content
     }
@@ -121,6 +130,7 @@ impl PythonLayout {
 
     /// A line's content begins: compares its columns with the open levels. An
     /// error is CPython's message.
+    #[inline]
     pub(super) fn start_content_line(&mut self) -> Result<LineStart, &'static str> {
         self.line = Line::Content;
         let (col, alt) = (self.col, self.altcol);
@@ -148,6 +158,7 @@ impl PythonLayout {
 
     /// Closes the `n` levels a dedent left and checks that the line lands on an open
     /// level, in both column counts.
+    #[inline]
     pub(super) fn close_levels(&mut self, n: usize) -> Result<(), &'static str> {
         self.cols.truncate(self.cols.len() - n);
         self.alt.truncate(self.alt.len() - n);
@@ -162,6 +173,7 @@ impl PythonLayout {
 
     /// At the end of the text: closes the innermost open level above 0; `false` when
     /// none is left.
+    #[inline]
     pub(super) fn close_level(&mut self) -> bool {
         if self.cols.len() <= 1 {
             return false;
@@ -171,6 +183,7 @@ impl PythonLayout {
     }
 
     /// After a newline lexeme: outside brackets a new logical line begins.
+    #[inline]
     pub(super) fn after_newline(&mut self) {
         if self.depth == 0 {
             self.line = Line::Indenting;
@@ -180,6 +193,7 @@ impl PythonLayout {
     }
 
     /// An opening bracket.
+    #[inline]
     pub(super) fn open_bracket(&mut self) -> Result<(), &'static str> {
         self.depth += 1;
         if self.depth >= MAX_BRACKET_DEPTH {
@@ -189,6 +203,7 @@ impl PythonLayout {
     }
 
     /// A closing bracket.
+    #[inline]
     pub(super) fn close_bracket(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }
