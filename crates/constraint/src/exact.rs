@@ -26,6 +26,18 @@
 //!
 //! The exactness test checks the result against pushing every sampled token's bytes
 //! through the full recognizer.
+//!
+//! Why this file is one unit (over 600 lines): everything in it is [`ExactWalker`],
+//! one recursion (`summarize` -> `unusual` -> `summarize`) over one pool of full
+//! recognizer states whose slot numbers are a single invariant (`pool[2l + 1]`,
+//! `pool[2l + 2]` per level, `HELD + k` for held lexeme ends, generations in `gen`
+//! that keep held ends valid), with per-mask caches (acceptable-set verdicts, held
+//! ends, the root re-read) that the recursion reads and fills at every boundary. A
+//! split would put the slot arithmetic on one side and its only users on the other,
+//! and the forced inlining below (measured in wasm) depends on these private
+//! methods staying together. The lexeme-start lists it reads are in
+//! `lexeme_starts.rs`, the node-by-node walk in `lexer_walk.rs` (with its cheap
+//! refusal test), the f-string re-check in `fstring_quotes.rs`.
 
 use std::sync::Arc;
 
@@ -595,41 +607,6 @@ impl<P: TokenParser> ExactWalker<P> {
         }
     }
 }
-
-/// Whether the full recognizer, in a state whose lexer is at `q` (inside the
-/// lexeme of `state`, same acceptable set), surely refuses `byte` when the DFA dies
-/// there: a cheap test that avoids a recognizer clone and step (and the error value
-/// it builds) for most boundary bytes. Exact reasoning, conservative where unsure:
-/// - the lexeme ends as the winners of `q` (when `q` has none, pending bytes would be
-///   re-read: unsure); if none of them is acceptable, the parser refuses it;
-/// - if they are ignored terminals other than a layout newline (Python's NL, Go's
-///   newlines, see `Language::is_layout_newline`), the parser does not move,
-///   so unless INDENT / DEDENT may come (the indentation layer can change the
-///   acceptable set), the next lexeme starting with `byte` must meet the same set.
-pub(crate) fn surely_refused<P: TokenParser>(
-    state: &GrammarRecognizer<P>,
-    dfa: &espalier_grammar::LexerDfa,
-    q: u32,
-    byte: u8,
-) -> bool {
-    use espalier_grammar::LexerDfa;
-    let winners = dfa.winners(q);
-    if winners.is_empty() || q == LexerDfa::START || dfa.next(q, byte) != LexerDfa::DEAD {
-        return false;
-    }
-    let acceptable = state.acceptable_terminals();
-    if !winners.iter().any(|&t| acceptable.contains(t)) {
-        return true;
-    }
-    let lang = state.language();
-    let layout = lang.python.as_ref().is_some_and(|py| acceptable.contains(py.indent) || acceptable.contains(py.dedent));
-    if layout || !winners.iter().all(|&t| lang.ignored.contains(t) && !lang.is_layout_newline(t)) {
-        return false;
-    }
-    let s = dfa.next(LexerDfa::START, byte);
-    s == LexerDfa::DEAD || !dfa.reachable(s).intersects(acceptable)
-}
-
 
 #[cfg(test)]
 mod tests {

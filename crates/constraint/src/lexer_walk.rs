@@ -134,7 +134,7 @@ impl<P: TokenParser> LexWalker<P> {
         // A lexeme starts or ends here: the full recognizer decides, unless a cheap
         // test shows it would refuse.
         if f.q != LexerDfa::START
-            && crate::exact::surely_refused(&self.slots[f.anchor as usize], &self.dfa, f.q, byte)
+            && surely_refused(&self.slots[f.anchor as usize], &self.dfa, f.q, byte)
         {
             return Push::Rejected;
         }
@@ -203,4 +203,37 @@ impl<P: TokenParser> Recognizer for LexWalker<P> {
         self.path.truncate(d);
         self.frames.truncate(d + 1);
     }
+}
+
+/// Whether the full recognizer, in a state whose lexer is at `q` (inside the
+/// lexeme of `state`, same acceptable set), surely refuses `byte` when the DFA dies
+/// there: a cheap test that avoids a recognizer clone and step (and the error value
+/// it builds) for most boundary bytes. Exact reasoning, conservative where unsure:
+/// - the lexeme ends as the winners of `q` (when `q` has none, pending bytes would be
+///   re-read: unsure); if none of them is acceptable, the parser refuses it;
+/// - if they are ignored terminals other than a layout newline (Python's NL, Go's
+///   newlines, see `Language::is_layout_newline`), the parser does not move,
+///   so unless INDENT / DEDENT may come (the indentation layer can change the
+///   acceptable set), the next lexeme starting with `byte` must meet the same set.
+fn surely_refused<P: TokenParser>(
+    state: &GrammarRecognizer<P>,
+    dfa: &LexerDfa,
+    q: u32,
+    byte: u8,
+) -> bool {
+    let winners = dfa.winners(q);
+    if winners.is_empty() || q == LexerDfa::START || dfa.next(q, byte) != LexerDfa::DEAD {
+        return false;
+    }
+    let acceptable = state.acceptable_terminals();
+    if !winners.iter().any(|&t| acceptable.contains(t)) {
+        return true;
+    }
+    let lang = state.language();
+    let layout = lang.python.as_ref().is_some_and(|py| acceptable.contains(py.indent) || acceptable.contains(py.dedent));
+    if layout || !winners.iter().all(|&t| lang.ignored.contains(t) && !lang.is_layout_newline(t)) {
+        return false;
+    }
+    let s = dfa.next(LexerDfa::START, byte);
+    s == LexerDfa::DEAD || !dfa.reachable(s).intersects(acceptable)
 }

@@ -28,10 +28,13 @@
 //! ```
 
 pub mod chat_family;
+mod cut_states;
 pub mod driver;
 pub mod error;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod eval;
+mod forced_prefix;
+mod generate_config;
 pub mod generator;
 pub mod grammar_check;
 pub mod grammar_kit;
@@ -42,10 +45,12 @@ pub mod languages;
 pub mod mode;
 pub mod prompt;
 pub mod sampler;
+mod stats;
 pub mod stop;
 pub mod task;
 pub mod trace;
 pub mod unconstrained;
+pub mod wrap_up;
 
 pub use driver::{run, DriveError, LanguageModel, Timing};
 pub use error::DecodeError;

@@ -183,6 +183,12 @@ pub fn find_stop<'s>(text: &[u8], new_bytes: usize, stops: &'s [String]) -> Opti
     best
 }
 
+/// Whether token `id` ends a generation: EOS and every other special token do.
+#[inline]
+pub(crate) fn is_stop_token(vocab: &espalier_constraint::Vocab, id: u32) -> bool {
+    id == vocab.eos() || vocab.is_special(id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,12 @@
 //! last byte. Trie walks that decide in-lexeme bytes from the DFA alone re-check such
 //! closers (`espalier_constraint`'s `fstring_closers`).
 //!
+//! Files: this one holds the byte loop (lexer DFA, lexemes, the parser); the Python
+//! layout layer (`recognizer/python_layout.rs`), the f-string closing-quote check
+//! (`recognizer/fstring_quote.rs`), refusals and their errors (`recognizer/refusal.rs`)
+//! and SynCode's remainder and accept sequences (`recognizer/accept_sequences.rs`)
+//! live beside it.
+//!
 //! Cost: the common byte (inside a lexeme) is one table lookup and one bitset
 //! intersection, no allocation. A finished lexeme costs one parser step and one
 //! recomputation of the acceptable set. `clone_from` reuses every allocation.
@@ -28,75 +34,14 @@ use crate::small_copy::copy_vec;
 use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
 
-/// CPython's limit on bracket nesting in the tokenizer.
-const MAX_BRACKET_DEPTH: u32 = 200;
-/// CPython's limit on indentation levels.
-const MAX_INDENT: usize = 100;
+mod accept_sequences;
+mod fstring_quote;
+mod python_layout;
+mod refusal;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Line {
-    /// At the start of a logical line, reading indentation.
-    Indenting,
-    /// The line holds only a comment so far: it is blank for indentation.
-    Blank,
-    /// The line has content.
-    Content,
-}
-
-#[derive(Clone, Debug)]
-struct Indent {
-    cols: Vec<u32>,
-    alt: Vec<u32>,
-    depth: u32,
-    line: Line,
-    col: u32,
-    altcol: u32,
-}
-
-/// The unfinished last lexeme (SynCode's remainder).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Remainder {
-    /// Lexer DFA state after the remainder's bytes ([`LexerDfa::START`] if empty).
-    pub dfa_state: DfaState,
-    /// Its length in bytes: the remainder is the last `len` bytes of the text.
-    pub len: usize,
-}
-
-/// SynCode's accept sequences, over lexer terminal ids.
-#[derive(Clone, Debug)]
-pub struct AcceptSequences {
-    /// A0: terminals the next lexeme (the one the remainder starts) may be. Includes
-    /// `%ignore`d terminals and, for Python, NL when a newline is acceptable.
-    pub a0: TermSet,
-    /// A1: when the remainder is already a complete lexeme of type τ (a winner of its
-    /// DFA state), the pair (τ, terminals acceptable after it).
-    pub a1: Vec<(TerminalId, TermSet)>,
-}
-
-/// Why the recognizer refused a byte, kept small: the hot paths of a mask (a trie
-/// walk tries tens of thousands of bytes, most of them refused) only need to know
-/// *that* a byte was refused, so the expensive part of a [`ParseError`] (the names of
-/// every acceptable terminal, formatted text) is built only by [`Recognizer::push_byte`]
-/// and [`Recognizer::finish`], from the recognizer's state right after the refusal.
-/// Measured: building `ParseError`s took ~39% of an `exact` mask before this type.
-#[derive(Clone, Debug)]
-struct Refusal {
-    offset: usize,
-    why: Why,
-}
-
-#[derive(Clone, Debug)]
-enum Why {
-    /// A fixed message.
-    Text(&'static str),
-    /// No lexeme reading survives in the parser (up to four readings kept for the
-    /// message; a lexeme has at most two in the grammars we ship).
-    Unexpected([TerminalId; 4], u8),
-    /// The byte continues no lexeme.
-    Invalid(u8),
-    /// A message built at refusal time (rare: f-string checks).
-    Owned(String),
-}
+pub use accept_sequences::{AcceptSequences, Remainder};
+use python_layout::{LineStart, PythonLayout};
+use refusal::{Refusal, Why};
 
 /// An incremental, cloneable byte-level recognizer for a [`Language`].
 #[derive(Debug)]
@@ -111,7 +56,8 @@ pub struct Recognizer<P: TokenParser> {
     lexbuf: Vec<u8>,
     pos: usize,
     acceptable: TermSet,
-    indent: Indent,
+    /// Python: the layout layer (unused by other layers).
+    layout: PythonLayout,
     lexemes: usize,
     /// Go: a newline now would insert a semicolon.
     semi_pending: bool,
@@ -132,7 +78,7 @@ impl<P: TokenParser> Clone for Recognizer<P> {
             lexbuf: self.lexbuf.clone(),
             pos: self.pos,
             acceptable: self.acceptable.clone(),
-            indent: self.indent.clone(),
+            layout: self.layout.clone(),
             lexemes: self.lexemes,
             semi_pending: self.semi_pending,
             reread: Vec::new(),
@@ -152,12 +98,7 @@ impl<P: TokenParser> Clone for Recognizer<P> {
         copy_vec(&mut self.lexbuf, &src.lexbuf);
         self.pos = src.pos;
         self.acceptable = src.acceptable;
-        copy_vec(&mut self.indent.cols, &src.indent.cols);
-        copy_vec(&mut self.indent.alt, &src.indent.alt);
-        self.indent.depth = src.indent.depth;
-        self.indent.line = src.indent.line;
-        self.indent.col = src.indent.col;
-        self.indent.altcol = src.indent.altcol;
+        self.layout.clone_from(&src.layout);
         self.lexemes = src.lexemes;
         self.semi_pending = src.semi_pending;
     }
@@ -178,7 +119,7 @@ impl<P: TokenParser> Recognizer<P> {
             lexbuf: Vec::new(),
             pos: 0,
             acceptable: TermSet::new(nt),
-            indent: Indent { cols: vec![0], alt: vec![0], depth: 0, line: Line::Indenting, col: 0, altcol: 0 },
+            layout: PythonLayout::new(),
             lexemes: 0,
             semi_pending: false,
             reread: Vec::new(),
@@ -193,12 +134,7 @@ impl<P: TokenParser> Recognizer<P> {
     /// (`line_start`, the next bytes are its indentation) or inside a line's content.
     pub fn with_layout(lang: Arc<Language>, parser: P, depth: u32, cols: &[u32], line_start: bool) -> Self {
         let mut r = Self::new(lang, parser);
-        r.indent.depth = depth;
-        if !cols.is_empty() {
-            r.indent.cols = cols.to_vec();
-            r.indent.alt = cols.to_vec();
-        }
-        r.indent.line = if line_start { Line::Indenting } else { Line::Content };
+        r.layout = PythonLayout::inside(depth, cols, line_start);
         r.refresh_acceptable();
         r
     }
@@ -223,42 +159,12 @@ impl<P: TokenParser> Recognizer<P> {
         self.lexemes
     }
 
-    /// The full error for a refusal, from the state right after it (the acceptable
-    /// set has not changed since the refusal: no path refreshes it after failing).
-    #[cold]
-    fn describe(&self, r: Refusal) -> ParseError {
-        let message = match r.why {
-            Why::Text(m) => m.to_string(),
-            Why::Owned(m) => m,
-            Why::Unexpected(terms, n) => {
-                let names: Vec<&str> = terms[..n as usize].iter().map(|&t| self.lang.terminal_name(t)).collect();
-                format!("unexpected {}", names.join("/"))
-            }
-            Why::Invalid(b) => {
-                let shown = if b.is_ascii_graphic() { format!("{:?}", b as char) } else { format!("0x{b:02X}") };
-                format!("invalid token here (byte {shown} continues no token)")
-            }
-        };
-        self.error(r.offset, message)
-    }
-
-    fn error(&self, offset: usize, message: impl Into<String>) -> ParseError {
-        let mut expected: Vec<String> = self
-            .acceptable
-            .iter()
-            .filter(|&t| !self.lang.ignored.contains(t) || self.lang.python.as_ref().is_some_and(|p| p.nl == t && self.indent.depth == 0))
-            .map(|t| self.lang.terminal_name(t).to_string())
-            .collect();
-        expected.sort();
-        ParseError { offset, expected, message: message.into() }
-    }
-
     /// Recomputes the acceptable set in lexer-terminal terms.
     fn refresh_acceptable(&mut self) {
         self.parser.acceptable(&mut self.acceptable);
         self.acceptable.union_with(&self.lang.ignored);
         if let Some(py) = &self.lang.python {
-            let nl_ok = self.indent.depth > 0 || self.indent.line != Line::Content || self.acceptable.contains(py.newline);
+            let nl_ok = self.layout.newline_is_layout() || self.acceptable.contains(py.newline);
             if !nl_ok {
                 // NL is in `ignored`; take it out when a NEWLINE would be rejected.
                 self.acceptable.remove(py.nl);
@@ -280,58 +186,28 @@ impl<P: TokenParser> Recognizer<P> {
         Ok(())
     }
 
-    #[inline]
-    fn refuse(&self, why: Why) -> Refusal {
-        Refusal { offset: self.lex_start, why }
-    }
-
     /// Called when the first byte `b` of a lexeme arrives (Python: indentation).
     #[inline]
     fn begin_lexeme(&mut self, b: u8) -> Result<(), Refusal> {
-        if self.lang.layer != LayerKind::Python || self.indent.line != Line::Indenting {
+        if self.lang.layer != LayerKind::Python || !self.layout.begins_content(b) {
             return Ok(());
         }
-        match b {
-            b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' => Ok(()),
-            b'#' => {
-                self.indent.line = Line::Blank;
-                Ok(())
-            }
-            _ => self.start_content_line(),
-        }
+        self.start_content_line()
     }
 
+    /// Python: a line's content begins; feeds the INDENT or DEDENTs it makes.
     fn start_content_line(&mut self) -> Result<(), Refusal> {
         let py = self.lang.python.clone().unwrap();
-        self.indent.line = Line::Content;
-        let (col, alt) = (self.indent.col, self.indent.altcol);
-        let top = *self.indent.cols.last().unwrap();
-        let alt_top = *self.indent.alt.last().unwrap();
-        if col == top {
-            if alt != alt_top {
-                return Err(self.refuse(Why::Text("inconsistent use of tabs and spaces in indentation")));
+        match self.layout.start_content_line().map_err(|m| self.refuse(Why::Text(m)))? {
+            LineStart::Same => {}
+            LineStart::Indent => {
+                self.feed_parser(&[py.indent]).map_err(|e| Refusal { why: Why::Text("unexpected indent"), ..e })?;
             }
-        } else if col > top {
-            if alt <= alt_top {
-                return Err(self.refuse(Why::Text("inconsistent use of tabs and spaces in indentation")));
-            }
-            if self.indent.cols.len() >= MAX_INDENT {
-                return Err(self.refuse(Why::Text("too many levels of indentation")));
-            }
-            self.indent.cols.push(col);
-            self.indent.alt.push(alt);
-            self.feed_parser(&[py.indent]).map_err(|e| Refusal { why: Why::Text("unexpected indent"), ..e })?;
-        } else {
-            while col < *self.indent.cols.last().unwrap() {
-                self.indent.cols.pop();
-                self.indent.alt.pop();
-                self.feed_parser(&[py.dedent]).map_err(|e| Refusal { why: Why::Text("unexpected unindent"), ..e })?;
-            }
-            if col != *self.indent.cols.last().unwrap() {
-                return Err(self.refuse(Why::Text("unindent does not match any outer indentation level")));
-            }
-            if alt != *self.indent.alt.last().unwrap() {
-                return Err(self.refuse(Why::Text("inconsistent use of tabs and spaces in indentation")));
+            LineStart::Dedent(n) => {
+                for _ in 0..n {
+                    self.feed_parser(&[py.dedent]).map_err(|e| Refusal { why: Why::Text("unexpected unindent"), ..e })?;
+                }
+                self.layout.close_levels(n).map_err(|m| self.refuse(Why::Text(m)))?;
             }
         }
         self.refresh_acceptable();
@@ -346,14 +222,10 @@ impl<P: TokenParser> Recognizer<P> {
         let t0 = terms[0];
         if let Some(py) = &lang.python {
             if t0 == py.nl {
-                if self.indent.depth == 0 && self.indent.line == Line::Content {
+                if !self.layout.newline_is_layout() {
                     self.feed_parser(&[py.newline])?;
                 }
-                if self.indent.depth == 0 {
-                    self.indent.line = Line::Indenting;
-                    self.indent.col = 0;
-                    self.indent.altcol = 0;
-                }
+                self.layout.after_newline();
                 self.refresh_acceptable();
                 return Ok(());
             }
@@ -363,12 +235,9 @@ impl<P: TokenParser> Recognizer<P> {
             // An f-string's fields were checked at its closing quote ([`Self::step`]):
             // every STRING lexeme is read there, byte by byte from its first.
             if py.open.contains(&t0) {
-                self.indent.depth += 1;
-                if self.indent.depth >= MAX_BRACKET_DEPTH {
-                    return Err(self.refuse(Why::Text("too many nested parentheses")));
-                }
+                self.layout.open_bracket().map_err(|m| self.refuse(Why::Text(m)))?;
             } else if py.close.contains(&t0) {
-                self.indent.depth = self.indent.depth.saturating_sub(1);
+                self.layout.close_bracket();
             }
         } else if let Some(go) = &lang.go {
             if go.is_newline(t0) {
@@ -391,51 +260,6 @@ impl<P: TokenParser> Recognizer<P> {
         self.feed_parser(terms)?;
         self.refresh_acceptable();
         Ok(())
-    }
-
-    /// Python: whether the DFA state `at` (an accepting one) ends a STRING lexeme.
-    #[inline]
-    fn closes_string(&self, at: DfaState) -> bool {
-        self.lang.python.as_ref().is_some_and(|py| py.string == Some(self.lang.dfa.winners(at)[0]))
-    }
-
-    /// Python: checks the replacement fields of an f-string literal (3.11 rules).
-    #[cold]
-    fn check_fstring(&self, text: &[u8]) -> Result<(), Refusal> {
-        let Some((_, body, true, raw)) = crate::fstring::split_literal(text) else { return Ok(()) };
-        let lang = self.lang.clone();
-        let mut buf = Vec::new();
-        crate::fstring::check_fstring(body, raw, &mut |e: &[u8]| {
-            buf.clear();
-            buf.push(b'(');
-            buf.extend_from_slice(e);
-            buf.push(b')');
-            let mut r = lang.recognizer();
-            r.try_push_bytes(&buf) && r.is_complete()
-        })
-        .map_err(|m| self.refuse(Why::Owned(m)))
-    }
-
-    /// Python: indentation column bookkeeping for a whitespace byte at line start.
-    #[inline]
-    fn track_column(&mut self, b: u8) {
-        if self.indent.line == Line::Indenting {
-            match b {
-                b' ' => {
-                    self.indent.col += 1;
-                    self.indent.altcol += 1;
-                }
-                b'\t' => {
-                    self.indent.col = (self.indent.col / 8 + 1) * 8;
-                    self.indent.altcol += 1;
-                }
-                b'\x0c' => {
-                    self.indent.col = 0;
-                    self.indent.altcol = 0;
-                }
-                _ => {}
-            }
-        }
     }
 
     /// Feeds one byte. `Err` means the text is no longer a prefix of any valid program
@@ -485,7 +309,7 @@ impl<P: TokenParser> Recognizer<P> {
                 }
             }
             if self.lang.layer == LayerKind::Python {
-                self.track_column(b);
+                self.layout.track_column(b);
             }
             return Ok(());
         }
@@ -555,7 +379,7 @@ impl<P: TokenParser> Recognizer<P> {
     /// layers. Everywhere else the first byte of a lexeme leaves the acceptable set
     /// unchanged, which is what lets a mask decide many first bytes from one state.
     pub fn at_line_start(&self) -> bool {
-        self.lang.layer == LayerKind::Python && self.indent.line == Line::Indenting
+        self.lang.layer == LayerKind::Python && self.layout.at_line_start()
     }
 
     /// Whether the text so far is a viable prefix (always true for a recognizer that
@@ -593,15 +417,14 @@ impl<P: TokenParser> Recognizer<P> {
             r.finish_lexeme()?;
         }
         if let Some(py) = r.lang.python.clone() {
-            if r.indent.depth > 0 {
+            if r.layout.depth() > 0 {
                 return Err(Refusal { offset: r.pos, why: Why::Text("unexpected end of input inside brackets") });
             }
             r.lex_start = r.pos;
-            if r.indent.line == Line::Content {
+            if !r.layout.newline_is_layout() {
                 r.feed_parser(&[py.newline])?;
             }
-            while r.indent.cols.len() > 1 {
-                r.indent.cols.pop();
+            while r.layout.close_level() {
                 r.feed_parser(&[py.dedent])?;
             }
         }
@@ -647,7 +470,7 @@ impl<P: TokenParser> Recognizer<P> {
 
     /// Python: open brackets at this point (0 outside brackets and for other layers).
     pub fn bracket_depth(&self) -> u32 {
-        self.indent.depth
+        self.layout.depth()
     }
 
     /// Whether `other` will treat every continuation exactly as `self` does: same
@@ -662,32 +485,14 @@ impl<P: TokenParser> Recognizer<P> {
             && self.last_accept == other.last_accept
             && self.last_accept_len == other.last_accept_len
             && self.lexbuf == other.lexbuf
-            && self.indent.depth == other.indent.depth
-            && self.indent.line == other.indent.line
-            && self.indent.col == other.indent.col
-            && self.indent.altcol == other.indent.altcol
-            && self.indent.cols == other.indent.cols
-            && self.indent.alt == other.indent.alt
+            && self.layout == other.layout
             && same_parser(&self.parser, &other.parser)
     }
 
     /// Python: the indentation layer's state (levels, bracket depth, the current
     /// line's columns); `None` for other layers.
     pub fn indentation(&self) -> Option<Indentation<'_>> {
-        (self.lang.layer == LayerKind::Python).then(|| Indentation {
-            cols: &self.indent.cols,
-            alt: &self.indent.alt,
-            depth: self.indent.depth,
-            at_line_start: self.indent.line == Line::Indenting,
-            content: self.indent.line == Line::Content,
-            col: self.indent.col,
-            altcol: self.indent.altcol,
-        })
-    }
-
-    /// The unfinished last lexeme.
-    pub fn remainder(&self) -> Remainder {
-        Remainder { dfa_state: self.state, len: self.lex_len as usize }
+        (self.lang.layer == LayerKind::Python).then(|| self.layout.view())
     }
 
     /// Go: whether a newline now would insert a semicolon (always `false` elsewhere).
@@ -704,35 +509,6 @@ impl<P: TokenParser> Recognizer<P> {
     /// i.e. the lexeme the remainder starts.
     pub fn acceptable_terminals(&self) -> &TermSet {
         &self.acceptable
-    }
-
-    /// SynCode's accept sequences A0 and A1 (see [`AcceptSequences`]).
-    pub fn accept_sequences(&self) -> AcceptSequences {
-        let a0 = self.acceptable.clone();
-        let mut a1 = Vec::new();
-        if self.lex_len > 0 {
-            for &t in self.lang.dfa.winners(self.state) {
-                let mut r = self.clone();
-                // emit just this reading of the remainder
-                let ok = if r.lang.dfa.winners(r.state).len() == 1 {
-                    r.lexbuf.clear();
-                    r.emit(r.state).is_ok()
-                } else {
-                    r.lexemes += 1;
-                    if let Some(go) = &self.lang.go {
-                        r.semi_pending = go.triggers(t);
-                    }
-                    r.feed_parser(&[t]).is_ok() && {
-                        r.refresh_acceptable();
-                        true
-                    }
-                };
-                if ok {
-                    a1.push((t, r.acceptable.clone()));
-                }
-            }
-        }
-        AcceptSequences { a0, a1 }
     }
 }
 

@@ -38,7 +38,9 @@ use regex_automata::{Anchored, MatchKind};
 use regex_syntax::hir::{Hir, Repetition};
 use rustc_hash::FxHashMap;
 
-use crate::lexeme::{byte_class, Alt, AltKey, Lex, WS_BYTES};
+use crate::alt::{Alt, AltKey};
+use crate::byte_set::WS_BYTES;
+use crate::lexeme::{byte_class, Lex};
 use crate::state_masks::StateMasks;
 use crate::viability::Viability;
 
@@ -191,7 +193,7 @@ impl DfaCache {
 
     /// The shared copy of a list of words new names may not be: environments
     /// sharing this cache get equal lists at one address, which keys their
-    /// segments (see [`crate::lexeme::AltKey`]), so the segments of a decoder's
+    /// segments (see [`crate::alt::AltKey`]), so the segments of a decoder's
     /// later generations (each with its own environment) are found compiled.
     pub fn words(&self, list: Vec<String>) -> Rc<Vec<String>> {
         let mut words = self.words.borrow_mut();

@@ -39,7 +39,8 @@ use std::rc::Rc;
 use espalier_constraint::{Constraint, TokenSet, Vocab};
 
 use crate::dfa::SegDfa;
-use crate::lexeme::{Alt, Lex};
+use crate::alt::Alt;
+use crate::lexeme::Lex;
 use crate::node::Choice;
 use crate::scoped_names::ScopedNames;
 use crate::slua_constraint::SluaConstraint;

@@ -7,164 +7,18 @@
 //! look-ahead makes every segment regex non-extensible (A1): a match ends either at a
 //! lexeme that no other lexeme extends, or at a character that cannot continue it. The
 //! look-ahead character is carried into the next segment, whose regex is then the
-//! derivative by that character ([`Alt::after`]).
+//! derivative by that character ([`crate::alt::Alt::after`]).
+//!
+//! Beside it: the byte classes ([`crate::byte_set`]), the text of literal lexemes
+//! ([`crate::text`]) and a segment's alternatives ([`crate::alt`]).
 
 use std::rc::Rc;
 
 use regex_syntax::hir::{Class, ClassBytes, ClassBytesRange, Hir, Repetition};
 
+use crate::byte_set::{is_ident_byte, ByteSet, DIGITS, IDENT, LOWER, UPPER};
 use crate::scoped_names::ScopedNames;
-
-/// Characters that continue an identifier.
-pub fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// Whitespace allowed between lexemes.
-pub fn is_ws(b: u8) -> bool {
-    b == b' ' || b == b'\t' || b == b'\n' || b == b'\r'
-}
-
-/// A set of ASCII bytes (look-ahead classes, first-character sets).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct ByteSet(pub u128);
-
-/// `0-9`.
-pub const DIGITS: ByteSet = ByteSet::range(b'0', b'9');
-/// `A-Z`.
-pub const UPPER: ByteSet = ByteSet::range(b'A', b'Z');
-/// `a-z`.
-pub const LOWER: ByteSet = ByteSet::range(b'a', b'z');
-/// Bytes that continue an identifier ([`is_ident_byte`]).
-pub const IDENT: ByteSet = DIGITS.union(UPPER).union(LOWER).union(ByteSet::byte(b'_'));
-/// Whitespace between lexemes ([`is_ws`]).
-pub const WS_BYTES: ByteSet = ByteSet::byte(b' ').union(ByteSet::byte(b'\t')).union(ByteSet::byte(b'\n')).union(ByteSet::byte(b'\r'));
-
-impl ByteSet {
-    /// The bytes `lo..=hi` (ASCII).
-    pub const fn range(lo: u8, hi: u8) -> ByteSet {
-        let mut s = 0u128;
-        let mut b = lo;
-        while b <= hi && b < 128 {
-            s |= 1u128 << b;
-            b += 1;
-        }
-        ByteSet(s)
-    }
-    /// The set of one (ASCII) byte.
-    pub const fn byte(b: u8) -> ByteSet {
-        ByteSet(if b < 128 { 1u128 << b } else { 0 })
-    }
-    /// The union of two sets.
-    pub const fn union(self, other: ByteSet) -> ByteSet {
-        ByteSet(self.0 | other.0)
-    }
-    /// Whether `b` is in the set.
-    pub fn contains(&self, b: u8) -> bool {
-        b < 128 && self.0 & (1u128 << b) != 0
-    }
-    /// Adds `b` (non-ASCII bytes are ignored).
-    pub fn insert(&mut self, b: u8) {
-        if b < 128 {
-            self.0 |= 1u128 << b;
-        }
-    }
-    /// Whether the set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.0 == 0
-    }
-    /// The members, increasing.
-    pub fn iter(&self) -> impl Iterator<Item = u8> + '_ {
-        (0u8..128).filter(|b| self.contains(*b))
-    }
-    /// Renders the set as a regex character class.
-    pub fn class(&self) -> String {
-        let mut s = String::from("[");
-        for b in self.iter() {
-            match b {
-                b'\n' => s.push_str("\\n"),
-                b'\t' => s.push_str("\\t"),
-                b'\r' => s.push_str("\\r"),
-                b'\\' | b']' | b'[' | b'^' | b'-' | b'&' | b'~' => {
-                    s.push('\\');
-                    s.push(b as char)
-                }
-                _ => s.push(b as char),
-            }
-        }
-        s.push(']');
-        s
-    }
-    /// The set of bytes satisfying `f`.
-    pub fn from_fn(f: impl Fn(u8) -> bool) -> ByteSet {
-        let mut s = ByteSet::default();
-        for b in 0u8..128 {
-            if f(b) {
-                s.insert(b);
-            }
-        }
-        s
-    }
-}
-
-/// The text of a literal lexeme: a keyword written in the code (no allocation) or a
-/// shared name (API functions, cloned by reference count). Statement starts offer
-/// some 60 literals, each built per segment and per look-ahead: owned strings made
-/// allocation a third of checking.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Text {
-    /// Text in the program.
-    Static(&'static str),
-    /// Shared text.
-    Shared(Rc<str>),
-}
-
-impl Text {
-    /// The text.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Text::Static(s) => s,
-            Text::Shared(s) => s,
-        }
-    }
-}
-
-impl std::ops::Deref for Text {
-    type Target = str;
-    fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl PartialEq<str> for Text {
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
-    }
-}
-
-impl PartialEq<&str> for Text {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl From<&'static str> for Text {
-    fn from(s: &'static str) -> Text {
-        Text::Static(s)
-    }
-}
-
-impl From<String> for Text {
-    fn from(s: String) -> Text {
-        Text::Shared(s.into())
-    }
-}
-
-impl From<&String> for Text {
-    fn from(s: &String) -> Text {
-        Text::Shared(s.as_str().into())
-    }
-}
+use crate::text::Text;
 
 /// What a parser node asks for next.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -469,176 +323,14 @@ pub(crate) fn byte_class(set: ByteSet) -> Hir {
     Hir::class(Class::Bytes(ClassBytes::new(ranges)))
 }
 
-/// One alternative of a segment: a lexeme, the part of it already consumed (the
-/// carried look-ahead character), and the look-ahead class that ends it.
-#[derive(Clone, Debug)]
-pub struct Alt {
-    /// The lexeme.
-    pub lex: Lex,
-    /// Bytes of the lexeme already consumed through a carried look-ahead (0 or 1).
-    pub done: Vec<u8>,
-    /// The look-ahead class (for extensible lexemes).
-    pub la: Option<ByteSet>,
-    /// Which action of the tree this alternative stands for.
-    pub action: usize,
-}
-
-/// What decides an alternative's regex, for caching compiled segments without
-/// writing the regex (see [`crate::dfa::DfaCache::get_for_alts`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct AltKey {
-    lex: LexKey,
-    done: Vec<u8>,
-    la: Option<u128>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum LexKey {
-    /// The text as the alternative holds it (compared by address first).
-    Lit(Text),
-    Number,
-    Str,
-    /// The word list is hashed by address (the key holds it, so the address is not
-    /// reused while cached) and compared by address first: comparing ~30 words per
-    /// segment cost a tenth of checking. Equal lists at other addresses (another
-    /// environment's) only miss the cache.
-    Name(bool, Rc<Vec<String>>),
-}
-
-/// The whitespace class, as regex.
-pub const WS: &str = "[\\t\\n\\r ]*";
-
-impl Alt {
-    /// The consumed bytes as far as the regex depends on them: after a carried
-    /// digit a number's rest is the same whichever digit it was (ten keys for one
-    /// automaton otherwise).
-    fn done_key(&self) -> &[u8] {
-        match self.lex {
-            Lex::Number if !self.done.is_empty() => b"0",
-            _ => &self.done,
-        }
-    }
-
-    /// The key of this alternative's regex (see [`AltKey`]); `None` for names in
-    /// scope, whose regex is not cached.
-    pub fn key(&self) -> Option<AltKey> {
-        let lex = match &self.lex {
-            Lex::Lit(s) => LexKey::Lit(s.clone()),
-            Lex::Number => LexKey::Number,
-            Lex::Str => LexKey::Str,
-            Lex::Name { upper, exclude } => LexKey::Name(*upper, exclude.clone()),
-            Lex::Scoped(_) => return None,
-        };
-        Some(AltKey { lex, done: self.done_key().to_vec(), la: self.la.map(|l| l.0) })
-    }
-
-    /// Whether `key` is this alternative's key (no allocation).
-    pub fn has_key(&self, key: &AltKey) -> bool {
-        let lex = match (&self.lex, &key.lex) {
-            // Keywords and API names are shared texts: most keys match by address.
-            (Lex::Lit(a), LexKey::Lit(b)) => std::ptr::eq(a.as_str(), b.as_str()) || a.as_str() == b.as_str(),
-            (Lex::Number, LexKey::Number) | (Lex::Str, LexKey::Str) => true,
-            (Lex::Name { upper, exclude }, LexKey::Name(u, words)) => upper == u && (Rc::ptr_eq(exclude, words) || exclude == words),
-            _ => false,
-        };
-        // `done` holds at most one byte: compared without a call to memcmp.
-        let done = self.done_key();
-        lex && done.len() == key.done.len() && done.first() == key.done.first() && self.la.map(|l| l.0) == key.la
-    }
-
-    /// Hashes what [`Alt::key`] holds, without building it.
-    pub fn hash_key(&self, h: &mut impl std::hash::Hasher) {
-        use std::hash::Hash;
-        match &self.lex {
-            Lex::Lit(s) => (0u8, s.as_bytes()).hash(h),
-            Lex::Number => 1u8.hash(h),
-            Lex::Str => 2u8.hash(h),
-            Lex::Name { upper, exclude } => (3u8, *upper, Rc::as_ptr(exclude) as usize).hash(h),
-            Lex::Scoped(_) => 4u8.hash(h),
-        }
-        self.done_key().hash(h);
-        self.la.map(|l| l.0).hash(h);
-    }
-
-    /// The regex of this alternative.
-    pub fn regex(&self) -> String {
-        if let Lex::Scoped(names) = &self.lex {
-            return names.regex(&self.done);
-        }
-        let mut s = String::new();
-        if self.done.is_empty() {
-            s.push_str(WS);
-        }
-        s.push_str(&self.lex.regex_rest(&self.done));
-        if let Some(la) = self.la {
-            s.push_str(&la.class());
-        }
-        s
-    }
-
-    /// The alternative after a carried byte `c`, if `c` can start it.
-    pub fn after(&self, c: u8) -> Option<Alt> {
-        if !self.done.is_empty() {
-            return None;
-        }
-        if is_ws(c) {
-            return Some(self.clone());
-        }
-        if !self.lex.first().contains(c) {
-            return None;
-        }
-        if let Lex::Lit(s) = &self.lex {
-            if s.len() == 1 {
-                // The whole lexeme was the carried byte: only the look-ahead is left,
-                // or nothing (then the segment is complete already; callers avoid
-                // this by never carrying a byte that completes a lexeme).
-                self.la?;
-            }
-        }
-        let mut a = self.clone();
-        a.done = vec![c];
-        Some(a)
-    }
-
-    /// Whether `text` (the whole segment, including carried bytes) matches.
-    pub fn matches(&self, text: &[u8]) -> bool {
-        let mut i = 0;
-        if self.done.is_empty() {
-            while i < text.len() && is_ws(text[i]) {
-                i += 1;
-            }
-        } else if !text.starts_with(&self.done) {
-            return false;
-        }
-        if let Lex::Scoped(names) = &self.lex {
-            let Some((n, k)) = names.match_len(&text[i..]) else { return false };
-            let la = names.accepted(k).map(|k| k.la).unwrap_or_default();
-            return i + n + 1 == text.len() && la.contains(text[i + n]);
-        }
-        let Some(n) = self.lex.match_len(&text[i..]) else { return false };
-        i += n;
-        match self.la {
-            Some(la) => i + 1 == text.len() && la.contains(text[i]),
-            None => i == text.len(),
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn full(re: &str, s: &str) -> bool {
+    /// Whether regex `re` matches the whole of `s` (also used by `alt.rs`'s tests).
+    pub(crate) fn full(re: &str, s: &str) -> bool {
         let r = regex_automata::meta::Regex::new(&format!("^(?:{re})$")).unwrap();
         r.is_match(s)
-    }
-
-    #[test]
-    fn byte_set_constants_match_their_predicates() {
-        assert_eq!(IDENT, ByteSet::from_fn(is_ident_byte));
-        assert_eq!(WS_BYTES, ByteSet::from_fn(is_ws));
-        assert_eq!(DIGITS, ByteSet::from_fn(|b| b.is_ascii_digit()));
-        assert_eq!(UPPER.union(LOWER), ByteSet::from_fn(|b| b.is_ascii_alphabetic()));
     }
 
     #[test]
@@ -682,23 +374,5 @@ mod tests {
         // The check sees a difference.
         let wrong = SegDfa::from_hir(&names(false, &["do"]).hir_rest(b"").unwrap()).unwrap();
         assert!(difference(&wrong, &SegDfa::build(&names(false, &["do", "end"]).regex_rest(b"")).unwrap()).is_some());
-    }
-
-    #[test]
-    fn alternatives_match_what_their_regex_matches() {
-        let mut la = ByteSet::default();
-        la.insert(b' ');
-        la.insert(b'(');
-        let alt = Alt { lex: Lex::Number, done: vec![], la: Some(la), action: 0 };
-        for s in ["  12 ", "1.5(", "3 "] {
-            assert!(alt.matches(s.as_bytes()) && full(&alt.regex(), s), "{s}");
-        }
-        for s in ["1.", "1.5", "12x", "1..", " 1.5.2 "] {
-            assert!(!alt.matches(s.as_bytes()) && !full(&alt.regex(), s), "{s}");
-        }
-        let s = Alt { lex: Lex::Str, done: vec![], la: None, action: 0 };
-        assert!(s.matches(br#" "a\"b""#) && full(&s.regex(), r#" "a\"b""#));
-        let after = s.after(b'"').unwrap();
-        assert!(full(&after.regex(), r#"x""#));
     }
 }

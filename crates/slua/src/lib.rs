@@ -22,7 +22,9 @@
 //! assert!(tree.next_regex().unwrap().contains("GetDescription"));
 //! ```
 
+pub mod alt;
 pub mod api;
+pub mod byte_set;
 pub mod dfa;
 pub mod finishing;
 pub mod frame_stack;
@@ -35,6 +37,7 @@ pub mod scoped_names;
 pub mod seg_auto;
 pub mod slua_constraint;
 mod state_masks;
+pub mod text;
 pub mod tree;
 mod trie_walk;
 pub mod types;

@@ -18,7 +18,8 @@ mod step;
 
 use std::rc::Rc;
 
-use crate::lexeme::{Lex, Text};
+use crate::lexeme::Lex;
+use crate::text::Text;
 use crate::ops::{reduce_all, BinOp, TypeSet, BASES};
 use crate::scope::{Env, Scope};
 use crate::types::{FuncType, Type};

@@ -173,10 +173,10 @@ pub struct Env {
     /// environments through [`Env::with_dfas`].
     pub dfas: Rc<crate::dfa::DfaCache>,
     /// API functions and registered effects with their types.
-    globals: Vec<(crate::lexeme::Text, Type)>,
+    globals: Vec<(crate::text::Text, Type)>,
     /// Bytes that may start the segment after a node that cannot end, by its
     /// [`crate::node::ChoiceKey`] (see [`crate::tree::Tree`]'s look-ahead).
-    pub firsts: RefCell<rustc_hash::FxHashMap<crate::node::ChoiceKey, crate::lexeme::ByteSet>>,
+    pub firsts: RefCell<rustc_hash::FxHashMap<crate::node::ChoiceKey, crate::byte_set::ByteSet>>,
 }
 
 impl Env {
@@ -197,7 +197,7 @@ impl Env {
         for hooks in api.hooks.values() {
             taken.extend(hooks.iter().map(|h| h.name.clone()));
         }
-        let mut globals: Vec<(crate::lexeme::Text, Type)> = api.functions.iter().map(|f| ((&f.name).into(), f.ty.clone())).collect();
+        let mut globals: Vec<(crate::text::Text, Type)> = api.functions.iter().map(|f| ((&f.name).into(), f.ty.clone())).collect();
         if let Some(t) = effect_type(&api) {
             globals.extend(effects.iter().map(|e| (e.into(), t.clone())));
         }
@@ -244,7 +244,7 @@ impl Env {
     }
 
     /// Global callables: API functions and registered effects, with their types.
-    pub fn globals(&self) -> &[(crate::lexeme::Text, Type)] {
+    pub fn globals(&self) -> &[(crate::text::Text, Type)] {
         &self.globals
     }
 }

@@ -11,7 +11,8 @@
 
 use std::rc::Rc;
 
-use crate::lexeme::{escape, is_ident_byte, ByteSet, WS};
+use crate::byte_set::{is_ident_byte, ByteSet, WS};
+use crate::lexeme::escape;
 use crate::scope::{KindId, Scope, ScopeNode};
 
 /// One accepted kind of a [`ScopedNames`] choice.

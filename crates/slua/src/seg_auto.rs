@@ -16,7 +16,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::dfa::{DfaState, SegDfa};
-use crate::lexeme::{is_ws, ByteSet};
+use crate::byte_set::{is_ws, ByteSet};
 use crate::scope::ScopeNode;
 use crate::scoped_names::ScopedNames;
 

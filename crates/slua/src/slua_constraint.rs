@@ -229,7 +229,7 @@ impl SluaConstraint {
                 // Completions that differ only in leading whitespace lead to the same
                 // tree (offsets aside): one clone serves them all.
                 // (Not after a carried byte: then a whitespace byte may be the look-ahead.)
-                let lead = if self.tree.carry().is_some() { 0 } else { key.iter().take_while(|b| crate::lexeme::is_ws(**b)).count() };
+                let lead = if self.tree.carry().is_some() { 0 } else { key.iter().take_while(|b| crate::byte_set::is_ws(**b)).count() };
                 let key = key.split_off(lead);
                 let next = cache.entry(key.clone()).or_insert_with(|| {
                     let mut c = self.clone();

@@ -18,7 +18,9 @@ use std::rc::Rc;
 
 use crate::dfa::DfaError;
 use crate::frame_stack::FrameStack;
-use crate::lexeme::{is_ws, Alt, ByteSet, Lex};
+use crate::alt::Alt;
+use crate::byte_set::{is_ws, ByteSet};
+use crate::lexeme::Lex;
 use crate::node::{Act, Ann, Choice, Frame};
 use crate::scope::{Env, Kind};
 use crate::seg_auto::SegAuto;
@@ -253,7 +255,7 @@ impl Tree {
         // `choices` walks them: the nodes above `depth` are `over`, those below are
         // the tree's (taking a choice never changes them).
         let mut below = self.stack.iter_down().skip(self.stack.len() - depth);
-        let mut set = crate::lexeme::WS_BYTES;
+        let mut set = crate::byte_set::WS_BYTES;
         let mut frame = over.pop().expect("over holds the stepped node");
         loop {
             for c in frame.choices(&self.env) {

@@ -29,7 +29,8 @@ use std::sync::Arc;
 
 use espalier_constraint::{Recognizer, TokTrie, TokenSet, Vocab};
 
-use crate::lexeme::{is_ws, Lex};
+use crate::byte_set::is_ws;
+use crate::lexeme::Lex;
 use crate::scope::KindId;
 use crate::seg_auto::SegState;
 use crate::slua_constraint::SluaConstraint;

@@ -9,7 +9,9 @@
 use std::rc::Rc;
 
 use crate::dfa::A1Checks;
-use crate::lexeme::{is_ws, Alt, Lex};
+use crate::alt::Alt;
+use crate::byte_set::is_ws;
+use crate::lexeme::Lex;
 use crate::node::{Act, Choice};
 use crate::scope::Env;
 use crate::tree::{Segment, Tree};

@@ -4,7 +4,8 @@
 
 use std::rc::Rc;
 
-use crate::lexeme::{ByteSet, Lex};
+use crate::byte_set::ByteSet;
+use crate::lexeme::Lex;
 use crate::ops::{push_op, BinOp, TypeSet, BASES, BIN_OPS};
 use crate::scope::{Env, Kind, Scope};
 use crate::scoped_names::{AcceptedKind, ScopedNames};
