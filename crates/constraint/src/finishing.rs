@@ -106,7 +106,7 @@ pub(crate) fn finishing_among<P: TokenParser>(
     // The reference takes every way, without the lower-bound cuts.
     f.prune = scoring == Scoring::Trie;
     let now = f.remaining(state);
-    let mut scored: Vec<(usize, Option<u32>)> = Vec::with_capacity(allowed.count());
+    let mut scored = crate::finishing_walk::Scored::default();
     // Inside an f-string every candidate's cost re-checks the whole literal (no memo
     // applies: the literal is part of the state), so only short tokens that start like
     // a closer are scored: each one of them that lowers the cost may be taken, and the
@@ -121,24 +121,19 @@ pub(crate) fn finishing_among<P: TokenParser>(
             }
             s2.clone_from(state);
             let cost = if s2.try_push_bytes(vocab.bytes(id as u32)) { f.remaining(&s2) } else { None };
-            scored.push((id, cost));
+            scored.tokens.push((id, cost));
         }
     } else {
-        crate::finishing_walk::score_along_trie(state, allowed, trie, &mut f, &mut scored);
+        crate::finishing_walk::score_along_trie(state, allowed, trie, vocab, &mut f, &mut scored);
     }
-    let least = scored.iter().filter_map(|x| x.1).min();
+    let least = scored.least();
     let steered = matches!((now, least), (Some(n), Some(l)) if l < n);
-    for (id, cost) in scored {
-        let keep = match (now, least, cost) {
-            (_, None, _) => true,
-            (Some(n), Some(_), Some(x)) if steered => x < n,
-            (_, Some(l), Some(x)) => x == l,
-            _ => false,
-        };
-        if keep {
-            mask.insert(id);
-        }
-    }
+    scored.insert_kept(mask, |cost| match (now, least, cost) {
+        (_, None, _) => true,
+        (Some(n), Some(_), Some(x)) if steered => x < n,
+        (_, Some(l), Some(x)) => x == l,
+        _ => false,
+    });
     if !in_fstring && scoring == Scoring::Trie {
         // Duplicate ids were not walked: they take their first id's verdict.
         trie.add_duplicates(mask);
