@@ -159,6 +159,8 @@ pub(crate) struct Finisher<'a> {
     /// Skip the ways that cost at least their own bytes once the best found is no
     /// more (exact: costs are never negative); off in the reference.
     prune: bool,
+    /// The key of the state being costed (reused: a mask costs ~1k states).
+    key: Vec<u32>,
 }
 
 fn min_opt(a: Option<u32>, b: Option<u32>) -> Option<u32> {
@@ -204,7 +206,7 @@ impl<'a> Finisher<'a> {
 
     /// A computation that starts from (and adds to) the costs in `memo`.
     pub(crate) fn with_memo(lang: &'a Language, memo: CostMemo) -> Self {
-        Finisher { lang, states: FxHashMap::default(), memo, prune: true }
+        Finisher { lang, states: FxHashMap::default(), memo, prune: true, key: Vec::with_capacity(64) }
     }
 
     /// The stack and line costs found, for the next computation.
@@ -220,22 +222,25 @@ impl<'a> Finisher<'a> {
     /// (for the next masks, and every constraint sharing its cache) unless the key is
     /// long.
     pub(crate) fn remaining<P: TokenParser>(&mut self, s: &Recognizer<P>) -> Option<u32> {
-        let key = self.key(s);
-        if let Some(c) = self.memo.state(&key) {
-            return c;
-        }
-        if let Some(&c) = self.states.get(&key) {
-            return c;
-        }
-        let c = self.remaining_uncached(s);
-        if !self.memo.keep_state(&key, c) {
-            self.states.insert(key, c);
-        }
+        let mut key = std::mem::take(&mut self.key);
+        self.fill_key(s, &mut key);
+        let c = match self.memo.state(&key).or_else(|| self.states.get(&key).copied()) {
+            Some(c) => c,
+            None => {
+                let c = self.remaining_uncached(s);
+                if !self.memo.keep_state(&key, c) {
+                    self.states.insert(key.clone(), c);
+                }
+                c
+            }
+        };
+        self.key = key;
         c
     }
 
-    fn key<P: TokenParser>(&self, s: &Recognizer<P>) -> Vec<u32> {
-        let mut key = Vec::with_capacity(32);
+    /// Writes into `key` (cleared first) what the remaining cost of `s` depends on.
+    fn fill_key<P: TokenParser>(&self, s: &Recognizer<P>, key: &mut Vec<u32>) {
+        key.clear();
         let rem = s.remainder();
         key.push(rem.dfa_state);
         key.push(rem.len.min(1) as u32);
@@ -262,7 +267,6 @@ impl<'a> Finisher<'a> {
             key.push(u32::MAX - 1);
             key.extend(bytes.iter().map(|&b| b as u32));
         }
-        key
     }
 
     fn remaining_uncached<P: TokenParser>(&mut self, s: &Recognizer<P>) -> Option<u32> {

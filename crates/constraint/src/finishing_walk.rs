@@ -94,6 +94,8 @@ struct Walk<'a, P: TokenParser> {
     string: Option<TerminalId>,
     out: &'a mut Scored,
     path: Vec<u8>,
+    /// A recognizer reused to cost a group's token (no allocation per group).
+    scratch: Recognizer<P>,
 }
 
 /// Adds to `scored` `(token, remaining cost after it)` for every token of `allowed`
@@ -123,6 +125,7 @@ pub(crate) fn score_along_trie<P: TokenParser>(
         string: lang.python.as_ref().and_then(|py| py.string),
         out: scored,
         path: Vec::new(),
+        scratch: state.clone(),
     };
     w.walker.reset(state);
     w.set_anchor(0);
@@ -282,7 +285,7 @@ impl<P: TokenParser> Walk<'_, P> {
     /// The remaining cost after token `t`, whose first `d` bytes are the current
     /// path (an anchor's full state).
     fn cost_of_token(&mut self, f: &mut Finisher<'_>, d: usize, t: u32) -> Option<u32> {
-        let mut s = self.walker.full_at(d).clone();
-        s.try_push_bytes(&self.vocab.bytes(t)[d..]).then(|| f.remaining(&s)).flatten()
+        self.scratch.clone_from(self.walker.full_at(d));
+        self.scratch.try_push_bytes(&self.vocab.bytes(t)[d..]).then(|| f.remaining(&self.scratch)).flatten()
     }
 }
