@@ -161,9 +161,6 @@ pub(crate) struct Finisher<'a> {
     prune: bool,
     /// The key of the state being costed (reused: a mask costs ~1k states).
     key: Vec<u32>,
-    /// Costs after ending a lexeme (see `after_lexeme`), for this computation; not
-    /// in the reference.
-    afters: FxHashMap<Vec<u32>, Option<u32>>,
 }
 
 fn min_opt(a: Option<u32>, b: Option<u32>) -> Option<u32> {
@@ -209,7 +206,7 @@ impl<'a> Finisher<'a> {
 
     /// A computation that starts from (and adds to) the costs in `memo`.
     pub(crate) fn with_memo(lang: &'a Language, memo: CostMemo) -> Self {
-        Finisher { lang, states: FxHashMap::default(), memo, prune: true, key: Vec::with_capacity(64), afters: FxHashMap::default() }
+        Finisher { lang, states: FxHashMap::default(), memo, prune: true, key: Vec::with_capacity(64) }
     }
 
     /// The stack and line costs found, for the next computation.
@@ -323,50 +320,7 @@ impl<'a> Finisher<'a> {
     /// Ends the remainder of `s`, which is a complete lexeme, then costs the rest. (A
     /// lexeme is never ended early, backing up to a shorter one: the lexer does that
     /// only on a byte that continues nothing, which a plan cannot promise.)
-    ///
-    /// Memoised per computation on the state's key with its lexer state replaced by
-    /// what the recognizer's emit reads of the lexeme's winners (the layout's first
-    /// winner, and the winners the parser accepts: it feeds the list and keeps the
-    /// stacks that take one), or by the state itself when every winner is skipped (a
-    /// comment's cost reads its DFA moves): the states inside a lexeme that a
-    /// finishing mask costs (one per class of lexer states under each lexeme start,
-    /// ~700 a mask) mostly end as the same name (`a`, `an`, `and` after `(`).
-    /// Measured (issue 13, finish8): a context's first mask spent ~1.3 ms costing
-    /// them, 224 lexeme ends at ~4 us each.
-    fn after_lexeme<P: TokenParser>(&mut self, s: Recognizer<P>) -> Option<u32> {
-        if !self.prune {
-            return self.after_lexeme_uncached(s);
-        }
-        let lang = self.lang;
-        let q = s.remainder().dfa_state;
-        let winners = lang.dfa.winners(q);
-        if winners.is_empty() {
-            return None;
-        }
-        let mut key = Vec::with_capacity(self.key.len() + 4);
-        self.fill_key(&s, &mut key);
-        key[0] = u32::MAX - 2;
-        key[1] = if winners.iter().all(|&w| lang.ignored.contains(w)) { q } else { u32::MAX };
-        // What the recognizer's emit reads of the winners: the first one where it
-        // decides the layout (Python: newline, skipped, bracket; Go: every one, for
-        // the semicolon rule), then the parser takes those it accepts, in order.
-        let t0 = winners[0];
-        let layout = match &lang.python {
-            Some(py) => t0 == py.nl || lang.ignored.contains(t0) || py.open.contains(&t0) || py.close.contains(&t0),
-            None => true,
-        };
-        key.push(if layout { t0 } else { u32::MAX });
-        let acceptable = s.acceptable_terminals();
-        key.extend(winners.iter().filter(|&&w| acceptable.contains(w)));
-        if let Some(&c) = self.afters.get(&key) {
-            return c;
-        }
-        let c = self.after_lexeme_uncached(s);
-        self.afters.insert(key, c);
-        c
-    }
-
-    fn after_lexeme_uncached<P: TokenParser>(&mut self, mut s: Recognizer<P>) -> Option<u32> {
+    fn after_lexeme<P: TokenParser>(&mut self, mut s: Recognizer<P>) -> Option<u32> {
         let lang = self.lang;
         let q = s.remainder().dfa_state;
         let winners = lang.dfa.winners(q);
