@@ -114,14 +114,13 @@ pub(crate) fn finishing_among<P: TokenParser>(
     // took minutes per step when all 48k allowed tokens were scored).
     let in_fstring = state.language().python.is_some() && !crate::fstring_closer::closers(state.remainder_bytes()).is_empty();
     if in_fstring || scoring == Scoring::PerToken {
-        let mut s2 = state.clone();
-        for id in allowed.iter() {
-            if in_fstring && !crate::fstring_closer::may_close(vocab.bytes(id as u32)) {
-                continue;
-            }
-            s2.clone_from(state);
-            let cost = if s2.try_push_bytes(vocab.bytes(id as u32)) { f.remaining(&s2) } else { None };
-            scored.tokens.push((id, cost));
+        // Names cannot lower the cost when the literal's own closer is the best way
+        // (see `names_cannot_lower`): skipped, unless then no token lowers it.
+        let skip_names = in_fstring && scoring == Scoring::Trie && f.closer_is_best(state, now);
+        score_one_by_one(state, allowed, vocab, &mut f, in_fstring, skip_names, &mut scored);
+        if skip_names && !matches!((now, scored.least()), (Some(n), Some(l)) if l < n) {
+            scored.tokens.clear();
+            score_one_by_one(state, allowed, vocab, &mut f, in_fstring, false, &mut scored);
         }
     } else {
         crate::finishing_walk::score_along_trie(state, allowed, trie, vocab, &mut f, &mut scored);
@@ -141,6 +140,46 @@ pub(crate) fn finishing_among<P: TokenParser>(
     }
     *memo = f.into_memo();
     Finishing { cost: now, steered }
+}
+
+/// Scores the `allowed` tokens one by one into `scored`; inside an f-string only the
+/// closer-like ones, and with `skip_names` none made of name characters alone.
+fn score_one_by_one<P: TokenParser>(
+    state: &Recognizer<P>,
+    allowed: &TokenSet,
+    vocab: &Vocab,
+    f: &mut Finisher<'_>,
+    in_fstring: bool,
+    skip_names: bool,
+    scored: &mut crate::finishing_walk::Scored,
+) {
+    let mut s2 = state.clone();
+    for id in allowed.iter() {
+        let bytes = vocab.bytes(id as u32);
+        if in_fstring && !crate::fstring_closer::may_close(bytes) {
+            continue;
+        }
+        if skip_names && names_cannot_lower(bytes) {
+            continue;
+        }
+        s2.clone_from(state);
+        let cost = if s2.try_push_bytes(bytes) { f.remaining(&s2) } else { None };
+        scored.tokens.push((id, cost));
+    }
+}
+
+/// Whether `token` is made of name characters alone (`[A-Za-z0-9_]`), which cannot
+/// lower the remaining cost of an unfinished f-string whose own closer (the bytes
+/// that close its open fields and the literal, `fstring_closer`) is its best way:
+/// such bytes open, close and quote nothing, so the closer after them is the same,
+/// every way from there writes at least that closer (with a filler first, or the
+/// lexer's shortest path to the quote, which the recognizer takes only when no
+/// field is open, the closer then being that quote), and once the literal is closed
+/// the parser is where the closer alone left it (it reads the literal as one
+/// STRING). Measured (issue 13, finish8): in the 60-level literal of HumanEval/6 the
+/// closer-like tokens were ~half names (`a...`, `0...`), each re-checking the fields.
+fn names_cannot_lower(token: &[u8]) -> bool {
+    token.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// The remaining cost of a recognizer state (see the module doc).
@@ -315,6 +354,14 @@ impl<'a> Finisher<'a> {
             }
         }
         best
+    }
+
+    /// Whether `now`, the remaining cost of `s` (inside an unfinished f-string), is
+    /// that of its first closer (closing its fields and the literal) then the rest.
+    fn closer_is_best<P: TokenParser>(&mut self, s: &Recognizer<P>, now: Option<u32>) -> bool {
+        let Some(tail) = crate::fstring_closer::closers(s.remainder_bytes()).into_iter().next() else { return false };
+        let mut s2 = s.clone();
+        s2.try_push_bytes(&tail) && now.is_some() && self.after_lexeme(s2).map(|c| c + tail.len() as u32) == now
     }
 
     /// Ends the remainder of `s`, which is a complete lexeme, then costs the rest. (A
