@@ -26,9 +26,10 @@
 //! the mask is never empty while the exact mask is not.
 //!
 //! Cost: one exact mask, then the allowed tokens' costs along one trie walk, shared
-//! by tokens with a common prefix and memoised per lexer state inside a lexeme
-//! ([`crate::finishing_walk`]); inside an f-string, one recognizer copy and cost per
-//! closer-like token. The costs found (of recognizer states, content lines, LR stacks
+//! by tokens with a common prefix, one cost per group of tokens that end in
+//! equivalent lexer states inside a lexeme ([`crate::finishing_walk`]); inside an
+//! f-string, one recognizer copy and cost per closer-like token (name-only tokens
+//! skipped where the literal's closer is the best way: they cannot lower the cost). The costs found (of recognizer states, content lines, LR stacks
 //! per prefix) stay in a [`crate::CostCache`] for the next masks and the constraints
 //! sharing it; each choice among ways (a lexeme's ends, a line start's whitespace, a
 //! line's first lexeme) is tried fewest bytes first and stops once the rest cannot beat

@@ -9,8 +9,11 @@
 //! recognizer's own test, see [`crate::lexer_walk`]), or the DFA dies at a fixed node
 //! `m` below `n` (a boundary), where the full recognizer must decide. Both facts
 //! depend only on the trie, so they are computed once per (grammar, vocabulary):
-//! - `inlex(n)`: the tokens below `n` (and `n`'s own) that stay in the lexeme, each
-//!   with the id of its final reachable set;
+//! - `inlex(n)`: the tokens below `n` (and `n`'s own) that stay in the lexeme,
+//!   grouped by the class of their final state (equivalent states: same winners after
+//!   every continuation), each group with its reachable set's id: the exact mask
+//!   tests the set, the finishing mask ([`crate::finishing_walk`]) costs the class
+//!   once (finish8: 8.3 MB for Python x SmolLM2 against 7.0 MB grouped by set alone);
 //! - `bounds(n)`: the boundary nodes below `n`, each with the lexer state of its
 //!   parent (the light path up to it must still be viable, and the lexeme it ends is
 //!   the parent state's winner).
