@@ -30,6 +30,10 @@
 //! setup, and string bodies keep ~49k tokens in the lexeme: one 6 KB bitset each).
 //! Size for Python x SmolLM2: see `memory_bytes` (reported by `espalier bench` as
 //! `summaries_bytes`).
+//!
+//! One file of ~650 lines: the summaries' layout (`Groups`, `Part`, the flag bits),
+//! their build (`scan`, the state classes) and their reading (`Lists`) are one data
+//! structure whose parts must agree bit for bit.
 
 use std::collections::HashMap;
 
@@ -37,7 +41,7 @@ use espalier_grammar::{LexerDfa, TermSet};
 
 use crate::{TokTrie, TokenSet};
 
-/// Groups of at least this many tokens (same reachable set, same lexeme start) also
+/// Groups of at least this many tokens (same class of final state, same lexeme start) also
 /// get a dense bitset, so an allowed group costs one pass over the mask's 768 words
 /// (~0.1 us) instead of one insertion per token (~1 ns each): a mask allows ~38k
 /// tokens on average over the benchmark files, most of them in a few big groups.
