@@ -255,7 +255,7 @@ impl<P: TokenParser> Walk<'_, P> {
             self.out.groups.push((root, g as u32, cost));
         }
         let starts = self.starts.clone().expect("a summary comes from the starts");
-        let acceptable = self.walker.full_at(d).acceptable_terminals().clone();
+        let acceptable = *self.walker.full_at(d).acceptable_terminals();
         for (&b, &entry) in lists.bound_node.iter().zip(lists.bound_state) {
             // As the exact walk: no lexeme to end at the parent, or the light path
             // down to it is not viable: refused.
