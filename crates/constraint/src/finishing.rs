@@ -26,9 +26,10 @@
 //! the mask is never empty while the exact mask is not.
 //!
 //! Cost: one exact mask, then the allowed tokens' costs along one trie walk, shared
-//! by tokens with a common prefix and memoised per lexer state inside a lexeme
-//! ([`crate::finishing_walk`]); inside an f-string, one recognizer copy and cost per
-//! closer-like token. The costs found (of recognizer states, content lines, LR stacks
+//! by tokens with a common prefix, one cost per group of tokens that end in
+//! equivalent lexer states inside a lexeme ([`crate::finishing_walk`]); inside an
+//! f-string, one recognizer copy and cost per closer-like token (name-only tokens
+//! skipped where the literal's closer is the best way: they cannot lower the cost). The costs found (of recognizer states, content lines, LR stacks
 //! per prefix) stay in a [`crate::CostCache`] for the next masks and the constraints
 //! sharing it; each choice among ways (a lexeme's ends, a line start's whitespace, a
 //! line's first lexeme) is tried fewest bytes first and stops once the rest cannot beat
@@ -106,7 +107,7 @@ pub(crate) fn finishing_among<P: TokenParser>(
     // The reference takes every way, without the lower-bound cuts.
     f.prune = scoring == Scoring::Trie;
     let now = f.remaining(state);
-    let mut scored: Vec<(usize, Option<u32>)> = Vec::with_capacity(allowed.count());
+    let mut scored = crate::finishing_walk::Scored::default();
     // Inside an f-string every candidate's cost re-checks the whole literal (no memo
     // applies: the literal is part of the state), so only short tokens that start like
     // a closer are scored: each one of them that lowers the cost may be taken, and the
@@ -114,31 +115,25 @@ pub(crate) fn finishing_among<P: TokenParser>(
     // took minutes per step when all 48k allowed tokens were scored).
     let in_fstring = state.language().python.is_some() && !crate::fstring_closer::closers(state.remainder_bytes()).is_empty();
     if in_fstring || scoring == Scoring::PerToken {
-        let mut s2 = state.clone();
-        for id in allowed.iter() {
-            if in_fstring && !crate::fstring_closer::may_close(vocab.bytes(id as u32)) {
-                continue;
-            }
-            s2.clone_from(state);
-            let cost = if s2.try_push_bytes(vocab.bytes(id as u32)) { f.remaining(&s2) } else { None };
-            scored.push((id, cost));
+        // Names cannot lower the cost when the literal's own closer is the best way
+        // (see `names_cannot_lower`): skipped, unless then no token lowers it.
+        let skip_names = in_fstring && scoring == Scoring::Trie && f.closer_is_best(state, now);
+        score_one_by_one(state, allowed, vocab, &mut f, in_fstring, skip_names, &mut scored);
+        if skip_names && !matches!((now, scored.least()), (Some(n), Some(l)) if l < n) {
+            scored.tokens.clear();
+            score_one_by_one(state, allowed, vocab, &mut f, in_fstring, false, &mut scored);
         }
     } else {
-        crate::finishing_walk::score_along_trie(state, allowed, trie, &mut f, &mut scored);
+        crate::finishing_walk::score_along_trie(state, allowed, trie, vocab, &mut f, &mut scored);
     }
-    let least = scored.iter().filter_map(|x| x.1).min();
+    let least = scored.least();
     let steered = matches!((now, least), (Some(n), Some(l)) if l < n);
-    for (id, cost) in scored {
-        let keep = match (now, least, cost) {
-            (_, None, _) => true,
-            (Some(n), Some(_), Some(x)) if steered => x < n,
-            (_, Some(l), Some(x)) => x == l,
-            _ => false,
-        };
-        if keep {
-            mask.insert(id);
-        }
-    }
+    scored.insert_kept(mask, |cost| match (now, least, cost) {
+        (_, None, _) => true,
+        (Some(n), Some(_), Some(x)) if steered => x < n,
+        (_, Some(l), Some(x)) => x == l,
+        _ => false,
+    });
     if !in_fstring && scoring == Scoring::Trie {
         // Duplicate ids were not walked: they take their first id's verdict.
         trie.add_duplicates(mask);
@@ -146,6 +141,46 @@ pub(crate) fn finishing_among<P: TokenParser>(
     }
     *memo = f.into_memo();
     Finishing { cost: now, steered }
+}
+
+/// Scores the `allowed` tokens one by one into `scored`; inside an f-string only the
+/// closer-like ones, and with `skip_names` none made of name characters alone.
+fn score_one_by_one<P: TokenParser>(
+    state: &Recognizer<P>,
+    allowed: &TokenSet,
+    vocab: &Vocab,
+    f: &mut Finisher<'_>,
+    in_fstring: bool,
+    skip_names: bool,
+    scored: &mut crate::finishing_walk::Scored,
+) {
+    let mut s2 = state.clone();
+    for id in allowed.iter() {
+        let bytes = vocab.bytes(id as u32);
+        if in_fstring && !crate::fstring_closer::may_close(bytes) {
+            continue;
+        }
+        if skip_names && names_cannot_lower(bytes) {
+            continue;
+        }
+        s2.clone_from(state);
+        let cost = if s2.try_push_bytes(bytes) { f.remaining(&s2) } else { None };
+        scored.tokens.push((id, cost));
+    }
+}
+
+/// Whether `token` is made of name characters alone (`[A-Za-z0-9_]`), which cannot
+/// lower the remaining cost of an unfinished f-string whose own closer (the bytes
+/// that close its open fields and the literal, `fstring_closer`) is its best way:
+/// such bytes open, close and quote nothing, so the closer after them is the same,
+/// every way from there writes at least that closer (with a filler first, or the
+/// lexer's shortest path to the quote, which the recognizer takes only when no
+/// field is open, the closer then being that quote), and once the literal is closed
+/// the parser is where the closer alone left it (it reads the literal as one
+/// STRING). Measured (issue 13, finish8): in the 60-level literal of HumanEval/6 the
+/// closer-like tokens were ~half names (`a...`, `0...`), each re-checking the fields.
+fn names_cannot_lower(token: &[u8]) -> bool {
+    token.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 /// The remaining cost of a recognizer state (see the module doc).
@@ -164,6 +199,8 @@ pub(crate) struct Finisher<'a> {
     /// Skip the ways that cost at least their own bytes once the best found is no
     /// more (exact: costs are never negative); off in the reference.
     prune: bool,
+    /// The key of the state being costed (reused: a mask costs ~1k states).
+    key: Vec<u32>,
 }
 
 fn min_opt(a: Option<u32>, b: Option<u32>) -> Option<u32> {
@@ -209,7 +246,7 @@ impl<'a> Finisher<'a> {
 
     /// A computation that starts from (and adds to) the costs in `memo`.
     pub(crate) fn with_memo(lang: &'a Language, memo: CostMemo) -> Self {
-        Finisher { lang, states: FxHashMap::default(), memo, prune: true }
+        Finisher { lang, states: FxHashMap::default(), memo, prune: true, key: Vec::with_capacity(64) }
     }
 
     /// The stack and line costs found, for the next computation.
@@ -225,22 +262,25 @@ impl<'a> Finisher<'a> {
     /// (for the next masks, and every constraint sharing its cache) unless the key is
     /// long.
     pub(crate) fn remaining<P: TokenParser>(&mut self, s: &Recognizer<P>) -> Option<u32> {
-        let key = self.key(s);
-        if let Some(c) = self.memo.state(&key) {
-            return c;
-        }
-        if let Some(&c) = self.states.get(&key) {
-            return c;
-        }
-        let c = self.remaining_uncached(s);
-        if !self.memo.keep_state(&key, c) {
-            self.states.insert(key, c);
-        }
+        let mut key = std::mem::take(&mut self.key);
+        self.fill_key(s, &mut key);
+        let c = match self.memo.state(&key).or_else(|| self.states.get(&key).copied()) {
+            Some(c) => c,
+            None => {
+                let c = self.remaining_uncached(s);
+                if !self.memo.keep_state(&key, c) {
+                    self.states.insert(key.clone(), c);
+                }
+                c
+            }
+        };
+        self.key = key;
         c
     }
 
-    fn key<P: TokenParser>(&self, s: &Recognizer<P>) -> Vec<u32> {
-        let mut key = Vec::with_capacity(32);
+    /// Writes into `key` (cleared first) what the remaining cost of `s` depends on.
+    fn fill_key<P: TokenParser>(&self, s: &Recognizer<P>, key: &mut Vec<u32>) {
+        key.clear();
         let rem = s.remainder();
         key.push(rem.dfa_state);
         key.push(rem.len.min(1) as u32);
@@ -267,7 +307,6 @@ impl<'a> Finisher<'a> {
             key.push(u32::MAX - 1);
             key.extend(bytes.iter().map(|&b| b as u32));
         }
-        key
     }
 
     fn remaining_uncached<P: TokenParser>(&mut self, s: &Recognizer<P>) -> Option<u32> {
@@ -316,6 +355,14 @@ impl<'a> Finisher<'a> {
             }
         }
         best
+    }
+
+    /// Whether `now`, the remaining cost of `s` (inside an unfinished f-string), is
+    /// that of its first closer (closing its fields and the literal) then the rest.
+    fn closer_is_best<P: TokenParser>(&mut self, s: &Recognizer<P>, now: Option<u32>) -> bool {
+        let Some(tail) = crate::fstring_closer::closers(s.remainder_bytes()).into_iter().next() else { return false };
+        let mut s2 = s.clone();
+        s2.try_push_bytes(&tail) && now.is_some() && self.after_lexeme(s2).map(|c| c + tail.len() as u32) == now
     }
 
     /// Ends the remainder of `s`, which is a complete lexeme, then costs the rest. (A

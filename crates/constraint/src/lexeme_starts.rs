@@ -9,8 +9,11 @@
 //! recognizer's own test, see [`crate::lexer_walk`]), or the DFA dies at a fixed node
 //! `m` below `n` (a boundary), where the full recognizer must decide. Both facts
 //! depend only on the trie, so they are computed once per (grammar, vocabulary):
-//! - `inlex(n)`: the tokens below `n` (and `n`'s own) that stay in the lexeme, each
-//!   with the id of its final reachable set;
+//! - `inlex(n)`: the tokens below `n` (and `n`'s own) that stay in the lexeme,
+//!   grouped by the class of their final state (equivalent states: same winners after
+//!   every continuation), each group with its reachable set's id: the exact mask
+//!   tests the set, the finishing mask ([`crate::finishing_walk`]) costs the class
+//!   once (finish8: 8.3 MB for Python x SmolLM2 against 7.0 MB grouped by set alone);
 //! - `bounds(n)`: the boundary nodes below `n`, each with the lexer state of its
 //!   parent (the light path up to it must still be viable, and the lexeme it ends is
 //!   the parent state's winner).
@@ -27,6 +30,10 @@
 //! setup, and string bodies keep ~49k tokens in the lexeme: one 6 KB bitset each).
 //! Size for Python x SmolLM2: see `memory_bytes` (reported by `espalier bench` as
 //! `summaries_bytes`).
+//!
+//! One file of ~650 lines: the summaries' layout (`Groups`, `Part`, the flag bits),
+//! their build (`scan`, the state classes) and their reading (`Lists`) are one data
+//! structure whose parts must agree bit for bit.
 
 use std::collections::HashMap;
 
@@ -34,7 +41,7 @@ use espalier_grammar::{LexerDfa, TermSet};
 
 use crate::{TokTrie, TokenSet};
 
-/// Groups of at least this many tokens (same reachable set, same lexeme start) also
+/// Groups of at least this many tokens (same class of final state, same lexeme start) also
 /// get a dense bitset, so an allowed group costs one pass over the mask's 768 words
 /// (~0.1 us) instead of one insertion per token (~1 ns each): a mask allows ~38k
 /// tokens on average over the benchmark files, most of them in a few big groups.
@@ -62,6 +69,12 @@ pub struct LexemeStarts {
     byte: Vec<u8>,
     /// Reachable-set id of every lexer DFA state.
     state_set: Vec<u16>,
+    /// Class id of every lexer DFA state (classes of equivalent states, numbered
+    /// densely: tokens are grouped by the class they end in, see [`Groups`]).
+    state_class: Vec<u16>,
+    /// Per class id: its representative state and its reachable-set id.
+    class_rep: Vec<u32>,
+    class_sid: Vec<u16>,
     /// Per lexer DFA state, the id of its winners (states with equal winner lists
     /// share it), so that comparing two states' winners is one integer comparison.
     winners_id: Vec<u32>,
@@ -128,13 +141,16 @@ fn bound_entry(dfa: &LexerDfa, qm: u32, byte: u8) -> u32 {
 #[derive(Clone, Debug, Default)]
 struct Raw {
     inlex_tok: Vec<u32>,
+    /// Per token, the class id of its final lexer state.
     inlex_set: Vec<u16>,
     bound_node: Vec<u32>,
     bound_state: Vec<u32>,
 }
 
-/// Token groups (runs of tokens with one reachable-set id), one after another: a
-/// mask tests each group's set once and takes or skips the group whole. Groups of
+/// Token groups (runs of tokens whose final lexer states are equivalent, so share one
+/// reachable-set id), one after another: a mask tests each group's set once and
+/// takes or skips the group whole, and the finishing mask (`crate::finishing_walk`)
+/// costs each group once (equivalent states have the same remaining cost). Groups of
 /// at least [`DENSE_MIN`] tokens are kept only as a bitset (a string body keeps ~49k
 /// tokens in the lexeme: 6 KB as a bitset instead of 300 KB as a list).
 #[derive(Clone, Debug, Default)]
@@ -146,6 +162,10 @@ pub(crate) struct Groups {
     first: Vec<u32>,
     /// Per group, its reachable-set id.
     sid: Vec<u16>,
+    /// Per group, the representative lexer state of its class.
+    rep: Vec<u32>,
+    /// Per group, one of its tokens (the smallest id).
+    first_tok: Vec<u32>,
     /// Per group, its index in `sets`, or `u32::MAX` when listed.
     dense: Vec<u32>,
     sets: Vec<TokenSet>,
@@ -156,12 +176,13 @@ impl Groups {
         Groups { first: vec![0], ..Default::default() }
     }
 
-    /// Appends the groups of `toks` / `sids` (sorted by set id).
-    fn push_sorted(&mut self, toks: &[u32], sids: &[u16], vocab_len: usize) {
+    /// Appends the groups of `toks` / `cids` (sorted by class id, then token); the
+    /// classes' representatives and set ids are `class_rep` / `class_sid`.
+    fn push_sorted(&mut self, toks: &[u32], cids: &[u16], class_rep: &[u32], class_sid: &[u16], vocab_len: usize) {
         let mut i = 0;
         while i < toks.len() {
             let mut j = i + 1;
-            while j < toks.len() && sids[j] == sids[i] {
+            while j < toks.len() && cids[j] == cids[i] {
                 j += 1;
             }
             if j - i >= DENSE_MIN {
@@ -175,7 +196,9 @@ impl Groups {
                 self.toks.extend_from_slice(&toks[i..j]);
                 self.dense.push(u32::MAX);
             }
-            self.sid.push(sids[i]);
+            self.sid.push(class_sid[cids[i] as usize]);
+            self.rep.push(class_rep[cids[i] as usize]);
+            self.first_tok.push(toks[i..j].iter().copied().min().unwrap_or(0));
             self.first.push(self.toks.len() as u32);
             i = j;
         }
@@ -192,6 +215,27 @@ impl Groups {
         self.sid[g]
     }
 
+    /// Group `g`'s class representative (a lexer state equivalent to every token's
+    /// final state).
+    #[inline]
+    pub(crate) fn rep(&self, g: usize) -> u32 {
+        self.rep[g]
+    }
+
+    /// One token of group `g`.
+    #[inline]
+    pub(crate) fn first_tok(&self, g: usize) -> u32 {
+        self.first_tok[g]
+    }
+
+    /// Calls `f` on every token of group `g`.
+    pub(crate) fn for_each(&self, g: usize, mut f: impl FnMut(u32)) {
+        match self.dense[g] {
+            u32::MAX => self.toks[self.first[g] as usize..self.first[g + 1] as usize].iter().for_each(|&t| f(t)),
+            d => self.sets[d as usize].iter().for_each(|t| f(t as u32)),
+        }
+    }
+
     /// Adds group `g`'s tokens to `mask`.
     #[inline]
     pub(crate) fn add_to(&self, g: usize, mask: &mut TokenSet) {
@@ -206,13 +250,15 @@ impl Groups {
     }
 
     fn memory_bytes(&self, vocab_len: usize) -> usize {
-        4 * self.toks.len() + 10 * self.sid.len() + self.sets.len() * vocab_len.div_ceil(8)
+        4 * self.toks.len() + 18 * self.sid.len() + self.sets.len() * vocab_len.div_ceil(8)
     }
 
     fn shrink_to_fit(&mut self) {
         self.toks.shrink_to_fit();
         self.first.shrink_to_fit();
         self.sid.shrink_to_fit();
+        self.rep.shrink_to_fit();
+        self.first_tok.shrink_to_fit();
         self.dense.shrink_to_fit();
         self.sets.shrink_to_fit();
     }
@@ -258,7 +304,7 @@ impl Part {
 fn scan(
     trie: &TokTrie,
     dfa: &LexerDfa,
-    state_set: &[u16],
+    state_class: &[u16],
     start: usize,
     q: u32,
     with_start: bool,
@@ -281,7 +327,7 @@ fn scan(
         let (_, tok, size, _) = trie.node_info(i);
         if tok != u32::MAX && (i != start || with_start) {
             out.inlex_tok.push(tok);
-            out.inlex_set.push(state_set[qi as usize]);
+            out.inlex_set.push(state_class[qi as usize]);
         }
         let end = i + size;
         let mut c = i + 1;
@@ -301,8 +347,8 @@ fn scan(
         }
         stack[mark..].reverse();
     }
-    // Group this summary's tokens by reachable set, so a mask tests each set once
-    // and skips refused groups whole.
+    // Group this summary's tokens by class (so by reachable set too), so a mask tests
+    // each set once and skips refused groups whole.
     let len = out.inlex_tok.len() - first;
     if len > 4096 {
         // Root summaries hold up to the whole vocabulary: a counting sort by set id
@@ -413,6 +459,22 @@ impl LexemeStarts {
             };
             state_set.push(id);
         }
+        let state_rep = equivalent_states(dfa);
+        let mut class_rep: Vec<u32> = Vec::new();
+        let mut class_of_rep: HashMap<u32, u16> = HashMap::new();
+        let mut state_class: Vec<u16> = Vec::with_capacity(dfa.num_states());
+        for &r in &state_rep {
+            let next = class_rep.len();
+            let id = *class_of_rep.entry(r).or_insert_with(|| {
+                class_rep.push(r);
+                next as u16
+            });
+            if class_rep.len() > STATE_BITS as usize {
+                return None;
+            }
+            state_class.push(id);
+        }
+        let class_sid: Vec<u16> = class_rep.iter().map(|&r| state_set[r as usize]).collect();
         let winners_id = {
             let mut ids: HashMap<&[u32], u32> = HashMap::new();
             (0..dfa.num_states() as u32)
@@ -425,6 +487,9 @@ impl LexemeStarts {
         let mut out = LexemeStarts {
             sets,
             state_set,
+            state_class,
+            class_rep,
+            class_sid,
             winners_id,
             group_start: Vec::with_capacity(n + 1),
             groups: Groups::new(),
@@ -432,7 +497,7 @@ impl LexemeStarts {
             bound_node: Vec::new(),
             bound_state: Vec::new(),
             parent: vec![0; n],
-            state_rep: equivalent_states(dfa),
+            state_rep,
             root_of: Vec::new(),
             roots: Vec::new(),
             vocab_len: trie.vocab_len(),
@@ -472,8 +537,8 @@ impl LexemeStarts {
             raw.inlex_set.clear();
             raw.bound_node.clear();
             raw.bound_state.clear();
-            scan(trie, dfa, &out.state_set, start, q, true, &mut raw, &mut scratch);
-            out.groups.push_sorted(&raw.inlex_tok, &raw.inlex_set, out.vocab_len);
+            scan(trie, dfa, &out.state_class, start, q, true, &mut raw, &mut scratch);
+            out.groups.push_sorted(&raw.inlex_tok, &raw.inlex_set, &out.class_rep, &out.class_sid, out.vocab_len);
             out.bound_node.extend_from_slice(&raw.bound_node);
             out.bound_state.extend_from_slice(&raw.bound_state);
         }
@@ -503,9 +568,9 @@ impl LexemeStarts {
             }
             if self.root_of[rep as usize] == u32::MAX {
                 let mut raw = Raw::default();
-                scan(trie, dfa, &self.state_set, 0, rep, false, &mut raw, scratch);
+                scan(trie, dfa, &self.state_class, 0, rep, false, &mut raw, scratch);
                 let mut groups = Groups::new();
-                groups.push_sorted(&raw.inlex_tok, &raw.inlex_set, self.vocab_len);
+                groups.push_sorted(&raw.inlex_tok, &raw.inlex_set, &self.class_rep, &self.class_sid, self.vocab_len);
                 groups.shrink_to_fit();
                 self.root_of[rep as usize] = self.roots.len() as u32;
                 self.roots.push(Part { groups, bound_node: raw.bound_node, bound_state: raw.bound_state });
@@ -534,6 +599,8 @@ impl LexemeStarts {
             + 4 * self.bound_state.len()
             + self.sets.len() * 32
             + 4 * self.state_rep.len()
+            + 2 * self.state_class.len()
+            + 6 * self.class_rep.len()
             + 4 * self.winners_id.len()
 
             + 4 * self.root_of.len()
@@ -586,6 +653,12 @@ impl LexemeStarts {
     #[inline]
     pub(crate) fn winners_id(&self, q: u32) -> u32 {
         self.winners_id[q as usize]
+    }
+
+    /// The representative of lexer state `q`'s class of equivalent states.
+    #[inline]
+    pub(crate) fn rep_of(&self, q: u32) -> u32 {
+        self.state_rep[q as usize]
     }
 
     /// The reachable-set id of lexer state `q`.

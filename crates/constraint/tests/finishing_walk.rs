@@ -112,3 +112,35 @@ fn trie_walk_scores_equal_per_token_scores_in_the_slowest_contexts() {
     eprintln!("slow contexts: {steps} steps compared, {steered} steered, cache {} entries", cache.entries());
     assert!(contexts.len() >= 8 && steered >= steps / 2, "{steered} of {steps} steered");
 }
+
+/// The walk's summarized paths (finish8): the text ending inside a lexeme (the root
+/// summary: names, numbers, strings, comments, string prefixes that may open an
+/// f-string, whose groups are scored token by token) and lexeme starts below
+/// boundaries, each followed for a few bytes; and inside f-strings (names skipped
+/// where the literal's closer is the best way).
+#[test]
+fn trie_walk_scores_equal_per_token_scores_inside_lexemes_and_string_prefixes() {
+    let (_tok, vocab, trie) = common::smollm2();
+    let cache = CostCache::new();
+    let make = || common::python_constraint(&trie, espalier_constraint::Strategy::Exact, None).with_cost_cache(cache.clone());
+    let texts = [
+        "x = f'ab{c}' + rf\"{d!r:>{w}}\" + Rb'\\x00' + fr'{e}'\n",
+        "def g(a, b=0x1f, *c):\n    return a.real + 1e-3 + 0o17 + 10_000j  # a comment\n",
+        "s = '''doc\n  string''' if u else \"\"\"x\"\"\"\nprint(s, end='')\n",
+        "class K:\n\tdef m(self):\n\t\treturn [i for i in range(3) if i]\n",
+        // Fields that need a filler (`{x +`, `{x.`, `{x if`), nested fields,
+        // brackets and quotes inside fields: names are skipped there only when the
+        // literal's own closer is the best way.
+        "y = f\"{x + a1:>{w}} {d['k'] * 2!r} {(a, [b0, {c: 1}])}\" + f'{x.real if x else y_}'\n",
+        "z = f'({{[{[{[{[{a}]}]}]}]}})' + F\"\"\"{n:{m}}\"\"\"\n",
+    ];
+    let mut steps = 0;
+    for text in texts {
+        let bytes = text.as_bytes();
+        for pos in 1..bytes.len() {
+            steps += compare_at("inline", bytes, pos, &make, &vocab, 1).0;
+        }
+    }
+    eprintln!("inside lexemes: {steps} steps compared");
+    assert!(steps >= 300, "too few steps: {steps}");
+}
