@@ -267,9 +267,16 @@ async function backAndForward() {
 
 // Stop while generating: a click while tokens are still coming. The worker reads the
 // Stop between two steps, so the run pauses with at most one more step after the
-// click (the one in flight); Generate then resumes to the same end. The click waits
-// for the second step shown and must land while the run is still going: a run that
-// ended first fails the check (the page shows each step as it comes, so it cannot).
+// click (the one in flight); Generate then resumes to the same end. The click must
+// land while the run is still going: a run that ended first fails the check (the page
+// shows each step as it comes, so it cannot).
+//
+// When the click lands matters: a step the worker has already sent but the page has
+// not yet shown would count as a second step after the click (seen under load, the
+// test's own round trips taking longer than a step). So after the second step is
+// shown, the page clicks in the task that shows the next step (a MutationObserver on
+// the step count): that step has just arrived, and at most the one after it is in
+// flight in the worker.
 async function stopCheck() {
   await page.click("#reset");
   await page.click("#generate", { timeout: generationTimeoutMs });
@@ -278,13 +285,24 @@ async function stopCheck() {
   // The step count, the run state and the click in one page task, so no step lands
   // between them.
   const t0 = Date.now();
-  const [atClick, runAtClick, clickAt] = await page.evaluate(() => {
+  const [atClick, runAtClick, clickAt] = await page.evaluate(() => new Promise((resolve) => {
     const app = document.querySelector("#app");
-    const n = Number(app.getAttribute("data-steps"));
-    const run = app.getAttribute("data-run");
-    document.querySelector("#stop").click();
-    return [n, run, performance.now()];
-  });
+    const shownBefore = Number(app.getAttribute("data-steps"));
+    const clickNow = () => {
+      const n = Number(app.getAttribute("data-steps"));
+      const run = app.getAttribute("data-run");
+      document.querySelector("#stop").click();
+      resolve([n, run, performance.now()]);
+    };
+    // Already over (or no further step coming): click at once; the checks below say so.
+    if (app.getAttribute("data-run") !== "running") return clickNow();
+    const observer = new MutationObserver(() => {
+      if (Number(app.getAttribute("data-steps")) === shownBefore && app.getAttribute("data-run") === "running") return;
+      observer.disconnect();
+      clickNow();
+    });
+    observer.observe(app, { attributes: true, attributeFilter: ["data-steps", "data-run"] });
+  }));
   const state = await waitRunEnd(generationTimeoutMs);
   const stopMs = Date.now() - t0;
   const after = Number(await attr("data-steps"));
