@@ -31,4 +31,6 @@ for path in sys.argv[1:]:
     name = path.rsplit("/", 1)[-1].replace(".jsonl", "")
     pct = lambda m: f"{row[m][0]}/{n} = {100.0 * row[m][0] / n:.1f}%" if n and row[m] else "-"
     fin = " / ".join(str(row[m][1]) if row[m] else "-" for m in MODES)
-    print(f"| {name} | {n} | {pct('none')} | {pct('checked')} | {pct('mask')} | {fin} | {row['mask'][1]} ({row['mask'][2]}) | {row['mask'][3]} |")
+    m = row["mask"]
+    mask_cols = f"{m[1]} ({m[2]}) | {m[3]}" if m else "- | -"
+    print(f"| {name} | {n} | {pct('none')} | {pct('checked')} | {pct('mask')} | {fin} | {mask_cols} |")
