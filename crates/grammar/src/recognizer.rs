@@ -35,11 +35,14 @@ use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
 
 mod accept_sequences;
+mod fstring_field;
 mod fstring_quote;
 mod python_layout;
 mod refusal;
 
 pub use accept_sequences::{AcceptSequences, Remainder};
+pub use fstring_field::{FieldExprView, FieldView};
+use fstring_field::FieldScan;
 use python_layout::{LineStart, PythonLayout};
 use refusal::{Refusal, Why};
 
@@ -63,6 +66,12 @@ pub struct Recognizer<P: TokenParser> {
     semi_pending: bool,
     /// Scratch for the bytes re-read after a lexeme ends (no state: not cloned).
     reread: Vec<u8>,
+    /// Python: the open f-string literal's replacement fields, while its lexeme is
+    /// read (`recognizer/fstring_field.rs`; a function of `lexbuf`).
+    fstr: Option<Box<FieldScan>>,
+    /// Python, a recognizer reading an f-string field's `(expression`: the keyword
+    /// `lambda` is refused at bracket depth 1 (its `:` would end the field there).
+    field_lambda: Option<TerminalId>,
 }
 
 impl<P: TokenParser> Clone for Recognizer<P> {
@@ -82,6 +91,8 @@ impl<P: TokenParser> Clone for Recognizer<P> {
             lexemes: self.lexemes,
             semi_pending: self.semi_pending,
             reread: Vec::new(),
+            fstr: self.fstr.clone(),
+            field_lambda: self.field_lambda,
         }
     }
 
@@ -101,6 +112,11 @@ impl<P: TokenParser> Clone for Recognizer<P> {
         self.layout.clone_from(&src.layout);
         self.lexemes = src.lexemes;
         self.semi_pending = src.semi_pending;
+        match (&mut self.fstr, &src.fstr) {
+            (Some(a), Some(b)) => a.clone_from(b),
+            (a, b) => a.clone_from(b),
+        }
+        self.field_lambda = src.field_lambda;
     }
 }
 
@@ -123,6 +139,8 @@ impl<P: TokenParser> Recognizer<P> {
             lexemes: 0,
             semi_pending: false,
             reread: Vec::new(),
+            fstr: None,
+            field_lambda: None,
         };
         r.refresh_acceptable();
         r
@@ -232,6 +250,9 @@ impl<P: TokenParser> Recognizer<P> {
             if lang.ignored.contains(t0) {
                 return Ok(());
             }
+            if self.field_lambda.is_some_and(|l| terms.contains(&l)) && self.layout.depth() == 1 {
+                return Err(self.refuse(Why::Text("f-string: lambda at the top of a field (its ':' would end the expression)")));
+            }
             // An f-string's fields were checked at its closing quote ([`Self::step`]):
             // every STRING lexeme is read there, byte by byte from its first.
             if py.open.contains(&t0) {
@@ -298,7 +319,11 @@ impl<P: TokenParser> Recognizer<P> {
             self.lex_len += 1;
             self.pos += 1;
             self.lexbuf.push(b);
-            if !dfa.winners(next).is_empty() {
+            let accepting = !dfa.winners(next).is_empty();
+            if self.lang.layer == LayerKind::Python && (self.fstr.is_some() || (self.lex_len <= 3 && (b == b'"' || b == b'\''))) {
+                self.fstring_byte(b, next)?;
+            }
+            if accepting {
                 self.last_accept = next;
                 self.last_accept_len = self.lex_len;
                 if self.lang.layer == LayerKind::Python && self.closes_string(next) {
@@ -346,6 +371,7 @@ impl<P: TokenParser> Recognizer<P> {
             return Err(e);
         }
         self.pos = start + len;
+        self.fstr = None;
         self.state = LexerDfa::START;
         self.lex_len = 0;
         self.last_accept = LexerDfa::DEAD;
