@@ -153,29 +153,36 @@ fn is_prefix_letter(b: u8) -> bool {
 pub enum FieldView<'a> {
     /// Not inside an f-string literal's body.
     None,
-    /// Literal text (the body or a format spec), after no `\`, `{` or `}` that pairs
-    /// with the next byte: only `{`, `}`, `\` and the literal's quote do more than
-    /// the lexer DFA says.
-    Literal,
-    /// A field's expression, outside any string nested in it.
+    /// Literal text (the body or a format spec; or the opening quotes): only `{`,
+    /// `}`, `\` and the literal's quote do more than the lexer DFA says; after a `\`
+    /// (`after_backslash`) also an `N`.
+    Literal {
+        /// The last byte was an escaping `\`.
+        after_backslash: bool,
+    },
+    /// A field's expression (or the byte after a level-0 `{`, which starts one unless
+    /// it is a second `{`).
     Expr(FieldExprView<'a>),
-    /// Anywhere else inside the literal (a string nested in a field, after `!`, `=`,
-    /// a conversion, a pending brace or escape).
+    /// Anywhere else (after `!`, `=`, a conversion, `\N`, a single `}`).
     Other,
 }
 
 /// A field's expression as a trie walk sees it (see [`FieldView::Expr`]): a byte
-/// other than the quotes, `\`, `#`, a newline in a one-quote literal, and the bytes
-/// that end or break the expression at depth 0 (`:` `!` `=` `}` `)` `]`) is taken
-/// iff `nested` takes it.
+/// other than the quotes, `\`, `#`, a newline in a one-quote literal, and (outside a
+/// nested string) the bytes that end or break the expression at depth 0 (`:` `!` `=`
+/// `}` `)` `]`; and `{` after a level-0 `{`) is taken iff `nested` takes it.
 #[derive(Clone, Copy, Debug)]
 pub struct FieldExprView<'a> {
-    /// The nested recognizer: `(` and the expression so far.
-    pub nested: &'a Recognizer<LrParser>,
+    /// The nested recognizer: `(` and the expression so far; `None` right after a
+    /// level-0 `{` (a fresh one: [`Recognizer::field_start`]).
+    pub nested: Option<&'a Recognizer<LrParser>>,
     /// Bracket depth inside the expression.
     pub depth: u32,
-    /// The literal's quote byte.
-    pub quote: u8,
+    /// Inside a string nested in the expression (brackets and `:` `!` `=` `}` `#` are
+    /// its text).
+    pub in_string: bool,
+    /// Right after a level-0 `{` (a `{` next is the literal `{{`).
+    pub open_brace: bool,
     /// Whether the literal is triple-quoted (a newline may then be in a field).
     pub triple: bool,
 }
@@ -210,11 +217,17 @@ impl FieldScan {
 
     /// The view for trie walks.
     pub(crate) fn view(&self) -> FieldView<'_> {
+        let expr = |nested, depth, in_string, open_brace| {
+            FieldView::Expr(FieldExprView { nested, depth, in_string, open_brace, triple: self.triple })
+        };
         match (self.mode, &self.expr) {
-            (Mode::Lit(Lit::Plain), _) => FieldView::Literal,
-            (Mode::Expr, Some(e)) if e.quote == Quote::None => {
-                FieldView::Expr(FieldExprView { nested: &e.rec, depth: e.depth, quote: self.quote, triple: self.triple })
-            }
+            (Mode::Open1 | Mode::Open2 | Mode::Lit(Lit::Plain | Lit::Name), _) => FieldView::Literal { after_backslash: false },
+            (Mode::Lit(Lit::Backslash), _) => FieldView::Literal { after_backslash: true },
+            (Mode::Lit(Lit::OpenBrace), _) => expr(None, 0, false, true),
+            (Mode::Expr, Some(e)) => match e.quote {
+                Quote::None | Quote::Open2(_) => expr(Some(&*e.rec), e.depth, false, false),
+                Quote::Open1(_) | Quote::Single(_) | Quote::Triple(..) => expr(Some(&*e.rec), e.depth, true, false),
+            },
             (Mode::Closed, _) => FieldView::None,
             _ => FieldView::Other,
         }
@@ -502,6 +515,13 @@ impl<P: crate::token_parser::TokenParser> Recognizer<P> {
 
 
 impl Recognizer<LrParser> {
+    /// A recognizer at the start of an f-string field's expression (fed `(`).
+    pub fn field_start(lang: &Arc<Language>) -> Self {
+        let mut r = lang.recognizer();
+        r.reset_as_field(lang);
+        r
+    }
+
     /// Makes this recognizer read an f-string field's expression: a fresh start, fed
     /// `(`, with `lambda` refused at depth 1.
     pub(super) fn reset_as_field(&mut self, lang: &Arc<Language>) {
