@@ -210,16 +210,20 @@ fn special(c: &Cand, v: &FieldExprView<'_>) -> bool {
 /// Whether `c`'s first classed byte (after its prefix) surely makes the field refuse it.
 fn surely_refused(c: &Cand, bytes: &[u8], v: &FieldExprView<'_>) -> bool {
     let Some(k) = bytes.iter().position(|&b| class(b) != 0) else { return false };
+    if !v.triple && c.bits & NEWLINE != 0 {
+        // A newline in a one-quote literal, before any quote could have closed it.
+        let q = bytes.iter().position(|&b| is_quote(b)).unwrap_or(bytes.len());
+        if bytes[..q].iter().any(|&b| class(b) == NEWLINE) {
+            return true;
+        }
+    }
     let openers = bytes[..k].iter().filter(|&&b| matches!(b, b'(' | b'[' | b'{')).count();
     match class(bytes[k]) {
         BACKSLASH => true,
         HASH => !v.in_string,
         NEWLINE => !v.triple,
         CLOSER => !v.in_string && v.depth == 0 && openers == 0,
-        _ => {
-            let _ = c;
-            false
-        }
+        _ => false,
     }
 }
 
@@ -234,6 +238,7 @@ pub(crate) struct FieldMasks<P: TokenParser> {
     full_outer: Option<StackRecognizer<GrammarRecognizer<P>>>,
     full_nested: Option<StackRecognizer<GrammarRecognizer<LrParser>>>,
     scratch: Option<GrammarRecognizer<P>>,
+    head: Option<GrammarRecognizer<P>>,
     fresh: Option<GrammarRecognizer<LrParser>>,
     pmask: TokenSet,
     /// Full recognizer re-checks of the last mask.
@@ -249,6 +254,7 @@ impl<P: TokenParser> FieldMasks<P> {
             full_outer: None,
             full_nested: None,
             scratch: None,
+            head: None,
             fresh: None,
             pmask: TokenSet::empty(0),
             last_rechecks: 0,
@@ -256,7 +262,8 @@ impl<P: TokenParser> FieldMasks<P> {
     }
 
     fn tokens(&mut self, trie: &TokTrie) -> Arc<FieldTokens> {
-        self.tokens.get_or_insert_with(|| Arc::new(FieldTokens::new(trie))).clone()
+        // Once per trie (the trie keeps it with its quote-ending tokens).
+        self.tokens.get_or_insert_with(|| trie.quote_ends().field_tokens(trie)).clone()
     }
 
     /// Whether `state` is where only this module decides (a field's expression, or
@@ -306,6 +313,11 @@ impl<P: TokenParser> FieldMasks<P> {
         // The prefixes' verdicts, walked only if some special token needs them.
         let mut prefixes_walked = false;
         let scratch = self.scratch.get_or_insert_with(|| state.clone());
+        // The state after the last head (the bytes up to the first classed byte):
+        // tokens sharing a head are neighbours in byte order (`None`: refused).
+        let head = self.head.get_or_insert_with(|| state.clone());
+        let mut last_head: &[u8] = &[];
+        let mut head_ok = false;
         for k in 0..tokens.len() {
             let c = &tokens.cands[k];
             if !special(c, &v) {
@@ -325,9 +337,24 @@ impl<P: TokenParser> FieldMasks<P> {
                     continue;
                 }
             }
+            let k = bytes.iter().position(|&b| class(b) != 0).unwrap_or(bytes.len() - 1);
+            let (h, rest) = bytes.split_at(k + 1);
+            if h != last_head {
+                last_head = h;
+                self.last_rechecks += 1;
+                head.clone_from(state);
+                head_ok = head.try_push_bytes(h);
+            }
+            if !head_ok {
+                continue;
+            }
+            if rest.is_empty() {
+                mask.insert(c.id as usize);
+                continue;
+            }
             self.last_rechecks += 1;
-            scratch.clone_from(state);
-            if scratch.try_push_bytes(bytes) {
+            scratch.clone_from(head);
+            if scratch.try_push_bytes(rest) {
                 mask.insert(c.id as usize);
             }
         }
