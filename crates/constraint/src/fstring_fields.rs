@@ -162,21 +162,24 @@ impl FieldTokens {
     }
 }
 
-/// Every (id, bytes) of the trie's tokens (duplicates aside: one id per byte string).
+/// Every (id, bytes) of the trie's tokens (duplicates aside: one id per byte string)
+/// that hold a classed byte or start with `N`: one preorder pass, copying only those.
 fn trie_tokens(trie: &TokTrie) -> Vec<(u32, Vec<u8>)> {
     let mut out = Vec::new();
     let mut path: Vec<u8> = Vec::new();
-    let mut ends: Vec<usize> = Vec::new();
+    // Per depth: subtree end and the classes of the path down to it.
+    let mut ends: Vec<(usize, u8)> = Vec::new();
     let n = trie.node_count();
     for i in 1..n {
-        while ends.last().is_some_and(|&e| e <= i) {
+        while ends.last().is_some_and(|&(e, _)| e <= i) {
             ends.pop();
             path.pop();
         }
         let (byte, tok, size, _) = trie.node_info(i);
+        let bits = ends.last().map_or(0, |&(_, b)| b) | class(byte);
         path.push(byte);
-        ends.push(i + size);
-        if tok != u32::MAX {
+        ends.push((i + size, bits));
+        if tok != u32::MAX && (bits != 0 || path[0] == b'N') {
             out.push((tok, path.clone()));
         }
     }
