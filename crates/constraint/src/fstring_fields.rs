@@ -201,17 +201,33 @@ fn fstring_prefix_before(before: &[u8]) -> bool {
     before[before.len() - letters..].iter().any(|&b| b == b'f' || b == b'F')
 }
 
-/// Whether candidate `c` may be decided differently by the field than by the
-/// nested recognizer, at `v`.
-fn special(c: &Cand, v: &FieldExprView<'_>) -> bool {
-    c.bits & (QUOTE | BACKSLASH) != 0
-        || (!v.triple && c.bits & NEWLINE != 0)
-        || (v.open_brace && c.bits & OPEN_BRACE != 0)
-        || (!v.in_string && (c.bits & HASH != 0 || c.reach >= v.depth as i16))
+/// Where a field's expression stands, for [`Spot::special`] (a [`FieldExprView`]
+/// without its recognizer).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Spot {
+    depth: u32,
+    in_string: bool,
+    open_brace: bool,
+    triple: bool,
+}
+
+impl Spot {
+    fn of(v: &FieldExprView<'_>) -> Self {
+        Spot { depth: v.depth, in_string: v.in_string, open_brace: v.open_brace, triple: v.triple }
+    }
+
+    /// Whether candidate `c` may be decided differently by the field than by the
+    /// nested recognizer here.
+    fn special(&self, c: &Cand) -> bool {
+        c.bits & (QUOTE | BACKSLASH) != 0
+            || (!self.triple && c.bits & NEWLINE != 0)
+            || (self.open_brace && c.bits & OPEN_BRACE != 0)
+            || (!self.in_string && (c.bits & HASH != 0 || c.reach >= self.depth as i16))
+    }
 }
 
 /// Whether `c`'s first classed byte (after its prefix) surely makes the field refuse it.
-fn surely_refused(c: &Cand, bytes: &[u8], v: &FieldExprView<'_>) -> bool {
+fn surely_refused(c: &Cand, bytes: &[u8], v: &Spot) -> bool {
     let Some(k) = bytes.iter().position(|&b| class(b) != 0) else { return false };
     if !v.triple && c.bits & NEWLINE != 0 {
         // A newline in a one-quote literal, before any quote could have closed it.
@@ -277,10 +293,13 @@ impl<P: TokenParser> FieldMasks<P> {
 
     /// The mask (representatives only: no duplicates added) for a state inside a
     /// field (see [`Self::decides`]).
-    pub(crate) fn fill_inside(&mut self, state: &GrammarRecognizer<P>, trie: &TokTrie, starts: Option<Arc<LexemeStarts>>, mask: &mut TokenSet) {
+    /// `parent`: the mask is a field's nested recognizer's, for a parent field that
+    /// re-checks the tokens special at this spot itself (their verdicts here are not
+    /// used, so they are left out).
+    pub(crate) fn fill_inside(&mut self, state: &GrammarRecognizer<P>, trie: &TokTrie, starts: Option<Arc<LexemeStarts>>, parent: Option<Spot>, mask: &mut TokenSet) {
         self.last_rechecks = 0;
         match state.fstring_view() {
-            FieldView::Expr(v) if v.depth < 150 => self.fill_expr(state, v, trie, starts, mask),
+            FieldView::Expr(v) if v.depth < 150 => self.fill_expr(state, v, trie, starts, parent, mask),
             _ => self.fill_full(state, trie, mask),
         }
     }
@@ -300,7 +319,8 @@ impl<P: TokenParser> FieldMasks<P> {
         }
     }
 
-    fn fill_expr(&mut self, state: &GrammarRecognizer<P>, v: FieldExprView<'_>, trie: &TokTrie, starts: Option<Arc<LexemeStarts>>, mask: &mut TokenSet) {
+    fn fill_expr(&mut self, state: &GrammarRecognizer<P>, v: FieldExprView<'_>, trie: &TokTrie, starts: Option<Arc<LexemeStarts>>, parent: Option<Spot>, mask: &mut TokenSet) {
+        let spot = Spot::of(&v);
         let tokens = self.tokens(trie);
         let lang = state.language().clone();
         let fresh;
@@ -312,6 +332,7 @@ impl<P: TokenParser> FieldMasks<P> {
             }
         };
         let child = self.child.get_or_insert_with(|| Box::new(ExactWalker::new(nested, starts)));
+        child.parent_spot = Some(spot);
         child.fill_reps(nested, trie, mask);
         // The prefixes' verdicts, walked only if some special token needs them.
         let mut prefixes_walked = false;
@@ -323,12 +344,16 @@ impl<P: TokenParser> FieldMasks<P> {
         let mut head_ok = false;
         for k in 0..tokens.len() {
             let c = &tokens.cands[k];
-            if !special(c, &v) {
+            if parent.is_some_and(|p| p.special(c)) {
+                mask.remove(c.id as usize); // the parent decides it
+                continue;
+            }
+            if !spot.special(c) {
                 continue;
             }
             mask.remove(c.id as usize);
             let bytes = tokens.bytes_of(k);
-            if surely_refused(c, bytes, &v) {
+            if surely_refused(c, bytes, &spot) {
                 continue;
             }
             if c.prefix != NONE {
@@ -366,7 +391,8 @@ impl<P: TokenParser> FieldMasks<P> {
     /// After the usual walk of a state outside fields (literal text of an f-string,
     /// or no f-string): removes the tokens whose f-string bytes the walk could not
     /// judge and the full recognizer refuses.
-    pub(crate) fn recheck_after_walk(&mut self, state: &GrammarRecognizer<P>, trie: &TokTrie, mask: &mut TokenSet) {
+    /// `parent`: as for [`Self::fill_inside`].
+    pub(crate) fn recheck_after_walk(&mut self, state: &GrammarRecognizer<P>, trie: &TokTrie, parent: Option<Spot>, mask: &mut TokenSet) {
         self.last_rechecks = 0;
         let view = state.fstring_view();
         let (first, second, after_backslash) = match view {
@@ -386,6 +412,10 @@ impl<P: TokenParser> FieldMasks<P> {
             };
             for &k in list {
                 let c = &tokens.cands[k as usize];
+                if parent.is_some_and(|p| p.special(c)) {
+                    mask.remove(c.id as usize); // the parent decides it
+                    continue;
+                }
                 if !mask.contains(c.id as usize) || (c.n_first && c.bits & (OPEN_BRACE | CLOSE_BRACE | BACKSLASH) == 0 && !after_backslash) {
                     continue;
                 }

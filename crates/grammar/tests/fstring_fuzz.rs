@@ -160,6 +160,41 @@ const PIECES: &[&str] = &[
     "}", "\"", "'", ")", "]", "a", "\"\"\"", "'''", " ", "=", "!r", ":", ",", " else a", " in b", ": 1", "{", "or a in b", "\"\"", "''",
 ];
 
+/// What [`completion`] tries before its closers: an operand, `==`'s right side, the
+/// rest of the words the fuzz's conditionals and comprehensions are cut in.
+const OPENERS: &[&str] = &["", "a", "=a", "nd a", "n b", " in b", "f b else a", "lse a", "se a", "e a", " else a", "or a in b", "r a in b", " a in b", "s a", ".x in b"];
+
+/// Closers appended one at a time until the recognizer calls the text complete (at
+/// most 24): one that completes it if any; else, in a string nested in a field, the
+/// first quote that ends it; in literal text (a format spec: at level 0 a quote
+/// completes it) a `}`; else the first bracket or brace, then quote, that keeps the
+/// text viable.
+fn close_greedily(r: &espalier_grammar::Recognizer<espalier_grammar::LrParser>) -> Option<Vec<u8>> {
+    use espalier_grammar::recognizer::FieldView;
+    const ORDER: [&str; 7] = [")", "]", "}", "\"\"\"", "'''", "\"", "'"];
+    let in_string = |r: &espalier_grammar::Recognizer<espalier_grammar::LrParser>| matches!(r.fstring_view(), FieldView::Expr(v) if v.in_string);
+    let mut r = r.clone();
+    let mut out = Vec::new();
+    for _ in 0..24 {
+        if r.is_complete() {
+            return Some(out);
+        }
+        let after = |p: &&str| {
+            let mut s = r.clone();
+            s.try_push_bytes(p.as_bytes()).then_some(s)
+        };
+        let next = ORDER
+            .iter()
+            .find(|p| after(p).is_some_and(|s| s.is_complete()))
+            .or_else(|| if in_string(&r) { ORDER[3..].iter().find(|p| after(p).is_some_and(|s| !in_string(&s))) } else { None })
+            .or_else(|| matches!(r.fstring_view(), FieldView::Literal { .. }).then_some(&ORDER[2]).filter(|p| after(p).is_some()))
+            .or_else(|| ORDER.iter().find(|p| after(p).is_some()))?;
+        r.try_push_bytes(next.as_bytes());
+        out.extend_from_slice(next.as_bytes());
+    }
+    None
+}
+
 /// A completion of `text` (which the recognizer accepts) that the recognizer calls a
 /// complete program: `rest` (the rest of the literal it was cut from, when CPython
 /// accepts the whole) first, else an iterative-deepening search over [`PIECES`],
@@ -193,6 +228,16 @@ fn completion(lang: &std::sync::Arc<espalier_grammar::Language>, text: &[u8], re
             }
         }
         false
+    }
+    // First an opener (nothing, an operand, the rest of a word the fuzz cuts) and
+    // then closers greedily; else the search.
+    for opener in OPENERS {
+        let mut s = r.clone();
+        if s.try_push_bytes(opener.as_bytes()) {
+            if let Some(tail) = close_greedily(&s) {
+                return Some([opener.as_bytes(), &tail].concat());
+            }
+        }
     }
     let mut nodes = 0;
     for d in 0..=depth {
@@ -247,7 +292,7 @@ fn fstrings_are_viable_exactly_at_every_prefix() {
     let verdicts = common::oracle(&completed);
     // A `\N{name}` naming no character is counted apart: the grammar checks an
     // escape's form only (the search completes `\N{B` as `\N{B}`).
-    let refused_by_cpython = |(t, v): &(&Vec<u8>, &Option<bool>)| **v == Some(false);
+    let refused_by_cpython = |(_, v): &(&Vec<u8>, &Option<bool>)| **v == Some(false);
     let named = |t: &Vec<u8>| t.windows(3).any(|w| w == b"\\N{");
     let unnamed = completed.iter().zip(&verdicts).filter(refused_by_cpython).filter(|(t, _)| named(t)).count();
     let bad: Vec<String> = completed

@@ -382,12 +382,20 @@ impl FieldScan {
         if b == b'\\' {
             return Err("f-string expression part cannot include a backslash");
         }
+        // In a triple-quoted literal, a third quote of its kind in a row ends it.
+        let closer = if self.triple { Some(self.quote) } else { None };
         let e = self.expr_mut();
         match e.quote {
             Quote::None => {}
             Quote::Open1(c) => {
                 e.quote = if b == c { Quote::Open2(c) } else { Quote::Single(c) };
-                return e.feed(&[b]);
+                e.feed(&[b])?;
+                if b == c && closer == Some(c) && !(*e.rec).clone().end_lexeme() {
+                    // `f"""{[a for""`: a third `"` would end the literal, so the `""`
+                    // must be an empty string, and the expression refuses one here.
+                    return Err("f-string: invalid syntax");
+                }
+                return Ok(());
             }
             Quote::Open2(c) if b == c => {
                 e.quote = Quote::Triple(c, 0);
