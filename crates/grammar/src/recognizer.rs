@@ -7,14 +7,18 @@
 //! mean "`s` is a prefix of some valid program" (up to maximal-munch corner cases
 //! where the only completion would need a lexeme split the lexer never makes).
 //!
-//! One exception to "inside a lexeme only the DFA decides": the quote that closes a
-//! Python f-string is refused when the literal's replacement fields are invalid
-//! (CPython 3.11 checks them once the literal is read), so `f"{a("` is refused at its
-//! last byte. Trie walks that decide in-lexeme bytes from the DFA alone re-check such
-//! closers (`espalier_constraint`'s `fstring_closers`).
+//! One exception to "inside a lexeme only the DFA decides": Python f-strings. Their
+//! replacement fields are scanned byte by byte while the literal is open (each field's
+//! expression on a nested recognizer, `recognizer/fstring_field.rs`), so `f"{)` is
+//! refused at its `)`, and the quote that closes the literal is refused when its
+//! fields are invalid (CPython 3.11 checks them once the literal is read). Trie walks
+//! that decide in-lexeme bytes from the DFA alone handle f-strings apart
+//! (`espalier_constraint`'s `fstring_quotes` and `fstring_fields`), from
+//! [`Recognizer::fstring_view`].
 //!
 //! Files: this one holds the byte loop (lexer DFA, lexemes, the parser); the Python
-//! layout layer (`recognizer/python_layout.rs`), the f-string closing-quote check
+//! layout layer (`recognizer/python_layout.rs`), the f-string field scanner
+//! (`recognizer/fstring_field.rs`) and closing-quote check
 //! (`recognizer/fstring_quote.rs`), refusals and their errors (`recognizer/refusal.rs`)
 //! and SynCode's remainder and accept sequences (`recognizer/accept_sequences.rs`)
 //! live beside it.
