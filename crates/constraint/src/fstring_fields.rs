@@ -322,14 +322,9 @@ impl<P: TokenParser> FieldMasks<P> {
     fn fill_expr(&mut self, state: &GrammarRecognizer<P>, v: FieldExprView<'_>, trie: &TokTrie, starts: Option<Arc<LexemeStarts>>, parent: Option<Spot>, mask: &mut TokenSet) {
         let spot = Spot::of(&v);
         let tokens = self.tokens(trie);
-        let lang = state.language().clone();
-        let fresh;
         let nested: &GrammarRecognizer<LrParser> = match v.nested {
             Some(n) => n,
-            None => {
-                fresh = self.fresh.get_or_insert_with(|| GrammarRecognizer::field_start(&lang)).clone();
-                &fresh
-            }
+            None => self.fresh.get_or_insert_with(|| GrammarRecognizer::field_start(state.language())),
         };
         let child = self.child.get_or_insert_with(|| Box::new(ExactWalker::new(nested, starts)));
         child.parent_spot = Some(spot);
