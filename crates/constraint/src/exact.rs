@@ -44,6 +44,7 @@ use std::sync::Arc;
 use espalier_grammar::{Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
 
 use crate::lexeme_starts::{LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, ROOT_REREAD, STATE_BITS, UNUSUAL};
+use crate::fstring_fields::{FieldMasks, Spot};
 use crate::fstring_quotes::QuoteEnds;
 use crate::lexer_walk::{LexWalker, Push};
 use crate::{Recognizer, TokTrie, TokenSet};
@@ -79,6 +80,11 @@ pub struct ExactWalker<P: TokenParser> {
     /// first mask; see [`crate::fstring_quotes`]).
     quote_ends: Option<Arc<QuoteEnds>>,
     quote_scratch: Option<GrammarRecognizer<P>>,
+    /// Masks inside f-string replacement fields (see [`crate::fstring_fields`]).
+    fields: Option<Box<FieldMasks<P>>>,
+    /// Set when this walker computes a field's nested mask for a parent field that
+    /// re-checks some tokens itself (see [`FieldMasks::fill_inside`]).
+    pub(crate) parent_spot: Option<Spot>,
     /// Lexeme starts summarized by the last walk (plus trie nodes offered one by
     /// one, when the text ends between lexemes).
     pub last_nodes: usize,
@@ -155,6 +161,8 @@ impl<P: TokenParser> ExactWalker<P> {
             reread_refused: None,
             quote_ends: None,
             quote_scratch: None,
+            fields: None,
+            parent_spot: None,
             last_nodes: 0,
             last_heavy: 0,
         }
@@ -162,7 +170,21 @@ impl<P: TokenParser> ExactWalker<P> {
 
     /// Sets `mask` to exactly the non-special tokens whose bytes keep `state` viable.
     pub fn fill(&mut self, state: &GrammarRecognizer<P>, trie: &TokTrie, mask: &mut TokenSet) {
+        self.fill_reps(state, trie, mask);
+        trie.add_duplicates(mask);
+    }
+
+    /// [`Self::fill`] without the duplicate ids (tokens whose bytes another id has).
+    pub(crate) fn fill_reps(&mut self, state: &GrammarRecognizer<P>, trie: &TokTrie, mask: &mut TokenSet) {
         mask.clear();
+        if state.language().python.is_some() && FieldMasks::decides(state) {
+            // Inside an f-string's replacement field (see `fstring_fields`).
+            let fields = self.fields.get_or_insert_with(|| Box::new(FieldMasks::new()));
+            fields.fill_inside(state, trie, self.starts.clone(), self.parent_spot, mask);
+            self.last_heavy = fields.last_rechecks;
+            self.last_nodes = 0;
+            return;
+        }
         self.walker.reset(state);
         self.last_heavy = 0;
         self.last_nodes = 0;
@@ -241,9 +263,15 @@ impl<P: TokenParser> ExactWalker<P> {
             // Built once per trie (~1 ms: one pass over it), on its first Python mask.
             let quote_ends = self.quote_ends.get_or_insert_with(|| trie.quote_ends()).clone();
             let scratch = self.quote_scratch.get_or_insert_with(|| state.clone());
-            quote_ends.recheck(state, scratch, mask);
+            if self.parent_spot.is_none() {
+                // (A parent field re-checks every token holding a quote itself.)
+                quote_ends.recheck(state, scratch, mask);
+            }
+            // f-string bytes the walk's light steps cannot judge (see `fstring_fields`).
+            let fields = self.fields.get_or_insert_with(|| Box::new(FieldMasks::new()));
+            fields.recheck_after_walk(state, trie, self.parent_spot, mask);
+            self.last_heavy += fields.last_rechecks;
         }
-        trie.add_duplicates(mask);
         for (id, bytes) in trie.long_tokens() {
             let mut s = state.clone();
             if s.try_push_bytes(bytes) {

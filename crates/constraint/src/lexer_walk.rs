@@ -14,9 +14,10 @@
 //!
 //! This relies on one property of the grammar crate's recognizer (stated in its
 //! module doc): the fast path of `push_byte` (DFA state not START, next state not
-//! DEAD) depends only on `(remainder().dfa_state, acceptable_terminals())`, but for
-//! the quote that closes an f-string with invalid fields, which `exact` re-checks
-//! ([`crate::fstring_quotes`]).
+//! DEAD) depends only on `(remainder().dfa_state, acceptable_terminals())`, but inside
+//! Python f-strings (the closing quote over invalid fields, and the replacement fields
+//! scanned byte by byte), which `exact` handles apart ([`crate::fstring_quotes`],
+//! [`crate::fstring_fields`]).
 //! The exactness test (`tests/exactness.rs`) checks the result against pushing every
 //! token's bytes through the full recognizer.
 

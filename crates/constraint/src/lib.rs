@@ -51,6 +51,7 @@ pub mod fim_needs;
 pub mod finishing;
 mod finishing_walk;
 mod fstring_closer;
+mod fstring_fields;
 mod fstring_quotes;
 pub mod grammar_constraint;
 mod grammar_state;

@@ -23,6 +23,34 @@ const HAND: &[&str] = &[
     "x = f'{x!r",
     "x = f\"{'s'",
     "if x:\n    y = F'{a=}",
+    // Texts ending inside replacement fields (the next byte decides what the field
+    // allows: before the field scanner `{)`, `{a b`, `{a!x`, a third spec level and
+    // `{#` were allowed there, and the mask differed from the oracle).
+    "x = f\"{a:{b:",
+    "x = f\"{lambda",
+    "x = f\"{'a",
+    "x = f'{\"a\"",
+    "x = f\"\"\"{'''a",
+    "x = f\"\"\"{a\n",
+    "x = f\"{a if b",
+    "x = f\"{a=",
+    "x = f\"{a!r",
+    "x = f\"{x:{y}",
+    "x = f\"\\",
+    "x = f\"\\N",
+    "x = f\"}",
+    "x = f\"{ ",
+    "x = f\"{(a",
+    "x = f\"{[a,",
+    "x = f'{f\"{a",
+    "x = f\"{a<",
+    "x = f\"{a =",
+    "x = f\"{{",
+    "x = f\"{a['",
+    "x = f\"{a}",
+    "x = f\"{a:>",
+    "x = f\"{''",
+    "print(f\"{self.name!r}: {",
 ];
 
 #[test]
@@ -104,4 +132,36 @@ fn the_quote_token_is_not_allowed_inside_an_open_field() {
     c.fill_mask(&vocab, &mut mask);
     assert!(!mask.contains(quote[0] as usize), "`\"` ends the literal with the field open");
     assert!(mask.contains(tok.encode("'").unwrap()[0] as usize), "`'` opens a nested string");
+}
+
+#[test]
+fn tokens_that_break_a_field_are_not_allowed() {
+    // Independent of the recognizer (the oracle above): on main (3ff683c) each of
+    // these was allowed, and nothing could close the literal after it.
+    let (tok, vocab, trie) = common::smollm2();
+    let lang = espalier_grammar::python().unwrap();
+    let mut mask = TokenSet::empty(vocab.len());
+    for (text, bad, good) in [
+        ("x = f\"{", ")", "a"),
+        ("x = f\"{a", " b", " +"),
+        ("x = f\"{a!", "x", "r"),
+        ("x = f\"{a:{b:", "{", ">"),
+        ("x = f\"{", "#", "("),
+        ("x = f\"{lambda", " x", "s"),
+        ("x = f'{a", "\n", "}"),
+        ("x = f\"{a=", "x", "}"),
+        ("x = f\"", "{}", "{"),
+    ] {
+        let mut rec = lang.recognizer();
+        rec.push_bytes(text.as_bytes()).unwrap();
+        let mut c = GrammarConstraint::new(rec, trie.clone(), Strategy::Exact, "python-lr");
+        c.fill_mask(&vocab, &mut mask);
+        let id = |s: &str| {
+            let ids = tok.encode(s).unwrap();
+            assert_eq!(ids.len(), 1, "{s:?} is one token");
+            ids[0] as usize
+        };
+        assert!(!mask.contains(id(bad)), "{text:?} + {bad:?} breaks the field: not allowed");
+        assert!(mask.contains(id(good)), "{text:?} + {good:?} is allowed");
+    }
 }

@@ -7,14 +7,18 @@
 //! mean "`s` is a prefix of some valid program" (up to maximal-munch corner cases
 //! where the only completion would need a lexeme split the lexer never makes).
 //!
-//! One exception to "inside a lexeme only the DFA decides": the quote that closes a
-//! Python f-string is refused when the literal's replacement fields are invalid
-//! (CPython 3.11 checks them once the literal is read), so `f"{a("` is refused at its
-//! last byte. Trie walks that decide in-lexeme bytes from the DFA alone re-check such
-//! closers (`espalier_constraint`'s `fstring_closers`).
+//! One exception to "inside a lexeme only the DFA decides": Python f-strings. Their
+//! replacement fields are scanned byte by byte while the literal is open (each field's
+//! expression on a nested recognizer, `recognizer/fstring_field.rs`), so `f"{)` is
+//! refused at its `)`, and the quote that closes the literal is refused when its
+//! fields are invalid (CPython 3.11 checks them once the literal is read). Trie walks
+//! that decide in-lexeme bytes from the DFA alone handle f-strings apart
+//! (`espalier_constraint`'s `fstring_quotes` and `fstring_fields`), from
+//! [`Recognizer::fstring_view`].
 //!
 //! Files: this one holds the byte loop (lexer DFA, lexemes, the parser); the Python
-//! layout layer (`recognizer/python_layout.rs`), the f-string closing-quote check
+//! layout layer (`recognizer/python_layout.rs`), the f-string field scanner
+//! (`recognizer/fstring_field.rs`) and closing-quote check
 //! (`recognizer/fstring_quote.rs`), refusals and their errors (`recognizer/refusal.rs`)
 //! and SynCode's remainder and accept sequences (`recognizer/accept_sequences.rs`)
 //! live beside it.
@@ -35,11 +39,14 @@ use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
 
 mod accept_sequences;
+mod fstring_field;
 mod fstring_quote;
 mod python_layout;
 mod refusal;
 
 pub use accept_sequences::{AcceptSequences, Remainder};
+pub use fstring_field::{FieldExprView, FieldView};
+use fstring_field::FieldScan;
 use python_layout::{LineStart, PythonLayout};
 use refusal::{Refusal, Why};
 
@@ -63,6 +70,12 @@ pub struct Recognizer<P: TokenParser> {
     semi_pending: bool,
     /// Scratch for the bytes re-read after a lexeme ends (no state: not cloned).
     reread: Vec<u8>,
+    /// Python: the open f-string literal's replacement fields, while its lexeme is
+    /// read (`recognizer/fstring_field.rs`; a function of `lexbuf`).
+    fstr: Option<Box<FieldScan>>,
+    /// Python, a recognizer reading an f-string field's `(expression`: the keyword
+    /// `lambda` is refused at bracket depth 1 (its `:` would end the field there).
+    field_lambda: Option<TerminalId>,
 }
 
 impl<P: TokenParser> Clone for Recognizer<P> {
@@ -82,6 +95,8 @@ impl<P: TokenParser> Clone for Recognizer<P> {
             lexemes: self.lexemes,
             semi_pending: self.semi_pending,
             reread: Vec::new(),
+            fstr: self.fstr.clone(),
+            field_lambda: self.field_lambda,
         }
     }
 
@@ -101,6 +116,11 @@ impl<P: TokenParser> Clone for Recognizer<P> {
         self.layout.clone_from(&src.layout);
         self.lexemes = src.lexemes;
         self.semi_pending = src.semi_pending;
+        match (&mut self.fstr, &src.fstr) {
+            (Some(a), Some(b)) => a.clone_from(b),
+            (a, b) => a.clone_from(b),
+        }
+        self.field_lambda = src.field_lambda;
     }
 }
 
@@ -123,6 +143,8 @@ impl<P: TokenParser> Recognizer<P> {
             lexemes: 0,
             semi_pending: false,
             reread: Vec::new(),
+            fstr: None,
+            field_lambda: None,
         };
         r.refresh_acceptable();
         r
@@ -232,6 +254,9 @@ impl<P: TokenParser> Recognizer<P> {
             if lang.ignored.contains(t0) {
                 return Ok(());
             }
+            if self.field_lambda.is_some_and(|l| terms.contains(&l)) && self.layout.depth() == 1 {
+                return Err(self.refuse(Why::Text("f-string: lambda at the top of a field (its ':' would end the expression)")));
+            }
             // An f-string's fields were checked at its closing quote ([`Self::step`]):
             // every STRING lexeme is read there, byte by byte from its first.
             if py.open.contains(&t0) {
@@ -298,7 +323,11 @@ impl<P: TokenParser> Recognizer<P> {
             self.lex_len += 1;
             self.pos += 1;
             self.lexbuf.push(b);
-            if !dfa.winners(next).is_empty() {
+            let accepting = !dfa.winners(next).is_empty();
+            if self.lang.layer == LayerKind::Python && (self.fstr.is_some() || (self.lex_len <= 3 && (b == b'"' || b == b'\''))) {
+                self.fstring_byte(b, next)?;
+            }
+            if accepting {
                 self.last_accept = next;
                 self.last_accept_len = self.lex_len;
                 if self.lang.layer == LayerKind::Python && self.closes_string(next) {
@@ -346,6 +375,7 @@ impl<P: TokenParser> Recognizer<P> {
             return Err(e);
         }
         self.pos = start + len;
+        self.fstr = None;
         self.state = LexerDfa::START;
         self.lex_len = 0;
         self.last_accept = LexerDfa::DEAD;

@@ -153,3 +153,191 @@ fn the_quote_closing_an_open_field_is_refused() {
         assert!(r.try_push_bytes(ok.as_bytes()) && r.is_complete(), "{ok}");
     }
 }
+
+/// Pieces a completion search may append (closers of every kind, operands, the
+/// words that finish the fuzz's conditional, comprehension and lambda).
+const PIECES: &[&str] = &[
+    "}", "\"", "'", ")", "]", "a", "\"\"\"", "'''", " ", "=", "!r", ":", ",", " else a", " in b", ": 1", "{", "or a in b", "\"\"", "''",
+];
+
+/// What [`completion`] tries before its closers: an operand, `==`'s right side, the
+/// rest of the words the fuzz's conditionals and comprehensions are cut in.
+const OPENERS: &[&str] = &["", "a", "=a", "nd a", "n b", " in b", "f b else a", "lse a", "se a", "e a", " else a", "or a in b", "r a in b", " a in b", "s a", ".x in b"];
+
+/// Closers appended one at a time until the recognizer calls the text complete (at
+/// most 24): one that completes it if any; else, in a string nested in a field, the
+/// first quote that ends it; in literal text (a format spec: at level 0 a quote
+/// completes it) a `}`; else the first bracket or brace, then quote, that keeps the
+/// text viable.
+fn close_greedily(r: &espalier_grammar::Recognizer<espalier_grammar::LrParser>) -> Option<Vec<u8>> {
+    use espalier_grammar::recognizer::FieldView;
+    const ORDER: [&str; 7] = [")", "]", "}", "\"\"\"", "'''", "\"", "'"];
+    let in_string = |r: &espalier_grammar::Recognizer<espalier_grammar::LrParser>| matches!(r.fstring_view(), FieldView::Expr(v) if v.in_string);
+    let mut r = r.clone();
+    let mut out = Vec::new();
+    for _ in 0..24 {
+        if r.is_complete() {
+            return Some(out);
+        }
+        let after = |p: &&str| {
+            let mut s = r.clone();
+            s.try_push_bytes(p.as_bytes()).then_some(s)
+        };
+        let next = ORDER
+            .iter()
+            .find(|p| after(p).is_some_and(|s| s.is_complete()))
+            .or_else(|| if in_string(&r) { ORDER[3..].iter().find(|p| after(p).is_some_and(|s| !in_string(&s))) } else { None })
+            .or_else(|| matches!(r.fstring_view(), FieldView::Literal { .. }).then_some(&ORDER[2]).filter(|p| after(p).is_some()))
+            .or_else(|| ORDER.iter().find(|p| after(p).is_some()))?;
+        r.try_push_bytes(next.as_bytes());
+        out.extend_from_slice(next.as_bytes());
+    }
+    None
+}
+
+/// A completion of `text` (which the recognizer accepts) that the recognizer calls a
+/// complete program: `rest` (the rest of the literal it was cut from, when CPython
+/// accepts the whole) first, else an iterative-deepening search over [`PIECES`],
+/// pruned by the recognizer. `None` if none was found within `depth` pieces.
+fn completion(lang: &std::sync::Arc<espalier_grammar::Language>, text: &[u8], rest: Option<&[u8]>, depth: usize) -> Option<Vec<u8>> {
+    let mut r = lang.recognizer();
+    assert!(r.try_push_bytes(text));
+    if let Some(rest) = rest {
+        let mut s = r.clone();
+        if s.try_push_bytes(rest) && s.is_complete() {
+            return Some(rest.to_vec());
+        }
+    }
+    fn dfs(r: &espalier_grammar::Recognizer<espalier_grammar::LrParser>, left: usize, out: &mut Vec<u8>, nodes: &mut usize) -> bool {
+        if r.is_complete() {
+            return true;
+        }
+        if left == 0 || *nodes > 300_000 {
+            return false;
+        }
+        for p in PIECES {
+            *nodes += 1;
+            let mut s = r.clone();
+            if s.try_push_bytes(p.as_bytes()) {
+                let n = out.len();
+                out.extend_from_slice(p.as_bytes());
+                if dfs(&s, left - 1, out, nodes) {
+                    return true;
+                }
+                out.truncate(n);
+            }
+        }
+        false
+    }
+    // First an opener (nothing, an operand, the rest of a word the fuzz cuts) and
+    // then closers greedily; else the search.
+    for opener in OPENERS {
+        let mut s = r.clone();
+        if s.try_push_bytes(opener.as_bytes()) {
+            if let Some(tail) = close_greedily(&s) {
+                return Some([opener.as_bytes(), &tail].concat());
+            }
+        }
+    }
+    let mut nodes = 0;
+    for d in 0..=depth {
+        let mut out = Vec::new();
+        if dfs(&r, d, &mut out, &mut nodes) {
+            return Some(out);
+        }
+    }
+    None
+}
+
+/// The viable-prefix property inside f-strings, against `ast.parse`, at EVERY prefix
+/// of `x = <literal>` (not only those ending in a quote):
+/// - (a) every prefix of a text CPython accepts is accepted by the recognizer;
+/// - (b) the longest prefix the recognizer accepts (so every shorter one too) has a
+///   completion that CPython accepts, built by a search the recognizer prunes: the
+///   first byte refused in a broken literal is one after which nothing can follow.
+///
+/// Before the incremental field scanner (`recognizer/fstring_field.rs`) `x = f"{)`,
+/// `x = f"{a b`, `x = f"{a!x` were accepted until the quote: (b) fails there.
+#[test]
+fn fstrings_are_viable_exactly_at_every_prefix() {
+    common::require_oracle();
+    let lang = python().unwrap();
+    let n = if common::slow() { 20_000 } else { 2_000 };
+    let mut rng = Rng(0xF5_7217_6014);
+    let mut wholes: Vec<Vec<u8>> = (0..n).map(|_| format!("x = {}", literal(&mut rng)).into_bytes()).collect();
+    for hand in HAND {
+        wholes.push(hand.as_bytes().to_vec());
+    }
+    let whole_ok = common::oracle(&wholes);
+    let (mut bytes, mut refused, mut completed) = (0usize, 0usize, Vec::new());
+    let (mut lost, mut missing) = (Vec::new(), Vec::new());
+    for (t, ok) in wholes.iter().zip(&whole_ok) {
+        let valid = *ok == Some(true);
+        let mut r = lang.recognizer();
+        let k = t.iter().take_while(|&&b| r.try_push_byte(b)).count();
+        bytes += k;
+        if k < t.len() {
+            refused += 1;
+            if valid {
+                lost.push(format!("{:?} (a prefix of a valid text) refused", String::from_utf8_lossy(&t[..k + 1])));
+            }
+        } else if valid {
+            continue; // the whole text is its own completion
+        }
+        match completion(&lang, &t[..k], None, 6) {
+            Some(c) => completed.push([&t[..k], &c[..]].concat()),
+            None => missing.push(format!("{:?}", String::from_utf8_lossy(&t[..k]))),
+        }
+    }
+    let verdicts = common::oracle(&completed);
+    // A `\N{name}` naming no character is counted apart: the grammar checks an
+    // escape's form only (the search completes `\N{B` as `\N{B}`).
+    let refused_by_cpython = |(_, v): &(&Vec<u8>, &Option<bool>)| **v == Some(false);
+    let named = |t: &Vec<u8>| t.windows(3).any(|w| w == b"\\N{");
+    let unnamed = completed.iter().zip(&verdicts).filter(refused_by_cpython).filter(|(t, _)| named(t)).count();
+    let bad: Vec<String> = completed
+        .iter()
+        .zip(&verdicts)
+        .filter(refused_by_cpython)
+        .filter(|(t, _)| !named(t))
+        .map(|(t, _)| format!("{:?}", String::from_utf8_lossy(t)))
+        .collect();
+    eprintln!(
+        "f-string prefixes: {} literals, {bytes} bytes accepted, {refused} refused before their end, {} longest prefixes completed ({} refused by ast.parse, {unnamed} more for a \\N{{name}} naming no character), {} without a completion found, {} valid prefixes lost",
+        wholes.len(),
+        completed.len(),
+        bad.len(),
+        missing.len(),
+        lost.len()
+    );
+    assert!(lost.is_empty(), "{}", lost[..lost.len().min(30)].join("\n"));
+    assert!(missing.is_empty(), "accepted, no completion found:\n{}", missing[..missing.len().min(30)].join("\n"));
+    assert!(bad.is_empty(), "completions ast.parse refuses:\n{}", bad[..bad.len().min(30)].join("\n"));
+    assert!(refused > wholes.len() / 10, "the fuzz should hold broken literals: {refused}");
+}
+
+/// Hand-written literals for the prefix test (broken fields, lambdas, nesting).
+const HAND: &[&str] = &[
+    "x = f\"{)}\"", "x = f\"{a b}\"", "x = f\"{a!x}\"", "x = f\"{a:{b:{c}}}\"", "x = f\"{#}\"", "x = f'{a[\"b\"]}'",
+    "x = f\"{lambda x: 1}\"", "x = f\"{a if b else lambda: 1}\"", "x = f\"{x=!r:>{w}}\"", "x = f'''{'''a'''}'''",
+    "x = f\"{'''a'''!r}\"", "x = f\"\\N{BULLET} {a!=b}\"", "x = f\"{*a,}\"", "x = f\"{(lambda: 1)()}\"",
+];
+
+#[test]
+fn broken_fields_are_refused_at_their_first_bad_byte() {
+    let lang = python().unwrap();
+    // (viable prefix, the byte after which nothing can follow)
+    for (ok, bad) in [
+        ("x = f\"{", ")"), ("x = f\"{a", " b"), ("x = f\"{a!", "x"), ("x = f\"{a:{b:", "{"), ("x = f\"{", "#"),
+        ("x = f\"{", "}"), ("x = f\"{a", "\\"), ("x = f'{a", "\n"), ("x = f\"{lambda", " "), ("x = f\"{a=", "x"),
+        ("x = f\"}", "a"), ("x = f\"\\N", "x"), ("x = f\"{a!r", "x"), ("x = f\"{a ", "!="), ("x = f\"{a ==", "}"),
+    ] {
+        let mut r = lang.recognizer();
+        assert!(r.try_push_bytes(ok.as_bytes()), "{ok:?} is viable");
+        assert!(!r.clone().try_push_bytes(bad.as_bytes()) || bad == "!=", "{ok:?} + {bad:?} must be refused");
+    }
+    for ok in ["x = f\"{a!=b}\"", "x = f\"{a==b=}\"", "x = f\"{a<=b}\"", "x = f\"{(lambda: 1)()}\"", "x = f\"{a:{b}}\"", "x = f\"{{}}\"", "x = rf\"\\{a}\"", "x = f'{\"a\"}'"] {
+        let mut r = lang.recognizer();
+        assert!(r.try_push_bytes(ok.as_bytes()) && r.is_complete(), "{ok}");
+    }
+}
