@@ -56,6 +56,7 @@ pub mod grammar_constraint;
 mod grammar_state;
 pub mod lexeme_starts;
 pub mod lexer_walk;
+mod mask_memo;
 pub mod mask_store;
 pub mod recognizer;
 pub mod strategy;

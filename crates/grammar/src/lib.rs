@@ -117,7 +117,7 @@ pub use lr_parser::LrParser;
 pub use lr_table::{Action, LrTable, TableKind, TableStats, AUGMENTED};
 pub use python::{python, python_with, PYTHON_GRAMMAR};
 pub use quotient::{FimError, Outcome, Part, SuffixQuotient};
-pub use recognizer::{AcceptSequences, Recognizer, Remainder};
+pub use recognizer::{AcceptSequences, Continuations, Recognizer, Remainder};
 pub use semicolons::GoTerminals;
 pub use termset::TermSet;
 pub use token_parser::TokenParser;

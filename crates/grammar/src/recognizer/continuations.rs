@@ -1,0 +1,166 @@
+//! Whether two recognizer states accept exactly the same continuations (byte
+//! strings), decided cheaply and conservatively, so that a mask computed for one
+//! state can be reused for the other (`espalier_constraint`'s `MaskMemo`).
+//!
+//! Inside a comment, a docstring or a name, consecutive decoding steps differ only in
+//! the bytes of the unfinished lexeme; [`Recognizer::same_future`] compares those and
+//! so never matches there. Those bytes matter to later bytes in only two ways:
+//! - a byte that ends the lexeme emits it at its last accepting point and re-reads
+//!   the bytes after that point (the *rest*) before itself: irrelevant when there is
+//!   no accepting point (the byte is refused), when the lexeme is accepted where it
+//!   stands (the rest is empty), or when re-reading the rest is refused whatever
+//!   follows it (inside a docstring past its first line, re-read as a one-line
+//!   string). Otherwise the two states agree iff their states after
+//!   [`Recognizer::end_lexeme`] do ([`Continuations::SameIfEndsSame`]: a docstring's
+//!   first line, re-read as an unfinished one-line string);
+//! - the quote that closes an f-string checks the literal's fields on its text:
+//!   a lexeme whose prefix (bytes before its first quote) names an f-string must be
+//!   equal byte for byte; before any quote, only whether the prefix holds `f` / `r`
+//!   can matter (the body is all still to come).
+//!
+//! The same holds for completeness ([`Recognizer::is_complete`]): at the end of the
+//! text the lexeme is ended the same way (an unterminated triple-quoted string is
+//! told by the first five bytes, compared when the rest is not empty).
+//!
+//! Everything else that decides a continuation is compared whole: the parser (by
+//! `same_parser`), the lexer DFA state and last accepting state, the acceptable set,
+//! the layout layer (indentation stacks, brackets, line status, column) and Go's
+//! pending semicolon. Offsets and lexeme counts only name positions in errors.
+//! The fields are destructured without `..`: a new field of [`Recognizer`] fails to
+//! compile here until it is decided.
+
+use crate::lexer_dfa::LexerDfa;
+use crate::token_parser::TokenParser;
+
+use super::Recognizer;
+
+/// What [`Recognizer::same_continuations`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Continuations {
+    /// The two states accept the same continuations (and have the same completeness).
+    Same,
+    /// Not shown to be the same.
+    Differ,
+    /// Equal but for the rest a lexeme end would re-read: the same iff both states
+    /// refuse [`Recognizer::end_lexeme`], or both take it and the states after it
+    /// are [`Continuations::Same`].
+    SameIfEndsSame,
+}
+
+/// What the f-string check at a closing quote can read of a lexeme's bytes (see the
+/// module doc): the text itself for an f-string past its opening quote, else only
+/// whether the prefix so far holds `f` / `r` and whether a quote was read.
+#[derive(PartialEq, Eq)]
+enum StringHead<'a> {
+    FString(&'a [u8]),
+    Other { quoted: bool, f: bool, raw: bool },
+}
+
+/// A STRING lexeme's quote comes after at most two prefix letters, so only the first
+/// three bytes are looked at: a lexeme of three bytes or more without a quote among
+/// them is never a STRING (not scanned: a comment may be long).
+fn string_head(lexbuf: &[u8]) -> StringHead<'_> {
+    let head = &lexbuf[..lexbuf.len().min(3)];
+    let q = head.iter().position(|&b| b == b'\'' || b == b'"');
+    if q.is_none() && lexbuf.len() >= 3 {
+        return StringHead::Other { quoted: false, f: false, raw: false };
+    }
+    let prefix = &head[..q.unwrap_or(head.len())];
+    let f = prefix.iter().any(|b| matches!(b, b'f' | b'F'));
+    let raw = prefix.iter().any(|b| matches!(b, b'r' | b'R'));
+    if q.is_some() && f {
+        StringHead::FString(lexbuf)
+    } else {
+        StringHead::Other { quoted: q.is_some(), f, raw }
+    }
+}
+
+/// `a == b`, element by element: a slice comparison is a call to `memcmp`, which in
+/// wasm is compiler-builtins' loop over single bytes.
+fn same<T: Copy + PartialEq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// `text.starts_with(head)`, 8 bytes per comparison (see [`same`]; a docstring's
+/// text took a fifth of a reused mask's time in node).
+fn starts_with(text: &[u8], head: &[u8]) -> bool {
+    let Some(text) = text.get(..head.len()) else { return false };
+    let (a, b) = (text.chunks_exact(8), head.chunks_exact(8));
+    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("chunks of 8"));
+    same(a.remainder(), b.remainder()) && a.zip(b).all(|(x, y)| word(x) == word(y))
+}
+
+impl<P: TokenParser> Recognizer<P> {
+    /// Whether a byte that ends the unfinished lexeme would re-read bytes already
+    /// read (the lexeme has an accepting point before its end): only then does
+    /// [`Self::same_continuations`] need `earlier_rest_refused`.
+    pub fn has_rest(&self) -> bool {
+        self.last_accept != LexerDfa::DEAD && self.last_accept_len < self.lex_len
+    }
+
+    /// Whether `self` accepts exactly the continuations `earlier` accepts (see the
+    /// module doc; [`Continuations::Differ`] when unsure). `earlier_rest_refused`:
+    /// whether `earlier` refuses [`Self::end_lexeme`]; it lets a state with a rest
+    /// match an earlier state of the same lexeme (the same bytes up to `earlier`'s
+    /// end), as every rest that extends a refused one is refused.
+    pub fn same_continuations(&self, earlier: &Self, earlier_rest_refused: bool, same_parser: impl Fn(&P, &P) -> bool) -> Continuations {
+        let Recognizer {
+            lang,
+            parser,
+            state,
+            lex_len,
+            lex_start: _,
+            last_accept,
+            last_accept_len,
+            lexbuf,
+            pos: _,
+            acceptable,
+            layout,
+            lexemes: _,
+            semi_pending,
+            reread: _,
+        } = self;
+        let Recognizer {
+            lang: e_lang,
+            parser: e_parser,
+            state: e_state,
+            lex_len: e_lex_len,
+            lex_start: _,
+            last_accept: e_last_accept,
+            last_accept_len: e_last_accept_len,
+            lexbuf: e_lexbuf,
+            pos: _,
+            acceptable: e_acceptable,
+            layout: e_layout,
+            lexemes: _,
+            semi_pending: e_semi_pending,
+            reread: _,
+        } = earlier;
+        let (v, e_v) = (layout.view(), e_layout.view());
+        let same_layout = same(v.cols, e_v.cols)
+            && same(v.alt, e_v.alt)
+            && (v.depth, v.at_line_start, v.content, v.col, v.altcol) == (e_v.depth, e_v.at_line_start, e_v.content, e_v.col, e_v.altcol);
+        if !(std::sync::Arc::ptr_eq(lang, e_lang)
+            && state == e_state
+            && last_accept == e_last_accept
+            && (*lex_len == 0) == (*e_lex_len == 0)
+            && semi_pending == e_semi_pending
+            && acceptable == e_acceptable
+            && same_layout
+            && string_head(lexbuf) == string_head(e_lexbuf)
+            && same_parser(parser, e_parser))
+        {
+            return Continuations::Differ;
+        }
+        let rest_inert = *last_accept == LexerDfa::DEAD
+            || (*last_accept_len == *lex_len && *e_last_accept_len == *e_lex_len)
+            || (earlier_rest_refused && last_accept_len == e_last_accept_len && starts_with(lexbuf, e_lexbuf));
+        if rest_inert {
+            Continuations::Same
+        } else if self.has_rest() && earlier.has_rest() && same(&lexbuf[..lexbuf.len().min(5)], &e_lexbuf[..e_lexbuf.len().min(5)]) {
+            Continuations::SameIfEndsSame
+        } else {
+            Continuations::Differ
+        }
+    }
+}
