@@ -99,6 +99,12 @@ impl<P: TokenParser> GrammarConstraint<P> {
         (self.walker.last_nodes, self.walker.last_heavy)
     }
 
+    /// How many exact masks were the kept mask of an earlier step, reused
+    /// ([`crate::mask_memo`]): a work counter for tests and benchmarks.
+    pub fn reused_masks(&self) -> usize {
+        self.memo.reused
+    }
+
     /// Whether a SynCode store is attached.
     pub fn has_store(&self) -> bool {
         self.store.is_some()

@@ -23,6 +23,8 @@ pub(crate) struct MaskMemo<P: TokenParser> {
     kept: Option<Kept<P>>,
     /// Scratch for the current state with its lexeme ended.
     scratch: Option<GrammarRecognizer<P>>,
+    /// Masks reused so far (a work counter for tests and benchmarks).
+    pub(crate) reused: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -44,7 +46,7 @@ fn same_lr<P: TokenParser>(a: &P, b: &P) -> bool {
 
 impl<P: TokenParser> MaskMemo<P> {
     pub(crate) fn new() -> Self {
-        Self { kept: None, scratch: None }
+        Self { kept: None, scratch: None, reused: 0 }
     }
 
     /// Writes the kept mask into `mask` if `state` accepts the same continuations as
@@ -67,6 +69,7 @@ impl<P: TokenParser> MaskMemo<P> {
         };
         if same {
             mask.clone_from(&k.mask);
+            self.reused += 1;
         }
         same
     }

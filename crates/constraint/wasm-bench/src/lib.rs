@@ -33,6 +33,9 @@ struct Harness {
     work: [u64; 3],
     /// A running hash of every exact mask (see [`work`]).
     digest: u64,
+    /// Copies of the constraint taken before the current step's first mask, for
+    /// [`repeat_mask`] (see [`prepare_repeat`]).
+    copies: Vec<GrammarConstraint>,
 }
 
 static HARNESS: Mutex<Option<Harness>> = Mutex::new(None);
@@ -145,7 +148,7 @@ pub extern "C" fn setup(ptr: *const u8, len: usize, flags: u32) -> u32 {
     let steps = files.iter().map(Vec::len).sum::<usize>() as u32;
     let mask = TokenSet::empty(vocab.len());
     *HARNESS.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0 });
+        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0, copies: Vec::new() });
     steps
 }
 
@@ -253,14 +256,36 @@ pub extern "C" fn work(i: u32) -> u64 {
     })
 }
 
-/// The mask of the current step computed `n` times (the harnesses' `--repeat`, and
-/// for profiling one step); returns its number of allowed tokens.
+/// Takes `n` copies of the constraint (untimed), before the current step's first
+/// mask, for the harnesses' `--repeat`: the constraint keeps its last mask inside a
+/// lexeme and reuses it while the state allows the same tokens (the mask memo), so
+/// the same step's mask computed again by the constraint itself would be a copy of
+/// the first; each copy computes it as the step's first mask did.
+#[no_mangle]
+pub extern "C" fn prepare_repeat(n: u32) {
+    let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(h) = guard.as_mut() else { return };
+    h.copies.clear();
+    h.copies.extend((0..n).map(|_| h.constraint.clone()));
+}
+
+/// The mask of the current step computed `n` times: by the copies [`prepare_repeat`]
+/// took (used up), one mask each (the harnesses' `--repeat`); without copies by the
+/// constraint itself, `n` times (for profiling one step: a step inside a lexeme is
+/// then a reused mask from its second time on). Returns its number of allowed tokens.
 #[no_mangle]
 pub extern "C" fn repeat_mask(n: u32) -> u32 {
     let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(h) = guard.as_mut() else { return 0 };
-    for _ in 0..n {
-        h.constraint.fill_mask(&h.vocab, &mut h.mask);
+    if h.copies.is_empty() {
+        for _ in 0..n {
+            h.constraint.fill_mask(&h.vocab, &mut h.mask);
+        }
+    } else {
+        for c in h.copies.iter_mut().take(n as usize) {
+            c.fill_mask(&h.vocab, &mut h.mask);
+        }
+        h.copies.clear();
     }
     h.mask.count() as u32
 }

@@ -164,3 +164,83 @@ impl<P: TokenParser> Recognizer<P> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LrParser;
+
+    type Rec = Recognizer<LrParser>;
+
+    fn same_lr(a: &LrParser, b: &LrParser) -> bool {
+        a.stacks() == b.stacks()
+    }
+
+    /// Every byte string of length 1-3 over bytes that start, end, continue or break
+    /// comments, strings (one-line and triple-quoted, f-strings and their fields),
+    /// names and lines; and bytes that end a docstring's first line, then a comment
+    /// or a name, then kill the triple-quoted string with a bad escape: the lexer
+    /// backs up to `""` and re-reads the line, which is then valid Python.
+    fn probes() -> Vec<Vec<u8>> {
+        let alphabet = b"\"' #\na\xff\\{}f()=";
+        let mut out: Vec<Vec<u8>> = [&b"\"#\\xZ"[..], b"\" #\\xZ", b"\"'#\\xZ", b"' #\\xZ"].iter().map(|p| p.to_vec()).collect();
+        out.extend(alphabet.iter().map(|&b| vec![b]));
+        for _ in 0..2 {
+            let longer: Vec<Vec<u8>> = out.iter().filter(|p| p.len() == out.last().unwrap().len()).flat_map(|p| alphabet.iter().map(move |&b| [&p[..], &[b]].concat())).collect();
+            out.extend(longer);
+        }
+        out
+    }
+
+    /// The memo's verdict: `SameIfEndsSame` resolved by ending both lexemes.
+    fn verdict(cur: &Rec, earlier: &Rec) -> bool {
+        let mut e_end = earlier.clone();
+        let e_refused = earlier.has_rest() && !e_end.end_lexeme();
+        match cur.same_continuations(earlier, e_refused, same_lr) {
+            Continuations::Same => true,
+            Continuations::Differ => false,
+            Continuations::SameIfEndsSame => {
+                let mut c_end = cur.clone();
+                match (c_end.end_lexeme(), e_refused) {
+                    (false, refused) => refused,
+                    (true, false) => c_end.same_continuations(&e_end, false, same_lr) == Continuations::Same,
+                    (true, true) => false,
+                }
+            }
+        }
+    }
+
+    /// Wherever two states of the same text (up to 12 bytes apart) are said to accept
+    /// the same continuations, they accept the same probes and have the same
+    /// completeness; and such pairs occur in comments, docstrings (their first line
+    /// too), strings and names.
+    #[test]
+    fn states_said_the_same_accept_the_same_probes() {
+        let lang = crate::python().expect("the Python grammar compiles");
+        let text = "def f(ab):\n    \"\"\"Doc \"q\" line.\n\n    Second line\\\\ here.\n    \"\"\"\n    # comment 'x' here\n    name_long = ab  # end\n    s = 'one \"line\" str' + r'raw\\d' + b'by'\n    t = f'{ab!r:>{ab}} text' + F\"{ab}\" + rf'{ab}x'\n    u = '''tri\nple''' + \"\"\"\"\"\"\n    return s\n";
+        let mut states: Vec<Rec> = vec![lang.recognizer()];
+        for &b in text.as_bytes() {
+            let mut s = states.last().unwrap().clone();
+            assert!(s.try_push_byte(b), "the sample is Python");
+            states.push(s);
+        }
+        let probes = probes();
+        let (mut same, mut same_with_rest) = (0, 0);
+        for j in 1..states.len() {
+            for i in j.saturating_sub(12)..j {
+                if !verdict(&states[j], &states[i]) {
+                    continue;
+                }
+                same += 1;
+                same_with_rest += usize::from(states[j].has_rest());
+                let (a, b) = (&states[i], &states[j]);
+                assert_eq!(a.is_complete(), b.is_complete(), "completeness at {i} and {j}");
+                for p in &probes {
+                    let (mut x, mut y) = (a.clone(), b.clone());
+                    assert_eq!(x.try_push_bytes(p), y.try_push_bytes(p), "{:?} after {:?} and {:?}", String::from_utf8_lossy(p), &text[..i], &text[..j]);
+                }
+            }
+        }
+        assert!(same >= 400 && same_with_rest >= 40, "{same} pairs said the same, {same_with_rest} with a rest");
+    }
+}

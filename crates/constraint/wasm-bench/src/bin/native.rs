@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile as pct, thread_cpu_ns};
-use espalier_constraint_wasm_bench::{alloc, allocs, commit_step, CHECK, COLD, compile_grammar, mask_step, repeat_mask, restart, select_file, setup, violations, work};
+use espalier_constraint_wasm_bench::{alloc, allocs, commit_step, CHECK, COLD, compile_grammar, mask_step, prepare_repeat, repeat_mask, restart, select_file, setup, violations, work};
 
 /// Removes `--name VALUE` from `args` and returns the value.
 fn take_flag(args: &mut Vec<String>, name: &str) -> Option<String> {
@@ -32,6 +32,7 @@ fn pass(steps: u32, repeat: u32) -> (Vec<f64>, Vec<f64>) {
     let per = f64::from(repeat.max(1));
     for _ in 0..steps {
         if repeat > 0 {
+            prepare_repeat(repeat);
             mask_step();
         }
         let c = thread_cpu_ns();
