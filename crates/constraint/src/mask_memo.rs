@@ -58,8 +58,19 @@ impl<P: TokenParser> MaskMemo<P> {
             Continuations::Differ => false,
             Continuations::SameIfEndsSame => {
                 let scratch = self.scratch.get_or_insert_with(|| state.clone());
-                scratch.clone_from(state);
-                match (scratch.end_lexeme(), k.rest_refused, &k.ended) {
+                // The state with its lexeme ended: the kept one's plus the bytes read
+                // since, if it is the same lexeme (else re-read from the state).
+                let ended = match (state.read_since(&k.state), &k.ended) {
+                    (Some(extra), Some(e)) if !k.rest_refused => {
+                        scratch.clone_from(e);
+                        scratch.try_push_bytes(extra)
+                    }
+                    _ => {
+                        scratch.clone_from(state);
+                        scratch.end_lexeme()
+                    }
+                };
+                match (ended, k.rest_refused, &k.ended) {
                     // Both refused, or only one.
                     (false, refused, _) => refused,
                     (true, false, Some(ended)) => scratch.same_continuations(ended, false, same_lr) == Continuations::Same,

@@ -106,5 +106,6 @@ console.log(JSON.stringify({
   worst: order.slice(0, 5).map((i) => ({ step: i, us: r2(first.times[i]), cpu_us: first.cpu[i], grew: first.grew[i], last_pass_us: r2(last.times[i]) })),
   memory_mib: r2(w.memory.buffer.byteLength / 1048576),
   mask_digest: w.work(3).toString(16).padStart(16, '0'),
+  reused_share: r2(Number(w.work(4)) / (steps * runs.length)),
   load_avg_1m: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
 }));

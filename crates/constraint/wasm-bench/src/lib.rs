@@ -36,6 +36,8 @@ struct Harness {
     /// Copies of the constraint taken before the current step's first mask, for
     /// [`repeat_mask`] (see [`prepare_repeat`]).
     copies: Vec<GrammarConstraint>,
+    /// Steps whose mask was the constraint's kept mask, reused (`mask_memo`).
+    reused: u64,
 }
 
 static HARNESS: Mutex<Option<Harness>> = Mutex::new(None);
@@ -148,7 +150,7 @@ pub extern "C" fn setup(ptr: *const u8, len: usize, flags: u32) -> u32 {
     let steps = files.iter().map(Vec::len).sum::<usize>() as u32;
     let mask = TokenSet::empty(vocab.len());
     *HARNESS.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0, copies: Vec::new() });
+        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0, copies: Vec::new(), reused: 0 });
     steps
 }
 
@@ -170,7 +172,9 @@ pub extern "C" fn mask_step() -> u32 {
     let ok = match h.strategy {
         Strategy::Check => h.constraint.allows(h.vocab.bytes(id)),
         _ => {
+            let reused = h.constraint.reused_masks();
             h.constraint.fill_mask(&h.vocab, &mut h.mask);
+            h.reused += (h.constraint.reused_masks() - reused) as u64;
             let (nodes, heavy) = h.constraint.last_walk_work();
             h.work[0] += nodes as u64;
             h.work[1] += heavy as u64;
@@ -247,11 +251,13 @@ pub extern "C" fn violations() -> u32 {
 /// Work counters summed over the exact masks so far: 0 = trie nodes offered (or
 /// lexeme-start summaries used), 1 = full recognizer steps, 2 = allowed tokens;
 /// 3 = a hash of every committed step's mask, in order (hashed untimed, in
-/// `commit_step`): equal digests, equal masks, to compare builds and runtimes.
+/// `commit_step`): equal digests, equal masks, to compare builds and runtimes;
+/// 4 = steps whose mask was reused from an earlier step (the mask memo).
 #[no_mangle]
 pub extern "C" fn work(i: u32) -> u64 {
     HARNESS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |h| match i {
         3 => h.digest,
+        4 => h.reused,
         _ => h.work.get(i as usize).copied().unwrap_or(0),
     })
 }

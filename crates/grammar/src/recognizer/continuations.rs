@@ -98,6 +98,17 @@ impl<P: TokenParser> Recognizer<P> {
         self.last_accept != LexerDfa::DEAD && self.last_accept_len < self.lex_len
     }
 
+    /// The bytes `self` read after `earlier`'s, when both are in one lexeme with
+    /// the same last accepting point (`self`'s pending bytes extend `earlier`'s):
+    /// then `self` after [`Self::end_lexeme`] is `earlier` after it plus these bytes
+    /// (where the parser and layout are the same, as
+    /// [`Self::same_continuations`] checks), a cheaper way to it than re-reading
+    /// the whole rest (a docstring's first line, at every step).
+    pub fn read_since<'a>(&'a self, earlier: &Self) -> Option<&'a [u8]> {
+        (self.last_accept == earlier.last_accept && self.last_accept_len == earlier.last_accept_len && starts_with(&self.lexbuf, &earlier.lexbuf))
+            .then(|| &self.lexbuf[earlier.lexbuf.len()..])
+    }
+
     /// Whether `self` accepts exactly the continuations `earlier` accepts (see the
     /// module doc; [`Continuations::Differ`] when unsure). `earlier_rest_refused`:
     /// whether `earlier` refuses [`Self::end_lexeme`]; it lets a state with a rest
@@ -201,7 +212,13 @@ mod tests {
             Continuations::Differ => false,
             Continuations::SameIfEndsSame => {
                 let mut c_end = cur.clone();
-                match (c_end.end_lexeme(), e_refused) {
+                let ended = c_end.end_lexeme();
+                if let (Some(extra), true, false) = (cur.read_since(earlier), ended, e_refused) {
+                    let mut via = e_end.clone();
+                    assert!(via.try_push_bytes(extra), "the lexeme end of {:?} then {extra:?} is refused", earlier.remainder_bytes());
+                    assert_eq!(via.same_continuations(&c_end, false, same_lr), Continuations::Same, "a lexeme end, then the bytes read since");
+                }
+                match (ended, e_refused) {
                     (false, refused) => refused,
                     (true, false) => c_end.same_continuations(&e_end, false, same_lr) == Continuations::Same,
                     (true, true) => false,
