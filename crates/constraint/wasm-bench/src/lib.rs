@@ -34,8 +34,11 @@ struct Harness {
     /// A running hash of every exact mask (see [`work`]).
     digest: u64,
     /// Copies of the constraint taken before the current step's first mask, for
-    /// [`repeat_mask`] (see [`prepare_repeat`]).
+    /// [`repeat_mask`] (see [`prepare_repeat`]); `copies_ready` until used. They
+    /// are dropped by the next [`prepare_repeat`], untimed (dropping them is
+    /// hundreds of `free` calls).
     copies: Vec<GrammarConstraint>,
+    copies_ready: bool,
     /// Steps whose mask was the constraint's kept mask, reused (`mask_memo`).
     reused: u64,
 }
@@ -150,7 +153,7 @@ pub extern "C" fn setup(ptr: *const u8, len: usize, flags: u32) -> u32 {
     let steps = files.iter().map(Vec::len).sum::<usize>() as u32;
     let mask = TokenSet::empty(vocab.len());
     *HARNESS.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0, copies: Vec::new(), reused: 0 });
+        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0, copies: Vec::new(), copies_ready: false, reused: 0 });
     steps
 }
 
@@ -273,25 +276,25 @@ pub extern "C" fn prepare_repeat(n: u32) {
     let Some(h) = guard.as_mut() else { return };
     h.copies.clear();
     h.copies.extend((0..n).map(|_| h.constraint.clone()));
+    h.copies_ready = true;
 }
 
 /// The mask of the current step computed `n` times: by the copies [`prepare_repeat`]
-/// took (used up), one mask each (the harnesses' `--repeat`); without copies by the
+/// took (once), one mask each (the harnesses' `--repeat`); without copies by the
 /// constraint itself, `n` times (for profiling one step: a step inside a lexeme is
 /// then a reused mask from its second time on). Returns its number of allowed tokens.
 #[no_mangle]
 pub extern "C" fn repeat_mask(n: u32) -> u32 {
     let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(h) = guard.as_mut() else { return 0 };
-    if h.copies.is_empty() {
-        for _ in 0..n {
-            h.constraint.fill_mask(&h.vocab, &mut h.mask);
-        }
-    } else {
+    if std::mem::take(&mut h.copies_ready) {
         for c in h.copies.iter_mut().take(n as usize) {
             c.fill_mask(&h.vocab, &mut h.mask);
         }
-        h.copies.clear();
+    } else {
+        for _ in 0..n {
+            h.constraint.fill_mask(&h.vocab, &mut h.mask);
+        }
     }
     h.mask.count() as u32
 }
