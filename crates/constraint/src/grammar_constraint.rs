@@ -94,7 +94,7 @@ impl<P: TokenParser> GrammarConstraint<P> {
     }
 
     /// Work counters of the last exact walk: (trie nodes offered, full recognizer
-    /// steps), for benchmarks.
+    /// steps), for benchmarks; (0, 0) when the last mask was a reused one.
     pub fn last_walk_work(&self) -> (usize, usize) {
         (self.walker.last_nodes, self.walker.last_heavy)
     }
