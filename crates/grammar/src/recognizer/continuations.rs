@@ -29,6 +29,8 @@
 //! The fields are destructured without `..`: a new field of [`Recognizer`] fails to
 //! compile here until it is decided.
 
+use std::hash::Hasher;
+
 use crate::lexer_dfa::LexerDfa;
 use crate::token_parser::TokenParser;
 
@@ -96,6 +98,29 @@ impl<P: TokenParser> Recognizer<P> {
     /// [`Self::same_continuations`] need `earlier_rest_refused`.
     pub fn has_rest(&self) -> bool {
         self.last_accept != LexerDfa::DEAD && self.last_accept_len < self.lex_len
+    }
+
+    /// A hash of what [`Self::same_continuations`] compares whole (the parser by its
+    /// LR stacks, as `espalier_constraint`'s memo compares it): states it can say are
+    /// the same have equal keys, so a memo of many states looks at few.
+    pub fn continuations_key(&self) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
+        let v = self.layout.view();
+        for x in [self.state, self.last_accept, u32::from(self.lex_len == 0), u32::from(self.semi_pending), v.depth, v.col, v.altcol] {
+            h.write_u32(x);
+        }
+        h.write_u8(u8::from(v.at_line_start) | u8::from(v.content) << 1);
+        v.cols.iter().chain(v.alt).for_each(|&c| h.write_u32(c));
+        std::hash::Hash::hash(&self.acceptable, &mut h);
+        match string_head(&self.lexbuf) {
+            StringHead::FString(_) => h.write_u8(8),
+            StringHead::Other { quoted, f, raw } => h.write_u8(u8::from(quoted) | u8::from(f) << 1 | u8::from(raw) << 2),
+        }
+        for stack in self.parser.lr_stacks().unwrap_or_default() {
+            h.write_usize(stack.len());
+            stack.iter().for_each(|&s| h.write_u32(s));
+        }
+        h.finish()
     }
 
     /// The bytes `self` read after `earlier`'s, when both are in one lexeme with
