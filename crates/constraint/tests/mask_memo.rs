@@ -3,7 +3,7 @@
 //! an earlier step (`mask_memo`), equals the mask a fresh constraint computes on the
 //! same text (no kept mask; that mask is checked against the brute force by
 //! `exactness.rs` and `go_masks.rs`), EOS included. Python (comments, docstrings,
-//! strings, f-strings, names) and Go (comments, raw strings); at least a fifth of
+//! strings, f-strings, names) and Go (comments, raw strings); at least half of
 //! the steps must reuse a mask, so that a memo that stopped matching fails too.
 
 mod common;
@@ -64,5 +64,5 @@ fn reused_masks_equal_fresh_ones_on_python_and_go() {
     }
     eprintln!("mask memo: {} files, {steps} steps, {reused} masks reused, {} disagreements", runs.len(), bad.len());
     assert!(bad.is_empty(), "{}", bad[..bad.len().min(20)].join("\n"));
-    assert!(reused * 5 >= steps, "only {reused} of {steps} masks reused");
+    assert!(reused * 2 >= steps, "only {reused} of {steps} masks reused");
 }

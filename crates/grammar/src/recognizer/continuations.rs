@@ -253,8 +253,8 @@ mod tests {
     }
 
     /// Wherever two states of the same text (up to 12 bytes apart) are said to accept
-    /// the same continuations, they accept the same probes and have the same
-    /// completeness; and such pairs occur in comments, docstrings (their first line
+    /// the same continuations, they accept the same probes, have the same
+    /// completeness and the same key; and such pairs occur in comments, docstrings (their first line
     /// too), strings and names.
     #[test]
     fn states_said_the_same_accept_the_same_probes() {
@@ -270,6 +270,9 @@ mod tests {
         let (mut same, mut same_with_rest) = (0, 0);
         for j in 1..states.len() {
             for i in j.saturating_sub(12)..j {
+                if states[j].same_continuations(&states[i], false, same_lr) != Continuations::Differ {
+                    assert_eq!(states[j].continuations_key(), states[i].continuations_key(), "keys at {i} and {j}");
+                }
                 if !verdict(&states[j], &states[i]) {
                     continue;
                 }
