@@ -6,7 +6,8 @@
 //! its accept sequences and remainder and unions rows of a precomputed mask store
 //! ([`crate::mask_store`]); `check` pushes one token's bytes through a copy of the
 //! state. EOS is allowed exactly when the recognizer says the text is complete.
-//! Inside a lexeme, an exact mask is often the last one again: [`crate::mask_memo`].
+//! An exact mask is often one computed before (inside a lexeme, the last one): the
+//! constraint keeps the last 64 ([`crate::mask_memo`]).
 
 use std::sync::Arc;
 
@@ -31,8 +32,8 @@ pub struct GrammarConstraint<P: TokenParser = LrParser> {
     trie: Arc<TokTrie>,
     store: Option<Arc<MaskStore>>,
     walker: ExactWalker<P>,
-    /// The last exact mask inside a lexeme (EOS decided), reused while the state
-    /// accepts the same continuations ([`crate::mask_memo`]).
+    /// The last exact masks (EOS decided), reused where the state accepts the same
+    /// continuations as at one of them ([`crate::mask_memo`]).
     memo: MaskMemo<P>,
     /// A spare recognizer state, reused by the completeness check of every mask and
     /// by commits (no allocation per step once warm).
@@ -99,7 +100,7 @@ impl<P: TokenParser> GrammarConstraint<P> {
         (self.walker.last_nodes, self.walker.last_heavy)
     }
 
-    /// How many exact masks were the kept mask of an earlier step, reused
+    /// How many exact masks were a kept mask of an earlier step, reused
     /// ([`crate::mask_memo`]): a work counter for tests and benchmarks.
     pub fn reused_masks(&self) -> usize {
         self.memo.reused

@@ -25,7 +25,7 @@
 //!   SynCode-style masks; `clone` / `clone_from` are cheap and allocation-free when
 //!   reusing a slot. For mask computations: [`Recognizer::try_push_byte`] (a bool,
 //!   no error value built), [`Recognizer::end_lexeme`], [`Recognizer::at_line_start`],
-//!   [`Recognizer::same_continuations`] (to reuse a mask inside a lexeme);
+//!   [`Recognizer::same_continuations`] (to reuse a mask computed before);
 //!   for the visualizer: [`Recognizer::stack`] (LR states and the symbols they stand
 //!   for, from [`LrTable::accessing_symbol`]). Exactness: `push_bytes(s)` is `Ok`
 //!   iff `s` is a prefix of a valid program, with one known over-approximation: the

@@ -1,6 +1,7 @@
 //! Whether two recognizer states accept exactly the same continuations (byte
 //! strings), decided cheaply and conservatively, so that a mask computed for one
-//! state can be reused for the other (`espalier_constraint`'s `MaskMemo`).
+//! state can be reused for the other (`espalier_constraint`'s `MaskMemo`), and a key
+//! (hash) that such states share.
 //!
 //! Inside a comment, a docstring or a name, consecutive decoding steps differ only in
 //! the bytes of the unfinished lexeme; [`Recognizer::same_future`] compares those and
