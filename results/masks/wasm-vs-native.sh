@@ -17,8 +17,10 @@
 # COLD=1 also runs every build without the warm-up mask in setup (`--cold`, labels
 # `NAME_cold-RUNTIME`), to show what the first step costs without it.
 # REPEAT=K times every step as K masks of that step computed one after another,
-# divided by K (`--repeat K` of every harness): a warm, repeated step, measurable in
-# Chromium, whose timer has 5 us steps (a step's figure then has 5/K us steps).
+# divided by K (`--repeat K` of every harness), each by a copy of the constraint
+# taken before the step (so its mask memo holds the step before's mask, as in a
+# single pass): a warm, repeated step, measurable in Chromium, whose timer has 5 us
+# steps (a step's figure then has 5/K us steps).
 #
 # Every run prints its JSON line (first pass: what a decoder meets once); the last
 # line is the summary, per round and build: wasm / native ratios of p50, p99 and max,

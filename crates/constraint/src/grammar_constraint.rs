@@ -6,6 +6,8 @@
 //! its accept sequences and remainder and unions rows of a precomputed mask store
 //! ([`crate::mask_store`]); `check` pushes one token's bytes through a copy of the
 //! state. EOS is allowed exactly when the recognizer says the text is complete.
+//! An exact mask is often one computed before (inside a lexeme, the last one): the
+//! constraint keeps the last 64 ([`crate::mask_memo`]).
 
 use std::sync::Arc;
 
@@ -14,6 +16,7 @@ use espalier_grammar::{LrParser, Recognizer as GrammarRecognizer, TokenParser};
 use crate::cost_cache::CostCache;
 use crate::exact::ExactWalker;
 use crate::finishing::Finishing;
+use crate::mask_memo::MaskMemo;
 use crate::mask_store::MaskStore;
 use crate::{ByteState, Commit, Constraint, Inspection, Rejected, Strategy, TokTrie, TokenSet, Vocab};
 
@@ -29,6 +32,9 @@ pub struct GrammarConstraint<P: TokenParser = LrParser> {
     trie: Arc<TokTrie>,
     store: Option<Arc<MaskStore>>,
     walker: ExactWalker<P>,
+    /// The last exact masks (EOS decided), reused where the state accepts the same
+    /// continuations as at one of them ([`crate::mask_memo`]).
+    memo: MaskMemo<P>,
     /// A spare recognizer state, reused by the completeness check of every mask and
     /// by commits (no allocation per step once warm).
     scratch: GrammarRecognizer<P>,
@@ -47,7 +53,7 @@ impl<P: TokenParser> GrammarConstraint<P> {
         let starts = trie.lexeme_starts(&start.language().dfa);
         let walker = ExactWalker::new(&start, starts);
         let scratch = start.clone();
-        Self { state: start, strategy, trie, store: None, walker, scratch, kind: kind.into(), text: Vec::new(), costs: CostCache::new() }
+        Self { state: start, strategy, trie, store: None, walker, memo: MaskMemo::new(), scratch, kind: kind.into(), text: Vec::new(), costs: CostCache::new() }
     }
 
     /// Shares `cache` (the costs other constraints' finishing masks found, for the
@@ -89,9 +95,15 @@ impl<P: TokenParser> GrammarConstraint<P> {
     }
 
     /// Work counters of the last exact walk: (trie nodes offered, full recognizer
-    /// steps), for benchmarks.
+    /// steps), for benchmarks; (0, 0) when the last mask was a reused one.
     pub fn last_walk_work(&self) -> (usize, usize) {
         (self.walker.last_nodes, self.walker.last_heavy)
+    }
+
+    /// How many exact masks were a kept mask of an earlier step, reused
+    /// ([`crate::mask_memo`]): a work counter for tests and benchmarks.
+    pub fn reused_masks(&self) -> usize {
+        self.memo.reused
     }
 
     /// Whether a SynCode store is attached.
@@ -237,6 +249,11 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
         if mask.capacity() != vocab.len() {
             *mask = TokenSet::empty(vocab.len());
         }
+        let exact = self.strategy == Strategy::Exact;
+        if exact && self.memo.recall(&self.state, mask) {
+            (self.walker.last_nodes, self.walker.last_heavy) = (0, 0);
+            return;
+        }
         match self.strategy {
             Strategy::Exact => self.exact_mask(mask),
             Strategy::Syncode => {
@@ -250,6 +267,9 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
             mask.insert(vocab.eos() as usize);
         } else {
             mask.remove(vocab.eos() as usize);
+        }
+        if exact {
+            self.memo.keep(&self.state, mask);
         }
     }
 

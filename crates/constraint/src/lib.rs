@@ -15,6 +15,9 @@
 //!   accept sequences and DFA [`MaskStore`], cached to a file keyed by a hash of the
 //!   grammar and vocabulary), `check` ([`Constraint::allows`] on one token, for
 //!   adaptive rejection). EOS is allowed exactly when the text is a complete program.
+//!   An exact mask is often one computed before (inside a lexeme, the last one): the
+//!   constraint keeps the last 64 (`mask_memo`, reused where the state accepts the
+//!   same continuations).
 //! - [`finishing`]: the grammar constraint's finishing mask
 //!   ([`Constraint::fill_finishing_mask`], [`GrammarConstraint::finishing_mask`]): the
 //!   allowed tokens that strictly lower the remaining cost to a complete program, for
@@ -57,6 +60,7 @@ pub mod grammar_constraint;
 mod grammar_state;
 pub mod lexeme_starts;
 pub mod lexer_walk;
+mod mask_memo;
 pub mod mask_store;
 pub mod recognizer;
 pub mod strategy;

@@ -2,10 +2,22 @@
 //! per decoding step, so they are flat `u64` words.
 
 /// A set of token ids below a fixed bound.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct TokenSet {
     words: Vec<u64>,
     len: usize,
+}
+
+impl Clone for TokenSet {
+    fn clone(&self) -> Self {
+        Self { words: self.words.clone(), len: self.len }
+    }
+
+    /// Reuses the words' allocation (a derived `clone_from` would allocate a copy).
+    fn clone_from(&mut self, src: &Self) {
+        self.words.clone_from(&src.words);
+        self.len = src.len;
+    }
 }
 
 impl TokenSet {

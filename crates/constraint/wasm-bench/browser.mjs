@@ -52,7 +52,11 @@ for (let k = 0; k < passes; k++) {
   const times = new Float64Array(steps);
   const v0 = w.violations();
   for (let i = 0; i < steps; i++) {
-    if (repeat > 0) w.mask_step();
+    if (repeat > 0) {
+      // (absent from builds before the mask memo, which repeat on the constraint itself)
+      if (w.prepare_repeat) w.prepare_repeat(repeat);
+      w.mask_step();
+    }
     const a = performance.now();
     if (repeat > 0) w.repeat_mask(repeat);
     else w.mask_step();

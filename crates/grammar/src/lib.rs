@@ -24,7 +24,8 @@
 //!   EOS; [`Recognizer::remainder`] and [`Recognizer::accept_sequences`] (A0 / A1) for
 //!   SynCode-style masks; `clone` / `clone_from` are cheap and allocation-free when
 //!   reusing a slot. For mask computations: [`Recognizer::try_push_byte`] (a bool,
-//!   no error value built), [`Recognizer::end_lexeme`], [`Recognizer::at_line_start`];
+//!   no error value built), [`Recognizer::end_lexeme`], [`Recognizer::at_line_start`],
+//!   [`Recognizer::same_continuations`] (to reuse a mask computed before);
 //!   for the visualizer: [`Recognizer::stack`] (LR states and the symbols they stand
 //!   for, from [`LrTable::accessing_symbol`]). Exactness: `push_bytes(s)` is `Ok`
 //!   iff `s` is a prefix of a valid program, with one known over-approximation: the
@@ -117,7 +118,7 @@ pub use lr_parser::LrParser;
 pub use lr_table::{Action, LrTable, TableKind, TableStats, AUGMENTED};
 pub use python::{python, python_with, PYTHON_GRAMMAR};
 pub use quotient::{FimError, Outcome, Part, SuffixQuotient};
-pub use recognizer::{AcceptSequences, Recognizer, Remainder};
+pub use recognizer::{AcceptSequences, Continuations, Recognizer, Remainder};
 pub use semicolons::GoTerminals;
 pub use termset::TermSet;
 pub use token_parser::TokenParser;

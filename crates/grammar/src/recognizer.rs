@@ -19,8 +19,9 @@
 //! Files: this one holds the byte loop (lexer DFA, lexemes, the parser); the Python
 //! layout layer (`recognizer/python_layout.rs`), the f-string field scanner
 //! (`recognizer/fstring_field.rs`) and closing-quote check
-//! (`recognizer/fstring_quote.rs`), refusals and their errors (`recognizer/refusal.rs`)
-//! and SynCode's remainder and accept sequences (`recognizer/accept_sequences.rs`)
+//! (`recognizer/fstring_quote.rs`), refusals and their errors (`recognizer/refusal.rs`),
+//! SynCode's remainder and accept sequences (`recognizer/accept_sequences.rs`) and
+//! whether two states accept the same continuations (`recognizer/continuations.rs`)
 //! live beside it.
 //!
 //! Cost: the common byte (inside a lexeme) is one table lookup and one bitset
@@ -39,12 +40,14 @@ use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
 
 mod accept_sequences;
+mod continuations;
 mod fstring_field;
 mod fstring_quote;
 mod python_layout;
 mod refusal;
 
 pub use accept_sequences::{AcceptSequences, Remainder};
+pub use continuations::Continuations;
 pub use fstring_field::{FieldExprView, FieldView};
 use fstring_field::FieldScan;
 use python_layout::{LineStart, PythonLayout};

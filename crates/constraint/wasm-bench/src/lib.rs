@@ -33,6 +33,14 @@ struct Harness {
     work: [u64; 3],
     /// A running hash of every exact mask (see [`work`]).
     digest: u64,
+    /// Copies of the constraint taken before the current step's first mask, for
+    /// [`repeat_mask`] (see [`prepare_repeat`]); `copies_ready` until used. They
+    /// are dropped by the next [`prepare_repeat`], untimed (dropping them is
+    /// hundreds of `free` calls).
+    copies: Vec<GrammarConstraint>,
+    copies_ready: bool,
+    /// Steps whose mask was the constraint's kept mask, reused (`mask_memo`).
+    reused: u64,
 }
 
 static HARNESS: Mutex<Option<Harness>> = Mutex::new(None);
@@ -145,7 +153,7 @@ pub extern "C" fn setup(ptr: *const u8, len: usize, flags: u32) -> u32 {
     let steps = files.iter().map(Vec::len).sum::<usize>() as u32;
     let mask = TokenSet::empty(vocab.len());
     *HARNESS.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0 });
+        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0, copies: Vec::new(), copies_ready: false, reused: 0 });
     steps
 }
 
@@ -167,7 +175,9 @@ pub extern "C" fn mask_step() -> u32 {
     let ok = match h.strategy {
         Strategy::Check => h.constraint.allows(h.vocab.bytes(id)),
         _ => {
+            let reused = h.constraint.reused_masks();
             h.constraint.fill_mask(&h.vocab, &mut h.mask);
+            h.reused += (h.constraint.reused_masks() - reused) as u64;
             let (nodes, heavy) = h.constraint.last_walk_work();
             h.work[0] += nodes as u64;
             h.work[1] += heavy as u64;
@@ -244,23 +254,47 @@ pub extern "C" fn violations() -> u32 {
 /// Work counters summed over the exact masks so far: 0 = trie nodes offered (or
 /// lexeme-start summaries used), 1 = full recognizer steps, 2 = allowed tokens;
 /// 3 = a hash of every committed step's mask, in order (hashed untimed, in
-/// `commit_step`): equal digests, equal masks, to compare builds and runtimes.
+/// `commit_step`): equal digests, equal masks, to compare builds and runtimes;
+/// 4 = steps whose mask was reused from an earlier step (the mask memo).
 #[no_mangle]
 pub extern "C" fn work(i: u32) -> u64 {
     HARNESS.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |h| match i {
         3 => h.digest,
+        4 => h.reused,
         _ => h.work.get(i as usize).copied().unwrap_or(0),
     })
 }
 
-/// The mask of the current step computed `n` times (the harnesses' `--repeat`, and
-/// for profiling one step); returns its number of allowed tokens.
+/// Takes `n` copies of the constraint (untimed), before the current step's first
+/// mask, for the harnesses' `--repeat`: the constraint keeps its last mask inside a
+/// lexeme and reuses it while the state allows the same tokens (the mask memo), so
+/// the same step's mask computed again by the constraint itself would be a copy of
+/// the first; each copy computes it as the step's first mask did.
+#[no_mangle]
+pub extern "C" fn prepare_repeat(n: u32) {
+    let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(h) = guard.as_mut() else { return };
+    h.copies.clear();
+    h.copies.extend((0..n).map(|_| h.constraint.clone()));
+    h.copies_ready = true;
+}
+
+/// The mask of the current step computed `n` times: by the copies [`prepare_repeat`]
+/// took (once), one mask each (the harnesses' `--repeat`); without copies by the
+/// constraint itself, `n` times (for profiling one step: a step inside a lexeme is
+/// then a reused mask from its second time on). Returns its number of allowed tokens.
 #[no_mangle]
 pub extern "C" fn repeat_mask(n: u32) -> u32 {
     let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(h) = guard.as_mut() else { return 0 };
-    for _ in 0..n {
-        h.constraint.fill_mask(&h.vocab, &mut h.mask);
+    if std::mem::take(&mut h.copies_ready) {
+        for c in h.copies.iter_mut().take(n as usize) {
+            c.fill_mask(&h.vocab, &mut h.mask);
+        }
+    } else {
+        for _ in 0..n {
+            h.constraint.fill_mask(&h.vocab, &mut h.mask);
+        }
     }
     h.mask.count() as u32
 }

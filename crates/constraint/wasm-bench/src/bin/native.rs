@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile as pct, thread_cpu_ns};
-use espalier_constraint_wasm_bench::{alloc, allocs, commit_step, CHECK, COLD, compile_grammar, mask_step, repeat_mask, restart, select_file, setup, violations, work};
+use espalier_constraint_wasm_bench::{alloc, allocs, commit_step, CHECK, COLD, compile_grammar, mask_step, prepare_repeat, repeat_mask, restart, select_file, setup, violations, work};
 
 /// Removes `--name VALUE` from `args` and returns the value.
 fn take_flag(args: &mut Vec<String>, name: &str) -> Option<String> {
@@ -32,6 +32,7 @@ fn pass(steps: u32, repeat: u32) -> (Vec<f64>, Vec<f64>) {
     let per = f64::from(repeat.max(1));
     for _ in 0..steps {
         if repeat > 0 {
+            prepare_repeat(repeat);
             mask_step();
         }
         let c = thread_cpu_ns();
@@ -136,7 +137,7 @@ fn main() {
     sorted.sort_by(f64::total_cmp);
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "{{\"bench\":\"mask\",\"runtime\":\"native\",\"strategy\":\"{strategy}\",\"tokens\":{},\"repeat\":{repeat},\"p50_us\":{},\"p99_us\":{},\"max_us\":{},\"mean_us\":{},\"setup_ms\":{},\"grammar_ms\":{},\"violations\":{},\"cpu_p50_us\":{},\"cpu_p99_us\":{},\"cpu_max_us\":{},\"mean_work\":[{},{},{}],\"allocs_per_step\":{},\"mask_digest\":\"{:016x}\",\"passes\":[{}],\"worst\":[{}],\"load_avg_1m\":{}}}",
+        "{{\"bench\":\"mask\",\"runtime\":\"native\",\"strategy\":\"{strategy}\",\"tokens\":{},\"repeat\":{repeat},\"p50_us\":{},\"p99_us\":{},\"max_us\":{},\"mean_us\":{},\"setup_ms\":{},\"grammar_ms\":{},\"violations\":{},\"cpu_p50_us\":{},\"cpu_p99_us\":{},\"cpu_max_us\":{},\"mean_work\":[{},{},{}],\"allocs_per_step\":{},\"reused_share\":{},\"mask_digest\":\"{:016x}\",\"passes\":[{}],\"worst\":[{}],\"load_avg_1m\":{}}}",
         times.len(),
         r2(pct(&sorted, 50.0)),
         r2(pct(&sorted, 99.0)),
@@ -152,6 +153,7 @@ fn main() {
         work(1) / (times.len() * runs.len()).max(1) as u64,
         work(2) / (times.len() * runs.len()).max(1) as u64,
         r2(allocs() as f64 / (times.len() * runs.len()).max(1) as f64),
+        r2(work(4) as f64 / (times.len() * runs.len()).max(1) as f64),
         work(3),
         more.join(","),
         worst.join(","),
