@@ -260,7 +260,8 @@ impl<P: TokenParser> ExactWalker<P> {
             }
         }
         if lang.python.is_some() {
-            // Built once per trie (~1 ms: one pass over it), on its first Python mask.
+            // Built once per trie (one pass over it), at setup with the lexeme-start
+            // summaries (`LexemeStarts::build`); here only if none were built.
             let quote_ends = self.quote_ends.get_or_insert_with(|| trie.quote_ends()).clone();
             let scratch = self.quote_scratch.get_or_insert_with(|| state.clone());
             if self.parent_spot.is_none() {

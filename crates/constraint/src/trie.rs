@@ -346,7 +346,7 @@ impl TokTrie {
     }
 
     /// The tokens ending in a quote, for the f-string closing-quote re-check (built
-    /// once per trie, on first use).
+    /// once per trie, on first use: `LexemeStarts::build` asks for it at setup).
     pub(crate) fn quote_ends(&self) -> std::sync::Arc<crate::fstring_quotes::QuoteEnds> {
         self.quote_ends.get_or_init(|| std::sync::Arc::new(crate::fstring_quotes::QuoteEnds::new(self))).clone()
     }
