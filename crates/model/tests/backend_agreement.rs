@@ -17,13 +17,19 @@
 //! (`--nocapture`) before any assertion, so one run reports both formats.
 #![cfg(all(feature = "ndarray", any(feature = "wgpu", feature = "cuda")))]
 
-use espalier_model::{ActivationFormat, BackendKind, Gguf, KvCache, Llama, Tokenizer, WeightFormat};
+use espalier_model::{gpu_kernel_check, ActivationFormat, BackendKind, Gguf, KvCache, Llama, Tokenizer, WeightFormat};
 
 const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 /// Largest logit difference allowed: the paths differ only in summation order (f32
 /// against the file's exact Q4_1 values); measured 4.4e-5 (gpu-blocks) and 9.7e-5
-/// (burn-f32) on WebGPU, and ~1e-3 between the CPU paths.
+/// (burn-f32) on WebGPU, ~1e-3 between the CPU paths, 0.026 for gpu-blocks on CUDA
+/// (H100, issue 20).
 const TOL: f32 = 0.05;
+/// The same for `burn-f32` on CUDA: burn's f32 matmul there rounds like TF32 tensor
+/// cores (the kernel check reports 3.0e-3 relative error against exact sums on an
+/// H100, where our block kernel is within 1e-5), and its logits were 0.053 from the
+/// CPU's at most, with every greedy token the same (issue 20).
+const TOL_BURN_F32_CUDA: f32 = 0.1;
 /// Prompt length: more than the device cache's initial capacity (64 rows).
 const PROMPT: usize = 70;
 /// Greedy steps after the prefill.
@@ -39,6 +45,28 @@ fn ndarray_and_wgpu_agree_in_both_formats() {
 #[test]
 fn ndarray_and_cuda_agree_in_both_formats() {
     agree(BackendKind::Cuda, "run this on a machine with an NVIDIA GPU and driver 580+");
+}
+
+#[cfg(feature = "wgpu")]
+#[test]
+fn the_block_kernel_matches_its_host_twin_on_wgpu() {
+    kernel_matches(BackendKind::Wgpu, "install one (natively Mesa's lavapipe: apt-get install -y mesa-vulkan-drivers libvulkan1)");
+}
+
+#[cfg(feature = "cuda")]
+#[test]
+fn the_block_kernel_matches_its_host_twin_on_cuda() {
+    kernel_matches(BackendKind::Cuda, "run this on a machine with an NVIDIA GPU and driver 580+");
+}
+
+/// The GPU block kernel alone (no model): [`gpu_kernel_check::run`] on synthetic blocks.
+fn kernel_matches(backend: BackendKind, hint: &str) {
+    let gpu = backend.device().unwrap_or_else(|e| panic!("no {backend} device ({e}): {hint}"));
+    let check = gpu_kernel_check::run(&gpu).unwrap_or_else(|e| panic!("{backend}: the kernel check did not run: {e}"));
+    for line in &check.lines {
+        eprintln!("{backend} block kernel: {line}");
+    }
+    assert!(check.failures.is_empty(), "{backend} block kernel:\n{}", check.failures.join("\n"));
 }
 
 /// Logits after each feed of one run: the prefill, [`STEPS`] greedy steps, and the
@@ -101,6 +129,7 @@ fn agree(backend: BackendKind, hint: &str) {
         let bytes = model.device_weight_bytes();
         device_bytes.push((format, bytes));
         let gpu_run = run(&model, &ids, Some(&cpu.fed));
+        let tol = if backend == BackendKind::Cuda && format == WeightFormat::BurnF32 { TOL_BURN_F32_CUDA } else { TOL };
         let (mut largest, mut same) = (0f32, 0);
         for ((what, a), (_, b)) in cpu.logits.iter().zip(&gpu_run.logits) {
             let diff = a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
@@ -108,8 +137,8 @@ fn agree(backend: BackendKind, hint: &str) {
             eprintln!("{backend} {format} {what}: max |ndarray - {backend}| = {diff:e}, greedy {ta} / {tb}");
             largest = largest.max(diff);
             same += usize::from(ta == tb);
-            if !(diff < TOL) {
-                failures.push(format!("{backend} {format} {what}: logits differ by {diff} (tolerance {TOL})"));
+            if !(diff < tol) {
+                failures.push(format!("{backend} {format} {what}: logits differ by {diff} (tolerance {tol})"));
             }
             if ta != tb {
                 failures.push(format!("{backend} {format} {what}: greedy token {tb}, ndarray {ta}"));

@@ -191,39 +191,40 @@ impl GpuBlocks {
     }
 }
 
+/// Deterministic bytes (a linear congruential sequence): synthetic blocks for the tests
+/// and the GPU kernel's self-check (`gpu_kernel_check.rs`).
+pub(crate) fn noise(n: usize, seed: u32) -> Vec<u8> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
+/// GGUF rows of `ty` with finite, varied scales (random f16 bytes may be NaN).
+pub(crate) fn gguf_rows(ty: GgmlType, rows: usize, cols: usize, seed: u32) -> Vec<Vec<u8>> {
+    let bb = ty.block_bytes();
+    (0..rows)
+        .map(|r| {
+            let mut row = noise(cols / QK * bb, seed + r as u32);
+            for (j, block) in row.chunks_exact_mut(bb).enumerate() {
+                let d = f16::from_f32(0.01 + 0.003 * ((r * 7 + j) % 11) as f32).to_le_bytes();
+                block[..2].copy_from_slice(&d);
+                if ty == GgmlType::Q4_1 {
+                    let m = f16::from_f32(-0.05 + 0.01 * ((r + j) % 9) as f32).to_le_bytes();
+                    block[2..4].copy_from_slice(&m);
+                }
+            }
+            row
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Deterministic bytes (a linear congruential sequence).
-    fn noise(n: usize, seed: u32) -> Vec<u8> {
-        let mut s = seed;
-        (0..n)
-            .map(|_| {
-                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-                (s >> 24) as u8
-            })
-            .collect()
-    }
-
-    /// GGUF rows of `ty` with finite, varied scales (random f16 bytes may be NaN).
-    fn gguf_rows(ty: GgmlType, rows: usize, cols: usize, seed: u32) -> Vec<Vec<u8>> {
-        let bb = ty.block_bytes();
-        (0..rows)
-            .map(|r| {
-                let mut row = noise(cols / QK * bb, seed + r as u32);
-                for (j, block) in row.chunks_exact_mut(bb).enumerate() {
-                    let d = f16::from_f32(0.01 + 0.003 * ((r * 7 + j) % 11) as f32).to_le_bytes();
-                    block[..2].copy_from_slice(&d);
-                    if ty == GgmlType::Q4_1 {
-                        let m = f16::from_f32(-0.05 + 0.01 * ((r + j) % 9) as f32).to_le_bytes();
-                        block[2..4].copy_from_slice(&m);
-                    }
-                }
-                row
-            })
-            .collect()
-    }
 
     fn check_against_reader(ty: GgmlType) {
         let (rows, cols) = (37, 96);

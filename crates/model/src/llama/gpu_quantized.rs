@@ -18,7 +18,7 @@
 
 use burn::backend::{Cube, DispatchDevice};
 use burn::tensor::{DType, Device, Tensor};
-use burn_cubecl::ops::numeric::empty_device_dtype;
+use burn_cubecl::ops::numeric::empty_device_contiguous_dtype;
 use burn_cubecl::tensor::CubeTensor;
 use burn_cubecl::CubeDevice;
 use cubecl::client::Client;
@@ -87,6 +87,37 @@ fn block_matvec(
         }
     }
     out[t * rows + r] = acc;
+}
+
+/// The launch geometry `block_matvec` sees, written out per invocation: its row, its
+/// activation row and the two size arguments. For the self-check (`gpu_kernel_check.rs`).
+#[cube(launch_unchecked)]
+fn geometry(out: &mut [f32], rows: usize, cols: usize) {
+    let r = usize::cast_from(ABSOLUTE_POS_X);
+    let t = usize::cast_from(CUBE_POS_Y);
+    if r >= rows {
+        terminate!();
+    }
+    let at = (t * rows + r) * 4;
+    out[at] = f32::cast_from(r);
+    out[at + 1] = f32::cast_from(t);
+    out[at + 2] = f32::cast_from(rows);
+    out[at + 3] = f32::cast_from(cols);
+}
+
+/// Runs [`geometry`] on `device` with `block_matvec`'s launch for `rows` x `t`; four
+/// values per invocation, at `(t * rows + row) * 4`.
+pub(crate) fn launch_geometry(device: &Device, rows: usize, cols: usize, t: usize) -> Result<Vec<f32>, ModelError> {
+    let device = cube_device(device).ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
+    let client = device.client();
+    let n = rows * t * 4;
+    let out = client.create_from_slice(&le_bytes(&vec![f32::NAN; n], f32::to_le_bytes));
+    let count = CubeCount::Static((rows as u32).div_ceil(ROWS_PER_CUBE), t as u32, 1);
+    // SAFETY: `out` holds `rows * t * 4` f32; each invocation writes its own four, only
+    // for r < rows and t < the launch's y.
+    unsafe { geometry::launch_unchecked(&client, count, CubeDim::new_1d(ROWS_PER_CUBE), BufferArg::from_raw_parts(out.clone(), n), rows, cols) };
+    let bytes = client.read_one(out).map_err(|e| ModelError::Execution(format!("reading back the launch geometry: {e:?}")))?;
+    Ok(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
 }
 
 /// A quantized matrix resident on a cubecl device, with the kernel that multiplies it.
@@ -162,7 +193,11 @@ impl GpuQuantized {
     fn launch(&self, x: CubeTensor) -> CubeTensor {
         let x = burn_cubecl::kernel::into_contiguous(x);
         let t = x.meta.shape()[0];
-        let out = empty_device_dtype(self.client.clone(), self.device.clone(), [t, self.rows].into(), DType::F32);
+        // Contiguous, not `empty_device_dtype`: that asks for the runtime's optimized
+        // layout, whose rows CUDA pads (pitched memory), while the kernel writes rows
+        // `rows` apart (issue 20: every activation row after the first was misread on
+        // CUDA; WebGPU does not pad, which is why its agreement test passed).
+        let out = empty_device_contiguous_dtype(self.client.clone(), self.device.clone(), [t, self.rows].into(), DType::F32);
         let count = CubeCount::Static((self.rows as u32).div_ceil(ROWS_PER_CUBE), t as u32, 1);
         let (words, blocks) = (self.words.clone(), self.rows * self.cols / 32);
         // SAFETY: every length is the buffer's own (words, scales and mins were uploaded

@@ -14,6 +14,8 @@ mod feed_forward;
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))] // the packing is tested natively; only the GPU kernel uses it
 mod gpu_blocks;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
+pub mod gpu_kernel_check;
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
 mod gpu_quantized;
 mod host_attention;
 mod host_kernels;

@@ -1,0 +1,117 @@
+//! The GPU block kernel's self-check (`gpu_quantized.rs`) on a cubecl device: the kernel
+//! against its host twin ([`GpuBlocks::matmul`], the same sums in the same order) on
+//! deterministic Q4_1 and Q8_0 blocks of several shapes (a partial last workgroup, one to
+//! three activation rows, SmolLM2's widths), and the launch geometry the kernel sees
+//! (every invocation's row, activation row and scalar arguments, read back).
+//!
+//! Public so that it runs where `cargo test` cannot: a binary carried to a GPU machine
+//! without Rust (the agreement test prints it before the model runs; issue 20 found the
+//! kernel wrong on CUDA while right on WebGPU, and this tells a wrong launch from wrong
+//! arithmetic without the model).
+
+use burn::tensor::{Device, Tensor, TensorData};
+
+use super::gpu_blocks::{gguf_rows, noise, GpuBlocks};
+use super::gpu_quantized::{launch_geometry, GpuQuantized};
+use super::ModelError;
+use crate::gguf::GgmlType;
+
+/// What [`run`] found.
+#[derive(Clone, Debug, Default)]
+pub struct GpuKernelCheck {
+    /// One line per case: its shape and largest error.
+    pub lines: Vec<String>,
+    /// Largest error relative to `1 + |host|` over all cases.
+    pub max_error: f64,
+    /// One line per case outside the tolerance (empty when all agree).
+    pub failures: Vec<String>,
+}
+
+/// Tolerance relative to `1 + |host|`: the device sums in the host's order, so only
+/// fused multiply-adds and the compiler's reassociation can differ.
+const TOLERANCE: f64 = 1e-4;
+
+/// (rows, cols, activation rows): a partial workgroup (37, 100), one block column, and
+/// SmolLM2's projections (576 -> 1536, 1536 -> 576).
+const SHAPES: [(usize, usize, usize); 6] = [(37, 96, 1), (37, 96, 3), (100, 32, 2), (64, 576, 1), (1536, 576, 2), (576, 1536, 1)];
+
+/// Runs the launch-geometry probe and the kernel on every shape of both block types on
+/// `device` (a cubecl device: wgpu or cuda).
+pub fn run(device: &Device) -> Result<GpuKernelCheck, ModelError> {
+    let mut check = GpuKernelCheck::default();
+    check_geometry(&mut check, device)?;
+    report_burn_matmul(&mut check, device)?;
+    for ty in [GgmlType::Q4_1, GgmlType::Q8_0] {
+        for (rows, cols, t) in SHAPES {
+            check_kernel(&mut check, device, ty, rows, cols, t)?;
+        }
+    }
+    Ok(check)
+}
+
+fn check_geometry(check: &mut GpuKernelCheck, device: &Device) -> Result<(), ModelError> {
+    let (rows, cols, t) = (100usize, 576usize, 3usize);
+    let got = launch_geometry(device, rows, cols, t)?;
+    let mut wrong = Vec::new();
+    for k in 0..t {
+        for r in 0..rows {
+            let want = [r as f32, k as f32, rows as f32, cols as f32];
+            let at = (k * rows + r) * 4;
+            if got[at..at + 4] != want {
+                wrong.push(format!("(row {r}, t {k}): got {:?}", &got[at..at + 4]));
+            }
+        }
+    }
+    check.lines.push(format!("launch geometry {rows}x{t} (row, t, rows, cols): {} of {} invocations wrong", wrong.len(), rows * t));
+    if !wrong.is_empty() {
+        check.failures.push(format!("launch geometry: {} wrong, first {}", wrong.len(), wrong[..wrong.len().min(4)].join("; ")));
+    }
+    Ok(())
+}
+
+fn check_kernel(check: &mut GpuKernelCheck, device: &Device, ty: GgmlType, rows: usize, cols: usize, t: usize) -> Result<(), ModelError> {
+    let data = gguf_rows(ty, rows, cols, 11 + rows as u32);
+    let input: Vec<(GgmlType, &[u8], f32)> = data.iter().map(|b| (ty, b.as_slice(), 1.0)).collect();
+    let blocks = GpuBlocks::from_rows(&input, cols).ok_or_else(|| ModelError::Execution(format!("{ty:?} blocks do not pack")))?;
+    let x: Vec<f32> = noise(t * cols, 5 + t as u32).iter().map(|&b| (f32::from(b) - 128.0) / 64.0).collect();
+    let want = blocks.matmul(&x, t);
+    let layer = GpuQuantized::upload(&blocks, device).ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
+    let y = layer.forward(Tensor::<2>::from_data(TensorData::new(x, [t, cols]), device))?;
+    let got = y.into_data().try_into_vec::<f32>().map_err(|e| ModelError::Execution(format!("reading back: {e:?}")))?;
+    let (mut worst, mut at) = (0f64, 0usize);
+    for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+        let err = (f64::from(g) - f64::from(w)).abs() / (1.0 + f64::from(w).abs());
+        let err = if err.is_nan() { f64::INFINITY } else { err };
+        if err > worst {
+            (worst, at) = (err, i);
+        }
+    }
+    check.max_error = check.max_error.max(worst);
+    let name = format!("{} {rows}x{cols}, {t} row(s)", ty.name());
+    check.lines.push(format!("{name}: largest error {worst:.2e} at {at} ({} vs host {})", got[at], want[at]));
+    if got.len() != want.len() || worst > TOLERANCE {
+        check.failures.push(format!("{name}: {} values, largest error {worst:.2e} at {at}: {} vs host {}", got.len(), got[at], want[at]));
+    }
+    Ok(())
+}
+
+/// Reported, not checked: how far burn's own f32 matmul on `device` is from exact sums
+/// (the `burn-f32` weights' product; a GPU may use reduced-precision units for f32,
+/// e.g. TF32 tensor cores, 10-bit mantissas, which show as errors near 1e-3). The
+/// values are not short binary fractions, so f32 rounds them and their sums.
+fn report_burn_matmul(check: &mut GpuKernelCheck, device: &Device) -> Result<(), ModelError> {
+    let (t, k, n) = (3usize, 576usize, 1536usize);
+    let x: Vec<f32> = noise(t * k, 21).iter().map(|&b| (f32::from(b) - 128.0) / 61.7).collect();
+    let w: Vec<f32> = noise(k * n, 22).iter().map(|&b| (f32::from(b) - 128.0) / 509.3).collect();
+    let y = Tensor::<2>::from_data(TensorData::new(x.clone(), [t, k]), device).matmul(Tensor::<2>::from_data(TensorData::new(w.clone(), [k, n]), device));
+    let got = y.into_data().try_into_vec::<f32>().map_err(|e| ModelError::Execution(format!("reading back: {e:?}")))?;
+    let mut worst = 0f64;
+    for i in 0..t {
+        for j in 0..n {
+            let exact: f64 = (0..k).map(|p| f64::from(x[i * k + p]) * f64::from(w[p * n + j])).sum();
+            worst = worst.max((f64::from(got[i * n + j]) - exact).abs() / (1.0 + exact.abs()));
+        }
+    }
+    check.lines.push(format!("burn f32 matmul {t}x{k}x{n} (reported only): largest error {worst:.2e} relative to 1 + |exact|"));
+    Ok(())
+}
