@@ -361,7 +361,10 @@ impl<P: TokenParser> FieldMasks<P> {
                 // child's mask is one computed before (see `memo_for`).
                 let memo = memo_for(&mut self.memos, spot);
                 if !memo.recall(n, mask) {
-                    let child = self.child.get_or_insert_with(|| Box::new(ExactWalker::new(n, starts)));
+                    // (A clone of the trie's warm walker where the masks at a fresh field
+                    // were fetched: a field of an f-string nested in a field.)
+                    let warm = &self.start_masks;
+                    let child = self.child.get_or_insert_with(|| Box::new(warm.as_ref().map_or_else(|| ExactWalker::new(n, starts), |m| m.warm_child())));
                     child.parent_spot = Some(spot);
                     child.fill_reps(n, trie, mask);
                     memo.keep(n, mask);
