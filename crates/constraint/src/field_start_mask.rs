@@ -5,12 +5,17 @@
 //! is always the same too, for one trie and one language. It is computed once, at
 //! setup, and copied at every field's first byte afterwards.
 //!
-//! Why: it is an expression start, the most expensive kind of exact mask. Measured
-//! at `f'Object of type {` in `json/encoder.py` (`examples`-style probe, SmolLM2
-//! vocabulary): 50-65 us of a 105-125 us mask once warm, 190-290 us of a 275-375 us
-//! mask the first time in a constraint (a fresh child walker, cold caches), which was
-//! the slowest step of `syncode` (it falls back to the exact mask inside fields) on
-//! the mask benchmark files.
+//! Why: it is an expression start, the most expensive kind of exact mask, and a
+//! field's first byte was the slowest step of `syncode` (which falls back to the
+//! exact mask inside fields) on the mask benchmark files. Measured at
+//! `f'Object of type {` in `json/encoder.py` (SmolLM2 vocabulary, `cargo run
+//! --release -p espalier-constraint --example field_mask_probe --
+//! /usr/lib/python3.11/json/encoder.py "f'Object of type {"`, two runs each, load
+//! 1.3): the whole mask took 370-492 us as a constraint's first there, 97-123 us
+//! warm; with the kept mask 83-131 us and 49-82 us. The cost moves to setup: the
+//! first constraint over a trie builds these masks (0.45-0.5 ms, beside the ~190 ms
+//! of lexeme-start summaries), each constraint clones the warm child walker (below:
+//! `GrammarConstraint::new` 42-64 us instead of ~1 us).
 //!
 //! What it depends on: the recognizer (language), the trie, and the parent field's
 //! spot ([`Spot::field_start`]: depth 0, not in a string, after `{`; only whether
@@ -35,8 +40,9 @@ pub(crate) struct FieldStartMasks {
     /// The child walker that computed the masks and then one mask inside a name (the
     /// usual state in a field), so its scratch (held lexeme ends, pool slots,
     /// per-mask caches) is grown: a constraint starts its fields' walker as a clone
-    /// of it ([`Self::warm_child`]), at setup. A walker's first in-field mask took
-    /// 160-200 us against 105 us once its scratch was grown (same probe).
+    /// of it ([`Self::warm_child`]), at setup. A fresh constraint's first mask at
+    /// `f'Object of type {o.__cl` took 163-200 us before, against 105 us once the
+    /// walker's scratch was grown (same probe, before the field memos).
     child: ExactWalker<LrParser>,
 }
 
