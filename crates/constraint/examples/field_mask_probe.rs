@@ -57,13 +57,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut mask = TokenSet::empty(vocab.len());
     let mut c = new();
-    c.commit(text[..at].as_bytes()).map_err(|e| e.to_string())?;
+    c.commit(&text.as_bytes()[..at]).map_err(|e| e.to_string())?;
     let t = Instant::now();
     c.exact_mask(&mut mask);
     println!("first mask: {:.1} us, {} tokens allowed", t.elapsed().as_secs_f64() * 1e6, mask.count());
     for k in 0..3 {
         let mut d = new();
-        d.commit(text[..at].as_bytes()).map_err(|e| e.to_string())?;
+        d.commit(&text.as_bytes()[..at]).map_err(|e| e.to_string())?;
         let t = Instant::now();
         d.exact_mask(&mut mask);
         println!("fresh constraint {k}: {:.1} us", t.elapsed().as_secs_f64() * 1e6);
