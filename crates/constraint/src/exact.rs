@@ -168,6 +168,14 @@ impl<P: TokenParser> ExactWalker<P> {
         }
     }
 
+    /// Makes the scratch for masks inside f-string fields ready (Python; call at
+    /// setup): otherwise it is built and grown on the first field's masks.
+    pub(crate) fn prepare_fields(&mut self, trie: &TokTrie, lang: &Arc<Language>) {
+        if lang.python.is_some() && self.fields.is_none() {
+            self.fields = Some(Box::new(FieldMasks::prepared(trie, lang)));
+        }
+    }
+
     /// Sets `mask` to exactly the non-special tokens whose bytes keep `state` viable.
     pub fn fill(&mut self, state: &GrammarRecognizer<P>, trie: &TokTrie, mask: &mut TokenSet) {
         self.fill_reps(state, trie, mask);

@@ -6,7 +6,9 @@
 //! Where the text stands decides the method ([`FieldView`]):
 //! - inside a field's expression (or right after a level-0 `{`): the expression is
 //!   Python again, so the exact mask of the field's nested recognizer (`(` and the
-//!   expression, walked with the usual summaries) decides every token whose bytes
+//!   expression, walked with the usual summaries; right after the `{`, where that
+//!   recognizer is always the same, a copy of the mask the trie keeps:
+//!   [`crate::field_start_mask`]) decides every token whose bytes
 //!   only feed that recognizer. The few that can do more ([`special`]: quotes, `\`,
 //!   `#`, a newline in a one-quote literal, and where they can reach the field's
 //!   bracket depth 0 `:` `!` `=` `}` `)` `]`) are decided by the full recognizer,
@@ -30,8 +32,10 @@ use espalier_grammar::recognizer::{FieldExprView, FieldView};
 use espalier_grammar::{LrParser, Recognizer as GrammarRecognizer, TokenParser};
 
 use crate::exact::ExactWalker;
+use crate::field_start_mask::FieldStartMasks;
 use crate::lexeme_starts::LexemeStarts;
 use crate::lexer_walk::LexWalker;
+use crate::mask_memo::MaskMemo;
 use crate::{StackRecognizer, TokTrie, TokenSet, Vocab};
 
 /// Byte classes that can make a field refuse what its nested recognizer takes.
@@ -203,7 +207,7 @@ fn fstring_prefix_before(before: &[u8]) -> bool {
 
 /// Where a field's expression stands, for [`Spot::special`] (a [`FieldExprView`]
 /// without its recognizer).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Spot {
     depth: u32,
     in_string: bool,
@@ -214,6 +218,17 @@ pub(crate) struct Spot {
 impl Spot {
     fn of(v: &FieldExprView<'_>) -> Self {
         Spot { depth: v.depth, in_string: v.in_string, open_brace: v.open_brace, triple: v.triple }
+    }
+
+    /// The spot right after a level-0 `{` (where the nested recognizer is fresh), in
+    /// a one-quote or (`triple`) a triple-quoted literal.
+    pub(crate) fn field_start(triple: bool) -> Self {
+        Spot { depth: 0, in_string: false, open_brace: true, triple }
+    }
+
+    /// The spot inside a field's expression at bracket depth 0, outside strings.
+    pub(crate) fn in_expression(triple: bool) -> Self {
+        Spot { depth: 0, in_string: false, open_brace: false, triple }
     }
 
     /// Whether candidate `c` may be decided differently by the field than by the
@@ -259,6 +274,11 @@ pub(crate) struct FieldMasks<P: TokenParser> {
     scratch: Option<GrammarRecognizer<P>>,
     head: Option<GrammarRecognizer<P>>,
     fresh: Option<GrammarRecognizer<LrParser>>,
+    /// The nested masks at a fresh field (the trie's, see [`crate::field_start_mask`]).
+    start_masks: Option<Arc<FieldStartMasks>>,
+    /// The child's last masks per spot (most recent last), reused where the nested
+    /// recognizer accepts the same continuations as at one of them.
+    memos: Vec<(Spot, MaskMemo<LrParser>)>,
     pmask: TokenSet,
     /// Full recognizer re-checks of the last mask.
     pub(crate) last_rechecks: usize,
@@ -275,9 +295,22 @@ impl<P: TokenParser> FieldMasks<P> {
             scratch: None,
             head: None,
             fresh: None,
+            start_masks: None,
+            memos: Vec::new(),
             pmask: TokenSet::empty(0),
             last_rechecks: 0,
         }
+    }
+
+    /// Scratch made ready at setup (Python constraints): the trie's masks at a fresh
+    /// field and a child walker with its scratch grown (see [`crate::field_start_mask`]).
+    pub(crate) fn prepared(trie: &TokTrie, lang: &Arc<espalier_grammar::Language>) -> Self {
+        let masks = trie.field_start_masks(lang);
+        let mut fields = Self::new();
+        fields.tokens = Some(trie.quote_ends().field_tokens(trie));
+        fields.child = Some(Box::new(masks.warm_child()));
+        fields.start_masks = Some(masks);
+        fields
     }
 
     fn tokens(&mut self, trie: &TokTrie) -> Arc<FieldTokens> {
@@ -323,12 +356,31 @@ impl<P: TokenParser> FieldMasks<P> {
         let spot = Spot::of(&v);
         let tokens = self.tokens(trie);
         let nested: &GrammarRecognizer<LrParser> = match v.nested {
-            Some(n) => n,
-            None => self.fresh.get_or_insert_with(|| GrammarRecognizer::field_start(state.language())),
+            Some(n) => {
+                // Inside a name, and at the same expression state in another field, the
+                // child's mask is one computed before (see `memo_for`).
+                let memo = memo_for(&mut self.memos, spot);
+                if !memo.recall(n, mask) {
+                    // (A clone of the trie's warm walker where the masks at a fresh field
+                    // were fetched: a field of an f-string nested in a field.)
+                    let warm = &self.start_masks;
+                    let child = self.child.get_or_insert_with(|| Box::new(warm.as_ref().map_or_else(|| ExactWalker::new(n, starts), |m| m.warm_child())));
+                    child.parent_spot = Some(spot);
+                    child.fill_reps(n, trie, mask);
+                    memo.keep(n, mask);
+                }
+                n
+            }
+            None => {
+                // A fresh field: the nested recognizer's mask is always the same
+                // (computed at setup, see `field_start_mask`).
+                debug_assert_eq!(spot, Spot::field_start(spot.triple));
+                let lang = state.language();
+                let masks = self.start_masks.get_or_insert_with(|| trie.field_start_masks(lang));
+                mask.clone_from(masks.get(spot.triple));
+                self.fresh.get_or_insert_with(|| GrammarRecognizer::field_start(lang))
+            }
         };
-        let child = self.child.get_or_insert_with(|| Box::new(ExactWalker::new(nested, starts)));
-        child.parent_spot = Some(spot);
-        child.fill_reps(nested, trie, mask);
         // The prefixes' verdicts, walked only if some special token needs them.
         let mut prefixes_walked = false;
         let scratch = self.scratch.get_or_insert_with(|| state.clone());
@@ -422,6 +474,34 @@ impl<P: TokenParser> FieldMasks<P> {
             }
         }
     }
+}
+
+/// Spots whose child masks are kept ([`FieldMasks::memos`]): a field's expression at
+/// bracket depth 0, inside brackets, in a nested string.
+const MEMO_SPOTS: usize = 4;
+/// Masks kept per spot (each a nested state and a mask: ~7 KB with SmolLM2).
+const MEMO_ENTRIES: usize = 16;
+
+/// The memo of the child's masks at `spot`, made (the oldest dropped) if none.
+///
+/// A child mask is the nested recognizer's exact verdict on every token the parent
+/// does not re-check at that spot (the others are left out, or left as the walk
+/// found them, and the parent decides them itself), so two nested states that
+/// accept the same continuations have the same child mask at the same spot: the
+/// condition of [`MaskMemo`]. Measured on the mask benchmark files: a child mask
+/// inside a field's name took 35-60 us, once per byte of `o.__class__.__name__`.
+fn memo_for(memos: &mut Vec<(Spot, MaskMemo<LrParser>)>, spot: Spot) -> &mut MaskMemo<LrParser> {
+    let k = match memos.iter().position(|(s, _)| *s == spot) {
+        Some(k) => k,
+        None => {
+            if memos.len() == MEMO_SPOTS {
+                memos.remove(0);
+            }
+            memos.push((spot, MaskMemo::with_entries(MEMO_ENTRIES)));
+            memos.len() - 1
+        }
+    };
+    &mut memos[k].1
 }
 
 #[derive(Clone, Copy)]

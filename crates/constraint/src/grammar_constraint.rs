@@ -51,7 +51,10 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// `python-lr`). The `syncode` strategy also needs [`Self::with_store`].
     pub fn new(start: GrammarRecognizer<P>, trie: Arc<TokTrie>, strategy: Strategy, kind: impl Into<String>) -> Self {
         let starts = trie.lexeme_starts(&start.language().dfa);
-        let walker = ExactWalker::new(&start, starts);
+        let mut walker = ExactWalker::new(&start, starts);
+        // Python: f-string fields' scratch, and the trie's masks at a fresh field
+        // (built once per trie and language), here in setup rather than on a field.
+        walker.prepare_fields(&trie, start.language());
         let scratch = start.clone();
         Self { state: start, strategy, trie, store: None, walker, memo: MaskMemo::new(), scratch, kind: kind.into(), text: Vec::new(), costs: CostCache::new() }
     }

@@ -47,6 +47,7 @@
 pub mod constraint;
 pub mod cost_cache;
 pub mod exact;
+mod field_start_mask;
 pub mod fim;
 pub mod fim_bridge;
 pub mod fim_reentry;

@@ -14,7 +14,9 @@
 //! last one alone, most of them 30-50 us ones.
 //!
 //! Owned by the constraint ([`crate::GrammarConstraint`]): at most [`ENTRIES`] masks,
-//! the oldest overwritten; no global cache. The most recent entry is tried first
+//! the oldest overwritten; no global cache. The nested masks of f-string fields are
+//! kept the same way, in smaller memos of the constraint's field scratch
+//! (`fstring_fields`). The most recent entry is tried first
 //! (the next step inside a lexeme), then those with the same
 //! `Recognizer::continuations_key`. Only LR parsers are compared (Earley states never
 //! match). A clone keeps only the most recent entry (constraints are cloned to look
@@ -31,6 +33,8 @@ pub(crate) const ENTRIES: usize = 64;
 #[derive(Debug)]
 pub(crate) struct MaskMemo<P: TokenParser> {
     kept: Vec<Kept<P>>,
+    /// At most this many entries.
+    entries: usize,
     /// The entry kept or reused last.
     last: usize,
     /// The entry the next one overwrites once all are in use.
@@ -55,7 +59,7 @@ struct Kept<P: TokenParser> {
 impl<P: TokenParser> Clone for MaskMemo<P> {
     /// Keeps only the most recent entry (see the module doc).
     fn clone(&self) -> Self {
-        Self { kept: self.kept.get(self.last).cloned().into_iter().collect(), last: 0, next: 0, scratch: None, reused: self.reused }
+        Self { kept: self.kept.get(self.last).cloned().into_iter().collect(), entries: self.entries, last: 0, next: 0, scratch: None, reused: self.reused }
     }
 }
 
@@ -68,7 +72,12 @@ fn same_lr<P: TokenParser>(a: &P, b: &P) -> bool {
 
 impl<P: TokenParser> MaskMemo<P> {
     pub(crate) fn new() -> Self {
-        Self { kept: Vec::new(), last: 0, next: 0, scratch: None, reused: 0 }
+        Self::with_entries(ENTRIES)
+    }
+
+    /// A memo of at most `entries` masks.
+    pub(crate) fn with_entries(entries: usize) -> Self {
+        Self { kept: Vec::new(), entries: entries.max(1), last: 0, next: 0, scratch: None, reused: 0 }
     }
 
     /// Writes a kept mask into `mask` if `state` accepts the same continuations as
@@ -126,12 +135,12 @@ impl<P: TokenParser> MaskMemo<P> {
             return;
         }
         let key = state.continuations_key();
-        let i = if self.kept.len() < ENTRIES {
+        let i = if self.kept.len() < self.entries {
             self.kept.push(Kept { key, state: state.clone(), ended: None, rest_refused: false, mask: mask.clone() });
             self.kept.len() - 1
         } else {
             let i = self.next;
-            self.next = (i + 1) % ENTRIES;
+            self.next = (i + 1) % self.entries;
             let k = &mut self.kept[i];
             k.state.clone_from(state);
             k.mask.clone_from(mask);

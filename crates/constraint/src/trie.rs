@@ -78,7 +78,16 @@ pub struct TokTrie {
     /// The tokens ending in a quote (built on first use, ~1 ms, shared by every Python
     /// constraint over this trie; see [`crate::fstring_quotes`]).
     quote_ends: std::sync::Arc<std::sync::OnceLock<std::sync::Arc<crate::fstring_quotes::QuoteEnds>>>,
+    /// The nested masks at a fresh f-string field, per language (built at setup,
+    /// 12 KB with SmolLM2's vocabulary; see [`crate::field_start_mask`]).
+    field_starts: std::sync::Arc<std::sync::Mutex<Vec<FieldStartsEntry>>>,
 }
+
+/// A language (held weakly, compared by address) and its fresh-field masks.
+type FieldStartsEntry = (
+    std::sync::Weak<espalier_grammar::Language>,
+    std::sync::Arc<crate::field_start_mask::FieldStartMasks>,
+);
 
 /// A lexer (held weakly, compared by address) and the summaries built for it.
 type StartsEntry = (
@@ -158,7 +167,7 @@ impl TokTrie {
             nodes[i].b = size | ((pops as u32) << 24);
         }
         duplicates.sort_unstable();
-        Self { nodes, duplicates, long_tokens, vocab_len: vocab.len(), max_depth, starts: Default::default(), quote_ends: Default::default() }
+        Self { nodes, duplicates, long_tokens, vocab_len: vocab.len(), max_depth, starts: Default::default(), quote_ends: Default::default(), field_starts: Default::default() }
     }
 
     /// Number of nodes, root included.
@@ -349,6 +358,31 @@ impl TokTrie {
     /// once per trie, on first use: `LexemeStarts::build` asks for it at setup).
     pub(crate) fn quote_ends(&self) -> std::sync::Arc<crate::fstring_quotes::QuoteEnds> {
         self.quote_ends.get_or_init(|| std::sync::Arc::new(crate::fstring_quotes::QuoteEnds::new(self))).clone()
+    }
+
+    /// The nested masks at a fresh f-string field for `lang` (see
+    /// [`crate::field_start_mask`]), built on the first call for each language (a
+    /// Python constraint asks at setup) and shared afterwards.
+    pub(crate) fn field_start_masks(
+        &self,
+        lang: &std::sync::Arc<espalier_grammar::Language>,
+    ) -> std::sync::Arc<crate::field_start_mask::FieldStartMasks> {
+        let find = |cache: &mut Vec<FieldStartsEntry>| {
+            cache.retain(|(w, _)| w.strong_count() > 0);
+            cache.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(lang))).map(|(_, m)| m.clone())
+        };
+        if let Some(m) = find(&mut self.field_starts.lock().unwrap_or_else(|e| e.into_inner())) {
+            return m;
+        }
+        // Built without the lock (the build walks this trie; two threads may both
+        // build, the first one kept).
+        let built = std::sync::Arc::new(crate::field_start_mask::FieldStartMasks::build(self, lang));
+        let mut cache = self.field_starts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = find(&mut cache) {
+            return m;
+        }
+        cache.push((std::sync::Arc::downgrade(lang), built.clone()));
+        built
     }
 
     /// Node `i`'s edge byte, token id (`u32::MAX` if none), subtree size and pop
