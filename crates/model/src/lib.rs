@@ -69,7 +69,7 @@ pub use llama::{
 pub use tokenizer::{byte_level_decode, FimTokens, Tokenizer, TokenizerError};
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use llama::{probe_cuda, CudaDeviceInfo};
-#[cfg(any(feature = "wgpu", feature = "cuda"))]
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(target_family = "wasm")))]
 pub use llama::gpu_kernel_check;
 
 /// Where the set-up step (`scripts/fetch-model.sh`) puts the model, relative to the

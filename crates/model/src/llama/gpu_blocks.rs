@@ -192,7 +192,8 @@ impl GpuBlocks {
 }
 
 /// Deterministic bytes (a linear congruential sequence): synthetic blocks for the tests
-/// and the GPU kernel's self-check (`gpu_kernel_check.rs`).
+/// and the GPU kernel's self-check (`gpu_kernel_check.rs`, native only).
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
 pub(crate) fn noise(n: usize, seed: u32) -> Vec<u8> {
     let mut s = seed;
     (0..n)
@@ -204,6 +205,7 @@ pub(crate) fn noise(n: usize, seed: u32) -> Vec<u8> {
 }
 
 /// GGUF rows of `ty` with finite, varied scales (random f16 bytes may be NaN).
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
 pub(crate) fn gguf_rows(ty: GgmlType, rows: usize, cols: usize, seed: u32) -> Vec<Vec<u8>> {
     let bb = ty.block_bytes();
     (0..rows)

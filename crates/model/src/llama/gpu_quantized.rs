@@ -90,7 +90,9 @@ fn block_matvec(
 }
 
 /// The launch geometry `block_matvec` sees, written out per invocation: its row, its
-/// activation row and the two size arguments. For the self-check (`gpu_kernel_check.rs`).
+/// activation row and the two size arguments. For the self-check (`gpu_kernel_check.rs`,
+/// native only: it reads back synchronously).
+#[cfg(not(target_family = "wasm"))]
 #[cube(launch_unchecked)]
 fn geometry(out: &mut [f32], rows: usize, cols: usize) {
     let r = usize::cast_from(ABSOLUTE_POS_X);
@@ -107,6 +109,7 @@ fn geometry(out: &mut [f32], rows: usize, cols: usize) {
 
 /// Runs [`geometry`] on `device` with `block_matvec`'s launch for `rows` x `t`; four
 /// values per invocation, at `(t * rows + row) * 4`.
+#[cfg(not(target_family = "wasm"))]
 pub(crate) fn launch_geometry(device: &Device, rows: usize, cols: usize, t: usize) -> Result<Vec<f32>, ModelError> {
     let device = cube_device(device).ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
     let client = device.client();

@@ -13,7 +13,7 @@ mod error;
 mod feed_forward;
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))] // the packing is tested natively; only the GPU kernel uses it
 mod gpu_blocks;
-#[cfg(any(feature = "wgpu", feature = "cuda"))]
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(target_family = "wasm")))]
 pub mod gpu_kernel_check;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 mod gpu_quantized;
