@@ -649,7 +649,7 @@ impl<P: TokenParser> ExactWalker<P> {
 mod tests {
     use std::sync::Arc;
 
-    use crate::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+    use crate::{GrammarConstraint, Strategy, TokTrie, Vocab};
 
     /// Tokens that end a NAME (or keyword) under many first bytes, as at an
     /// expression start, plus indentation, strings, f-strings and comments: where
@@ -682,15 +682,7 @@ mod tests {
         let starts = trie.lexeme_starts(&lang.dfa).expect("summaries");
         assert_eq!(starts.roots_built(), 878, "one root summary per class of lexer states, built at once");
         let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Exact, "python-lr");
-        let (mut exact, mut check) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
         let text = "def f(a, b):\n    x = a + b\n    if x:\n        return f'{x}'\n    y = [self.x, (1), 'ab', \"\"\"d\"\"\"]  #c\n\n    return y\n";
-        for &byte in text.as_bytes() {
-            c.fill_mask(&vocab, &mut exact);
-            c.set_strategy(Strategy::Check);
-            c.fill_mask(&vocab, &mut check);
-            c.set_strategy(Strategy::Exact);
-            assert_eq!(exact, check, "after {:?}", String::from_utf8_lossy(c.text()));
-            c.commit(&[byte]).expect("the text is Python");
-        }
+        crate::grammar_constraint::assert_exact_is_check_along(&mut c, &vocab, text.as_bytes());
     }
 }

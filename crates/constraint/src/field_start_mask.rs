@@ -85,7 +85,7 @@ mod tests {
 
     use crate::exact::ExactWalker;
     use crate::fstring_fields::Spot;
-    use crate::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+    use crate::{GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
 
     /// Tokens that end, break or continue a field in many ways: names, brackets,
     /// `}` with literal text and quotes after it, `:` `!` `=`, newlines (allowed in a
@@ -135,17 +135,9 @@ mod tests {
             "z = f\"\"\"{a\n}{\nx} {f'{ab}'}\"\"\" + rf'{x}'\n",
             "z = f'{self}' f\"{[1, f'{x}']}\"\n",
         ];
-        let (mut exact, mut check) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
         for text in texts {
             let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), Strategy::Exact, "python-lr");
-            for &byte in text.as_bytes() {
-                c.fill_mask(&vocab, &mut exact);
-                c.set_strategy(Strategy::Check);
-                c.fill_mask(&vocab, &mut check);
-                c.set_strategy(Strategy::Exact);
-                assert_eq!(exact, check, "after {:?}", String::from_utf8_lossy(c.text()));
-                c.commit(&[byte]).expect("the text is Python");
-            }
+            crate::grammar_constraint::assert_exact_is_check_along(&mut c, &vocab, text.as_bytes());
         }
     }
 }

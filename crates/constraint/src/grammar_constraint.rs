@@ -319,6 +319,21 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
     }
 }
 
+/// Test helper: commits `text` byte by byte from `c`'s state, asserting before each
+/// byte that the exact mask equals checking every token on its own (`Strategy::Check`).
+#[cfg(test)]
+pub(crate) fn assert_exact_is_check_along(c: &mut GrammarConstraint, vocab: &Vocab, text: &[u8]) {
+    let (mut exact, mut check) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
+    for &byte in text {
+        c.fill_mask(vocab, &mut exact);
+        c.set_strategy(Strategy::Check);
+        c.fill_mask(vocab, &mut check);
+        c.set_strategy(Strategy::Exact);
+        assert_eq!(exact, check, "after {:?}", String::from_utf8_lossy(c.text()));
+        c.commit(&[byte]).expect("the text is accepted");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
