@@ -12,8 +12,10 @@
 # after Back, Step after Back over the last step) and checks the text comes out the same.
 # Each run also reloads the page with every model request refused (the second visit
 # must reach "ready" from the browser's Cache Storage) and reports page open to ready
-# for both visits; the CPU run clicks Stop while generating (paused with at most one
-# more step, then Generate resumes; the click must land while tokens are still coming).
+# for both visits; the CPU run clicks Stop while generating, its page thread kept busy
+# for three steps first so the worker runs ahead (paused with at most one
+# more step shown than at the click, the steps run ahead undone, then Generate resumes
+# to the same code; the click must land while tokens are still coming).
 # The longest main-thread task while generating is reported against the 50 ms target
 # and enforced when ESPALIER_BROWSER_MAX_TASK_MS is set; its CPU time (a Chromium trace,
 # web/tests/main-thread-cpu.mjs: on a loaded machine a task that computes 8 ms can wait

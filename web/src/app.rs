@@ -125,6 +125,9 @@ pub struct App {
     /// The reducer as a callback, made once (the form's props compare it).
     send: Callback<Msg>,
     cursor: usize,
+    /// After Stop: how many steps the run keeps (those shown at the click and the one
+    /// in flight); later reports, from steps the worker undoes, are left out.
+    keep: Option<usize>,
     run: RunState,
     speed: Speed,
     load_ms: f64,
@@ -167,6 +170,7 @@ impl App {
             Start::Continue { rewind_to: None }
         };
         self.run = RunState::Running;
+        self.keep = None;
         self.engine.send(&ToWorker::Run { start, max_steps });
     }
 
@@ -191,6 +195,7 @@ impl App {
                 self.load_ms = now_ms();
             }
             FromWorker::Loaded(Err(e)) => self.load = LoadState::Failed(e),
+            FromWorker::Step(_) if self.keep.is_some_and(|keep| self.steps.len() >= keep) => {}
             FromWorker::Step(step) => {
                 for (id, bytes) in step.token_bytes {
                     self.token_bytes.entry(id).or_insert_with(|| bytes.into());
@@ -200,6 +205,7 @@ impl App {
                 self.speed = step.speed;
             }
             FromWorker::RunEnded { error, stop, translation } => {
+                self.keep = None;
                 self.run = match (error, stop) {
                     (Some(e), _) => RunState::Failed(e),
                     (None, Some(reason)) => RunState::Done(reason),
@@ -244,6 +250,7 @@ impl Component for App {
             token_bytes: view::TokenBytes::new(),
             send: ctx.link().callback(|m: Msg| m),
             cursor: 0,
+            keep: None,
             run: RunState::Idle,
             speed: Speed::default(),
             load_ms: 0.0,
@@ -323,7 +330,11 @@ impl Component for App {
                     self.translated = None;
                 }
             }
-            Msg::Stop => self.engine.send(&ToWorker::Stop),
+            Msg::Stop => {
+                let keep = self.steps.len() + 1;
+                self.keep = Some(keep);
+                self.engine.send(&ToWorker::Stop { keep });
+            }
             Msg::OpenFile(file) => {
                 if !file.is_null() && !self.busy() {
                     let name = crate::host::file_name(&file);

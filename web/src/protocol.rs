@@ -42,8 +42,11 @@ pub enum ToWorker {
     LoadFile { force_cpu: bool, name: String },
     /// Run up to `max_steps` steps (all when `None`), reporting each.
     Run { start: Start, max_steps: Option<usize> },
-    /// Stop the running generation before its next step (or prompt chunk).
-    Stop,
+    /// Stop the running generation before its next step (or prompt chunk), keeping at
+    /// most `keep` steps: those the page shows and the one in flight. Steps the worker
+    /// ran ahead of the page (its reports not shown yet when the page is slow to draw)
+    /// are undone, so the run pauses where the user clicked.
+    Stop { keep: usize },
     /// Forget the generation.
     Reset,
     /// The benchmark (`scripts/bench-browser.sh`): the model alone, no constraint.
@@ -192,7 +195,7 @@ mod tests {
                 max_steps: None,
             },
             ToWorker::Run { start: Start::Continue { rewind_to: Some(4) }, max_steps: None },
-            ToWorker::Stop,
+            ToWorker::Stop { keep: 3 },
             ToWorker::Reset,
             ToWorker::Bench { prompt: "def".into(), tokens: 64 },
         ];

@@ -204,6 +204,12 @@ impl Session {
         (decode, if n > 0 { self.constraint_ms / n as f64 } else { 0.0 })
     }
 
+    /// How many steps the generation has taken.
+    pub fn steps(&self) -> usize {
+        // A dead end is a step without a token, so not `tokens().len()`.
+        self.generator.stats().steps
+    }
+
     /// Goes back to the state before step `step` (0 = nothing generated).
     pub fn rewind(&mut self, step: usize) -> Result<(), SessionError> {
         self.generator.rewind(step).map_err(|e| SessionError(format!("could not go back: {e}")))

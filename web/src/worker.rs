@@ -2,7 +2,9 @@
 //! generation. It loads the model (from the browser's cache or the network), runs the
 //! steps the page asks for, and reports each one; between two steps (and two prompt
 //! chunks) it returns to its event loop, so a Stop from the page takes effect before
-//! the next one. The page's thread only renders and forwards clicks (`engine_link`).
+//! the next one; the steps it ran ahead of a page slow to draw are then undone (the
+//! Stop says how many the page keeps). The page's thread only renders and forwards
+//! clicks (`engine_link`).
 
 use std::{
     cell::{Cell, RefCell},
@@ -34,6 +36,8 @@ struct State {
     session: RefCell<Option<Session>>,
     /// Set by a Stop message, read between steps.
     stop: Cell<bool>,
+    /// How many steps the stopped run keeps (the Stop message's `keep`).
+    keep: Cell<Option<usize>>,
     /// Whether a run is in progress.
     running: Cell<bool>,
 }
@@ -68,6 +72,7 @@ fn handle(state: &Rc<State>, text: &str, file: JsValue) {
                 return send(&FromWorker::RunEnded { error, stop: None, translation: None });
             }
             state.stop.set(false);
+            state.keep.set(None);
             wasm_bindgen_futures::spawn_local(run(state.clone(), start, max_steps));
         }
         Ok(ToWorker::Bench { prompt, tokens }) => {
@@ -89,7 +94,10 @@ fn handle(state: &Rc<State>, text: &str, file: JsValue) {
                 send(&FromWorker::Bench(result));
             });
         }
-        Ok(ToWorker::Stop) => state.stop.set(true),
+        Ok(ToWorker::Stop { keep }) => {
+            state.stop.set(true);
+            state.keep.set(Some(keep));
+        }
         Ok(ToWorker::Reset) => {
             if !state.running.get() {
                 state.session.borrow_mut().take();
@@ -207,6 +215,14 @@ async fn run_steps(state: &State, engine: &mut Engine, start: Start, max_steps: 
         done += 1;
         // Lets a Stop message in before the next step.
         yield_now().await;
+    }
+    // Undo the steps taken after those the page showed when Stop was clicked (+1).
+    if let Some(keep) = state.keep.take() {
+        let taken = session.steps();
+        if taken > keep && result.is_ok() {
+            result = session.rewind(keep).map_err(|e| e.to_string());
+            console_log(&format!("stop: undid {} step(s) the page had not shown (kept {keep} of {taken})", taken - keep));
+        }
     }
     *state.session.borrow_mut() = Some(session);
     result

@@ -265,41 +265,57 @@ async function backAndForward() {
     `back over the last step + step: the same final code (${lastState}, ${JSON.stringify(last)} vs ${JSON.stringify(before)})`);
 }
 
-// Stop while generating: a click while tokens are still coming. The worker reads the
-// Stop between two steps, so the run pauses with at most one more step after the
-// click (the one in flight); Generate then resumes to the same end. The click must
-// land while the run is still going: a run that ended first fails the check (the page
-// shows each step as it comes, so it cannot).
+// Stop while generating: a click while tokens are still coming. The run pauses with at
+// most one more step after those the page shows at the click (the one in flight):
+// the worker reads the Stop between two steps, and the Stop says how many steps to
+// keep, so steps the worker ran ahead of a slow page (reports sent, not yet drawn:
+// seen on a loaded 2-core CI machine, 4 steps past the click) are undone and their
+// reports left out. Generate then resumes to the same end, which checks the undoing.
+// The click must land while the run is still going: a run that ended first fails the
+// check (the page shows each step as it comes, so it cannot).
 //
-// When the click lands matters: a step the worker has already sent but the page has
-// not yet shown would count as a second step after the click (seen under load, the
-// test's own round trips taking longer than a step). So after the second step is
-// shown, the page clicks in the task that shows the next step (a MutationObserver on
-// the step count): that step has just arrived, and at most the one after it is in
-// flight in the worker.
+// The page clicks in the task that shows a new step (a MutationObserver on the step
+// count), after the second step is shown, so the click lands mid-run. To test the
+// undoing every time (not only on a loaded machine), that task first keeps the page's
+// thread busy for three steps' time (the interval between the two steps shown before),
+// as a slow page would: the worker runs ahead, and must undo what it ran ahead (its
+// console says how many steps it undid).
 async function stopCheck() {
   await page.click("#reset");
   await page.click("#generate", { timeout: generationTimeoutMs });
   await page.waitForFunction(() => Number(document.querySelector("#app")?.getAttribute("data-steps")) >= 2,
     null, { timeout: generationTimeoutMs, polling: 20 });
+  const undone = [];
+  const onUndo = (m) => {
+    const u = /^espalier: stop: undid (\d+) step/.exec(m.text());
+    if (u) undone.push(Number(u[1]));
+  };
+  page.on("console", onUndo);
   // The step count, the run state and the click in one page task, so no step lands
   // between them.
   const t0 = Date.now();
-  const [atClick, runAtClick, clickAt] = await page.evaluate(() => new Promise((resolve) => {
+  const [atClick, runAtClick, clickAt, busyMs] = await page.evaluate(() => new Promise((resolve) => {
     const app = document.querySelector("#app");
-    const shownBefore = Number(app.getAttribute("data-steps"));
-    const clickNow = () => {
-      const n = Number(app.getAttribute("data-steps"));
+    const steps = () => Number(app.getAttribute("data-steps"));
+    const seen = [[steps(), performance.now()]];
+    const clickNow = (busyMs) => {
+      const n = steps();
       const run = app.getAttribute("data-run");
       document.querySelector("#stop").click();
-      resolve([n, run, performance.now()]);
+      resolve([n, run, performance.now(), busyMs]);
     };
     // Already over (or no further step coming): click at once; the checks below say so.
-    if (app.getAttribute("data-run") !== "running") return clickNow();
+    if (app.getAttribute("data-run") !== "running") return clickNow(0);
     const observer = new MutationObserver(() => {
-      if (Number(app.getAttribute("data-steps")) === shownBefore && app.getAttribute("data-run") === "running") return;
+      if (steps() === seen[seen.length - 1][0] && app.getAttribute("data-run") === "running") return;
+      seen.push([steps(), performance.now()]);
+      if (app.getAttribute("data-run") === "running" && seen.length < 3) return;
       observer.disconnect();
-      clickNow();
+      const [[n0, t0], [n1, t1]] = seen.slice(-2);
+      const busyMs = Math.min(2000, (3 * (t1 - t0)) / Math.max(1, n1 - n0));
+      const until = performance.now() + busyMs;
+      while (performance.now() < until) { /* the page's thread is busy; the worker is not */ }
+      clickNow(Math.round(busyMs));
     });
     observer.observe(app, { attributes: true, attributeFilter: ["data-steps", "data-run"] });
   }));
@@ -308,18 +324,26 @@ async function stopCheck() {
   const after = Number(await attr("data-steps"));
   const endAt = await pageNow();
   const t = await page.$eval("#timings", (el) => ({ tokens_per_s: Number(el.dataset.tokensPerS) }));
+  // The worker's console line comes before its end report, but over another channel.
+  for (let i = 0; i < 40 && undone.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  page.off("console", onUndo);
   report.stop = { steps_at_click: atClick, run_at_click: runAtClick, steps_after: after, ms_to_pause: stopMs, state,
+    page_busy_ms: busyMs, worker_undid: undone,
     ms_per_step: Number.isFinite(t.tokens_per_s) && t.tokens_per_s > 0 ? Math.round(1000 / t.tokens_per_s) : null,
     main_thread: await blocks(clickAt, endAt + 1) };
   report.stop.exercised = runAtClick === "running";
   check(report.stop.exercised, `stop: the click landed while tokens were still coming (run ${runAtClick} at step ${atClick})`);
+  check(undone.length === 1 && undone[0] >= 1,
+    `stop: the worker undid the steps it ran ahead while the page was busy for ${busyMs} ms (undid ${JSON.stringify(undone)})`);
   check(state === "paused" && after - atClick <= 1,
     `stop: paused ${stopMs} ms after the click with ${after - atClick} more step(s) (${state}, ${atClick} -> ${after}; ` +
     `a step takes ~${report.stop.ms_per_step} ms)`);
   await page.click("#generate", { timeout: generationTimeoutMs });
   const resumed = await waitRunEnd(generationTimeoutMs);
   const code = await page.$eval("#code", (el) => el.textContent);
-  check(resumed === "done" && code === report.runs.python?.code, `stop + generate: resumes to the same code (${resumed})`);
+  const stepsEnd = Number(await attr("data-steps"));
+  check(resumed === "done" && code === report.runs.python?.code && stepsEnd === report.runs.python?.steps,
+    `stop + generate: resumes to the same code in the same steps (${resumed}, ${stepsEnd} steps, ${report.runs.python?.steps} before)`);
 }
 
 // The weights' format and GPU bytes on WebGPU (issue 15: the file's quantized blocks,
