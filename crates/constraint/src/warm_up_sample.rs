@@ -5,12 +5,14 @@
 //! compiles each function on its first call: on a quiet machine node's first pass
 //! over the mask benchmark still paid 1-5 ms at steps that first met such a path
 //! (an f-string field at step 15,768, a comment at 2,499; see
-//! `results/masks/README.md`, branch wasm9).
+//! `results/masks/README.md`, branch wasm9). A field with an attribute access
+//! (`{o.__class__}`) is another path: without it here node 25's first pass paid 2-3.6 ms
+//! at step 15,773 (V8's baseline code running it for the first time; stop 31).
 
 use espalier_grammar::Language;
 
 /// Python: a module's usual constructs, valid from a file's start.
-const PYTHON: &[u8] = b"\"\"\"Doc.\n\nMore.\"\"\"\n# c\nimport re\n\n\n@d\ndef f(a, *b, **c):\n    x = {'k': [1, 2.5e3, 0x1f]}  # n\n    return f'{a!r:>{x}} {b}' + r'\\d' + b\"\\x00\" \\\n        if a else None\n";
+const PYTHON: &[u8] = b"\"\"\"Doc.\n\nMore.\"\"\"\n# c\nimport re\n\n\n@d\ndef f(a, *b, **c):\n    x = {'k': [1, 2.5e3, 0x1f]}  # n\n    return f'{a!r:>{x}} {b} {a.__class__.__name__}' + r'\\d' + b\"\\x00\" \\\n        if a else None\n";
 
 /// The warm-up text of `lang`, if it has one.
 pub(crate) fn sample(lang: &Language) -> Option<&'static [u8]> {
