@@ -7,7 +7,8 @@
 //! ([`crate::mask_store`]); `check` pushes one token's bytes through a copy of the
 //! state. EOS is allowed exactly when the recognizer says the text is complete.
 //! An exact mask is often one computed before (inside a lexeme, the last one): the
-//! constraint keeps the last 64 ([`crate::mask_memo`]).
+//! constraint keeps the last 64 ([`crate::mask_memo`]); the first, from the empty
+//! text, is the trie's, computed once per language ([`crate::start_mask`]).
 
 use std::sync::Arc;
 
@@ -18,6 +19,7 @@ use crate::exact::ExactWalker;
 use crate::finishing::Finishing;
 use crate::mask_memo::MaskMemo;
 use crate::mask_store::MaskStore;
+use crate::start_mask::StartMask;
 use crate::{ByteState, Commit, Constraint, Inspection, Rejected, Strategy, TokTrie, TokenSet, Vocab};
 
 /// Masks computed by [`GrammarConstraint::warm_up`].
@@ -43,6 +45,9 @@ pub struct GrammarConstraint<P: TokenParser = LrParser> {
     /// Costs the finishing masks found, kept for the next ones (shared with the
     /// constraints holding the same cache).
     costs: CostCache,
+    /// The empty text's exact mask (the trie's, see [`crate::start_mask`]) when the
+    /// constraint starts from the empty text; used while nothing is read.
+    start_mask: Option<Arc<StartMask>>,
 }
 
 impl<P: TokenParser> GrammarConstraint<P> {
@@ -55,8 +60,22 @@ impl<P: TokenParser> GrammarConstraint<P> {
         // Python: f-string fields' scratch, and the trie's masks at a fresh field
         // (built once per trie and language), here in setup rather than on a field.
         walker.prepare_fields(&trie, start.language());
+        // The first mask from the empty text, built once per trie and language.
+        let start_mask = Some(trie.start_mask(start.language())).filter(|m| m.is_start_of(&start));
         let scratch = start.clone();
-        Self { state: start, strategy, trie, store: None, walker, memo: MaskMemo::new(), scratch, kind: kind.into(), text: Vec::new(), costs: CostCache::new() }
+        Self {
+            state: start,
+            strategy,
+            trie,
+            store: None,
+            walker,
+            memo: MaskMemo::new(),
+            scratch,
+            kind: kind.into(),
+            text: Vec::new(),
+            costs: CostCache::new(),
+            start_mask,
+        }
     }
 
     /// Shares `cache` (the costs other constraints' finishing masks found, for the
@@ -150,6 +169,11 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// The exact mask, whatever the strategy (the oracle the others are measured
     /// against). Does not set EOS or special tokens.
     pub fn exact_mask(&mut self, mask: &mut TokenSet) {
+        if let Some(start) = self.start_mask.as_ref().filter(|_| self.state.offset() == 0) {
+            mask.clone_from(start.mask());
+            (self.walker.last_nodes, self.walker.last_heavy) = (0, 0);
+            return;
+        }
         self.walker.fill(&self.state, &self.trie, mask);
     }
 

@@ -63,6 +63,7 @@ pub mod lexeme_starts;
 pub mod lexer_walk;
 mod mask_memo;
 pub mod mask_store;
+mod start_mask;
 pub mod recognizer;
 pub mod strategy;
 pub mod timing;

@@ -81,7 +81,13 @@ pub struct TokTrie {
     /// The nested masks at a fresh f-string field, per language (built at setup,
     /// 12 KB with SmolLM2's vocabulary; see [`crate::field_start_mask`]).
     field_starts: std::sync::Arc<std::sync::Mutex<Vec<FieldStartsEntry>>>,
+    /// The exact mask of the empty text, per language (built with the first
+    /// constraint, 6 KB with SmolLM2's vocabulary; see [`crate::start_mask`]).
+    start_masks: std::sync::Arc<std::sync::Mutex<Vec<StartMaskEntry>>>,
 }
+
+/// A language (held weakly, compared by address) and its empty text's exact mask.
+type StartMaskEntry = (std::sync::Weak<espalier_grammar::Language>, std::sync::Arc<crate::start_mask::StartMask>);
 
 /// A language (held weakly, compared by address) and its fresh-field masks.
 type FieldStartsEntry = (
@@ -167,7 +173,7 @@ impl TokTrie {
             nodes[i].b = size | ((pops as u32) << 24);
         }
         duplicates.sort_unstable();
-        Self { nodes, duplicates, long_tokens, vocab_len: vocab.len(), max_depth, starts: Default::default(), quote_ends: Default::default(), field_starts: Default::default() }
+        Self { nodes, duplicates, long_tokens, vocab_len: vocab.len(), max_depth, starts: Default::default(), quote_ends: Default::default(), field_starts: Default::default(), start_masks: Default::default() }
     }
 
     /// Number of nodes, root included.
@@ -378,6 +384,27 @@ impl TokTrie {
         // build, the first one kept).
         let built = std::sync::Arc::new(crate::field_start_mask::FieldStartMasks::build(self, lang));
         let mut cache = self.field_starts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = find(&mut cache) {
+            return m;
+        }
+        cache.push((std::sync::Arc::downgrade(lang), built.clone()));
+        built
+    }
+
+    /// The exact mask of `lang`'s empty text (see [`crate::start_mask`]), built on the
+    /// first call for each language (the first constraint over this trie asks) and
+    /// shared afterwards.
+    pub(crate) fn start_mask(&self, lang: &std::sync::Arc<espalier_grammar::Language>) -> std::sync::Arc<crate::start_mask::StartMask> {
+        let find = |cache: &mut Vec<StartMaskEntry>| {
+            cache.retain(|(w, _)| w.strong_count() > 0);
+            cache.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(lang))).map(|(_, m)| m.clone())
+        };
+        if let Some(m) = find(&mut self.start_masks.lock().unwrap_or_else(|e| e.into_inner())) {
+            return m;
+        }
+        // Built without the lock (the walk reads this trie's other caches).
+        let built = std::sync::Arc::new(crate::start_mask::StartMask::build(self, lang));
+        let mut cache = self.start_masks.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = find(&mut cache) {
             return m;
         }

@@ -179,6 +179,22 @@ impl<P: TokenParser> Recognizer<P> {
         self.pos
     }
 
+    /// Whether this is a text's start as [`Recognizer::new`] makes it: nothing read,
+    /// the lexer at its start, the layout of a file's first line, nothing pending.
+    /// With the parser in its initial state too, this is the recognizer of the empty
+    /// text (the parser's state is not checked here).
+    pub fn is_at_text_start(&self) -> bool {
+        self.pos == 0
+            && self.lexemes == 0
+            && self.state == LexerDfa::START
+            && self.lex_len == 0
+            && self.lexbuf.is_empty()
+            && self.layout == PythonLayout::new()
+            && !self.semi_pending
+            && self.fstr.is_none()
+            && self.field_lambda.is_none()
+    }
+
     /// Number of complete lexemes (including ignored ones) so far.
     pub fn num_lexemes(&self) -> usize {
         self.lexemes
