@@ -101,6 +101,30 @@ type StartsEntry = (
     Option<std::sync::Arc<crate::lexeme_starts::LexemeStarts>>,
 );
 
+/// What `cache` holds for `lang` (languages held weakly, compared by address; dead
+/// ones dropped), else `build()`'s, kept. Built without the lock (the builds walk the
+/// trie and read its other caches; two threads may both build, the first one kept).
+fn per_language<T>(
+    cache: &std::sync::Mutex<Vec<(std::sync::Weak<espalier_grammar::Language>, std::sync::Arc<T>)>>,
+    lang: &std::sync::Arc<espalier_grammar::Language>,
+    build: impl FnOnce() -> T,
+) -> std::sync::Arc<T> {
+    let find = |cache: &mut Vec<(std::sync::Weak<espalier_grammar::Language>, std::sync::Arc<T>)>| {
+        cache.retain(|(w, _)| w.strong_count() > 0);
+        cache.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(lang))).map(|(_, m)| m.clone())
+    };
+    if let Some(m) = find(&mut cache.lock().unwrap_or_else(|e| e.into_inner())) {
+        return m;
+    }
+    let built = std::sync::Arc::new(build());
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(m) = find(&mut cache) {
+        return m;
+    }
+    cache.push((std::sync::Arc::downgrade(lang), built.clone()));
+    built
+}
+
 impl TokTrie {
     /// Builds the trie of every non-special, non-empty token of `vocab`.
     pub fn new(vocab: &Vocab) -> Self {
@@ -373,43 +397,14 @@ impl TokTrie {
         &self,
         lang: &std::sync::Arc<espalier_grammar::Language>,
     ) -> std::sync::Arc<crate::field_start_mask::FieldStartMasks> {
-        let find = |cache: &mut Vec<FieldStartsEntry>| {
-            cache.retain(|(w, _)| w.strong_count() > 0);
-            cache.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(lang))).map(|(_, m)| m.clone())
-        };
-        if let Some(m) = find(&mut self.field_starts.lock().unwrap_or_else(|e| e.into_inner())) {
-            return m;
-        }
-        // Built without the lock (the build walks this trie; two threads may both
-        // build, the first one kept).
-        let built = std::sync::Arc::new(crate::field_start_mask::FieldStartMasks::build(self, lang));
-        let mut cache = self.field_starts.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(m) = find(&mut cache) {
-            return m;
-        }
-        cache.push((std::sync::Arc::downgrade(lang), built.clone()));
-        built
+        per_language(&self.field_starts, lang, || crate::field_start_mask::FieldStartMasks::build(self, lang))
     }
 
     /// The exact mask of `lang`'s empty text (see [`crate::start_mask`]), built on the
     /// first call for each language (the first constraint over this trie asks) and
     /// shared afterwards.
     pub(crate) fn start_mask(&self, lang: &std::sync::Arc<espalier_grammar::Language>) -> std::sync::Arc<crate::start_mask::StartMask> {
-        let find = |cache: &mut Vec<StartMaskEntry>| {
-            cache.retain(|(w, _)| w.strong_count() > 0);
-            cache.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(lang))).map(|(_, m)| m.clone())
-        };
-        if let Some(m) = find(&mut self.start_masks.lock().unwrap_or_else(|e| e.into_inner())) {
-            return m;
-        }
-        // Built without the lock (the walk reads this trie's other caches).
-        let built = std::sync::Arc::new(crate::start_mask::StartMask::build(self, lang));
-        let mut cache = self.start_masks.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(m) = find(&mut cache) {
-            return m;
-        }
-        cache.push((std::sync::Arc::downgrade(lang), built.clone()));
-        built
+        per_language(&self.start_masks, lang, || crate::start_mask::StartMask::build(self, lang))
     }
 
     /// Node `i`'s edge byte, token id (`u32::MAX` if none), subtree size and pop

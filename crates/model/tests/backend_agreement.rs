@@ -35,28 +35,34 @@ const PROMPT: usize = 70;
 /// Greedy steps after the prefill.
 const STEPS: usize = 4;
 
+/// What to do when the backend finds no device.
+#[cfg(feature = "wgpu")]
+const NO_WGPU: &str = "install one (natively Mesa's lavapipe: apt-get install -y mesa-vulkan-drivers libvulkan1)";
+#[cfg(feature = "cuda")]
+const NO_CUDA: &str = "run this on a machine with an NVIDIA GPU and driver 580+";
+
 #[cfg(feature = "wgpu")]
 #[test]
 fn ndarray_and_wgpu_agree_in_both_formats() {
-    agree(BackendKind::Wgpu, "install one (natively Mesa's lavapipe: apt-get install -y mesa-vulkan-drivers libvulkan1)");
+    agree(BackendKind::Wgpu, NO_WGPU);
 }
 
 #[cfg(feature = "cuda")]
 #[test]
 fn ndarray_and_cuda_agree_in_both_formats() {
-    agree(BackendKind::Cuda, "run this on a machine with an NVIDIA GPU and driver 580+");
+    agree(BackendKind::Cuda, NO_CUDA);
 }
 
 #[cfg(feature = "wgpu")]
 #[test]
 fn the_block_kernel_matches_its_host_twin_on_wgpu() {
-    kernel_matches(BackendKind::Wgpu, "install one (natively Mesa's lavapipe: apt-get install -y mesa-vulkan-drivers libvulkan1)");
+    kernel_matches(BackendKind::Wgpu, NO_WGPU);
 }
 
 #[cfg(feature = "cuda")]
 #[test]
 fn the_block_kernel_matches_its_host_twin_on_cuda() {
-    kernel_matches(BackendKind::Cuda, "run this on a machine with an NVIDIA GPU and driver 580+");
+    kernel_matches(BackendKind::Cuda, NO_CUDA);
 }
 
 /// The GPU block kernel alone (no model): [`gpu_kernel_check::run`] on synthetic blocks.
