@@ -162,7 +162,12 @@ impl App {
             self.shown_fim = fim.then(|| (self.fim_prefix.clone(), self.fim_suffix.clone()));
             let request = if fim { self.fim_prefix.clone() } else { self.prompt.clone() };
             let suffix = fim.then(|| self.fim_suffix.clone());
-            Start::New { lang: self.lang.name().to_owned(), request, settings: self.settings.clone(), suffix }
+            Start::New {
+                lang: self.lang.name().to_owned(),
+                request,
+                settings: self.settings.clone(),
+                suffix,
+            }
         } else if self.cursor < self.steps.len() {
             self.steps.truncate(self.cursor);
             Start::Continue { rewind_to: Some(self.cursor) }
@@ -183,9 +188,17 @@ impl App {
         match report {
             // The benchmark talks to the worker without the page.
             FromWorker::Alive | FromWorker::Bench(_) => {}
-            FromWorker::Progress { got, total, from_cache } => self.load = LoadState::Fetching(got, total, from_cache),
+            FromWorker::Progress { got, total, from_cache } => {
+                self.load = LoadState::Fetching(got, total, from_cache)
+            }
             FromWorker::Preparing(what) => self.load = LoadState::Preparing(what),
-            FromWorker::Loaded(Ok(Loaded { backend, backend_detail, model_detail, source, facts })) => {
+            FromWorker::Loaded(Ok(Loaded {
+                backend,
+                backend_detail,
+                model_detail,
+                source,
+                facts,
+            })) => {
                 self.model_facts = facts;
                 self.backend_kind = Some(backend);
                 self.backend_detail = backend_detail;
@@ -226,10 +239,13 @@ impl Component for App {
     fn create(ctx: &Context<Self>) -> Self {
         let link = ctx.link().clone();
         // One redraw per animation frame, for all the reports of that frame.
-        let engine = EngineLink::spawn(move |reports| link.send_message_batch(reports.into_iter().map(Msg::Worker).collect()));
+        let engine = EngineLink::spawn(move |reports| {
+            link.send_message_batch(reports.into_iter().map(Msg::Worker).collect())
+        });
         engine.send(&ToWorker::Load { force_cpu: force_cpu() });
         let lang = Lang::first();
-        let prompt = examples::for_lang(lang, false).first().map(|e| e.prompt.clone()).unwrap_or_default();
+        let prompt =
+            examples::for_lang(lang, false).first().map(|e| e.prompt.clone()).unwrap_or_default();
         let fim_example = Lang::all().flat_map(|l| examples::for_lang(l, true)).next();
         Self {
             load: LoadState::Fetching(0, None, false),
@@ -344,7 +360,8 @@ impl Component for App {
                     self.run = RunState::Idle;
                     self.shown_fim = None;
                     self.translated = None;
-                    self.engine.send_file(&ToWorker::LoadFile { force_cpu: force_cpu(), name }, &file);
+                    self.engine
+                        .send_file(&ToWorker::LoadFile { force_cpu: force_cpu(), name }, &file);
                 }
             }
         }
@@ -368,7 +385,8 @@ impl Component for App {
         let code = current.map(|s| s.text.clone()).unwrap_or_default();
         let busy = self.busy();
         let ready = self.load == LoadState::Ready;
-        let finished_here = matches!(self.run, RunState::Done(_)) && self.cursor == self.steps.len();
+        let finished_here =
+            matches!(self.run, RunState::Done(_)) && self.cursor == self.steps.len();
         let translated = if finished_here { self.translated.as_ref() } else { None };
         let lua = translated.and_then(|t| t.as_ref().ok()).map(String::as_str);
         let code_view = match &self.shown_fim {
@@ -378,7 +396,9 @@ impl Component for App {
         let chips: Vec<view::Chip> =
             shown.iter().map(|s| (s.clone(), self.token_bytes.get(&s.chosen).cloned())).collect();
         let on_file = link.callback(|e: Event| {
-            Msg::OpenFile(crate::host::picked_file(&e.target().map(wasm_bindgen::JsValue::from).unwrap_or(wasm_bindgen::JsValue::NULL)))
+            Msg::OpenFile(crate::host::picked_file(
+                &e.target().map(wasm_bindgen::JsValue::from).unwrap_or(wasm_bindgen::JsValue::NULL),
+            ))
         });
         html! {
             <main id="app"

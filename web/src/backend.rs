@@ -51,9 +51,8 @@ async fn webgpu_adapter() -> Result<String, String> {
     let request: js_sys::Function = request.into();
     let promise: js_sys::Promise =
         request.call0(&gpu).map_err(|e| format!("requestAdapter failed: {e:?}"))?.into();
-    let adapter = JsFuture::from(promise)
-        .await
-        .map_err(|e| format!("requestAdapter failed: {e:?}"))?;
+    let adapter =
+        JsFuture::from(promise).await.map_err(|e| format!("requestAdapter failed: {e:?}"))?;
     if adapter.is_null() || adapter.is_undefined() {
         return Err("WebGPU offers no adapter".into());
     }
@@ -108,12 +107,16 @@ async fn init_wgpu() -> Result<Device, String> {
 /// (the `?backend=cpu` URL parameter).
 pub async fn choose(force_cpu: bool) -> Backend {
     #[allow(deprecated)] // ndarray is what the model crate's CPU feature builds on
-    let cpu = |why: String| Backend { device: Device::ndarray(), kind: BackendKind::Cpu, detail: why };
+    let cpu =
+        |why: String| Backend { device: Device::ndarray(), kind: BackendKind::Cpu, detail: why };
     if force_cpu {
         return cpu("CPU (ndarray): WebGPU skipped by ?backend=cpu".into());
     }
     if !cfg!(feature = "webgpu") {
-        return cpu("CPU (ndarray): this build has no WebGPU backend (built without the webgpu feature)".into());
+        return cpu(
+            "CPU (ndarray): this build has no WebGPU backend (built without the webgpu feature)"
+                .into(),
+        );
     }
     let adapter = match webgpu_adapter().await {
         Ok(adapter) => adapter,
@@ -121,7 +124,9 @@ pub async fn choose(force_cpu: bool) -> Backend {
     };
     let device = match init_wgpu().await {
         Ok(device) => device,
-        Err(e) => return cpu(format!("CPU (ndarray): burn wgpu could not start on {adapter}: {e}")),
+        Err(e) => {
+            return cpu(format!("CPU (ndarray): burn wgpu could not start on {adapter}: {e}"))
+        }
     };
     match matmul_check(&device).await {
         Ok(err) if err < 1e-3 => Backend {

@@ -19,7 +19,10 @@ fn arg_max(logits: &[f32]) -> Option<u32> {
 
 /// Runs `prompt` and `tokens` greedy tokens; times the prompt's pass and the tokens'.
 pub async fn run(engine: &mut Engine, prompt: &str, tokens: usize) -> Result<BenchResult, String> {
-    let prompt_ids = engine.tokenizer.encode(prompt).map_err(|e| format!("could not tokenize the prompt: {e}"))?;
+    let prompt_ids = engine
+        .tokenizer
+        .encode(prompt)
+        .map_err(|e| format!("could not tokenize the prompt: {e}"))?;
     if prompt_ids.is_empty() {
         return Err("the prompt has no tokens".into());
     }
@@ -34,6 +37,7 @@ pub async fn run(engine: &mut Engine, prompt: &str, tokens: usize) -> Result<Ben
         logits = engine.forward(prompt_ids.len() + generated_ids.len() - 1, &[next]).await?;
     }
     let decode_ms = now_ms() - t1;
-    let text = engine.tokenizer.decode(&generated_ids).unwrap_or_else(|e| format!("(not decodable: {e})"));
+    let text =
+        engine.tokenizer.decode(&generated_ids).unwrap_or_else(|e| format!("(not decodable: {e})"));
     Ok(BenchResult { prompt_ids, generated_ids, text, prefill_ms, decode_ms })
 }

@@ -59,7 +59,12 @@ impl Engine {
     /// device, after checking it fits in the memory the worker can still take. Before
     /// each phase it reports what comes next through `progress` and yields so the page
     /// can paint.
-    pub async fn load(bytes: Vec<u8>, file_name: &str, backend: Backend, progress: impl Fn(&str)) -> Result<Engine, LoadError> {
+    pub async fn load(
+        bytes: Vec<u8>,
+        file_name: &str,
+        backend: Backend,
+        progress: impl Fn(&str),
+    ) -> Result<Engine, LoadError> {
         // Each phase is announced, painted, then run; its time goes to the console.
         let last = std::cell::Cell::new((now_ms(), String::new()));
         let phase = |what: &str| {
@@ -100,7 +105,9 @@ impl Engine {
             // compiling the mask code), so the first step does not pay for either.
             match kits.get(lang, Mode::Mask) {
                 Ok(kit) => kit.warm_up(&vocab),
-                Err(e) => console_log(&format!("loading: the {} constraint failed: {e}", lang.name())),
+                Err(e) => {
+                    console_log(&format!("loading: the {} constraint failed: {e}", lang.name()))
+                }
             }
         }
         phase("ready").await;
@@ -124,22 +131,38 @@ impl Engine {
 /// 2,048-token KV cache; the file is already in memory) against what the worker's
 /// WebAssembly memory can still grow by.
 fn facts(gguf: &Gguf, file_name: &str, backend: &Backend) -> Result<ModelFacts, LoadError> {
-    let config = LlamaConfig::from_gguf(gguf).map_err(|e| LoadError { step: "reading the model's configuration", message: e.to_string() })?;
-    let plan = MemoryPlan::new(gguf, &config, WeightFormat::default_for(&backend.device), gguf.len() as u64);
-    let needed = plan.load_bytes().saturating_sub(plan.file).saturating_add(plan.kv_bytes_per_token.saturating_mul(2048));
+    let config = LlamaConfig::from_gguf(gguf).map_err(|e| LoadError {
+        step: "reading the model's configuration",
+        message: e.to_string(),
+    })?;
+    let plan = MemoryPlan::new(
+        gguf,
+        &config,
+        WeightFormat::default_for(&backend.device),
+        gguf.len() as u64,
+    );
+    let needed = plan
+        .load_bytes()
+        .saturating_sub(plan.file)
+        .saturating_add(plan.kv_bytes_per_token.saturating_mul(2048));
     let used = wasm_bindgen::memory()
         .dyn_into::<js_sys::WebAssembly::Memory>()
         .ok()
         .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
         .map_or(0, |b| b.byte_length() as u64);
-    let str_or = |key: &str, default: &str| gguf.get_str(key).map(str::to_owned).unwrap_or_else(|_| default.to_owned());
+    let str_or = |key: &str, default: &str| {
+        gguf.get_str(key).map(str::to_owned).unwrap_or_else(|_| default.to_owned())
+    };
     Ok(ModelFacts {
         name: str_or("general.name", file_name),
         architecture: str_or("general.architecture", "?"),
         formats: format_counts(gguf.tensors().iter().map(|t| t.ggml_type.name())),
         parameters: gguf.tensors().iter().map(|t| t.elements()).sum(),
         file_bytes: gguf.len() as u64,
-        shape: format!("{} blocks, hidden {}, vocabulary {}", config.layers, config.hidden, config.vocab_size),
+        shape: format!(
+            "{} blocks, hidden {}, vocabulary {}",
+            config.layers, config.hidden, config.vocab_size
+        ),
         memory: memory_verdict(needed, WASM32_MEMORY_LIMIT.saturating_sub(used)),
     })
 }

@@ -78,14 +78,22 @@ impl EngineLink {
             }
         });
         let report = deliver.clone();
-        let on_error = Closure::<dyn FnMut(String)>::new(move |why: String| (*report)(FromWorker::Loaded(Err(why))));
+        let on_error = Closure::<dyn FnMut(String)>::new(move |why: String| {
+            (*report)(FromWorker::Loaded(Err(why)))
+        });
         let worker = host::spawn_worker(
             &wasm_bindgen::module(),
             on_message.as_ref().unchecked_ref(),
             on_error.as_ref().unchecked_ref(),
         );
         *worker_cell.borrow_mut() = worker.clone();
-        EngineLink { worker, waiting, _on_message: on_message, _on_error: on_error, _on_frame: on_frame }
+        EngineLink {
+            worker,
+            waiting,
+            _on_message: on_message,
+            _on_error: on_error,
+            _on_frame: on_frame,
+        }
     }
 
     /// Sends a request with a File beside it (queued requests go first; a file is only
@@ -102,5 +110,4 @@ impl EngineLink {
             None => host::post_to_worker(&self.worker, &text),
         }
     }
-
 }

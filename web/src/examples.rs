@@ -41,12 +41,20 @@ mod tests {
     /// small vocabulary: the suffix analysis does not depend on it).
     #[test]
     fn fim_examples_are_joinable_requests() {
-        let tokens: Vec<Vec<u8>> = ["<eos>", "x", " ", "\n"].iter().map(|t| t.as_bytes().to_vec()).collect();
-        let mut kits = espalier_decode::Kits::new(std::sync::Arc::new(espalier_constraint::Vocab::new(tokens, &[0], 0)));
+        let tokens: Vec<Vec<u8>> =
+            ["<eos>", "x", " ", "\n"].iter().map(|t| t.as_bytes().to_vec()).collect();
+        let mut kits = espalier_decode::Kits::new(std::sync::Arc::new(
+            espalier_constraint::Vocab::new(tokens, &[0], 0),
+        ));
         for lang in Lang::all() {
             for e in for_lang(lang, true) {
                 let task = Task::fim(lang, Mode::Mask, e.prompt.clone(), e.suffix.clone().unwrap());
-                assert!(task.constraint(&mut kits).is_ok(), "{}: {:?}", e.title, task.constraint(&mut kits).err());
+                assert!(
+                    task.constraint(&mut kits).is_ok(),
+                    "{}: {:?}",
+                    e.title,
+                    task.constraint(&mut kits).err()
+                );
             }
         }
     }
@@ -59,7 +67,11 @@ mod tests {
         }
         for lang in Lang::all() {
             assert!(!for_lang(lang, false).is_empty(), "no example for {}", lang.name());
-            assert_eq!(!for_lang(lang, true).is_empty(), lang.fills_in_the_middle(), "fill-in-the-middle examples of {lang}");
+            assert_eq!(
+                !for_lang(lang, true).is_empty(),
+                lang.fills_in_the_middle(),
+                "fill-in-the-middle examples of {lang}"
+            );
         }
     }
 }

@@ -33,7 +33,10 @@ fn js_reason(value: JsValue) -> String {
 
 /// Fetches `url` and returns its bytes, calling `progress(received, total)` after each
 /// chunk (`total` is `None` when the server sends no Content-Length).
-pub async fn fetch_bytes(url: &str, progress: impl FnMut(u64, Option<u64>)) -> Result<Vec<u8>, FetchError> {
+pub async fn fetch_bytes(
+    url: &str,
+    progress: impl FnMut(u64, Option<u64>),
+) -> Result<Vec<u8>, FetchError> {
     let err = |reason: String| FetchError { url: url.to_owned(), reason };
     let response: Response = JsFuture::from(crate::host::fetch_url(url))
         .await
@@ -54,12 +57,8 @@ pub async fn read_body(
     mut progress: impl FnMut(u64, Option<u64>),
 ) -> Result<Vec<u8>, FetchError> {
     let err = |reason: String| FetchError { url: url.to_owned(), reason };
-    let total = response
-        .headers()
-        .get("content-length")
-        .ok()
-        .flatten()
-        .and_then(|v| v.parse::<u64>().ok());
+    let total =
+        response.headers().get("content-length").ok().flatten().and_then(|v| v.parse::<u64>().ok());
     let body = response.body().ok_or_else(|| err("the response has no body".into()))?;
     let reader: ReadableStreamDefaultReader = body
         .get_reader()

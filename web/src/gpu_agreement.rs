@@ -44,7 +44,10 @@ pub fn requested() -> bool {
 }
 
 fn argmax(xs: &[f32]) -> u32 {
-    xs.iter().enumerate().fold((0, f32::NEG_INFINITY), |best, (i, &x)| if x > best.1 { (i, x) } else { best }).0 as u32
+    xs.iter()
+        .enumerate()
+        .fold((0, f32::NEG_INFINITY), |best, (i, &x)| if x > best.1 { (i, x) } else { best })
+        .0 as u32
 }
 
 fn max_diff(a: &[f32], b: &[f32]) -> f32 {
@@ -54,12 +57,15 @@ fn max_diff(a: &[f32], b: &[f32]) -> f32 {
 /// Runs the comparison of `gpu` (loaded from `gguf`) against a CPU twin.
 pub async fn measure(gguf: &Gguf, gpu: &Llama) -> Result<Agreement, String> {
     let tokenizer = Tokenizer::from_gguf(gguf).map_err(|e| e.to_string())?;
-    let prompt = tokenizer.encode_prompt(&Tokenizer::chat_prompt("", PROMPT)).map_err(|e| e.to_string())?;
+    let prompt =
+        tokenizer.encode_prompt(&Tokenizer::chat_prompt("", PROMPT)).map_err(|e| e.to_string())?;
     #[allow(deprecated)] // ndarray is the CPU path's backend
     let cpu_device = Device::ndarray();
-    let mut cpu = Llama::load_with(gguf, &cpu_device, WeightFormat::default_for(&cpu_device)).map_err(|e| e.to_string())?;
+    let mut cpu = Llama::load_with(gguf, &cpu_device, WeightFormat::default_for(&cpu_device))
+        .map_err(|e| e.to_string())?;
     let (mut gpu_cache, mut cpu_cache) = (gpu.new_cache(), cpu.new_cache());
-    let mut agreement = Agreement { steps: 0, max_diff_f32: 0.0, max_diff_int8: 0.0, same_argmax: 0 };
+    let mut agreement =
+        Agreement { steps: 0, max_diff_f32: 0.0, max_diff_int8: 0.0, same_argmax: 0 };
     let mut input = prompt;
     for _ in 0..=STEPS {
         let keep = cpu_cache.len();

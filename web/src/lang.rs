@@ -31,20 +31,31 @@ mod tests {
         for lang in Lang::all() {
             let p = task(lang, Mode::Mask, "  write something ", false).prompt(None).unwrap();
             assert!(p.starts_with("<|im_start|>system\n"), "{lang}");
-            assert!(p.ends_with(&format!("<|im_start|>assistant\n{}{}", lang.fence(), lang.answer_start())), "{lang}");
+            assert!(
+                p.ends_with(&format!(
+                    "<|im_start|>assistant\n{}{}",
+                    lang.fence(),
+                    lang.answer_start()
+                )),
+                "{lang}"
+            );
         }
-        let p = task(Lang::from_name("python").unwrap(), Mode::Mask, "  add two numbers ", false).prompt(None).unwrap();
+        let p = task(Lang::from_name("python").unwrap(), Mode::Mask, "  add two numbers ", false)
+            .prompt(None)
+            .unwrap();
         assert!(p.contains("<|im_start|>user\nadd two numbers<|im_end|>"));
     }
 
     #[test]
     fn slua_prompt_carries_the_api_and_the_task() {
         let slua = Lang::from_name("slua").unwrap();
-        let full = task(slua, Mode::Mask, "a talent that heals its user", true).prompt(None).unwrap();
+        let full =
+            task(slua, Mode::Mask, "a talent that heals its user", true).prompt(None).unwrap();
         assert!(full.contains("Write a talent that heals its user."));
         assert!(full.contains("## API"));
         assert!(full.ends_with("```lua\n"));
-        let compact = task(slua, Mode::Mask, "a talent that heals its user", false).prompt(None).unwrap();
+        let compact =
+            task(slua, Mode::Mask, "a talent that heals its user", false).prompt(None).unwrap();
         assert!(!compact.contains("## API") && compact.len() < full.len() / 3);
         assert!(compact.contains("Answer with one sLua talent script only."));
         assert!(compact.ends_with("<|im_start|>assistant\n```lua\n"));

@@ -61,9 +61,9 @@ mod gpu_agreement;
 #[cfg(target_arch = "wasm32")]
 mod host;
 #[cfg(target_arch = "wasm32")]
-mod model_cache;
-#[cfg(target_arch = "wasm32")]
 mod model_bridge;
+#[cfg(target_arch = "wasm32")]
+mod model_cache;
 #[cfg(target_arch = "wasm32")]
 mod page_params;
 #[cfg(target_arch = "wasm32")]

@@ -27,13 +27,20 @@ impl Model {
         }
         .map_err(|e| e.to_string())?;
         let cache = llama.new_cache();
-        let on_gpu = matches!(llama.weight_format(), WeightFormat::BurnF32 | WeightFormat::GpuBlocks);
+        let on_gpu =
+            matches!(llama.weight_format(), WeightFormat::BurnF32 | WeightFormat::GpuBlocks);
         let agreement = match on_gpu && crate::gpu_agreement::requested() {
             true => {
-                let line = crate::gpu_agreement::measure(gguf, &llama).await.map_or_else(|e| format!("CPU agreement failed: {e}"), |a| a.line());
+                let line = crate::gpu_agreement::measure(gguf, &llama)
+                    .await
+                    .map_or_else(|e| format!("CPU agreement failed: {e}"), |a| a.line());
                 let mb = |b: u64| b as f64 / 1e6;
                 let memory = device.memory_pool_usage().map_or_else(String::new, |u| {
-                    format!("; GPU allocator after it: {:.1} MB in use, {:.1} MB reserved", mb(u.bytes_in_use), mb(u.bytes_reserved))
+                    format!(
+                        "; GPU allocator after it: {:.1} MB in use, {:.1} MB reserved",
+                        mb(u.bytes_in_use),
+                        mb(u.bytes_reserved)
+                    )
                 });
                 Some(line + &memory)
             }
@@ -58,9 +65,16 @@ impl Model {
     /// One line about the model for the page.
     pub fn describe(&self) -> String {
         let c = self.llama.config();
-        let mut line = format!("{} blocks, hidden {}, vocab {}, weights {}", c.layers, c.hidden, c.vocab_size, self.llama.weight_format());
+        let mut line = format!(
+            "{} blocks, hidden {}, vocab {}, weights {}",
+            c.layers,
+            c.hidden,
+            c.vocab_size,
+            self.llama.weight_format()
+        );
         if matches!(self.llama.weight_format(), WeightFormat::BurnF32 | WeightFormat::GpuBlocks) {
-            line += &format!(" ({:.1} MB on the GPU)", self.llama.device_weight_bytes() as f64 / 1e6);
+            line +=
+                &format!(" ({:.1} MB on the GPU)", self.llama.device_weight_bytes() as f64 / 1e6);
         }
         if let Some(agreement) = &self.agreement {
             line += &format!("; {agreement}");

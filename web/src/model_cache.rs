@@ -38,13 +38,21 @@ fn js_text(value: JsValue) -> String {
 }
 
 async fn sha256(bytes: &[u8]) -> Result<String, String> {
-    let hex = JsFuture::from(host::sha256_hex(bytes)).await.map_err(|e| format!("SHA-256 failed: {}", js_text(e)))?;
+    let hex = JsFuture::from(host::sha256_hex(bytes))
+        .await
+        .map_err(|e| format!("SHA-256 failed: {}", js_text(e)))?;
     hex.as_string().ok_or_else(|| "SHA-256 returned no text".to_owned())
 }
 
 /// The cached model's bytes when the cache holds a copy with the right hash.
-async fn from_cache(url: &str, progress: &mut impl FnMut(u64, Option<u64>, Source)) -> Option<Vec<u8>> {
-    let found = JsFuture::from(host::cache_match(url)).await.map_err(|e| console_log(&format!("cache: {}", js_text(e)))).ok()?;
+async fn from_cache(
+    url: &str,
+    progress: &mut impl FnMut(u64, Option<u64>, Source),
+) -> Option<Vec<u8>> {
+    let found = JsFuture::from(host::cache_match(url))
+        .await
+        .map_err(|e| console_log(&format!("cache: {}", js_text(e))))
+        .ok()?;
     let response: Response = found.dyn_into().ok()?;
     let bytes = read_body(url, response, |got, total| progress(got, total, Source::Cache))
         .await
@@ -67,10 +75,15 @@ pub async fn load_model(
     mut progress: impl FnMut(u64, Option<u64>, Source),
 ) -> Result<(Vec<u8>, Source), String> {
     if let Some(bytes) = from_cache(url, &mut progress).await {
-        console_log(&format!("model: {} bytes from the browser's cache, SHA-256 {MODEL_SHA256}", bytes.len()));
+        console_log(&format!(
+            "model: {} bytes from the browser's cache, SHA-256 {MODEL_SHA256}",
+            bytes.len()
+        ));
         return Ok((bytes, Source::Cache));
     }
-    let bytes = fetch_bytes(url, |got, total| progress(got, total, Source::Network)).await.map_err(|e| e.to_string())?;
+    let bytes = fetch_bytes(url, |got, total| progress(got, total, Source::Network))
+        .await
+        .map_err(|e| e.to_string())?;
     if let Some(why) = hash_mismatch(&sha256(&bytes).await?) {
         return Err(format!("the downloaded model {url} is not the expected file: {why}"));
     }

@@ -52,7 +52,11 @@ pub fn memory_verdict(needed: u64, available: u64) -> Result<String, String> {
             gb(available)
         ))
     } else {
-        Ok(format!("needs {} more memory of the {} this tab's WebAssembly can still take", gb(needed), gb(available)))
+        Ok(format!(
+            "needs {} more memory of the {} this tab's WebAssembly can still take",
+            gb(needed),
+            gb(available)
+        ))
     }
 }
 
@@ -71,7 +75,12 @@ impl ModelFacts {
         let formats: Vec<String> = self.formats.iter().map(|(t, n)| format!("{t} × {n}")).collect();
         vec![
             format!("{} ({} architecture)", self.name, self.architecture),
-            format!("{:.0}M parameters · {} · {}", self.parameters as f64 / 1e6, self.shape, gb(self.file_bytes)),
+            format!(
+                "{:.0}M parameters · {} · {}",
+                self.parameters as f64 / 1e6,
+                self.shape,
+                gb(self.file_bytes)
+            ),
             format!("weight formats: {}", formats.join(", ")),
             match &self.memory {
                 Ok(m) => format!("memory: {m}"),
@@ -93,7 +102,9 @@ mod tests {
 
     #[test]
     fn the_memory_check_names_both_figures() {
-        assert!(memory_verdict(600 << 20, 3 << 30).unwrap().contains("629.1 MB more memory of the 3.2 GB"));
+        assert!(memory_verdict(600 << 20, 3 << 30)
+            .unwrap()
+            .contains("629.1 MB more memory of the 3.2 GB"));
         let err = memory_verdict(5 << 30, 3 << 30).unwrap_err();
         assert!(err.contains("needs 5.4 GB") && err.contains("only 3.2 GB"), "{err}");
     }

@@ -20,8 +20,15 @@ mod tests {
 
     #[test]
     fn the_hash_is_the_one_the_fetch_script_checks() {
-        let script = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/fetch-model.sh")).unwrap();
-        assert!(script.contains(&format!("SHA256={MODEL_SHA256}")), "scripts/fetch-model.sh checks another hash");
+        let script = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scripts/fetch-model.sh"
+        ))
+        .unwrap();
+        assert!(
+            script.contains(&format!("SHA256={MODEL_SHA256}")),
+            "scripts/fetch-model.sh checks another hash"
+        );
         assert!(script.contains(MODEL_URL.rsplit('/').next().unwrap()));
     }
 

@@ -4,7 +4,8 @@
 
 /// The value of parameter `name` (`?name=value&...`), `None` when absent.
 pub fn get(name: &str) -> Option<String> {
-    let search = js_sys::Reflect::get(&js_sys::global(), &"ESPALIER_SEARCH".into()).ok()?.as_string()?;
+    let search =
+        js_sys::Reflect::get(&js_sys::global(), &"ESPALIER_SEARCH".into()).ok()?.as_string()?;
     search
         .trim_start_matches('?')
         .split('&')

@@ -133,7 +133,11 @@ pub enum FromWorker {
     /// and, when it stopped in a language translated before it runs (sLua), the
     /// translation or why there is none (made here so the page's thread never runs the
     /// checker: ~100 ms for a talent).
-    RunEnded { error: Option<String>, stop: Option<String>, translation: Option<Result<String, String>> },
+    RunEnded {
+        error: Option<String>,
+        stop: Option<String>,
+        translation: Option<Result<String, String>>,
+    },
     /// A benchmark finished.
     Bench(Result<BenchResult, String>),
 }
@@ -147,7 +151,8 @@ pub fn encode<T: Serialize>(message: &T) -> String {
 
 /// Decodes a message received through `postMessage`.
 pub fn decode<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, String> {
-    serde_json::from_str(text).map_err(|e| format!("a malformed message between the page and the worker: {e}"))
+    serde_json::from_str(text)
+        .map_err(|e| format!("a malformed message between the page and the worker: {e}"))
 }
 
 #[cfg(test)]
@@ -160,7 +165,12 @@ mod tests {
         StepTrace {
             step: 3,
             text: "def f():\n".into(),
-            candidates: vec![Candidate { id: 198, text: "\n".into(), prob: 0.5, allowed: Some(true) }],
+            candidates: vec![Candidate {
+                id: 198,
+                text: "\n".into(),
+                prob: 0.5,
+                allowed: Some(true),
+            }],
             chosen: 198,
             chosen_text: "\n".into(),
             how: How::Sampled,
@@ -182,7 +192,12 @@ mod tests {
             ToWorker::Load { force_cpu: true },
             ToWorker::LoadFile { force_cpu: false, name: "qwen.gguf".into() },
             ToWorker::Run {
-                start: Start::New { lang: "python".into(), request: "add".into(), settings: Settings::default(), suffix: None },
+                start: Start::New {
+                    lang: "python".into(),
+                    request: "add".into(),
+                    settings: Settings::default(),
+                    suffix: None,
+                },
                 max_steps: Some(1),
             },
             ToWorker::Run {
@@ -224,8 +239,16 @@ mod tests {
             })),
             FromWorker::Loaded(Err("no".into())),
             FromWorker::Step(Box::new(step)),
-            FromWorker::RunEnded { error: None, stop: Some("eos".into()), translation: Some(Ok("local x = 1".into())) },
-            FromWorker::RunEnded { error: None, stop: None, translation: Some(Err("line 1: unknown name".into())) },
+            FromWorker::RunEnded {
+                error: None,
+                stop: Some("eos".into()),
+                translation: Some(Ok("local x = 1".into())),
+            },
+            FromWorker::RunEnded {
+                error: None,
+                stop: None,
+                translation: Some(Err("line 1: unknown name".into())),
+            },
             FromWorker::Bench(Ok(BenchResult {
                 prompt_ids: vec![1, 2],
                 generated_ids: vec![3],

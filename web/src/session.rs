@@ -59,7 +59,12 @@ impl std::error::Error for SessionError {}
 /// The loaded model's chat format (its GGUF's template, BOS / EOS texts and family),
 /// so a user's own GGUF gets its own prompt format, as in the CLI.
 fn chat_of(tok: &espalier_model::Tokenizer) -> Chat<'_> {
-    Chat::of_model(tok.chat_template(), tok.token_text(tok.bos_id()), tok.token_text(tok.eos_id()), tok.pre_tokenizer())
+    Chat::of_model(
+        tok.chat_template(),
+        tok.token_text(tok.bos_id()),
+        tok.token_text(tok.eos_id()),
+        tok.pre_tokenizer(),
+    )
 }
 
 impl Session {
@@ -76,7 +81,8 @@ impl Session {
     ) -> Result<Session, SessionError> {
         let started_ms = now_ms();
         let task = crate::lang::task_for(lang, config.mode, request, suffix, full_prompt);
-        let constraint = task.constraint(&mut engine.kits).map_err(|e| SessionError(e.to_string()))?;
+        let constraint =
+            task.constraint(&mut engine.kits).map_err(|e| SessionError(e.to_string()))?;
         let mut config = task.configure(config);
         let tokenize = |e| SessionError(format!("could not tokenize the prompt: {e}"));
         // A model trained to infill (its vocabulary has FIM tokens) gets the
@@ -88,7 +94,9 @@ impl Session {
                 ids.map_err(tokenize)?
             }
             None => {
-                let prompt = task.prompt_with(&chat_of(&engine.tokenizer)).map_err(|e| SessionError(e.to_string()))?;
+                let prompt = task
+                    .prompt_with(&chat_of(&engine.tokenizer))
+                    .map_err(|e| SessionError(e.to_string()))?;
                 engine.tokenizer.encode_prompt(&prompt).map_err(tokenize)?
             }
         };
@@ -132,7 +140,11 @@ impl Session {
     /// step's trace; `None` when `stop` was set between two chunks (the step is not
     /// taken; the next one feeds the same tokens again). The model time includes the
     /// yields (a few ms per chunk).
-    pub async fn step(&mut self, engine: &mut Engine, stop: &Cell<bool>) -> Result<Option<StepTrace>, SessionError> {
+    pub async fn step(
+        &mut self,
+        engine: &mut Engine,
+        stop: &Cell<bool>,
+    ) -> Result<Option<StepTrace>, SessionError> {
         let t0 = now_ms();
         let (keep, tokens) = match self.generator.next_input() {
             Some(feed) => (feed.keep, feed.tokens.to_vec()),
@@ -154,7 +166,12 @@ impl Session {
             let t = now_ms();
             logits = engine.forward(keep + done, part).await.map_err(SessionError)?;
             if tokens.len() > chunk {
-                console_log(&format!("prompt chunk at {}: {} tokens in {:.0} ms", keep + done, part.len(), now_ms() - t));
+                console_log(&format!(
+                    "prompt chunk at {}: {} tokens in {:.0} ms",
+                    keep + done,
+                    part.len(),
+                    now_ms() - t
+                ));
             }
             done += part.len();
         }
@@ -178,7 +195,9 @@ impl Session {
         if self.first_token_ms.is_none() {
             self.first_token_ms = Some(t1 - self.started_ms);
         }
-        let trace = outcome.trace.ok_or_else(|| SessionError("the decode loop returned no trace".into()))?;
+        let trace = outcome
+            .trace
+            .ok_or_else(|| SessionError("the decode loop returned no trace".into()))?;
         self.constraint_ms += trace.constraint_ms;
         Ok(Some(trace))
     }
@@ -200,7 +219,11 @@ impl Session {
     /// step, which runs the whole prompt) and in the constraint (every step).
     pub fn mean_split_ms(&self) -> (f64, f64) {
         let n = self.generator.tokens().len();
-        let decode = if n >= 2 { (self.model_ms - self.prefill_ms.unwrap_or(0.0)) / (n - 1) as f64 } else { 0.0 };
+        let decode = if n >= 2 {
+            (self.model_ms - self.prefill_ms.unwrap_or(0.0)) / (n - 1) as f64
+        } else {
+            0.0
+        };
         (decode, if n > 0 { self.constraint_ms / n as f64 } else { 0.0 })
     }
 
@@ -218,6 +241,10 @@ impl Session {
     /// Generated tokens per second of busy time.
     pub fn tokens_per_s(&self) -> f64 {
         let n = self.generator.tokens().len() as f64;
-        if self.busy_ms > 0.0 { n * 1000.0 / self.busy_ms } else { 0.0 }
+        if self.busy_ms > 0.0 {
+            n * 1000.0 / self.busy_ms
+        } else {
+            0.0
+        }
     }
 }

@@ -30,7 +30,16 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { mode: Mode::Mask, temperature: 0.0, top_k: 40, top_p: 0.95, seed: 7, max_tokens: 160, full_prompt: false, wrap_up: 48 }
+        Self {
+            mode: Mode::Mask,
+            temperature: 0.0,
+            top_k: 40,
+            top_p: 0.95,
+            seed: 7,
+            max_tokens: 160,
+            full_prompt: false,
+            wrap_up: 48,
+        }
     }
 }
 
@@ -82,10 +91,12 @@ mod tests {
     #[test]
     fn the_task_adds_the_language_stops_at_the_closing_fence() {
         let s = Settings::default();
-        let slua = task(Lang::from_name("slua").unwrap(), s.mode, "a talent", false).configure(s.to_config());
+        let slua = task(Lang::from_name("slua").unwrap(), s.mode, "a talent", false)
+            .configure(s.to_config());
         assert_eq!(slua.stop_strings, vec!["```".to_owned()]);
         assert_eq!(slua.mode, s.mode);
-        let python = task(Lang::from_name("python").unwrap(), s.mode, "add", false).configure(s.to_config());
+        let python =
+            task(Lang::from_name("python").unwrap(), s.mode, "add", false).configure(s.to_config());
         assert!(python.stop_strings.iter().any(|x| x == "\ndef "));
         assert!(python.stop_strings.iter().any(|x| x == "\nr"), "the first top-level line stops");
         assert!(!python.heal_prompt);

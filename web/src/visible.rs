@@ -104,7 +104,12 @@ mod tests {
     fn pieces_keep_text_marks_and_bytes_apart() {
         assert_eq!(
             pieces(b"  if\n"),
-            vec![Piece::Space(' '), Piece::Space(' '), Piece::Text("if".into()), Piece::Space('\n')]
+            vec![
+                Piece::Space(' '),
+                Piece::Space(' '),
+                Piece::Text("if".into()),
+                Piece::Space('\n')
+            ]
         );
         // A byte-fallback token: the first two bytes of the three-byte "→" (E2 86 92).
         assert_eq!(pieces(&[0xE2, 0x86]), vec![Piece::Byte(0xE2), Piece::Byte(0x86)]);

@@ -45,7 +45,10 @@ struct State {
 /// Installs the message handler and tells the page the worker is alive.
 pub fn start() {
     let state = Rc::new(State::default());
-    let on_message = Closure::<dyn FnMut(String, JsValue)>::new(move |text: String, file: JsValue| handle(&state, &text, file));
+    let on_message =
+        Closure::<dyn FnMut(String, JsValue)>::new(move |text: String, file: JsValue| {
+            handle(&state, &text, file)
+        });
     host::listen_to_page(on_message.as_ref().unchecked_ref());
     // The handler lives as long as the worker.
     on_message.forget();
@@ -59,10 +62,14 @@ fn send(message: &FromWorker) {
 fn handle(state: &Rc<State>, text: &str, file: JsValue) {
     match protocol::decode::<ToWorker>(text) {
         Err(e) => console_log(&e),
-        Ok(ToWorker::Load { force_cpu }) => wasm_bindgen_futures::spawn_local(load(state.clone(), force_cpu, None)),
+        Ok(ToWorker::Load { force_cpu }) => {
+            wasm_bindgen_futures::spawn_local(load(state.clone(), force_cpu, None))
+        }
         Ok(ToWorker::LoadFile { force_cpu, name }) => {
             if state.running.get() {
-                return send(&FromWorker::Loaded(Err("stop the generation before opening another model".to_owned())));
+                return send(&FromWorker::Loaded(Err(
+                    "stop the generation before opening another model".to_owned(),
+                )));
             }
             wasm_bindgen_futures::spawn_local(load(state.clone(), force_cpu, Some((name, file))))
         }
@@ -128,7 +135,10 @@ async fn load(state: Rc<State>, force_cpu: bool, file: Option<(String, JsValue)>
     send(&FromWorker::Loaded(loaded));
 }
 
-async fn load_engine(force_cpu: bool, file: Option<(String, JsValue)>) -> Result<(Engine, String), String> {
+async fn load_engine(
+    force_cpu: bool,
+    file: Option<(String, JsValue)>,
+) -> Result<(Engine, String), String> {
     let (bytes, name, source) = match file {
         None => {
             let mut last = 0u64;
@@ -140,12 +150,21 @@ async fn load_engine(force_cpu: bool, file: Option<(String, JsValue)>) -> Result
                 }
             })
             .await?;
-            (bytes, MODEL_URL.rsplit('/').next().unwrap_or(MODEL_URL).to_owned(), source.name().to_owned())
+            (
+                bytes,
+                MODEL_URL.rsplit('/').next().unwrap_or(MODEL_URL).to_owned(),
+                source.name().to_owned(),
+            )
         }
         Some((name, file)) => {
             let size = host::file_size(&file) as u64;
-            send(&FromWorker::Preparing(format!("reading {name} ({:.1} MB) from your disk", size as f64 / 1e6)));
-            let read = JsFuture::from(host::read_file(&file)).await.map_err(|e| format!("could not read {name}: {e:?}"))?;
+            send(&FromWorker::Preparing(format!(
+                "reading {name} ({:.1} MB) from your disk",
+                size as f64 / 1e6
+            )));
+            let read = JsFuture::from(host::read_file(&file))
+                .await
+                .map_err(|e| format!("could not read {name}: {e:?}"))?;
             let bytes = js_sys::Uint8Array::new(&read).to_vec();
             let source = format!("your file {name}");
             (bytes, name, source)
@@ -182,11 +201,19 @@ fn session_for(state: &State, engine: &mut Engine, start: Start) -> Result<Sessi
         Start::New { lang, request, settings, suffix } => {
             state.session.borrow_mut().take();
             let lang = Lang::from_name(&lang).map_err(|e| e.to_string())?;
-            Session::start(engine, lang, &request, suffix.as_deref(), settings.to_config(), settings.full_prompt)
-                .map_err(|e| e.to_string())
+            Session::start(
+                engine,
+                lang,
+                &request,
+                suffix.as_deref(),
+                settings.to_config(),
+                settings.full_prompt,
+            )
+            .map_err(|e| e.to_string())
         }
         Start::Continue { rewind_to } => {
-            let mut session = state.session.borrow_mut().take().ok_or("there is no generation to continue")?;
+            let mut session =
+                state.session.borrow_mut().take().ok_or("there is no generation to continue")?;
             if let Some(step) = rewind_to {
                 if let Err(e) = session.rewind(step) {
                     *state.session.borrow_mut() = Some(session);
@@ -198,7 +225,12 @@ fn session_for(state: &State, engine: &mut Engine, start: Start) -> Result<Sessi
     }
 }
 
-async fn run_steps(state: &State, engine: &mut Engine, start: Start, max_steps: Option<usize>) -> Result<(), String> {
+async fn run_steps(
+    state: &State,
+    engine: &mut Engine,
+    start: Start,
+    max_steps: Option<usize>,
+) -> Result<(), String> {
     let mut session = session_for(state, engine, start)?;
     let mut done = 0usize;
     let mut result = Ok(());
@@ -221,7 +253,10 @@ async fn run_steps(state: &State, engine: &mut Engine, start: Start, max_steps: 
         let taken = session.steps();
         if taken > keep && result.is_ok() {
             result = session.rewind(keep).map_err(|e| e.to_string());
-            console_log(&format!("stop: undid {} step(s) the page had not shown (kept {keep} of {taken})", taken - keep));
+            console_log(&format!(
+                "stop: undid {} step(s) the page had not shown (kept {keep} of {taken})",
+                taken - keep
+            ));
         }
     }
     *state.session.borrow_mut() = Some(session);
@@ -237,7 +272,12 @@ fn shown(engine: &Engine, session: &Session, mut trace: StepTrace) -> ShownStep 
     if let Some(ins) = trace.inspect.as_mut() {
         ins.accept_sequences.truncate(SHOWN_ACCEPT_SEQUENCES);
     }
-    let ids = trace.candidates.iter().map(|c| c.id).chain([trace.chosen]).chain(trace.refused.iter().copied());
+    let ids = trace
+        .candidates
+        .iter()
+        .map(|c| c.id)
+        .chain([trace.chosen])
+        .chain(trace.refused.iter().copied());
     let token_bytes: BTreeMap<u32, Vec<u8>> = ids
         .filter(|&id| (id as usize) < engine.vocab.len())
         .map(|id| (id, engine.vocab.bytes(id).to_vec()))

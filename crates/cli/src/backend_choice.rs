@@ -7,7 +7,10 @@ use espalier_model::{BackendKind, ModelError};
 
 /// Tries each backend of `spec` with `open` until one opens; an unknown name is an error
 /// before anything is tried. The error of the last one ends the search.
-pub fn choose<T>(spec: &str, mut open: impl FnMut(BackendKind) -> Result<T, ModelError>) -> Result<(BackendKind, T), String> {
+pub fn choose<T>(
+    spec: &str,
+    mut open: impl FnMut(BackendKind) -> Result<T, ModelError>,
+) -> Result<(BackendKind, T), String> {
     let kinds = parse(spec)?;
     let mut failures = Vec::new();
     for (i, kind) in kinds.iter().enumerate() {
@@ -66,7 +69,9 @@ mod tests {
 
     #[test]
     fn unknown_names_fail_before_any_backend_is_tried() {
-        let err = choose("cuda,gpu", |_| -> Result<(), ModelError> { panic!("nothing may be tried") }).unwrap_err();
+        let err =
+            choose("cuda,gpu", |_| -> Result<(), ModelError> { panic!("nothing may be tried") })
+                .unwrap_err();
         assert!(err.contains("unknown backend \"gpu\""), "{err}");
         assert!(choose("", |_| Ok(())).is_err());
     }

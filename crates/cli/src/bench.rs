@@ -38,7 +38,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile, thread_cpu_ns};
-use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab};
+use espalier_constraint::{
+    Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab,
+};
 use espalier_model::{Gguf, Tokenizer, DEFAULT_MODEL_PATH};
 
 /// Arguments of `espalier bench`.
@@ -123,7 +125,8 @@ fn peak_rss_kib() -> u64 {
 
 fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let strategy: Strategy = a.strategy.parse()?;
-    let lang = a.lang.grammar().ok_or_else(|| format!("{} has no grammar to time masks of", a.lang))??;
+    let lang =
+        a.lang.grammar().ok_or_else(|| format!("{} has no grammar to time masks of", a.lang))??;
     let store_path = a.store.clone().unwrap_or_else(|| {
         Path::new(crate::generate::STORE_DIR).join(format!("{}-smollm2.store", a.lang.name()))
     });
@@ -176,7 +179,14 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     // Per step: (file index, byte offset of the step's token, its id).
     let mut where_: Vec<(usize, usize, u32)> = Vec::new();
     let mut texts: Vec<String> = Vec::new();
-    let mut finishing = a.finishing.then(|| crate::bench_finishing::FinishingTimes::new(&lang, &vocab, a.finishing_every, !a.finishing_fresh_cache));
+    let mut finishing = a.finishing.then(|| {
+        crate::bench_finishing::FinishingTimes::new(
+            &lang,
+            &vocab,
+            a.finishing_every,
+            !a.finishing_fresh_cache,
+        )
+    });
     let mut step = 0usize;
     for (file_index, path) in a.files.iter().enumerate() {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -187,7 +197,12 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 export.extend_from_slice(&id.to_le_bytes());
             }
         }
-        let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, format!("{}-lr", a.lang.name()));
+        let mut c = GrammarConstraint::new(
+            lang.recognizer(),
+            trie.clone(),
+            strategy,
+            format!("{}-lr", a.lang.name()),
+        );
         if let Some(s) = &store {
             c = c.with_store(s.clone());
         }
@@ -254,7 +269,12 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             texts.push(text);
         }
         if a.verbose {
-            eprintln!("{}: {} tokens, {} fed, {file_violations} violations", path.display(), ids.len(), fed);
+            eprintln!(
+                "{}: {} tokens, {} fed, {file_violations} violations",
+                path.display(),
+                ids.len(),
+                fed
+            );
         }
     }
     if let Some(path) = &a.export {

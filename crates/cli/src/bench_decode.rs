@@ -18,7 +18,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use espalier_constraint::timing::median;
-use espalier_decode::{GenerateConfig, Kits, Lang, LangConstraint, Mode, SamplingConfig, Task, Unconstrained};
+use espalier_decode::{
+    GenerateConfig, Kits, Lang, LangConstraint, Mode, SamplingConfig, Task, Unconstrained,
+};
 
 use espalier_model::WeightFormat;
 

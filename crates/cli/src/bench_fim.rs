@@ -91,7 +91,12 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         })
         .collect();
     if texts.is_empty() {
-        return Err(format!("no valid .py file of {n} to {} bytes under {}", n + 400, a.corpus.display()).into());
+        return Err(format!(
+            "no valid .py file of {n} to {} bytes under {}",
+            n + 400,
+            a.corpus.display()
+        )
+        .into());
     }
     let mut rng = a.seed.max(1);
     let mut next = move || {
@@ -105,19 +110,28 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     for i in (1..order.len()).rev() {
         order.swap(i, (next() % (i as u64 + 1)) as usize);
     }
-    let chosen: Vec<&(PathBuf, String)> = (0..a.cases).map(|k| &texts[order[k % order.len()]]).collect();
-    let (mut prepare, mut prepare_cpu, mut times, mut cpu, mut eos_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let chosen: Vec<&(PathBuf, String)> =
+        (0..a.cases).map(|k| &texts[order[k % order.len()]]).collect();
+    let (mut prepare, mut prepare_cpu, mut times, mut cpu, mut eos_cpu) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut violations, mut eos_ok, mut tokens) = (0usize, 0usize, 0usize);
     let (mut bridge_cpu, mut bridges_found, mut bridge_bytes) = (Vec::new(), 0usize, Vec::new());
     let mut mask = TokenSet::empty(vocab.len());
     for (path, text) in &chosen {
         let mid_len = text.len() - n;
         let start = (next() % (n as u64 + 1)) as usize;
-        let Some(a_cut) = (0..=start).rev().find(|&i| text.is_char_boundary(i) && text.is_char_boundary(i + mid_len)) else { continue };
-        let (prefix, middle, suffix) = (&text[..a_cut], &text[a_cut..a_cut + mid_len], &text[a_cut + mid_len..]);
+        let Some(a_cut) = (0..=start)
+            .rev()
+            .find(|&i| text.is_char_boundary(i) && text.is_char_boundary(i + mid_len))
+        else {
+            continue;
+        };
+        let (prefix, middle, suffix) =
+            (&text[..a_cut], &text[a_cut..a_cut + mid_len], &text[a_cut + mid_len..]);
         let c0 = thread_cpu_ns();
         let t = Instant::now();
-        let mut c = FimConstraint::new(&lang, prefix.as_bytes(), suffix.as_bytes(), trie.clone()).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut c = FimConstraint::new(&lang, prefix.as_bytes(), suffix.as_bytes(), trie.clone())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         prepare.push(t.elapsed().as_secs_f64() * 1e3);
         if let (Some(x), Some(y)) = (c0, thread_cpu_ns()) {
             prepare_cpu.push(y.saturating_sub(x) as f64 / 1e6);
@@ -141,7 +155,11 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             }
             if a.bridge_every > 0 && tokens % a.bridge_every == 0 {
                 let b0 = thread_cpu_ns();
-                let bridge = espalier_constraint::fim_bridge::shortest_bridge(c.left(), c.suffix(), c.reentry());
+                let bridge = espalier_constraint::fim_bridge::shortest_bridge(
+                    c.left(),
+                    c.suffix(),
+                    c.reentry(),
+                );
                 if let (Some(x), Some(y)) = (b0, thread_cpu_ns()) {
                     bridge_cpu.push(y.saturating_sub(x) as f64 / 1e6);
                 }
@@ -150,7 +168,8 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                     bridge_bytes.push(b.len() as f64);
                 }
             }
-            c.commit(vocab.bytes(id)).map_err(|e| format!("{}: true middle refused: {e}", path.display()))?;
+            c.commit(vocab.bytes(id))
+                .map_err(|e| format!("{}: true middle refused: {e}", path.display()))?;
         }
         c.fill_mask(&vocab, &mut mask);
         eos_ok += usize::from(mask.contains(vocab.eos() as usize));
@@ -173,7 +192,9 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     sort(&mut eos_cpu);
     sort(&mut bridge_cpu);
     sort(&mut bridge_bytes);
-    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()));
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()));
     let out = serde_json::json!({
         "context_chars": n,
         "cases": chosen.len(),
@@ -201,5 +222,9 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "load_avg_1m": load,
     });
     println!("{out}");
-    Ok(if violations == 0 && eos_ok == chosen.len() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if violations == 0 && eos_ok == chosen.len() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -95,7 +95,15 @@ impl FinishingTimes {
     /// Times `c`'s finishing mask at step `step` of file `file` (at byte `offset`),
     /// when the step is one of those sampled; `exact` is the step's exact mask, when
     /// the bench computed one.
-    pub fn time(&mut self, c: &mut GrammarConstraint, vocab: &Vocab, exact: Option<&TokenSet>, step: usize, file: usize, offset: usize) {
+    pub fn time(
+        &mut self,
+        c: &mut GrammarConstraint,
+        vocab: &Vocab,
+        exact: Option<&TokenSet>,
+        step: usize,
+        file: usize,
+        offset: usize,
+    ) {
         if step % self.every != 0 {
             return;
         }
@@ -132,7 +140,8 @@ impl FinishingTimes {
         wall.sort_by(f64::total_cmp);
         let mut cpu: Vec<f64> = self.samples.iter().filter_map(|s| s.cpu_us).collect();
         cpu.sort_by(f64::total_cmp);
-        let mut busy: Vec<f64> = self.samples.iter().filter(|s| !s.complete).filter_map(|s| s.cpu_us).collect();
+        let mut busy: Vec<f64> =
+            self.samples.iter().filter(|s| !s.complete).filter_map(|s| s.cpu_us).collect();
         busy.sort_by(f64::total_cmp);
         let n = self.samples.len();
         let key = |s: &Sample| s.cpu_us.unwrap_or(s.wall_us);
@@ -190,12 +199,20 @@ mod tests {
     /// at the complete end the mask is EOS alone and counts as steered.
     #[test]
     fn times_every_sampled_step_and_checks_against_the_exact_mask() {
-        let words = ["<eos>", "<bos>", "def", " f", "(x", "):", "\n", "    ", "return", " x", " +", " 1", "\n\n"];
+        let words = [
+            "<eos>", "<bos>", "def", " f", "(x", "):", "\n", "    ", "return", " x", " +", " 1",
+            "\n\n",
+        ];
         let vocab = Vocab::new(words.iter().map(|w| w.as_bytes().to_vec()).collect(), &[0, 1], 0);
         let py = espalier_grammar::python().unwrap();
         let text: [u32; 9] = [2, 3, 4, 5, 6, 7, 8, 9, 12];
         let run = |every: usize, refuse_all: bool| {
-            let mut c = GrammarConstraint::new(py.recognizer(), Arc::new(TokTrie::new(&vocab)), Strategy::Exact, "python-lr");
+            let mut c = GrammarConstraint::new(
+                py.recognizer(),
+                Arc::new(TokTrie::new(&vocab)),
+                Strategy::Exact,
+                "python-lr",
+            );
             let mut f = FinishingTimes::new(&py, &vocab, every, true);
             c = f.attach(c);
             let mut exact = TokenSet::empty(vocab.len());
@@ -216,7 +233,10 @@ mod tests {
             (f.summary(&[], &[], 1), incomplete)
         };
         let (all, incomplete) = run(1, false);
-        assert!(incomplete >= 6, "{incomplete}: the empty text and the ends of lines may be complete, the rest not");
+        assert!(
+            incomplete >= 6,
+            "{incomplete}: the empty text and the ends of lines may be complete, the rest not"
+        );
         assert_eq!(all["steps"], 10);
         assert_eq!(all["incomplete_steps"], incomplete as u64);
         assert_eq!(all["outside_exact"], 0);
@@ -224,6 +244,10 @@ mod tests {
         assert!(all["steered"].as_u64().unwrap() >= 1);
         assert_eq!(all["worst"].as_array().unwrap().len(), 1);
         assert_eq!(run(4, false).0["steps"], 4, "steps 0, 4, 8 and the end");
-        assert_eq!(run(1, true).0["outside_exact"], incomplete, "every finishing mask but EOS alone lies outside an empty exact mask");
+        assert_eq!(
+            run(1, true).0["outside_exact"],
+            incomplete,
+            "every finishing mask but EOS alone lies outside an empty exact mask"
+        );
     }
 }

@@ -18,7 +18,9 @@ use std::time::Duration;
 
 use espalier_decode::eval::{load_problems, Oracle, ProblemRecord, Summary, TestOutcome};
 use espalier_decode::languages::or_list;
-use espalier_decode::{BenchmarkFormat, GenerateConfig, Kits, Lang, LangError, Mode, SamplingConfig, Task};
+use espalier_decode::{
+    BenchmarkFormat, GenerateConfig, Kits, Lang, LangError, Mode, SamplingConfig, Task,
+};
 
 use crate::generate::{generate, load, STORE_DIR};
 
@@ -103,10 +105,12 @@ fn data_path(arg: Option<&Path>, name: &str) -> Result<PathBuf, String> {
     }
     let here = Path::new("../shared/data").join(name);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").join(name);
-    [here.clone(), repo]
-        .into_iter()
-        .find(|p| p.is_file())
-        .ok_or_else(|| format!("{} not found: pass --data PATH (the shared data sets, see ../shared/data/README.md)", here.display()))
+    [here.clone(), repo].into_iter().find(|p| p.is_file()).ok_or_else(|| {
+        format!(
+            "{} not found: pass --data PATH (the shared data sets, see ../shared/data/README.md)",
+            here.display()
+        )
+    })
 }
 
 /// Runs `espalier eval`.
@@ -117,7 +121,9 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     args.mode = args.mode_names.iter().map(|m| m.parse()).collect::<Result<_, _>>()?;
     let Some((lang, benchmark)) = Lang::benchmark(&args.dataset) else {
         let names = Lang::benchmark_names();
-        return Err(format!("unknown benchmark {:?}: expected {}", args.dataset, or_list(&names)).into());
+        return Err(
+            format!("unknown benchmark {:?}: expected {}", args.dataset, or_list(&names)).into()
+        );
     };
     for &mode in &args.mode {
         lang.check_mode(mode)?;
@@ -141,7 +147,9 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
     let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
     let mut out = match &args.out {
-        Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
+        Some(p) => {
+            Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?))
+        }
         None => None,
     };
     eprintln!(
@@ -176,7 +184,15 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                     wrap_up_on_repetition: args.wrap_up_on_repetition,
                     ..GenerateConfig::default()
                 });
-                let record = eval_one(&mut loaded, &mut kits, oracle.as_ref(), problem, &task, sample, config);
+                let record = eval_one(
+                    &mut loaded,
+                    &mut kits,
+                    oracle.as_ref(),
+                    problem,
+                    &task,
+                    sample,
+                    config,
+                );
                 eprintln!(
                     "[{mode}] {} #{sample}: {} tokens, {:.1} tok/s, stop {}, syntax {}, tests {}",
                     record.task_id,
@@ -210,8 +226,10 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut last_line = serde_json::to_value(&last)?;
     last_line["by_mode"] = serde_json::to_value(&summaries)?;
     if let Some(base) = none_tps.filter(|&t| t > 0.0) {
-        last_line["decode_tps_vs_none"] =
-            summaries.iter().map(|s| (s.mode.clone(), serde_json::json!(s.decode_tps / base))).collect();
+        last_line["decode_tps_vs_none"] = summaries
+            .iter()
+            .map(|s| (s.mode.clone(), serde_json::json!(s.decode_tps / base)))
+            .collect();
     }
     println!("{last_line}");
     Ok(ExitCode::SUCCESS)
@@ -259,7 +277,10 @@ fn eval_one(
     record.prompt_refused = match &prepared {
         Err(e) => matches!(e, LangError::Prefix { .. }),
         Ok(_) if task.mode == Mode::None => {
-            matches!(Task { mode: Mode::Mask, ..task.clone() }.constraint(kits), Err(LangError::Prefix { .. }))
+            matches!(
+                Task { mode: Mode::Mask, ..task.clone() }.constraint(kits),
+                Err(LangError::Prefix { .. })
+            )
         }
         Ok(_) => false,
     };
@@ -318,10 +339,13 @@ struct SluaRecord {
 /// it; finished scripts are checked, translated and run for 100 turns.
 fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Error>> {
     use espalier_decode::eval::slua::{check_and_run, ScriptOutcome, CATEGORIES};
-    let categories = &CATEGORIES[args.offset.min(8)..(args.offset + args.limit.unwrap_or(8)).min(8)];
+    let categories =
+        &CATEGORIES[args.offset.min(8)..(args.offset + args.limit.unwrap_or(8)).min(8)];
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
     let mut out = match &args.out {
-        Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
+        Some(p) => {
+            Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?))
+        }
         None => None,
     };
     let mut kits = Kits::new(loaded.vocab.clone());
@@ -334,7 +358,8 @@ fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Err
             let records = &mut by_mode[m];
             let mut effects: Vec<(String, String)> = Vec::new();
             for kind in ["effect", "talent"] {
-                let mut task = if kind == "effect" { cat.effect.to_string() } else { cat.talent.to_string() };
+                let mut task =
+                    if kind == "effect" { cat.effect.to_string() } else { cat.talent.to_string() };
                 if kind == "talent" {
                     if let Some((name, _)) = effects.first() {
                         task.push_str(&format!(" (it may apply the effect {name}, e.g. `{name}(target, {{ power = 2, turns = 3 }});`)"));
@@ -343,11 +368,17 @@ fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Err
                 let task = Task::new(Some(lang), mode, task)
                     .kind(kind)
                     .effects(effects.iter().map(|(n, _)| n.clone()).collect());
-                let prepared = task.prepare_with(&mut kits, &crate::generate::chat_of(&loaded.tokenizer))?;
+                let prepared =
+                    task.prepare_with(&mut kits, &crate::generate::chat_of(&loaded.tokenizer))?;
                 let ids = loaded.tokenizer.encode_prompt(&prepared.prompt)?;
                 let constraint = prepared.constraint;
                 let config = task.configure(GenerateConfig {
-                    sampling: SamplingConfig { temperature: args.temperature, top_k: 0, top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 }, seed: args.seed },
+                    sampling: SamplingConfig {
+                        temperature: args.temperature,
+                        top_k: 0,
+                        top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
+                        seed: args.seed,
+                    },
                     max_tokens: args.max_tokens,
                     wrap_up: args.wrap_up,
                     wrap_up_on_repetition: args.wrap_up_on_repetition,
@@ -378,7 +409,12 @@ fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Err
                         rec.decode_s = timing.decode_s;
                         rec.stats = g.stats().clone();
                         if rec.finished {
-                            let (outcome, loaded_script) = check_and_run(&rec.text, &effects, 100, args.seed + records.len() as u64);
+                            let (outcome, loaded_script) = check_and_run(
+                                &rec.text,
+                                &effects,
+                                100,
+                                args.seed + records.len() as u64,
+                            );
                             if let Some((k, name, lua)) = loaded_script {
                                 if k == "effect" {
                                     effects.push((name, lua));
@@ -395,11 +431,16 @@ fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Err
                     rec.decode_tps,
                     rec.stop.as_ref().map_or("error", |s| s.name()),
                     match (&rec.stats.loop_detected, rec.stats.wrap_up_from) {
-                        (Some(l), Some(s)) => format!(" (loop {} at step {s}: wrapped up)", l.name()),
+                        (Some(l), Some(s)) =>
+                            format!(" (loop {} at step {s}: wrapped up)", l.name()),
                         (_, Some(s)) => format!(" (wrap-up from step {s})"),
                         _ => String::new(),
                     },
-                    rec.outcome.as_ref().map_or("not checked".to_string(), |o| serde_json::to_value(o).map(|v| v["outcome"].to_string()).unwrap_or_default())
+                    rec.outcome.as_ref().map_or("not checked".to_string(), |o| {
+                        serde_json::to_value(o)
+                            .map(|v| v["outcome"].to_string())
+                            .unwrap_or_default()
+                    })
                 );
                 if let Some(out) = out.as_mut() {
                     writeln!(out, "{}", serde_json::to_string(&rec)?)?;
@@ -412,9 +453,22 @@ fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Err
     for (&mode, records) in args.mode.iter().zip(&by_mode) {
         let n = records.len();
         let finished = records.iter().filter(|r| r.finished).count();
-        let ran = records.iter().filter(|r| matches!(r.outcome, Some(ScriptOutcome::Ran { .. }))).count();
-        let check_failed = records.iter().filter(|r| matches!(r.outcome, Some(ScriptOutcome::CheckFailed { .. }))).count();
-        let runtime = records.iter().filter(|r| matches!(r.outcome, Some(ScriptOutcome::RuntimeError { .. }) | Some(ScriptOutcome::LoadFailed { .. }))).count();
+        let ran =
+            records.iter().filter(|r| matches!(r.outcome, Some(ScriptOutcome::Ran { .. }))).count();
+        let check_failed = records
+            .iter()
+            .filter(|r| matches!(r.outcome, Some(ScriptOutcome::CheckFailed { .. })))
+            .count();
+        let runtime = records
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r.outcome,
+                    Some(ScriptOutcome::RuntimeError { .. })
+                        | Some(ScriptOutcome::LoadFailed { .. })
+                )
+            })
+            .count();
         let tokens: usize = records.iter().map(|r| r.tokens).sum();
         let secs: f64 = records.iter().map(|r| r.decode_s).sum();
         let mut stops = std::collections::BTreeMap::new();
@@ -447,11 +501,20 @@ fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Err
         summaries.push(summary);
     }
     let mut last = summaries.last().cloned().unwrap_or_default();
-    let none_tps = summaries.iter().find(|s| s["mode"] == "none").and_then(|s| s["decode_tps"].as_f64()).filter(|&t| t > 0.0);
+    let none_tps = summaries
+        .iter()
+        .find(|s| s["mode"] == "none")
+        .and_then(|s| s["decode_tps"].as_f64())
+        .filter(|&t| t > 0.0);
     if let Some(base) = none_tps {
         last["decode_tps_vs_none"] = summaries
             .iter()
-            .map(|s| (s["mode"].as_str().unwrap_or("?").to_string(), serde_json::json!(s["decode_tps"].as_f64().unwrap_or(0.0) / base)))
+            .map(|s| {
+                (
+                    s["mode"].as_str().unwrap_or("?").to_string(),
+                    serde_json::json!(s["decode_tps"].as_f64().unwrap_or(0.0) / base),
+                )
+            })
             .collect();
     }
     last["by_mode"] = serde_json::Value::Array(summaries);

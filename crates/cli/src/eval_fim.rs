@@ -55,7 +55,9 @@ impl FimMode {
             "checked" => Ok(FimMode::Checked),
             _ => match name.parse::<Mode>() {
                 Ok(m @ (Mode::None | Mode::Mask | Mode::Rejection)) => Ok(FimMode::Decode(m)),
-                _ => Err(format!("eval fim takes modes none, checked, mask, rejection, not {name:?}")),
+                _ => Err(format!(
+                    "eval fim takes modes none, checked, mask, rejection, not {name:?}"
+                )),
             },
         }
     }
@@ -83,7 +85,11 @@ fn suffix_head(suffix: &str) -> Option<String> {
     let rest = &suffix[start..];
     let mut end = rest.find('\n').unwrap_or(rest.len());
     if end < 8 {
-        end = rest[end..].char_indices().skip(1).find(|&(_, c)| c == '\n').map_or(rest.len(), |(i, _)| end + i);
+        end = rest[end..]
+            .char_indices()
+            .skip(1)
+            .find(|&(_, c)| c == '\n')
+            .map_or(rest.len(), |(i, _)| end + i);
     }
     let head = &rest[..end];
     (head.trim().len() >= 2).then(|| head.to_string())
@@ -103,9 +109,19 @@ struct Generated {
 /// (`tokens`: the generated ids, whose bytes may start with healed prompt bytes that
 /// the middle leaves out), scanned with the constraint from the start; the last offset
 /// at which prefix + middle + suffix is complete, if any.
-fn checked_cut(fresh: &FimConstraint, vocab: &Vocab, tokens: &[u32], middle: &[u8]) -> Option<usize> {
-    let all: Vec<u8> = tokens.iter().filter(|&&t| !vocab.is_special(t)).flat_map(|&t| vocab.bytes(t).iter().copied()).collect();
-    let skip = (0..=all.len().saturating_sub(middle.len())).find(|&s| all[s..].starts_with(middle))?;
+fn checked_cut(
+    fresh: &FimConstraint,
+    vocab: &Vocab,
+    tokens: &[u32],
+    middle: &[u8],
+) -> Option<usize> {
+    let all: Vec<u8> = tokens
+        .iter()
+        .filter(|&&t| !vocab.is_special(t))
+        .flat_map(|&t| vocab.bytes(t).iter().copied())
+        .collect();
+    let skip =
+        (0..=all.len().saturating_sub(middle.len())).find(|&s| all[s..].starts_with(middle))?;
     let mut points: Vec<usize> = tokens
         .iter()
         .filter(|&&t| !vocab.is_special(t))
@@ -164,7 +180,13 @@ impl Tally {
 }
 
 /// Generates one middle greedily under `mode`.
-fn generate(loaded: &mut Loaded, case: &FimCase, constraint: FimConstraint, mode: Mode, args: &Args) -> Result<(Generated, Vec<u32>), Box<dyn std::error::Error>> {
+fn generate(
+    loaded: &mut Loaded,
+    case: &FimCase,
+    constraint: FimConstraint,
+    mode: Mode,
+    args: &Args,
+) -> Result<(Generated, Vec<u32>), Box<dyn std::error::Error>> {
     let (ids, heal) = fim_prompt(loaded, &case.prompt, &case.suffix)?;
     let config = GenerateConfig {
         mode,
@@ -186,7 +208,8 @@ fn generate(loaded: &mut Loaded, case: &FimCase, constraint: FimConstraint, mode
     let keep = generator.next_input().map_or(0, |f| f.keep);
     loaded.model.cached.truncate(keep);
     let result = espalier_decode::run(&mut generator, &mut loaded.model, |_, _| {});
-    loaded.model.cached = if result.is_ok() { generator.cached_context().to_vec() } else { Vec::new() };
+    loaded.model.cached =
+        if result.is_ok() { generator.cached_context().to_vec() } else { Vec::new() };
     let timing = result?;
     let stop = generator.stop_reason().cloned().unwrap_or(StopReason::MaxTokens);
     let finished = !matches!(stop, StopReason::MaxTokens | StopReason::Repetition { .. });
@@ -204,21 +227,34 @@ fn generate(loaded: &mut Loaded, case: &FimCase, constraint: FimConstraint, mode
 /// Runs `espalier eval fim`.
 pub fn run_eval_fim(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let set = args.set.clone().unwrap_or_else(|| "singleline".into());
-    let modes: Vec<FimMode> = args.mode_names.iter().map(|m| FimMode::parse(m)).collect::<Result<_, _>>()?;
+    let modes: Vec<FimMode> =
+        args.mode_names.iter().map(|m| FimMode::parse(m)).collect::<Result<_, _>>()?;
     let python = args.python.clone().unwrap_or_else(|| PathBuf::from("/usr/bin/python3.11"));
-    let cases: Vec<FimCase> = load_set(&set, args.data.as_deref(), &python)?.into_iter().skip(args.offset).take(args.limit.unwrap_or(usize::MAX)).collect();
+    let cases: Vec<FimCase> = load_set(&set, args.data.as_deref(), &python)?
+        .into_iter()
+        .skip(args.offset)
+        .take(args.limit.unwrap_or(usize::MAX))
+        .collect();
     let lang = espalier_grammar::python()?;
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
     let trie = Arc::new(TokTrie::new(&loaded.vocab));
     let checker = PythonChecker { python, timeout: Duration::from_secs(args.timeout) };
     let mut out = match &args.out {
-        Some(p) => Some(std::io::BufWriter::new(std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?,
+        )),
         None => None,
     };
-    eprintln!("fim {set}: {} cases, modes {:?}, max {} tokens", cases.len(), modes.iter().map(|m| m.name()).collect::<Vec<_>>(), args.max_tokens);
+    eprintln!(
+        "fim {set}: {} cases, modes {:?}, max {} tokens",
+        cases.len(),
+        modes.iter().map(|m| m.name()).collect::<Vec<_>>(),
+        args.max_tokens
+    );
     let mut tallies: Vec<Tally> = modes.iter().map(|_| Tally::default()).collect();
     for (k, case) in cases.iter().enumerate() {
-        let prepared = FimConstraint::new(&lang, case.prompt.as_bytes(), case.suffix.as_bytes(), trie.clone());
+        let prepared =
+            FimConstraint::new(&lang, case.prompt.as_bytes(), case.suffix.as_bytes(), trie.clone());
         // One decoding run per decoding mode the requested modes read.
         let mut runs: Vec<(Mode, Generated, Vec<u32>)> = Vec::new();
         for (m, &mode) in modes.iter().enumerate() {
@@ -230,7 +266,11 @@ pub fn run_eval_fim(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
                     t.prepare_errors += 1;
                     eprintln!("{}: {e}", case.task_id);
                     if let Some(o) = out.as_mut() {
-                        writeln!(o, "{}", serde_json::json!({"task_id": case.task_id, "mode": mode.name(), "error": e.to_string()}))?;
+                        writeln!(
+                            o,
+                            "{}",
+                            serde_json::json!({"task_id": case.task_id, "mode": mode.name(), "error": e.to_string()})
+                        )?;
                     }
                     continue;
                 }
@@ -242,17 +282,25 @@ pub fn run_eval_fim(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
             }
             let (_, g, ids) = runs.iter().find(|r| r.0 == decoding).expect("run above");
             let (middle, finished) = match mode {
-                FimMode::Checked => match checked_cut(&constraint, &loaded.vocab, ids, g.middle.as_bytes()) {
-                    Some(at) => (g.middle[..at].to_string(), true),
-                    None => (g.middle.clone(), g.finished),
-                },
+                FimMode::Checked => {
+                    match checked_cut(&constraint, &loaded.vocab, ids, g.middle.as_bytes()) {
+                        Some(at) => (g.middle[..at].to_string(), true),
+                        None => (g.middle.clone(), g.finished),
+                    }
+                }
                 FimMode::Decode(_) => (g.middle.clone(), g.finished),
             };
             let whole = format!("{}{}{}", case.prompt, middle, case.suffix);
             let parse_ok = checker.syntax_error(&whole)?.is_none();
             let passed = case.has_tests()
                 && parse_ok
-                && matches!(checker.run_tests(&format!("{whole}\n\n{}\n\ncheck({})\n", case.test, case.entry_point))?, TestOutcome::Passed);
+                && matches!(
+                    checker.run_tests(&format!(
+                        "{whole}\n\n{}\n\ncheck({})\n",
+                        case.test, case.entry_point
+                    ))?,
+                    TestOutcome::Passed
+                );
             t.finished += usize::from(finished);
             t.parse_ok += usize::from(parse_ok);
             t.parse_ok_finished += usize::from(parse_ok && finished);
@@ -301,7 +349,8 @@ mod tests {
         let words = ["<eos>", "<bos>", "z", " =", " 3", " +", "("];
         let vocab = Vocab::new(words.iter().map(|w| w.as_bytes().to_vec()).collect(), &[0, 1], 0);
         let py = espalier_grammar::python().unwrap();
-        let c = FimConstraint::new(&py, b"x = 1\n", b"\ny = 2\n", Arc::new(TokTrie::new(&vocab))).unwrap();
+        let c = FimConstraint::new(&py, b"x = 1\n", b"\ny = 2\n", Arc::new(TokTrie::new(&vocab)))
+            .unwrap();
         assert_eq!(checked_cut(&c, &vocab, &[2, 3, 4, 5], b"z = 3 +"), Some(5));
         assert_eq!(checked_cut(&c, &vocab, &[2, 3, 4, 0], b"z = 3"), Some(5));
         assert_eq!(checked_cut(&c, &vocab, &[6, 3], b"( ="), None);
@@ -311,7 +360,10 @@ mod tests {
 
     #[test]
     fn suffix_heads() {
-        assert_eq!(suffix_head("\n        for x in y:\n            z\n").as_deref(), Some("        for x in y:"));
+        assert_eq!(
+            suffix_head("\n        for x in y:\n            z\n").as_deref(),
+            Some("        for x in y:")
+        );
         assert_eq!(suffix_head("re\n    return 1\n").as_deref(), Some("re\n    return 1"));
         assert_eq!(suffix_head("\n\n"), None);
     }

@@ -24,7 +24,11 @@ use espalier_decode::{GenerateConfig, Generator, Lang, Mode, SamplingConfig, Sto
 use crate::generate::{load_with, Args, Loaded};
 
 /// The prompt's token ids, and whether the last prompt token should be healed.
-pub fn fim_prompt(loaded: &Loaded, prefix: &str, suffix: &str) -> Result<(Vec<u32>, bool), Box<dyn std::error::Error>> {
+pub fn fim_prompt(
+    loaded: &Loaded,
+    prefix: &str,
+    suffix: &str,
+) -> Result<(Vec<u32>, bool), Box<dyn std::error::Error>> {
     let tok = &loaded.tokenizer;
     if let Some(ids) = tok.fim_prompt(prefix, suffix) {
         return Ok((ids?, false));
@@ -37,19 +41,31 @@ pub fn fim_prompt(loaded: &Loaded, prefix: &str, suffix: &str) -> Result<(Vec<u3
 }
 
 /// Runs the FIM form of `espalier generate`.
-pub fn run_fim(args: Args, prefix_path: PathBuf, suffix_path: PathBuf) -> Result<ExitCode, Box<dyn std::error::Error>> {
+pub fn run_fim(
+    args: Args,
+    prefix_path: PathBuf,
+    suffix_path: PathBuf,
+) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let read = |p: &PathBuf| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
     let (prefix, suffix) = (read(&prefix_path)?, read(&suffix_path)?);
     let mode = args.mode.unwrap_or(Mode::Mask);
     if !matches!(mode, Mode::None | Mode::Mask | Mode::Rejection) {
-        return Err(format!("fill-in-the-middle takes --mode none, mask or rejection, not {}", mode.name()).into());
+        return Err(format!(
+            "fill-in-the-middle takes --mode none, mask or rejection, not {}",
+            mode.name()
+        )
+        .into());
     }
     let lang = espalier_grammar::python()?;
     let mut loaded = load_with(args.model.as_deref(), &args.backend, args.weights)?;
     let trie = std::sync::Arc::new(TokTrie::new(&loaded.vocab));
-    let constraint = FimConstraint::new(&lang, &prefix, &suffix, trie).map_err(|e| format!("{} + {}: {e}", prefix_path.display(), suffix_path.display()))?;
+    let constraint = FimConstraint::new(&lang, &prefix, &suffix, trie)
+        .map_err(|e| format!("{} + {}: {e}", prefix_path.display(), suffix_path.display()))?;
     // Both are UTF-8 now (checked by the constraint).
-    let (prefix, suffix) = (String::from_utf8_lossy(&prefix).into_owned(), String::from_utf8_lossy(&suffix).into_owned());
+    let (prefix, suffix) = (
+        String::from_utf8_lossy(&prefix).into_owned(),
+        String::from_utf8_lossy(&suffix).into_owned(),
+    );
     let (ids, heal) = fim_prompt(&loaded, &prefix, &suffix)?;
     eprintln!("model loaded ({} backend); prompt {} tokens", loaded.backend.name(), ids.len());
     let mut stop_strings = args.stop.clone();
@@ -58,7 +74,12 @@ pub fn run_fim(args: Args, prefix_path: PathBuf, suffix_path: PathBuf) -> Result
     }
     let config = GenerateConfig {
         mode,
-        sampling: SamplingConfig { temperature: args.temperature, top_k: args.top_k, top_p: args.top_p, seed: args.seed },
+        sampling: SamplingConfig {
+            temperature: args.temperature,
+            top_k: args.top_k,
+            top_p: args.top_p,
+            seed: args.seed,
+        },
         max_tokens: args.max_tokens,
         stop_strings,
         heal_prompt: heal,
@@ -69,7 +90,10 @@ pub fn run_fim(args: Args, prefix_path: PathBuf, suffix_path: PathBuf) -> Result
     let middle = generator.text();
     let joined = {
         let mut r = lang.recognizer();
-        r.push_bytes(prefix.as_bytes()).is_ok() && r.push_bytes(middle.as_bytes()).is_ok() && r.push_bytes(suffix.as_bytes()).is_ok() && r.is_complete()
+        r.push_bytes(prefix.as_bytes()).is_ok()
+            && r.push_bytes(middle.as_bytes()).is_ok()
+            && r.push_bytes(suffix.as_bytes()).is_ok()
+            && r.is_complete()
     };
     let stop = generator.stop_reason().cloned().unwrap_or(StopReason::MaxTokens);
     if args.json {

@@ -56,8 +56,13 @@ pub fn load_set(set: &str, data: Option<&Path>, python: &Path) -> Result<Vec<Fim
 
 /// Reads a human-eval-infilling JSON-lines file, gzipped or not.
 pub fn read_jsonl(path: &Path) -> Result<Vec<FimCase>, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e} (the data sets live in ../shared/data)", path.display()))?;
-    let reader: Box<dyn Read> = if path.extension().is_some_and(|x| x == "gz") { Box::new(flate2::read::GzDecoder::new(file)) } else { Box::new(file) };
+    let file = std::fs::File::open(path)
+        .map_err(|e| format!("{}: {e} (the data sets live in ../shared/data)", path.display()))?;
+    let reader: Box<dyn Read> = if path.extension().is_some_and(|x| x == "gz") {
+        Box::new(flate2::read::GzDecoder::new(file))
+    } else {
+        Box::new(file)
+    };
     parse_jsonl(BufReader::new(reader), &path.display().to_string())
 }
 
@@ -80,11 +85,21 @@ fn stack_set(which: &str, python: &Path) -> Result<Vec<FimCase>, String> {
         return Err(format!("{} missing: the CPython corpus comes from libpython3.11-testsuite (bash scripts/setup.sh)", probe.display()));
     }
     let out = std::process::Command::new(python)
-        .args(["-c", STACK_SCRIPT, which, &STACK_SEED.to_string(), &STACK_CASES.to_string(), CORPUS])
+        .args([
+            "-c",
+            STACK_SCRIPT,
+            which,
+            &STACK_SEED.to_string(),
+            &STACK_CASES.to_string(),
+            CORPUS,
+        ])
         .output()
         .map_err(|e| format!("{}: {e} (pass --python PATH)", python.display()))?;
     if !out.status.success() {
-        return Err(format!("building the {which} set failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "building the {which} set failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let cases = parse_jsonl(&out.stdout[..], &format!("stack-{which}"))?;
     if cases.len() != STACK_CASES {
@@ -104,21 +119,35 @@ mod tests {
     fn stack_sets_are_reproducible_cuts_of_corpus_files() {
         let python = Path::new("/usr/bin/python3.11");
         espalier_testkit::require(python, "python3.11", None);
-        espalier_testkit::require(format!("{CORPUS}/test/test_grammar.py"), "the CPython corpus (libpython3.11-testsuite)", None);
+        espalier_testkit::require(
+            format!("{CORPUS}/test/test_grammar.py"),
+            "the CPython corpus (libpython3.11-testsuite)",
+            None,
+        );
         for which in ["boundary", "randspan"] {
             let a = stack_set(which, python).unwrap();
             let b = stack_set(which, python).unwrap();
             assert_eq!(a.len(), STACK_CASES);
-            let name = |c: &FimCase| c.task_id.splitn(3, '/').nth(2).unwrap().rsplit_once(':').unwrap().0.to_string();
+            let name = |c: &FimCase| {
+                c.task_id.splitn(3, '/').nth(2).unwrap().rsplit_once(':').unwrap().0.to_string()
+            };
             let files: std::collections::HashSet<String> = a.iter().map(name).collect();
             assert!(files.len() > 200, "{which}: only {} files", files.len());
             for (x, y) in a.iter().zip(&b) {
                 assert_eq!((&x.task_id, &x.prompt, &x.suffix), (&y.task_id, &y.prompt, &y.suffix));
                 assert!(!x.canonical_solution.is_empty() && !x.has_tests());
                 let file = std::fs::read_to_string(Path::new(CORPUS).join(name(x))).unwrap();
-                assert_eq!(format!("{}{}{}", x.prompt, x.canonical_solution, x.suffix), file, "{}", x.task_id);
+                assert_eq!(
+                    format!("{}{}{}", x.prompt, x.canonical_solution, x.suffix),
+                    file,
+                    "{}",
+                    x.task_id
+                );
                 if which == "randspan" {
-                    assert!(x.canonical_solution.chars().count() <= 100.min(file.chars().count() / 5).max(1));
+                    assert!(
+                        x.canonical_solution.chars().count()
+                            <= 100.min(file.chars().count() / 5).max(1)
+                    );
                 }
             }
         }

@@ -11,12 +11,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use espalier_constraint::Vocab;
-use espalier_decode::{
-    run as drive, Framing, GenerateConfig, Generator, Kits, Lang, LangConstraint, LanguageModel, Mode, SamplingConfig,
-    StopReason, Task, Timing,
-};
 use espalier_decode::prompt::Chat;
-use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer, WeightFormat, DEFAULT_MODEL_PATH};
+use espalier_decode::{
+    run as drive, Framing, GenerateConfig, Generator, Kits, Lang, LangConstraint, LanguageModel,
+    Mode, SamplingConfig, StopReason, Task, Timing,
+};
+use espalier_model::{
+    BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer, WeightFormat, DEFAULT_MODEL_PATH,
+};
 
 /// Where `--mode syncode` keeps the SynCode mask stores, `LANG-smollm2.store` (the
 /// Python one is the file `espalier bench mask` uses); built there on first use.
@@ -167,7 +169,11 @@ pub fn load(model: Option<&Path>, backends: &str) -> Result<Loaded, Box<dyn std:
 
 /// [`load`] with the weights held in `weights` (`--weights`), or the chosen backend's
 /// default when `None`. A format the chosen backend cannot run is an error naming it.
-pub fn load_with(model: Option<&Path>, backends: &str, weights: Option<WeightFormat>) -> Result<Loaded, Box<dyn std::error::Error>> {
+pub fn load_with(
+    model: Option<&Path>,
+    backends: &str,
+    weights: Option<WeightFormat>,
+) -> Result<Loaded, Box<dyn std::error::Error>> {
     let path = model_path(model)?;
     let (backend, device) = crate::backend_choice::choose(backends, BackendKind::device)?;
     #[cfg(feature = "cuda")]
@@ -176,8 +182,16 @@ pub fn load_with(model: Option<&Path>, backends: &str, weights: Option<WeightFor
     }
     let gguf = Gguf::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let tokenizer = Tokenizer::from_gguf(&gguf)?;
-    let vocab = Arc::new(Vocab::new(tokenizer.all_token_bytes().to_vec(), &tokenizer.special_ids(), tokenizer.eos_id()));
-    let llama = Llama::load_with(&gguf, &device, weights.unwrap_or_else(|| WeightFormat::default_for(&device)))?;
+    let vocab = Arc::new(Vocab::new(
+        tokenizer.all_token_bytes().to_vec(),
+        &tokenizer.special_ids(),
+        tokenizer.eos_id(),
+    ));
+    let llama = Llama::load_with(
+        &gguf,
+        &device,
+        weights.unwrap_or_else(|| WeightFormat::default_for(&device)),
+    )?;
     eprintln!(
         "weights: {}, {:.1} MB ({:.1} MB of them in the device's memory)",
         llama.weight_format(),
@@ -190,7 +204,12 @@ pub fn load_with(model: Option<&Path>, backends: &str, weights: Option<WeightFor
 
 /// The model's chat format (its GGUF's template, BOS / EOS texts and family).
 pub fn chat_of(tok: &Tokenizer) -> Chat<'_> {
-    Chat::of_model(tok.chat_template(), tok.token_text(tok.bos_id()), tok.token_text(tok.eos_id()), tok.pre_tokenizer())
+    Chat::of_model(
+        tok.chat_template(),
+        tok.token_text(tok.bos_id()),
+        tok.token_text(tok.eos_id()),
+        tok.pre_tokenizer(),
+    )
 }
 
 /// Runs `espalier generate`.
@@ -210,7 +229,12 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
     eprintln!("model loaded ({} backend)", loaded.backend.name());
 
     let config = task.configure(GenerateConfig {
-        sampling: SamplingConfig { temperature: args.temperature, top_k: args.top_k, top_p: args.top_p, seed: args.seed },
+        sampling: SamplingConfig {
+            temperature: args.temperature,
+            top_k: args.top_k,
+            top_p: args.top_p,
+            seed: args.seed,
+        },
         max_tokens: args.max_tokens,
         stop_strings: args.stop.clone(),
         trace: args.trace.is_some(),
@@ -222,7 +246,8 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
     let prepared = task.prepare_with(&mut kits, &chat_of(&loaded.tokenizer))?;
     let (text, constraint) = (prepared.prompt, prepared.constraint);
     let ids = loaded.tokenizer.encode_prompt(&text)?;
-    let (generator, timing) = generate(&mut loaded, constraint, &ids, config, args.trace.as_deref(), !args.json)?;
+    let (generator, timing) =
+        generate(&mut loaded, constraint, &ids, config, args.trace.as_deref(), !args.json)?;
 
     let stop = generator.stop_reason().cloned().unwrap_or(StopReason::MaxTokens);
     if args.json {
@@ -252,7 +277,10 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
         eprintln!("stopped by the repetition guard: the last {span} tokens repeat with a period of {period}");
     }
     if let Some(l) = &generator.stats().loop_detected {
-        eprintln!("the repetition guard found a loop ({}): wrapped up instead of stopping", l.name());
+        eprintln!(
+            "the repetition guard found a loop ({}): wrapped up instead of stopping",
+            l.name()
+        );
     }
     if let Some(step) = generator.stats().wrap_up_from {
         eprintln!(
@@ -275,10 +303,12 @@ pub fn generate(
     stream: bool,
 ) -> Result<(Generator<LangConstraint>, Timing), Box<dyn std::error::Error>> {
     let hold = config.stop_strings.iter().map(|s| s.len()).max().unwrap_or(1).saturating_sub(1);
-    let mut generator =
-        Generator::new(loaded.vocab.clone(), constraint, prompt_ids, config)?.reuse_cache(&loaded.model.cached);
+    let mut generator = Generator::new(loaded.vocab.clone(), constraint, prompt_ids, config)?
+        .reuse_cache(&loaded.model.cached);
     let mut trace_out = match trace {
-        Some(p) => Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?)),
+        Some(p) => {
+            Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?))
+        }
         None => None,
     };
     let mut trace_err: Option<std::io::Error> = None;
@@ -297,7 +327,8 @@ pub fn generate(
         if stream {
             // Hold back what a stop string could still cut.
             let text = g.text_bytes();
-            let upto = if outcome.stop.is_some() { text.len() } else { text.len().saturating_sub(hold) };
+            let upto =
+                if outcome.stop.is_some() { text.len() } else { text.len().saturating_sub(hold) };
             if upto > printed {
                 let mut lock = stdout.lock();
                 let _ = lock.write_all(&text[printed..upto]);

@@ -65,7 +65,8 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     match args.command {
         Command::Fuzz { scripts, turns, seed, api, check_a1 } => {
             let api = load_api(api.as_deref())?;
-            let cfg = FuzzConfig { scripts, turns, seed, check_a1, time_limit: Duration::from_secs(20) };
+            let cfg =
+                FuzzConfig { scripts, turns, seed, check_a1, time_limit: Duration::from_secs(20) };
             let stats = fuzz(&api, &cfg);
             for e in &stats.examples {
                 println!("problem: {}", e.lines().next().unwrap_or(""));
@@ -85,7 +86,8 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         }
         Command::VocabHex { model } => {
             let path = crate::generate::model_path(model.as_deref())?;
-            let gguf = espalier_model::Gguf::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let gguf = espalier_model::Gguf::open(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             let tokenizer = espalier_model::Tokenizer::from_gguf(&gguf)?;
             let special = tokenizer.special_ids();
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -9,7 +9,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+const MODEL: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 
 fn espalier(backend: &str) -> Output {
     espalier_with(&["--backend", backend])
@@ -32,7 +33,8 @@ fn stderr(out: &Output) -> String {
 }
 
 fn ids(out: &Output) -> serde_json::Value {
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+    let json: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
     json["ids"].clone()
 }
 
@@ -48,7 +50,10 @@ fn cuda_alone_is_a_clear_error_without_a_device() {
     assert!(!err.contains("panicked"), "a panic instead of an error:\n{err}");
     if cfg!(feature = "cuda") && nvidia_driver_loaded() {
         assert!(out.status.success(), "the cuda build failed on a GPU machine:\n{err}");
-        assert!(err.contains("cuda device: ") && err.contains("model loaded (cuda backend)"), "{err}");
+        assert!(
+            err.contains("cuda device: ") && err.contains("model loaded (cuda backend)"),
+            "{err}"
+        );
         return;
     }
     assert_eq!(out.status.code(), Some(2), "{err}");
@@ -90,12 +95,16 @@ fn a_weight_format_the_backend_cannot_run_is_a_clear_error() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(!err.contains("panicked"), "a panic instead of an error:\n{err}");
-    assert!(err.contains("weight format gpu-blocks runs only on the wgpu and cuda backends"), "{err}");
+    assert!(
+        err.contains("weight format gpu-blocks runs only on the wgpu and cuda backends"),
+        "{err}"
+    );
     assert!(out.stdout.is_empty(), "nothing generated, nothing on stdout");
 
     let out = espalier_with(&["--backend", "ndarray", "--weights", "q4_1"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
+    let json: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("one JSON object on stdout");
     assert_eq!(json["weights"], "q4_1", "the JSON names the format asked for");
     assert!(stderr(&out).contains("weights: q4_1, "), "{}", stderr(&out));
 

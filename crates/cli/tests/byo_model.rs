@@ -25,13 +25,21 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 fn vocab(name: &str) -> Gguf {
     let path = format!("{ROOT}/static/models/vocab/ggml-vocab-{name}.gguf");
-    let path = espalier_testkit::require(&path, "llama.cpp's vocabulary files", Some("bash scripts/fetch-vocabs.sh"));
+    let path = espalier_testkit::require(
+        &path,
+        "llama.cpp's vocabulary files",
+        Some("bash scripts/fetch-vocabs.sh"),
+    );
     Gguf::open(path).unwrap()
 }
 
 /// The synthetic model of `arch` (`qwen2` or `llama`) in its vocabulary, with `edit`
 /// applied, written under a name of its own (tests run in parallel processes).
-fn model_file(arch: &str, name: &str, edit: impl FnOnce(&mut espalier_model::gguf::GgufWriter)) -> (PathBuf, u64) {
+fn model_file(
+    arch: &str,
+    name: &str,
+    edit: impl FnOnce(&mut espalier_model::gguf::GgufWriter),
+) -> (PathBuf, u64) {
     let (vocab_name, spec) = match arch {
         "qwen2" => ("qwen2", SyntheticSpec::qwen2()),
         _ => ("deepseek-coder", SyntheticSpec::llama_untied()),
@@ -72,8 +80,8 @@ fn ids(v: &serde_json::Value) -> Vec<u32> {
 
 #[test]
 fn raw_generation_gives_llama_cpps_greedy_tokens() {
-    let golden: serde_json::Value =
-        serde_json::from_str(include_str!("data/byo-golden.json")).expect("tests/data/byo-golden.json");
+    let golden: serde_json::Value = serde_json::from_str(include_str!("data/byo-golden.json"))
+        .expect("tests/data/byo-golden.json");
     let cases = golden["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 2, "qwen2 and llama");
     for case in cases {
@@ -86,11 +94,22 @@ fn raw_generation_gives_llama_cpps_greedy_tokens() {
         );
         let prompt = case["prompt"].as_str().unwrap();
         let tok = Tokenizer::from_gguf(&Gguf::open(&path).unwrap()).unwrap();
-        assert_eq!(tok.encode_prompt(prompt).unwrap(), ids(&case["prompt_ids"]), "{arch}: prompt tokens");
+        assert_eq!(
+            tok.encode_prompt(prompt).unwrap(),
+            ids(&case["prompt_ids"]),
+            "{arch}: prompt tokens"
+        );
 
-        let out = json(&espalier(&["generate", "--raw", "--prompt", prompt, "--max-tokens", "16", "--json"], &path));
-        let (ours, want, gaps) = (ids(&out["ids"]), ids(&case["greedy"]), case["gaps"].as_array().unwrap());
-        assert_eq!(out["prefill_tokens"].as_u64().unwrap() as usize, case["prompt_ids"].as_array().unwrap().len());
+        let out = json(&espalier(
+            &["generate", "--raw", "--prompt", prompt, "--max-tokens", "16", "--json"],
+            &path,
+        ));
+        let (ours, want, gaps) =
+            (ids(&out["ids"]), ids(&case["greedy"]), case["gaps"].as_array().unwrap());
+        assert_eq!(
+            out["prefill_tokens"].as_u64().unwrap() as usize,
+            case["prompt_ids"].as_array().unwrap().len()
+        );
         assert!(ours.len() >= 8, "{arch}: only {} tokens ({})", ours.len(), out["stop"]);
         for (k, (&a, &b)) in ours.iter().zip(&want).enumerate() {
             if a != b {
@@ -112,17 +131,24 @@ fn python_masks_work_with_the_qwen2_and_deepseek_vocabularies() {
         let (path, _) = model_file(arch, "python", |_| {});
         let tok = Tokenizer::from_gguf(&Gguf::open(&path).unwrap()).unwrap();
         let prompt = "def add(a, b):\n";
-        let args = ["generate", "--lang", "python", "--prompt", prompt, "--max-tokens", "24", "--json"];
+        let args =
+            ["generate", "--lang", "python", "--prompt", prompt, "--max-tokens", "24", "--json"];
         let out = json(&espalier(&args, &path));
         let ours = ids(&out["ids"]);
         assert!(!ours.is_empty(), "{arch}: nothing generated ({})", out["stop"]);
         for &id in &ours {
-            assert!(!tok.is_special(id) || id == tok.eos_id(), "{arch}: control or padding token {id} chosen");
+            assert!(
+                !tok.is_special(id) || id == tok.eos_id(),
+                "{arch}: control or padding token {id} chosen"
+            );
         }
         let text = out["text"].as_str().unwrap();
         let mut r = python.recognizer();
         let program = format!("{prompt}{text}");
-        assert!(r.push_bytes(program.as_bytes()).is_ok(), "{arch}: not a Python prefix: {program:?}");
+        assert!(
+            r.push_bytes(program.as_bytes()).is_ok(),
+            "{arch}: not a Python prefix: {program:?}"
+        );
         eprintln!("{arch}: {} tokens under the Python mask: {text:?}", ours.len());
     }
     // The padding rows are marked, so that no mask ever holds them.
@@ -145,10 +171,21 @@ fn chat_prompts_take_the_files_template_or_the_vocabularys_family() {
         let tok = Tokenizer::from_gguf(&Gguf::open(&path).unwrap()).unwrap();
         let want = tok.encode_prompt(text).unwrap();
         if arch == "llama" {
-            assert_eq!((want[0], want.iter().filter(|&&id| id == tok.bos_id()).count()), (tok.bos_id(), 1), "one BOS");
+            assert_eq!(
+                (want[0], want.iter().filter(|&&id| id == tok.bos_id()).count()),
+                (tok.bos_id(), 1),
+                "one BOS"
+            );
         }
-        let out = json(&espalier(&["generate", "--prompt", "Say hi.", "--max-tokens", "2", "--json"], &path));
-        assert_eq!(out["prefill_tokens"].as_u64().unwrap() as usize, want.len(), "{arch}: the chat prompt's tokens");
+        let out = json(&espalier(
+            &["generate", "--prompt", "Say hi.", "--max-tokens", "2", "--json"],
+            &path,
+        ));
+        assert_eq!(
+            out["prefill_tokens"].as_u64().unwrap() as usize,
+            want.len(),
+            "{arch}: the chat prompt's tokens"
+        );
     }
 }
 
@@ -169,7 +206,10 @@ fn an_unsupported_architecture_or_a_missing_tensor_is_a_clear_error() {
     });
     let out = espalier(&["generate", "--prompt", "hi", "--max-tokens", "2"], &path);
     let err = stderr(&out);
-    assert!(!out.status.success() && err.contains("gemma") && err.contains("architecture"), "{err}");
+    assert!(
+        !out.status.success() && err.contains("gemma") && err.contains("architecture"),
+        "{err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
 
     let (path, _) = model_file("qwen2", "missing", |w| {

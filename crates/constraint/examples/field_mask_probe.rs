@@ -19,7 +19,8 @@ use std::time::Instant;
 use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
 use espalier_model::{Gguf, Tokenizer};
 
-const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+const MODEL: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 
 fn main() {
     if let Err(e) = run() {
@@ -34,21 +35,26 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: field_mask_probe FILE MARKER [REPS]".into());
     };
     let reps: u32 = rest.first().map(|r| r.parse()).transpose()?.unwrap_or(200);
-    let gguf = Gguf::open(MODEL).map_err(|e| format!("{MODEL}: {e} (run scripts/fetch-model.sh)"))?;
+    let gguf =
+        Gguf::open(MODEL).map_err(|e| format!("{MODEL}: {e} (run scripts/fetch-model.sh)"))?;
     let tok = Tokenizer::from_gguf(&gguf)?;
     let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
     let trie = Arc::new(TokTrie::new(&vocab));
     let lang = espalier_grammar::python()?;
     let text = std::fs::read_to_string(file)?;
     let at = text.find(marker.as_str()).ok_or("MARKER is not in FILE")? + marker.len();
-    let new = || GrammarConstraint::new(lang.recognizer(), trie.clone(), Strategy::Exact, "python-lr");
+    let new =
+        || GrammarConstraint::new(lang.recognizer(), trie.clone(), Strategy::Exact, "python-lr");
 
     // The summaries first: the first constraint over the trie then builds only the
     // fresh-field masks (and its own scratch).
     let _ = trie.lexeme_starts(&lang.dfa);
     let t = Instant::now();
     let _first_over_the_trie = new();
-    println!("first GrammarConstraint::new over the trie: {:.1} us", t.elapsed().as_secs_f64() * 1e6);
+    println!(
+        "first GrammarConstraint::new over the trie: {:.1} us",
+        t.elapsed().as_secs_f64() * 1e6
+    );
     let t = Instant::now();
     for _ in 0..100 {
         std::hint::black_box(new());
@@ -60,7 +66,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     c.commit(&text.as_bytes()[..at]).map_err(|e| e.to_string())?;
     let t = Instant::now();
     c.exact_mask(&mut mask);
-    println!("first mask: {:.1} us, {} tokens allowed", t.elapsed().as_secs_f64() * 1e6, mask.count());
+    println!(
+        "first mask: {:.1} us, {} tokens allowed",
+        t.elapsed().as_secs_f64() * 1e6,
+        mask.count()
+    );
     for k in 0..3 {
         let mut d = new();
         d.commit(&text.as_bytes()[..at]).map_err(|e| e.to_string())?;
@@ -72,6 +82,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..reps {
         c.exact_mask(&mut mask);
     }
-    println!("warm: {:.1} us mean over {reps}", t.elapsed().as_secs_f64() * 1e6 / f64::from(reps.max(1)));
+    println!(
+        "warm: {:.1} us mean over {reps}",
+        t.elapsed().as_secs_f64() * 1e6 / f64::from(reps.max(1))
+    );
     Ok(())
 }

@@ -1,9 +1,14 @@
-use std::sync::Arc;
 use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
 use espalier_model::{Gguf, Tokenizer};
+use std::sync::Arc;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let text = if args[1] == "-f" { let t = std::fs::read(&args[2]).unwrap(); t[..args[3].parse::<usize>().unwrap()].to_vec() } else { args[1].replace("\\n", "\n").into_bytes() };
+    let text = if args[1] == "-f" {
+        let t = std::fs::read(&args[2]).unwrap();
+        t[..args[3].parse::<usize>().unwrap()].to_vec()
+    } else {
+        args[1].replace("\\n", "\n").into_bytes()
+    };
     let gguf = Gguf::open("static/models/SmolLM2-135M-Instruct.Q4_1.gguf").unwrap();
     let tok = Tokenizer::from_gguf(&gguf).unwrap();
     let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
@@ -16,9 +21,21 @@ fn main() {
         let t = std::time::Instant::now();
         let o = c.finishing_mask(&vocab, &mut fin).unwrap();
         let ms = t.elapsed().as_secs_f64() * 1e3;
-        let shown: Vec<String> = fin.iter().take(12).map(|i| format!("{:?}", String::from_utf8_lossy(vocab.bytes(i as u32)))).collect();
-        println!("cost {:?} steered {} mask {} ({ms:.1} ms): {}", o.cost, o.steered, fin.count(), shown.join(" "));
-        if fin.contains(vocab.eos() as usize) { break; }
+        let shown: Vec<String> = fin
+            .iter()
+            .take(12)
+            .map(|i| format!("{:?}", String::from_utf8_lossy(vocab.bytes(i as u32))))
+            .collect();
+        println!(
+            "cost {:?} steered {} mask {} ({ms:.1} ms): {}",
+            o.cost,
+            o.steered,
+            fin.count(),
+            shown.join(" ")
+        );
+        if fin.contains(vocab.eos() as usize) {
+            break;
+        }
         let id = fin.iter().next().unwrap() as u32;
         c.commit(vocab.bytes(id)).unwrap();
     }

@@ -32,12 +32,17 @@ fn main() {
             offsets.push(o.min(text.len()));
         }
     }
-    let gguf = Gguf::open("static/models/SmolLM2-135M-Instruct.Q4_1.gguf").expect("the model (scripts/fetch-model.sh)");
+    let gguf = Gguf::open("static/models/SmolLM2-135M-Instruct.Q4_1.gguf")
+        .expect("the model (scripts/fetch-model.sh)");
     let tok = Tokenizer::from_gguf(&gguf).expect("tokenizer");
     let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
     let trie = Arc::new(TokTrie::new(&vocab));
     let go = path.ends_with(".go");
-    let lang = if go { espalier_grammar::go().expect("go") } else { espalier_grammar::python().expect("python") };
+    let lang = if go {
+        espalier_grammar::go().expect("go")
+    } else {
+        espalier_grammar::python().expect("python")
+    };
     let t = std::time::Instant::now();
     lang.completion_costs();
     eprintln!("completion costs: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
@@ -45,7 +50,12 @@ fn main() {
     let cache = espalier_constraint::CostCache::new();
     for _ in 0..repeat {
         for &o in &offsets {
-            let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), Strategy::Exact, if go { "go-lr" } else { "python-lr" });
+            let mut c = GrammarConstraint::new(
+                lang.recognizer(),
+                trie.clone(),
+                Strategy::Exact,
+                if go { "go-lr" } else { "python-lr" },
+            );
             if shared {
                 c = c.with_cost_cache(cache.clone());
             }
@@ -60,11 +70,17 @@ fn main() {
             for m in &mut ms {
                 let t = espalier_constraint::timing::thread_cpu_ns().unwrap_or(0);
                 let f = c.finishing_mask(&vocab, &mut fin);
-                *m = espalier_constraint::timing::thread_cpu_ns().unwrap_or(0).saturating_sub(t) as f64 / 1e6;
+                *m = espalier_constraint::timing::thread_cpu_ns().unwrap_or(0).saturating_sub(t)
+                    as f64
+                    / 1e6;
                 assert!(f.is_some());
             }
-            println!("{o}: first {:.2} ms, again {:.2} ms on CPU, mask {}", ms[0], ms[1], fin.count());
+            println!(
+                "{o}: first {:.2} ms, again {:.2} ms on CPU, mask {}",
+                ms[0],
+                ms[1],
+                fin.count()
+            );
         }
     }
 }
-

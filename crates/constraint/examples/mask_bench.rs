@@ -15,10 +15,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile, thread_cpu_ns};
-use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab};
+use espalier_constraint::{
+    Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab,
+};
 use espalier_model::{Gguf, Tokenizer};
 
-const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+const MODEL: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 
 fn main() {
     if let Err(e) = run() {
@@ -45,7 +48,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     if files.is_empty() {
         return Err("no files given".into());
     }
-    let gguf = Gguf::open(MODEL).map_err(|e| format!("{MODEL}: {e} (run scripts/fetch-model.sh)"))?;
+    let gguf =
+        Gguf::open(MODEL).map_err(|e| format!("{MODEL}: {e} (run scripts/fetch-model.sh)"))?;
     let tok = Tokenizer::from_gguf(&gguf)?;
     let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
     let t0 = Instant::now();
@@ -64,7 +68,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for path in &files {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
         let ids = tok.encode(&text)?;
-        let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, format!("{lang_name}-lr"));
+        let mut c = GrammarConstraint::new(
+            lang.recognizer(),
+            trie.clone(),
+            strategy,
+            format!("{lang_name}-lr"),
+        );
         if let Some(s) = &store {
             c = c.with_store(s.clone());
         }
@@ -90,7 +99,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     wall.sort_by(f64::total_cmp);
     cpu.sort_by(f64::total_cmp);
     let mean = wall.iter().sum::<f64>() / wall.len().max(1) as f64;
-    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().map(String::from)).unwrap_or_default();
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(String::from))
+        .unwrap_or_default();
     println!(
         "{{\"bench\":\"mask\",\"lang\":\"{lang_name}\",\"strategy\":\"{strategy}\",\"files\":{},\"tokens\":{},\"p50_us\":{:.2},\"p99_us\":{:.2},\"max_us\":{:.2},\"mean_us\":{mean:.2},\"cpu_p50_us\":{:.2},\"cpu_p99_us\":{:.2},\"cpu_max_us\":{:.2},\"load_avg_1m\":{load},\"setup_ms\":{setup_ms:.1},\"violations\":{violations},\"skipped_files\":{:?}}}",
         files.len(),

@@ -132,10 +132,18 @@ mod tests {
         let cache = CostCache::new();
         cache.with(&py, |m| assert!(m.keep_state(&[1, 2, 3], Some(7))));
         assert_eq!(cache.with(&py, |m| m.state(&[1, 2, 3])), Some(Some(7)));
-        assert_eq!(cache.with(&go, |m| m.state(&[1, 2, 3])), None, "another language's costs are not read");
+        assert_eq!(
+            cache.with(&go, |m| m.state(&[1, 2, 3])),
+            None,
+            "another language's costs are not read"
+        );
         assert_eq!(cache.entries(), 0);
         let busy = cache.0.lock().unwrap();
-        assert_eq!(cache.with(&go, |m| m.state(&[1, 2, 3])), None, "a busy cache: an empty memo, no wait");
+        assert_eq!(
+            cache.with(&go, |m| m.state(&[1, 2, 3])),
+            None,
+            "a busy cache: an empty memo, no wait"
+        );
         drop(busy);
     }
 }

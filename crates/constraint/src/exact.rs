@@ -43,9 +43,11 @@ use std::sync::Arc;
 
 use espalier_grammar::{Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
 
-use crate::lexeme_starts::{LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, ROOT_REREAD, STATE_BITS, UNUSUAL};
 use crate::fstring_fields::{FieldMasks, Spot};
 use crate::fstring_quotes::QuoteEnds;
+use crate::lexeme_starts::{
+    LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, ROOT_REREAD, STATE_BITS, UNUSUAL,
+};
 use crate::lexer_walk::{LexWalker, Push};
 use crate::{Recognizer, TokTrie, TokenSet};
 
@@ -183,7 +185,12 @@ impl<P: TokenParser> ExactWalker<P> {
     }
 
     /// [`Self::fill`] without the duplicate ids (tokens whose bytes another id has).
-    pub(crate) fn fill_reps(&mut self, state: &GrammarRecognizer<P>, trie: &TokTrie, mask: &mut TokenSet) {
+    pub(crate) fn fill_reps(
+        &mut self,
+        state: &GrammarRecognizer<P>,
+        trie: &TokTrie,
+        mask: &mut TokenSet,
+    ) {
         mask.clear();
         if state.language().python.is_some() && FieldMasks::decides(state) {
             // Inside an f-string's replacement field (see `fstring_fields`).
@@ -243,12 +250,26 @@ impl<P: TokenParser> ExactWalker<P> {
                             let acc = self.intern(0, &starts);
                             // At a line start (a file's first mask), every first content
                             // byte leaves the same parser and layer state behind it.
-                            let key = if starts.parent(i) == 0 && state.at_line_start() && is_content(byte) {
+                            let key = if starts.parent(i) == 0
+                                && state.at_line_start()
+                                && is_content(byte)
+                            {
                                 (BASE_CONTENT, 0)
                             } else {
                                 self.key_of(0)
                             };
-                            self.summarize(0, starts.lists(i), 0, i, key, acc, trie, &lang, &starts, mask);
+                            self.summarize(
+                                0,
+                                starts.lists(i),
+                                0,
+                                i,
+                                key,
+                                acc,
+                                trie,
+                                &lang,
+                                &starts,
+                                mask,
+                            );
                             self.walker.pop_bytes(pops);
                             i += size;
                         }
@@ -292,7 +313,8 @@ impl<P: TokenParser> ExactWalker<P> {
     /// The id of `pool[slot]`'s acceptable set among those met in this mask.
     #[inline(always)]
     fn intern(&mut self, slot: usize, starts: &LexemeStarts) -> usize {
-        let set = if slot >= HELD { &self.held[slot - HELD] } else { &self.pool[slot] }.acceptable_terminals();
+        let set = if slot >= HELD { &self.held[slot - HELD] } else { &self.pool[slot] }
+            .acceptable_terminals();
         if let Some(k) = self.accs[..self.n_accs].iter().position(|(s, _)| s == set) {
             return k;
         }
@@ -345,7 +367,14 @@ impl<P: TokenParser> ExactWalker<P> {
     // (in node they cost 2-2.7x native; forced: node steady p99 -5%, p99 ratio
     // 1.39-1.42 -> 1.28-1.32, results/masks/README.md).
     #[inline(always)]
-    fn materialize(&mut self, dst: usize, anchor: usize, anchor_node: usize, to: usize, starts: &LexemeStarts) -> bool {
+    fn materialize(
+        &mut self,
+        dst: usize,
+        anchor: usize,
+        anchor_node: usize,
+        to: usize,
+        starts: &LexemeStarts,
+    ) -> bool {
         self.copy_slot(dst, anchor);
         self.path.clear();
         starts.path_bytes(anchor_node, to, &mut self.path);
@@ -353,7 +382,10 @@ impl<P: TokenParser> ExactWalker<P> {
         let path = std::mem::take(&mut self.path);
         let ok = self.slot_mut(dst).try_push_bytes(&path);
         self.path = path;
-        debug_assert!(ok || self.path.iter().any(|&b| b == b'"' || b == b'\''), "light path refused by the recognizer");
+        debug_assert!(
+            ok || self.path.iter().any(|&b| b == b'"' || b == b'\''),
+            "light path refused by the recognizer"
+        );
         ok
     }
 
@@ -540,25 +572,41 @@ impl<P: TokenParser> ExactWalker<P> {
                     Ended::Real
                 } else if !winners.iter().any(|&t| acceptable.contains(t)) {
                     Ended::Refused
-                } else if !anchor_at_line_start && winners.iter().all(|&t| lang.ignored.contains(t) && !lang.is_layout_newline(t)) {
+                } else if !anchor_at_line_start
+                    && winners
+                        .iter()
+                        .all(|&t| lang.ignored.contains(t) && !lang.is_layout_newline(t))
+                {
                     e_acc = acc;
                     e_line_start = false;
                     Ended::Virtual
                 } else {
                     let hold = self.n_held < MAX_HELD
-                        && !winners.iter().any(|&t| Some(t) == string || lang.is_layout_newline(t) || lang.ignored.contains(t));
+                        && !winners.iter().any(|&t| {
+                            Some(t) == string
+                                || lang.is_layout_newline(t)
+                                || lang.ignored.contains(t)
+                        });
                     e_src = if hold { HELD + self.n_held } else { e_slot };
                     if hold && self.held.len() == self.n_held {
                         let s = self.pool[0].clone();
                         self.held.push(s);
-                        self.held_keys.push(HeldEnd { key: (0, 0), wid: 0, acc: 0, line_start: false });
+                        self.held_keys.push(HeldEnd {
+                            key: (0, 0),
+                            wid: 0,
+                            acc: 0,
+                            line_start: false,
+                        });
                     }
-                    if self.materialize(e_src, anchor, anchor_node, p, starts) && self.slot_mut(e_src).end_lexeme() {
+                    if self.materialize(e_src, anchor, anchor_node, p, starts)
+                        && self.slot_mut(e_src).end_lexeme()
+                    {
                         self.last_heavy += 1;
                         e_acc = self.intern(e_src, starts);
                         e_line_start = self.slot(e_src).at_line_start();
                         if hold {
-                            self.held_keys[self.n_held] = HeldEnd { key, wid, acc: e_acc, line_start: e_line_start };
+                            self.held_keys[self.n_held] =
+                                HeldEnd { key, wid, acc: e_acc, line_start: e_line_start };
                             self.n_held += 1;
                         }
                         Ended::Real
@@ -587,13 +635,28 @@ impl<P: TokenParser> ExactWalker<P> {
                 let a2 = self.intern(scratch, starts);
                 content_acc.get_or_insert(a2);
                 let (src, gen) = self.key_of(e_src);
-                self.summarize(level + 1, starts.lists(m), scratch, m, (src + LINE_START, gen), a2, trie, lang, starts, mask);
+                self.summarize(
+                    level + 1,
+                    starts.lists(m),
+                    scratch,
+                    m,
+                    (src + LINE_START, gen),
+                    a2,
+                    trie,
+                    lang,
+                    starts,
+                    mask,
+                );
                 continue;
             }
             if !dfa.reachable(first).intersects(&self.accs[e_acc].0) {
                 continue;
             }
-            let (a, an, k) = if ended == Ended::Virtual { (anchor, anchor_node, key) } else { (e_src, p, self.key_of(e_src)) };
+            let (a, an, k) = if ended == Ended::Virtual {
+                (anchor, anchor_node, key)
+            } else {
+                (e_src, p, self.key_of(e_src))
+            };
             self.summarize(level + 1, starts.lists(m), a, an, k, e_acc, trie, lang, starts, mask);
         }
     }
@@ -633,7 +696,18 @@ impl<P: TokenParser> ExactWalker<P> {
         if self.pool[scratch].remainder().len == 1 {
             let a2 = self.intern(scratch, starts);
             let key = self.key_of(scratch);
-            self.summarize(level + 1, starts.lists(m), scratch, m, key, a2, trie, lang, starts, mask);
+            self.summarize(
+                level + 1,
+                starts.lists(m),
+                scratch,
+                m,
+                key,
+                a2,
+                trie,
+                lang,
+                starts,
+                mask,
+            );
         } else {
             if tok != u32::MAX {
                 mask.insert(tok as usize);
@@ -656,14 +730,23 @@ mod tests {
     /// held lexeme ends and the eagerly built root summaries are used.
     fn vocab() -> Vocab {
         let mut tokens: Vec<Vec<u8>> = vec![b"<eos>".to_vec()];
-        let heads = ["a", "ab", "b", "if", "in", "is", "not", "x", "self", "f", "rb", "return", "y", " x", " a"];
-        let tails = ["", "(", ".", " ", ")", ":", ",", " =", "\n", "\n    ", "'", "\"\"\"", " +", "[", "(x", "}'"];
+        let heads = [
+            "a", "ab", "b", "if", "in", "is", "not", "x", "self", "f", "rb", "return", "y", " x",
+            " a",
+        ];
+        let tails = [
+            "", "(", ".", " ", ")", ":", ",", " =", "\n", "\n    ", "'", "\"\"\"", " +", "[", "(x",
+            "}'",
+        ];
         for h in heads {
             for t in tails {
                 tokens.push(format!("{h}{t}").into_bytes());
             }
         }
-        for w in ["'", "'ab'", "f'", "{", "}", "'''", "\"", "\"\"\"", "\\", "#c\n", " ", "    ", "        ", "\n", "\n\n", "=", "+", "1", "1)", "(1", "d", "e", "def"] {
+        for w in [
+            "'", "'ab'", "f'", "{", "}", "'''", "\"", "\"\"\"", "\\", "#c\n", " ", "    ",
+            "        ", "\n", "\n\n", "=", "+", "1", "1)", "(1", "d", "e", "def",
+        ] {
             tokens.push(w.as_bytes().to_vec());
         }
         // Bytes that end a string unusually (no UTF-8 text has them, or not there):
@@ -680,7 +763,11 @@ mod tests {
         let vocab = vocab();
         let trie = Arc::new(TokTrie::new(&vocab));
         let starts = trie.lexeme_starts(&lang.dfa).expect("summaries");
-        assert_eq!(starts.roots_built(), 878, "one root summary per class of lexer states, built at once");
+        assert_eq!(
+            starts.roots_built(),
+            878,
+            "one root summary per class of lexer states, built at once"
+        );
         let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Exact, "python-lr");
         let text = "def f(a, b):\n    x = a + b\n    if x:\n        return f'{x}'\n    y = [self.x, (1), 'ab', \"\"\"d\"\"\"]  #c\n\n    return y\n";
         crate::grammar_constraint::assert_exact_is_check_along(&mut c, &vocab, text.as_bytes());

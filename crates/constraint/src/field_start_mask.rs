@@ -93,13 +93,19 @@ mod tests {
     fn vocab() -> Vocab {
         let mut tokens: Vec<Vec<u8>> = vec![b"<eos>".to_vec()];
         let heads = ["", "a", "ab", "x", " x", "(", "[", "f", "self", "1", "lambda"];
-        let tails = ["", "}", "})", "}'", "}\"", "}\"\"\"", ":", ":>", "!r", "!", "=", "==", ")", "]", "\n", " ", ".", "{", "'", "\"", "f'", "(x", ",", "#"];
+        let tails = [
+            "", "}", "})", "}'", "}\"", "}\"\"\"", ":", ":>", "!r", "!", "=", "==", ")", "]", "\n",
+            " ", ".", "{", "'", "\"", "f'", "(x", ",", "#",
+        ];
         for h in heads {
             for t in tails {
                 tokens.push(format!("{h}{t}").into_bytes());
             }
         }
-        for w in ["f'", "f\"", "f\"\"\"", "rf'", "{", "{{", "}}", "\\", "\\N", "\n", " ", "(", ")", "'", "\"", "=", "y", "\n)", "+", "z = "] {
+        for w in [
+            "f'", "f\"", "f\"\"\"", "rf'", "{", "{{", "}}", "\\", "\\N", "\n", " ", "(", ")", "'",
+            "\"", "=", "y", "\n)", "+", "z = ",
+        ] {
             tokens.push(w.as_bytes().to_vec());
         }
         Vocab::new(tokens, &[0], 0)
@@ -111,7 +117,10 @@ mod tests {
         let vocab = vocab();
         let trie = TokTrie::new(&vocab);
         let kept = trie.field_start_masks(&lang);
-        assert!(Arc::ptr_eq(&kept, &trie.field_start_masks(&lang)), "built once per trie and language");
+        assert!(
+            Arc::ptr_eq(&kept, &trie.field_start_masks(&lang)),
+            "built once per trie and language"
+        );
         let fresh = GrammarRecognizer::field_start(&lang);
         for triple in [false, true] {
             let mut walker = ExactWalker::new(&fresh, trie.lexeme_starts(&lang.dfa));
@@ -136,7 +145,12 @@ mod tests {
             "z = f'{self}' f\"{[1, f'{x}']}\"\n",
         ];
         for text in texts {
-            let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), Strategy::Exact, "python-lr");
+            let mut c = GrammarConstraint::new(
+                lang.recognizer(),
+                trie.clone(),
+                Strategy::Exact,
+                "python-lr",
+            );
             crate::grammar_constraint::assert_exact_is_check_along(&mut c, &vocab, text.as_bytes());
         }
     }

@@ -25,8 +25,8 @@ use espalier_grammar::{FimError, Language, LrParser, LrRecognizer, SuffixQuotien
 
 use crate::cost_cache::CostCache;
 use crate::exact::ExactWalker;
-use crate::fim_reentry::Reentry;
 use crate::fim_needs::SuffixNeeds;
+use crate::fim_reentry::Reentry;
 use crate::{ByteState, Commit, Constraint, Inspection, Rejected, TokTrie, TokenSet, Vocab};
 
 /// Fill-in-the-middle over a grammar language (Python): see the module doc.
@@ -81,7 +81,12 @@ const MAX_PROBE_FAILURES: usize = 3;
 impl FimConstraint {
     /// Prepares a request: `prefix` must be a viable prefix of `lang`, and some middle
     /// must join `suffix` (both UTF-8). Errors name the offending byte.
-    pub fn new(lang: &Arc<Language>, prefix: &[u8], suffix: &[u8], trie: Arc<TokTrie>) -> Result<Self, FimError> {
+    pub fn new(
+        lang: &Arc<Language>,
+        prefix: &[u8],
+        suffix: &[u8],
+        trie: Arc<TokTrie>,
+    ) -> Result<Self, FimError> {
         let left = left_state(lang, prefix)?;
         let quotient = SuffixQuotient::new(lang, suffix)?;
         let witness = quotient.establish(&left)?;
@@ -211,7 +216,10 @@ impl Constraint for FimConstraint {
             Some(rest) => Some(rest.to_vec()),
             // A substitute for the plan's first bytes (see `substitutes`): the rest of
             // the plan still joins from here.
-            None if bytes.len() <= p.len() && substitutes(&p[..bytes.len()], bytes) && self.rest_joins(&p[bytes.len()..]) => {
+            None if bytes.len() <= p.len()
+                && substitutes(&p[..bytes.len()], bytes)
+                && self.rest_joins(&p[bytes.len()..]) =>
+            {
                 Some(p[bytes.len()..].to_vec())
             }
             None => None,
@@ -237,9 +245,12 @@ impl Constraint for FimConstraint {
         }
         let boundary = self.failures > 0 && !self.searched_at_boundary && self.left.is_complete();
         self.searched_at_boundary |= boundary;
-        let retry = boundary || (self.failures < MAX_FAILURES && self.failed_at.is_none_or(|at| self.middle.len() >= at + RETRY_AFTER));
+        let retry = boundary
+            || (self.failures < MAX_FAILURES
+                && self.failed_at.is_none_or(|at| self.middle.len() >= at + RETRY_AFTER));
         if self.plan.as_ref().is_none_or(|p| p.is_empty()) && retry {
-            self.plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix, &self.reentry).filter(|p| !p.is_empty());
+            self.plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix, &self.reentry)
+                .filter(|p| !p.is_empty());
             self.failed_at = self.plan.is_none().then_some(self.middle.len());
             self.failures += usize::from(self.plan.is_none());
         }
@@ -248,9 +259,19 @@ impl Constraint for FimConstraint {
                 // The tokens along the plan, at least half as long as the longest one:
                 // the budget left may be tight, and a bridge taken byte by byte would
                 // not fit it.
-                let along = |id: u32| !vocab.is_special(id) && !vocab.bytes(id).is_empty() && plan.starts_with(vocab.bytes(id));
-                let longest = (0..vocab.len() as u32).filter(|&id| along(id)).map(|id| vocab.bytes(id).len()).max().unwrap_or(0);
-                for id in (0..vocab.len() as u32).filter(|&id| along(id) && 2 * vocab.bytes(id).len() >= longest) {
+                let along = |id: u32| {
+                    !vocab.is_special(id)
+                        && !vocab.bytes(id).is_empty()
+                        && plan.starts_with(vocab.bytes(id))
+                };
+                let longest = (0..vocab.len() as u32)
+                    .filter(|&id| along(id))
+                    .map(|id| vocab.bytes(id).len())
+                    .max()
+                    .unwrap_or(0);
+                for id in (0..vocab.len() as u32)
+                    .filter(|&id| along(id) && 2 * vocab.bytes(id).len() >= longest)
+                {
                     mask.insert(id as usize);
                 }
                 // Substitutes for the plan's short names (`i` where the shortest bridge
@@ -259,14 +280,24 @@ impl Constraint for FimConstraint {
                 // where `=i` passes). Each one is as long as the plan token it stands
                 // for and the plan's rest is checked to join after it, so the distance
                 // ([`Constraint::finishing_distance`]) still bounds the steps.
-                let short: Vec<&[u8]> = mask.iter().map(|id| vocab.bytes(id as u32)).filter(|b| b.len() <= MAX_SUBSTITUTE).collect();
+                let short: Vec<&[u8]> = mask
+                    .iter()
+                    .map(|id| vocab.bytes(id as u32))
+                    .filter(|b| b.len() <= MAX_SUBSTITUTE)
+                    .collect();
                 let plan = plan.clone();
                 for id in 0..vocab.len() as u32 {
                     let t = vocab.bytes(id);
-                    if vocab.is_special(id) || mask.contains(id as usize) || t.len() > MAX_SUBSTITUTE {
+                    if vocab.is_special(id)
+                        || mask.contains(id as usize)
+                        || t.len() > MAX_SUBSTITUTE
+                    {
                         continue;
                     }
-                    if short.iter().any(|p| substitutes(p, t)) && self.allows(t) && self.substitute_joins(t, &plan[t.len()..]) {
+                    if short.iter().any(|p| substitutes(p, t))
+                        && self.allows(t)
+                        && self.substitute_joins(t, &plan[t.len()..])
+                    {
                         mask.insert(id as usize);
                     }
                 }
@@ -281,7 +312,20 @@ impl Constraint for FimConstraint {
                 self.fill_mask(vocab, &mut allowed);
                 let (left, trie) = (&self.left, &self.trie);
                 let steered = !left.is_complete()
-                    && self.costs.with(left.language(), |memo| crate::finishing::finishing_among(left, &allowed, vocab, trie, mask, crate::finishing::Scoring::Trie, memo)).steered;
+                    && self
+                        .costs
+                        .with(left.language(), |memo| {
+                            crate::finishing::finishing_among(
+                                left,
+                                &allowed,
+                                vocab,
+                                trie,
+                                mask,
+                                crate::finishing::Scoring::Trie,
+                                memo,
+                            )
+                        })
+                        .steered;
                 if !steered || mask.is_empty() {
                     *mask = allowed;
                 }
@@ -336,7 +380,8 @@ impl Constraint for FimConstraint {
         if waiting || self.probe_failures >= MAX_PROBE_FAILURES {
             return None;
         }
-        let plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix, &self.reentry).filter(|p| !p.is_empty());
+        let plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix, &self.reentry)
+            .filter(|p| !p.is_empty());
         self.probe_failed_at = plan.is_none().then_some(self.middle.len());
         self.probe_failures += usize::from(plan.is_none());
         let d = plan.as_ref().map(|p| {
@@ -370,7 +415,12 @@ fn worst_tokens(plan: &[u8], trie: &TokTrie) -> Vec<usize> {
     for r in 1..=n {
         let lengths = trie.prefix_lengths(&plan[n - r..]);
         let longest = lengths.last().copied().unwrap_or(0);
-        worst[r] = lengths.iter().filter(|&&k| 2 * k >= longest).map(|&k| 1 + worst[r - k]).max().unwrap_or(r);
+        worst[r] = lengths
+            .iter()
+            .filter(|&&k| 2 * k >= longest)
+            .map(|&k| 1 + worst[r - k])
+            .max()
+            .unwrap_or(r);
     }
     worst
 }
@@ -380,7 +430,10 @@ mod tests {
     use super::*;
 
     fn vocab() -> Vocab {
-        let words = ["<eos>", "<bos>", "x", " ", "o", "(", ")", "]", "\n", "    ", "if", " x", ":", "1", "'", "fo", "o(", " +", "y", "a"];
+        let words = [
+            "<eos>", "<bos>", "x", " ", "o", "(", ")", "]", "\n", "    ", "if", " x", ":", "1",
+            "'", "fo", "o(", " +", "y", "a",
+        ];
         Vocab::new(words.iter().map(|w| w.as_bytes().to_vec()).collect(), &[0, 1], 0)
     }
 
@@ -402,7 +455,8 @@ mod tests {
         let py = espalier_grammar::python().unwrap();
         let vocab = vocab();
         let trie = Arc::new(TokTrie::new(&vocab));
-        let mut c = FimConstraint::new(&py, b"def f(a):\n    return fo", b"o(a, [1,\n 2])\n", trie).unwrap();
+        let mut c = FimConstraint::new(&py, b"def f(a):\n    return fo", b"o(a, [1,\n 2])\n", trie)
+            .unwrap();
         assert_eq!(c.inspect().kind, "fim");
         let mut mask = TokenSet::empty(vocab.len());
         for step in ["o", "(", "x", ")", " +", " ", "fo"] {
@@ -425,11 +479,19 @@ mod tests {
         let vocab = vocab();
         let trie = Arc::new(TokTrie::new(&vocab));
         for pick_last in [false, true] {
-            let mut c = FimConstraint::new(&py, b"def f(a):\n    return fo", b"\n    x = a\n", trie.clone()).unwrap();
+            let mut c = FimConstraint::new(
+                &py,
+                b"def f(a):\n    return fo",
+                b"\n    x = a\n",
+                trie.clone(),
+            )
+            .unwrap();
             for step in ["o(", "x", " +", " (", "[1", ",", " y"] {
                 let _ = c.commit(step.as_bytes());
             }
-            let start = crate::fim_bridge::shortest_bridge(c.left(), c.suffix(), c.reentry()).unwrap().len();
+            let start = crate::fim_bridge::shortest_bridge(c.left(), c.suffix(), c.reentry())
+                .unwrap()
+                .len();
             let distance = c.finishing_distance(&vocab, 0).unwrap();
             assert!(distance <= start, "{distance} tokens for a bridge of {start} bytes");
             let mut mask = TokenSet::empty(vocab.len());
@@ -443,8 +505,16 @@ mod tests {
                 let id = if pick_last { *ids.last().unwrap() } else { ids[0] };
                 c.commit(vocab.bytes(id as u32)).unwrap();
                 steps += 1;
-                assert!(steps <= start, "no join after {steps} steps: {:?}", String::from_utf8_lossy(c.middle()));
-                assert!(steps <= distance, "{steps} steps, more than the distance {distance}: {:?}", String::from_utf8_lossy(c.middle()));
+                assert!(
+                    steps <= start,
+                    "no join after {steps} steps: {:?}",
+                    String::from_utf8_lossy(c.middle())
+                );
+                assert!(
+                    steps <= distance,
+                    "{steps} steps, more than the distance {distance}: {:?}",
+                    String::from_utf8_lossy(c.middle())
+                );
             }
             assert_eq!(c.finishing_distance(&vocab, 0), Some(0));
             assert!(c.fill_finishing_mask(&vocab, &mut mask));
@@ -459,10 +529,12 @@ mod tests {
         let py = espalier_grammar::python().unwrap();
         let vocab = vocab();
         let trie = Arc::new(TokTrie::new(&vocab));
-        let mut c = FimConstraint::new(&py, b"def f(a):\n    x = ", b"\n    return x\n", trie).unwrap();
+        let mut c =
+            FimConstraint::new(&py, b"def f(a):\n    x = ", b"\n    return x\n", trie).unwrap();
         let mut mask = TokenSet::empty(vocab.len());
         assert!(c.fill_finishing_mask(&vocab, &mut mask));
-        let texts: Vec<&str> = mask.iter().map(|i| std::str::from_utf8(vocab.bytes(i as u32)).unwrap()).collect();
+        let texts: Vec<&str> =
+            mask.iter().map(|i| std::str::from_utf8(vocab.bytes(i as u32)).unwrap()).collect();
         for name in ["x", "y", "o", "1"] {
             assert!(texts.contains(&name), "{name} missing from {texts:?}");
         }
@@ -480,7 +552,8 @@ mod tests {
         let py = espalier_grammar::python().unwrap();
         let vocab = vocab();
         let trie = Arc::new(TokTrie::new(&vocab));
-        let mut c = FimConstraint::new(&py, b"def f(a):\n    return fo", b"\n    x = a\n", trie).unwrap();
+        let mut c =
+            FimConstraint::new(&py, b"def f(a):\n    return fo", b"\n    x = a\n", trie).unwrap();
         c.commit(b"o(").unwrap();
         assert_eq!(c.finishing_distance(&vocab, 50), Some(1), "the bridge `)`");
         // A longer plan than the shortest, so the probe's answer tells which it used.
@@ -488,7 +561,11 @@ mod tests {
         c.commit(b" x").unwrap();
         assert!(c.plan.is_none() && c.stale_plan.is_some());
         let bound = c.finishing_distance(&vocab, 50).unwrap();
-        assert_eq!((bound, c.plan.as_deref()), (2, Some(&b"y)"[..])), "the stale plan still joins: no search");
+        assert_eq!(
+            (bound, c.plan.as_deref()),
+            (2, Some(&b"y)"[..])),
+            "the stale plan still joins: no search"
+        );
         // No search when the need is past the longest bridge.
         let mut far = c.clone();
         far.plan = None;
@@ -500,7 +577,11 @@ mod tests {
             let id = mask.iter().next().unwrap();
             c.commit(vocab.bytes(id as u32)).unwrap();
             steps += 1;
-            assert!(steps <= bound, "{steps} steps past the bound {bound}: {:?}", String::from_utf8_lossy(c.middle()));
+            assert!(
+                steps <= bound,
+                "{steps} steps past the bound {bound}: {:?}",
+                String::from_utf8_lossy(c.middle())
+            );
         }
     }
 

@@ -32,8 +32,8 @@ use std::collections::{BinaryHeap, HashMap};
 
 use espalier_grammar::{Language, LrRecognizer, SuffixQuotient, TokenParser};
 
-use crate::finishing::Finisher;
 use crate::fim_reentry::Reentry;
+use crate::finishing::Finisher;
 
 /// States expanded at most per search (a search that ends here finds no bridge).
 /// With the guide below, bridges out of 20 nested brackets and into a `class` header
@@ -50,7 +50,11 @@ const SEPARATORS: [&[u8]; 3] = [b" ", b"\n", b"    "];
 
 /// The shortest bridge from `left` to a state the suffix joins from (empty when it
 /// already joins), or `None` when the search finds none within its limits.
-pub fn shortest_bridge(left: &LrRecognizer, suffix: &SuffixQuotient, reentry: &Reentry) -> Option<Vec<u8>> {
+pub fn shortest_bridge(
+    left: &LrRecognizer,
+    suffix: &SuffixQuotient,
+    reentry: &Reentry,
+) -> Option<Vec<u8>> {
     let lang = left.language().clone();
     let moves = terminal_texts(&lang);
     // The cheapest cost found per future; a node popped at a higher cost is stale.
@@ -87,12 +91,16 @@ pub fn shortest_bridge(left: &LrRecognizer, suffix: &SuffixQuotient, reentry: &R
         // (Not at a line start: there the first content byte may emit DEDENTs, which
         // change the set, e.g. to admit `except` after a `try` body.)
         let mut ended = state.clone();
-        let next_terms = if (ended.remainder().len == 0 || ended.end_lexeme()) && !ended.at_line_start() {
-            Some(ended.acceptable_terminals().clone())
-        } else {
-            None
-        };
-        let texts = moves.iter().filter(|(t, _)| next_terms.as_ref().is_none_or(|n| n.contains(*t))).map(|(_, x)| x.as_slice());
+        let next_terms =
+            if (ended.remainder().len == 0 || ended.end_lexeme()) && !ended.at_line_start() {
+                Some(ended.acceptable_terminals().clone())
+            } else {
+                None
+            };
+        let texts = moves
+            .iter()
+            .filter(|(t, _)| next_terms.as_ref().is_none_or(|n| n.contains(*t)))
+            .map(|(_, x)| x.as_slice());
         // At the start of a fresh line: back to the prefix's last line (see
         // `fim_reentry`), its indentation and a tail of its content.
         let fresh_line = ended.remainder().len == 0
@@ -112,8 +120,14 @@ pub fn shortest_bridge(left: &LrRecognizer, suffix: &SuffixQuotient, reentry: &R
         // Quote openers at every state (a suffix that starts inside a string, inside
         // brackets too).
         let quotes = reentry.quotes.iter().cloned();
-        let plain = lexeme_finishes(&lang, &state).into_iter().chain(SEPARATORS.iter().map(|s| s.to_vec())).chain(texts.map(<[u8]>::to_vec)).chain(quotes);
-        for (text, reenters) in plain.map(|t| (t, false)).chain(reentries.into_iter().map(|t| (t, true))) {
+        let plain = lexeme_finishes(&lang, &state)
+            .into_iter()
+            .chain(SEPARATORS.iter().map(|s| s.to_vec()))
+            .chain(texts.map(<[u8]>::to_vec))
+            .chain(quotes);
+        for (text, reenters) in
+            plain.map(|t| (t, false)).chain(reentries.into_iter().map(|t| (t, true)))
+        {
             let c = cost + text.len();
             if c > MAX_BRIDGE {
                 continue;
@@ -182,8 +196,13 @@ fn lexeme_finishes(lang: &Language, s: &LrRecognizer) -> Vec<Vec<u8>> {
         return Vec::new();
     }
     let paths = lang.completion_costs().lexeme_paths();
-    let mut out: Vec<Vec<u8>> =
-        lang.dfa.reachable(rem.dfa_state).iter().filter(|&t| paths.distance(rem.dfa_state, t).is_some_and(|d| d > 0)).filter_map(|t| paths.path(&lang.dfa, rem.dfa_state, t)).collect();
+    let mut out: Vec<Vec<u8>> = lang
+        .dfa
+        .reachable(rem.dfa_state)
+        .iter()
+        .filter(|&t| paths.distance(rem.dfa_state, t).is_some_and(|d| d > 0))
+        .filter_map(|t| paths.path(&lang.dfa, rem.dfa_state, t))
+        .collect();
     out.sort();
     out.dedup();
     out
@@ -198,7 +217,14 @@ fn future_key(s: &LrRecognizer) -> Vec<u32> {
     key.push(rem.dfa_state);
     key.push(rem.len.min(1) as u32);
     if let Some(ind) = s.indentation() {
-        key.extend([ind.depth, ind.at_line_start as u32, ind.content as u32, ind.col, ind.altcol, ind.cols.len() as u32]);
+        key.extend([
+            ind.depth,
+            ind.at_line_start as u32,
+            ind.content as u32,
+            ind.col,
+            ind.altcol,
+            ind.cols.len() as u32,
+        ]);
         key.extend_from_slice(ind.cols);
         key.extend_from_slice(ind.alt);
     }
@@ -237,7 +263,12 @@ mod tests {
         let b = shortest_bridge(&left, &q, &reentry)?;
         // The bridge joins: prefix + middle + bridge + suffix is a program.
         let mut r = py.recognizer();
-        assert!(r.push_bytes(&[prefix.as_bytes(), middle.as_bytes(), &b, suffix.as_bytes()].concat()).is_ok() && r.is_complete(), "{b:?}");
+        assert!(
+            r.push_bytes(&[prefix.as_bytes(), middle.as_bytes(), &b, suffix.as_bytes()].concat())
+                .is_ok()
+                && r.is_complete(),
+            "{b:?}"
+        );
         Some(String::from_utf8(b).unwrap())
     }
 
@@ -249,7 +280,9 @@ mod tests {
         let b = bridge("x = f(1, [2", "y = 2\n").unwrap();
         assert_eq!(b.len(), 3, "{b:?}");
         // A keyword is needed: the suffix is the rest of a `def` or `class` header.
-        let b = bridge("class C:\n    def f(self):\n        return 1\n", "(object):\n        pass\n").unwrap();
+        let b =
+            bridge("class C:\n    def f(self):\n        return 1\n", "(object):\n        pass\n")
+                .unwrap();
         assert!(b.len() <= 10, "{b:?}");
         // After a dedent: `except` is taken only once the `try` body has ended.
         assert_eq!(bridge("try:\n    y = 1\n", ":\n    z = 2\n").as_deref(), Some("except"));
@@ -264,7 +297,8 @@ mod tests {
     #[test]
     fn bridges_reenter_the_prefix_line() {
         let prefix = "class T:\n    def test_one(self):\n        dists = list(distributions(path=s";
-        let suffix = "path[:1]))\n        assert len(dists) == 1\n\n\nclass TestEgg(TestZip):\n    pass\n";
+        let suffix =
+            "path[:1]))\n        assert len(dists) == 1\n\n\nclass TestEgg(TestZip):\n    pass\n";
         let middle = "ys.path))\n        for d in dists:\n            self.assertEqual(d.name, 'example')\n            x = f(d.metadata['Name'], [1, 2";
         let b = bridge_after(prefix, middle, suffix).expect("a bridge");
         assert!(b.len() <= 60, "{b:?}");
@@ -316,7 +350,8 @@ mod tests {
         for k in 0.. {
             let Ok(text) = std::fs::read(dir.join(format!("{k}.prefix"))) else { break };
             let suffix = std::fs::read(dir.join(format!("{k}.suffix"))).unwrap();
-            let cut: usize = std::fs::read_to_string(dir.join(format!("{k}.cut"))).map_or(text.len(), |c| c.trim().parse().unwrap());
+            let cut: usize = std::fs::read_to_string(dir.join(format!("{k}.cut")))
+                .map_or(text.len(), |c| c.trim().parse().unwrap());
             let Ok(left) = left_state(&py, &text) else {
                 eprintln!("{k}: not a viable prefix");
                 continue;
@@ -331,11 +366,18 @@ mod tests {
             if let Some(b) = &b {
                 found += 1;
                 let mut r = py.recognizer();
-                assert!(r.push_bytes(&[&text[..], b, &suffix].concat()).is_ok() && r.is_complete(), "{k}: {b:?}");
+                assert!(
+                    r.push_bytes(&[&text[..], b, &suffix].concat()).is_ok() && r.is_complete(),
+                    "{k}: {b:?}"
+                );
             }
             eprintln!("{k}: {:?} in {dt:?}", b.map(|b| String::from_utf8_lossy(&b).into_owned()));
         }
         times.sort();
-        eprintln!("found {found} of {total}; time p50 {:?} max {:?}", times.get(times.len() / 2), times.last());
+        eprintln!(
+            "found {found} of {total}; time p50 {:?} max {:?}",
+            times.get(times.len() / 2),
+            times.last()
+        );
     }
 }

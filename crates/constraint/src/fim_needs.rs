@@ -29,10 +29,14 @@ impl SuffixNeeds {
     /// Reads the suffix's demands (the lexeme layouts of
     /// [`espalier_grammar::cursor_layout`], the suffix's first lines).
     pub fn of(lang: &Language, suffix: &[u8]) -> Self {
-        let closes = cursor_layouts(lang, suffix).iter().find(|l| l.opener.is_empty()).map_or(0, |l| l.depth);
+        let closes = cursor_layouts(lang, suffix)
+            .iter()
+            .find(|l| l.opener.is_empty())
+            .map_or(0, |l| l.depth);
         let next_line_col = lang.python.as_ref().and_then(|_| next_line_col(suffix));
         let word = suffix.iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'_').count();
-        let head = (word > 0).then(|| String::from_utf8_lossy(&suffix[..word.min(24)]).into_owned());
+        let head =
+            (word > 0).then(|| String::from_utf8_lossy(&suffix[..word.min(24)]).into_owned());
         Self { closes, next_line_col, head }
     }
 
@@ -51,13 +55,23 @@ impl SuffixNeeds {
             _ => left.bracket_depth(),
         };
         out.push(match open.cmp(&self.closes) {
-            _ if open == 0 && self.closes == 0 => "brackets: none open, none closed by the suffix".to_owned(),
+            _ if open == 0 && self.closes == 0 => {
+                "brackets: none open, none closed by the suffix".to_owned()
+            }
             std::cmp::Ordering::Equal => format!("brackets: {open} open, all closed by the suffix"),
             std::cmp::Ordering::Greater => {
-                format!("brackets: {open} open, the suffix closes {}: close {} first", self.closes, open - self.closes)
+                format!(
+                    "brackets: {open} open, the suffix closes {}: close {} first",
+                    self.closes,
+                    open - self.closes
+                )
             }
             std::cmp::Ordering::Less => {
-                format!("brackets: the suffix closes {}, {open} open: open {} more", self.closes, self.closes - open)
+                format!(
+                    "brackets: the suffix closes {}, {open} open: open {} more",
+                    self.closes,
+                    self.closes - open
+                )
             }
         });
         if let (Some(col), Some(ind)) = (self.next_line_col, left.indentation()) {
@@ -73,7 +87,10 @@ impl SuffixNeeds {
             } else {
                 format!("{dedents} DEDENT{} pending", if dedents == 1 { "" } else { "s" })
             };
-            out.push(format!("indentation: levels {}; the suffix's next line is at column {col}: {what}", levels.join(" ")));
+            out.push(format!(
+                "indentation: levels {}; the suffix's next line is at column {col}: {what}",
+                levels.join(" ")
+            ));
         }
         if let Some(head) = &self.head {
             let tail = String::from_utf8_lossy(left.remainder_bytes()).into_owned();
@@ -96,7 +113,13 @@ fn next_line_col(suffix: &[u8]) -> Option<u32> {
         return None;
     }
     lines.find(|l| !is_blank(l)).map(|l| {
-        l.iter().take_while(|&&b| b == b' ' || b == b'\t').fold(0, |c, &b| if b == b'\t' { (c / 8 + 1) * 8 } else { c + 1 })
+        l.iter().take_while(|&&b| b == b' ' || b == b'\t').fold(0, |c, &b| {
+            if b == b'\t' {
+                (c / 8 + 1) * 8
+            } else {
+                c + 1
+            }
+        })
     })
 }
 
@@ -127,14 +150,20 @@ mod tests {
         let needs = SuffixNeeds::of(&py, b"])\n");
         assert_eq!(needs.closes, 2);
         let lines = needs.describe(&left(&py, "x = f([1"), false);
-        assert!(lines.iter().any(|l| l == "brackets: 2 open, all closed by the suffix"), "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l == "brackets: 2 open, all closed by the suffix"),
+            "{lines:?}"
+        );
         let lines = needs.describe(&left(&py, "x = f("), false);
         assert!(lines.iter().any(|l| l.contains("open 1 more")), "{lines:?}");
 
         let needs = SuffixNeeds::of(&py, b"\n    # c\n\nprint(1)\n");
         assert_eq!(needs.next_line_col, Some(0));
         let lines = needs.describe(&left(&py, "def f():\n    if x:\n        y = 1"), false);
-        assert!(lines.iter().any(|l| l.contains("levels 0 4 8") && l.contains("2 DEDENTs pending")), "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l.contains("levels 0 4 8") && l.contains("2 DEDENTs pending")),
+            "{lines:?}"
+        );
         let lines = needs.describe(&left(&py, "x = 1"), true);
         assert_eq!(lines[0], "joins the suffix now: EOS allowed");
         assert!(lines.iter().any(|l| l.contains("no DEDENT pending")), "{lines:?}");

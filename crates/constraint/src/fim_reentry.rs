@@ -85,7 +85,10 @@ impl Reentry {
             r.layout = SuffixLayout::new(prefix, suffix);
             r.quotes = quotes_of(suffix);
             let brackets = unclosed_openers(suffix);
-            let openers = SYNTHETIC.iter().map(|h| [h.as_bytes(), &brackets].concat()).chain(QUOTED.iter().map(|q| q.as_bytes().to_vec()));
+            let openers = SYNTHETIC
+                .iter()
+                .map(|h| [h.as_bytes(), &brackets].concat())
+                .chain(QUOTED.iter().map(|q| q.as_bytes().to_vec()));
             for opener in openers {
                 if !r.tails.contains(&opener) {
                     r.tails.push(opener);
@@ -97,14 +100,17 @@ impl Reentry {
 
     /// The head's tails alone (none when the prefix has no content line).
     fn from_prefix(lang: &std::sync::Arc<Language>, prefix: &[u8]) -> Self {
-        let Some((start, headers)) = last_content_start(lang, prefix) else { return Self::default() };
+        let Some((start, headers)) = last_content_start(lang, prefix) else {
+            return Self::default();
+        };
         let line = prefix[..start].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
         let indent = prefix[line..start].to_vec();
         if !indent.iter().all(|&b| b == b' ' || b == b'\t') {
             return Self::default();
         }
         let content = &prefix[start..];
-        let mut cuts: Vec<usize> = (0..content.len()).filter(|&k| k == 0 || lexeme_may_start(content, k)).collect();
+        let mut cuts: Vec<usize> =
+            (0..content.len()).filter(|&k| k == 0 || lexeme_may_start(content, k)).collect();
         cuts.retain(|&k| content.len() - k <= MAX_HEAD);
         if cuts.len() > MAX_TAILS {
             // Keep the longest tail and the shortest ones.
@@ -112,7 +118,8 @@ impl Reentry {
             let first = cuts[0];
             cuts = std::iter::once(first).chain(cuts[keep_from..].iter().copied()).collect();
         }
-        let tails = cuts.into_iter().map(|k| content[k..].to_vec()).filter(|t| !t.is_empty()).collect();
+        let tails =
+            cuts.into_iter().map(|k| content[k..].to_vec()).filter(|t| !t.is_empty()).collect();
         Self { indent, tails, headers, synthetic_from: 0, ..Self::default() }
     }
 
@@ -122,7 +129,8 @@ impl Reentry {
     /// left; the synthetic openers also at each of the state's own levels.
     pub fn moves(&self, cols: &[u32], fresh_line: bool) -> Vec<Vec<u8>> {
         let head_col = self.indent.len() as u32;
-        let levels: Vec<u32> = self.headers.iter().map(|h| h.0).chain(std::iter::once(head_col)).collect();
+        let levels: Vec<u32> =
+            self.headers.iter().map(|h| h.0).chain(std::iter::once(head_col)).collect();
         let same = levels.iter().zip(cols).take_while(|(a, b)| a == b).count();
         let mut prelude: Vec<u8> = if fresh_line { Vec::new() } else { b"\n".to_vec() };
         if same == 0 {
@@ -138,7 +146,9 @@ impl Reentry {
         let newline: &[u8] = if fresh_line { b"" } else { b"\n" };
         for &col in cols.iter().filter(|&&c| c != head_col) {
             let indent = vec![b' '; col as usize];
-            out.extend(self.tails[self.synthetic_from..].iter().map(|t| [newline, &indent, t].concat()));
+            out.extend(
+                self.tails[self.synthetic_from..].iter().map(|t| [newline, &indent, t].concat()),
+            );
         }
         out
     }
@@ -167,7 +177,8 @@ impl Reentry {
                 continue;
             }
             let mut levels = vec![c];
-            let mut between: Vec<u32> = l.later.iter().map(|x| x.0).filter(|&x| x > c && x < t).collect();
+            let mut between: Vec<u32> =
+                l.later.iter().map(|x| x.0).filter(|&x| x > c && x < t).collect();
             between.sort_unstable();
             between.dedup();
             levels.extend(between);
@@ -190,7 +201,10 @@ impl Reentry {
             for opener in &self.tails[self.synthetic_from..] {
                 out.push([&text[..], &pad(t), opener].concat());
             }
-            out.push([&text[..], &pad(t), b"try:\n", &pad(t + 4), b"pass\n", &pad(t), b"except "].concat());
+            out.push(
+                [&text[..], &pad(t), b"try:\n", &pad(t + 4), b"pass\n", &pad(t), b"except "]
+                    .concat(),
+            );
         }
         out
     }
@@ -209,26 +223,48 @@ impl SuffixLayout {
         let line_start = prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
         let cur = &prefix[line_start..];
         let indent_line = cur.iter().all(|&b| b == b' ' || b == b'\t').then(|| cur.to_vec());
-        let text: Vec<u8> = if indent_line.is_some() { [cur, suffix].concat() } else { suffix.to_vec() };
+        let text: Vec<u8> =
+            if indent_line.is_some() { [cur, suffix].concat() } else { suffix.to_vec() };
         let mut depth = 0usize;
         let mut first_col = None;
         let mut later: Vec<(u32, &'static str)> = Vec::new();
         let mut quote: Option<u8> = None;
         let first = &suffix[..suffix.iter().position(|&b| b == b'\n').unwrap_or(suffix.len())];
         let blanks = first.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
-        let lead = (blanks > 0 && blanks < first.len() && first[blanks] != b'#' && first[blanks] != b'\r').then_some(blanks as u32);
+        let lead =
+            (blanks > 0 && blanks < first.len() && first[blanks] != b'#' && first[blanks] != b'\r')
+                .then_some(blanks as u32);
         for (n, line) in text.split(|&b| b == b'\n').take(Self::MAX_LINES).enumerate() {
             let at_depth0 = depth == 0;
-            let col = line.iter().take_while(|&&b| b == b' ' || b == b'\t').fold(0u32, |c, &b| if b == b'\t' { (c / 8 + 1) * 8 } else { c + 1 });
-            let content = &line[line.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(line.len())..];
+            let col = line.iter().take_while(|&&b| b == b' ' || b == b'\t').fold(0u32, |c, &b| {
+                if b == b'\t' {
+                    (c / 8 + 1) * 8
+                } else {
+                    c + 1
+                }
+            });
+            let content =
+                &line[line.iter().position(|&b| b != b' ' && b != b'\t').unwrap_or(line.len())..];
             let has_content = !content.is_empty() && content[0] != b'#' && content[0] != b'\r';
             if n == 0 {
                 if indent_line.is_some() && has_content {
                     first_col = Some(col);
                 }
-            } else if at_depth0 && has_content && quote.is_none() && !later.iter().any(|x| x.0 == col) && later.len() < Self::MAX_LATER {
-                let word_end = content.iter().position(|b| !(b.is_ascii_alphanumeric() || *b == b'_')).unwrap_or(content.len());
-                let kind = if matches!(&content[..word_end], b"except" | b"finally") { "try:" } else { "if x:" };
+            } else if at_depth0
+                && has_content
+                && quote.is_none()
+                && !later.iter().any(|x| x.0 == col)
+                && later.len() < Self::MAX_LATER
+            {
+                let word_end = content
+                    .iter()
+                    .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                    .unwrap_or(content.len());
+                let kind = if matches!(&content[..word_end], b"except" | b"finally") {
+                    "try:"
+                } else {
+                    "if x:"
+                };
                 later.push((col, kind));
             }
             quote = None;
@@ -318,7 +354,10 @@ fn lexeme_may_start(text: &[u8], k: usize) -> bool {
 /// The byte offset in `prefix` where its last logical line's content starts (the
 /// first byte after which the Python layer reads that line's content), with the
 /// headers of the blocks enclosing that line (see [`Reentry::headers`]), or `None`.
-fn last_content_start(lang: &std::sync::Arc<Language>, prefix: &[u8]) -> Option<(usize, Vec<(u32, Vec<u8>)>)> {
+fn last_content_start(
+    lang: &std::sync::Arc<Language>,
+    prefix: &[u8],
+) -> Option<(usize, Vec<(u32, Vec<u8>)>)> {
     lang.python.as_ref()?;
     let mut r = lang.recognizer();
     let mut start = None;
@@ -351,7 +390,10 @@ fn last_content_start(lang: &std::sync::Arc<Language>, prefix: &[u8]) -> Option<
 /// what lets the lines of the block (and the clauses after it, `except`, `else`)
 /// parse again.
 fn header_of(line: &[u8]) -> &'static str {
-    let word: &[u8] = &line[..line.iter().position(|b| !(b.is_ascii_alphanumeric() || *b == b'_')).unwrap_or(line.len())];
+    let word: &[u8] = &line[..line
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+        .unwrap_or(line.len())];
     match word {
         b"try" | b"except" | b"finally" => "try:",
         b"for" => "for x in x:",
@@ -371,16 +413,28 @@ mod tests {
         let py = espalier_grammar::python().unwrap();
         let r = Reentry::from_prefix(&py, prefix.as_bytes());
         assert!(Reentry::new(&py, prefix.as_bytes(), b"").tails.iter().any(|t| t == b"if x"));
-        (String::from_utf8(r.indent).unwrap(), r.tails.into_iter().map(|t| String::from_utf8(t).unwrap()).collect())
+        (
+            String::from_utf8(r.indent).unwrap(),
+            r.tails.into_iter().map(|t| String::from_utf8(t).unwrap()).collect(),
+        )
     }
 
     #[test]
     fn the_head_is_the_last_logical_line() {
-        let (indent, tails) = reentry("class A:\n    def f(self):\n        dists = list(distributions(\n            path=s");
+        let (indent, tails) = reentry(
+            "class A:\n    def f(self):\n        dists = list(distributions(\n            path=s",
+        );
         assert_eq!(indent, "        ");
         assert_eq!(tails[0], "dists = list(distributions(\n            path=s");
-        assert!(tails.contains(&"list(distributions(\n            path=s".to_string()), "{tails:?}");
-        assert!(tails.contains(&"s".to_string()) && tails.contains(&"(\n            path=s".to_string()), "{tails:?}");
+        assert!(
+            tails.contains(&"list(distributions(\n            path=s".to_string()),
+            "{tails:?}"
+        );
+        assert!(
+            tails.contains(&"s".to_string())
+                && tails.contains(&"(\n            path=s".to_string()),
+            "{tails:?}"
+        );
         // A multi-line string belongs to the line it opens on.
         let (indent, tails) = reentry("x = 1\ny = '''a\nb");
         assert_eq!((indent.as_str(), tails[0].as_str()), ("", "y = '''a\nb"));
@@ -394,10 +448,22 @@ mod tests {
     #[test]
     fn blocks_are_opened_again() {
         let py = espalier_grammar::python().unwrap();
-        let r = Reentry::new(&py, b"class A:\n    def f(self):\n        try:\n            self.asser", b".x()\n        finally:\n            pass\n");
-        assert_eq!(r.headers, vec![(0, b"class x:".to_vec()), (4, b"def x():".to_vec()), (8, b"try:".to_vec())]);
+        let r = Reentry::new(
+            &py,
+            b"class A:\n    def f(self):\n        try:\n            self.asser",
+            b".x()\n        finally:\n            pass\n",
+        );
+        assert_eq!(
+            r.headers,
+            vec![(0, b"class x:".to_vec()), (4, b"def x():".to_vec()), (8, b"try:".to_vec())]
+        );
         let moves = r.moves(&[0], true);
-        assert!(moves.contains(&b"class x:\n    def x():\n        try:\n            self.asser".to_vec()), "{moves:?}");
+        assert!(
+            moves.contains(
+                &b"class x:\n    def x():\n        try:\n            self.asser".to_vec()
+            ),
+            "{moves:?}"
+        );
         let moves = r.moves(&[0, 4, 8, 12, 16], false);
         assert!(moves.contains(&b"\n            self.asser".to_vec()), "{moves:?}");
     }
@@ -406,8 +472,14 @@ mod tests {
     /// `except` clause; its first line's column when the cursor is in indentation.
     #[test]
     fn the_suffix_layout_is_read_off_its_lines() {
-        let l = SuffixLayout::new(b"x = 1\n  ", b"        a(b,\n  c)\n            d\n        except E:\n    'x'\n");
-        assert_eq!((l.indent_line.as_deref(), l.first_col, l.lead), (Some(&b"  "[..]), Some(10), Some(8)));
+        let l = SuffixLayout::new(
+            b"x = 1\n  ",
+            b"        a(b,\n  c)\n            d\n        except E:\n    'x'\n",
+        );
+        assert_eq!(
+            (l.indent_line.as_deref(), l.first_col, l.lead),
+            (Some(&b"  "[..]), Some(10), Some(8))
+        );
         assert_eq!(l.later, vec![(12, "if x:"), (8, "try:"), (4, "if x:")]);
         let l = SuffixLayout::new(b"if x:\n    y = '", b"= 12\n        else:\n");
         assert_eq!((l.indent_line, l.first_col, l.lead), (None, None, None));

@@ -65,7 +65,12 @@ pub(crate) enum Scoring {
 
 /// Fills `mask` with the finishing mask of `c` (see the module doc); `None` when the
 /// constraint's parser has no LR stacks (no cost model: the Earley recognizer).
-pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab: &Vocab, mask: &mut TokenSet, scoring: Scoring) -> Option<Finishing> {
+pub(crate) fn finishing_mask<P: TokenParser>(
+    c: &mut GrammarConstraint<P>,
+    vocab: &Vocab,
+    mask: &mut TokenSet,
+    scoring: Scoring,
+) -> Option<Finishing> {
     c.state().parser().lr_stacks()?;
     if mask.capacity() != vocab.len() {
         *mask = TokenSet::empty(vocab.len());
@@ -81,10 +86,20 @@ pub(crate) fn finishing_mask<P: TokenParser>(c: &mut GrammarConstraint<P>, vocab
     let trie = c.trie().clone();
     if scoring == Scoring::PerToken {
         // The reference starts from nothing: it checks the cached costs too.
-        return Some(finishing_among(&state, &allowed, vocab, &trie, mask, scoring, &mut CostMemo::default()));
+        return Some(finishing_among(
+            &state,
+            &allowed,
+            vocab,
+            &trie,
+            mask,
+            scoring,
+            &mut CostMemo::default(),
+        ));
     }
     let cache = c.cost_cache().clone();
-    Some(cache.with(state.language(), |memo| finishing_among(&state, &allowed, vocab, &trie, mask, scoring, memo)))
+    Some(cache.with(state.language(), |memo| {
+        finishing_among(&state, &allowed, vocab, &trie, mask, scoring, memo)
+    }))
 }
 
 /// The finishing mask of `state` among the `allowed` tokens (its exact mask, without
@@ -113,7 +128,8 @@ pub(crate) fn finishing_among<P: TokenParser>(
     // a closer are scored: each one of them that lowers the cost may be taken, and the
     // one-byte closers are among them (measured: a 60-field literal of a HumanEval run
     // took minutes per step when all 48k allowed tokens were scored).
-    let in_fstring = state.language().python.is_some() && !crate::fstring_closer::closers(state.remainder_bytes()).is_empty();
+    let in_fstring = state.language().python.is_some()
+        && !crate::fstring_closer::closers(state.remainder_bytes()).is_empty();
     if in_fstring || scoring == Scoring::PerToken {
         // Names cannot lower the cost when the literal's own closer is the best way
         // (see `names_cannot_lower`): skipped, unless then no token lowers it.
@@ -246,7 +262,13 @@ impl<'a> Finisher<'a> {
 
     /// A computation that starts from (and adds to) the costs in `memo`.
     pub(crate) fn with_memo(lang: &'a Language, memo: CostMemo) -> Self {
-        Finisher { lang, states: FxHashMap::default(), memo, prune: true, key: Vec::with_capacity(64) }
+        Finisher {
+            lang,
+            states: FxHashMap::default(),
+            memo,
+            prune: true,
+            key: Vec::with_capacity(64),
+        }
     }
 
     /// The stack and line costs found, for the next computation.
@@ -285,7 +307,14 @@ impl<'a> Finisher<'a> {
         key.push(rem.dfa_state);
         key.push(rem.len.min(1) as u32);
         if let Some(ind) = s.indentation() {
-            key.extend([ind.depth, ind.at_line_start as u32, ind.content as u32, ind.col, ind.altcol, ind.cols.len() as u32]);
+            key.extend([
+                ind.depth,
+                ind.at_line_start as u32,
+                ind.content as u32,
+                ind.col,
+                ind.altcol,
+                ind.cols.len() as u32,
+            ]);
             key.extend_from_slice(ind.cols);
             key.extend_from_slice(ind.alt);
         }
@@ -302,7 +331,11 @@ impl<'a> Finisher<'a> {
         // `f` before a quote) keying on the bytes cost 15 s per mask, hashing them once
         // per allowed token.
         let bytes = s.remainder_bytes();
-        let quote = if self.lang.python.is_some() { bytes.iter().position(|&b| b == b'"' || b == b'\'') } else { None };
+        let quote = if self.lang.python.is_some() {
+            bytes.iter().position(|&b| b == b'"' || b == b'\'')
+        } else {
+            None
+        };
         if quote.is_some_and(|q| bytes[..q].iter().any(|&b| b == b'f' || b == b'F')) {
             key.push(u32::MAX - 1);
             key.extend(bytes.iter().map(|&b| b as u32));
@@ -360,9 +393,14 @@ impl<'a> Finisher<'a> {
     /// Whether `now`, the remaining cost of `s` (inside an unfinished f-string), is
     /// that of its first closer (closing its fields and the literal) then the rest.
     fn closer_is_best<P: TokenParser>(&mut self, s: &Recognizer<P>, now: Option<u32>) -> bool {
-        let Some(tail) = crate::fstring_closer::closers(s.remainder_bytes()).into_iter().next() else { return false };
+        let Some(tail) = crate::fstring_closer::closers(s.remainder_bytes()).into_iter().next()
+        else {
+            return false;
+        };
         let mut s2 = s.clone();
-        s2.try_push_bytes(&tail) && now.is_some() && self.after_lexeme(s2).map(|c| c + tail.len() as u32) == now
+        s2.try_push_bytes(&tail)
+            && now.is_some()
+            && self.after_lexeme(s2).map(|c| c + tail.len() as u32) == now
     }
 
     /// Ends the remainder of `s`, which is a complete lexeme, then costs the rest. (A
@@ -393,10 +431,14 @@ impl<'a> Finisher<'a> {
         let lang = self.lang;
         let paths = lang.completion_costs().lexeme_paths();
         let dfa = &lang.dfa;
-        let newline = lang.python.is_some() && dfa.next(q, b'\n') != espalier_grammar::LexerDfa::DEAD;
+        let newline =
+            lang.python.is_some() && dfa.next(q, b'\n') != espalier_grammar::LexerDfa::DEAD;
         newline
             || dfa.lexed_terminals().iter().any(|&t| {
-                !lang.ignored.contains(t) && paths.text(t).is_some_and(|x| dfa.next(q, x[0]) != espalier_grammar::LexerDfa::DEAD)
+                !lang.ignored.contains(t)
+                    && paths
+                        .text(t)
+                        .is_some_and(|x| dfa.next(q, x[0]) != espalier_grammar::LexerDfa::DEAD)
             })
     }
 
@@ -415,7 +457,12 @@ impl<'a> Finisher<'a> {
         }
     }
 
-    fn parser_cost<P: TokenParser>(&mut self, parser: &P, cols: &[u32], first_free: bool) -> Option<u32> {
+    fn parser_cost<P: TokenParser>(
+        &mut self,
+        parser: &P,
+        cols: &[u32],
+        first_free: bool,
+    ) -> Option<u32> {
         let stacks = parser.lr_stacks()?;
         let mut best = None;
         for st in stacks {
@@ -431,7 +478,11 @@ impl<'a> Finisher<'a> {
     /// Python, at the start of a line: reach an open level's column exactly (and
     /// dedent to it) or open a new level, then write the line's first lexeme; or a
     /// blank line when the whitespace typed so far fits nothing.
-    fn line_start<P: TokenParser>(&mut self, s: &Recognizer<P>, ind: Indentation<'_>) -> Option<u32> {
+    fn line_start<P: TokenParser>(
+        &mut self,
+        s: &Recognizer<P>,
+        ind: Indentation<'_>,
+    ) -> Option<u32> {
         let py = self.lang.python.as_ref()?;
         let (col, alt) = (ind.col, ind.altcol);
         let n = ind.cols.len();
@@ -446,7 +497,9 @@ impl<'a> Finisher<'a> {
         // line costs at least its whitespace, so the rest are skipped once they
         // cannot beat the best.
         let (top, alt_top) = (ind.cols[n - 1], ind.alt[n - 1]);
-        let mut ways: Vec<(u32, usize)> = (0..n).filter_map(|k| whitespace_to(col, alt, ind.cols[k], ind.alt[k]).map(|w| (w, k))).collect();
+        let mut ways: Vec<(u32, usize)> = (0..n)
+            .filter_map(|k| whitespace_to(col, alt, ind.cols[k], ind.alt[k]).map(|w| (w, k)))
+            .collect();
         ways.push(((top + 1).saturating_sub(col).max((alt_top + 1).saturating_sub(alt)), n));
         ways.sort_unstable();
         for (w, k) in ways {
@@ -482,8 +535,11 @@ impl<'a> Finisher<'a> {
         p.acceptable(&mut acceptable);
         // Shortest first lexeme first: the rest are skipped once they cannot beat the
         // best (measured: ~40 terminals can start a statement, each a stack cost).
-        let mut firsts: Vec<(u32, espalier_grammar::TerminalId)> =
-            acceptable.iter().filter(|&t| !lang.ignored.contains(t)).filter_map(|t| paths.text(t).map(|x| (x.len() as u32, t))).collect();
+        let mut firsts: Vec<(u32, espalier_grammar::TerminalId)> = acceptable
+            .iter()
+            .filter(|&t| !lang.ignored.contains(t))
+            .filter_map(|t| paths.text(t).map(|x| (x.len() as u32, t)))
+            .collect();
         firsts.sort_unstable();
         let mut best = None;
         for (n, t) in firsts {

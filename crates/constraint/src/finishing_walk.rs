@@ -73,7 +73,11 @@ impl Scored {
         let Some(starts) = &self.starts else { return };
         for &(root, g, cost) in &self.groups {
             if keep(cost) {
-                let lists = if root { starts.root(self.root_q).map(|p| p.lists()) } else { Some(starts.lists(0)) };
+                let lists = if root {
+                    starts.root(self.root_q).map(|p| p.lists())
+                } else {
+                    Some(starts.lists(0))
+                };
                 if let Some(l) = lists {
                     l.groups.add_to(g as usize, mask);
                 }
@@ -129,8 +133,14 @@ pub(crate) fn score_along_trie<P: TokenParser>(
     };
     w.walker.reset(state);
     w.set_anchor(0);
-    let root_summary = w.starts.clone().filter(|_| state.remainder().dfa_state != espalier_grammar::LexerDfa::START);
-    let summarized = root_summary.as_ref().and_then(|s| s.root(state.remainder().dfa_state)).is_some_and(|p| w.summarize(f, p.lists(), 0, true));
+    let root_summary = w
+        .starts
+        .clone()
+        .filter(|_| state.remainder().dfa_state != espalier_grammar::LexerDfa::START);
+    let summarized = root_summary
+        .as_ref()
+        .and_then(|s| s.root(state.remainder().dfa_state))
+        .is_some_and(|p| w.summarize(f, p.lists(), 0, true));
     if !summarized {
         w.children(f, 0);
     }
@@ -152,7 +162,8 @@ impl<P: TokenParser> Walk<'_, P> {
         let full = self.walker.full_at(d);
         let m = &mut self.memos[d];
         m.exact_only = full.at_line_start();
-        m.maybe_fstring = full.language().python.is_some() && may_be_fstring(full.remainder_bytes());
+        m.maybe_fstring =
+            full.language().python.is_some() && may_be_fstring(full.remainder_bytes());
         m.costs.clear();
     }
 
@@ -180,7 +191,8 @@ impl<P: TokenParser> Walk<'_, P> {
             self.set_anchor(d);
         }
         let starts = self.starts.clone();
-        let summarized = kind == Push::Heavy(true) && starts.as_ref().is_some_and(|s| self.summarize(f, s.lists(c), c, false));
+        let summarized = kind == Push::Heavy(true)
+            && starts.as_ref().is_some_and(|s| self.summarize(f, s.lists(c), c, false));
         if !summarized {
             if tok != u32::MAX && self.allowed.contains(tok as usize) {
                 let cost = self.cost_here(f, d);
@@ -215,7 +227,11 @@ impl<P: TokenParser> Walk<'_, P> {
     /// f-string's (its cost then reads the bytes).
     fn stringy(&self, a: usize, q: u32) -> bool {
         let m = &self.memos[a];
-        m.exact_only || (m.maybe_fstring && self.string.is_some_and(|t| self.walker.full_at(a).language().dfa.reachable(q).contains(t)))
+        m.exact_only
+            || (m.maybe_fstring
+                && self.string.is_some_and(|t| {
+                    self.walker.full_at(a).language().dfa.reachable(q).contains(t)
+                }))
     }
 
     /// Scores the summary `lists` of a lexeme starting at node `n` (the current
@@ -228,7 +244,9 @@ impl<P: TokenParser> Walk<'_, P> {
         }
         for g in lists.g0..lists.g1 {
             let starts = self.starts.clone().expect("a summary comes from the starts");
-            if !starts.sets[lists.groups.sid(g) as usize].intersects(self.walker.full_at(d).acceptable_terminals()) {
+            if !starts.sets[lists.groups.sid(g) as usize]
+                .intersects(self.walker.full_at(d).acceptable_terminals())
+            {
                 continue;
             }
             let rep = lists.groups.rep(g);
@@ -259,7 +277,9 @@ impl<P: TokenParser> Walk<'_, P> {
         for (&b, &entry) in lists.bound_node.iter().zip(lists.bound_state) {
             // As the exact walk: no lexeme to end at the parent, or the light path
             // down to it is not viable: refused.
-            if entry & NO_ACCEPT != 0 || !starts.sets[starts.set_of(entry & STATE_BITS) as usize].intersects(&acceptable) {
+            if entry & NO_ACCEPT != 0
+                || !starts.sets[starts.set_of(entry & STATE_BITS) as usize].intersects(&acceptable)
+            {
                 continue;
             }
             let b = b as usize;
@@ -286,6 +306,9 @@ impl<P: TokenParser> Walk<'_, P> {
     /// path (an anchor's full state).
     fn cost_of_token(&mut self, f: &mut Finisher<'_>, d: usize, t: u32) -> Option<u32> {
         self.scratch.clone_from(self.walker.full_at(d));
-        self.scratch.try_push_bytes(&self.vocab.bytes(t)[d..]).then(|| f.remaining(&self.scratch)).flatten()
+        self.scratch
+            .try_push_bytes(&self.vocab.bytes(t)[d..])
+            .then(|| f.remaining(&self.scratch))
+            .flatten()
     }
 }

@@ -106,7 +106,8 @@ impl FieldTokens {
     pub(crate) fn new(trie: &TokTrie) -> Self {
         let mut cands = Vec::new();
         let mut bytes = Vec::new();
-        let mut prefix_ids: std::collections::HashMap<Vec<u8>, u32> = std::collections::HashMap::new();
+        let mut prefix_ids: std::collections::HashMap<Vec<u8>, u32> =
+            std::collections::HashMap::new();
         let mut prefix_list: Vec<Vec<u8>> = Vec::new();
         let mut add = |id: u32, tok: &[u8]| {
             let bits = tok.iter().fold(0u8, |a, &b| a | class(b));
@@ -135,20 +136,46 @@ impl FieldTokens {
                     _ => {}
                 }
             }
-            let field_bytes = |from: usize| tok[from..].iter().any(|&b| class(b) & (OPEN_BRACE | CLOSE_BRACE | BACKSLASH) != 0);
-            let own = (0..tok.len()).any(|i| is_quote(tok[i]) && fstring_prefix_before(&tok[..i]) && field_bytes(i + 1));
+            let field_bytes = |from: usize| {
+                tok[from..].iter().any(|&b| class(b) & (OPEN_BRACE | CLOSE_BRACE | BACKSLASH) != 0)
+            };
+            let own = (0..tok.len()).any(|i| {
+                is_quote(tok[i]) && fstring_prefix_before(&tok[..i]) && field_bytes(i + 1)
+            });
             let letters = tok.iter().take_while(|&&b| is_prefix_letter(b)).count();
-            let lead_quote = letters <= 2 && tok.get(letters).copied().is_some_and(is_quote) && field_bytes(letters + 1);
+            let lead_quote = letters <= 2
+                && tok.get(letters).copied().is_some_and(is_quote)
+                && field_bytes(letters + 1);
             let n_first = tok.first() == Some(&b'N');
-            cands.push(Cand { id, start: bytes.len() as u32, bits, reach, prefix, own, lead_quote, n_first });
+            cands.push(Cand {
+                id,
+                start: bytes.len() as u32,
+                bits,
+                reach,
+                prefix,
+                own,
+                lead_quote,
+                n_first,
+            });
             bytes.extend_from_slice(tok);
         };
         for (id, tok) in trie_tokens(trie) {
             add(id, &tok);
         }
         let sentinel = bytes.len() as u32;
-        cands.push(Cand { id: NONE, start: sentinel, bits: 0, reach: 0, prefix: NONE, own: false, lead_quote: false, n_first: false });
-        let pick = |f: &dyn Fn(&Cand) -> bool| (0..cands.len() - 1).filter(|&k| f(&cands[k])).map(|k| k as u32).collect::<Vec<u32>>();
+        cands.push(Cand {
+            id: NONE,
+            start: sentinel,
+            bits: 0,
+            reach: 0,
+            prefix: NONE,
+            own: false,
+            lead_quote: false,
+            n_first: false,
+        });
+        let pick = |f: &dyn Fn(&Cand) -> bool| {
+            (0..cands.len() - 1).filter(|&k| f(&cands[k])).map(|k| k as u32).collect::<Vec<u32>>()
+        };
         let literal = pick(&|c| c.bits & (OPEN_BRACE | CLOSE_BRACE | BACKSLASH) != 0 || c.n_first);
         let own = pick(&|c| c.own);
         let lead = pick(&|c| c.lead_quote);
@@ -329,10 +356,19 @@ impl<P: TokenParser> FieldMasks<P> {
     /// `parent`: the mask is a field's nested recognizer's, for a parent field that
     /// re-checks the tokens special at this spot itself (their verdicts here are not
     /// used, so they are left out).
-    pub(crate) fn fill_inside(&mut self, state: &GrammarRecognizer<P>, trie: &TokTrie, starts: Option<Arc<LexemeStarts>>, parent: Option<Spot>, mask: &mut TokenSet) {
+    pub(crate) fn fill_inside(
+        &mut self,
+        state: &GrammarRecognizer<P>,
+        trie: &TokTrie,
+        starts: Option<Arc<LexemeStarts>>,
+        parent: Option<Spot>,
+        mask: &mut TokenSet,
+    ) {
         self.last_rechecks = 0;
         match state.fstring_view() {
-            FieldView::Expr(v) if v.depth < 150 => self.fill_expr(state, v, trie, starts, parent, mask),
+            FieldView::Expr(v) if v.depth < 150 => {
+                self.fill_expr(state, v, trie, starts, parent, mask)
+            }
             _ => self.fill_full(state, trie, mask),
         }
     }
@@ -352,7 +388,15 @@ impl<P: TokenParser> FieldMasks<P> {
         }
     }
 
-    fn fill_expr(&mut self, state: &GrammarRecognizer<P>, v: FieldExprView<'_>, trie: &TokTrie, starts: Option<Arc<LexemeStarts>>, parent: Option<Spot>, mask: &mut TokenSet) {
+    fn fill_expr(
+        &mut self,
+        state: &GrammarRecognizer<P>,
+        v: FieldExprView<'_>,
+        trie: &TokTrie,
+        starts: Option<Arc<LexemeStarts>>,
+        parent: Option<Spot>,
+        mask: &mut TokenSet,
+    ) {
         let spot = Spot::of(&v);
         let tokens = self.tokens(trie);
         let nested: &GrammarRecognizer<LrParser> = match v.nested {
@@ -364,7 +408,12 @@ impl<P: TokenParser> FieldMasks<P> {
                     // (A clone of the trie's warm walker where the masks at a fresh field
                     // were fetched: a field of an f-string nested in a field.)
                     let warm = &self.start_masks;
-                    let child = self.child.get_or_insert_with(|| Box::new(warm.as_ref().map_or_else(|| ExactWalker::new(n, starts), |m| m.warm_child())));
+                    let child = self.child.get_or_insert_with(|| {
+                        Box::new(
+                            warm.as_ref()
+                                .map_or_else(|| ExactWalker::new(n, starts), |m| m.warm_child()),
+                        )
+                    });
                     child.parent_spot = Some(spot);
                     child.fill_reps(n, trie, mask);
                     memo.keep(n, mask);
@@ -406,7 +455,13 @@ impl<P: TokenParser> FieldMasks<P> {
             if c.prefix != NONE {
                 if !prefixes_walked {
                     prefixes_walked = true;
-                    walk_prefixes(&tokens, nested, &mut self.prefix_walker, &mut self.full_nested, &mut self.pmask);
+                    walk_prefixes(
+                        &tokens,
+                        nested,
+                        &mut self.prefix_walker,
+                        &mut self.full_nested,
+                        &mut self.pmask,
+                    );
                 }
                 if !self.pmask.contains(c.prefix as usize) {
                     continue;
@@ -439,12 +494,22 @@ impl<P: TokenParser> FieldMasks<P> {
     /// or no f-string): removes the tokens whose f-string bytes the walk could not
     /// judge and the full recognizer refuses.
     /// `parent`: as for [`Self::fill_inside`].
-    pub(crate) fn recheck_after_walk(&mut self, state: &GrammarRecognizer<P>, trie: &TokTrie, parent: Option<Spot>, mask: &mut TokenSet) {
+    pub(crate) fn recheck_after_walk(
+        &mut self,
+        state: &GrammarRecognizer<P>,
+        trie: &TokTrie,
+        parent: Option<Spot>,
+        mask: &mut TokenSet,
+    ) {
         self.last_rechecks = 0;
         let view = state.fstring_view();
         let (first, second, after_backslash) = match view {
-            FieldView::Literal { after_backslash } => (Which::Literal, Which::Nothing, after_backslash),
-            FieldView::None if crate::fstring_quotes::may_be_fstring(state.remainder_bytes()) => (Which::Own, Which::Lead, false),
+            FieldView::Literal { after_backslash } => {
+                (Which::Literal, Which::Nothing, after_backslash)
+            }
+            FieldView::None if crate::fstring_quotes::may_be_fstring(state.remainder_bytes()) => {
+                (Which::Own, Which::Lead, false)
+            }
             FieldView::None => (Which::Own, Which::Nothing, false),
             _ => return,
         };
@@ -463,7 +528,11 @@ impl<P: TokenParser> FieldMasks<P> {
                     mask.remove(c.id as usize); // the parent decides it
                     continue;
                 }
-                if !mask.contains(c.id as usize) || (c.n_first && c.bits & (OPEN_BRACE | CLOSE_BRACE | BACKSLASH) == 0 && !after_backslash) {
+                if !mask.contains(c.id as usize)
+                    || (c.n_first
+                        && c.bits & (OPEN_BRACE | CLOSE_BRACE | BACKSLASH) == 0
+                        && !after_backslash)
+                {
                     continue;
                 }
                 self.last_rechecks += 1;

@@ -65,8 +65,13 @@ impl QuoteEnds {
 
     /// The trie's [`crate::fstring_fields::FieldTokens`] (`trie` is the trie these
     /// were built from).
-    pub(crate) fn field_tokens(&self, trie: &TokTrie) -> std::sync::Arc<crate::fstring_fields::FieldTokens> {
-        self.fields.get_or_init(|| std::sync::Arc::new(crate::fstring_fields::FieldTokens::new(trie))).clone()
+    pub(crate) fn field_tokens(
+        &self,
+        trie: &TokTrie,
+    ) -> std::sync::Arc<crate::fstring_fields::FieldTokens> {
+        self.fields
+            .get_or_init(|| std::sync::Arc::new(crate::fstring_fields::FieldTokens::new(trie)))
+            .clone()
     }
 
     fn add(&mut self, tok: u32, bytes: &[u8]) {
@@ -133,7 +138,11 @@ impl QuoteEnds {
 }
 
 /// Whether `state` takes `bytes` (`scratch` is overwritten).
-fn pushes<P: TokenParser>(state: &GrammarRecognizer<P>, scratch: &mut GrammarRecognizer<P>, bytes: &[u8]) -> bool {
+fn pushes<P: TokenParser>(
+    state: &GrammarRecognizer<P>,
+    scratch: &mut GrammarRecognizer<P>,
+    bytes: &[u8],
+) -> bool {
     scratch.clone_from(state);
     scratch.try_push_bytes(bytes)
 }
@@ -152,7 +161,10 @@ impl OpenLiteral {
     fn of(lexeme: &[u8]) -> Option<Self> {
         let letters = lexeme.iter().take_while(|&&b| is_prefix_letter(b)).count();
         let quote = *lexeme.get(letters)?;
-        if letters > 2 || !is_quote(quote) || !lexeme[..letters].iter().any(|&b| b == b'f' || b == b'F') {
+        if letters > 2
+            || !is_quote(quote)
+            || !lexeme[..letters].iter().any(|&b| b == b'f' || b == b'F')
+        {
             return None;
         }
         let body = &lexeme[letters + 1..];
@@ -221,7 +233,8 @@ pub(crate) fn may_be_fstring(lexeme: &[u8]) -> bool {
 fn opens_fstring(bytes: &[u8]) -> bool {
     (0..bytes.len()).any(|i| {
         is_quote(bytes[i]) && {
-            let letters = bytes[..i].iter().rev().take_while(|&&b| is_prefix_letter(b)).count().min(2);
+            let letters =
+                bytes[..i].iter().rev().take_while(|&&b| is_prefix_letter(b)).count().min(2);
             bytes[i - letters..i].iter().any(|&b| b == b'f' || b == b'F')
         }
     })

@@ -20,7 +20,9 @@ use crate::finishing::Finishing;
 use crate::mask_memo::MaskMemo;
 use crate::mask_store::MaskStore;
 use crate::start_mask::StartMask;
-use crate::{ByteState, Commit, Constraint, Inspection, Rejected, Strategy, TokTrie, TokenSet, Vocab};
+use crate::{
+    ByteState, Commit, Constraint, Inspection, Rejected, Strategy, TokTrie, TokenSet, Vocab,
+};
 
 /// Masks computed by [`GrammarConstraint::warm_up`].
 const WARM_UP_MASKS: usize = 3;
@@ -54,7 +56,12 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// A constraint starting from `start` (the recognizer of the empty text), with
     /// the vocabulary's trie. `kind` names it in [`Inspection::kind`] (e.g.
     /// `python-lr`). The `syncode` strategy also needs [`Self::with_store`].
-    pub fn new(start: GrammarRecognizer<P>, trie: Arc<TokTrie>, strategy: Strategy, kind: impl Into<String>) -> Self {
+    pub fn new(
+        start: GrammarRecognizer<P>,
+        trie: Arc<TokTrie>,
+        strategy: Strategy,
+        kind: impl Into<String>,
+    ) -> Self {
         let starts = trie.lexeme_starts(&start.language().dfa);
         let mut walker = ExactWalker::new(&start, starts);
         // Python: f-string fields' scratch, and the trie's masks at a fresh field
@@ -149,9 +156,14 @@ impl<P: TokenParser> GrammarConstraint<P> {
         self.fill_mask(vocab, &mut mask);
         let mut probe = self.clone();
         for _ in 1..WARM_UP_MASKS {
-            let longest = mask.iter().filter(|&t| t != vocab.eos() as usize).max_by_key(|&t| vocab.bytes(t as u32).len());
+            let longest = mask
+                .iter()
+                .filter(|&t| t != vocab.eos() as usize)
+                .max_by_key(|&t| vocab.bytes(t as u32).len());
             match longest {
-                Some(t) if probe.commit(vocab.bytes(t as u32)).is_ok() => probe.fill_mask(vocab, &mut mask),
+                Some(t) if probe.commit(vocab.bytes(t as u32)).is_ok() => {
+                    probe.fill_mask(vocab, &mut mask)
+                }
                 _ => break,
             }
         }
@@ -224,7 +236,11 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// recognizer, with no cost cache: the slow reference the trie-walk scoring (and
     /// the cached costs) are tested against.
     #[doc(hidden)]
-    pub fn finishing_mask_per_token(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> Option<Finishing> {
+    pub fn finishing_mask_per_token(
+        &mut self,
+        vocab: &Vocab,
+        mask: &mut TokenSet,
+    ) -> Option<Finishing> {
         crate::finishing::finishing_mask(self, vocab, mask, crate::finishing::Scoring::PerToken)
     }
 
@@ -416,7 +432,8 @@ mod tests {
     fn warm_up_leaves_the_state_and_the_masks_as_they_were() {
         let vocab = vocab();
         let trie = Arc::new(TokTrie::new(&vocab));
-        let mut cold = GrammarConstraint::new(lang().recognizer(), trie.clone(), Strategy::Exact, "toy");
+        let mut cold =
+            GrammarConstraint::new(lang().recognizer(), trie.clone(), Strategy::Exact, "toy");
         let mut warm = cold.clone();
         warm.warm_up(&vocab);
         let (mut a, mut b) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
@@ -445,7 +462,12 @@ mod tests {
         assert_eq!(inspection.kind, "toy");
         assert_eq!(inspection.remainder.as_deref(), Some("ab"));
         assert!(!inspection.accept_sequences.is_empty());
-        assert_eq!(inspection.stack.first().map(String::as_str), Some("0"), "{:?}", inspection.stack);
+        assert_eq!(
+            inspection.stack.first().map(String::as_str),
+            Some("0"),
+            "{:?}",
+            inspection.stack
+        );
         assert!(inspection.stack.iter().any(|e| e.starts_with("NAME:")), "{:?}", inspection.stack);
     }
 }

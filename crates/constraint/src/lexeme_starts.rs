@@ -178,7 +178,14 @@ impl Groups {
 
     /// Appends the groups of `toks` / `cids` (sorted by class id, then token); the
     /// classes' representatives and set ids are `class_rep` / `class_sid`.
-    fn push_sorted(&mut self, toks: &[u32], cids: &[u16], class_rep: &[u32], class_sid: &[u16], vocab_len: usize) {
+    fn push_sorted(
+        &mut self,
+        toks: &[u32],
+        cids: &[u16],
+        class_rep: &[u32],
+        class_sid: &[u16],
+        vocab_len: usize,
+    ) {
         let mut i = 0;
         while i < toks.len() {
             let mut j = i + 1;
@@ -231,7 +238,9 @@ impl Groups {
     /// Calls `f` on every token of group `g`.
     pub(crate) fn for_each(&self, g: usize, mut f: impl FnMut(u32)) {
         match self.dense[g] {
-            u32::MAX => self.toks[self.first[g] as usize..self.first[g + 1] as usize].iter().for_each(|&t| f(t)),
+            u32::MAX => self.toks[self.first[g] as usize..self.first[g + 1] as usize]
+                .iter()
+                .for_each(|&t| f(t)),
             d => self.sets[d as usize].iter().for_each(|t| f(t as u32)),
         }
     }
@@ -372,8 +381,11 @@ fn scan(
         out.inlex_set[first..].sort_unstable();
         return;
     }
-    let mut pairs: Vec<(u16, u32)> =
-        out.inlex_set[first..].iter().copied().zip(out.inlex_tok[first..].iter().copied()).collect();
+    let mut pairs: Vec<(u16, u32)> = out.inlex_set[first..]
+        .iter()
+        .copied()
+        .zip(out.inlex_tok[first..].iter().copied())
+        .collect();
     pairs.sort_unstable();
     for (k, (sid, tok)) in pairs.into_iter().enumerate() {
         out.inlex_set[first + k] = sid;
@@ -541,7 +553,13 @@ impl LexemeStarts {
             raw.bound_node.clear();
             raw.bound_state.clear();
             scan(trie, dfa, &out.state_class, start, q, true, &mut raw, &mut scratch);
-            out.groups.push_sorted(&raw.inlex_tok, &raw.inlex_set, &out.class_rep, &out.class_sid, out.vocab_len);
+            out.groups.push_sorted(
+                &raw.inlex_tok,
+                &raw.inlex_set,
+                &out.class_rep,
+                &out.class_sid,
+                out.vocab_len,
+            );
             out.bound_node.extend_from_slice(&raw.bound_node);
             out.bound_state.extend_from_slice(&raw.bound_state);
         }
@@ -573,10 +591,20 @@ impl LexemeStarts {
                 let mut raw = Raw::default();
                 scan(trie, dfa, &self.state_class, 0, rep, false, &mut raw, scratch);
                 let mut groups = Groups::new();
-                groups.push_sorted(&raw.inlex_tok, &raw.inlex_set, &self.class_rep, &self.class_sid, self.vocab_len);
+                groups.push_sorted(
+                    &raw.inlex_tok,
+                    &raw.inlex_set,
+                    &self.class_rep,
+                    &self.class_sid,
+                    self.vocab_len,
+                );
                 groups.shrink_to_fit();
                 self.root_of[rep as usize] = self.roots.len() as u32;
-                self.roots.push(Part { groups, bound_node: raw.bound_node, bound_state: raw.bound_state });
+                self.roots.push(Part {
+                    groups,
+                    bound_node: raw.bound_node,
+                    bound_state: raw.bound_state,
+                });
             }
             self.root_of[q as usize] = self.root_of[rep as usize];
         }
@@ -605,7 +633,6 @@ impl LexemeStarts {
             + 2 * self.state_class.len()
             + 6 * self.class_rep.len()
             + 4 * self.winners_id.len()
-
             + 4 * self.root_of.len()
             + self
                 .roots

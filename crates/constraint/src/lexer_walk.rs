@@ -92,7 +92,10 @@ impl<P: TokenParser> LexWalker<P> {
         // closes an f-string with invalid fields (`fstring_quotes` re-checks tokens
         // ending on it).
         let ok = hi[0].try_push_bytes(&self.path[a..d]);
-        debug_assert!(ok || self.path[a..d].iter().any(|&b| b == b'"' || b == b'\''), "fast path and recognizer disagree");
+        debug_assert!(
+            ok || self.path[a..d].iter().any(|&b| b == b'"' || b == b'\''),
+            "fast path and recognizer disagree"
+        );
         self.heavy_steps += d - a;
         if ok {
             self.frames[d] = Frame { q: f.q, anchor: d as u32, full: true };
@@ -231,7 +234,10 @@ fn surely_refused<P: TokenParser>(
         return true;
     }
     let lang = state.language();
-    let layout = lang.python.as_ref().is_some_and(|py| acceptable.contains(py.indent) || acceptable.contains(py.dedent));
+    let layout = lang
+        .python
+        .as_ref()
+        .is_some_and(|py| acceptable.contains(py.indent) || acceptable.contains(py.dedent));
     if layout || !winners.iter().all(|&t| lang.ignored.contains(t) && !lang.is_layout_newline(t)) {
         return false;
     }

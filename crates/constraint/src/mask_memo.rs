@@ -59,7 +59,14 @@ struct Kept<P: TokenParser> {
 impl<P: TokenParser> Clone for MaskMemo<P> {
     /// Keeps only the most recent entry (see the module doc).
     fn clone(&self) -> Self {
-        Self { kept: self.kept.get(self.last).cloned().into_iter().collect(), entries: self.entries, last: 0, next: 0, scratch: None, reused: self.reused }
+        Self {
+            kept: self.kept.get(self.last).cloned().into_iter().collect(),
+            entries: self.entries,
+            last: 0,
+            next: 0,
+            scratch: None,
+            reused: self.reused,
+        }
     }
 }
 
@@ -67,7 +74,8 @@ impl<P: TokenParser> Clone for MaskMemo<P> {
 /// element: a slice comparison is a `memcmp` call, in wasm a loop over single bytes.
 fn same_lr<P: TokenParser>(a: &P, b: &P) -> bool {
     let (Some(a), Some(b)) = (a.lr_stacks(), b.lr_stacks()) else { return false };
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p == q))
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| x.len() == y.len() && x.iter().zip(y).all(|(p, q)| p == q))
 }
 
 impl<P: TokenParser> MaskMemo<P> {
@@ -77,7 +85,14 @@ impl<P: TokenParser> MaskMemo<P> {
 
     /// A memo of at most `entries` masks.
     pub(crate) fn with_entries(entries: usize) -> Self {
-        Self { kept: Vec::new(), entries: entries.max(1), last: 0, next: 0, scratch: None, reused: 0 }
+        Self {
+            kept: Vec::new(),
+            entries: entries.max(1),
+            last: 0,
+            next: 0,
+            scratch: None,
+            reused: 0,
+        }
     }
 
     /// Writes a kept mask into `mask` if `state` accepts the same continuations as
@@ -87,7 +102,8 @@ impl<P: TokenParser> MaskMemo<P> {
             Some(self.last)
         } else if self.kept.len() > 1 {
             let key = state.continuations_key();
-            (0..self.kept.len()).find(|&i| i != self.last && self.kept[i].key == key && self.matches(i, state))
+            (0..self.kept.len())
+                .find(|&i| i != self.last && self.kept[i].key == key && self.matches(i, state))
         } else {
             None
         };
@@ -121,7 +137,9 @@ impl<P: TokenParser> MaskMemo<P> {
                 match (ended, k.rest_refused, &k.ended) {
                     // Both refused, or only one.
                     (false, refused, _) => refused,
-                    (true, false, Some(ended)) => scratch.same_continuations(ended, false, same_lr) == Continuations::Same,
+                    (true, false, Some(ended)) => {
+                        scratch.same_continuations(ended, false, same_lr) == Continuations::Same
+                    }
                     (true, _, _) => false,
                 }
             }
@@ -136,7 +154,13 @@ impl<P: TokenParser> MaskMemo<P> {
         }
         let key = state.continuations_key();
         let i = if self.kept.len() < self.entries {
-            self.kept.push(Kept { key, state: state.clone(), ended: None, rest_refused: false, mask: mask.clone() });
+            self.kept.push(Kept {
+                key,
+                state: state.clone(),
+                ended: None,
+                rest_refused: false,
+                mask: mask.clone(),
+            });
             self.kept.len() - 1
         } else {
             let i = self.next;

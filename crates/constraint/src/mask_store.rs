@@ -30,7 +30,9 @@
 
 use std::collections::HashMap;
 
-use espalier_grammar::{DfaState, Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
+use espalier_grammar::{
+    DfaState, Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser,
+};
 
 use crate::{TokenSet, Vocab};
 
@@ -308,11 +310,8 @@ impl MaskStore {
         }
         m1_start.push(m1_pairs.len() as u32);
         rows.offsets.push(rows.tokens.len() as u32);
-        let layout_terms = lang
-            .python
-            .as_ref()
-            .map(|p| vec![p.indent, p.dedent])
-            .unwrap_or_default();
+        let layout_terms =
+            lang.python.as_ref().map(|p| vec![p.indent, p.dedent]).unwrap_or_default();
         let (dense_of, dense) = densify(&rows.offsets, &rows.tokens, vocab.len());
         MaskStore {
             dense_of,
@@ -338,7 +337,11 @@ impl MaskStore {
 
     /// Bytes of memory the store takes.
     pub fn memory_bytes(&self) -> usize {
-        4 * (self.m0.len() + self.m1_any.len() + self.m1_start.len() + self.offsets.len() + self.tokens.len())
+        4 * (self.m0.len()
+            + self.m1_any.len()
+            + self.m1_start.len()
+            + self.offsets.len()
+            + self.tokens.len())
             + 8 * self.m1_pairs.len()
             + 4 * self.dense_of.len()
             + self.dense.iter().map(|d| d.words().len() * 8).sum::<usize>()
@@ -398,7 +401,8 @@ impl MaskStore {
             match after {
                 Some(after) if !wide(after) => {
                     let k = q * nt + t as usize;
-                    let pairs = &self.m1_pairs[self.m1_start[k] as usize..self.m1_start[k + 1] as usize];
+                    let pairs =
+                        &self.m1_pairs[self.m1_start[k] as usize..self.m1_start[k + 1] as usize];
                     for &(t2, row) in pairs {
                         if after.contains(t2) {
                             self.add_row(row, mask);
@@ -459,17 +463,29 @@ impl MaskStore {
         let tokens = r.vec()?;
         let layout_terms = r.vec()?;
         let cells = num_states as usize * num_terms as usize;
-        if m0.len() != cells || m1_any.len() != cells || m1_start.len() != cells + 1 || offsets.is_empty() {
-            return Err(StoreError::Format { offset: r.pos, what: "tables matching the header's sizes" });
+        if m0.len() != cells
+            || m1_any.len() != cells
+            || m1_start.len() != cells + 1
+            || offsets.is_empty()
+        {
+            return Err(StoreError::Format {
+                offset: r.pos,
+                what: "tables matching the header's sizes",
+            });
         }
         let rows = offsets.len() as u32 - 1;
         let in_range = |v: &[u32]| v.iter().all(|&x| x == NONE || x < rows);
-        if !in_range(&m0) || !in_range(&m1_any) || offsets.iter().any(|&o| o as usize > tokens.len())
+        if !in_range(&m0)
+            || !in_range(&m1_any)
+            || offsets.iter().any(|&o| o as usize > tokens.len())
             || tokens.iter().any(|&t| t >= vocab_len)
             || m1_start.iter().any(|&s| s as usize > flat.len() / 2)
             || !flat.chunks_exact(2).all(|c| c[1] == NONE || c[1] < rows)
         {
-            return Err(StoreError::Format { offset: r.pos, what: "row ids and token ids in range" });
+            return Err(StoreError::Format {
+                offset: r.pos,
+                what: "row ids and token ids in range",
+            });
         }
         let (dense_of, dense) = densify(&offsets, &tokens, vocab_len as usize);
         Ok(MaskStore {
@@ -585,10 +601,14 @@ mod tests {
         let key = store_key(&lang, &vocab);
         assert_eq!(MaskStore::from_bytes(&bytes, key).unwrap(), *store);
         assert!(matches!(MaskStore::from_bytes(&bytes, key ^ 1), Err(StoreError::Stale { .. })));
-        assert!(matches!(MaskStore::from_bytes(&bytes[..bytes.len() - 3], key), Err(StoreError::Format { .. })));
+        assert!(matches!(
+            MaskStore::from_bytes(&bytes[..bytes.len() - 3], key),
+            Err(StoreError::Format { .. })
+        ));
 
         let trie = Arc::new(crate::TokTrie::new(&vocab));
-        let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Syncode, "toy").with_store(store);
+        let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Syncode, "toy")
+            .with_store(store);
         let mut exact = TokenSet::empty(vocab.len());
         let mut syn = TokenSet::empty(vocab.len());
         let mut over = 0;
@@ -597,7 +617,15 @@ mod tests {
             assert!(c.syncode_mask(&mut syn));
             let mut missing = exact.clone();
             missing.subtract(&syn);
-            assert!(missing.is_empty(), "syncode misses {:?} after {:?}", missing.iter().map(|t| String::from_utf8_lossy(vocab.bytes(t as u32)).into_owned()).collect::<Vec<_>>(), String::from_utf8_lossy(c.text()));
+            assert!(
+                missing.is_empty(),
+                "syncode misses {:?} after {:?}",
+                missing
+                    .iter()
+                    .map(|t| String::from_utf8_lossy(vocab.bytes(t as u32)).into_owned())
+                    .collect::<Vec<_>>(),
+                String::from_utf8_lossy(c.text())
+            );
             over += syn.count() - exact.count();
             c.commit(&[b]).unwrap();
         }

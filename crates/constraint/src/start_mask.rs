@@ -47,7 +47,8 @@ impl StartMask {
 
     /// Whether `state` is the empty text this mask was computed at.
     pub(crate) fn is_start_of<P: TokenParser>(&self, state: &GrammarRecognizer<P>) -> bool {
-        state.is_at_text_start() && state.parser().lr_stacks().is_some_and(|s| s == self.stacks.as_slice())
+        state.is_at_text_start()
+            && state.parser().lr_stacks().is_some_and(|s| s == self.stacks.as_slice())
     }
 
     /// The exact mask of the empty text (without EOS).
@@ -66,8 +67,9 @@ mod tests {
     /// Statement starts, expressions, strings, comments, indentation, Go keywords.
     fn vocab() -> Vocab {
         let words = [
-            "<eos>", "x", "def", " f", "(", ")", ":", "\n", "    ", "import", " os", "#", " c", "'", "\"\"\"", "f'", "{", "}", "1",
-            " =", "=", "package", " main", "func", "@", "if", " ", "\t", "\\", "else", "return", ")\n", "\n\n", "x =", "\"", "b'",
+            "<eos>", "x", "def", " f", "(", ")", ":", "\n", "    ", "import", " os", "#", " c",
+            "'", "\"\"\"", "f'", "{", "}", "1", " =", "=", "package", " main", "func", "@", "if",
+            " ", "\t", "\\", "else", "return", ")\n", "\n\n", "x =", "\"", "b'",
         ];
         Vocab::new(words.iter().map(|w| w.as_bytes().to_vec()).collect(), &[0], 0)
     }
@@ -76,9 +78,15 @@ mod tests {
     fn the_empty_texts_mask_is_built_once_and_equals_a_fresh_walk() {
         let vocab = vocab();
         let trie = TokTrie::new(&vocab);
-        for lang in [espalier_grammar::python().expect("Python compiles"), espalier_grammar::go().expect("Go compiles")] {
+        for lang in [
+            espalier_grammar::python().expect("Python compiles"),
+            espalier_grammar::go().expect("Go compiles"),
+        ] {
             let kept = trie.start_mask(&lang);
-            assert!(Arc::ptr_eq(&kept, &trie.start_mask(&lang)), "built once per trie and language");
+            assert!(
+                Arc::ptr_eq(&kept, &trie.start_mask(&lang)),
+                "built once per trie and language"
+            );
             let start = lang.recognizer();
             let mut walker = ExactWalker::new(&start, trie.lexeme_starts(&lang.dfa));
             walker.prepare_fields(&trie, &lang);
@@ -101,10 +109,25 @@ mod tests {
         assert!(!kept.is_start_of(&read), "a byte read");
         let mut comment = lang.recognizer();
         assert!(comment.try_push_bytes(b"# c\n"));
-        assert!(!kept.is_start_of(&comment), "a whole comment line read: the parser is as it was, the text is not");
-        let nested = espalier_grammar::Recognizer::with_layout(lang.clone(), espalier_grammar::LrParser::new(lang.table.clone()), 1, &[], false);
+        assert!(
+            !kept.is_start_of(&comment),
+            "a whole comment line read: the parser is as it was, the text is not"
+        );
+        let nested = espalier_grammar::Recognizer::with_layout(
+            lang.clone(),
+            espalier_grammar::LrParser::new(lang.table.clone()),
+            1,
+            &[],
+            false,
+        );
         assert!(!kept.is_start_of(&nested), "inside a bracket");
-        let indented = espalier_grammar::Recognizer::with_layout(lang.clone(), espalier_grammar::LrParser::new(lang.table.clone()), 0, &[0, 4], true);
+        let indented = espalier_grammar::Recognizer::with_layout(
+            lang.clone(),
+            espalier_grammar::LrParser::new(lang.table.clone()),
+            0,
+            &[0, 4],
+            true,
+        );
         assert!(!kept.is_start_of(&indented), "inside a block");
         assert!(!kept.is_start_of(&lang.earley_recognizer()), "no LR stacks to compare");
     }
@@ -116,15 +139,34 @@ mod tests {
         let vocab = vocab();
         let trie = Arc::new(TokTrie::new(&vocab));
         let python = espalier_grammar::python().expect("Python compiles");
-        for text in ["x = 1\n", "import os\n\n\ndef f():\n    return x\n", "# c\nx = f'{x}'\n", "\"\"\"\"\"\"\n"] {
-            let mut c = GrammarConstraint::new(python.recognizer(), trie.clone(), Strategy::Exact, "python-lr");
+        for text in [
+            "x = 1\n",
+            "import os\n\n\ndef f():\n    return x\n",
+            "# c\nx = f'{x}'\n",
+            "\"\"\"\"\"\"\n",
+        ] {
+            let mut c = GrammarConstraint::new(
+                python.recognizer(),
+                trie.clone(),
+                Strategy::Exact,
+                "python-lr",
+            );
             crate::grammar_constraint::assert_exact_is_check_along(&mut c, &vocab, text.as_bytes());
         }
         let go = espalier_grammar::go().expect("Go compiles");
         let mut c = GrammarConstraint::new(go.recognizer(), trie.clone(), Strategy::Exact, "go-lr");
-        crate::grammar_constraint::assert_exact_is_check_along(&mut c, &vocab, b"package main\n\nfunc f() {\n\treturn\n}\n");
+        crate::grammar_constraint::assert_exact_is_check_along(
+            &mut c,
+            &vocab,
+            b"package main\n\nfunc f() {\n\treturn\n}\n",
+        );
         // Syncode falls back to the exact mask where it has no store: same first mask.
-        let mut s = GrammarConstraint::new(python.recognizer(), trie.clone(), Strategy::Syncode, "python-lr");
+        let mut s = GrammarConstraint::new(
+            python.recognizer(),
+            trie.clone(),
+            Strategy::Syncode,
+            "python-lr",
+        );
         let mut e = GrammarConstraint::new(python.recognizer(), trie, Strategy::Exact, "python-lr");
         let (mut ms, mut me) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
         s.fill_mask(&vocab, &mut ms);

@@ -178,7 +178,10 @@ mod tests {
         (0..1000).step_by(7).for_each(|i| x.insert(i));
         (0..1000).step_by(11).for_each(|i| y.insert(i));
         x.union_with(&y);
-        assert_eq!(x.iter().collect::<Vec<_>>(), (0..1000).filter(|i| i % 7 == 0 || i % 11 == 0).collect::<Vec<_>>());
+        assert_eq!(
+            x.iter().collect::<Vec<_>>(),
+            (0..1000).filter(|i| i % 7 == 0 || i % 11 == 0).collect::<Vec<_>>()
+        );
         a.subtract(&b);
         assert!(!a.contains(15) && a.contains(3));
         assert_eq!(TokenSet::full(130).count(), 130);

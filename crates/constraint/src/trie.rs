@@ -77,7 +77,8 @@ pub struct TokTrie {
     starts: std::sync::Arc<std::sync::Mutex<Vec<StartsEntry>>>,
     /// The tokens ending in a quote (built on first use, ~1 ms, shared by every Python
     /// constraint over this trie; see [`crate::fstring_quotes`]).
-    quote_ends: std::sync::Arc<std::sync::OnceLock<std::sync::Arc<crate::fstring_quotes::QuoteEnds>>>,
+    quote_ends:
+        std::sync::Arc<std::sync::OnceLock<std::sync::Arc<crate::fstring_quotes::QuoteEnds>>>,
     /// The nested masks at a fresh f-string field, per language (built at setup,
     /// 12 KB with SmolLM2's vocabulary; see [`crate::field_start_mask`]).
     field_starts: std::sync::Arc<std::sync::Mutex<Vec<FieldStartsEntry>>>,
@@ -87,7 +88,8 @@ pub struct TokTrie {
 }
 
 /// A language (held weakly, compared by address) and its empty text's exact mask.
-type StartMaskEntry = (std::sync::Weak<espalier_grammar::Language>, std::sync::Arc<crate::start_mask::StartMask>);
+type StartMaskEntry =
+    (std::sync::Weak<espalier_grammar::Language>, std::sync::Arc<crate::start_mask::StartMask>);
 
 /// A language (held weakly, compared by address) and its fresh-field masks.
 type FieldStartsEntry = (
@@ -109,10 +111,14 @@ fn per_language<T>(
     lang: &std::sync::Arc<espalier_grammar::Language>,
     build: impl FnOnce() -> T,
 ) -> std::sync::Arc<T> {
-    let find = |cache: &mut Vec<(std::sync::Weak<espalier_grammar::Language>, std::sync::Arc<T>)>| {
-        cache.retain(|(w, _)| w.strong_count() > 0);
-        cache.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(lang))).map(|(_, m)| m.clone())
-    };
+    let find =
+        |cache: &mut Vec<(std::sync::Weak<espalier_grammar::Language>, std::sync::Arc<T>)>| {
+            cache.retain(|(w, _)| w.strong_count() > 0);
+            cache
+                .iter()
+                .find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(lang)))
+                .map(|(_, m)| m.clone())
+        };
     if let Some(m) = find(&mut cache.lock().unwrap_or_else(|e| e.into_inner())) {
         return m;
     }
@@ -197,7 +203,17 @@ impl TokTrie {
             nodes[i].b = size | ((pops as u32) << 24);
         }
         duplicates.sort_unstable();
-        Self { nodes, duplicates, long_tokens, vocab_len: vocab.len(), max_depth, starts: Default::default(), quote_ends: Default::default(), field_starts: Default::default(), start_masks: Default::default() }
+        Self {
+            nodes,
+            duplicates,
+            long_tokens,
+            vocab_len: vocab.len(),
+            max_depth,
+            starts: Default::default(),
+            quote_ends: Default::default(),
+            field_starts: Default::default(),
+            start_masks: Default::default(),
+        }
     }
 
     /// Number of nodes, root included.
@@ -376,7 +392,9 @@ impl TokTrie {
     ) -> Option<std::sync::Arc<crate::lexeme_starts::LexemeStarts>> {
         let mut cache = self.starts.lock().unwrap_or_else(|e| e.into_inner());
         cache.retain(|(w, _)| w.strong_count() > 0);
-        if let Some((_, s)) = cache.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(dfa))) {
+        if let Some((_, s)) =
+            cache.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(dfa)))
+        {
             return s.clone();
         }
         let built = crate::lexeme_starts::LexemeStarts::build(self, dfa).map(std::sync::Arc::new);
@@ -387,7 +405,9 @@ impl TokTrie {
     /// The tokens ending in a quote, for the f-string closing-quote re-check (built
     /// once per trie, on first use: `LexemeStarts::build` asks for it at setup).
     pub(crate) fn quote_ends(&self) -> std::sync::Arc<crate::fstring_quotes::QuoteEnds> {
-        self.quote_ends.get_or_init(|| std::sync::Arc::new(crate::fstring_quotes::QuoteEnds::new(self))).clone()
+        self.quote_ends
+            .get_or_init(|| std::sync::Arc::new(crate::fstring_quotes::QuoteEnds::new(self)))
+            .clone()
     }
 
     /// The nested masks at a fresh f-string field for `lang` (see
@@ -397,13 +417,18 @@ impl TokTrie {
         &self,
         lang: &std::sync::Arc<espalier_grammar::Language>,
     ) -> std::sync::Arc<crate::field_start_mask::FieldStartMasks> {
-        per_language(&self.field_starts, lang, || crate::field_start_mask::FieldStartMasks::build(self, lang))
+        per_language(&self.field_starts, lang, || {
+            crate::field_start_mask::FieldStartMasks::build(self, lang)
+        })
     }
 
     /// The exact mask of `lang`'s empty text (see [`crate::start_mask`]), built on the
     /// first call for each language (the first constraint over this trie asks) and
     /// shared afterwards.
-    pub(crate) fn start_mask(&self, lang: &std::sync::Arc<espalier_grammar::Language>) -> std::sync::Arc<crate::start_mask::StartMask> {
+    pub(crate) fn start_mask(
+        &self,
+        lang: &std::sync::Arc<espalier_grammar::Language>,
+    ) -> std::sync::Arc<crate::start_mask::StartMask> {
         per_language(&self.start_masks, lang, || crate::start_mask::StartMask::build(self, lang))
     }
 
@@ -419,7 +444,12 @@ impl TokTrie {
     /// Walks the subtree below node `node` (its descendants, not the node itself) as
     /// [`TokTrie::walk`] does, with `rec` positioned after `node`'s byte; `rec` ends
     /// there again.
-    pub(crate) fn walk_below<R: Recognizer + ?Sized>(&self, node: usize, rec: &mut R, mask: &mut TokenSet) -> usize {
+    pub(crate) fn walk_below<R: Recognizer + ?Sized>(
+        &self,
+        node: usize,
+        rec: &mut R,
+        mask: &mut TokenSet,
+    ) -> usize {
         let end = node + self.nodes[node].subtree();
         if end == node + 1 {
             return 0;
@@ -478,8 +508,8 @@ mod tests {
     #[test]
     fn walk_agrees_with_checking_each_token() {
         let words = [
-            "<eos>", "a", "ab", "abc", "b", "ba", "abd", "x", "ab", "bab", "c", "abcd", "zz",
-            "q", "bb", "abce",
+            "<eos>", "a", "ab", "abc", "b", "ba", "abd", "x", "ab", "bab", "c", "abcd", "zz", "q",
+            "bb", "abce",
         ];
         let v = vocab(&words);
         let trie = TokTrie::new(&v);
@@ -498,8 +528,7 @@ mod tests {
             trie.add_duplicates(&mut mask);
             assert!(rec.stack.is_empty(), "walk must restore the recognizer");
             for (id, w) in words.iter().enumerate() {
-                let expect = id != 0
-                    && rec.words.iter().any(|a| a.starts_with(w.as_bytes()));
+                let expect = id != 0 && rec.words.iter().any(|a| a.starts_with(w.as_bytes()));
                 assert_eq!(mask.contains(id), expect, "token {w:?} with {allowed:?}");
             }
             for b in [b'a', b'b', b'z'] {

@@ -33,7 +33,11 @@ mod tests {
         let trie = Arc::new(TokTrie::new(&vocab));
         let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Exact, "python-lr");
         for (i, &b) in text.iter().enumerate() {
-            assert!(c.commit(&[b]).is_ok(), "byte {i} of the sample refused: {:?}", String::from_utf8_lossy(&text[..=i]));
+            assert!(
+                c.commit(&[b]).is_ok(),
+                "byte {i} of the sample refused: {:?}",
+                String::from_utf8_lossy(&text[..=i])
+            );
         }
         assert!(c.is_complete(), "the sample is a whole module");
     }

@@ -28,7 +28,8 @@ fn exact_masks_equal_the_brute_force_oracle() {
     let lang = espalier_grammar::python().unwrap();
     let mut mask = TokenSet::empty(vocab.len());
     let mut syncode_mask = TokenSet::empty(vocab.len());
-    let (mut positions, mut disagreements, mut over, mut viable_total) = (0, Vec::new(), 0usize, 0usize);
+    let (mut positions, mut disagreements, mut over, mut viable_total) =
+        (0, Vec::new(), 0usize, 0usize);
     let mut under = Vec::new();
     for (path, text) in &files {
         if !common::grammar_accepts(text) {
@@ -39,8 +40,9 @@ fn exact_masks_equal_the_brute_force_oracle() {
             let pos = rng.below(bytes.len() + 1);
             let mut rec = lang.recognizer();
             rec.push_bytes(&bytes[..pos]).expect("a prefix of an accepted file is viable");
-            let mut c = GrammarConstraint::new(rec.clone(), trie.clone(), Strategy::Exact, "python-lr")
-                .with_store(store.clone());
+            let mut c =
+                GrammarConstraint::new(rec.clone(), trie.clone(), Strategy::Exact, "python-lr")
+                    .with_store(store.clone());
             c.fill_mask(&vocab, &mut mask);
             let syncode_answered = {
                 c.set_strategy(Strategy::Syncode);
@@ -67,7 +69,10 @@ fn exact_masks_equal_the_brute_force_oracle() {
                         over += 1;
                     }
                     if !s && viable {
-                        under.push(format!("{path} @{pos}: token {id} {:?}", String::from_utf8_lossy(vocab.bytes(id))));
+                        under.push(format!(
+                            "{path} @{pos}: token {id} {:?}",
+                            String::from_utf8_lossy(vocab.bytes(id))
+                        ));
                     }
                 }
             }
@@ -84,6 +89,14 @@ fn exact_masks_equal_the_brute_force_oracle() {
         under.len()
     );
     assert!(positions >= 50, "too few positions: {positions}");
-    assert!(disagreements.is_empty(), "{}", disagreements[..disagreements.len().min(30)].join("\n"));
-    assert!(under.is_empty(), "syncode misses viable tokens:\n{}", under[..under.len().min(30)].join("\n"));
+    assert!(
+        disagreements.is_empty(),
+        "{}",
+        disagreements[..disagreements.len().min(30)].join("\n")
+    );
+    assert!(
+        under.is_empty(),
+        "syncode misses viable tokens:\n{}",
+        under[..under.len().min(30)].join("\n")
+    );
 }

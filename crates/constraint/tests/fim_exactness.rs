@@ -15,7 +15,8 @@ fn fim_masks_equal_the_brute_force_oracle() {
     let lang = espalier_grammar::python().unwrap();
     let mut rng = common::Rng(0xF1A0_0001);
     let sample: Vec<u32> = {
-        let mut ids: Vec<u32> = (0..vocab.len() as u32).filter(|&id| !vocab.is_special(id)).collect();
+        let mut ids: Vec<u32> =
+            (0..vocab.len() as u32).filter(|&id| !vocab.is_special(id)).collect();
         for i in 0..2000 {
             let j = i + rng.below(ids.len() - i);
             ids.swap(i, j);
@@ -40,17 +41,22 @@ fn fim_masks_equal_the_brute_force_oracle() {
             b += 1;
         }
         let (prefix, middle, suffix) = (&bytes[..a], &bytes[a..b], &bytes[b..]);
-        let mut c = FimConstraint::new(&lang, prefix, suffix, trie.clone()).unwrap_or_else(|e| panic!("{path} at {a}..{b}: {e}"));
+        let mut c = FimConstraint::new(&lang, prefix, suffix, trie.clone())
+            .unwrap_or_else(|e| panic!("{path} at {a}..{b}: {e}"));
         let stops: Vec<usize> = (0..3).map(|_| rng.below(middle.len() + 1)).collect();
         let mut fed = 0;
         for stop in (0..=middle.len()).filter(|i| stops.contains(i) || *i == middle.len()) {
-            c.commit(&middle[fed..stop]).unwrap_or_else(|e| panic!("{path} at {a}..{b}: true middle refused: {e}"));
+            c.commit(&middle[fed..stop])
+                .unwrap_or_else(|e| panic!("{path} at {a}..{b}: true middle refused: {e}"));
             fed = stop;
             c.fill_mask(&vocab, &mut mask);
             points += 1;
             for &id in &sample {
                 if mask.contains(id as usize) != c.allows(vocab.bytes(id)) {
-                    disagreements.push(format!("{path} at {a}..{b}+{stop}: token {id} {:?}", String::from_utf8_lossy(vocab.bytes(id))));
+                    disagreements.push(format!(
+                        "{path} at {a}..{b}+{stop}: token {id} {:?}",
+                        String::from_utf8_lossy(vocab.bytes(id))
+                    ));
                 }
             }
             let mut whole = prefix.to_vec();
@@ -60,14 +66,25 @@ fn fim_masks_equal_the_brute_force_oracle() {
             let member = r.push_bytes(&whole).is_ok() && r.is_complete();
             eos_checked += 1;
             if mask.contains(vocab.eos() as usize) != member {
-                disagreements.push(format!("{path} at {a}..{b}+{stop}: EOS {} but membership {member}", mask.contains(vocab.eos() as usize)));
+                disagreements.push(format!(
+                    "{path} at {a}..{b}+{stop}: EOS {} but membership {member}",
+                    mask.contains(vocab.eos() as usize)
+                ));
             }
             if stop == middle.len() && !member {
-                disagreements.push(format!("{path} at {a}..{b}: the whole true middle does not join"));
+                disagreements
+                    .push(format!("{path} at {a}..{b}: the whole true middle does not join"));
             }
         }
     }
-    eprintln!("fim exactness: {points} points x 2000 tokens, {eos_checked} EOS checks, {} disagreements", disagreements.len());
+    eprintln!(
+        "fim exactness: {points} points x 2000 tokens, {eos_checked} EOS checks, {} disagreements",
+        disagreements.len()
+    );
     assert!(points >= 40, "only {points} points");
-    assert!(disagreements.is_empty(), "{}", disagreements.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        disagreements.is_empty(),
+        "{}",
+        disagreements.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
 }

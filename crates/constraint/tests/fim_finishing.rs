@@ -33,7 +33,10 @@ fn fim_finishing_mask_joins_from_astray_middles() {
         if !common::grammar_accepts(text) || text.len() < 64 {
             continue;
         }
-        let mut rng = common::Rng(path.bytes().fold(0xF1A0_0013_u64, |h, x| (h ^ u64::from(x)).wrapping_mul(0x100_0000_01B3)));
+        let mut rng = common::Rng(
+            path.bytes()
+                .fold(0xF1A0_0013_u64, |h, x| (h ^ u64::from(x)).wrapping_mul(0x100_0000_01B3)),
+        );
         let bytes = text.as_bytes();
         let mut a = rng.below(bytes.len() * 9 / 10);
         while !text.is_char_boundary(a) {
@@ -77,21 +80,31 @@ fn fim_finishing_mask_joins_from_astray_middles() {
             c.fill_mask(&vocab, &mut exact);
             let ids: Vec<usize> = mask.iter().collect();
             if let Some(&bad) = ids.iter().find(|&&id| !exact.contains(id)) {
-                problems.push(format!("{path} at {a}..{b}: finishing token {bad} not in the exact mask"));
+                problems.push(format!(
+                    "{path} at {a}..{b}: finishing token {bad} not in the exact mask"
+                ));
                 break;
             }
             if ids.contains(&(vocab.eos() as usize)) {
                 let whole = [prefix, c.middle(), suffix].concat();
                 let mut r = lang.recognizer();
                 if !(r.push_bytes(&whole).is_ok() && r.is_complete()) {
-                    problems.push(format!("{path} at {a}..{b}: EOS in the finishing mask without membership"));
+                    problems.push(format!(
+                        "{path} at {a}..{b}: EOS in the finishing mask without membership"
+                    ));
                 }
                 joined += 1;
-                eprintln!("    joined in {steps} tokens: \"{}\"", c.middle()[walked..].escape_ascii());
+                eprintln!(
+                    "    joined in {steps} tokens: \"{}\"",
+                    c.middle()[walked..].escape_ascii()
+                );
                 break;
             }
             if steps >= bridge.len() {
-                problems.push(format!("{path} at {a}..{b}: no join after {steps} tokens (bridge {:?})", String::from_utf8_lossy(&bridge)));
+                problems.push(format!(
+                    "{path} at {a}..{b}: no join after {steps} tokens (bridge {:?})",
+                    String::from_utf8_lossy(&bridge)
+                ));
                 break;
             }
             c.commit(vocab.bytes(ids[rng.below(ids.len())] as u32)).unwrap();
@@ -100,6 +113,10 @@ fn fim_finishing_mask_joins_from_astray_middles() {
     }
     eprintln!("fim finishing: {cases} astray middles, a bridge found for {found}, joined {joined}; {} problems", problems.len());
     assert!(cases >= 20, "only {cases} cases");
-    assert!(problems.is_empty(), "{}", problems.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{}",
+        problems.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
+    );
     assert!(found * 10 >= cases * 8, "a bridge for only {found} of {cases} astray middles");
 }

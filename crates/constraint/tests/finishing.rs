@@ -51,7 +51,10 @@ while pos < len(data):
         out.append('0')
 sys.stdout.write(''.join(out))
 "#;
-    assert!(std::path::Path::new(PYTHON).exists(), "{PYTHON} missing: the oracle is required (apt install python3.11)");
+    assert!(
+        std::path::Path::new(PYTHON).exists(),
+        "{PYTHON} missing: the oracle is required (apt install python3.11)"
+    );
     let mut child = Command::new(PYTHON)
         .args(["-c", SCRIPT])
         .stdin(Stdio::piped())
@@ -59,11 +62,20 @@ sys.stdout.write(''.join(out))
         .spawn()
         .expect("run python3.11");
     let mut stdin = child.stdin.take().unwrap();
-    let payload: Vec<u8> = texts.iter().flat_map(|t| (t.len() as u32).to_le_bytes().into_iter().chain(t.iter().copied())).collect();
+    let payload: Vec<u8> = texts
+        .iter()
+        .flat_map(|t| (t.len() as u32).to_le_bytes().into_iter().chain(t.iter().copied()))
+        .collect();
     let writer = std::thread::spawn(move || stdin.write_all(&payload).unwrap());
     let out = child.wait_with_output().expect("python3.11 output");
     writer.join().unwrap();
-    assert_eq!(out.stdout.len(), texts.len(), "the oracle answered {} of {} texts", out.stdout.len(), texts.len());
+    assert_eq!(
+        out.stdout.len(),
+        texts.len(),
+        "the oracle answered {} of {} texts",
+        out.stdout.len(),
+        texts.len()
+    );
     out.stdout
         .iter()
         .map(|&c| match c {
@@ -75,7 +87,12 @@ sys.stdout.write(''.join(out))
 }
 
 /// Runs `finish` from every start, then asks `ast.parse` about the results.
-fn check_all(name: &str, starts: Vec<(String, GrammarConstraint)>, vocab: &Vocab, rng: &mut common::Rng) {
+fn check_all(
+    name: &str,
+    starts: Vec<(String, GrammarConstraint)>,
+    vocab: &Vocab,
+    rng: &mut common::Rng,
+) {
     let mut failures = Vec::new();
     let mut programs = Vec::new();
     let (mut tokens, mut costs, mut longest) = (0usize, 0u64, 0usize);
@@ -90,8 +107,12 @@ fn check_all(name: &str, starts: Vec<(String, GrammarConstraint)>, vocab: &Vocab
                 programs.push((label, c.text().to_vec()));
             }
             Err(e) => {
-                let tail: String = before.chars().rev().take(80).collect::<Vec<_>>().into_iter().rev().collect();
-                failures.push(format!("{label}: {e}\n  text ends {tail:?}\n  now ends {:?}", String::from_utf8_lossy(&c.text()[c.text().len().saturating_sub(80)..])));
+                let tail: String =
+                    before.chars().rev().take(80).collect::<Vec<_>>().into_iter().rev().collect();
+                failures.push(format!(
+                    "{label}: {e}\n  text ends {tail:?}\n  now ends {:?}",
+                    String::from_utf8_lossy(&c.text()[c.text().len().saturating_sub(80)..])
+                ));
             }
         }
     }
@@ -100,13 +121,24 @@ fn check_all(name: &str, starts: Vec<(String, GrammarConstraint)>, vocab: &Vocab
     let mut bad_escapes = Vec::new();
     for ((label, text), verdict) in programs.iter().zip(verdicts) {
         if verdict == Verdict::BadEscape {
-            bad_escapes.push(format!("{label}: ends {:?}", String::from_utf8_lossy(&text[text.len().saturating_sub(60)..])));
+            bad_escapes.push(format!(
+                "{label}: ends {:?}",
+                String::from_utf8_lossy(&text[text.len().saturating_sub(60)..])
+            ));
         } else if verdict == Verdict::Refused {
-            failures.push(format!("{label}: ast.parse refuses the finished program, ending {:?}", String::from_utf8_lossy(&text[text.len().saturating_sub(120)..])));
+            failures.push(format!(
+                "{label}: ast.parse refuses the finished program, ending {:?}",
+                String::from_utf8_lossy(&text[text.len().saturating_sub(120)..])
+            ));
         }
     }
     times.sort_by(f64::total_cmp);
-    let pct = |p: f64| times.get(((times.len() as f64 * p) as usize).min(times.len().saturating_sub(1))).copied().unwrap_or(0.0);
+    let pct = |p: f64| {
+        times
+            .get(((times.len() as f64 * p) as usize).min(times.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0.0)
+    };
     eprintln!(
         "{name}: {} finished and accepted by ast.parse, {} failures; {tokens} tokens taken (longest finish {longest}), sum of start costs {costs}; finishing mask wall time p50 {:.1} ms, p90 {:.1} ms, max {:.1} ms over {} masks",
         texts.len() - bad_escapes.len() - failures.iter().filter(|f| f.contains("ast.parse")).count(),
@@ -127,7 +159,8 @@ fn finishing_from_cuts_of_the_standard_library() {
     let (_tok, vocab, trie) = common::smollm2();
     let cuts = if common::slow() { 400 } else { 40 };
     let files = common::cpython_sample(7, 3, 60_000);
-    let files: Vec<&(String, String)> = files.iter().filter(|(_, t)| common::grammar_accepts(t)).collect();
+    let files: Vec<&(String, String)> =
+        files.iter().filter(|(_, t)| common::grammar_accepts(t)).collect();
     assert!(files.len() > 50, "only {} CPython files found", files.len());
     let mut rng = common::Rng(0xF1_0151);
     let mut starts = Vec::new();
@@ -163,7 +196,8 @@ fn finishing_after_masked_random_walks() {
             c.fill_mask(&vocab, &mut mask);
             // No NUL bytes: CPython refuses them anywhere in a source, while the grammar
             // (like the exact mask) allows them inside strings and comments.
-            let members: Vec<usize> = mask.iter().filter(|&t| t != eos && !vocab.bytes(t as u32).contains(&0)).collect();
+            let members: Vec<usize> =
+                mask.iter().filter(|&t| t != eos && !vocab.bytes(t as u32).contains(&0)).collect();
             if members.is_empty() {
                 break;
             }

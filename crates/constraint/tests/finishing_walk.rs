@@ -28,7 +28,8 @@ fn compare(
         let bytes = text.as_bytes();
         for _ in 0..cuts {
             let pos = rng.below(bytes.len());
-            (steps, steered) = add(compare_at(path, bytes, pos, make, vocab, follow), (steps, steered));
+            (steps, steered) =
+                add(compare_at(path, bytes, pos, make, vocab, follow), (steps, steered));
         }
     }
     (steps, steered)
@@ -40,9 +41,17 @@ fn add(a: (usize, usize), b: (usize, usize)) -> (usize, usize) {
 
 /// Compares both finishing masks after `bytes[..pos]`, then after each of the next
 /// `follow` bytes; returns (steps, steered steps).
-fn compare_at(path: &str, bytes: &[u8], pos: usize, make: &dyn Fn() -> GrammarConstraint, vocab: &Vocab, follow: usize) -> (usize, usize) {
+fn compare_at(
+    path: &str,
+    bytes: &[u8],
+    pos: usize,
+    make: &dyn Fn() -> GrammarConstraint,
+    vocab: &Vocab,
+    follow: usize,
+) -> (usize, usize) {
     let (mut steps, mut steered) = (0, 0);
-    let (mut walk, mut each, mut exact) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
+    let (mut walk, mut each, mut exact) =
+        (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
     let mut c = make();
     if c.commit(&bytes[..pos]).is_err() {
         return (0, 0);
@@ -50,15 +59,34 @@ fn compare_at(path: &str, bytes: &[u8], pos: usize, make: &dyn Fn() -> GrammarCo
     for k in pos..(pos + follow).min(bytes.len()) {
         let a = c.finishing_mask(vocab, &mut walk).expect("LR constraint");
         let b = c.finishing_mask_per_token(vocab, &mut each).expect("LR constraint");
-        let at = || format!("{path} @{k}: after {:?}", String::from_utf8_lossy(&bytes[k.saturating_sub(40)..k]));
+        let at = || {
+            format!(
+                "{path} @{k}: after {:?}",
+                String::from_utf8_lossy(&bytes[k.saturating_sub(40)..k])
+            )
+        };
         assert_eq!(a, b, "{}", at());
         if walk != each {
-            let only_walk: Vec<String> = walk.iter().filter(|&t| !each.contains(t)).take(10).map(|t| format!("{:?}", String::from_utf8_lossy(vocab.bytes(t as u32)))).collect();
-            let only_each: Vec<String> = each.iter().filter(|&t| !walk.contains(t)).take(10).map(|t| format!("{:?}", String::from_utf8_lossy(vocab.bytes(t as u32)))).collect();
+            let only_walk: Vec<String> = walk
+                .iter()
+                .filter(|&t| !each.contains(t))
+                .take(10)
+                .map(|t| format!("{:?}", String::from_utf8_lossy(vocab.bytes(t as u32))))
+                .collect();
+            let only_each: Vec<String> = each
+                .iter()
+                .filter(|&t| !walk.contains(t))
+                .take(10)
+                .map(|t| format!("{:?}", String::from_utf8_lossy(vocab.bytes(t as u32))))
+                .collect();
             panic!("{}: trie walk only {only_walk:?}, per token only {only_each:?}", at());
         }
         c.fill_mask(vocab, &mut exact);
-        assert!(walk.iter().all(|t| exact.contains(t)), "{}: finishing mask outside the exact mask", at());
+        assert!(
+            walk.iter().all(|t| exact.contains(t)),
+            "{}: finishing mask outside the exact mask",
+            at()
+        );
         steps += 1;
         steered += a.steered as usize;
         if c.commit(&bytes[k..k + 1]).is_err() {
@@ -73,7 +101,10 @@ fn trie_walk_scores_equal_per_token_scores_on_python() {
     let (_tok, vocab, trie) = common::smollm2();
     let files = common::cpython_sample(if common::slow() { 20 } else { 160 }, 11, 20_000);
     let cache = CostCache::new();
-    let make = || common::python_constraint(&trie, espalier_constraint::Strategy::Exact, None).with_cost_cache(cache.clone());
+    let make = || {
+        common::python_constraint(&trie, espalier_constraint::Strategy::Exact, None)
+            .with_cost_cache(cache.clone())
+    };
     let mut rng = common::Rng(0xF1_4150);
     let (steps, steered) = compare(&files, &make, &vocab, 2, 6, &mut rng);
     eprintln!("python: {steps} steps compared, {steered} steered");
@@ -86,7 +117,10 @@ fn trie_walk_scores_equal_per_token_scores_on_go() {
     let (_tok, vocab, trie) = common::smollm2();
     let files = common::go_sample(if common::slow() { 40 } else { 400 }, 5, 20_000);
     let cache = CostCache::new();
-    let make = || common::go_constraint(&trie, espalier_constraint::Strategy::Exact, None).with_cost_cache(cache.clone());
+    let make = || {
+        common::go_constraint(&trie, espalier_constraint::Strategy::Exact, None)
+            .with_cost_cache(cache.clone())
+    };
     let mut rng = common::Rng(0xF1_4151);
     let (steps, steered) = compare(&files, &make, &vocab, 2, 6, &mut rng);
     eprintln!("go: {steps} steps compared, {steered} steered");
@@ -100,7 +134,10 @@ fn trie_walk_scores_equal_per_token_scores_in_the_slowest_contexts() {
     let data = include_str!("data/slow-finishing-contexts.json");
     let contexts: Vec<serde_json::Value> = serde_json::from_str(data).expect("the contexts parse");
     let cache = CostCache::new();
-    let make = || common::python_constraint(&trie, espalier_constraint::Strategy::Exact, None).with_cost_cache(cache.clone());
+    let make = || {
+        common::python_constraint(&trie, espalier_constraint::Strategy::Exact, None)
+            .with_cost_cache(cache.clone())
+    };
     let (mut steps, mut steered) = (0, 0);
     for c in &contexts {
         let (name, text) = (c["name"].as_str().unwrap(), c["text"].as_str().unwrap());
@@ -109,7 +146,10 @@ fn trie_walk_scores_equal_per_token_scores_in_the_slowest_contexts() {
         assert!(n >= 6, "{name}: only {n} steps (the prefix must be viable)");
         (steps, steered) = add((n, s), (steps, steered));
     }
-    eprintln!("slow contexts: {steps} steps compared, {steered} steered, cache {} entries", cache.entries());
+    eprintln!(
+        "slow contexts: {steps} steps compared, {steered} steered, cache {} entries",
+        cache.entries()
+    );
     assert!(contexts.len() >= 8 && steered >= steps / 2, "{steered} of {steps} steered");
 }
 
@@ -122,7 +162,10 @@ fn trie_walk_scores_equal_per_token_scores_in_the_slowest_contexts() {
 fn trie_walk_scores_equal_per_token_scores_inside_lexemes_and_string_prefixes() {
     let (_tok, vocab, trie) = common::smollm2();
     let cache = CostCache::new();
-    let make = || common::python_constraint(&trie, espalier_constraint::Strategy::Exact, None).with_cost_cache(cache.clone());
+    let make = || {
+        common::python_constraint(&trie, espalier_constraint::Strategy::Exact, None)
+            .with_cost_cache(cache.clone())
+    };
     let texts = [
         "x = f'ab{c}' + rf\"{d!r:>{w}}\" + Rb'\\x00' + fr'{e}'\n",
         "def g(a, b=0x1f, *c):\n    return a.real + 1e-3 + 0o17 + 10_000j  # a comment\n",

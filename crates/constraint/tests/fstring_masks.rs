@@ -67,7 +67,11 @@ fn exact_masks_inside_fstrings_equal_the_brute_force_oracle() {
             if found == per_file {
                 break;
             }
-            if w[0] == b'f' && (w[1] == b'"' || w[1] == b'\'') && i > 0 && !text.as_bytes()[i - 1].is_ascii_alphanumeric() {
+            if w[0] == b'f'
+                && (w[1] == b'"' || w[1] == b'\'')
+                && i > 0
+                && !text.as_bytes()[i - 1].is_ascii_alphanumeric()
+            {
                 let end = text[i + 2..].find(w[1] as char).map_or(text.len(), |e| i + 3 + e);
                 let mut k = i + 1;
                 while k <= end && k < text.len() {
@@ -96,7 +100,10 @@ fn exact_masks_inside_fstrings_equal_the_brute_force_oracle() {
             }
             let bytes = vocab.bytes(id);
             let viable = rec.clone().try_push_bytes(bytes);
-            if !viable && matches!(bytes.last(), Some(b'"' | b'\'')) && rec.clone().try_push_bytes(&bytes[..bytes.len() - 1]) {
+            if !viable
+                && matches!(bytes.last(), Some(b'"' | b'\''))
+                && rec.clone().try_push_bytes(&bytes[..bytes.len() - 1])
+            {
                 refused_quotes += 1;
             }
             if mask.contains(id as usize) != viable {
@@ -116,7 +123,11 @@ fn exact_masks_inside_fstrings_equal_the_brute_force_oracle() {
     );
     assert!(positions >= 60, "too few positions: {positions}");
     assert!(refused_quotes > 0, "no closing quote was refused: the test lost its subject");
-    assert!(disagreements.is_empty(), "{}", disagreements[..disagreements.len().min(30)].join("\n"));
+    assert!(
+        disagreements.is_empty(),
+        "{}",
+        disagreements[..disagreements.len().min(30)].join("\n")
+    );
 }
 
 #[test]

@@ -37,11 +37,17 @@ fn gofmt_error(text: &[u8]) -> Option<String> {
     let writer = std::thread::spawn(move || stdin.write_all(&payload).unwrap());
     let out = child.wait_with_output().expect("gofmt output");
     writer.join().unwrap();
-    (!out.status.success()).then(|| String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").to_string())
+    (!out.status.success())
+        .then(|| String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").to_string())
 }
 
 /// Runs `finish` from every start, then asks `gofmt -e` about the results.
-fn check_all(name: &str, starts: Vec<(String, GrammarConstraint)>, vocab: &Vocab, rng: &mut common::Rng) {
+fn check_all(
+    name: &str,
+    starts: Vec<(String, GrammarConstraint)>,
+    vocab: &Vocab,
+    rng: &mut common::Rng,
+) {
     let mut failures = Vec::new();
     let (mut finished, mut tokens, mut costs, mut longest) = (0usize, 0usize, 0u64, 0usize);
     let mut times = Vec::new();
@@ -49,7 +55,9 @@ fn check_all(name: &str, starts: Vec<(String, GrammarConstraint)>, vocab: &Vocab
     for (label, mut c) in starts {
         let first_mask = times.len();
         let before = String::from_utf8_lossy(c.text()).into_owned();
-        let tail = |t: &str| t.chars().rev().take(80).collect::<Vec<_>>().into_iter().rev().collect::<String>();
+        let tail = |t: &str| {
+            t.chars().rev().take(80).collect::<Vec<_>>().into_iter().rev().collect::<String>()
+        };
         match finish(&mut c, vocab, rng, &mut times) {
             Ok((n, cost)) => {
                 tokens += n;
@@ -64,7 +72,11 @@ fn check_all(name: &str, starts: Vec<(String, GrammarConstraint)>, vocab: &Vocab
                     )),
                 }
             }
-            Err(e) => failures.push(format!("{label}: {e}\n  text ends {:?}\n  now ends {:?}", tail(&before), tail(&String::from_utf8_lossy(c.text())))),
+            Err(e) => failures.push(format!(
+                "{label}: {e}\n  text ends {:?}\n  now ends {:?}",
+                tail(&before),
+                tail(&String::from_utf8_lossy(c.text()))
+            )),
         }
         let worst = times[first_mask..].iter().copied().fold(0.0, f64::max);
         if worst > slowest.0 {
@@ -73,7 +85,12 @@ fn check_all(name: &str, starts: Vec<(String, GrammarConstraint)>, vocab: &Vocab
     }
     eprintln!("{name}: slowest finishing mask {:.1} ms: {}", slowest.0, slowest.1);
     times.sort_by(f64::total_cmp);
-    let pct = |p: f64| times.get(((times.len() as f64 * p) as usize).min(times.len().saturating_sub(1))).copied().unwrap_or(0.0);
+    let pct = |p: f64| {
+        times
+            .get(((times.len() as f64 * p) as usize).min(times.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(0.0)
+    };
     eprintln!(
         "{name}: {finished} finished and accepted by gofmt -e, {} failures; {tokens} tokens taken (longest finish {longest}), sum of start costs {costs}; finishing mask wall time p50 {:.1} ms, p90 {:.1} ms, max {:.1} ms over {} masks",
         failures.len(),
@@ -91,7 +108,8 @@ fn finishing_go_from_cuts_of_the_standard_library() {
     let (_tok, vocab, trie) = common::smollm2();
     let cuts = if common::slow() { 300 } else { 30 };
     let files = common::go_sample(9, 2, 40_000);
-    let files: Vec<&(String, String)> = files.iter().filter(|(_, t)| common::go_accepts(t)).collect();
+    let files: Vec<&(String, String)> =
+        files.iter().filter(|(_, t)| common::go_accepts(t)).collect();
     assert!(files.len() > 50, "only {} Go files found", files.len());
     let mut rng = common::Rng(0x60_F151);
     let mut starts = Vec::new();
@@ -128,7 +146,11 @@ fn finishing_go_after_masked_random_walks() {
             c.fill_mask(&vocab, &mut mask);
             let members: Vec<usize> = mask
                 .iter()
-                .filter(|&t| t != eos && !vocab.bytes(t as u32).contains(&0) && std::str::from_utf8(vocab.bytes(t as u32)).is_ok())
+                .filter(|&t| {
+                    t != eos
+                        && !vocab.bytes(t as u32).contains(&0)
+                        && std::str::from_utf8(vocab.bytes(t as u32)).is_ok()
+                })
                 .collect();
             if members.is_empty() {
                 break;

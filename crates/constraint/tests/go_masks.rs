@@ -33,7 +33,8 @@ fn true_next_token_is_always_allowed_on_go_files() {
                     _ => {
                         c.fill_mask(&vocab, &mut mask);
                         if mask.contains(vocab.eos() as usize) != c.is_complete() {
-                            violations.push(format!("{path}: {strategy}: EOS bit wrong at token {i}"));
+                            violations
+                                .push(format!("{path}: {strategy}: EOS bit wrong at token {i}"));
                         }
                         mask.contains(id as usize)
                     }
@@ -54,7 +55,10 @@ fn true_next_token_is_always_allowed_on_go_files() {
             }
         }
     }
-    eprintln!("go soundness: {checked} files, {steps} steps over all strategies, {} violations", violations.len());
+    eprintln!(
+        "go soundness: {checked} files, {steps} steps over all strategies, {} violations",
+        violations.len()
+    );
     assert!(checked >= 5, "too few files checked: {checked}");
     assert!(violations.is_empty(), "violations:\n{}", violations.join("\n"));
 }
@@ -65,7 +69,8 @@ fn exact_go_masks_equal_the_brute_force_oracle() {
     let store = common::go_store(&vocab);
     let mut rng = common::Rng(0x60_5EED);
     let sample: Vec<u32> = {
-        let mut ids: Vec<u32> = (0..vocab.len() as u32).filter(|&id| !vocab.is_special(id)).collect();
+        let mut ids: Vec<u32> =
+            (0..vocab.len() as u32).filter(|&id| !vocab.is_special(id)).collect();
         for i in 0..2000 {
             let j = i + rng.below(ids.len() - i);
             ids.swap(i, j);
@@ -75,15 +80,19 @@ fn exact_go_masks_equal_the_brute_force_oracle() {
     };
     // newline-bearing tokens are few in a random sample: add every one of them
     let mut sample = sample;
-    let with_newline: Vec<u32> =
-        (0..vocab.len() as u32).filter(|&id| !vocab.is_special(id) && vocab.bytes(id).contains(&b'\n') && !sample.contains(&id)).collect();
+    let with_newline: Vec<u32> = (0..vocab.len() as u32)
+        .filter(|&id| {
+            !vocab.is_special(id) && vocab.bytes(id).contains(&b'\n') && !sample.contains(&id)
+        })
+        .collect();
     sample.extend(with_newline);
     let positions_per_file = if common::slow() { 40 } else { 10 };
     let files = common::go_sample(if common::slow() { 80 } else { 350 }, 11, 20_000);
     let lang = espalier_grammar::go().unwrap();
     let mut mask = TokenSet::empty(vocab.len());
     let mut syncode_mask = TokenSet::empty(vocab.len());
-    let (mut positions, mut over, mut viable_total, mut store_answers) = (0, 0usize, 0usize, 0usize);
+    let (mut positions, mut over, mut viable_total, mut store_answers) =
+        (0, 0usize, 0usize, 0usize);
     let (mut disagreements, mut under) = (Vec::new(), Vec::new());
     for (path, text) in &files {
         let bytes = text.as_bytes();
@@ -91,7 +100,8 @@ fn exact_go_masks_equal_the_brute_force_oracle() {
             let pos = rng.below(bytes.len() + 1);
             let mut rec = lang.recognizer();
             rec.push_bytes(&bytes[..pos]).expect("a prefix of an accepted file is viable");
-            let mut c = GrammarConstraint::new(rec.clone(), trie.clone(), Strategy::Exact, "go-lr").with_store(store.clone());
+            let mut c = GrammarConstraint::new(rec.clone(), trie.clone(), Strategy::Exact, "go-lr")
+                .with_store(store.clone());
             c.fill_mask(&vocab, &mut mask);
             c.set_strategy(Strategy::Syncode);
             // false when the remainder may split (`/*` starts with the lexeme `/`):
@@ -116,7 +126,10 @@ fn exact_go_masks_equal_the_brute_force_oracle() {
                 }
                 over += (s && !viable) as usize;
                 if !s && viable {
-                    under.push(format!("{path} @{pos}: token {id} {:?}", String::from_utf8_lossy(vocab.bytes(id))));
+                    under.push(format!(
+                        "{path} @{pos}: token {id} {:?}",
+                        String::from_utf8_lossy(vocab.bytes(id))
+                    ));
                 }
             }
             assert_eq!(c.is_complete(), rec.is_complete());
@@ -132,9 +145,20 @@ fn exact_go_masks_equal_the_brute_force_oracle() {
         under.len()
     );
     assert!(positions >= 50, "too few positions: {positions}");
-    assert!(store_answers * 10 >= positions * 9, "the store answered at only {store_answers} of {positions} positions");
-    assert!(disagreements.is_empty(), "{}", disagreements[..disagreements.len().min(30)].join("\n"));
-    assert!(under.is_empty(), "syncode misses viable tokens:\n{}", under[..under.len().min(30)].join("\n"));
+    assert!(
+        store_answers * 10 >= positions * 9,
+        "the store answered at only {store_answers} of {positions} positions"
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{}",
+        disagreements[..disagreements.len().min(30)].join("\n")
+    );
+    assert!(
+        under.is_empty(),
+        "syncode misses viable tokens:\n{}",
+        under[..under.len().min(30)].join("\n")
+    );
 }
 
 /// Corners of the semicolon layer, for every strategy: the true tokens of each
@@ -167,7 +191,10 @@ fn go_semicolon_snippets_for_every_strategy() {
                     }
                 };
                 if !ok {
-                    violations.push(format!("{strategy}: {:?} refused in {text:?}", String::from_utf8_lossy(vocab.bytes(id))));
+                    violations.push(format!(
+                        "{strategy}: {:?} refused in {text:?}",
+                        String::from_utf8_lossy(vocab.bytes(id))
+                    ));
                     break;
                 }
                 c.commit(vocab.bytes(id)).expect("an allowed token commits");
@@ -182,8 +209,12 @@ fn go_semicolon_snippets_for_every_strategy() {
     let mut c = common::go_constraint(&trie, Strategy::Exact, None);
     c.commit(b"package p\nfunc f() { go f").unwrap();
     c.fill_mask(&vocab, &mut mask);
-    let nl_tokens: Vec<u32> = (0..vocab.len() as u32).filter(|&id| vocab.bytes(id).first() == Some(&b'\n')).collect();
+    let nl_tokens: Vec<u32> =
+        (0..vocab.len() as u32).filter(|&id| vocab.bytes(id).first() == Some(&b'\n')).collect();
     assert!(!nl_tokens.is_empty());
-    assert!(nl_tokens.iter().all(|&id| !mask.contains(id as usize)), "a newline is allowed where it would insert ';'");
+    assert!(
+        nl_tokens.iter().all(|&id| !mask.contains(id as usize)),
+        "a newline is allowed where it would insert ';'"
+    );
     assert!(mask.contains(tok.encode("(").unwrap()[0] as usize));
 }

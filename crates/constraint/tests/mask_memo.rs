@@ -8,11 +8,17 @@
 
 mod common;
 
-use espalier_constraint::{Constraint, GrammarConstraint, TokenSet, Strategy, Vocab};
+use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokenSet, Vocab};
 
 /// Decodes `text`'s tokens through `running` (fresh constraints from `fresh`),
 /// comparing every mask; returns (steps, reused masks, disagreements).
-fn walk(text: &str, path: &str, tok: &espalier_model::Tokenizer, vocab: &Vocab, fresh: &dyn Fn() -> GrammarConstraint) -> (usize, usize, Vec<String>) {
+fn walk(
+    text: &str,
+    path: &str,
+    tok: &espalier_model::Tokenizer,
+    vocab: &Vocab,
+    fresh: &dyn Fn() -> GrammarConstraint,
+) -> (usize, usize, Vec<String>) {
     let ids = tok.encode(text).expect("tokenize");
     let mut running = fresh();
     let (mut a, mut b) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
@@ -26,7 +32,12 @@ fn walk(text: &str, path: &str, tok: &espalier_model::Tokenizer, vocab: &Vocab, 
         f.fill_mask(vocab, &mut b);
         if a != b {
             let t = running.text();
-            bad.push(format!("{path} step {step}: reused {} tokens, fresh {} (after {:?})", a.count(), b.count(), String::from_utf8_lossy(&t[t.len().saturating_sub(40)..])));
+            bad.push(format!(
+                "{path} step {step}: reused {} tokens, fresh {} (after {:?})",
+                a.count(),
+                b.count(),
+                String::from_utf8_lossy(&t[t.len().saturating_sub(40)..])
+            ));
         }
         if running.commit(vocab.bytes(id)).is_err() {
             break; // the grammar refuses the file (it was not filtered)
@@ -62,7 +73,11 @@ fn reused_masks_equal_fresh_ones_on_python_and_go() {
         reused += r;
         bad.extend(b);
     }
-    eprintln!("mask memo: {} files, {steps} steps, {reused} masks reused, {} disagreements", runs.len(), bad.len());
+    eprintln!(
+        "mask memo: {} files, {steps} steps, {reused} masks reused, {} disagreements",
+        runs.len(),
+        bad.len()
+    );
     assert!(bad.is_empty(), "{}", bad[..bad.len().min(20)].join("\n"));
     assert!(reused * 2 >= steps, "only {reused} of {steps} masks reused");
 }

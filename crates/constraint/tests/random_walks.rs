@@ -22,7 +22,9 @@ fn walks_that_reach_eos_are_valid_python() {
         " ", ",", "x", " x", "):", "()", "\n\n", "#", "1",
     ]
     .iter()
-    .filter_map(|s| (0..vocab.len() as u32).find(|&id| vocab.bytes(id) == s.as_bytes() && !vocab.is_special(id)))
+    .filter_map(|s| {
+        (0..vocab.len() as u32).find(|&id| vocab.bytes(id) == s.as_bytes() && !vocab.is_special(id))
+    })
     .collect();
     let walks = if common::slow() { 200 } else { 24 };
     let mut rng = common::Rng(0xA11CE);
@@ -36,7 +38,11 @@ fn walks_that_reach_eos_are_valid_python() {
         for step in 0..free_steps + 300 {
             c.fill_mask(&vocab, &mut mask);
             let eos = vocab.eos() as usize;
-            assert!(!mask.is_empty() || c.is_complete(), "walk {walk}: dead end after {:?}", String::from_utf8_lossy(c.text()));
+            assert!(
+                !mask.is_empty() || c.is_complete(),
+                "walk {walk}: dead end after {:?}",
+                String::from_utf8_lossy(c.text())
+            );
             let next = if step < free_steps {
                 let members: Vec<usize> = mask.iter().filter(|&t| t != eos).collect();
                 if members.is_empty() {
@@ -49,7 +55,8 @@ fn walks_that_reach_eos_are_valid_python() {
                     reached_eos = true;
                     break;
                 }
-                let allowed: Vec<u32> = closers.iter().copied().filter(|&t| mask.contains(t as usize)).collect();
+                let allowed: Vec<u32> =
+                    closers.iter().copied().filter(|&t| mask.contains(t as usize)).collect();
                 let completing = allowed.iter().copied().find(|&t| {
                     let mut d = c.clone();
                     d.commit(vocab.bytes(t)).is_ok() && d.is_complete()
@@ -58,7 +65,10 @@ fn walks_that_reach_eos_are_valid_python() {
                     Some(t) => Some(t as usize),
                     None if !allowed.is_empty() => Some(allowed[rng.below(allowed.len())] as usize),
                     None => {
-                        let short: Vec<usize> = mask.iter().filter(|&t| t != eos && vocab.bytes(t as u32).len() <= 2).collect();
+                        let short: Vec<usize> = mask
+                            .iter()
+                            .filter(|&t| t != eos && vocab.bytes(t as u32).len() <= 2)
+                            .collect();
                         (!short.is_empty()).then(|| short[rng.below(short.len())])
                     }
                 }
@@ -99,6 +109,10 @@ fn walks_that_reach_eos_are_valid_python() {
     );
     assert!(out.status.success(), "python failed: {}", String::from_utf8_lossy(&out.stderr));
     assert!(programs.len() * 2 >= walks, "too few walks reached EOS: {}", programs.len());
-    assert!(report.trim_end().ends_with("bad 0"), "CPython rejects generated programs ({}):\n{report}", dir.display());
+    assert!(
+        report.trim_end().ends_with("bad 0"),
+        "CPython rejects generated programs ({}):\n{report}",
+        dir.display()
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -37,7 +37,8 @@ fn true_next_token_is_always_allowed_on_cpython_files() {
                     _ => {
                         c.fill_mask(&vocab, &mut mask);
                         if mask.contains(vocab.eos() as usize) != c.is_complete() {
-                            violations.push(format!("{path}: {strategy}: EOS bit wrong at token {i}"));
+                            violations
+                                .push(format!("{path}: {strategy}: EOS bit wrong at token {i}"));
                         }
                         mask.contains(id as usize)
                     }
@@ -104,7 +105,10 @@ fn tricky_snippets_are_sound_for_every_strategy() {
                     }
                 };
                 if !ok {
-                    violations.push(format!("{strategy}: {:?} refused in {text:?}", String::from_utf8_lossy(vocab.bytes(id))));
+                    violations.push(format!(
+                        "{strategy}: {:?} refused in {text:?}",
+                        String::from_utf8_lossy(vocab.bytes(id))
+                    ));
                     break;
                 }
                 c.commit(vocab.bytes(id)).expect("an allowed token commits");

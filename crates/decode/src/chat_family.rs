@@ -33,7 +33,8 @@ const DEEPSEEK_CODER: &str = "{% if not add_generation_prompt is defined %}\n{% 
 
 impl ChatFamily {
     /// Every family.
-    pub const ALL: [ChatFamily; 4] = [ChatFamily::ChatMl, ChatFamily::Llama2, ChatFamily::Llama3, ChatFamily::DeepSeekCoder];
+    pub const ALL: [ChatFamily; 4] =
+        [ChatFamily::ChatMl, ChatFamily::Llama2, ChatFamily::Llama3, ChatFamily::DeepSeekCoder];
 
     /// The family's reference template.
     pub fn template(self) -> &'static str {

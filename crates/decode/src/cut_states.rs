@@ -21,7 +21,10 @@ pub(crate) struct CutStates<C> {
 
 impl<C: Constraint> CutStates<C> {
     pub(crate) fn new(stop_strings: &[String]) -> Self {
-        Self { states: VecDeque::new(), longest: stop_strings.iter().map(String::len).max().unwrap_or(0) }
+        Self {
+            states: VecDeque::new(),
+            longest: stop_strings.iter().map(String::len).max().unwrap_or(0),
+        }
     }
 
     /// Keeps `state`, the constraint before the token committed at text offset `at`,

@@ -8,7 +8,9 @@ pub enum DecodeError {
     #[error("the prompt is empty: give at least one token (e.g. the chat template's BOS)")]
     EmptyPrompt,
     /// A prompt token id is outside the vocabulary.
-    #[error("prompt token {id} at position {position} is outside the vocabulary of {vocab} tokens")]
+    #[error(
+        "prompt token {id} at position {position} is outside the vocabulary of {vocab} tokens"
+    )]
     TokenOutOfRange {
         /// The offending id.
         id: u32,

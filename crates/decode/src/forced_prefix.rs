@@ -10,7 +10,12 @@ use crate::stop::is_stop_token;
 
 /// Fills `mask` with the tokens that may come next under the non-empty `forced`
 /// prefix; `extension_allowed` says whether bytes past the prefix may come next.
-pub(crate) fn fill_forced_mask(vocab: &Vocab, forced: &[u8], mask: &mut TokenSet, extension_allowed: impl Fn(&[u8]) -> bool) {
+pub(crate) fn fill_forced_mask(
+    vocab: &Vocab,
+    forced: &[u8],
+    mask: &mut TokenSet,
+    extension_allowed: impl Fn(&[u8]) -> bool,
+) {
     let f = forced;
     // spellable[k]: forced[k..] can be produced by tokens (ending at or past its end).
     let mut spellable = vec![false; f.len() + 1];
@@ -22,7 +27,9 @@ pub(crate) fn fill_forced_mask(vocab: &Vocab, forced: &[u8], mask: &mut TokenSet
             !b.is_empty()
                 && !is_stop_token(vocab, id)
                 && ((rest.starts_with(b) && spellable[k + b.len()])
-                    || (b.len() > rest.len() && b.starts_with(rest) && extension_allowed(&b[rest.len()..])))
+                    || (b.len() > rest.len()
+                        && b.starts_with(rest)
+                        && extension_allowed(&b[rest.len()..])))
         });
     }
     mask.clear();

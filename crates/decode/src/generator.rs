@@ -108,7 +108,9 @@ impl<C: Constraint> Generator<C> {
         if prompt.is_empty() {
             return Err(DecodeError::EmptyPrompt);
         }
-        if let Some((position, &id)) = prompt.iter().enumerate().find(|(_, &id)| id as usize >= vocab.len()) {
+        if let Some((position, &id)) =
+            prompt.iter().enumerate().find(|(_, &id)| id as usize >= vocab.len())
+        {
             return Err(DecodeError::TokenOutOfRange { id, position, vocab: vocab.len() });
         }
         let mut context = prompt.to_vec();
@@ -191,7 +193,10 @@ impl<C: Constraint> Generator<C> {
     /// tells the driver how far to roll the KV cache back.
     pub fn rewind(&mut self, step: usize) -> Result<(), DecodeError> {
         if step >= self.history.len() {
-            return Err(DecodeError::NoSuchStep { step, available: self.history.len().saturating_sub(1) });
+            return Err(DecodeError::NoSuchStep {
+                step,
+                available: self.history.len().saturating_sub(1),
+            });
         }
         self.history.truncate(step + 1);
         let snap = self.history.pop().expect("history holds step");
@@ -310,7 +315,11 @@ impl<C: Constraint> Generator<C> {
         // the whole completion, and no constraint state before the prompt's end could
         // tell whether the text before it is complete.
         let generated = &self.text[self.skip.min(self.text.len())..];
-        let found = crate::stop::find_stop(generated, new_bytes.min(generated.len()), &self.config.stop_strings);
+        let found = crate::stop::find_stop(
+            generated,
+            new_bytes.min(generated.len()),
+            &self.config.stop_strings,
+        );
         if let Some((at, stop)) = found.map(|(at, stop)| (at + self.skip, stop)) {
             if self.incomplete_at(at) {
                 self.stats.stops_passed += 1;
@@ -323,14 +332,21 @@ impl<C: Constraint> Generator<C> {
         }
         // Once wrapping up after a loop, every token brings the end nearer: no guard.
         if let (Some(guard), None) = (&self.config.repetition, &self.stats.loop_detected) {
-            let mut found = guard.check(&self.generated).map(|(period, span)| StopReason::Repetition { period, span });
+            let mut found = guard
+                .check(&self.generated)
+                .map(|(period, span)| StopReason::Repetition { period, span });
             if found.is_none() && self.text[self.text.len() - new_bytes..].contains(&b'\n') {
-                found = guard
-                    .check_lines(self.text_bytes())
-                    .map(|(period, repeats, line)| StopReason::RepeatedLines { period, repeats, line });
+                found = guard.check_lines(self.text_bytes()).map(|(period, repeats, line)| {
+                    StopReason::RepeatedLines { period, repeats, line }
+                });
             }
             if let Some(reason) = found {
-                if let Some(reason) = self.wrap_up.take_over_loop(&mut self.constraint, &self.vocab, &mut self.stats, reason) {
+                if let Some(reason) = self.wrap_up.take_over_loop(
+                    &mut self.constraint,
+                    &self.vocab,
+                    &mut self.stats,
+                    reason,
+                ) {
                     self.stop = Some(reason);
                     return;
                 }

@@ -23,7 +23,12 @@ pub fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
 /// Checks one file's `text`; `Err(line)` is the report line for an invalid file.
 /// Terminal names in the expected set are shown through `renames` (e.g. `NL` as
 /// `NEWLINE`).
-pub fn check_text(grammar: &Arc<Language>, renames: &[(&str, &str)], path: &Path, text: &[u8]) -> Result<(), String> {
+pub fn check_text(
+    grammar: &Arc<Language>,
+    renames: &[(&str, &str)],
+    path: &Path,
+    text: &[u8],
+) -> Result<(), String> {
     let mut r = grammar.recognizer();
     let res = r.push_bytes(text).and_then(|_| r.finish());
     res.map_err(|e| {
@@ -31,23 +36,37 @@ pub fn check_text(grammar: &Arc<Language>, renames: &[(&str, &str)], path: &Path
         let mut expected: Vec<String> = e
             .expected
             .iter()
-            .map(|n| renames.iter().find(|(from, _)| from == n).map_or_else(|| n.clone(), |(_, to)| to.to_string()))
+            .map(|n| {
+                renames
+                    .iter()
+                    .find(|(from, _)| from == n)
+                    .map_or_else(|| n.clone(), |(_, to)| to.to_string())
+            })
             .collect();
         expected.sort();
         expected.dedup();
-        let list = if expected.is_empty() { "nothing here".to_string() } else { expected.join(" ") };
+        let list =
+            if expected.is_empty() { "nothing here".to_string() } else { expected.join(" ") };
         format!("{}:{line}:{col}: expected one of {list} ({})", path.display(), e.message)
     })
 }
 
 /// Checks every file, writing the report lines to `out` (stopping quietly when `out`
 /// is closed, e.g. piped into `head`); whether all were valid.
-pub fn check_files(grammar: &Arc<Language>, renames: &[(&str, &str)], files: &[PathBuf], out: &mut dyn Write) -> bool {
+pub fn check_files(
+    grammar: &Arc<Language>,
+    renames: &[(&str, &str)],
+    files: &[PathBuf],
+    out: &mut dyn Write,
+) -> bool {
     let mut all_ok = true;
     for path in files {
         let verdict = match std::fs::read(path) {
             Ok(text) => check_text(grammar, renames, path, &text),
-            Err(e) => Err(format!("{}:1:1: expected one of nothing here (cannot read the file: {e})", path.display())),
+            Err(e) => Err(format!(
+                "{}:1:1: expected one of nothing here (cannot read the file: {e})",
+                path.display()
+            )),
         };
         if let Err(line) = verdict {
             all_ok = false;
@@ -74,7 +93,8 @@ mod tests {
     fn errors_are_located_and_renamed() {
         let py = espalier_grammar::python().unwrap();
         let renames = [("NAME", "IDENTIFIER")];
-        let e = check_text(&py, &renames, Path::new("t.py"), b"def f(x):\n    return x +\n").unwrap_err();
+        let e = check_text(&py, &renames, Path::new("t.py"), b"def f(x):\n    return x +\n")
+            .unwrap_err();
         assert!(e.starts_with("t.py:2:15: expected one of "), "{e}");
         assert!(e.contains("IDENTIFIER") && !e.contains(" NAME"), "{e}");
         assert!(check_text(&py, &renames, Path::new("t.py"), b"x = [1,\n 2]\n").is_ok());
@@ -86,6 +106,9 @@ mod tests {
         let mut out = Vec::new();
         assert!(!check_files(&py, &[], &[PathBuf::from("/nonexistent/x.py")], &mut out));
         let text = String::from_utf8(out).unwrap();
-        assert!(text.starts_with("/nonexistent/x.py:1:1: expected one of nothing here (cannot read"), "{text}");
+        assert!(
+            text.starts_with("/nonexistent/x.py:1:1: expected one of nothing here (cannot read"),
+            "{text}"
+        );
     }
 }

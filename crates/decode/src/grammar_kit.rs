@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use espalier_constraint::{Constraint, CostCache, FimConstraint, GrammarConstraint, MaskStore, Strategy, TokTrie, Vocab};
+use espalier_constraint::{
+    Constraint, CostCache, FimConstraint, GrammarConstraint, MaskStore, Strategy, TokTrie, Vocab,
+};
 use espalier_grammar::Language;
 
 use crate::{LangConstraint, LangError, Mode};
@@ -25,7 +27,13 @@ pub struct GrammarKit {
 impl GrammarKit {
     /// A kit for `language` (named `lang` in errors and inspections) over `vocab`.
     pub fn new(lang: &'static str, language: Arc<Language>, vocab: &Vocab) -> Self {
-        Self { lang, language, trie: Arc::new(TokTrie::new(vocab)), store: None, costs: CostCache::new() }
+        Self {
+            lang,
+            language,
+            trie: Arc::new(TokTrie::new(vocab)),
+            store: None,
+            costs: CostCache::new(),
+        }
     }
 
     /// The compiled grammar.
@@ -49,8 +57,9 @@ impl GrammarKit {
     /// only: the browser keeps store bytes itself ([`MaskStore::from_bytes`]).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn with_store_at(self, vocab: &Vocab, path: &std::path::Path) -> Result<Self, LangError> {
-        let store = MaskStore::load_or_build(&self.language, vocab, path)
-            .map_err(|e| LangError::Grammar { lang: self.lang, message: format!("SynCode mask store: {e}") })?;
+        let store = MaskStore::load_or_build(&self.language, vocab, path).map_err(|e| {
+            LangError::Grammar { lang: self.lang, message: format!("SynCode mask store: {e}") }
+        })?;
         Ok(self.with_store(Arc::new(store)))
     }
 
@@ -62,7 +71,9 @@ impl GrammarKit {
             _ => Strategy::Exact,
         };
         let kind = format!("{}-lr", self.lang);
-        let mut c = GrammarConstraint::new(self.language.recognizer(), self.trie.clone(), strategy, kind).with_cost_cache(self.costs.clone());
+        let mut c =
+            GrammarConstraint::new(self.language.recognizer(), self.trie.clone(), strategy, kind)
+                .with_cost_cache(self.costs.clone());
         if mode == Mode::Syncode {
             match &self.store {
                 Some(store) => c = c.with_store(store.clone()),
@@ -76,8 +87,11 @@ impl GrammarKit {
             }
         }
         if !prefix.is_empty() {
-            c.commit(prefix.as_bytes())
-                .map_err(|rejected| LangError::Prefix { lang: self.lang, offset: rejected.offset, rejected })?;
+            c.commit(prefix.as_bytes()).map_err(|rejected| LangError::Prefix {
+                lang: self.lang,
+                offset: rejected.offset,
+                rejected,
+            })?;
         }
         Ok(LangConstraint::Grammar(Box::new(c)))
     }
@@ -92,7 +106,13 @@ impl GrammarKit {
     pub fn warm_up(&self, vocab: &Vocab) {
         self.language.completion_costs();
         let kind = format!("{}-lr", self.lang);
-        GrammarConstraint::new(self.language.recognizer(), self.trie.clone(), Strategy::Exact, kind).warm_up(vocab);
+        GrammarConstraint::new(
+            self.language.recognizer(),
+            self.trie.clone(),
+            Strategy::Exact,
+            kind,
+        )
+        .warm_up(vocab);
     }
 
     /// A fill-in-the-middle constraint: the middle between `prefix` and `suffix`

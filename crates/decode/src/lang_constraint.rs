@@ -3,7 +3,9 @@
 //! finishing mask included, to the constraint inside. Its variants are kinds of
 //! constraint, not languages: every grammar language (Python, Go) is a `Grammar`.
 
-use espalier_constraint::{Commit, Constraint, FimConstraint, GrammarConstraint, Inspection, Rejected, TokenSet, Vocab};
+use espalier_constraint::{
+    Commit, Constraint, FimConstraint, GrammarConstraint, Inspection, Rejected, TokenSet, Vocab,
+};
 use espalier_slua::SluaConstraint;
 
 use crate::Unconstrained;
@@ -81,8 +83,10 @@ mod tests {
     use crate::languages::slua::slua_constraint;
 
     fn vocab() -> Vocab {
-        let tokens: Vec<Vec<u8>> =
-            ["<eos>", "effect", " Burn", ";", "\n", " ", "x"].iter().map(|t| t.as_bytes().to_vec()).collect();
+        let tokens: Vec<Vec<u8>> = ["<eos>", "effect", " Burn", ";", "\n", " ", "x"]
+            .iter()
+            .map(|t| t.as_bytes().to_vec())
+            .collect();
         Vocab::new(tokens, &[0], 0)
     }
 

@@ -60,7 +60,9 @@ pub use grammar_kit::GrammarKit;
 pub use kit::{ConstraintInput, Kit, Kits};
 pub use lang_constraint::LangConstraint;
 pub use lang_error::LangError;
-pub use languages::{Benchmark, BenchmarkFormat, CheckOptions, Framing, Lang, LangSpec, UnknownLang};
+pub use languages::{
+    Benchmark, BenchmarkFormat, CheckOptions, Framing, Lang, LangSpec, UnknownLang,
+};
 pub use mode::{Mode, UnknownMode};
 pub use sampler::{Sampler, SamplingConfig};
 pub use stop::{RepetitionGuard, StopReason};

@@ -61,7 +61,12 @@ impl<'a> Chat<'a> {
     /// The model's chat format from what its GGUF says: `tokenizer.chat_template`, the
     /// BOS / EOS texts, and the pre-tokenizer name, whose family format applies when the
     /// file has no template (the CLI and the playground build their prompts from this).
-    pub fn of_model(template: Option<&'a str>, bos_token: &'a str, eos_token: &'a str, pre_tokenizer: Option<&str>) -> Self {
+    pub fn of_model(
+        template: Option<&'a str>,
+        bos_token: &'a str,
+        eos_token: &'a str,
+        pre_tokenizer: Option<&str>,
+    ) -> Self {
         Chat { template, bos_token, eos_token, fallback: ChatFamily::for_vocabulary(pre_tokenizer) }
     }
 }
@@ -70,7 +75,12 @@ impl<'a> From<Option<&'a str>> for Chat<'a> {
     /// A template with SmolLM2's tokens and ChatML as the fallback (what callers that
     /// know no more about the model get, as before).
     fn from(template: Option<&'a str>) -> Self {
-        Self { template, bos_token: "<|im_start|>", eos_token: "<|im_end|>", fallback: ChatFamily::ChatMl }
+        Self {
+            template,
+            bos_token: "<|im_start|>",
+            eos_token: "<|im_end|>",
+            fallback: ChatFamily::ChatMl,
+        }
     }
 }
 
@@ -90,7 +100,11 @@ pub fn render_chat(
 /// first user turn, as llama.cpp does; one that does not render here at all is
 /// replaced by the family format its text shows ([`ChatFamily::detect`]), else it is
 /// an error.
-pub fn render_chat_with(chat: &Chat, messages: &[Message], add_generation_prompt: bool) -> Result<String, TemplateError> {
+pub fn render_chat_with(
+    chat: &Chat,
+    messages: &[Message],
+    add_generation_prompt: bool,
+) -> Result<String, TemplateError> {
     let render = |template: &str, messages: &[Message]| {
         render_jinja(template, messages, add_generation_prompt, chat.bos_token, chat.eos_token)
     };
@@ -161,19 +175,30 @@ pub fn render_jinja(
 /// `tojson` as `transformers` defines it: `json.dumps(x, ensure_ascii=False,
 /// indent=indent)`, no HTML escaping (minijinja's own escapes `<`, `>`, `&`, `'`), keys
 /// in the order the template's dicts have them.
-fn tojson(value: minijinja::Value, kwargs: minijinja::value::Kwargs) -> Result<String, minijinja::Error> {
+fn tojson(
+    value: minijinja::Value,
+    kwargs: minijinja::value::Kwargs,
+) -> Result<String, minijinja::Error> {
     let indent: Option<usize> = kwargs.get("indent")?;
     kwargs.assert_all_used()?;
     let mut out = Vec::new();
     let written = match indent {
-        None => serde::Serialize::serialize(&value, &mut serde_json::Serializer::with_formatter(&mut out, PythonSeparators)),
+        None => serde::Serialize::serialize(
+            &value,
+            &mut serde_json::Serializer::with_formatter(&mut out, PythonSeparators),
+        ),
         Some(n) => {
             let pad = vec![b' '; n];
             let pretty = serde_json::ser::PrettyFormatter::with_indent(&pad);
-            serde::Serialize::serialize(&value, &mut serde_json::Serializer::with_formatter(&mut out, pretty))
+            serde::Serialize::serialize(
+                &value,
+                &mut serde_json::Serializer::with_formatter(&mut out, pretty),
+            )
         }
     };
-    written.map_err(|e| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string()))?;
+    written.map_err(|e| {
+        minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string())
+    })?;
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
@@ -181,12 +206,28 @@ fn tojson(value: minijinja::Value, kwargs: minijinja::value::Kwargs) -> Result<S
 struct PythonSeparators;
 
 impl serde_json::ser::Formatter for PythonSeparators {
-    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-        if first { Ok(()) } else { w.write_all(b", ") }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
     }
 
-    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
-        if first { Ok(()) } else { w.write_all(b", ") }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            w.write_all(b", ")
+        }
     }
 
     fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
@@ -207,7 +248,9 @@ mod tests {
         let out = render_chat(Some(SMOLLM2), &msgs, true).unwrap();
         assert_eq!(out, chatml(&msgs, true));
         let default = render_chat(Some(SMOLLM2), &msgs[1..], false).unwrap();
-        assert!(default.starts_with("<|im_start|>system\nYou are a helpful AI assistant named SmolLM"));
+        assert!(
+            default.starts_with("<|im_start|>system\nYou are a helpful AI assistant named SmolLM")
+        );
     }
 
     #[test]

@@ -99,7 +99,14 @@ impl Default for RepetitionGuard {
     /// 12 bytes repeated 4 times in a row: legitimate code hardly ever does that. (The
     /// sLua evaluation met a 7-line block repeated until the budget with 4 lines.)
     fn default() -> Self {
-        Self { max_period: 32, min_span: 64, min_repeats: 4, max_line_period: 8, min_line_repeats: 4, min_line_cycle_bytes: 12 }
+        Self {
+            max_period: 32,
+            min_span: 64,
+            min_repeats: 4,
+            max_line_period: 8,
+            min_line_repeats: 4,
+            min_line_cycle_bytes: 12,
+        }
     }
 }
 
@@ -150,7 +157,9 @@ impl RepetitionGuard {
             }
             let tail = &lines[lines.len() - span..];
             let bytes: usize = tail[..period].iter().map(|l| l.len()).sum();
-            if bytes >= self.min_line_cycle_bytes && (period..span).all(|i| tail[i] == tail[i - period]) {
+            if bytes >= self.min_line_cycle_bytes
+                && (period..span).all(|i| tail[i] == tail[i - period])
+            {
                 let first = String::from_utf8_lossy(&tail[0]).into_owned();
                 return Some((period, self.min_line_repeats, first));
             }
@@ -168,7 +177,11 @@ fn normalize_line(line: &[u8]) -> Vec<u8> {
 
 /// Where the earliest of `stops` begins in `text`, looking only at matches that end
 /// within the last `new_bytes` bytes (earlier ones were checked at earlier steps).
-pub fn find_stop<'s>(text: &[u8], new_bytes: usize, stops: &'s [String]) -> Option<(usize, &'s str)> {
+pub fn find_stop<'s>(
+    text: &[u8],
+    new_bytes: usize,
+    stops: &'s [String],
+) -> Option<(usize, &'s str)> {
     let mut best: Option<(usize, &str)> = None;
     for stop in stops.iter().filter(|s| !s.is_empty()) {
         let s = stop.as_bytes();
@@ -195,7 +208,12 @@ mod tests {
 
     #[test]
     fn repetition_is_found_for_short_cycles_only() {
-        let guard = RepetitionGuard { max_period: 4, min_span: 12, min_repeats: 3, ..RepetitionGuard::default() };
+        let guard = RepetitionGuard {
+            max_period: 4,
+            min_span: 12,
+            min_repeats: 3,
+            ..RepetitionGuard::default()
+        };
         let cycle: Vec<u32> = [1, 2, 3].iter().copied().cycle().take(12).collect();
         assert_eq!(guard.check(&cycle), Some((3, 12)));
         let mut broken = cycle.clone();
@@ -218,16 +236,34 @@ mod tests {
         let (period, repeats, line) = guard.check_lines(nested.as_bytes()).expect("nested loop");
         assert_eq!((period, repeats), (1, 4));
         assert_eq!(line, "local tick = function(self)");
-        let cases: String = (0..4).map(|i| format!("    if a == {} and b == {}:\n        return 1\n", i / 2, i % 2)).collect();
-        assert_eq!(guard.check_lines(cases.as_bytes()), None, "an enumeration of cases is not a loop");
-        assert_eq!(guard.check_lines(&nested.as_bytes()[..nested.len() - 1]), None, "3 complete lines only");
+        let cases: String = (0..4)
+            .map(|i| format!("    if a == {} and b == {}:\n        return 1\n", i / 2, i % 2))
+            .collect();
+        assert_eq!(
+            guard.check_lines(cases.as_bytes()),
+            None,
+            "an enumeration of cases is not a loop"
+        );
+        assert_eq!(
+            guard.check_lines(&nested.as_bytes()[..nested.len() - 1]),
+            None,
+            "3 complete lines only"
+        );
         let ends = "x = 1\n      end\n    end\n  end\nend\n";
-        assert_eq!(guard.check_lines(ends.as_bytes()), None, "short closing lines repeat legitimately");
+        assert_eq!(
+            guard.check_lines(ends.as_bytes()),
+            None,
+            "short closing lines repeat legitimately"
+        );
         let two = "a = f(1)\nb = g(a)\n".repeat(4);
         assert_eq!(guard.check_lines(two.as_bytes()).map(|r| r.0), Some(2));
         let block = "local tick = function(who)\n  if who.hp < 3 then\n    Damage(who, 2);\n  end;\n  x = 1;\n  y = 2;\n  z = 3;\n".repeat(4);
         assert_eq!(guard.check_lines(block.as_bytes()).map(|r| r.0), Some(7), "a 7-line block");
-        assert_eq!(guard.check_lines(&block.as_bytes()[..block.len() - 1]), None, "not yet 4 full repeats");
+        assert_eq!(
+            guard.check_lines(&block.as_bytes()[..block.len() - 1]),
+            None,
+            "not yet 4 full repeats"
+        );
         let off = RepetitionGuard { max_line_period: 0, ..RepetitionGuard::default() };
         assert_eq!(off.check_lines(two.as_bytes()), None);
     }

@@ -3,7 +3,10 @@
 //! (`generate`, `eval`, `bench decode`) and the web app build their generations here.
 
 use crate::prompt::{render_chat_with, Chat, Message};
-use crate::{ConstraintInput, Framing, GenerateConfig, Kit, Kits, Lang, LangConstraint, LangError, Mode, Unconstrained};
+use crate::{
+    ConstraintInput, Framing, GenerateConfig, Kit, Kits, Lang, LangConstraint, LangError, Mode,
+    Unconstrained,
+};
 
 /// One generation job.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,14 +41,28 @@ impl Task {
     /// A task in the framing the command line gives `lang` ([`crate::LangSpec::cli_framing`]),
     /// or without a language a chat with the request as the user's message.
     pub fn new(lang: Option<Lang>, mode: Mode, request: impl Into<String>) -> Self {
-        let framing = lang.map_or(Framing::Chat { system: false, fence: false, full: true }, |l| l.cli_framing());
-        Self { lang, mode, request: request.into(), framing, kind: None, effects: Vec::new(), suffix: String::new() }
+        let framing = lang
+            .map_or(Framing::Chat { system: false, fence: false, full: true }, |l| l.cli_framing());
+        Self {
+            lang,
+            mode,
+            request: request.into(),
+            framing,
+            kind: None,
+            effects: Vec::new(),
+            suffix: String::new(),
+        }
     }
 
     /// Fill in the middle: `lang` code between `prefix` and `suffix`; the model writes
     /// the middle, and under a constraining mode EOS comes only once prefix + middle +
     /// suffix is a complete program ([`espalier_constraint::FimConstraint`]).
-    pub fn fim(lang: Lang, mode: Mode, prefix: impl Into<String>, suffix: impl Into<String>) -> Self {
+    pub fn fim(
+        lang: Lang,
+        mode: Mode,
+        prefix: impl Into<String>,
+        suffix: impl Into<String>,
+    ) -> Self {
         Self { suffix: suffix.into(), ..Self::new(Some(lang), mode, prefix).framing(Framing::Fim) }
     }
 
@@ -84,7 +101,9 @@ impl Task {
     /// The prompt in the model's chat format (its template, tokens and family).
     pub fn prompt_with(&self, chat: &Chat) -> Result<String, LangError> {
         match (self.framing, self.lang) {
-            (Framing::Raw | Framing::Completion, _) | (Framing::Fim, None) => Ok(self.request.clone()),
+            (Framing::Raw | Framing::Completion, _) | (Framing::Fim, None) => {
+                Ok(self.request.clone())
+            }
             (Framing::Fim, Some(lang)) => {
                 // SmolLM2 has no FIM tokens: the chat turn shows the code after the gap and
                 // the answer starts with the prefix, which the model continues.
@@ -131,8 +150,14 @@ impl Task {
         }
         if self.framing == Framing::Fim {
             return match kits.get(lang, self.mode)? {
-                Kit::Grammar(kit) if lang.fills_in_the_middle() => kit.fim_constraint(&self.request, &self.suffix),
-                _ => Err(LangError::Mode { mode: self.mode, lang: lang.name(), why: "it cannot fill in the middle" }),
+                Kit::Grammar(kit) if lang.fills_in_the_middle() => {
+                    kit.fim_constraint(&self.request, &self.suffix)
+                }
+                _ => Err(LangError::Mode {
+                    mode: self.mode,
+                    lang: lang.name(),
+                    why: "it cannot fill in the middle",
+                }),
             };
         }
         let kind = self.program_kind();
@@ -147,7 +172,11 @@ impl Task {
     }
 
     /// Prompt and constraint together.
-    pub fn prepare(&self, kits: &mut Kits, chat_template: Option<&str>) -> Result<Prepared, LangError> {
+    pub fn prepare(
+        &self,
+        kits: &mut Kits,
+        chat_template: Option<&str>,
+    ) -> Result<Prepared, LangError> {
         self.prepare_with(kits, &Chat::from(chat_template))
     }
 
@@ -190,10 +219,11 @@ mod tests {
     }
 
     fn kits() -> Kits {
-        let tokens: Vec<Vec<u8>> = ["<eos>", "def", " f", "(", ")", ":", "\n", " ", "x", "talent", "effect"]
-            .iter()
-            .map(|t| t.as_bytes().to_vec())
-            .collect();
+        let tokens: Vec<Vec<u8>> =
+            ["<eos>", "def", " f", "(", ")", ":", "\n", " ", "x", "talent", "effect"]
+                .iter()
+                .map(|t| t.as_bytes().to_vec())
+                .collect();
         Kits::new(Arc::new(Vocab::new(tokens, &[0], 0)))
     }
 
@@ -208,7 +238,10 @@ mod tests {
         assert!(!c.is_complete());
         assert!(c.allows(b")\n") && !c.allows(b"]"));
         assert!(c.commit(b")\n").is_ok() && c.is_complete());
-        let config = task.configure(GenerateConfig { stop_strings: vec!["STOP".into()], ..GenerateConfig::default() });
+        let config = task.configure(GenerateConfig {
+            stop_strings: vec!["STOP".into()],
+            ..GenerateConfig::default()
+        });
         assert!(config.heal_prompt && config.mode == Mode::Mask);
         assert_eq!(config.stop_strings[0], "STOP");
         assert!(config.stop_strings.iter().any(|s| s == "\ndef "));
@@ -226,20 +259,30 @@ mod tests {
 
     #[test]
     fn syncode_without_a_store_and_unsupported_modes_are_refused() {
-        let err = Task::new(Some(lang("python")), Mode::Syncode, "").constraint(&mut kits()).err().unwrap();
+        let err = Task::new(Some(lang("python")), Mode::Syncode, "")
+            .constraint(&mut kits())
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("no SynCode mask store"), "{err}");
-        let err = Task::new(Some(lang("slua")), Mode::Syncode, "x").constraint(&mut kits()).err().unwrap();
+        let err = Task::new(Some(lang("slua")), Mode::Syncode, "x")
+            .constraint(&mut kits())
+            .err()
+            .unwrap();
         assert!(matches!(err, LangError::Mode { mode: Mode::Syncode, lang: "slua", .. }), "{err}");
     }
 
     #[test]
     fn a_fenced_chat_has_the_system_message_and_ends_inside_the_fence() {
         let framing = Framing::Chat { system: true, fence: true, full: false };
-        let task = Task::new(Some(lang("python")), Mode::Mask, "  add two numbers ").framing(framing);
+        let task =
+            Task::new(Some(lang("python")), Mode::Mask, "  add two numbers ").framing(framing);
         let p = task.prompt(None).unwrap();
         let expected = chatml(
             &[
-                Message::new("system", "You are a helpful coding assistant. Answer with Python code only."),
+                Message::new(
+                    "system",
+                    "You are a helpful coding assistant. Answer with Python code only.",
+                ),
                 Message::new("user", "add two numbers"),
             ],
             true,
@@ -259,7 +302,10 @@ mod tests {
         let task = Task::new(Some(lang("go")), Mode::Mask, "add").framing(framing);
         assert!(task.prompt(None).unwrap().ends_with("```go\npackage main\n\n"));
         let c = task.constraint(&mut kits()).unwrap();
-        assert!(c.allows(b"func f() {\n}\n") && !c.allows(b"package"), "the constraint is primed with the clause");
+        assert!(
+            c.allows(b"func f() {\n}\n") && !c.allows(b"package"),
+            "the constraint is primed with the clause"
+        );
     }
 
     #[test]
@@ -269,10 +315,14 @@ mod tests {
         assert_eq!(task.clone().kind("talent").program_kind(), "talent");
         let prompt = task.prompt(None).unwrap();
         assert!(prompt.contains("Write an effect that burns."), "{prompt}");
-        assert!(!prompt.contains("Answer with sLua code only."), "the command line's chat has no system message");
+        assert!(
+            !prompt.contains("Answer with sLua code only."),
+            "the command line's chat has no system message"
+        );
         let c = task.constraint(&mut kits()).unwrap();
         assert!(c.allows(b"effect") && !c.allows(b"talent"));
-        let talent = Task::new(Some(lang("slua")), Mode::Rejection, "a talent").effects(vec!["Burn".into()]);
+        let talent =
+            Task::new(Some(lang("slua")), Mode::Rejection, "a talent").effects(vec!["Burn".into()]);
         assert!(talent.constraint(&mut kits()).unwrap().allows(b"talent"));
         let config = talent.configure(GenerateConfig::default());
         assert!(config.stop_strings.is_empty() && !config.heal_prompt);
@@ -280,13 +330,19 @@ mod tests {
 
     #[test]
     fn a_fim_task_shows_the_suffix_answers_with_the_prefix_and_joins_it() {
-        let task = Task::fim(lang("python"), Mode::Mask, "def f(x):\n    return x + ", "\n\nprint(f(1))\n");
+        let task = Task::fim(
+            lang("python"),
+            Mode::Mask,
+            "def f(x):\n    return x + ",
+            "\n\nprint(f(1))\n",
+        );
         let p = task.prompt(None).unwrap();
         assert!(p.contains("```python\n\n\nprint(f(1))\n\n```"), "{p}");
         assert!(p.ends_with("<|im_start|>assistant\n```python\ndef f(x):\n    return x + "), "{p}");
         let config = task.configure(GenerateConfig::default());
         assert!(config.heal_prompt && config.stop_strings.is_empty(), "EOS ends the middle");
-        let none = Task::fim(lang("python"), Mode::None, "x = ", "\n").configure(GenerateConfig::default());
+        let none = Task::fim(lang("python"), Mode::None, "x = ", "\n")
+            .configure(GenerateConfig::default());
         assert_eq!(none.stop_strings, vec!["```".to_owned()]);
         let mut c = task.constraint(&mut kits()).unwrap();
         assert_eq!(c.inspect().kind, "fim");
@@ -294,9 +350,13 @@ mod tests {
         assert!(c.allows(b"x") && !c.allows(b")"));
         assert!(c.commit(b"x").is_ok() && c.is_complete(), "`return x + x` joins the suffix");
         // A suffix no middle can join is refused before generating, naming its byte.
-        let err = Task::fim(lang("python"), Mode::Mask, "x = ", "1 1\n2 2\n").constraint(&mut kits()).err().unwrap();
+        let err = Task::fim(lang("python"), Mode::Mask, "x = ", "1 1\n2 2\n")
+            .constraint(&mut kits())
+            .err()
+            .unwrap();
         assert!(matches!(err, LangError::Fim { lang: "python", .. }), "{err}");
-        let err = Task::fim(lang("slua"), Mode::Mask, "", "").constraint(&mut kits()).err().unwrap();
+        let err =
+            Task::fim(lang("slua"), Mode::Mask, "", "").constraint(&mut kits()).err().unwrap();
         assert!(matches!(err, LangError::Mode { lang: "slua", .. }), "{err}");
     }
 

@@ -147,7 +147,12 @@ impl WrapUp {
     /// Narrows `mask` (the constraint's mask) to the finishing mask, unless the
     /// constraint has none or the intersection is empty (the wrap-up never causes a
     /// dead end); returns whether it narrowed.
-    pub(crate) fn narrow<C: Constraint>(&mut self, constraint: &mut C, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+    pub(crate) fn narrow<C: Constraint>(
+        &mut self,
+        constraint: &mut C,
+        vocab: &Vocab,
+        mask: &mut TokenSet,
+    ) -> bool {
         if !self.ask_finishing(constraint, vocab) {
             return false;
         }
@@ -200,7 +205,10 @@ impl WrapUp {
     /// Whether the wrap-up may still begin on the finishing distance: it has a window,
     /// is possible, is not on yet, and no loop switched it on.
     fn guarding(&self, stats: &Stats) -> bool {
-        self.window.is_some() && self.possible() && stats.wrap_up_from.is_none() && stats.loop_detected.is_none()
+        self.window.is_some()
+            && self.possible()
+            && stats.wrap_up_from.is_none()
+            && stats.loop_detected.is_none()
     }
 
     /// Whether a wrap-up is possible at all: a constraining mode and a constraint not

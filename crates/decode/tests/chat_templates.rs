@@ -28,7 +28,12 @@ fn minijinja_renders_what_transformers_renders() {
     let f = fixture();
     let templates = f["templates"].as_array().unwrap();
     let cases = f["cases"].as_array().unwrap();
-    assert!(templates.len() >= 19 && cases.len() == templates.len() * 6, "{} templates, {} cases", templates.len(), cases.len());
+    assert!(
+        templates.len() >= 19 && cases.len() == templates.len() * 6,
+        "{} templates, {} cases",
+        templates.len(),
+        cases.len()
+    );
     let mut failures = Vec::new();
     for case in cases {
         let name = case["template"].as_str().unwrap();
@@ -45,21 +50,45 @@ fn minijinja_renders_what_transformers_renders() {
         let what = format!("{name} / {} / generation prompt {gen}", case["conversation"]);
         match (case["expected"].as_str(), ours) {
             (Some(want), Ok(got)) if got == want => {}
-            (Some(want), Ok(got)) => failures.push(format!("{what}:\n  want {want:?}\n  got  {got:?}")),
-            (Some(_), Err(e)) => failures.push(format!("{what}: transformers renders it, ours fails: {e}")),
-            (None, Ok(got)) => failures.push(format!("{what}: transformers refuses ({}), ours renders {got:?}", case["error"])),
+            (Some(want), Ok(got)) => {
+                failures.push(format!("{what}:\n  want {want:?}\n  got  {got:?}"))
+            }
+            (Some(_), Err(e)) => {
+                failures.push(format!("{what}: transformers renders it, ours fails: {e}"))
+            }
+            (None, Ok(got)) => failures.push(format!(
+                "{what}: transformers refuses ({}), ours renders {got:?}",
+                case["error"]
+            )),
             (None, Err(_)) => {}
         }
     }
-    assert!(failures.is_empty(), "{} of {} differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn a_template_that_refuses_a_system_turn_gets_it_in_the_user_turn() {
     let f = fixture();
-    let gemma = f["templates"].as_array().unwrap().iter().find(|t| t["name"] == "google-gemma-2-2b-it").unwrap();
-    let chat = Chat { template: gemma["template"].as_str(), bos_token: "<bos>", eos_token: "<eos>", fallback: ChatFamily::ChatMl };
-    let msgs = [Message::new("system", "You write Python."), Message::new("user", "Add two numbers.")];
+    let gemma = f["templates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "google-gemma-2-2b-it")
+        .unwrap();
+    let chat = Chat {
+        template: gemma["template"].as_str(),
+        bos_token: "<bos>",
+        eos_token: "<eos>",
+        fallback: ChatFamily::ChatMl,
+    };
+    let msgs =
+        [Message::new("system", "You write Python."), Message::new("user", "Add two numbers.")];
     assert!(render_jinja(chat.template.unwrap(), &msgs, true, "<bos>", "<eos>").is_err());
     let text = render_chat_with(&chat, &msgs, true).unwrap();
     assert_eq!(text, "<bos><start_of_turn>user\nYou write Python.\n\nAdd two numbers.<end_of_turn>\n<start_of_turn>model\n");
@@ -68,11 +97,21 @@ fn a_template_that_refuses_a_system_turn_gets_it_in_the_user_turn() {
 #[test]
 fn without_a_template_the_family_format_is_used() {
     let msgs = [Message::new("user", "Add two numbers.")];
-    let deepseek = Chat { template: None, bos_token: "<s>", eos_token: "</s>", fallback: ChatFamily::DeepSeekCoder };
+    let deepseek = Chat {
+        template: None,
+        bos_token: "<s>",
+        eos_token: "</s>",
+        fallback: ChatFamily::DeepSeekCoder,
+    };
     let text = render_chat_with(&deepseek, &msgs, true).unwrap();
-    assert!(text.starts_with("<s>You are an AI programming assistant") && text.ends_with("### Instruction:\nAdd two numbers.\n### Response:\n"), "{text:?}");
+    assert!(
+        text.starts_with("<s>You are an AI programming assistant")
+            && text.ends_with("### Instruction:\nAdd two numbers.\n### Response:\n"),
+        "{text:?}"
+    );
     // A template minijinja cannot parse, whose text shows its family: that family.
-    let broken = Chat { template: Some("{% broken %}<|start_header_id|><|end_header_id|>"), ..deepseek };
+    let broken =
+        Chat { template: Some("{% broken %}<|start_header_id|><|end_header_id|>"), ..deepseek };
     let text = render_chat_with(&broken, &msgs, true).unwrap();
     assert_eq!(text, "<s><|start_header_id|>user<|end_header_id|>\n\nAdd two numbers.<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
     let unknown = Chat { template: Some("{% broken %}"), ..deepseek };
@@ -84,6 +123,7 @@ fn tojson_writes_what_pythons_json_dumps_writes() {
     let msgs = [Message::new("user", "a <b> & \"c\" é")];
     let compact = render_jinja("{{ messages | tojson }}", &msgs, false, "", "").unwrap();
     assert_eq!(compact, r#"[{"role": "user", "content": "a <b> & \"c\" é"}]"#);
-    let indented = render_jinja("{{ messages[0] | tojson(indent=2) }}", &msgs, false, "", "").unwrap();
+    let indented =
+        render_jinja("{{ messages[0] | tojson(indent=2) }}", &msgs, false, "", "").unwrap();
     assert_eq!(indented, "{\n  \"role\": \"user\",\n  \"content\": \"a <b> & \\\"c\\\" é\"\n}");
 }

@@ -9,10 +9,14 @@ use std::sync::Arc;
 use common::{id, vocab, HashModel, Targets};
 use espalier_decode::LanguageModel;
 use espalier_decode::{
-    run, GenerateConfig, Generator, How, Mode, RepetitionGuard, SamplingConfig, StopReason, Unconstrained,
+    run, GenerateConfig, Generator, How, Mode, RepetitionGuard, SamplingConfig, StopReason,
+    Unconstrained,
 };
 
-const TOKENS: &[&str] = &["a", "b", "c", "ab", "abc", "foo", "foo(", "(", "bar", ")", "(bar)", "x", "\n", "\n    ", " ", "y", "fo", "o", "f", "r"];
+const TOKENS: &[&str] = &[
+    "a", "b", "c", "ab", "abc", "foo", "foo(", "(", "bar", ")", "(bar)", "x", "\n", "\n    ", " ",
+    "y", "fo", "o", "f", "r",
+];
 /// The same without "o": after "fo" nothing could spell the rest of "foo".
 const NO_O: &[&str] = &["a", "b", "c", "foo", "foo(", "(bar)", "fo", "x"];
 
@@ -53,7 +57,12 @@ fn every_constrained_mode_yields_a_target_and_ends_with_eos() {
             cfg.sampling = SamplingConfig { temperature: 1.0, top_k: 0, top_p: 1.0, seed };
             // The model loves EOS: it must wait until the text is complete.
             let (g, _) = generate(Targets::new(&targets), &[1], cfg, &[("<eos>", 6.0)]);
-            assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{mode} seed {seed} text {:?}", g.text());
+            assert_eq!(
+                g.stop_reason(),
+                Some(&StopReason::Eos),
+                "{mode} seed {seed} text {:?}",
+                g.text()
+            );
             assert!(targets.contains(&g.text().as_str()), "{mode} seed {seed}: {:?}", g.text());
         }
     }
@@ -62,7 +71,11 @@ fn every_constrained_mode_yields_a_target_and_ends_with_eos() {
 #[test]
 fn unconstrained_mode_follows_the_model() {
     let (g, _) = generate(Targets::new(&["abc"]), &[1], config(Mode::None), &[("x", 20.0)]);
-    assert_eq!(g.stop_reason(), Some(&StopReason::MaxTokens), "40 tokens is below the guard's span of 64");
+    assert_eq!(
+        g.stop_reason(),
+        Some(&StopReason::MaxTokens),
+        "40 tokens is below the guard's span of 64"
+    );
     assert_eq!(g.text(), "x".repeat(40));
 }
 
@@ -72,7 +85,12 @@ fn greedy_rejection_equals_greedy_mask_and_masks_less() {
     let (m, _) = generate(Targets::new(&targets), &[1], config(Mode::Mask), &[("a", 2.0)]);
     let (r, _) = generate(Targets::new(&targets), &[1], config(Mode::Rejection), &[("a", 2.0)]);
     assert_eq!(m.tokens(), r.tokens());
-    assert!(r.stats().masks < m.stats().masks, "rejection {} masks, mask {}", r.stats().masks, m.stats().masks);
+    assert!(
+        r.stats().masks < m.stats().masks,
+        "rejection {} masks, mask {}",
+        r.stats().masks,
+        m.stats().masks
+    );
     assert_eq!(m.stats().masks, m.tokens().len());
 }
 
@@ -166,7 +184,12 @@ fn a_stop_string_starting_in_the_healed_prompt_does_not_stop() {
 
 #[test]
 fn eos_only_when_complete_even_when_the_model_insists() {
-    let (g, _) = generate(Targets::new(&["abc", "abcabc"]), &[1], config(Mode::Rejection), &[("<eos>", 50.0)]);
+    let (g, _) = generate(
+        Targets::new(&["abc", "abcabc"]),
+        &[1],
+        config(Mode::Rejection),
+        &[("<eos>", 50.0)],
+    );
     assert_eq!(g.text(), "abc");
     assert!(g.hows()[0] == How::Resampled, "EOS refused at the first step");
 }
@@ -181,7 +204,12 @@ fn stop_strings_cut_the_text_and_repetition_is_reported() {
 
     let mut cfg = config(Mode::None);
     cfg.max_tokens = 200;
-    cfg.repetition = Some(RepetitionGuard { max_period: 4, min_span: 16, min_repeats: 4, ..RepetitionGuard::default() });
+    cfg.repetition = Some(RepetitionGuard {
+        max_period: 4,
+        min_span: 16,
+        min_repeats: 4,
+        ..RepetitionGuard::default()
+    });
     let (g, _) = generate(Unconstrained, &[1], cfg, &[("y", 30.0)]);
     assert_eq!(g.stop_reason(), Some(&StopReason::Repetition { period: 1, span: 16 }));
     assert_eq!(g.tokens().len(), 16);
@@ -299,8 +327,10 @@ fn traces_serialize_and_flag_allowed_candidates() {
     let mut model = HashModel::new(v.len());
     let mut g = Generator::new(v, Targets::new(&["abc"]), &[1], cfg).unwrap();
     let mut lines = Vec::new();
-    run(&mut g, &mut model, |_, out| lines.push(serde_json::to_string(out.trace.as_ref().unwrap()).unwrap()))
-        .unwrap();
+    run(&mut g, &mut model, |_, out| {
+        lines.push(serde_json::to_string(out.trace.as_ref().unwrap()).unwrap())
+    })
+    .unwrap();
     assert_eq!(lines.len(), g.tokens().len());
     let first: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
     assert_eq!(first["step"], 0);
@@ -320,13 +350,19 @@ fn traces_serialize_and_flag_allowed_candidates() {
 fn misuse_gets_typed_errors() {
     use espalier_decode::DecodeError;
     let v = Arc::new(vocab(TOKENS));
-    assert_eq!(Generator::new(v.clone(), Unconstrained, &[], config(Mode::None)).unwrap_err(), DecodeError::EmptyPrompt);
+    assert_eq!(
+        Generator::new(v.clone(), Unconstrained, &[], config(Mode::None)).unwrap_err(),
+        DecodeError::EmptyPrompt
+    );
     assert!(matches!(
         Generator::new(v.clone(), Unconstrained, &[999], config(Mode::None)),
         Err(DecodeError::TokenOutOfRange { id: 999, position: 0, .. })
     ));
     let mut g = Generator::new(v, Unconstrained, &[1], config(Mode::None)).unwrap();
-    assert!(matches!(g.step(&[0.0; 3], Default::default()), Err(DecodeError::LogitsLength { got: 3, .. })));
+    assert!(matches!(
+        g.step(&[0.0; 3], Default::default()),
+        Err(DecodeError::LogitsLength { got: 3, .. })
+    ));
 }
 
 #[test]
@@ -335,7 +371,8 @@ fn wrap_up_steers_to_the_shortest_completion_when_the_budget_runs_low() {
     let targets = ["abcabcx", long.as_str()];
     let v = Arc::new(vocab(TOKENS));
     for mode in [Mode::Mask, Mode::Rejection] {
-        let cfg = GenerateConfig { mode, max_tokens: 5, wrap_up: Some(3), ..GenerateConfig::default() };
+        let cfg =
+            GenerateConfig { mode, max_tokens: 5, wrap_up: Some(3), ..GenerateConfig::default() };
         // Without a finishing mask the option does nothing: the model's favourite "abc"
         // runs out the budget.
         let mut model = HashModel::new(v.len());
@@ -349,7 +386,8 @@ fn wrap_up_steers_to_the_shortest_completion_when_the_budget_runs_low() {
         model.prefer = vec![(id(&v, "abc"), 20.0)];
         let mut cfg = cfg;
         cfg.trace = true;
-        let mut g = Generator::new(v.clone(), Targets::new(&targets).with_finishing(), &[1], cfg).unwrap();
+        let mut g =
+            Generator::new(v.clone(), Targets::new(&targets).with_finishing(), &[1], cfg).unwrap();
         let mut wrapped_steps = Vec::new();
         run(&mut g, &mut model, |_, outcome| {
             let t = outcome.trace.as_ref().unwrap();
@@ -371,7 +409,8 @@ fn a_shared_prompt_prefix_is_not_fed_again() {
     let v = Arc::new(vocab(TOKENS));
     let mut model = HashModel::new(v.len());
     let cfg = GenerateConfig { mode: Mode::Mask, max_tokens: 6, ..GenerateConfig::default() };
-    let mut first = Generator::new(v.clone(), Targets::new(&["abcabc"]), &[1, 2, 3, 4], cfg.clone()).unwrap();
+    let mut first =
+        Generator::new(v.clone(), Targets::new(&["abcabc"]), &[1, 2, 3, 4], cfg.clone()).unwrap();
     run(&mut first, &mut model, |_, _| {}).unwrap();
     let cached = first.cached_context().to_vec();
     assert_eq!(&cached[..4], &[1, 2, 3, 4]);
@@ -379,7 +418,9 @@ fn a_shared_prompt_prefix_is_not_fed_again() {
     // Same first three prompt tokens: only the fourth is fed, after truncating to 3.
     model.calls.clear();
     let mut second =
-        Generator::new(v.clone(), Targets::new(&["abcabc"]), &[1, 2, 3, 5], cfg.clone()).unwrap().reuse_cache(&cached);
+        Generator::new(v.clone(), Targets::new(&["abcabc"]), &[1, 2, 3, 5], cfg.clone())
+            .unwrap()
+            .reuse_cache(&cached);
     run(&mut second, &mut model, |_, _| {}).unwrap();
     assert_eq!(model.calls[0], (3, vec![5]));
 
@@ -397,11 +438,19 @@ fn a_loop_switches_to_the_wrap_up_instead_of_stopping_when_asked() {
     owned.push("ab".repeat(40));
     let targets: Vec<&str> = owned.iter().map(String::as_str).collect();
     let v = Arc::new(vocab(TOKENS));
-    let guard = RepetitionGuard { max_period: 4, min_span: 8, min_repeats: 4, ..RepetitionGuard::default() };
+    let guard = RepetitionGuard {
+        max_period: 4,
+        min_span: 8,
+        min_repeats: 4,
+        ..RepetitionGuard::default()
+    };
     // (wrap up on repetition, the constraint has a finishing mask, mode)
-    for (flag, finishing, mode) in
-        [(false, true, Mode::Mask), (true, true, Mode::Mask), (true, true, Mode::Rejection), (true, false, Mode::Mask)]
-    {
+    for (flag, finishing, mode) in [
+        (false, true, Mode::Mask),
+        (true, true, Mode::Mask),
+        (true, true, Mode::Rejection),
+        (true, false, Mode::Mask),
+    ] {
         let cfg = GenerateConfig {
             mode,
             max_tokens: 60,
@@ -411,13 +460,21 @@ fn a_loop_switches_to_the_wrap_up_instead_of_stopping_when_asked() {
         };
         let mut model = HashModel::new(v.len());
         model.prefer = vec![(id(&v, "ab"), 20.0)];
-        let constraint = if finishing { Targets::new(&targets).with_finishing() } else { Targets::new(&targets) };
+        let constraint = if finishing {
+            Targets::new(&targets).with_finishing()
+        } else {
+            Targets::new(&targets)
+        };
         let mut g = Generator::new(v.clone(), constraint, &[1], cfg).unwrap();
         run(&mut g, &mut model, |_, _| {}).unwrap();
         if flag && finishing {
             assert_eq!(g.text(), format!("{}x", "ab".repeat(8)), "{mode}");
             assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{mode}");
-            assert_eq!(g.stats().loop_detected, Some(StopReason::Repetition { period: 1, span: 8 }), "{mode}");
+            assert_eq!(
+                g.stats().loop_detected,
+                Some(StopReason::Repetition { period: 1, span: 8 }),
+                "{mode}"
+            );
             assert_eq!(g.stats().wrap_up_from, Some(8), "{mode}");
         } else {
             assert_eq!(g.stop_reason(), Some(&StopReason::Repetition { period: 1, span: 8 }));

@@ -10,7 +10,8 @@ use espalier_decode::languages::slua::slua_constraint;
 use espalier_decode::{run, GenerateConfig, Generator, Kits, Lang, LanguageModel, Mode, Task};
 use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer};
 
-const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+const MODEL: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 
 struct Model {
     llama: Llama,
@@ -28,15 +29,18 @@ impl LanguageModel for Model {
 }
 
 fn load() -> (Tokenizer, Arc<Vocab>, Model) {
-    let gguf = Gguf::open(MODEL).unwrap_or_else(|e| panic!("{MODEL}: {e} (run scripts/fetch-model.sh)"));
+    let gguf =
+        Gguf::open(MODEL).unwrap_or_else(|e| panic!("{MODEL}: {e} (run scripts/fetch-model.sh)"));
     let tok = Tokenizer::from_gguf(&gguf).unwrap();
-    let vocab = Arc::new(Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id()));
+    let vocab =
+        Arc::new(Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id()));
     let llama = Llama::load(&gguf, &BackendKind::Ndarray.device().unwrap()).unwrap();
     let cache = llama.new_cache();
     (tok, vocab, Model { llama, cache })
 }
 
-const PROMPT: &str = "def add(a: int, b: int) -> int:\n    \"\"\"Return the sum of a and b.\"\"\"\n";
+const PROMPT: &str =
+    "def add(a: int, b: int) -> int:\n    \"\"\"Return the sum of a and b.\"\"\"\n";
 
 #[test]
 fn python_completion_under_the_grammar_is_a_valid_prefix_in_mask_and_rejection_modes() {
@@ -46,7 +50,13 @@ fn python_completion_under_the_grammar_is_a_valid_prefix_in_mask_and_rejection_m
     let ids = tok.encode(PROMPT).unwrap();
     let mut outputs = Vec::new();
     for mode in [Mode::Mask, Mode::Rejection] {
-        let config = GenerateConfig { mode, max_tokens: 8, heal_prompt: true, trace: true, ..GenerateConfig::default() };
+        let config = GenerateConfig {
+            mode,
+            max_tokens: 8,
+            heal_prompt: true,
+            trace: true,
+            ..GenerateConfig::default()
+        };
         let c = Task::new(Some(python), mode, PROMPT).constraint(&mut kits).unwrap();
         let mut g = Generator::new(vocab.clone(), c, &ids, config).unwrap();
         model.truncate(0);
@@ -72,12 +82,16 @@ fn slua_talent_under_the_tree_of_parsers_starts_as_the_grammar_says() {
     let (tok, vocab, mut model) = load();
     let text = espalier_decode::prompt::render_chat(
         tok.chat_template(),
-        &[espalier_decode::prompt::Message::new("user", "Write an sLua talent that sets a target on fire.")],
+        &[espalier_decode::prompt::Message::new(
+            "user",
+            "Write an sLua talent that sets a target on fire.",
+        )],
         true,
     )
     .unwrap();
     let ids = tok.encode(&text).unwrap();
-    let config = GenerateConfig { mode: Mode::Rejection, max_tokens: 6, ..GenerateConfig::default() };
+    let config =
+        GenerateConfig { mode: Mode::Rejection, max_tokens: 6, ..GenerateConfig::default() };
     let mut g = Generator::new(vocab, slua_constraint("talent", vec![]), &ids, config).unwrap();
     run(&mut g, &mut model, |_, _| {}).unwrap();
     let out = g.text();

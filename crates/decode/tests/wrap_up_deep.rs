@@ -17,7 +17,9 @@ use std::time::Duration;
 use common::{id, HashModel};
 use espalier_constraint::{Constraint, FimConstraint, GrammarConstraint, Strategy, TokTrie, Vocab};
 use espalier_decode::eval::{GoChecker, PythonChecker};
-use espalier_decode::{run, GenerateConfig, Generator, LangConstraint, Mode, SamplingConfig, StopReason};
+use espalier_decode::{
+    run, GenerateConfig, Generator, LangConstraint, Mode, SamplingConfig, StopReason,
+};
 
 /// Printable ASCII but `{` (see `wrap_up_python.rs`: a broken f-string field cannot be
 /// finished), newline, tab and the nesting lexemes; id 0 is EOS.
@@ -45,9 +47,16 @@ fn config(max_tokens: usize, seed: u64) -> GenerateConfig {
 
 /// Runs `constraint` under a model that prefers `prefer` (in that order) and returns
 /// the generator when it ended with EOS after a wrap-up begun on the distance.
-fn generate(vocab: &Arc<Vocab>, constraint: LangConstraint, prefer: &[&str], max_tokens: usize, seed: u64) -> Generator<LangConstraint> {
+fn generate(
+    vocab: &Arc<Vocab>,
+    constraint: LangConstraint,
+    prefer: &[&str],
+    max_tokens: usize,
+    seed: u64,
+) -> Generator<LangConstraint> {
     let mut model = HashModel::new(vocab.len());
-    model.prefer = prefer.iter().enumerate().map(|(k, t)| (id(vocab, t), 30.0 - 5.0 * k as f32)).collect();
+    model.prefer =
+        prefer.iter().enumerate().map(|(k, t)| (id(vocab, t), 30.0 - 5.0 * k as f32)).collect();
     let mut g = Generator::new(vocab.clone(), constraint, &[1], config(max_tokens, seed)).unwrap();
     run(&mut g, &mut model, |_, _| {}).unwrap();
     g
@@ -68,7 +77,8 @@ fn depth(text: &str, open: char, close: char) -> usize {
 }
 
 fn python_checker() -> PythonChecker {
-    let checker = PythonChecker { python: "/usr/bin/python3.11".into(), timeout: Duration::from_secs(30) };
+    let checker =
+        PythonChecker { python: "/usr/bin/python3.11".into(), timeout: Duration::from_secs(30) };
     checker.syntax_error("pass\n").expect("the oracle /usr/bin/python3.11 is required");
     checker
 }
@@ -80,8 +90,15 @@ fn python_nested_blocks_close_within_the_budget() {
     let trie = Arc::new(TokTrie::new(&vocab));
     let python = espalier_grammar::python().unwrap();
     for (k, max_tokens) in [24, 31, 40, 57, 64].into_iter().enumerate() {
-        let c = GrammarConstraint::new(python.recognizer(), trie.clone(), Strategy::Exact, "python-lr");
-        let g = generate(&vocab, LangConstraint::Grammar(Box::new(c)), &["if x:\n", "    "], max_tokens, k as u64);
+        let c =
+            GrammarConstraint::new(python.recognizer(), trie.clone(), Strategy::Exact, "python-lr");
+        let g = generate(
+            &vocab,
+            LangConstraint::Grammar(Box::new(c)),
+            &["if x:\n", "    "],
+            max_tokens,
+            k as u64,
+        );
         let text = g.text();
         let what = format!("budget {max_tokens}: {text:?} ({:?})", g.stats());
         assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{what}");
@@ -93,16 +110,27 @@ fn python_nested_blocks_close_within_the_budget() {
 
 #[test]
 fn go_nested_blocks_close_within_the_budget() {
-    let go = espalier_testkit::require("/usr/bin/go", "the Go toolchain (go, gofmt)", Some("apt-get install golang-go"));
+    let go = espalier_testkit::require(
+        "/usr/bin/go",
+        "the Go toolchain (go, gofmt)",
+        Some("apt-get install golang-go"),
+    );
     let checker = GoChecker::new(&go, Duration::from_secs(30));
     let vocab = Arc::new(vocab(&["if x {\n", "}"], false));
     let trie = Arc::new(TokTrie::new(&vocab));
     let grammar = espalier_grammar::go().unwrap();
     let prompt = "package p\n\nfunc f(x bool) {\n";
     for (k, max_tokens) in [24, 31, 40, 57, 64].into_iter().enumerate() {
-        let mut c = GrammarConstraint::new(grammar.recognizer(), trie.clone(), Strategy::Exact, "go-lr");
+        let mut c =
+            GrammarConstraint::new(grammar.recognizer(), trie.clone(), Strategy::Exact, "go-lr");
         c.commit(prompt.as_bytes()).unwrap();
-        let g = generate(&vocab, LangConstraint::Grammar(Box::new(c)), &["if x {\n"], max_tokens, k as u64);
+        let g = generate(
+            &vocab,
+            LangConstraint::Grammar(Box::new(c)),
+            &["if x {\n"],
+            max_tokens,
+            k as u64,
+        );
         let text = format!("{prompt}{}", g.text());
         let what = format!("budget {max_tokens}: {text:?} ({:?})", g.stats());
         assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{what}");
@@ -124,8 +152,15 @@ fn fim_middles_nested_deep_join_the_suffix_within_the_budget() {
     let prefix = "def f(x):\n    for y in x:\n        if x:\n            if y:\n";
     let suffix = "            elif x:\n                pass\n    return x\n";
     for (k, max_tokens) in [32, 40, 57, 64].into_iter().enumerate() {
-        let c = FimConstraint::new(&python, prefix.as_bytes(), suffix.as_bytes(), trie.clone()).unwrap();
-        let g = generate(&vocab, LangConstraint::Fim(Box::new(c)), &["def g():\n", "    "], max_tokens, k as u64);
+        let c = FimConstraint::new(&python, prefix.as_bytes(), suffix.as_bytes(), trie.clone())
+            .unwrap();
+        let g = generate(
+            &vocab,
+            LangConstraint::Fim(Box::new(c)),
+            &["def g():\n", "    "],
+            max_tokens,
+            k as u64,
+        );
         let text = format!("{prefix}{}{suffix}", g.text());
         let what = format!("budget {max_tokens}: {text:?} ({:?})", g.stats());
         assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{what}");
@@ -134,4 +169,3 @@ fn fim_middles_nested_deep_join_the_suffix_within_the_budget() {
         assert_eq!(checker.syntax_error(&text), Ok(None), "{what}");
     }
 }
-

@@ -12,7 +12,9 @@ use std::time::Duration;
 use common::HashModel;
 use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, Vocab};
 use espalier_decode::eval::GoChecker;
-use espalier_decode::{run, GenerateConfig, Generator, LangConstraint, Mode, SamplingConfig, StopReason};
+use espalier_decode::{
+    run, GenerateConfig, Generator, LangConstraint, Mode, SamplingConfig, StopReason,
+};
 
 /// Printable ASCII, newline, tab and a few multi-byte Go lexemes; id 0 is EOS.
 fn byte_vocab() -> Vocab {
@@ -20,7 +22,10 @@ fn byte_vocab() -> Vocab {
     all.extend((0x20u8..0x7f).map(|b| vec![b]));
     all.push(b"\n".to_vec());
     all.push(b"\t".to_vec());
-    for t in ["func", " return", "\n\t", "if", " else", "for", " range", ":=", "`", "/*", "//", "0x", "struct", "{\n"] {
+    for t in [
+        "func", " return", "\n\t", "if", " else", "for", " range", ":=", "`", "/*", "//", "0x",
+        "struct", "{\n",
+    ] {
         all.push(t.as_bytes().to_vec());
     }
     Vocab::new(all, &[0], 0)
@@ -28,7 +33,11 @@ fn byte_vocab() -> Vocab {
 
 #[test]
 fn wrapping_up_finishes_go_that_gofmt_accepts() {
-    let go = espalier_testkit::require("/usr/bin/go", "the Go toolchain (go, gofmt)", Some("apt-get install golang-go"));
+    let go = espalier_testkit::require(
+        "/usr/bin/go",
+        "the Go toolchain (go, gofmt)",
+        Some("apt-get install golang-go"),
+    );
     let checker = GoChecker::new(&go, Duration::from_secs(30));
     assert_eq!(checker.syntax_error("package p\n"), Ok(None));
     let vocab = Arc::new(byte_vocab());
@@ -46,10 +55,17 @@ fn wrapping_up_finishes_go_that_gofmt_accepts() {
                 repetition: None,
                 ..GenerateConfig::default()
             };
-            let mut c = GrammarConstraint::new(grammar.recognizer(), trie.clone(), Strategy::Exact, "go-lr");
+            let mut c = GrammarConstraint::new(
+                grammar.recognizer(),
+                trie.clone(),
+                Strategy::Exact,
+                "go-lr",
+            );
             c.commit(prompt.as_bytes()).unwrap();
             let mut model = HashModel::new(vocab.len());
-            let mut g = Generator::new(vocab.clone(), LangConstraint::Grammar(Box::new(c)), &[1], config).unwrap();
+            let mut g =
+                Generator::new(vocab.clone(), LangConstraint::Grammar(Box::new(c)), &[1], config)
+                    .unwrap();
             run(&mut g, &mut model, |_, _| {}).unwrap();
             let text = format!("{prompt}{}", g.text());
             let what = format!("wander {wander} seed {seed}: {text:?}");

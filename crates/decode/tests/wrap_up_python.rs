@@ -11,7 +11,9 @@ use std::time::Duration;
 use common::HashModel;
 use espalier_constraint::{GrammarConstraint, Strategy, TokTrie, Vocab};
 use espalier_decode::eval::PythonChecker;
-use espalier_decode::{run, GenerateConfig, Generator, LangConstraint, Mode, SamplingConfig, StopReason};
+use espalier_decode::{
+    run, GenerateConfig, Generator, LangConstraint, Mode, SamplingConfig, StopReason,
+};
 
 /// Printable ASCII but `{`, newline, tab and a few multi-byte Python lexemes; id 0 is
 /// EOS. No `{`: a random walk soon writes an f-string whose replacement field is
@@ -22,7 +24,10 @@ fn byte_vocab() -> Vocab {
     all.extend((0x20u8..0x7f).filter(|&b| b != b'{').map(|b| vec![b]));
     all.push(b"\n".to_vec());
     all.push(b"\t".to_vec());
-    for t in ["def", " return", "    ", "\n    ", "if", " else", "lambda", "\"\"\"", "(x", "):", "for", " in"] {
+    for t in [
+        "def", " return", "    ", "\n    ", "if", " else", "lambda", "\"\"\"", "(x", "):", "for",
+        " in",
+    ] {
         all.push(t.as_bytes().to_vec());
     }
     Vocab::new(all, &[0], 0)
@@ -30,7 +35,8 @@ fn byte_vocab() -> Vocab {
 
 #[test]
 fn wrapping_up_finishes_python_that_ast_parse_accepts() {
-    let checker = PythonChecker { python: "/usr/bin/python3.11".into(), timeout: Duration::from_secs(30) };
+    let checker =
+        PythonChecker { python: "/usr/bin/python3.11".into(), timeout: Duration::from_secs(30) };
     checker.syntax_error("pass\n").expect("the oracle /usr/bin/python3.11 is required");
     let vocab = Arc::new(byte_vocab());
     let trie = Arc::new(TokTrie::new(&vocab));
@@ -46,9 +52,16 @@ fn wrapping_up_finishes_python_that_ast_parse_accepts() {
                 repetition: None,
                 ..GenerateConfig::default()
             };
-            let c = GrammarConstraint::new(python.recognizer(), trie.clone(), Strategy::Exact, "python-lr");
+            let c = GrammarConstraint::new(
+                python.recognizer(),
+                trie.clone(),
+                Strategy::Exact,
+                "python-lr",
+            );
             let mut model = HashModel::new(vocab.len());
-            let mut g = Generator::new(vocab.clone(), LangConstraint::Grammar(Box::new(c)), &[1], config).unwrap();
+            let mut g =
+                Generator::new(vocab.clone(), LangConstraint::Grammar(Box::new(c)), &[1], config)
+                    .unwrap();
             run(&mut g, &mut model, |_, _| {}).unwrap();
             let what = format!("wander {wander} seed {seed}: {:?}", g.text());
             assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{what}");

@@ -18,7 +18,9 @@ fn byte_vocab() -> Vocab {
     let mut all = vec![b"<eos>".to_vec()];
     all.extend((0x20u8..0x7f).map(|b| vec![b]));
     all.push(b"\n".to_vec());
-    for t in ["local", " end", "function", " then", "  ", "\n  ", "(target", "Damage", "effect", "talent"] {
+    for t in [
+        "local", " end", "function", " then", "  ", "\n  ", "(target", "Damage", "effect", "talent",
+    ] {
         all.push(t.as_bytes().to_vec());
     }
     Vocab::new(all, &[0], 0)
@@ -40,7 +42,9 @@ fn wrapping_up_finishes_effects_and_talents_that_then_run() {
             };
             let mut model = HashModel::new(vocab.len());
             // The finishing mask reaches the loop through `LangConstraint`'s delegation.
-            let mut g = Generator::new(vocab.clone(), slua_constraint(kind, Vec::new()), &[1], config).unwrap();
+            let mut g =
+                Generator::new(vocab.clone(), slua_constraint(kind, Vec::new()), &[1], config)
+                    .unwrap();
             run(&mut g, &mut model, |_, _| {}).unwrap();
             let what = format!("{kind} wander {wander} seed {seed}: {:?}", g.text());
             assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{what}");

@@ -73,7 +73,11 @@ pub struct Case {
 }
 
 /// Plays `case` for `turns` turns natively; the outcome and the game's log.
-pub fn play(case: &Case, turns: usize, time_limit: Duration) -> (Result<(), EngineError>, Vec<String>) {
+pub fn play(
+    case: &Case,
+    turns: usize,
+    time_limit: Duration,
+) -> (Result<(), EngineError>, Vec<String>) {
     let mut game = match Game::new(case.seed) {
         Ok(g) => g,
         Err(e) => return (Err(e), Vec::new()),
@@ -124,7 +128,10 @@ pub fn fuzz_cases(api: &Api, cfg: &FuzzConfig) -> (FuzzStats, Vec<Case>) {
             continue;
         }
         if !w.finished {
-            note(&mut stats, format!("script {k} unfinished after {} segments:\n{}", w.segments, w.text));
+            note(
+                &mut stats,
+                format!("script {k} unfinished after {} segments:\n{}", w.segments, w.text),
+            );
             continue;
         }
         stats.finished += 1;
@@ -146,7 +153,9 @@ pub fn fuzz_cases(api: &Api, cfg: &FuzzConfig) -> (FuzzStats, Vec<Case>) {
                 stats.translated += 1;
                 stats.turns_played += cfg.turns;
             }
-            Err(e @ (EngineError::Load(_) | EngineError::Host(_))) => note(&mut stats, format!("script {k}: {e}\n{lua}")),
+            Err(e @ (EngineError::Load(_) | EngineError::Host(_))) => {
+                note(&mut stats, format!("script {k}: {e}\n{lua}"))
+            }
             Err(e) if e.is_limit() => {
                 stats.translated += 1;
                 stats.timeouts += 1;

@@ -36,17 +36,25 @@ impl Game {
         // SAFETY: the debug library is unsafe only in the hands of a script; the
         // rules keep `debug.sethook` for the budgets and scripts run in an
         // environment without `debug` (see lua/dungeon.lua).
-        let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL_SAFE | StdLib::DEBUG, LuaOptions::default()) };
+        let lua = unsafe {
+            Lua::unsafe_new_with(StdLib::ALL_SAFE | StdLib::DEBUG, LuaOptions::default())
+        };
         let m: Table = lua.load(RULES).set_name("=dungeon.lua").eval().map_err(host)?;
         lua.set_memory_limit(MEMORY_LIMIT).map_err(host)?;
         let start = Instant::now();
-        let now = lua.create_function(move |_, ()| Ok(start.elapsed().as_secs_f64() * 1000.0)).map_err(host)?;
+        let now = lua
+            .create_function(move |_, ()| Ok(start.elapsed().as_secs_f64() * 1000.0))
+            .map_err(host)?;
         let new: Function = m.get("new").map_err(host)?;
         let g: Table = new.call((seed53(seed) as i64, PRELUDE, now)).map_err(host)?;
         Ok(Game { lua, g, started: false })
     }
 
-    fn call(&self, entry: &str, arg: impl mlua::IntoLuaMulti) -> Result<Option<Loaded>, EngineError> {
+    fn call(
+        &self,
+        entry: &str,
+        arg: impl mlua::IntoLuaMulti,
+    ) -> Result<Option<Loaded>, EngineError> {
         let f: Function = self.g.get(entry).map_err(host)?;
         let status: String = f.call(arg).map_err(host)?;
         parse(&status)
@@ -158,7 +166,10 @@ mod tests {
             g.log()
         };
         let a = play(5);
-        assert!(a.iter().any(|l| l.starts_with("hook T.Do")) && a.iter().any(|l| l.starts_with("hp ")), "{a:?}");
+        assert!(
+            a.iter().any(|l| l.starts_with("hook T.Do")) && a.iter().any(|l| l.starts_with("hp ")),
+            "{a:?}"
+        );
         assert_eq!(a, play(5));
         assert_ne!(a, play(6));
     }

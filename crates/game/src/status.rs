@@ -38,7 +38,12 @@ impl EngineError {
     /// The message without the kind.
     pub fn message(&self) -> &str {
         match self {
-            EngineError::Load(m) | EngineError::Runtime(m) | EngineError::Budget(m) | EngineError::Timeout(m) | EngineError::Memory(m) | EngineError::Host(m) => m,
+            EngineError::Load(m)
+            | EngineError::Runtime(m)
+            | EngineError::Budget(m)
+            | EngineError::Timeout(m)
+            | EngineError::Memory(m)
+            | EngineError::Host(m) => m,
         }
     }
 
@@ -58,7 +63,10 @@ impl fmt::Display for EngineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EngineError::Load(m) => write!(f, "translated script does not load: {m}"),
-            EngineError::Runtime(m) | EngineError::Budget(m) | EngineError::Timeout(m) | EngineError::Memory(m) => f.write_str(m),
+            EngineError::Runtime(m)
+            | EngineError::Budget(m)
+            | EngineError::Timeout(m)
+            | EngineError::Memory(m) => f.write_str(m),
             EngineError::Host(m) => write!(f, "Lua host: {m}"),
         }
     }
@@ -82,7 +90,9 @@ pub fn parse(status: &str) -> Result<Option<Loaded>, EngineError> {
     let (a, b) = (parts.next(), parts.next());
     match (head, a, b) {
         ("ok", None, _) => Ok(None),
-        ("ok", Some(kind), Some(name)) => Ok(Some(Loaded { kind: kind.to_string(), name: name.to_string() })),
+        ("ok", Some(kind), Some(name)) => {
+            Ok(Some(Loaded { kind: kind.to_string(), name: name.to_string() }))
+        }
         ("error", Some(kind), Some(msg)) => Err(match kind {
             "load" => EngineError::Load(msg.to_string()),
             "runtime" => EngineError::Runtime(msg.to_string()),
@@ -102,8 +112,14 @@ mod tests {
     #[test]
     fn statuses_read_back() {
         assert_eq!(parse("ok"), Ok(None));
-        assert_eq!(parse("ok\ttalent\tZap"), Ok(Some(Loaded { kind: "talent".into(), name: "Zap".into() })));
-        assert_eq!(parse("error\tbudget\tT.Do ran\tpast"), Err(EngineError::Budget("T.Do ran\tpast".into())));
+        assert_eq!(
+            parse("ok\ttalent\tZap"),
+            Ok(Some(Loaded { kind: "talent".into(), name: "Zap".into() }))
+        );
+        assert_eq!(
+            parse("error\tbudget\tT.Do ran\tpast"),
+            Err(EngineError::Budget("T.Do ran\tpast".into()))
+        );
         assert!(matches!(parse("what"), Err(EngineError::Host(_))));
     }
 }

@@ -14,7 +14,13 @@ use espalier_slua::Api;
 
 fn first_difference(a: &[String], b: &[&str]) -> String {
     let k = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
-    format!("line {k}: native {:?} / wasmoon {:?} (lengths {} / {})", a.get(k), b.get(k), a.len(), b.len())
+    format!(
+        "line {k}: native {:?} / wasmoon {:?} (lengths {} / {})",
+        a.get(k),
+        b.get(k),
+        a.len(),
+        b.len()
+    )
 }
 
 fn run(scripts: usize, seed: u64) {
@@ -30,14 +36,22 @@ fn run(scripts: usize, seed: u64) {
         let t = Instant::now();
         let (outcome, log) = play(case, TURNS, TIME_LIMIT);
         native_time += t.elapsed();
-        let native_outcome = outcome.as_ref().map(|_| "ok".to_string()).unwrap_or_else(|e| e.outcome());
+        let native_outcome =
+            outcome.as_ref().map(|_| "ok".to_string()).unwrap_or_else(|e| e.outcome());
         native_errors += outcome.is_err() as usize;
         log_lines += log.len();
-        let js_log: Vec<&str> = if j.log.is_empty() { Vec::new() } else { j.log.split('\n').collect() };
+        let js_log: Vec<&str> =
+            if j.log.is_empty() { Vec::new() } else { j.log.split('\n').collect() };
         if native_outcome != j.outcome || log != js_log {
             disagreements += 1;
             if examples.len() < 3 {
-                examples.push(format!("case {} (seed {}): outcomes {native_outcome:?} / {:?}; {}", j.i, case.seed, j.outcome, first_difference(&log, &js_log)));
+                examples.push(format!(
+                    "case {} (seed {}): outcomes {native_outcome:?} / {:?}; {}",
+                    j.i,
+                    case.seed,
+                    j.outcome,
+                    first_difference(&log, &js_log)
+                ));
             }
         }
     }

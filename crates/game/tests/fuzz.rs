@@ -10,7 +10,13 @@ use espalier_game::fuzz::{fuzz, FuzzConfig};
 use espalier_slua::Api;
 
 fn run(scripts: usize, seed: u64) {
-    let cfg = FuzzConfig { scripts, turns: 100, seed, check_a1: true, time_limit: Duration::from_secs(20) };
+    let cfg = FuzzConfig {
+        scripts,
+        turns: 100,
+        seed,
+        check_a1: true,
+        time_limit: Duration::from_secs(20),
+    };
     let stats = fuzz(&Api::dungeon(), &cfg);
     eprintln!("{}", serde_json::to_string(&stats).unwrap());
     assert_eq!(stats.dead_ends, 0, "{:#?}", stats.examples);

@@ -69,7 +69,10 @@ fn hostile() -> Vec<(String, String, &'static str, &'static str)> {
 fn hostile_lua_is_stopped_the_same_way_in_both_vms() {
     std::fs::remove_file(MARK).ok();
     let list = hostile();
-    let cases: Vec<Case> = list.iter().map(|(top, body, _, _)| Case { seed: 11, sources: vec![talent(top, body)] }).collect();
+    let cases: Vec<Case> = list
+        .iter()
+        .map(|(top, body, _, _)| Case { seed: 11, sources: vec![talent(top, body)] })
+        .collect();
     let (js, summary) = play_in_wasmoon(&cases, "hostile");
     assert_eq!(summary.cases, cases.len());
     let mut wrong = Vec::new();
@@ -81,14 +84,19 @@ fn hostile_lua_is_stopped_the_same_way_in_both_vms() {
         };
         // The top level runs while loading: its errors are load errors, same kinds otherwise.
         let want = if *kind == "runtime" && body.is_empty() { "load" } else { kind };
-        let expected = if want == "ok" { native == "ok" } else { native.starts_with(&format!("{want}: ")) };
+        let expected =
+            if want == "ok" { native == "ok" } else { native.starts_with(&format!("{want}: ")) };
         if !expected || !native.contains(word) || native != j.outcome {
-            wrong.push(format!("{body:?}: native {native:?}, wasmoon {:?}, wanted {want} with {word:?}", j.outcome));
+            wrong.push(format!(
+                "{body:?}: native {native:?}, wasmoon {:?}, wanted {want} with {word:?}",
+                j.outcome
+            ));
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
     assert!(!std::path::Path::new(MARK).exists(), "a script wrote {MARK}");
     // The host goes on: a fresh game plays.
-    let (outcome, log) = play(&Case { seed: 1, sources: vec![talent("", "Damage(user, 1)")] }, 10, TIME_LIMIT);
+    let (outcome, log) =
+        play(&Case { seed: 1, sources: vec![talent("", "Damage(user, 1)")] }, 10, TIME_LIMIT);
     assert!(outcome.is_ok() && log.iter().any(|l| l.starts_with("hook Evil.Do")), "{outcome:?}");
 }

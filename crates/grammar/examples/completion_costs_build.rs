@@ -17,5 +17,11 @@ fn main() {
         cost = c.stack_cost(&stack, &cols, false);
     }
     let per = t.elapsed() / n;
-    println!("{{\"build_ms\": {:.1}, \"stack_cost_us\": {:.1}, \"cost\": {:?}, \"stack_depth\": {}}}", build.as_secs_f64() * 1e3, per.as_secs_f64() * 1e6, cost, stack.len());
+    println!(
+        "{{\"build_ms\": {:.1}, \"stack_cost_us\": {:.1}, \"cost\": {:?}, \"stack_depth\": {}}}",
+        build.as_secs_f64() * 1e3,
+        per.as_secs_f64() * 1e6,
+        cost,
+        stack.len()
+    );
 }

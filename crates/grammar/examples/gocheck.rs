@@ -6,16 +6,28 @@ fn main() {
     let go = espalier_grammar::go().expect("go grammar");
     let mut paths: Vec<String> = std::env::args().skip(1).collect();
     if paths == ["-"] {
-        paths = std::io::read_to_string(std::io::stdin()).unwrap_or_default().lines().map(String::from).collect();
+        paths = std::io::read_to_string(std::io::stdin())
+            .unwrap_or_default()
+            .lines()
+            .map(String::from)
+            .collect();
     }
     for path in paths {
-        let Ok(bytes) = std::fs::read(&path) else { println!("unreadable {path}"); continue };
+        let Ok(bytes) = std::fs::read(&path) else {
+            println!("unreadable {path}");
+            continue;
+        };
         let mut r = go.recognizer();
         match r.push_bytes(&bytes).and_then(|_| r.finish()) {
             Ok(()) => println!("ok {path}"),
             Err(e) => {
-                let line = bytes[..e.offset.min(bytes.len())].iter().filter(|&&b| b == b'\n').count() + 1;
-                println!("err {path} line {line}: {} (expected {})", e.message, e.expected.join(" "))
+                let line =
+                    bytes[..e.offset.min(bytes.len())].iter().filter(|&&b| b == b'\n').count() + 1;
+                println!(
+                    "err {path} line {line}: {} (expected {})",
+                    e.message,
+                    e.expected.join(" ")
+                )
             }
         }
     }

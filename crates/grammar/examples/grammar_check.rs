@@ -11,16 +11,35 @@ fn main() {
             std::process::exit(1)
         }
     };
-    println!("{} terminals, {} nonterminals, {} productions", g.terminals.len(), g.nonterminals.len(), g.productions.len());
+    println!(
+        "{} terminals, {} nonterminals, {} productions",
+        g.terminals.len(),
+        g.nonterminals.len(),
+        g.productions.len()
+    );
     let t = std::time::Instant::now();
     match espalier_grammar::LexerDfa::build(&g) {
-        Ok(d) => println!("lexer DFA: {} states, {} byte classes, {:?}", d.num_states(), d.num_classes(), t.elapsed()),
+        Ok(d) => println!(
+            "lexer DFA: {} states, {} byte classes, {:?}",
+            d.num_states(),
+            d.num_classes(),
+            t.elapsed()
+        ),
         Err(e) => println!("lexer: {e}"),
     }
-    for kind in [espalier_grammar::TableKind::Lalr1, espalier_grammar::TableKind::Pager, espalier_grammar::TableKind::Lr1] {
-        if kind == espalier_grammar::TableKind::Lr1 && args.iter().any(|a| a == "--no-lr1") { continue; }
+    for kind in [
+        espalier_grammar::TableKind::Lalr1,
+        espalier_grammar::TableKind::Pager,
+        espalier_grammar::TableKind::Lr1,
+    ] {
+        if kind == espalier_grammar::TableKind::Lr1 && args.iter().any(|a| a == "--no-lr1") {
+            continue;
+        }
         match espalier_grammar::LrTable::build(&g, kind) {
-            Ok(t) => println!("{:?}: {} states, {} actions, {} gotos, {:?}", kind, t.stats.states, t.stats.actions, t.stats.gotos, t.stats.build_time),
+            Ok(t) => println!(
+                "{:?}: {} states, {} actions, {} gotos, {:?}",
+                kind, t.stats.states, t.stats.actions, t.stats.gotos, t.stats.build_time
+            ),
             Err(e) => println!("{kind:?}: {e}"),
         }
     }

@@ -25,14 +25,31 @@ fn main() {
     let earley_max: usize = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(300);
     let t = Instant::now();
     let g = Grammar::parse_with_start(PYTHON_GRAMMAR, "file_input").unwrap();
-    println!("grammar: {} terminals, {} nonterminals, {} productions, read+expanded in {:?}", g.terminals.len(), g.nonterminals.len(), g.productions.len(), t.elapsed());
+    println!(
+        "grammar: {} terminals, {} nonterminals, {} productions, read+expanded in {:?}",
+        g.terminals.len(),
+        g.nonterminals.len(),
+        g.productions.len(),
+        t.elapsed()
+    );
     let t = Instant::now();
     let dfa = LexerDfa::build(&g).unwrap();
-    println!("lexer DFA: {} states, {} byte classes, built in {:?}", dfa.num_states(), dfa.num_classes(), t.elapsed());
+    println!(
+        "lexer DFA: {} states, {} byte classes, built in {:?}",
+        dfa.num_states(),
+        dfa.num_classes(),
+        t.elapsed()
+    );
     for kind in [TableKind::Lr1, TableKind::Pager, TableKind::Lalr1] {
         let t = Instant::now();
         match LrTable::build(&g, kind) {
-            Ok(tab) => println!("{kind:?}: {} states, {} actions, {} gotos, built in {:?}", tab.stats.states, tab.stats.actions, tab.stats.gotos, t.elapsed()),
+            Ok(tab) => println!(
+                "{kind:?}: {} states, {} actions, {} gotos, built in {:?}",
+                tab.stats.states,
+                tab.stats.actions,
+                tab.stats.gotos,
+                t.elapsed()
+            ),
             Err(e) => println!("{kind:?}: not buildable, {e} ({:?})", t.elapsed()),
         }
     }

@@ -138,7 +138,9 @@ pub struct CompletionCosts {
 
 impl std::fmt::Debug for CompletionCosts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CompletionCosts").field("productions", &self.suffix.len()).finish_non_exhaustive()
+        f.debug_struct("CompletionCosts")
+            .field("productions", &self.suffix.len())
+            .finish_non_exhaustive()
     }
 }
 
@@ -166,7 +168,12 @@ impl CompletionCosts {
                 if Some(t) == layout.newline {
                     let line = Pareto::single(1, 1);
                     let free = Pareto::single(0, 0);
-                    Costs { normal: line.clone(), first_free: line, at_end: free.clone(), first_free_at_end: free }
+                    Costs {
+                        normal: line.clone(),
+                        first_free: line,
+                        at_end: free.clone(),
+                        first_free_at_end: free,
+                    }
                 } else if Some(t) == layout.indent {
                     Costs::all(Pareto::single(1, 0))
                 } else if Some(t) == layout.dedent {
@@ -175,7 +182,12 @@ impl CompletionCosts {
                     let n = x.len() as u32;
                     let spaced = Pareto::single(n + paths.needs_space_before(t) as u32, 0);
                     let bare = Pareto::single(n, 0);
-                    Costs { normal: spaced.clone(), first_free: bare.clone(), at_end: spaced, first_free_at_end: bare }
+                    Costs {
+                        normal: spaced.clone(),
+                        first_free: bare.clone(),
+                        at_end: spaced,
+                        first_free_at_end: bare,
+                    }
                 } else {
                     Costs::default()
                 }
@@ -194,11 +206,17 @@ impl CompletionCosts {
         let suffix = g
             .productions
             .iter()
-            .map(|p| (0..=p.rhs.len()).map(|d| suffix_costs(&p.rhs[d..], &term_costs, &nts, &nullable, layout)).collect())
+            .map(|p| {
+                (0..=p.rhs.len())
+                    .map(|d| suffix_costs(&p.rhs[d..], &term_costs, &nts, &nullable, layout))
+                    .collect()
+            })
             .collect();
         let table = lang.table.clone();
         let opens_block = (0..table.num_states() as u32)
-            .map(|s| layout.indent.is_some() && table.accessing_symbol(s) == layout.indent.map(Symbol::T))
+            .map(|s| {
+                layout.indent.is_some() && table.accessing_symbol(s) == layout.indent.map(Symbol::T)
+            })
             .collect();
         CompletionCosts {
             paths,
@@ -282,7 +300,12 @@ impl CompletionCosts {
 
 /// The moves a suffix with `costs` allows from `phase` at block column `c`: (added
 /// cost, phase after).
-pub(crate) fn transitions(costs: &Costs, nullable: bool, phase: Phase, c: u32) -> impl Iterator<Item = (u32, Phase)> {
+pub(crate) fn transitions(
+    costs: &Costs,
+    nullable: bool,
+    phase: Phase,
+    c: u32,
+) -> impl Iterator<Item = (u32, Phase)> {
     let mut out: [Option<(u32, Phase)>; 3] = [None; 3];
     match phase {
         Phase::FirstFree => {
@@ -310,7 +333,9 @@ fn nullable(g: &Grammar) -> Vec<bool> {
     while changed {
         changed = false;
         for p in &g.productions {
-            if !null[p.lhs as usize] && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if null[*n as usize])) {
+            if !null[p.lhs as usize]
+                && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if null[*n as usize]))
+            {
                 null[p.lhs as usize] = true;
                 changed = true;
             }
@@ -321,7 +346,13 @@ fn nullable(g: &Grammar) -> Vec<bool> {
 
 /// The costs of a symbol sequence (a production's rest), and whether it is nullable.
 /// Symbols after an INDENT sit one block deeper (until its DEDENT).
-fn suffix_costs(rhs: &[Symbol], terms: &[Costs], nts: &[Costs], nullable: &[bool], layout: Layout) -> (Costs, bool) {
+fn suffix_costs(
+    rhs: &[Symbol],
+    terms: &[Costs],
+    nts: &[Costs],
+    nullable: &[bool],
+    layout: Layout,
+) -> (Costs, bool) {
     let mut depth = Vec::with_capacity(rhs.len());
     let mut d: i32 = 0;
     for s in rhs {
@@ -354,7 +385,8 @@ fn suffix_costs(rhs: &[Symbol], terms: &[Costs], nts: &[Costs], nullable: &[bool
             first_free.union_with(&rest.first_free);
             first_free_at_end.union_with(&rest.first_free_at_end);
         }
-        rest = Costs { normal: sym.normal.plus(&rest.normal), first_free, at_end, first_free_at_end };
+        rest =
+            Costs { normal: sym.normal.plus(&rest.normal), first_free, at_end, first_free_at_end };
         rest_null &= sym_null;
     }
     (rest, rest_null)
@@ -375,7 +407,12 @@ mod tests {
     }
 
     /// The stack cost after `text` (its last lexeme ended), first-free or not.
-    fn cost(lang: &std::sync::Arc<Language>, text: &str, first_free: bool, cols: &[u32]) -> Option<u32> {
+    fn cost(
+        lang: &std::sync::Arc<Language>,
+        text: &str,
+        first_free: bool,
+        cols: &[u32],
+    ) -> Option<u32> {
         let mut r = lang.recognizer();
         r.push_bytes(text.as_bytes()).unwrap();
         assert!(r.end_lexeme());

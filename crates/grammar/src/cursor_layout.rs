@@ -20,7 +20,6 @@ pub struct Layout {
     pub line_start: bool,
 }
 
-
 /// The layouts the cursor may be in, as the suffix's lexemes suggest: after which
 /// opener (none, or the string / comment the cursor is inside), with how many
 /// brackets open (those the suffix closes without opening), at a line start or
@@ -33,12 +32,20 @@ pub fn cursor_layouts(lang: &Language, suffix: &[u8]) -> Vec<Layout> {
         out.push(Layout { opener: Vec::new(), depth: 0, cols: vec![0], line_start: false });
         return out;
     };
-    let mut openers: Vec<Vec<u8>> = [&b""[..], b"'", b"\"", b"'''", b"\"\"\"", b"#", b"\\"].iter().map(|o| o.to_vec()).collect();
+    let mut openers: Vec<Vec<u8>> = [&b""[..], b"'", b"\"", b"'''", b"\"\"\"", b"#", b"\\"]
+        .iter()
+        .map(|o| o.to_vec())
+        .collect();
     // The suffix may start inside a keyword or operator (`nd` of `and`, `=` of `==`):
     // each literal terminal's head whose tail starts the suffix opens it.
     for t in &lang.grammar.terminals {
         let name = t.name.as_bytes();
-        if !t.is_literal || name.len() < 3 || name[0] != b'"' || name[name.len() - 1] != b'"' || name.contains(&b'\\') {
+        if !t.is_literal
+            || name.len() < 3
+            || name[0] != b'"'
+            || name[name.len() - 1] != b'"'
+            || name.contains(&b'\\')
+        {
             continue;
         }
         let k = &name[1..name.len() - 1];
@@ -153,7 +160,13 @@ mod tests {
         let py = crate::python().unwrap();
         // Two brackets closed without being opened; lines at columns 4 and 0.
         let ls = cursor_layouts(&py, b"x])\n    y = 1\nz = 2\n");
-        assert!(ls.iter().any(|l| l.opener.is_empty() && l.depth == 2 && !l.line_start && l.cols == vec![0, 4]), "{ls:?}");
+        assert!(
+            ls.iter().any(|l| l.opener.is_empty()
+                && l.depth == 2
+                && !l.line_start
+                && l.cols == vec![0, 4]),
+            "{ls:?}"
+        );
         assert!(ls.iter().all(|l| l.depth == 2 || !l.opener.is_empty()), "{ls:?}");
         // A suffix inside a triple-quoted string lexes only after the opener.
         let ls = cursor_layouts(&py, b"doc\n  more\"\"\"\nx = 1\n");
@@ -161,4 +174,3 @@ mod tests {
         assert!(ls.iter().all(|l| !l.opener.is_empty()), "{ls:?}");
     }
 }
-

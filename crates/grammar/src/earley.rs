@@ -29,7 +29,9 @@ impl EarleyGrammar {
         while changed {
             changed = false;
             for p in &g.productions {
-                if !nullable[p.lhs as usize] && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if nullable[*n as usize])) {
+                if !nullable[p.lhs as usize]
+                    && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if nullable[*n as usize]))
+                {
                     nullable[p.lhs as usize] = true;
                     changed = true;
                 }
@@ -66,7 +68,11 @@ impl EarleyParser {
     pub fn new(g: Arc<EarleyGrammar>) -> Self {
         let mut p = EarleyParser { g, sets: Vec::new() };
         let start = p.g.grammar.start;
-        let seeds: Vec<Item> = p.g.grammar.nonterminals[start as usize].productions.iter().map(|&q| Item { prod: q, dot: 0, origin: 0 }).collect();
+        let seeds: Vec<Item> = p.g.grammar.nonterminals[start as usize]
+            .productions
+            .iter()
+            .map(|&q| Item { prod: q, dot: 0, origin: 0 })
+            .collect();
         let set = p.close(seeds);
         p.sets.push(Rc::new(set));
         p
@@ -191,7 +197,11 @@ impl TokenParser for EarleyParser {
 
     fn accepts_end(&mut self) -> bool {
         let g = &self.g.grammar;
-        self.sets.last().unwrap().items.iter().any(|it| it.origin == 0 && g.productions[it.prod as usize].lhs == g.start && it.dot as usize == g.productions[it.prod as usize].rhs.len())
+        self.sets.last().unwrap().items.iter().any(|it| {
+            it.origin == 0
+                && g.productions[it.prod as usize].lhs == g.start
+                && it.dot as usize == g.productions[it.prod as usize].rhs.len()
+        })
     }
 }
 
@@ -201,7 +211,10 @@ mod tests {
 
     #[test]
     fn recognizes_ambiguous_and_empty() {
-        let g = Arc::new(Grammar::parse("start: e\ne: e \"+\" e | \"x\" | opt \"(\" e \")\"\nopt: | \"-\"\n").unwrap());
+        let g = Arc::new(
+            Grammar::parse("start: e\ne: e \"+\" e | \"x\" | opt \"(\" e \")\"\nopt: | \"-\"\n")
+                .unwrap(),
+        );
         let x = g.terminal("\"x\"").unwrap();
         let plus = g.terminal("\"+\"").unwrap();
         let lp = g.terminal("\"(\"").unwrap();

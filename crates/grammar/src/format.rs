@@ -157,7 +157,10 @@ impl<'a> Lexer<'a> {
                                 Some('\\') => s.push('\\'),
                                 Some('"') => s.push('"'),
                                 Some(c) => {
-                                    return Err(Self::err(here, format!("unknown escape `\\{c}` in string literal")))
+                                    return Err(Self::err(
+                                        here,
+                                        format!("unknown escape `\\{c}` in string literal"),
+                                    ))
                                 }
                                 None => return Err(Self::err(pos, "unterminated string literal")),
                             },
@@ -183,9 +186,9 @@ impl<'a> Lexer<'a> {
                             }
                             Some('/') => break,
                             Some('\\') => {
-                                let c = self
-                                    .bump()
-                                    .ok_or_else(|| Self::err(pos, "unterminated regular expression"))?;
+                                let c = self.bump().ok_or_else(|| {
+                                    Self::err(pos, "unterminated regular expression")
+                                })?;
                                 if c != '/' {
                                     s.push('\\');
                                 }
@@ -208,7 +211,9 @@ impl<'a> Lexer<'a> {
                 '%' => {
                     self.bump();
                     let mut s = String::new();
-                    while let Some(c) = self.peek().filter(|c| c.is_ascii_alphanumeric() || *c == '_') {
+                    while let Some(c) =
+                        self.peek().filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    {
                         s.push(c);
                         self.bump();
                     }
@@ -216,13 +221,18 @@ impl<'a> Lexer<'a> {
                 }
                 c if c.is_ascii_alphabetic() || c == '_' => {
                     let mut s = String::new();
-                    while let Some(c) = self.peek().filter(|c| c.is_ascii_alphanumeric() || *c == '_') {
+                    while let Some(c) =
+                        self.peek().filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    {
                         s.push(c);
                         self.bump();
                     }
                     out.push((Tok::Ident(s), pos));
                 }
-                c if c.is_ascii_digit() || c == '-' && self.chars.get(self.i + 1).is_some_and(|d| d.is_ascii_digit()) => {
+                c if c.is_ascii_digit()
+                    || c == '-'
+                        && self.chars.get(self.i + 1).is_some_and(|d| d.is_ascii_digit()) =>
+                {
                     let mut s = String::new();
                     s.push(c);
                     self.bump();
@@ -360,7 +370,11 @@ impl Parser {
                         });
                     }
                     Expr::Regex(
-                        format!("[{}-{}]", regex_syntax::escape(&a.to_string()), regex_syntax::escape(&b.to_string())),
+                        format!(
+                            "[{}-{}]",
+                            regex_syntax::escape(&a.to_string()),
+                            regex_syntax::escape(&b.to_string())
+                        ),
                         String::new(),
                         pos,
                     )
@@ -455,7 +469,9 @@ impl Parser {
                         }
                         other => {
                             self.i -= 1;
-                            return self.err(format!("unsupported directive `%{other}` (supported: %ignore, %declare)"));
+                            return self.err(format!(
+                                "unsupported directive `%{other}` (supported: %ignore, %declare)"
+                            ));
                         }
                     }
                     self.expect_line_end()?;
@@ -484,7 +500,11 @@ impl Parser {
                     self.i += 1;
                     let expr = self.alternatives(0)?;
                     self.expect_line_end()?;
-                    let is_terminal = name.trim_start_matches('_').chars().next().is_some_and(|c| c.is_ascii_uppercase());
+                    let is_terminal = name
+                        .trim_start_matches('_')
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_uppercase());
                     g.defs.push(Definition { name, is_terminal, priority, expr, pos });
                 }
                 _ => return self.err("expected a definition (`name: ...`) or a directive"),
@@ -499,7 +519,10 @@ pub fn parse_grammar(src: &str) -> Result<GrammarAst, GrammarError> {
     let lx = Lexer { chars: src.chars().collect(), i: 0, line: 1, col: 1, _src: src };
     let end = {
         let lines = src.split('\n').collect::<Vec<_>>();
-        Pos { line: lines.len() as u32, col: lines.last().map_or(0, |l| l.chars().count()) as u32 + 1 }
+        Pos {
+            line: lines.len() as u32,
+            col: lines.last().map_or(0, |l| l.chars().count()) as u32 + 1,
+        }
     };
     let toks = lx.tokens()?;
     Parser { toks, i: 0, end }.grammar()
@@ -523,7 +546,13 @@ mod tests {
     #[test]
     fn error_positions() {
         let e = parse_grammar("start: a\nb: \"x\n").unwrap_err();
-        assert_eq!(e, GrammarError::Syntax { pos: Pos { line: 2, col: 4 }, message: "unterminated string literal".into() });
+        assert_eq!(
+            e,
+            GrammarError::Syntax {
+                pos: Pos { line: 2, col: 4 },
+                message: "unterminated string literal".into()
+            }
+        );
         let e = parse_grammar("start: (a b\n").unwrap_err();
         assert!(matches!(e, GrammarError::Syntax { message, .. } if message.contains(")")));
         let e = parse_grammar("start a\n").unwrap_err();

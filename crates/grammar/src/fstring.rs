@@ -10,14 +10,24 @@
 
 /// Checks the body (text between the quotes) of an f-string. `check_expr` receives an
 /// expression's text and says whether `(text)` is a valid Python expression.
-pub fn check_fstring(body: &[u8], raw: bool, check_expr: &mut dyn FnMut(&[u8]) -> bool) -> Result<(), String> {
+pub fn check_fstring(
+    body: &[u8],
+    raw: bool,
+    check_expr: &mut dyn FnMut(&[u8]) -> bool,
+) -> Result<(), String> {
     let mut i = 0;
     parse(body, &mut i, raw, 0, check_expr)?;
     Ok(())
 }
 
 /// Literal text and fields until the end (level 0) or an unmatched `}` (format spec).
-fn parse(s: &[u8], i: &mut usize, raw: bool, level: u32, check_expr: &mut dyn FnMut(&[u8]) -> bool) -> Result<(), String> {
+fn parse(
+    s: &[u8],
+    i: &mut usize,
+    raw: bool,
+    level: u32,
+    check_expr: &mut dyn FnMut(&[u8]) -> bool,
+) -> Result<(), String> {
     while *i < s.len() {
         let c = s[*i];
         if !raw && c == b'\\' && *i + 1 < s.len() {
@@ -60,7 +70,13 @@ fn parse(s: &[u8], i: &mut usize, raw: bool, level: u32, check_expr: &mut dyn Fn
     Ok(())
 }
 
-fn field(s: &[u8], i: &mut usize, raw: bool, level: u32, check_expr: &mut dyn FnMut(&[u8]) -> bool) -> Result<(), String> {
+fn field(
+    s: &[u8],
+    i: &mut usize,
+    raw: bool,
+    level: u32,
+    check_expr: &mut dyn FnMut(&[u8]) -> bool,
+) -> Result<(), String> {
     if level >= 2 {
         return Err("f-string: expressions nested too deeply".into());
     }
@@ -205,10 +221,33 @@ mod tests {
 
     #[test]
     fn cpython_311_rules() {
-        for ok in ["f\"a {b}}}\"", "f\"{x!r:{y}}\"", "f\"{x=}\"", "f\"{x = !r}\"", "rf\"\\N{x}\"", "f\"{x:=1}\"", "f\"{x!=y}\"", "f\"{x:{{}}}\"", "f'{a[\"b\"]}'", "f\"\"\"{'''a'''}\"\"\""] {
+        for ok in [
+            "f\"a {b}}}\"",
+            "f\"{x!r:{y}}\"",
+            "f\"{x=}\"",
+            "f\"{x = !r}\"",
+            "rf\"\\N{x}\"",
+            "f\"{x:=1}\"",
+            "f\"{x!=y}\"",
+            "f\"{x:{{}}}\"",
+            "f'{a[\"b\"]}'",
+            "f\"\"\"{'''a'''}\"\"\"",
+        ] {
             assert_eq!(check(ok), Ok(()), "{ok}");
         }
-        for bad in ["f\"{}\"", "f\"{x:{y:{z}}}\"", "f\"{x!}\"", "f\"{x!r }\"", "f\"{a:b}}c\"", "f\"{a#}\"", "f\"{a\\n}\"", "f\"{a)}\"", "f\"{(a}\"", "f\"{a\"", "f\"}\""] {
+        for bad in [
+            "f\"{}\"",
+            "f\"{x:{y:{z}}}\"",
+            "f\"{x!}\"",
+            "f\"{x!r }\"",
+            "f\"{a:b}}c\"",
+            "f\"{a#}\"",
+            "f\"{a\\n}\"",
+            "f\"{a)}\"",
+            "f\"{(a}\"",
+            "f\"{a\"",
+            "f\"}\"",
+        ] {
             assert!(check(bad).is_err(), "{bad}");
         }
     }

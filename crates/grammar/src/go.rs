@@ -22,7 +22,10 @@ pub const GO_GRAMMAR: &str = include_str!("../grammars/go.lark");
 
 /// Compiles the Go grammar with a chosen table construction (not cached).
 pub fn go_with(table: TableKind) -> Result<Arc<Language>, GrammarError> {
-    Language::compile(GO_GRAMMAR, &LanguageOptions { table, layer: LayerKind::Go, start: "start".into() })
+    Language::compile(
+        GO_GRAMMAR,
+        &LanguageOptions { table, layer: LayerKind::Go, start: "start".into() },
+    )
 }
 
 /// The Go 1.19 language (canonical LR(1) tables: exact acceptable sets), compiled

@@ -11,8 +11,8 @@
 use std::collections::HashMap;
 
 use crate::error::{GrammarError, Pos};
-use crate::termset::TermSet;
 use crate::format::{parse_grammar, Definition, Expr, GrammarAst};
+use crate::termset::TermSet;
 
 /// Index of a terminal in [`Grammar::terminals`].
 pub type TerminalId = u32;
@@ -164,7 +164,13 @@ impl<'a> Builder<'a> {
         let mut b = Builder {
             defs,
             ast,
-            terminals: vec![Terminal { name: "$END".into(), pattern: None, priority: 0, is_literal: false, ignored: false }],
+            terminals: vec![Terminal {
+                name: "$END".into(),
+                pattern: None,
+                priority: 0,
+                is_literal: false,
+                ignored: false,
+            }],
             term_index: HashMap::new(),
             literal_index: HashMap::new(),
             nonterminals: Vec::new(),
@@ -174,7 +180,13 @@ impl<'a> Builder<'a> {
         };
         b.term_index.insert("$END".into(), END);
         for (n, _) in &ast.declare {
-            b.add_terminal(Terminal { name: n.clone(), pattern: None, priority: 0, is_literal: false, ignored: false });
+            b.add_terminal(Terminal {
+                name: n.clone(),
+                pattern: None,
+                priority: 0,
+                is_literal: false,
+                ignored: false,
+            });
         }
         Ok(b)
     }
@@ -211,18 +223,25 @@ impl<'a> Builder<'a> {
                 if !d.is_terminal {
                     return Err(GrammarError::Syntax {
                         pos: *pos,
-                        message: format!("terminal definitions may only use terminals, but `{n}` is a rule"),
+                        message: format!(
+                            "terminal definitions may only use terminals, but `{n}` is a rule"
+                        ),
                     });
                 }
                 if stack.contains(n) {
-                    return Err(GrammarError::Syntax { pos: *pos, message: format!("terminal `{n}` is defined in terms of itself") });
+                    return Err(GrammarError::Syntax {
+                        pos: *pos,
+                        message: format!("terminal `{n}` is defined in terms of itself"),
+                    });
                 }
                 stack.push(n.clone());
                 let r = self.regex_of(&d.expr, stack)?;
                 stack.pop();
                 format!("(?:{r})")
             }
-            Expr::Seq(v) => v.iter().map(|x| self.regex_of(x, stack)).collect::<Result<Vec<_>, _>>()?.concat(),
+            Expr::Seq(v) => {
+                v.iter().map(|x| self.regex_of(x, stack)).collect::<Result<Vec<_>, _>>()?.concat()
+            }
             Expr::Alt(v) => format!(
                 "(?:{})",
                 v.iter().map(|x| self.regex_of(x, stack)).collect::<Result<Vec<_>, _>>()?.join("|")
@@ -244,7 +263,13 @@ impl<'a> Builder<'a> {
         };
         let pattern = self.regex_of(&d.expr, &mut vec![n.to_string()])?;
         let is_literal = matches!(d.expr, Expr::Literal(..));
-        let id = self.add_terminal(Terminal { name: n.to_string(), pattern: Some(pattern), priority: d.priority, is_literal, ignored: false });
+        let id = self.add_terminal(Terminal {
+            name: n.to_string(),
+            pattern: Some(pattern),
+            priority: d.priority,
+            is_literal,
+            ignored: false,
+        });
         if let Expr::Literal(s, ci, _) = &d.expr {
             self.literal_index.entry((s.clone(), *ci)).or_insert(id);
         }
@@ -256,7 +281,9 @@ impl<'a> Builder<'a> {
             return t;
         }
         // A named terminal defined as exactly this literal is reused (as in Lark).
-        let named = self.ast.defs.iter().find(|d| d.is_terminal && matches!(&d.expr, Expr::Literal(x, c, _) if x == s && *c == ci));
+        let named = self.ast.defs.iter().find(|d| {
+            d.is_terminal && matches!(&d.expr, Expr::Literal(x, c, _) if x == s && *c == ci)
+        });
         if let Some(d) = named {
             let name = d.name.clone();
             let pos = d.pos;
@@ -267,7 +294,13 @@ impl<'a> Builder<'a> {
         let esc = regex_syntax::escape(s);
         let pattern = if ci { format!("(?i:{esc})") } else { esc };
         let name = format!("\"{}\"", s.escape_default());
-        let id = self.add_terminal(Terminal { name, pattern: Some(pattern), priority: 0, is_literal: true, ignored: false });
+        let id = self.add_terminal(Terminal {
+            name,
+            pattern: Some(pattern),
+            priority: 0,
+            is_literal: true,
+            ignored: false,
+        });
         self.literal_index.insert((s.to_string(), ci), id);
         id
     }
@@ -277,8 +310,18 @@ impl<'a> Builder<'a> {
         if let Some(&t) = self.term_index.get(&name) {
             return t;
         }
-        let pattern = if flags.is_empty() { format!("(?:{r})") } else { format!("(?{}:{r})", flags.replace('u', "")) };
-        self.add_terminal(Terminal { name, pattern: Some(pattern), priority: 0, is_literal: false, ignored: false })
+        let pattern = if flags.is_empty() {
+            format!("(?:{r})")
+        } else {
+            format!("(?{}:{r})", flags.replace('u', ""))
+        };
+        self.add_terminal(Terminal {
+            name,
+            pattern: Some(pattern),
+            priority: 0,
+            is_literal: false,
+            ignored: false,
+        })
     }
 
     fn nonterminal(&mut self, name: &str) -> NonterminalId {
@@ -292,7 +335,10 @@ impl<'a> Builder<'a> {
     }
 
     fn add_production(&mut self, lhs: NonterminalId, rhs: Vec<Symbol>) {
-        let dup = self.nonterminals[lhs as usize].productions.iter().any(|&p| self.productions[p as usize].rhs == rhs);
+        let dup = self.nonterminals[lhs as usize]
+            .productions
+            .iter()
+            .any(|&p| self.productions[p as usize].rhs == rhs);
         if dup {
             return;
         }
@@ -380,7 +426,10 @@ impl<'a> Builder<'a> {
                         }
                         acc = next;
                         if acc.len() > MAX_ALTS {
-                            return Err(GrammarError::Syntax { pos: first_pos(e), message: "repetition expands too far".into() });
+                            return Err(GrammarError::Syntax {
+                                pos: first_pos(e),
+                                message: "repetition expands too far".into(),
+                            });
                         }
                     }
                     out.extend(acc);
@@ -415,12 +464,20 @@ impl<'a> Builder<'a> {
                 Expr::Literal(s, ci, _) => self.literal_terminal(s, *ci),
                 Expr::Regex(r, f, _) => self.regex_terminal(r, f),
                 other => {
-                    return Err(GrammarError::Syntax { pos: first_pos(other), message: "%ignore takes one terminal, literal or regex".into() })
+                    return Err(GrammarError::Syntax {
+                        pos: first_pos(other),
+                        message: "%ignore takes one terminal, literal or regex".into(),
+                    })
                 }
             };
             self.terminals[t as usize].ignored = true;
         }
-        let start_def = self.defs.get(start).copied().filter(|d| !d.is_terminal).ok_or_else(|| GrammarError::NoStart(start.to_string()))?;
+        let start_def = self
+            .defs
+            .get(start)
+            .copied()
+            .filter(|d| !d.is_terminal)
+            .ok_or_else(|| GrammarError::NoStart(start.to_string()))?;
         let start_id = self.nonterminal(&start_def.name);
         let rules: Vec<&Definition> = self.ast.defs.iter().filter(|d| !d.is_terminal).collect();
         for d in &rules {
@@ -435,16 +492,29 @@ impl<'a> Builder<'a> {
         // Terminal regexes must not match the empty string.
         for t in &self.terminals {
             if let Some(p) = &t.pattern {
-                let re = regex_automata::meta::Regex::new(&format!("^(?:{p})$")).map_err(|e| GrammarError::BadTerminal { name: t.name.clone(), message: e.to_string() })?;
+                let re = regex_automata::meta::Regex::new(&format!("^(?:{p})$")).map_err(|e| {
+                    GrammarError::BadTerminal { name: t.name.clone(), message: e.to_string() }
+                })?;
                 if re.is_match("") {
-                    return Err(GrammarError::BadTerminal { name: t.name.clone(), message: "matches the empty string; a lexer token must consume text".into() });
+                    return Err(GrammarError::BadTerminal {
+                        name: t.name.clone(),
+                        message: "matches the empty string; a lexer token must consume text".into(),
+                    });
                 }
             }
         }
         if self.terminals.len() > TermSet::CAPACITY {
-            return Err(GrammarError::TooManyTerminals { count: self.terminals.len(), max: TermSet::CAPACITY });
+            return Err(GrammarError::TooManyTerminals {
+                count: self.terminals.len(),
+                max: TermSet::CAPACITY,
+            });
         }
-        Ok(Grammar { terminals: self.terminals, nonterminals: self.nonterminals, productions: self.productions, start: start_id })
+        Ok(Grammar {
+            terminals: self.terminals,
+            nonterminals: self.nonterminals,
+            productions: self.productions,
+            start: start_id,
+        })
     }
 }
 
@@ -487,6 +557,9 @@ mod tests {
         assert!(matches!(e, GrammarError::BadTerminal { ref name, .. } if name == "A"));
         let e = Grammar::parse("start: A\nA: /x(/\n").unwrap_err();
         assert!(matches!(e, GrammarError::BadTerminal { .. }));
-        assert_eq!(Grammar::parse("s: \"x\"\n").unwrap_err(), GrammarError::NoStart("start".into()));
+        assert_eq!(
+            Grammar::parse("s: \"x\"\n").unwrap_err(),
+            GrammarError::NoStart("start".into())
+        );
     }
 }

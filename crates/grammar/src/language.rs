@@ -95,7 +95,10 @@ impl Language {
     }
 
     /// Compiles an already parsed grammar.
-    pub fn from_grammar(grammar: Grammar, options: &LanguageOptions) -> Result<Arc<Language>, GrammarError> {
+    pub fn from_grammar(
+        grammar: Grammar,
+        options: &LanguageOptions,
+    ) -> Result<Arc<Language>, GrammarError> {
         let dfa = LexerDfa::build(&grammar)?;
         let table = LrTable::build(&grammar, options.table)?;
         let mut ignored = TermSet::new(grammar.num_terminals());
@@ -104,11 +107,21 @@ impl Language {
                 ignored.insert(i as TerminalId);
             }
         }
-        let go = if options.layer == LayerKind::Go { Some(GoTerminals::from_grammar(&grammar)?) } else { None };
+        let go = if options.layer == LayerKind::Go {
+            Some(GoTerminals::from_grammar(&grammar)?)
+        } else {
+            None
+        };
         let python = match options.layer {
             LayerKind::Plain | LayerKind::Go => None,
             LayerKind::Python => {
-                let need = |n: &str| grammar.terminal(n).ok_or_else(|| GrammarError::NoStart(format!("terminal {n} (required by the Python layer)")));
+                let need = |n: &str| {
+                    grammar.terminal(n).ok_or_else(|| {
+                        GrammarError::NoStart(format!(
+                            "terminal {n} (required by the Python layer)"
+                        ))
+                    })
+                };
                 Some(PythonTerminals {
                     nl: need("NL")?,
                     newline: need("NEWLINE")?,
@@ -155,7 +168,8 @@ impl Language {
     /// such a lexeme may move the parser (Python's NL, Go's NL and block comments
     /// containing a newline), so it cannot be skipped as free.
     pub fn is_layout_newline(&self, t: TerminalId) -> bool {
-        self.python.as_ref().is_some_and(|p| p.nl == t) || self.go.as_ref().is_some_and(|g| g.is_newline(t))
+        self.python.as_ref().is_some_and(|p| p.nl == t)
+            || self.go.as_ref().is_some_and(|g| g.is_newline(t))
     }
 
     /// Name of a terminal.

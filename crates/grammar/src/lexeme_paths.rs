@@ -113,7 +113,14 @@ impl LexemePaths {
                 }
             }
         }
-        let mut paths = LexemePaths { num_states: ns, num_terms: nt, dist, step, texts: vec![None; nt], space_before: vec![false; nt] };
+        let mut paths = LexemePaths {
+            num_states: ns,
+            num_terms: nt,
+            dist,
+            step,
+            texts: vec![None; nt],
+            space_before: vec![false; nt],
+        };
         for &t in dfa.lexed_terminals() {
             paths.texts[t as usize] = paths.path(dfa, LexerDfa::START, t);
         }

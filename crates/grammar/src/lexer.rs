@@ -36,7 +36,11 @@ pub fn lex(dfa: &LexerDfa, text: &[u8]) -> Result<Vec<Lexeme>, ParseError> {
             }
         }
         let Some((end, st)) = best else {
-            return Err(ParseError { offset: pos, expected: Vec::new(), message: "no token matches here".into() });
+            return Err(ParseError {
+                offset: pos,
+                expected: Vec::new(),
+                message: "no token matches here".into(),
+            });
         };
         out.push(Lexeme { start: pos, end, terminals: dfa.winners(st).to_vec() });
         pos = end;
@@ -53,7 +57,10 @@ mod tests {
 
     #[test]
     fn maximal_munch_with_backtracking() {
-        let g = Grammar::parse("start: (DOT | ELL | NAME)*\nDOT: \".\"\nELL: \"...\"\nNAME: /[a-z]+/\n").unwrap();
+        let g = Grammar::parse(
+            "start: (DOT | ELL | NAME)*\nDOT: \".\"\nELL: \"...\"\nNAME: /[a-z]+/\n",
+        )
+        .unwrap();
         let d = LexerDfa::build(&g).unwrap();
         let lx = lex(&d, b"a..b...c").unwrap();
         let spans: Vec<(usize, usize)> = lx.iter().map(|l| (l.start, l.end)).collect();

@@ -50,15 +50,26 @@ impl LexerDfa {
             .filter(|(_, t)| t.pattern.is_some())
             .map(|(i, _)| i as TerminalId)
             .collect();
-        let patterns: Vec<&str> = lexed.iter().map(|&t| grammar.terminals[t as usize].pattern.as_deref().unwrap()).collect();
+        let patterns: Vec<&str> = lexed
+            .iter()
+            .map(|&t| grammar.terminals[t as usize].pattern.as_deref().unwrap())
+            .collect();
         if patterns.is_empty() {
             return Err(GrammarError::Lexer("the grammar has no lexical terminals".into()));
         }
         let dfa = dense::Builder::new()
-            .configure(dense::Config::new().match_kind(MatchKind::All).start_kind(StartKind::Anchored).dfa_size_limit(Some(1 << 30)).determinize_size_limit(Some(1 << 30)))
+            .configure(
+                dense::Config::new()
+                    .match_kind(MatchKind::All)
+                    .start_kind(StartKind::Anchored)
+                    .dfa_size_limit(Some(1 << 30))
+                    .determinize_size_limit(Some(1 << 30)),
+            )
             .build_many(&patterns)
             .map_err(|e| GrammarError::Lexer(e.to_string()))?;
-        let s0 = dfa.start_state(&start::Config::new().anchored(Anchored::Yes)).map_err(|e| GrammarError::Lexer(e.to_string()))?;
+        let s0 = dfa
+            .start_state(&start::Config::new().anchored(Anchored::Yes))
+            .map_err(|e| GrammarError::Lexer(e.to_string()))?;
 
         // Walk reachable states; ids 0 (dead placeholder) and 1 (start).
         let mut ids: HashMap<regex_automata::util::primitives::StateID, u32> = HashMap::new();
@@ -93,7 +104,9 @@ impl LexerDfa {
         for (k, &s) in order.iter().enumerate() {
             let eoi = dfa.next_eoi_state(s);
             if dfa.is_match_state(eoi) {
-                let mut m: Vec<TerminalId> = (0..dfa.match_len(eoi)).map(|j| lexed[dfa.match_pattern(eoi, j).as_usize()]).collect();
+                let mut m: Vec<TerminalId> = (0..dfa.match_len(eoi))
+                    .map(|j| lexed[dfa.match_pattern(eoi, j).as_usize()])
+                    .collect();
                 m.sort_unstable();
                 m.dedup();
                 let best = m.iter().map(|&t| rank(t)).max().unwrap();
@@ -144,7 +157,8 @@ impl LexerDfa {
         let mut classes = [0u8; 256];
         let mut reps: Vec<usize> = Vec::new();
         for b in 0..256 {
-            let found = reps.iter().position(|&r| (0..n).all(|s| full[s * 256 + r] == full[s * 256 + b]));
+            let found =
+                reps.iter().position(|&r| (0..n).all(|s| full[s * 256 + r] == full[s * 256 + b]));
             classes[b] = match found {
                 Some(c) => c as u8,
                 None => {
@@ -236,16 +250,29 @@ mod tests {
     fn priorities_and_reachability() {
         let g = Grammar::parse("start: (NAME | IF | MATCH | INT)*\nNAME: /[a-z]+/\nIF: \"if\"\nMATCH: /match/\nINT: /[0-9]+/\n").unwrap();
         let d = LexerDfa::build(&g).unwrap();
-        let (name, kif, kmatch, int) = (g.terminal("NAME").unwrap(), g.terminal("IF").unwrap(), g.terminal("MATCH").unwrap(), g.terminal("INT").unwrap());
+        let (name, kif, kmatch, int) = (
+            g.terminal("NAME").unwrap(),
+            g.terminal("IF").unwrap(),
+            g.terminal("MATCH").unwrap(),
+            g.terminal("INT").unwrap(),
+        );
         let s = d.run(b"if");
         assert_eq!(d.winners(s), &[kif]);
         assert_eq!(d.matches(s).len(), 2);
         let s = d.run(b"match");
         let mut w = d.winners(s).to_vec();
         w.sort();
-        assert_eq!(w, { let mut v = vec![name, kmatch]; v.sort(); v });
+        assert_eq!(w, {
+            let mut v = vec![name, kmatch];
+            v.sort();
+            v
+        });
         let s = d.run(b"ma");
-        assert!(d.winners(s) == [name] && d.reachable(s).contains(kmatch) && !d.reachable(s).contains(int));
+        assert!(
+            d.winners(s) == [name]
+                && d.reachable(s).contains(kmatch)
+                && !d.reachable(s).contains(int)
+        );
         assert!(d.is_dead(d.run(b"1a")));
         assert!(d.is_dead(d.run(b"-")));
     }

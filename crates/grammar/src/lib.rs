@@ -79,8 +79,8 @@
 //! ```
 
 pub mod completion_cost;
-pub mod earley;
 pub mod cursor_layout;
+pub mod earley;
 pub mod error;
 pub mod format;
 pub mod fstring;
@@ -95,22 +95,23 @@ pub mod lr_parser;
 pub mod lr_table;
 pub mod python;
 pub mod quotient;
-pub mod suffix_earley;
 pub mod recognizer;
 pub mod semicolons;
-mod stack_cost_memo;
 mod small_copy;
+mod stack_cost_memo;
+pub mod suffix_earley;
 pub mod termset;
 pub mod token_parser;
 
 pub use completion_cost::CompletionCosts;
-pub use stack_cost_memo::StackCostMemo;
 pub use earley::{EarleyGrammar, EarleyParser};
 pub use error::{Conflict, GrammarError, ParseError, Pos};
 pub use go::{go, go_with, GO_GRAMMAR};
-pub use grammar::{Grammar, NonterminalId, Production, ProductionId, Symbol, Terminal, TerminalId, END};
-pub use language::{Language, LanguageOptions, LayerKind, PythonTerminals};
+pub use grammar::{
+    Grammar, NonterminalId, Production, ProductionId, Symbol, Terminal, TerminalId, END,
+};
 pub use indentation::Indentation;
+pub use language::{Language, LanguageOptions, LayerKind, PythonTerminals};
 pub use lexeme_paths::LexemePaths;
 pub use lexer::{lex, Lexeme};
 pub use lexer_dfa::{DfaState, LexerDfa};
@@ -120,6 +121,7 @@ pub use python::{python, python_with, PYTHON_GRAMMAR};
 pub use quotient::{FimError, Outcome, Part, SuffixQuotient};
 pub use recognizer::{AcceptSequences, Continuations, Recognizer, Remainder};
 pub use semicolons::GoTerminals;
+pub use stack_cost_memo::StackCostMemo;
 pub use termset::TermSet;
 pub use token_parser::TokenParser;
 

@@ -26,7 +26,12 @@ pub struct LrParser {
 
 impl Clone for LrParser {
     fn clone(&self) -> Self {
-        LrParser { table: self.table.clone(), stacks: self.stacks.clone(), spare: Vec::new(), scratch: Vec::new() }
+        LrParser {
+            table: self.table.clone(),
+            stacks: self.stacks.clone(),
+            spare: Vec::new(),
+            scratch: Vec::new(),
+        }
     }
     fn clone_from(&mut self, src: &Self) {
         if !Arc::ptr_eq(&self.table, &src.table) {
@@ -103,7 +108,14 @@ fn can_take(table: &LrTable, stack: &[u32], t: TerminalId, extra: &mut Vec<u32>)
 /// Acceptable terminals among `terms` on the virtual stack `stack[..sp] ++ extra`:
 /// terminals are grouped by their action, and each distinct reduction is simulated
 /// once for its whole group (merged tables reduce on terminals that may then fail).
-fn explore(table: &LrTable, stack: &[u32], sp: usize, extra: &[u32], terms: &[TerminalId], out: &mut TermSet) {
+fn explore(
+    table: &LrTable,
+    stack: &[u32],
+    sp: usize,
+    extra: &[u32],
+    terms: &[TerminalId],
+    out: &mut TermSet,
+) {
     let top = *extra.last().unwrap_or(&stack[sp - 1]);
     let mut groups: Vec<(u32, Vec<TerminalId>)> = Vec::new();
     for &t in terms {
@@ -173,7 +185,8 @@ impl TokenParser for LrParser {
         if self.stacks.len() == 1 {
             // Two or more readings on one stack (Go lexes every identifier as NAME
             // and DNAME): usually only one survives, which then needs no copy.
-            let mut alive = terms.iter().filter(|&&t| can_take(table, &self.stacks[0], t, &mut self.scratch));
+            let mut alive =
+                terms.iter().filter(|&&t| can_take(table, &self.stacks[0], t, &mut self.scratch));
             match (alive.next(), alive.next()) {
                 (None, _) => return false,
                 (Some(&t), None) => return apply(table, &mut self.stacks[0], t),
@@ -224,6 +237,8 @@ impl TokenParser for LrParser {
 
     fn stack(&self) -> Vec<(u32, Option<crate::grammar::Symbol>)> {
         let table = &*self.table;
-        self.stacks.first().map_or_else(Vec::new, |st| st.iter().map(|&s| (s, table.accessing_symbol(s))).collect())
+        self.stacks.first().map_or_else(Vec::new, |st| {
+            st.iter().map(|&s| (s, table.accessing_symbol(s))).collect()
+        })
     }
 }

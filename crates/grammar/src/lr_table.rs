@@ -139,7 +139,8 @@ impl<'g> Builder<'g> {
     fn closure(&self, kernel: &[Item], las: &[TermSet]) -> (Vec<Item>, Vec<TermSet>) {
         let mut items: Vec<Item> = kernel.to_vec();
         let mut sets: Vec<TermSet> = las.to_vec();
-        let mut index: HashMap<Item, usize> = items.iter().enumerate().map(|(i, it)| (*it, i)).collect();
+        let mut index: HashMap<Item, usize> =
+            items.iter().enumerate().map(|(i, it)| (*it, i)).collect();
         let mut work: Vec<usize> = (0..items.len()).collect();
         let mut in_work = vec![true; items.len()];
         let mut tmp = TermSet::new(self.t_count);
@@ -200,7 +201,9 @@ static AUG_RHS_PLACEHOLDER: Symbol = Symbol::T(0);
 fn weakly_compatible(a: &[TermSet], b: &[TermSet]) -> bool {
     for i in 0..a.len() {
         for j in i + 1..a.len() {
-            let ok = (!a[i].intersects(&b[j]) && !a[j].intersects(&b[i])) || a[i].intersects(&a[j]) || b[i].intersects(&b[j]);
+            let ok = (!a[i].intersects(&b[j]) && !a[j].intersects(&b[i]))
+                || a[i].intersects(&a[j])
+                || b[i].intersects(&b[j]);
             if !ok {
                 return false;
             }
@@ -303,7 +306,10 @@ impl LrTable {
                     let ok = match kind {
                         TableKind::Lr1 => *cur == klas,
                         TableKind::Lalr1 => true,
-                        TableKind::Pager => cur.iter().zip(&klas).all(|(a, b)| b.is_subset(a)) || weakly_compatible(cur, &klas),
+                        TableKind::Pager => {
+                            cur.iter().zip(&klas).all(|(a, b)| b.is_subset(a))
+                                || weakly_compatible(cur, &klas)
+                        }
                     };
                     if ok {
                         let mut grew = false;
@@ -364,13 +370,23 @@ impl LrTable {
                     let rule = s_items
                         .iter()
                         .find(|it| b.sym_at(**it) == Some(Symbol::T(t)) && it.0 != u32::MAX)
-                        .map(|it| (g.nonterminals[g.productions[it.0 as usize].lhs as usize].name.clone(), g.render_production(it.0, Some(it.1 as usize))))
+                        .map(|it| {
+                            (
+                                g.nonterminals[g.productions[it.0 as usize].lhs as usize]
+                                    .name
+                                    .clone(),
+                                g.render_production(it.0, Some(it.1 as usize)),
+                            )
+                        })
                         .unwrap_or_default();
                     (rule.0, format!("shift ({})", rule.1))
                 }
                 2 => {
                     let p = a >> 2;
-                    (g.nonterminals[g.productions[p as usize].lhs as usize].name.clone(), format!("reduce {}", g.render_production(p, None)))
+                    (
+                        g.nonterminals[g.productions[p as usize].lhs as usize].name.clone(),
+                        format!("reduce {}", g.render_production(p, None)),
+                    )
                 }
                 _ => (String::new(), "accept".into()),
             }
@@ -398,8 +414,15 @@ impl LrTable {
                     } else {
                         let (r1, d1) = describe(*cell, &items, t);
                         let (r2, d2) = describe(a, &items, t);
-                        let rule = if r1 == r2 || r1.is_empty() { r2 } else { format!("{r1} / {r2}") };
-                        conflicts.push(Conflict { state: new_s as u32, lookahead: g.terminals[t as usize].name.clone(), rule, first: d1, second: d2 });
+                        let rule =
+                            if r1 == r2 || r1.is_empty() { r2 } else { format!("{r1} / {r2}") };
+                        conflicts.push(Conflict {
+                            state: new_s as u32,
+                            lookahead: g.terminals[t as usize].name.clone(),
+                            rule,
+                            first: d1,
+                            second: d2,
+                        });
                     }
                 }
             }
@@ -516,11 +539,16 @@ mod tests {
     #[test]
     fn shift_reduce_conflict_is_named() {
         let g = Grammar::parse("start: e\ne: e \"+\" e | \"x\"\n").unwrap();
-        let GrammarError::Conflicts(cs) = LrTable::build(&g, TableKind::Lr1).unwrap_err() else { panic!() };
+        let GrammarError::Conflicts(cs) = LrTable::build(&g, TableKind::Lr1).unwrap_err() else {
+            panic!()
+        };
         let c = &cs[0];
         assert_eq!(c.lookahead, "\"+\"");
         assert_eq!(c.rule, "e");
         let both = format!("{} {}", c.first, c.second);
-        assert!(both.contains("shift (e: e · \"+\" e)") && both.contains("reduce e: e \"+\" e"), "{c}");
+        assert!(
+            both.contains("shift (e: e · \"+\" e)") && both.contains("reduce e: e \"+\" e"),
+            "{c}"
+        );
     }
 }

@@ -12,7 +12,10 @@ pub const PYTHON_GRAMMAR: &str = include_str!("../grammars/python.lark");
 
 /// Compiles the Python grammar with a chosen table construction (not cached).
 pub fn python_with(table: TableKind) -> Result<Arc<Language>, GrammarError> {
-    Language::compile(PYTHON_GRAMMAR, &LanguageOptions { table, layer: LayerKind::Python, start: "file_input".into() })
+    Language::compile(
+        PYTHON_GRAMMAR,
+        &LanguageOptions { table, layer: LayerKind::Python, start: "file_input".into() },
+    )
 }
 
 /// The Python 3.11 language (canonical LR(1) tables: exact acceptable sets), compiled

@@ -63,9 +63,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::cursor_layout::cursor_layouts;
 use crate::error::ParseError;
 use crate::language::Language;
-use crate::cursor_layout::cursor_layouts;
 use crate::recognizer::Recognizer;
 use crate::suffix_earley::{SuffixEarley, SuffixGrammar};
 use crate::LrRecognizer;
@@ -245,7 +245,13 @@ impl SuffixQuotient {
                 break;
             }
         }
-        let out = out.unwrap_or_else(|| if r.is_complete() { Outcome::Joins } else { Outcome::FailsAt(s.len() as u32) });
+        let out = out.unwrap_or_else(|| {
+            if r.is_complete() {
+                Outcome::Joins
+            } else {
+                Outcome::FailsAt(s.len() as u32)
+            }
+        });
         if let Ok(mut m) = self.memo.lock() {
             m.stats.runs += 1;
             m.stats.hits += u64::from(hit);
@@ -299,7 +305,13 @@ impl SuffixQuotient {
         let mut best: Option<(usize, String)> = None;
         let mut complete_from: HashMap<usize, bool> = HashMap::new();
         for layout in cursor_layouts(&self.lang, &self.suffix) {
-            let mut r = Recognizer::with_layout(self.lang.clone(), SuffixEarley::new(sg.clone()), layout.depth, &layout.cols, layout.line_start);
+            let mut r = Recognizer::with_layout(
+                self.lang.clone(),
+                SuffixEarley::new(sg.clone()),
+                layout.depth,
+                &layout.cols,
+                layout.line_start,
+            );
             if r.push_bytes(&layout.opener).is_err() {
                 continue;
             }
@@ -321,11 +333,21 @@ impl SuffixQuotient {
     /// at column 0 outside brackets, if the text so far can end a program and the
     /// rest of the suffix is itself a complete program (the fast LR recognizer), the
     /// two join (a complete file followed by a complete file is one).
-    fn run_tail(&self, r: &mut Recognizer<SuffixEarley>, complete_from: &mut HashMap<usize, bool>) -> Result<(), (usize, String)> {
+    fn run_tail(
+        &self,
+        r: &mut Recognizer<SuffixEarley>,
+        complete_from: &mut HashMap<usize, bool>,
+    ) -> Result<(), (usize, String)> {
         let s = &self.suffix;
         let mut shortcuts = 0;
         for i in 0..s.len() {
-            if shortcuts < 3 && i > 0 && s[i - 1] == b'\n' && !matches!(s[i], b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' | b'#') && r.bracket_depth() == 0 && r.is_complete() {
+            if shortcuts < 3
+                && i > 0
+                && s[i - 1] == b'\n'
+                && !matches!(s[i], b' ' | b'\t' | b'\x0c' | b'\r' | b'\n' | b'#')
+                && r.bracket_depth() == 0
+                && r.is_complete()
+            {
                 shortcuts += 1;
                 let rest_ok = *complete_from.entry(i).or_insert_with(|| {
                     let mut lr = self.lang.recognizer();
@@ -358,7 +380,10 @@ mod tests {
     use super::*;
     use crate::python;
 
-    fn request(prefix: &str, suffix: &str) -> (LrRecognizer, SuffixQuotient, Result<Option<Vec<u8>>, FimError>) {
+    fn request(
+        prefix: &str,
+        suffix: &str,
+    ) -> (LrRecognizer, SuffixQuotient, Result<Option<Vec<u8>>, FimError>) {
         let py = python().unwrap();
         let left = left_state(&py, prefix.as_bytes()).unwrap();
         let q = SuffixQuotient::new(&py, suffix.as_bytes()).unwrap();
@@ -432,7 +457,11 @@ mod tests {
             text.extend_from_slice(&w);
             text.extend_from_slice(suffix.as_bytes());
             let mut r = python().unwrap().recognizer();
-            assert!(r.push_bytes(&text).is_ok() && r.is_complete(), "{:?}", String::from_utf8_lossy(&text));
+            assert!(
+                r.push_bytes(&text).is_ok() && r.is_complete(),
+                "{:?}",
+                String::from_utf8_lossy(&text)
+            );
             let mut st = left.clone();
             assert!(st.try_push_bytes(&w) && q.joins(&st));
         }
@@ -446,7 +475,9 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match SuffixQuotient::new(&py, b"x = '\xff'") {
-            Err(e @ FimError::NotUtf8 { offset: 5, byte: 0xff, part: Part::Suffix }) => assert!(e.to_string().contains("offset 5")),
+            Err(e @ FimError::NotUtf8 { offset: 5, byte: 0xff, part: Part::Suffix }) => {
+                assert!(e.to_string().contains("offset 5"))
+            }
             other => panic!("{other:?}"),
         }
         // A bad first line could sit in a comment the middle opens: `# y = = 2`.

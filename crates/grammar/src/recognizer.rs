@@ -48,8 +48,8 @@ mod refusal;
 
 pub use accept_sequences::{AcceptSequences, Remainder};
 pub use continuations::Continuations;
-pub use fstring_field::{FieldExprView, FieldView};
 use fstring_field::FieldScan;
+pub use fstring_field::{FieldExprView, FieldView};
 use python_layout::{LineStart, PythonLayout};
 use refusal::{Refusal, Why};
 
@@ -157,7 +157,13 @@ impl<P: TokenParser> Recognizer<P> {
     /// suffix): `depth` brackets already open, the indentation stack `cols` (bottom
     /// first, starting at 0; spaces only), and either at the start of a line
     /// (`line_start`, the next bytes are its indentation) or inside a line's content.
-    pub fn with_layout(lang: Arc<Language>, parser: P, depth: u32, cols: &[u32], line_start: bool) -> Self {
+    pub fn with_layout(
+        lang: Arc<Language>,
+        parser: P,
+        depth: u32,
+        cols: &[u32],
+        line_start: bool,
+    ) -> Self {
         let mut r = Self::new(lang, parser);
         r.layout = PythonLayout::inside(depth, cols, line_start);
         r.refresh_acceptable();
@@ -242,11 +248,13 @@ impl<P: TokenParser> Recognizer<P> {
         match self.layout.start_content_line().map_err(|m| self.refuse(Why::Text(m)))? {
             LineStart::Same => {}
             LineStart::Indent => {
-                self.feed_parser(&[py.indent]).map_err(|e| Refusal { why: Why::Text("unexpected indent"), ..e })?;
+                self.feed_parser(&[py.indent])
+                    .map_err(|e| Refusal { why: Why::Text("unexpected indent"), ..e })?;
             }
             LineStart::Dedent(n) => {
                 for _ in 0..n {
-                    self.feed_parser(&[py.dedent]).map_err(|e| Refusal { why: Why::Text("unexpected unindent"), ..e })?;
+                    self.feed_parser(&[py.dedent])
+                        .map_err(|e| Refusal { why: Why::Text("unexpected unindent"), ..e })?;
                 }
                 self.layout.close_levels(n).map_err(|m| self.refuse(Why::Text(m)))?;
             }
@@ -274,7 +282,9 @@ impl<P: TokenParser> Recognizer<P> {
                 return Ok(());
             }
             if self.field_lambda.is_some_and(|l| terms.contains(&l)) && self.layout.depth() == 1 {
-                return Err(self.refuse(Why::Text("f-string: lambda at the top of a field (its ':' would end the expression)")));
+                return Err(self.refuse(Why::Text(
+                    "f-string: lambda at the top of a field (its ':' would end the expression)",
+                )));
             }
             // An f-string's fields were checked at its closing quote ([`Self::step`]):
             // every STRING lexeme is read there, byte by byte from its first.
@@ -343,7 +353,9 @@ impl<P: TokenParser> Recognizer<P> {
             self.pos += 1;
             self.lexbuf.push(b);
             let accepting = !dfa.winners(next).is_empty();
-            if self.lang.layer == LayerKind::Python && (self.fstr.is_some() || (self.lex_len <= 3 && (b == b'"' || b == b'\''))) {
+            if self.lang.layer == LayerKind::Python
+                && (self.fstr.is_some() || (self.lex_len <= 3 && (b == b'"' || b == b'\'')))
+            {
                 self.fstring_byte(b, next)?;
             }
             if accepting {
@@ -446,7 +458,12 @@ impl<P: TokenParser> Recognizer<P> {
 
     fn finish_in_place(&mut self) -> Result<(), Refusal> {
         let r = self;
-        if r.lang.go.is_some() && crate::semicolons::unterminated_comment(&r.lexbuf, r.lang.dfa.winners(r.state).is_empty()) {
+        if r.lang.go.is_some()
+            && crate::semicolons::unterminated_comment(
+                &r.lexbuf,
+                r.lang.dfa.winners(r.state).is_empty(),
+            )
+        {
             return Err(r.refuse(Why::Text("comment not terminated")));
         }
         while r.lex_len > 0 {
@@ -457,7 +474,10 @@ impl<P: TokenParser> Recognizer<P> {
             if r.last_accept == LexerDfa::DEAD {
                 return Err(r.refuse(Why::Text("unfinished token at end of input")));
             }
-            if r.lang.layer == LayerKind::Python && r.last_accept_len < r.lex_len && opens_triple_quote(&r.lexbuf) {
+            if r.lang.layer == LayerKind::Python
+                && r.last_accept_len < r.lex_len
+                && opens_triple_quote(&r.lexbuf)
+            {
                 // CPython reads a string from its opening quotes on, without backing
                 // up: `"""abc"` is an unterminated triple-quoted string, not `""` then
                 // `"abc"` (found by the finishing mask's tests).
@@ -467,7 +487,10 @@ impl<P: TokenParser> Recognizer<P> {
         }
         if let Some(py) = r.lang.python.clone() {
             if r.layout.depth() > 0 {
-                return Err(Refusal { offset: r.pos, why: Why::Text("unexpected end of input inside brackets") });
+                return Err(Refusal {
+                    offset: r.pos,
+                    why: Why::Text("unexpected end of input inside brackets"),
+                });
             }
             r.lex_start = r.pos;
             if !r.layout.newline_is_layout() {
@@ -611,7 +634,9 @@ mod tests {
         assert_eq!(st[0], "0");
         let names: Vec<&str> = st[1..].iter().map(|e| e.split(':').next().unwrap()).collect();
         assert_eq!(names, ["NAME", "\"=\"", "expr", "\"+\""]);
-        assert!(st[1..].iter().all(|e| e.split(':').nth(1).is_some_and(|n| n.parse::<u32>().is_ok())));
+        assert!(st[1..]
+            .iter()
+            .all(|e| e.split(':').nth(1).is_some_and(|n| n.parse::<u32>().is_ok())));
     }
 
     #[test]

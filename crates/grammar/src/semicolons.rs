@@ -24,8 +24,23 @@ use crate::termset::TermSet;
 
 /// The terminal names that end a line with a semicolon.
 pub const TRIGGERS: &[&str] = &[
-    "NAME", "DNAME", "INT", "FLOAT", "IMAG", "RUNE", "STRING", "IMPORT_PATH", "\"break\"", "\"continue\"", "\"fallthrough\"", "\"return\"", "\"++\"",
-    "\"--\"", "\")\"", "\"]\"", "\"}\"",
+    "NAME",
+    "DNAME",
+    "INT",
+    "FLOAT",
+    "IMAG",
+    "RUNE",
+    "STRING",
+    "IMPORT_PATH",
+    "\"break\"",
+    "\"continue\"",
+    "\"fallthrough\"",
+    "\"return\"",
+    "\"++\"",
+    "\"--\"",
+    "\")\"",
+    "\"]\"",
+    "\"}\"",
 ];
 
 /// Whether the unfinished lexeme `lexeme` at the end of the input is an
@@ -55,7 +70,11 @@ pub struct GoTerminals {
 impl GoTerminals {
     /// Looks the layer's terminals up in `grammar`; an error names a missing one.
     pub fn from_grammar(grammar: &Grammar) -> Result<GoTerminals, GrammarError> {
-        let need = |n: &str| grammar.terminal(n).ok_or_else(|| GrammarError::NoStart(format!("terminal {n} (required by the Go layer)")));
+        let need = |n: &str| {
+            grammar.terminal(n).ok_or_else(|| {
+                GrammarError::NoStart(format!("terminal {n} (required by the Go layer)"))
+            })
+        };
         let mut triggers = TermSet::new(grammar.num_terminals());
         for n in TRIGGERS {
             triggers.insert(need(n)?);
@@ -111,7 +130,11 @@ mod tests {
         let go = crate::go().unwrap();
         let g = go.go.as_ref().unwrap();
         let t = |n: &str| go.grammar.terminal(n).unwrap();
-        assert!(g.is_newline(t("NL")) && g.is_newline(t("BLOCK_COMMENT_NL")) && !g.is_newline(t("BLOCK_COMMENT")));
+        assert!(
+            g.is_newline(t("NL"))
+                && g.is_newline(t("BLOCK_COMMENT_NL"))
+                && !g.is_newline(t("BLOCK_COMMENT"))
+        );
         for n in ["NAME", "DNAME", "IMAG", "RUNE", "\")\"", "\"}\"", "\"return\"", "\"++\""] {
             assert!(g.triggers(t(n)), "{n}");
         }

@@ -93,7 +93,13 @@ impl StackCostMemo {
     /// [`CompletionCosts::stack_cost`] of (`stack`, `cols`, `first_free`), from and into
     /// the memo. `costs` must be the same language's every time (the memo's keys are
     /// its LR states).
-    pub fn stack_cost(&mut self, costs: &CompletionCosts, stack: &[u32], cols: &[u32], first_free: bool) -> Option<u32> {
+    pub fn stack_cost(
+        &mut self,
+        costs: &CompletionCosts,
+        stack: &[u32],
+        cols: &[u32],
+        first_free: bool,
+    ) -> Option<u32> {
         let l = stack.len();
         if l == 0 || cols.is_empty() {
             return None;
@@ -177,7 +183,13 @@ impl StackCostMemo {
 
     /// The least cost from configuration (`prefix`, `state`, `phase`) to the goal,
     /// memoised. `state` must not open a block (see [`Self::stack_cost`]).
-    fn cost(&mut self, costs: &CompletionCosts, prefix: u32, state: u32, phase: Phase) -> Option<u32> {
+    fn cost(
+        &mut self,
+        costs: &CompletionCosts,
+        prefix: u32,
+        state: u32,
+        phase: Phase,
+    ) -> Option<u32> {
         if let Some(&c) = self.costs.get(&(prefix, state, phase)) {
             return c;
         }
@@ -189,7 +201,13 @@ impl StackCostMemo {
     /// Dijkstra over the configurations of one prefix; an exit is costed (from the
     /// memo, or recursively) only when it is the cheapest thing left, which is exact
     /// because every cost is at least zero.
-    fn search(&mut self, costs: &CompletionCosts, prefix: u32, state: u32, phase: Phase) -> Option<u32> {
+    fn search(
+        &mut self,
+        costs: &CompletionCosts,
+        prefix: u32,
+        state: u32,
+        phase: Phase,
+    ) -> Option<u32> {
         let col = self.prefixes[prefix as usize].col;
         // The configurations of one prefix are few: a list beats a map.
         let mut best: Vec<(u32, Phase, u32)> = vec![(state, phase, 0)];
@@ -229,14 +247,25 @@ impl StackCostMemo {
 
     /// The moves of `stack_cost`'s search from configuration (`prefix`, `g`, `phase`)
     /// at block column `c`: (added cost, where to), appended to `out`.
-    fn moves(&self, costs: &CompletionCosts, prefix: u32, g: u32, phase: Phase, c: u32, out: &mut Vec<(u32, Step)>) {
+    fn moves(
+        &self,
+        costs: &CompletionCosts,
+        prefix: u32,
+        g: u32,
+        phase: Phase,
+        c: u32,
+        out: &mut Vec<(u32, Step)>,
+    ) {
         let j = self.prefixes[prefix as usize].depth;
         for &(p, dot) in costs.table.kernel(g) {
             if p == AUGMENTED {
                 if dot == 1 {
                     out.push((0, Step::Goal));
                 } else if j == 0 {
-                    out.extend(transitions(&costs.start.0, costs.start.1, phase, c).map(|(c2, _)| (c2, Step::Goal)));
+                    out.extend(
+                        transitions(&costs.start.0, costs.start.1, phase, c)
+                            .map(|(c2, _)| (c2, Step::Goal)),
+                    );
                 }
                 continue;
             }
@@ -246,10 +275,16 @@ impl StackCostMemo {
             // stack[j - dot] is the top of the prefix of depth j + 1 - dot.
             let at = self.ancestor(prefix, j + 1 - dot);
             let lhs = costs.prod_lhs[p as usize];
-            let Some(g2) = costs.table.goto(self.prefixes[at as usize].state, lhs) else { continue };
+            let Some(g2) = costs.table.goto(self.prefixes[at as usize].state, lhs) else {
+                continue;
+            };
             let (suffix, null) = &costs.suffix[p as usize][dot as usize];
             for (c2, ph) in transitions(suffix, *null, phase, c) {
-                let step = if dot == 1 { Step::Here { state: g2, phase: ph } } else { Step::Exit { prefix: at, state: g2, phase: ph } };
+                let step = if dot == 1 {
+                    Step::Here { state: g2, phase: ph }
+                } else {
+                    Step::Exit { prefix: at, state: g2, phase: ph }
+                };
                 out.push((c2, step));
             }
         }

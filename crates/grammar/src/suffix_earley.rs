@@ -71,7 +71,9 @@ impl SuffixGrammar {
         while changed {
             changed = false;
             for p in &g.productions {
-                if !nullable[p.lhs as usize] && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if nullable[*n as usize])) {
+                if !nullable[p.lhs as usize]
+                    && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if nullable[*n as usize]))
+                {
                     nullable[p.lhs as usize] = true;
                     changed = true;
                 }
@@ -230,7 +232,9 @@ impl TokenParser for SuffixEarley {
     fn accepts_end(&mut self) -> bool {
         let g = &*self.g.grammar;
         self.sets.last().unwrap().items.iter().any(|it| {
-            (it.origin == BOT || it.origin == 0) && g.productions[it.prod as usize].lhs == g.start && it.dot as usize == g.productions[it.prod as usize].rhs.len()
+            (it.origin == BOT || it.origin == 0)
+                && g.productions[it.prod as usize].lhs == g.start
+                && it.dot as usize == g.productions[it.prod as usize].rhs.len()
         })
     }
 }
@@ -241,7 +245,8 @@ mod tests {
 
     #[test]
     fn suffixes_of_sentences() {
-        let g = Arc::new(Grammar::parse("start: e\ne: e \"+\" e | \"x\" | \"(\" e \")\"\n").unwrap());
+        let g =
+            Arc::new(Grammar::parse("start: e\ne: e \"+\" e | \"x\" | \"(\" e \")\"\n").unwrap());
         let t = |n: &str| g.terminal(n).unwrap();
         let (x, plus, lp, rp) = (t("\"x\""), t("\"+\""), t("\"(\""), t("\")\""));
         let sg = SuffixGrammar::for_grammar(&g);

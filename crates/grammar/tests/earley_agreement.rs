@@ -7,7 +7,10 @@ mod common;
 use common::*;
 use espalier_grammar::{python, TokenParser};
 
-fn verdicts<P: TokenParser>(mut r: espalier_grammar::Recognizer<P>, text: &[u8]) -> Result<(), usize> {
+fn verdicts<P: TokenParser>(
+    mut r: espalier_grammar::Recognizer<P>,
+    text: &[u8],
+) -> Result<(), usize> {
     r.push_bytes(text).and_then(|_| r.finish()).map_err(|e| e.offset)
 }
 
@@ -24,7 +27,13 @@ fn earley_agrees_with_lr_on_corpus() {
         for t in [&text[..], &text[..cut]] {
             let lr = verdicts(py.recognizer(), t);
             let ea = verdicts(py.earley_recognizer(), t);
-            assert_eq!(lr, ea, "{} (first {} bytes): LR {lr:?} vs Earley {ea:?}", f.display(), t.len());
+            assert_eq!(
+                lr,
+                ea,
+                "{} (first {} bytes): LR {lr:?} vs Earley {ea:?}",
+                f.display(),
+                t.len()
+            );
             n += 1;
         }
     }
@@ -33,11 +42,18 @@ fn earley_agrees_with_lr_on_corpus() {
 
 #[test]
 fn earley_agrees_with_lr_on_tree_sitter_snippets() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/tree-sitter-python-corpus.json");
-    let data: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let path =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/tree-sitter-python-corpus.json");
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let py = python().unwrap();
     for it in data.as_array().unwrap() {
         let code = it["code"].as_str().unwrap().as_bytes();
-        assert_eq!(verdicts(py.recognizer(), code), verdicts(py.earley_recognizer(), code), "{}", it["name"]);
+        assert_eq!(
+            verdicts(py.recognizer(), code),
+            verdicts(py.earley_recognizer(), code),
+            "{}",
+            it["name"]
+        );
     }
 }

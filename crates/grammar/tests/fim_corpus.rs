@@ -43,7 +43,8 @@ fn fim_cuts_agree_with_ast_parse() {
         .collect();
     let verdicts = oracle(&files);
     let before = files.len();
-    files = files.into_iter().zip(verdicts).filter(|(_, v)| *v == Some(true)).map(|(t, _)| t).collect();
+    files =
+        files.into_iter().zip(verdicts).filter(|(_, v)| *v == Some(true)).map(|(t, _)| t).collect();
     assert!(files.len() > 100, "only {} of {before} corpus files usable", files.len());
 
     let mut refusals = Vec::new();
@@ -63,29 +64,42 @@ fn fim_cuts_agree_with_ast_parse() {
         };
         let b = char_boundary(text, (a + 1 + rng.below(max_mid)).min(text.len()));
         let (prefix, middle, suffix) = (&text[..a], &text[a..b], &text[b..]);
-        let left = left_state(&py, prefix).unwrap_or_else(|e| panic!("cut {k}: prefix of a valid file refused: {e}"));
+        let left = left_state(&py, prefix)
+            .unwrap_or_else(|e| panic!("cut {k}: prefix of a valid file refused: {e}"));
         let q = SuffixQuotient::new(&py, suffix).unwrap();
         if let Err(e) = q.establish(&left) {
-            refusals.push(format!("cut {k} at {a}..{b}: {e}\n  suffix starts {:?}", String::from_utf8_lossy(&suffix[..suffix.len().min(80)])));
+            refusals.push(format!(
+                "cut {k} at {a}..{b}: {e}\n  suffix starts {:?}",
+                String::from_utf8_lossy(&suffix[..suffix.len().min(80)])
+            ));
             continue;
         }
         let mut st = left.clone();
         let mut ok = true;
         for (i, &byte) in middle.iter().enumerate() {
             if !st.try_push_byte(byte) {
-                rejections.push(format!("cut {k} at {a}..{b}: true middle byte {i} ({:?}) rejected", byte as char));
+                rejections.push(format!(
+                    "cut {k} at {a}..{b}: true middle byte {i} ({:?}) rejected",
+                    byte as char
+                ));
                 ok = false;
                 break;
             }
         }
         true_bytes += middle.len();
         if ok && !q.joins(&st) {
-            eos_missing.push(format!("cut {k} at {a}..{b}: EOS refused after the true middle: {:?}", q.explain(&st)));
+            eos_missing.push(format!(
+                "cut {k} at {a}..{b}: EOS refused after the true middle: {:?}",
+                q.explain(&st)
+            ));
         }
         // Wrong middles.
         let mut candidates: Vec<(Vec<u8>, &str)> = Vec::new();
         for _ in 0..2 {
-            candidates.push((middle[..char_boundary(middle, rng.below(middle.len().max(1)))].to_vec(), "truncated"));
+            candidates.push((
+                middle[..char_boundary(middle, rng.below(middle.len().max(1)))].to_vec(),
+                "truncated",
+            ));
         }
         let mut edit = middle.to_vec();
         let at = rng.below(edit.len() + 1);
@@ -94,7 +108,9 @@ fn fim_cuts_agree_with_ast_parse() {
             1 if at < edit.len() && edit[at].is_ascii() => {
                 edit.remove(at);
             }
-            _ if at < edit.len() && edit[at].is_ascii() => edit[at] = EDIT_BYTES[rng.below(EDIT_BYTES.len())],
+            _ if at < edit.len() && edit[at].is_ascii() => {
+                edit[at] = EDIT_BYTES[rng.below(EDIT_BYTES.len())]
+            }
             _ => edit.push(b'\n'),
         }
         candidates.push((edit, "edited"));
@@ -110,9 +126,14 @@ fn fim_cuts_agree_with_ast_parse() {
             let mut plain = py.recognizer();
             let direct = plain.push_bytes(&whole).is_ok() && plain.is_complete();
             if direct != ours {
-                memo_mismatch.push(format!("cut {k} ({what}): memoized {ours}, plain run {direct}"));
+                memo_mismatch
+                    .push(format!("cut {k} ({what}): memoized {ours}, plain run {direct}"));
             }
-            wrong.push((whole, ours, format!("cut {k} at {a}..{b} ({what} middle {:?})", String::from_utf8_lossy(&m))));
+            wrong.push((
+                whole,
+                ours,
+                format!("cut {k} at {a}..{b} ({what} middle {:?})", String::from_utf8_lossy(&m)),
+            ));
         }
     }
     let texts: Vec<Vec<u8>> = wrong.iter().map(|w| w.0.clone()).collect();
@@ -136,15 +157,25 @@ fn fim_cuts_agree_with_ast_parse() {
     // of the text the lexer backs out of an unterminated triple-quoted string into
     // shorter strings, which CPython's tokenizer never does; and a backslash
     // continuation right before the end is accepted.
-    let messages = oracle_messages(&disagreeing.iter().map(|&i| texts[i].clone()).collect::<Vec<_>>());
-    let (mut disagree, mut escapes, mut indent_continuations, mut backtracks, mut eof_continuations) = (Vec::new(), 0usize, 0usize, 0usize, 0usize);
+    let messages =
+        oracle_messages(&disagreeing.iter().map(|&i| texts[i].clone()).collect::<Vec<_>>());
+    let (
+        mut disagree,
+        mut escapes,
+        mut indent_continuations,
+        mut backtracks,
+        mut eof_continuations,
+    ) = (Vec::new(), 0usize, 0usize, 0usize, 0usize);
     for (&i, msg) in disagreeing.iter().zip(&messages) {
         let (_, ours, what) = &wrong[i];
         if *ours && (msg.contains("(unicode error)") || msg.contains("(value error)")) {
             escapes += 1;
         } else if *ours && msg.starts_with("unterminated triple-quoted string literal") {
             backtracks += 1;
-        } else if *ours && msg.starts_with("unexpected EOF while parsing") && texts[i].trim_ascii_end().ends_with(b"\\") {
+        } else if *ours
+            && msg.starts_with("unexpected EOF while parsing")
+            && texts[i].trim_ascii_end().ends_with(b"\\")
+        {
             eof_continuations += 1;
         } else if !*ours && has_indent_continuation(&texts[i]) {
             indent_continuations += 1;
@@ -169,7 +200,13 @@ fn fim_cuts_agree_with_ast_parse() {
         memo_mismatch.len()
     );
     let show = |v: &Vec<String>| v.iter().take(10).cloned().collect::<Vec<_>>().join("\n");
-    for (name, v) in [("refusal", &refusals), ("rejection", &rejections), ("eos", &eos_missing), ("memo", &memo_mismatch), ("membership", &disagree)] {
+    for (name, v) in [
+        ("refusal", &refusals),
+        ("rejection", &rejections),
+        ("eos", &eos_missing),
+        ("memo", &memo_mismatch),
+        ("membership", &disagree),
+    ] {
         for line in v.iter().take(40) {
             eprintln!("{name}: {line}");
         }
@@ -184,7 +221,8 @@ fn fim_cuts_agree_with_ast_parse() {
 /// Whether some line holds only whitespace and a backslash continuation.
 fn has_indent_continuation(text: &[u8]) -> bool {
     text.split(|&b| b == b'\n').any(|l| {
-        let t: Vec<u8> = l.iter().copied().filter(|b| !matches!(b, b' ' | b'\t' | b'\x0c' | b'\r')).collect();
+        let t: Vec<u8> =
+            l.iter().copied().filter(|b| !matches!(b, b' ' | b'\t' | b'\x0c' | b'\r')).collect();
         t == b"\\"
     })
 }
@@ -212,11 +250,21 @@ while pos < len(data):
         .spawn()
         .expect("run python3.11");
     let mut stdin = child.stdin.take().unwrap();
-    let payload: Vec<u8> = texts.iter().flat_map(|t| (t.len() as u32).to_le_bytes().into_iter().chain(t.iter().copied())).collect();
+    let payload: Vec<u8> = texts
+        .iter()
+        .flat_map(|t| (t.len() as u32).to_le_bytes().into_iter().chain(t.iter().copied()))
+        .collect();
     let writer = std::thread::spawn(move || stdin.write_all(&payload).unwrap());
     let out = child.wait_with_output().expect("python3.11 output");
     writer.join().unwrap();
-    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect();
-    assert_eq!(lines.len(), texts.len(), "the oracle answered {} of {} texts", lines.len(), texts.len());
+    let lines: Vec<String> =
+        String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect();
+    assert_eq!(
+        lines.len(),
+        texts.len(),
+        "the oracle answered {} of {} texts",
+        lines.len(),
+        texts.len()
+    );
     lines
 }

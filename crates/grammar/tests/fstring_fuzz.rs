@@ -17,17 +17,53 @@ use common::Rng;
 use espalier_grammar::python;
 
 const EXPRS: &[&str] = &[
-    "a", " a ", "a.b(c)", "a[1:2]", "a!=b", "a==b", "a<b", "a>=b<c", "{1: 2}[1]", "(x:=1)", "(lambda x: 1)",
-    "[a for a in b]", "a if b else c", "a, b", "yield", "{'k': v}['k']", "a(b=1)", "not a", "-a", "{a}",
+    "a",
+    " a ",
+    "a.b(c)",
+    "a[1:2]",
+    "a!=b",
+    "a==b",
+    "a<b",
+    "a>=b<c",
+    "{1: 2}[1]",
+    "(x:=1)",
+    "(lambda x: 1)",
+    "[a for a in b]",
+    "a if b else c",
+    "a, b",
+    "yield",
+    "{'k': v}['k']",
+    "a(b=1)",
+    "not a",
+    "-a",
+    "{a}",
 ];
 /// Expressions an f-string field refuses (or that leave it open).
 const BAD_EXPRS: &[&str] = &[
-    "x:=1", "lambda x: 1", "*a", "a(", "a)", "", " ", "a b", "a#b", "a\\n", "a[", "a.", "1+", "a!", "a=", "a!=",
-    "(a", "a]",
+    "x:=1",
+    "lambda x: 1",
+    "*a",
+    "a(",
+    "a)",
+    "",
+    " ",
+    "a b",
+    "a#b",
+    "a\\n",
+    "a[",
+    "a.",
+    "1+",
+    "a!",
+    "a=",
+    "a!=",
+    "(a",
+    "a]",
 ];
-const SPECS: &[&str] = &["", ">10", "{w}", "{w}.{p}", "{w:{x}}", "{w!r}", "x}", "{", "{{", "}}", "{}", "=^8"];
+const SPECS: &[&str] =
+    &["", ">10", "{w}", "{w}.{p}", "{w:{x}}", "{w!r}", "x}", "{", "{{", "}}", "{}", "=^8"];
 const CONVS: &[&str] = &["", "", "", "", "", "!r", "!s", "!a", "!x", "!", "!r ", "!rr"];
-const LITS: &[&str] = &["a", " ", "{{", "}}", "}", "{", "\\{", "\\N{BULLET}", "#", ":", "!", "\\n", "é"];
+const LITS: &[&str] =
+    &["a", " ", "{{", "}}", "}", "{", "\\{", "\\N{BULLET}", "#", ":", "!", "\\n", "é"];
 const PREFIXES: &[&str] = &["f", "F", "rf", "fR", "Rf", "f", "f"];
 const QUOTES: &[&str] = &["\"", "'", "\"\"\"", "'''", "\"", "'"];
 
@@ -122,17 +158,39 @@ fn fstrings_agree_with_cpython_at_every_closing_quote() {
         let (_, complete, read) = ours(&lang, t);
         accepted += cpython as usize;
         if complete != cpython {
-            differ.push(format!("{:?}: ast.parse {cpython}, ours {complete}", String::from_utf8_lossy(t)));
+            differ.push(format!(
+                "{:?}: ast.parse {cpython}, ours {complete}",
+                String::from_utf8_lossy(t)
+            ));
         }
         if read && !complete {
             dead.push(format!("{:?}", String::from_utf8_lossy(t)));
         }
     }
-    eprintln!("f-string fuzz: {} prefixes ({accepted} accepted by ast.parse), {} differ, {} dead ends", texts.len(), differ.len(), dead.len());
+    eprintln!(
+        "f-string fuzz: {} prefixes ({accepted} accepted by ast.parse), {} differ, {} dead ends",
+        texts.len(),
+        differ.len(),
+        dead.len()
+    );
     // Most prefixes end at a nested string's quote (`x = f"{'s`): a few are programs.
-    assert!(accepted > texts.len() / 20 && accepted < texts.len() / 2, "the fuzz should mix valid and invalid: {accepted} of {}", texts.len());
-    assert!(differ.is_empty(), "{} differ:\n{}", differ.len(), differ[..differ.len().min(30)].join("\n"));
-    assert!(dead.is_empty(), "{} dead ends (viable, literal read, not complete):\n{}", dead.len(), dead[..dead.len().min(30)].join("\n"));
+    assert!(
+        accepted > texts.len() / 20 && accepted < texts.len() / 2,
+        "the fuzz should mix valid and invalid: {accepted} of {}",
+        texts.len()
+    );
+    assert!(
+        differ.is_empty(),
+        "{} differ:\n{}",
+        differ.len(),
+        differ[..differ.len().min(30)].join("\n")
+    );
+    assert!(
+        dead.is_empty(),
+        "{} dead ends (viable, literal read, not complete):\n{}",
+        dead.len(),
+        dead[..dead.len().min(30)].join("\n")
+    );
 }
 
 #[test]
@@ -140,15 +198,25 @@ fn the_quote_closing_an_open_field_is_refused() {
     let lang = python().unwrap();
     // BOUNDARY 328 (fix_parrot.py) and RANDSPAN 339 (tf_inherit_check.py): the
     // enclosing quote inside a replacement field ends the literal in Python 3.11.
-    for (prefix, quote) in [("x = f\"{name.replace(Name(", b'"'), ("print(f'{a[", b'\''), ("x = f\"\"\"{a(\"\"", b'"')] {
+    for (prefix, quote) in
+        [("x = f\"{name.replace(Name(", b'"'), ("print(f'{a[", b'\''), ("x = f\"\"\"{a(\"\"", b'"')]
+    {
         let mut r = lang.recognizer();
         assert!(r.try_push_bytes(prefix.as_bytes()), "{prefix} is viable");
         assert!(!r.clone().try_push_byte(quote), "{prefix} + {} must be refused", quote as char);
         let other = if quote == b'"' { b'\'' } else { b'"' };
-        assert!(r.clone().try_push_byte(other), "{prefix}: the other quote kind opens a nested string");
+        assert!(
+            r.clone().try_push_byte(other),
+            "{prefix}: the other quote kind opens a nested string"
+        );
     }
     // Kept: nested quotes of the other kind, nested f-strings, specs, conversions, `=`.
-    for ok in ["x = f\"{a['b']!r:>{w}}\"", "x = f'{f\"{b=}\"}'", "x = f\"\"\"{\"a\"}\"\"\"", "x = rf\"{a!=b=}\""] {
+    for ok in [
+        "x = f\"{a['b']!r:>{w}}\"",
+        "x = f'{f\"{b=}\"}'",
+        "x = f\"\"\"{\"a\"}\"\"\"",
+        "x = rf\"{a!=b=}\"",
+    ] {
         let mut r = lang.recognizer();
         assert!(r.try_push_bytes(ok.as_bytes()) && r.is_complete(), "{ok}");
     }
@@ -157,12 +225,48 @@ fn the_quote_closing_an_open_field_is_refused() {
 /// Pieces a completion search may append (closers of every kind, operands, the
 /// words that finish the fuzz's conditional, comprehension and lambda).
 const PIECES: &[&str] = &[
-    "}", "\"", "'", ")", "]", "a", "\"\"\"", "'''", " ", "=", "!r", ":", ",", " else a", " in b", ": 1", "{", "or a in b", "\"\"", "''",
+    "}",
+    "\"",
+    "'",
+    ")",
+    "]",
+    "a",
+    "\"\"\"",
+    "'''",
+    " ",
+    "=",
+    "!r",
+    ":",
+    ",",
+    " else a",
+    " in b",
+    ": 1",
+    "{",
+    "or a in b",
+    "\"\"",
+    "''",
 ];
 
 /// What [`completion`] tries before its closers: an operand, `==`'s right side, the
 /// rest of the words the fuzz's conditionals and comprehensions are cut in.
-const OPENERS: &[&str] = &["", "a", "=a", "nd a", "n b", " in b", "f b else a", "lse a", "se a", "e a", " else a", "or a in b", "r a in b", " a in b", "s a", ".x in b"];
+const OPENERS: &[&str] = &[
+    "",
+    "a",
+    "=a",
+    "nd a",
+    "n b",
+    " in b",
+    "f b else a",
+    "lse a",
+    "se a",
+    "e a",
+    " else a",
+    "or a in b",
+    "r a in b",
+    " a in b",
+    "s a",
+    ".x in b",
+];
 
 /// Closers appended one at a time until the recognizer calls the text complete (at
 /// most 24): one that completes it if any; else, in a string nested in a field, the
@@ -186,8 +290,18 @@ fn close_greedily(r: &espalier_grammar::Recognizer<espalier_grammar::LrParser>) 
         let next = ORDER
             .iter()
             .find(|p| after(p).is_some_and(|s| s.is_complete()))
-            .or_else(|| if in_string(&r) { ORDER[3..].iter().find(|p| after(p).is_some_and(|s| !in_string(&s))) } else { None })
-            .or_else(|| matches!(r.fstring_view(), FieldView::Literal { .. }).then_some(&ORDER[2]).filter(|p| after(p).is_some()))
+            .or_else(|| {
+                if in_string(&r) {
+                    ORDER[3..].iter().find(|p| after(p).is_some_and(|s| !in_string(&s)))
+                } else {
+                    None
+                }
+            })
+            .or_else(|| {
+                matches!(r.fstring_view(), FieldView::Literal { .. })
+                    .then_some(&ORDER[2])
+                    .filter(|p| after(p).is_some())
+            })
             .or_else(|| ORDER.iter().find(|p| after(p).is_some()))?;
         r.try_push_bytes(next.as_bytes());
         out.extend_from_slice(next.as_bytes());
@@ -199,7 +313,12 @@ fn close_greedily(r: &espalier_grammar::Recognizer<espalier_grammar::LrParser>) 
 /// complete program: `rest` (the rest of the literal it was cut from, when CPython
 /// accepts the whole) first, else an iterative-deepening search over [`PIECES`],
 /// pruned by the recognizer. `None` if none was found within `depth` pieces.
-fn completion(lang: &std::sync::Arc<espalier_grammar::Language>, text: &[u8], rest: Option<&[u8]>, depth: usize) -> Option<Vec<u8>> {
+fn completion(
+    lang: &std::sync::Arc<espalier_grammar::Language>,
+    text: &[u8],
+    rest: Option<&[u8]>,
+    depth: usize,
+) -> Option<Vec<u8>> {
     let mut r = lang.recognizer();
     assert!(r.try_push_bytes(text));
     if let Some(rest) = rest {
@@ -208,7 +327,12 @@ fn completion(lang: &std::sync::Arc<espalier_grammar::Language>, text: &[u8], re
             return Some(rest.to_vec());
         }
     }
-    fn dfs(r: &espalier_grammar::Recognizer<espalier_grammar::LrParser>, left: usize, out: &mut Vec<u8>, nodes: &mut usize) -> bool {
+    fn dfs(
+        r: &espalier_grammar::Recognizer<espalier_grammar::LrParser>,
+        left: usize,
+        out: &mut Vec<u8>,
+        nodes: &mut usize,
+    ) -> bool {
         if r.is_complete() {
             return true;
         }
@@ -264,7 +388,8 @@ fn fstrings_are_viable_exactly_at_every_prefix() {
     let lang = python().unwrap();
     let n = if common::slow() { 20_000 } else { 2_000 };
     let mut rng = Rng(0xF5_7217_6014);
-    let mut wholes: Vec<Vec<u8>> = (0..n).map(|_| format!("x = {}", literal(&mut rng)).into_bytes()).collect();
+    let mut wholes: Vec<Vec<u8>> =
+        (0..n).map(|_| format!("x = {}", literal(&mut rng)).into_bytes()).collect();
     for hand in HAND {
         wholes.push(hand.as_bytes().to_vec());
     }
@@ -279,7 +404,10 @@ fn fstrings_are_viable_exactly_at_every_prefix() {
         if k < t.len() {
             refused += 1;
             if valid {
-                lost.push(format!("{:?} (a prefix of a valid text) refused", String::from_utf8_lossy(&t[..k + 1])));
+                lost.push(format!(
+                    "{:?} (a prefix of a valid text) refused",
+                    String::from_utf8_lossy(&t[..k + 1])
+                ));
             }
         } else if valid {
             continue; // the whole text is its own completion
@@ -294,7 +422,12 @@ fn fstrings_are_viable_exactly_at_every_prefix() {
     // escape's form only (the search completes `\N{B` as `\N{B}`).
     let refused_by_cpython = |(_, v): &(&Vec<u8>, &Option<bool>)| **v == Some(false);
     let named = |t: &Vec<u8>| t.windows(3).any(|w| w == b"\\N{");
-    let unnamed = completed.iter().zip(&verdicts).filter(refused_by_cpython).filter(|(t, _)| named(t)).count();
+    let unnamed = completed
+        .iter()
+        .zip(&verdicts)
+        .filter(refused_by_cpython)
+        .filter(|(t, _)| named(t))
+        .count();
     let bad: Vec<String> = completed
         .iter()
         .zip(&verdicts)
@@ -311,16 +444,35 @@ fn fstrings_are_viable_exactly_at_every_prefix() {
         lost.len()
     );
     assert!(lost.is_empty(), "{}", lost[..lost.len().min(30)].join("\n"));
-    assert!(missing.is_empty(), "accepted, no completion found:\n{}", missing[..missing.len().min(30)].join("\n"));
-    assert!(bad.is_empty(), "completions ast.parse refuses:\n{}", bad[..bad.len().min(30)].join("\n"));
+    assert!(
+        missing.is_empty(),
+        "accepted, no completion found:\n{}",
+        missing[..missing.len().min(30)].join("\n")
+    );
+    assert!(
+        bad.is_empty(),
+        "completions ast.parse refuses:\n{}",
+        bad[..bad.len().min(30)].join("\n")
+    );
     assert!(refused > wholes.len() / 10, "the fuzz should hold broken literals: {refused}");
 }
 
 /// Hand-written literals for the prefix test (broken fields, lambdas, nesting).
 const HAND: &[&str] = &[
-    "x = f\"{)}\"", "x = f\"{a b}\"", "x = f\"{a!x}\"", "x = f\"{a:{b:{c}}}\"", "x = f\"{#}\"", "x = f'{a[\"b\"]}'",
-    "x = f\"{lambda x: 1}\"", "x = f\"{a if b else lambda: 1}\"", "x = f\"{x=!r:>{w}}\"", "x = f'''{'''a'''}'''",
-    "x = f\"{'''a'''!r}\"", "x = f\"\\N{BULLET} {a!=b}\"", "x = f\"{*a,}\"", "x = f\"{(lambda: 1)()}\"",
+    "x = f\"{)}\"",
+    "x = f\"{a b}\"",
+    "x = f\"{a!x}\"",
+    "x = f\"{a:{b:{c}}}\"",
+    "x = f\"{#}\"",
+    "x = f'{a[\"b\"]}'",
+    "x = f\"{lambda x: 1}\"",
+    "x = f\"{a if b else lambda: 1}\"",
+    "x = f\"{x=!r:>{w}}\"",
+    "x = f'''{'''a'''}'''",
+    "x = f\"{'''a'''!r}\"",
+    "x = f\"\\N{BULLET} {a!=b}\"",
+    "x = f\"{*a,}\"",
+    "x = f\"{(lambda: 1)()}\"",
 ];
 
 #[test]
@@ -328,15 +480,39 @@ fn broken_fields_are_refused_at_their_first_bad_byte() {
     let lang = python().unwrap();
     // (viable prefix, the byte after which nothing can follow)
     for (ok, bad) in [
-        ("x = f\"{", ")"), ("x = f\"{a", " b"), ("x = f\"{a!", "x"), ("x = f\"{a:{b:", "{"), ("x = f\"{", "#"),
-        ("x = f\"{", "}"), ("x = f\"{a", "\\"), ("x = f'{a", "\n"), ("x = f\"{lambda", " "), ("x = f\"{a=", "x"),
-        ("x = f\"}", "a"), ("x = f\"\\N", "x"), ("x = f\"{a!r", "x"), ("x = f\"{a ", "!="), ("x = f\"{a ==", "}"),
+        ("x = f\"{", ")"),
+        ("x = f\"{a", " b"),
+        ("x = f\"{a!", "x"),
+        ("x = f\"{a:{b:", "{"),
+        ("x = f\"{", "#"),
+        ("x = f\"{", "}"),
+        ("x = f\"{a", "\\"),
+        ("x = f'{a", "\n"),
+        ("x = f\"{lambda", " "),
+        ("x = f\"{a=", "x"),
+        ("x = f\"}", "a"),
+        ("x = f\"\\N", "x"),
+        ("x = f\"{a!r", "x"),
+        ("x = f\"{a ", "!="),
+        ("x = f\"{a ==", "}"),
     ] {
         let mut r = lang.recognizer();
         assert!(r.try_push_bytes(ok.as_bytes()), "{ok:?} is viable");
-        assert!(!r.clone().try_push_bytes(bad.as_bytes()) || bad == "!=", "{ok:?} + {bad:?} must be refused");
+        assert!(
+            !r.clone().try_push_bytes(bad.as_bytes()) || bad == "!=",
+            "{ok:?} + {bad:?} must be refused"
+        );
     }
-    for ok in ["x = f\"{a!=b}\"", "x = f\"{a==b=}\"", "x = f\"{a<=b}\"", "x = f\"{(lambda: 1)()}\"", "x = f\"{a:{b}}\"", "x = f\"{{}}\"", "x = rf\"\\{a}\"", "x = f'{\"a\"}'"] {
+    for ok in [
+        "x = f\"{a!=b}\"",
+        "x = f\"{a==b=}\"",
+        "x = f\"{a<=b}\"",
+        "x = f\"{(lambda: 1)()}\"",
+        "x = f\"{a:{b}}\"",
+        "x = f\"{{}}\"",
+        "x = rf\"\\{a}\"",
+        "x = f'{\"a\"}'",
+    ] {
         let mut r = lang.recognizer();
         assert!(r.try_push_bytes(ok.as_bytes()) && r.is_complete(), "{ok}");
     }

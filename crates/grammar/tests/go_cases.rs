@@ -100,7 +100,8 @@ const CASES: &[(&str, bool)] = &[
 #[test]
 fn go_cases_agree_with_gofmt_and_expectations() {
     let go = go().unwrap();
-    let texts: Vec<Vec<u8>> = CASES.iter().map(|(src, _)| format!("package p\n{src}").into_bytes()).collect();
+    let texts: Vec<Vec<u8>> =
+        CASES.iter().map(|(src, _)| format!("package p\n{src}").into_bytes()).collect();
     let oracle = gofmt_texts(&texts);
     let mut bad = Vec::new();
     for (((src, expected), text), g) in CASES.iter().zip(&texts).zip(&oracle) {

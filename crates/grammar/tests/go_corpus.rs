@@ -38,17 +38,36 @@ fn corpus_agrees_with_gofmt() {
         let text = std::fs::read(f).unwrap();
         let o = ours(&go, &text);
         if o.is_ok() != expected {
-            disagreements.push(format!("{}: gofmt {} ours {:?}", f.display(), if expected { "accepts" } else { "rejects" }, o.err()));
+            disagreements.push(format!(
+                "{}: gofmt {} ours {:?}",
+                f.display(),
+                if expected { "accepts" } else { "rejects" },
+                o.err()
+            ));
         }
     }
     let negatives = verdicts.iter().filter(|&&v| !v).count();
-    eprintln!("go corpus: {} of {} files agree ({} rejected by gofmt)", files.len() - disagreements.len(), files.len(), negatives);
+    eprintln!(
+        "go corpus: {} of {} files agree ({} rejected by gofmt)",
+        files.len() - disagreements.len(),
+        files.len(),
+        negatives
+    );
     assert!(files.len() >= 500, "only {} corpus files found", files.len());
     if slow() {
-        assert_eq!((files.len(), negatives), (PUBLISHED_FILES, PUBLISHED_REJECTED), "the README's figures changed");
+        assert_eq!(
+            (files.len(), negatives),
+            (PUBLISHED_FILES, PUBLISHED_REJECTED),
+            "the README's figures changed"
+        );
     }
     assert!(negatives >= 20, "only {negatives} negatives in the sample");
-    assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
 }
 
 /// Every prefix of a valid file is viable: checked byte by byte (which covers every
@@ -61,7 +80,11 @@ fn prefix_property() {
     let mut files = files();
     if !slow() {
         // every 4th file of the sample, outside the testdata directories
-        files = files.into_iter().filter(|f| !f.components().any(|c| c.as_os_str() == "testdata")).step_by(4).collect();
+        files = files
+            .into_iter()
+            .filter(|f| !f.components().any(|c| c.as_os_str() == "testdata"))
+            .step_by(4)
+            .collect();
     }
     let mut boundaries = 0usize;
     let mut resumed = 0usize;
@@ -78,15 +101,24 @@ fn prefix_property() {
         for (i, &b) in text.iter().enumerate() {
             if cuts.contains(&i) {
                 let mut c = r.clone();
-                c.push_bytes(&text[i..]).unwrap_or_else(|e| panic!("{}: resuming at byte {i} failed: {e}", f.display()));
+                c.push_bytes(&text[i..]).unwrap_or_else(|e| {
+                    panic!("{}: resuming at byte {i} failed: {e}", f.display())
+                });
                 assert!(c.is_complete(), "{}: resumed at byte {i}, not complete", f.display());
                 resumed += 1;
             }
-            r.push_byte(b).unwrap_or_else(|e| panic!("{}: prefix of {} bytes reported dead: {e}", f.display(), i + 1));
+            r.push_byte(b).unwrap_or_else(|e| {
+                panic!("{}: prefix of {} bytes reported dead: {e}", f.display(), i + 1)
+            });
             if r.num_lexemes() != lexemes {
                 lexemes = r.num_lexemes();
                 boundaries += 1;
-                assert!(!r.acceptable_terminals().is_empty(), "{}: nothing acceptable at byte {}", f.display(), i + 1);
+                assert!(
+                    !r.acceptable_terminals().is_empty(),
+                    "{}: nothing acceptable at byte {}",
+                    f.display(),
+                    i + 1
+                );
             }
         }
         assert!(r.is_complete(), "{}", f.display());
@@ -103,7 +135,12 @@ fn earley_agrees_with_lr() {
     let go = go().unwrap();
     let mut rng = Rng(0x60_ea7);
     let limit = if slow() { 400 } else { 40 };
-    let files: Vec<_> = files().into_iter().filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() < 8_000)).step_by(3).take(limit).collect();
+    let files: Vec<_> = files()
+        .into_iter()
+        .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() < 8_000))
+        .step_by(3)
+        .take(limit)
+        .collect();
     let verdict = |r: Result<(), espalier_grammar::ParseError>| r.map_err(|e| e.offset);
     let mut n = 0;
     for f in &files {
@@ -113,7 +150,13 @@ fn earley_agrees_with_lr() {
             let lr = verdict(ours(&go, t));
             let mut e = go.earley_recognizer();
             let ea = verdict(e.push_bytes(t).and_then(|_| e.finish()));
-            assert_eq!(lr, ea, "{} (first {} bytes): LR {lr:?} vs Earley {ea:?}", f.display(), t.len());
+            assert_eq!(
+                lr,
+                ea,
+                "{} (first {} bytes): LR {lr:?} vs Earley {ea:?}",
+                f.display(),
+                t.len()
+            );
             n += 1;
         }
     }

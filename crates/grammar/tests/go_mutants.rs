@@ -28,10 +28,17 @@ fn mutants_agree_with_gofmt() {
         .filter(|f| !f.components().any(|c| c.as_os_str() == "testdata"))
         .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() > 200 && m.len() < 40_000))
         .collect();
-    let seed: u64 = std::env::var("ESPALIER_MUTANT_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x60_C0FFEE);
-    let count: usize = std::env::var("ESPALIER_MUTANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let seed: u64 = std::env::var("ESPALIER_MUTANT_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x60_C0FFEE);
+    let count: usize =
+        std::env::var("ESPALIER_MUTANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
     let mut rng = Rng(seed);
-    let skip: Vec<u32> = ["WS", "NL", "LINE_COMMENT", "BLOCK_COMMENT", "BLOCK_COMMENT_NL"].iter().filter_map(|n| go.grammar.terminal(n)).collect();
+    let skip: Vec<u32> = ["WS", "NL", "LINE_COMMENT", "BLOCK_COMMENT", "BLOCK_COMMENT_NL"]
+        .iter()
+        .filter_map(|n| go.grammar.terminal(n))
+        .collect();
     let mut mutants: Vec<(Vec<u8>, Kind, String, String)> = Vec::new();
     while mutants.len() < count {
         let f = &files[rng.below(files.len())];
@@ -83,10 +90,16 @@ fn mutants_agree_with_gofmt() {
         }
     }
     let pct = 100.0 * agree as f64 / mutants.len() as f64;
-    eprintln!("go mutants: {agree} of {} agree ({pct:.2}%), {rejected} rejected by gofmt", mutants.len());
+    eprintln!(
+        "go mutants: {agree} of {} agree ({pct:.2}%), {rejected} rejected by gofmt",
+        mutants.len()
+    );
     for d in &dis {
         eprintln!("  {d}");
     }
-    assert!(rejected * 2 >= mutants.len(), "too few invalid mutants ({rejected}): the mutation is too weak to test anything");
+    assert!(
+        rejected * 2 >= mutants.len(),
+        "too few invalid mutants ({rejected}): the mutation is too weak to test anything"
+    );
     assert!(pct >= 99.5, "agreement {pct:.2}% < 99.5%");
 }

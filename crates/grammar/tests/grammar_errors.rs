@@ -41,10 +41,19 @@ fn syntax_errors_carry_positions() {
 
 #[test]
 fn semantic_errors_name_the_culprit() {
-    assert_eq!(compile("start: a\n", TableKind::Lr1), Err(GrammarError::Undefined { pos: Pos { line: 1, col: 8 }, name: "a".into() }));
-    assert_eq!(compile("start: \"a\"\nstart: \"b\"\n", TableKind::Lr1), Err(GrammarError::Duplicate { pos: Pos { line: 2, col: 1 }, name: "start".into() }));
+    assert_eq!(
+        compile("start: a\n", TableKind::Lr1),
+        Err(GrammarError::Undefined { pos: Pos { line: 1, col: 8 }, name: "a".into() })
+    );
+    assert_eq!(
+        compile("start: \"a\"\nstart: \"b\"\n", TableKind::Lr1),
+        Err(GrammarError::Duplicate { pos: Pos { line: 2, col: 1 }, name: "start".into() })
+    );
     let e = compile("start: A\nA: /a?/\n", TableKind::Lr1).unwrap_err();
-    assert!(matches!(&e, GrammarError::BadTerminal { name, message } if name == "A" && message.contains("empty")), "{e}");
+    assert!(
+        matches!(&e, GrammarError::BadTerminal { name, message } if name == "A" && message.contains("empty")),
+        "{e}"
+    );
     let e = compile("start: A\nA: B\nB: A\n", TableKind::Lr1).unwrap_err();
     assert!(e.to_string().contains("in terms of itself"), "{e}");
     let e = compile("start: A\nA: b\nb: \"x\"\n", TableKind::Lr1).unwrap_err();
@@ -57,17 +66,24 @@ fn conflicts_are_reported_and_lalr_is_selectable() {
     let g = "start: \"a\" e \"c\" | \"a\" f \"d\" | \"b\" e \"d\" | \"b\" f \"c\"\ne: \"e\"\nf: \"e\"\n";
     assert!(compile(g, TableKind::Lr1).is_ok());
     assert!(compile(g, TableKind::Pager).is_ok());
-    let Err(GrammarError::Conflicts(cs)) = compile(g, TableKind::Lalr1) else { panic!("LALR must conflict") };
+    let Err(GrammarError::Conflicts(cs)) = compile(g, TableKind::Lalr1) else {
+        panic!("LALR must conflict")
+    };
     let text = cs.iter().map(|c| c.to_string()).collect::<Vec<_>>().join("\n");
     assert!(text.contains("reduce e: \"e\"") && text.contains("reduce f: \"e\""), "{text}");
     // ambiguous: dangling else
     let g = "start: s\ns: \"if\" s | \"if\" s \"else\" s | \"x\"\n";
-    let Err(GrammarError::Conflicts(cs)) = compile(g, TableKind::Lr1) else { panic!("dangling else must conflict") };
+    let Err(GrammarError::Conflicts(cs)) = compile(g, TableKind::Lr1) else {
+        panic!("dangling else must conflict")
+    };
     let c = &cs[0];
     assert_eq!(c.lookahead, "\"else\"");
     assert_eq!(c.rule, "s");
     assert!(c.first.starts_with("shift") || c.second.starts_with("shift"), "{c}");
-    assert!(c.first.starts_with("reduce s: \"if\" s") || c.second.starts_with("reduce s: \"if\" s"), "{c}");
+    assert!(
+        c.first.starts_with("reduce s: \"if\" s") || c.second.starts_with("reduce s: \"if\" s"),
+        "{c}"
+    );
 }
 
 #[test]

@@ -27,13 +27,15 @@ fn mutants_agree_with_ast_parse() {
         .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() > 200 && m.len() < 40_000))
         .collect();
     files.sort();
-    let seed: u64 = std::env::var("ESPALIER_MUTANT_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0xC0FFEE);
+    let seed: u64 =
+        std::env::var("ESPALIER_MUTANT_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0xC0FFEE);
     let mut rng = Rng(seed);
     let mut mutants: Vec<(Vec<u8>, Kind, String, String)> = Vec::new();
     let skip: Vec<&str> = ["WS", "COMMENT", "CONTINUATION"].to_vec();
     let skip_ids: Vec<u32> = skip.iter().filter_map(|n| py.grammar.terminal(n)).collect();
     // ESPALIER_MUTANTS=N runs N mutants instead of 1000 (for reports).
-    let count: usize = std::env::var("ESPALIER_MUTANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let count: usize =
+        std::env::var("ESPALIER_MUTANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
     while mutants.len() < count {
         let f = &files[rng.below(files.len())];
         let text = std::fs::read(f).unwrap();
@@ -90,7 +92,8 @@ fn mutants_agree_with_ast_parse() {
         if ours == expected {
             agree += 1;
         } else {
-            let side = if ours { "we accept, ast.parse rejects" } else { "we reject, ast.parse accepts" };
+            let side =
+                if ours { "we accept, ast.parse rejects" } else { "we reject, ast.parse accepts" };
             dis.push(format!("{side}: {kind:?} of {piece:?} at {whereabouts}"));
         }
     }
@@ -103,5 +106,10 @@ fn mutants_agree_with_ast_parse() {
     // The README's figure: every mutant judged, and all agree (1000/1000 with the
     // default seed; 5000/5000 with another).
     assert_eq!(compared, count, "only {compared} of {count} mutants could be judged");
-    assert_eq!(agree, compared, "{} of {compared} mutants disagree with ast.parse", compared - agree);
+    assert_eq!(
+        agree,
+        compared,
+        "{} of {compared} mutants disagree with ast.parse",
+        compared - agree
+    );
 }

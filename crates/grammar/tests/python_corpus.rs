@@ -50,7 +50,12 @@ fn corpus_agrees_with_ast_parse() {
         let mut r = py.recognizer();
         let ours = r.push_bytes(text).and_then(|_| r.finish());
         if ours.is_ok() != expected {
-            disagreements.push(format!("{}: ast.parse {} ours {:?}", f.display(), expected, ours.err()));
+            disagreements.push(format!(
+                "{}: ast.parse {} ours {:?}",
+                f.display(),
+                expected,
+                ours.err()
+            ));
         }
     }
     eprintln!(
@@ -67,15 +72,26 @@ fn corpus_agrees_with_ast_parse() {
             "(files, readable files compared, refused by ast.parse) differ from the README's figures"
         );
     } else {
-        assert!(compared >= 300, "only {compared} of the {} sampled corpus files compared", files.len());
+        assert!(
+            compared >= 300,
+            "only {compared} of the {} sampled corpus files compared",
+            files.len()
+        );
     }
-    assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
 }
 
 #[test]
 fn tree_sitter_snippets_agree() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/tree-sitter-python-corpus.json");
-    let data: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).expect("tree-sitter corpus")).unwrap();
+    let path =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/tree-sitter-python-corpus.json");
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("tree-sitter corpus")).unwrap();
     let py = python().unwrap();
     let mut bad = Vec::new();
     let items = data.as_array().unwrap();
@@ -85,7 +101,12 @@ fn tree_sitter_snippets_agree() {
         let mut r = py.recognizer();
         let ours = r.push_bytes(code.as_bytes()).and_then(|_| r.finish());
         if ours.is_ok() != expected {
-            bad.push(format!("{} / {}: expected {expected}, ours {:?}", it["file"], it["name"], ours.err()));
+            bad.push(format!(
+                "{} / {}: expected {expected}, ours {:?}",
+                it["file"],
+                it["name"],
+                ours.err()
+            ));
         }
     }
     eprintln!("tree-sitter: {} of {} snippets agree", items.len() - bad.len(), items.len());
@@ -122,11 +143,15 @@ fn prefix_property() {
         for (i, &b) in text.iter().enumerate() {
             if cuts.contains(&i) {
                 let mut c = r.clone();
-                c.push_bytes(&text[i..]).unwrap_or_else(|e| panic!("{}: resuming at byte {i} failed: {e}", f.display()));
+                c.push_bytes(&text[i..]).unwrap_or_else(|e| {
+                    panic!("{}: resuming at byte {i} failed: {e}", f.display())
+                });
                 assert!(c.is_complete(), "{}: resumed at byte {i}, not complete", f.display());
                 resumed += 1;
             }
-            r.push_byte(b).unwrap_or_else(|e| panic!("{}: prefix of {} bytes reported dead: {e}", f.display(), i + 1));
+            r.push_byte(b).unwrap_or_else(|e| {
+                panic!("{}: prefix of {} bytes reported dead: {e}", f.display(), i + 1)
+            });
             if r.num_lexemes() != lexemes {
                 lexemes = r.num_lexemes();
                 checked_boundaries += 1;

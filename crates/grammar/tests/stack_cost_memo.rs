@@ -11,7 +11,12 @@ use espalier_grammar::{go, python, Language, StackCostMemo, TokenParser};
 
 /// Compares memo and reference on the states of `texts` (each cut at `max_bytes`);
 /// returns (comparisons, comparisons whose top opens a block, distinct costs seen).
-fn compare(lang: &std::sync::Arc<Language>, texts: &[Vec<u8>], max_bytes: usize, memo: &mut StackCostMemo) -> (usize, usize, usize) {
+fn compare(
+    lang: &std::sync::Arc<Language>,
+    texts: &[Vec<u8>],
+    max_bytes: usize,
+    memo: &mut StackCostMemo,
+) -> (usize, usize, usize) {
     let costs = lang.completion_costs();
     let (mut n, mut opening) = (0, 0);
     let mut seen = std::collections::BTreeSet::new();
@@ -89,7 +94,10 @@ fn memo_equals_the_search_on_go_stacks() {
     let go = go().unwrap();
     let mut memo = StackCostMemo::new();
     let (n, _, distinct) = compare(&go, &texts, 3_000, &mut memo);
-    eprintln!("go: {n} stack costs compared, {distinct} distinct costs, memo {} entries", memo.len());
+    eprintln!(
+        "go: {n} stack costs compared, {distinct} distinct costs, memo {} entries",
+        memo.len()
+    );
     // The slow run's figure is the README's (1,155,438 measured).
     assert!(n >= if common::slow() { 1_000_000 } else { 20_000 }, "too few comparisons: {n}");
     assert!(distinct >= 10, "costs too uniform to tell: {distinct}");

@@ -17,7 +17,9 @@
 
 use std::time::Instant;
 
-use espalier_model::{ActivationFormat, BackendKind, Gguf, Llama, Tokenizer, WeightFormat, DEFAULT_MODEL_PATH};
+use espalier_model::{
+    ActivationFormat, BackendKind, Gguf, Llama, Tokenizer, WeightFormat, DEFAULT_MODEL_PATH,
+};
 
 /// Source text the prompt is cut from (repeated when more tokens are asked for).
 const TEXT: &str = "def fibonacci(n):\n    \"\"\"Return the n-th Fibonacci number.\"\"\"\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n\n\nclass Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        self.items.append(item)\n\n    def pop(self):\n        return self.items.pop()\n";
@@ -64,7 +66,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     drop(gguf);
     let weight_mb = model.weight_bytes() as f64 / 1e6;
     let rss_mb = rss_mb();
-    eprintln!("loaded {model_path} on {backend} ({weights}) in {:.2} s", t0.elapsed().as_secs_f64());
+    eprintln!(
+        "loaded {model_path} on {backend} ({weights}) in {:.2} s",
+        t0.elapsed().as_secs_f64()
+    );
 
     let mut ids = Vec::new();
     while ids.len() < prompt_tokens {

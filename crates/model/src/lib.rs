@@ -62,15 +62,16 @@ pub mod synthetic;
 mod tokenizer;
 
 pub use gguf::{Gguf, GgufError};
-#[cfg(feature = "burn")]
-pub use llama::{
-    available_memory, kernel_check, ActivationFormat, Architecture, BackendKind, KvCache, Llama, LlamaConfig, MemoryPlan, ModelError, WeightFormat, MAX_CONTEXT,
-};
-pub use tokenizer::{byte_level_decode, FimTokens, Tokenizer, TokenizerError};
-#[cfg(all(feature = "cuda", not(target_family = "wasm")))]
-pub use llama::{probe_cuda, CudaDeviceInfo};
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(target_family = "wasm")))]
 pub use llama::gpu_kernel_check;
+#[cfg(feature = "burn")]
+pub use llama::{
+    available_memory, kernel_check, ActivationFormat, Architecture, BackendKind, KvCache, Llama,
+    LlamaConfig, MemoryPlan, ModelError, WeightFormat, MAX_CONTEXT,
+};
+#[cfg(all(feature = "cuda", not(target_family = "wasm")))]
+pub use llama::{probe_cuda, CudaDeviceInfo};
+pub use tokenizer::{byte_level_decode, FimTokens, Tokenizer, TokenizerError};
 
 /// Where the set-up step (`scripts/fetch-model.sh`) puts the model, relative to the
 /// repository root.

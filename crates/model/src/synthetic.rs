@@ -87,7 +87,7 @@ impl Draws {
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         let x = self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40; // 24 bits
-        // Uniform on [-1, 1), times sqrt(3): unit variance.
+                                                                  // Uniform on [-1, 1), times sqrt(3): unit variance.
         (x as f32 / (1u64 << 23) as f32 - 1.0) * 1.732_050_8
     }
 

@@ -115,7 +115,9 @@ impl FimTokens {
     /// The ids named by the GGUF (`tokenizer.ggml.fim_{pre,suf,mid}_token_id`), else
     /// the first family whose three spellings are all in `tokens`.
     fn find(gguf: &Gguf, tokens: &[&str]) -> Option<Self> {
-        let key = |k: &str| gguf.get_u64(k).ok().filter(|&v| (v as usize) < tokens.len()).map(|v| v as u32);
+        let key = |k: &str| {
+            gguf.get_u64(k).ok().filter(|&v| (v as usize) < tokens.len()).map(|v| v as u32)
+        };
         if let (Some(prefix), Some(suffix), Some(middle)) = (
             key("tokenizer.ggml.fim_pre_token_id"),
             key("tokenizer.ggml.fim_suf_token_id"),
@@ -123,7 +125,8 @@ impl FimTokens {
         ) {
             return Some(Self { prefix, suffix, middle });
         }
-        let index: HashMap<&str, u32> = tokens.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
+        let index: HashMap<&str, u32> =
+            tokens.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
         Self::SPELLINGS.iter().find_map(|[p, s, m]| {
             Some(Self { prefix: *index.get(p)?, suffix: *index.get(s)?, middle: *index.get(m)? })
         })
@@ -133,7 +136,8 @@ impl FimTokens {
 /// llama.cpp's regex for `qwen2` (case-insensitive contractions spelled out).
 const QWEN2_REGEX: &str = r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 /// llama.cpp's regexes for `deepseek-coder`, applied in turn.
-const DEEPSEEK_CODER_REGEXES: [&str; 5] = [r"[\r\n]", r"\s?\p{L}+", r"\s?\p{P}+", "[一-龥ࠀ-一가-퟿]+", r"\p{N}"];
+const DEEPSEEK_CODER_REGEXES: [&str; 5] =
+    [r"[\r\n]", r"\s?\p{L}+", r"\s?\p{P}+", "[一-龥ࠀ-一가-퟿]+", r"\p{N}"];
 
 /// The pre-tokenizer for `tokenizer.ggml.pre = pre`: llama.cpp's regexes as splits,
 /// then the byte-level mapping.
@@ -148,11 +152,16 @@ fn pre_tokenizer(pre: &str) -> Result<PreTokenizerWrapper, TokenizerError> {
     let gpt2 = PreTokenizerWrapper::ByteLevel(ByteLevel::new(false, false, true));
     let mut steps = match pre {
         "smollm" | "starcoder" | "refact" | "codeshell" => {
-            return Ok(PreTokenizerWrapper::Sequence(Sequence::new(vec![PreTokenizerWrapper::Digits(Digits::new(true)), gpt2])))
+            return Ok(PreTokenizerWrapper::Sequence(Sequence::new(vec![
+                PreTokenizerWrapper::Digits(Digits::new(true)),
+                gpt2,
+            ])))
         }
         "gpt2" => return Ok(gpt2),
         "qwen2" => vec![split(QWEN2_REGEX)?],
-        "deepseek-coder" => DEEPSEEK_CODER_REGEXES.iter().map(|re| split(re)).collect::<Result<_, _>>()?,
+        "deepseek-coder" => {
+            DEEPSEEK_CODER_REGEXES.iter().map(|re| split(re)).collect::<Result<_, _>>()?
+        }
         other => {
             return Err(TokenizerError::Unsupported {
                 key: "tokenizer.ggml.pre",
@@ -198,16 +207,16 @@ impl Tokenizer {
         let vocab_size = tokens.len();
         let id = |key: &'static str| -> Result<u32, TokenizerError> {
             let v = gguf.get_u64(key)?;
-            u32::try_from(v)
-                .ok()
-                .filter(|&v| (v as usize) < vocab_size)
-                .ok_or(TokenizerError::BadId { id: v.min(u32::MAX as u64) as u32, what: key, vocab_size })
+            u32::try_from(v).ok().filter(|&v| (v as usize) < vocab_size).ok_or(
+                TokenizerError::BadId { id: v.min(u32::MAX as u64) as u32, what: key, vocab_size },
+            )
         };
         let bos = id("tokenizer.ggml.bos_token_id")?;
         let eos = id("tokenizer.ggml.eos_token_id")?;
         let chat_template = gguf.get_str("tokenizer.chat_template").ok().map(str::to_owned);
 
-        let vocab: tokenizers::models::bpe::Vocab = tokens.iter().enumerate().map(|(i, t)| ((*t).to_owned(), i as u32)).collect();
+        let vocab: tokenizers::models::bpe::Vocab =
+            tokens.iter().enumerate().map(|(i, t)| ((*t).to_owned(), i as u32)).collect();
         let mut merges = Vec::with_capacity(merges_raw.len());
         for (index, m) in merges_raw.iter().enumerate() {
             let (a, b) = m
@@ -256,8 +265,21 @@ impl Tokenizer {
 
         let fim = FimTokens::find(gguf, &tokens);
         // llama.cpp's default for byte-level BPE vocabularies without the key: no BOS.
-        let add_bos = matches!(gguf.get("tokenizer.ggml.add_bos_token"), Ok(crate::gguf::MetadataValue::Bool(true)));
-        Ok(Self { inner, token_bytes, special, bos, eos, chat_template, fim, add_bos, pre: pre_name })
+        let add_bos = matches!(
+            gguf.get("tokenizer.ggml.add_bos_token"),
+            Ok(crate::gguf::MetadataValue::Bool(true))
+        );
+        Ok(Self {
+            inner,
+            token_bytes,
+            special,
+            bos,
+            eos,
+            chat_template,
+            fim,
+            add_bos,
+            pre: pre_name,
+        })
     }
 
     /// The fill-in-the-middle tokens of this vocabulary, if it has them.
@@ -270,7 +292,11 @@ impl Tokenizer {
     /// + the code before the cursor + `suffix` + the code after it + `middle`, in the
     /// prefix-suffix-middle order. `None` for a vocabulary without them (the caller
     /// writes a chat prompt instead).
-    pub fn fim_prompt(&self, before: &str, after: &str) -> Option<Result<Vec<u32>, TokenizerError>> {
+    pub fn fim_prompt(
+        &self,
+        before: &str,
+        after: &str,
+    ) -> Option<Result<Vec<u32>, TokenizerError>> {
         let fim = self.fim?;
         let ids = (|| {
             let mut ids = if self.add_bos { vec![self.bos, fim.prefix] } else { vec![fim.prefix] };
@@ -327,7 +353,11 @@ impl Tokenizer {
 
     fn check_ids(&self, ids: &[u32]) -> Result<(), TokenizerError> {
         match ids.iter().find(|&&id| id as usize >= self.token_bytes.len()) {
-            Some(&id) => Err(TokenizerError::BadId { id, what: "decode input", vocab_size: self.token_bytes.len() }),
+            Some(&id) => Err(TokenizerError::BadId {
+                id,
+                what: "decode input",
+                vocab_size: self.token_bytes.len(),
+            }),
             None => Ok(()),
         }
     }
@@ -395,7 +425,10 @@ impl Tokenizer {
 /// Whether token `id` spelled `token` is one of the `[PAD<id>]` rows llama.cpp's
 /// converter adds beyond a vocabulary's real tokens.
 fn is_padding(token: &str, id: usize) -> bool {
-    token.strip_prefix("[PAD").and_then(|r| r.strip_suffix(']')).is_some_and(|n| n == id.to_string())
+    token
+        .strip_prefix("[PAD")
+        .and_then(|r| r.strip_suffix(']'))
+        .is_some_and(|n| n == id.to_string())
 }
 
 /// GPT-2's byte-to-character table: printable Latin-1 bytes map to themselves, the
@@ -421,7 +454,8 @@ fn byte_to_char() -> [char; 256] {
 pub fn byte_level_decode(token: &str) -> Vec<u8> {
     use std::sync::OnceLock;
     static INVERSE: OnceLock<HashMap<char, u8>> = OnceLock::new();
-    let inverse = INVERSE.get_or_init(|| byte_to_char().iter().enumerate().map(|(b, &c)| (c, b as u8)).collect());
+    let inverse = INVERSE
+        .get_or_init(|| byte_to_char().iter().enumerate().map(|(b, &c)| (c, b as u8)).collect());
     let mut out = Vec::with_capacity(token.len());
     for ch in token.chars() {
         match inverse.get(&ch) {

@@ -17,9 +17,12 @@
 //! (`--nocapture`) before any assertion, so one run reports both formats.
 #![cfg(all(feature = "ndarray", any(feature = "wgpu", feature = "cuda")))]
 
-use espalier_model::{gpu_kernel_check, ActivationFormat, BackendKind, Gguf, KvCache, Llama, Tokenizer, WeightFormat};
+use espalier_model::{
+    gpu_kernel_check, ActivationFormat, BackendKind, Gguf, KvCache, Llama, Tokenizer, WeightFormat,
+};
 
-const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+const MODEL: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 /// Largest logit difference allowed: the paths differ only in summation order (f32
 /// against the file's exact Q4_1 values); measured 4.4e-5 (gpu-blocks) and 9.7e-5
 /// (burn-f32) on WebGPU, ~1e-3 between the CPU paths, 0.026 for gpu-blocks on CUDA
@@ -37,7 +40,8 @@ const STEPS: usize = 4;
 
 /// What to do when the backend finds no device.
 #[cfg(feature = "wgpu")]
-const NO_WGPU: &str = "install one (natively Mesa's lavapipe: apt-get install -y mesa-vulkan-drivers libvulkan1)";
+const NO_WGPU: &str =
+    "install one (natively Mesa's lavapipe: apt-get install -y mesa-vulkan-drivers libvulkan1)";
 #[cfg(feature = "cuda")]
 const NO_CUDA: &str = "run this on a machine with an NVIDIA GPU and driver 580+";
 
@@ -68,7 +72,8 @@ fn the_block_kernel_matches_its_host_twin_on_cuda() {
 /// The GPU block kernel alone (no model): [`gpu_kernel_check::run`] on synthetic blocks.
 fn kernel_matches(backend: BackendKind, hint: &str) {
     let gpu = backend.device().unwrap_or_else(|e| panic!("no {backend} device ({e}): {hint}"));
-    let check = gpu_kernel_check::run(&gpu).unwrap_or_else(|e| panic!("{backend}: the kernel check did not run: {e}"));
+    let check = gpu_kernel_check::run(&gpu)
+        .unwrap_or_else(|e| panic!("{backend}: the kernel check did not run: {e}"));
     for line in &check.lines {
         eprintln!("{backend} block kernel: {line}");
     }
@@ -103,7 +108,9 @@ fn run(model: &Llama, ids: &[u32], feed: Option<&[u32]>) -> Run {
 
 fn agree(backend: BackendKind, hint: &str) {
     let path = std::env::var("ESPALIER_MODEL").unwrap_or_else(|_| MODEL.to_string());
-    let gguf = Gguf::open(&path).unwrap_or_else(|e| panic!("{path}: {e}; run scripts/fetch-model.sh or set ESPALIER_MODEL"));
+    let gguf = Gguf::open(&path).unwrap_or_else(|e| {
+        panic!("{path}: {e}; run scripts/fetch-model.sh or set ESPALIER_MODEL")
+    });
     let tok = Tokenizer::from_gguf(&gguf).unwrap();
     let gpu = match backend.device() {
         Ok(d) => d,
@@ -115,12 +122,17 @@ fn agree(backend: BackendKind, hint: &str) {
     cpu_model.set_activation_format(ActivationFormat::F32);
     let mut ids = Vec::new();
     while ids.len() < PROMPT {
-        ids.extend(tok.encode("def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n").unwrap());
+        ids.extend(
+            tok.encode("def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n").unwrap(),
+        );
     }
     ids.truncate(PROMPT);
     // The CPU's greedy tokens are fed to every GPU run.
     let cpu = run(&cpu_model, &ids, None);
-    eprintln!("ndarray weights {} (f32 activations); {backend} default {default}", cpu_model.weight_format());
+    eprintln!(
+        "ndarray weights {} (f32 activations); {backend} default {default}",
+        cpu_model.weight_format()
+    );
 
     let mut failures = Vec::new();
     let mut device_bytes = Vec::new();
@@ -135,7 +147,11 @@ fn agree(backend: BackendKind, hint: &str) {
         let bytes = model.device_weight_bytes();
         device_bytes.push((format, bytes));
         let gpu_run = run(&model, &ids, Some(&cpu.fed));
-        let tol = if backend == BackendKind::Cuda && format == WeightFormat::BurnF32 { TOL_BURN_F32_CUDA } else { TOL };
+        let tol = if backend == BackendKind::Cuda && format == WeightFormat::BurnF32 {
+            TOL_BURN_F32_CUDA
+        } else {
+            TOL
+        };
         let (mut largest, mut same) = (0f32, 0);
         for ((what, a), (_, b)) in cpu.logits.iter().zip(&gpu_run.logits) {
             let diff = a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
@@ -144,14 +160,20 @@ fn agree(backend: BackendKind, hint: &str) {
             largest = largest.max(diff);
             same += usize::from(ta == tb);
             if !(diff < tol) {
-                failures.push(format!("{backend} {format} {what}: logits differ by {diff} (tolerance {tol})"));
+                failures.push(format!(
+                    "{backend} {format} {what}: logits differ by {diff} (tolerance {tol})"
+                ));
             }
             if ta != tb {
-                failures.push(format!("{backend} {format} {what}: greedy token {tb}, ndarray {ta}"));
+                failures
+                    .push(format!("{backend} {format} {what}: greedy token {tb}, ndarray {ta}"));
             }
         }
         if gpu_run.cache_len != cpu.cache_len {
-            failures.push(format!("{backend} {format}: cache length {} after rollback, ndarray {}", gpu_run.cache_len, cpu.cache_len));
+            failures.push(format!(
+                "{backend} {format}: cache length {} after rollback, ndarray {}",
+                gpu_run.cache_len, cpu.cache_len
+            ));
         }
         eprintln!(
             "{backend} {format}: {:.1} MB of weights on the device; largest |logit difference| {largest:e}; same greedy token {same}/{}",
@@ -160,7 +182,8 @@ fn agree(backend: BackendKind, hint: &str) {
         );
     }
     if default != WeightFormat::GpuBlocks {
-        failures.push(format!("the default weight format on {backend} is {default}, not gpu-blocks"));
+        failures
+            .push(format!("the default weight format on {backend} is {default}, not gpu-blocks"));
     }
     if let [(_, blocks), (_, f32)] = device_bytes[..] {
         // A matrix silently left as f32 would show here: Q4_1 is 24 bytes per 32 weights.

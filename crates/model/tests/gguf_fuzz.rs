@@ -138,8 +138,14 @@ fn named_errors() {
 
 #[test]
 fn real_model_header_mutations_never_panic() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-    let full = std::fs::read(espalier_testkit::require(path, "the model", Some("bash scripts/fetch-model.sh"))).expect("read the model");
+    let path =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    let full = std::fs::read(espalier_testkit::require(
+        path,
+        "the model",
+        Some("bash scripts/fetch-model.sh"),
+    ))
+    .expect("read the model");
     let g = Gguf::from_bytes(full.clone()).expect("real model parses");
     let data_start = g.tensors().iter().map(|t| t.data_start).min().unwrap() as usize;
     // The header (metadata and tensor infos) is what can be corrupt in interesting

@@ -62,7 +62,8 @@ fn model(arch: &str, ty: u32, qkv_ty: u32) -> Vec<u8> {
         (format!("{arch}.rope.freq_base"), Meta::F32(1e6)),
         (format!("{arch}.attention.layer_norm_rms_epsilon"), Meta::F32(1e-6)),
     ];
-    let mut tensors: Vec<(String, Vec<u64>, u32)> = vec![("token_embd.weight".into(), vec![H, VOCAB], 8)];
+    let mut tensors: Vec<(String, Vec<u64>, u32)> =
+        vec![("token_embd.weight".into(), vec![H, VOCAB], 8)];
     let b = |s: &str| format!("blk.0.{s}");
     tensors.push((b("attn_norm.weight"), vec![H], 0));
     tensors.push((b("attn_q.weight"), vec![H, H], qkv_ty));
@@ -222,7 +223,11 @@ fn absurd_dimensions_are_refused() {
         match load(b) {
             Err(e) => println!("{key} = {v}: {e}"),
             // A huge context is capped (MAX_CONTEXT), not allocated.
-            Ok(m) => assert!(key.ends_with("context_length") && m.config().context_len <= espalier_model::MAX_CONTEXT, "{key} = {v} loaded"),
+            Ok(m) => assert!(
+                key.ends_with("context_length")
+                    && m.config().context_len <= espalier_model::MAX_CONTEXT,
+                "{key} = {v} loaded"
+            ),
         }
     }
 }

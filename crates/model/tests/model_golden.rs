@@ -13,8 +13,10 @@
 
 use espalier_model::{ActivationFormat, BackendKind, Gguf, Llama, Tokenizer};
 
-const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/golden/smollm2-llamacpp.json");
+const MODEL: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+const GOLDEN: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/golden/smollm2-llamacpp.json");
 /// Greedy steps compared in CI; `ESPALIER_SLOW=1` compares all 128 and asserts that
 /// every chat-prompt step matches (the README's figure).
 const STEPS: usize = 12;
@@ -26,7 +28,8 @@ fn load() -> (Tokenizer, Llama, serde_json::Value) {
     let tok = Tokenizer::from_gguf(&gguf).unwrap();
     let device = BackendKind::Ndarray.device().unwrap();
     let model = Llama::load(&gguf, &device).unwrap();
-    let golden = serde_json::from_str(&std::fs::read_to_string(GOLDEN).expect("golden file")).unwrap();
+    let golden =
+        serde_json::from_str(&std::fs::read_to_string(GOLDEN).expect("golden file")).unwrap();
     (tok, model, golden)
 }
 
@@ -64,7 +67,11 @@ fn check_prompt(tok: &Tokenizer, model: &Llama, case: &serde_json::Value, name: 
                 let want_logit = entry["logit"].as_f64().unwrap() as f32;
                 let diff = (logits[id] - want_logit).abs();
                 max_diff = max_diff.max(diff);
-                assert!(diff < 1.0, "{name} step {step} token {id}: logit {} vs llama.cpp {want_logit}", logits[id]);
+                assert!(
+                    diff < 1.0,
+                    "{name} step {step} token {id}: logit {} vs llama.cpp {want_logit}",
+                    logits[id]
+                );
             }
         }
         let next = argmax(&logits);
@@ -83,7 +90,11 @@ fn check_prompt(tok: &Tokenizer, model: &Llama, case: &serde_json::Value, name: 
     let first_diff = got.iter().zip(&want).position(|(a, b)| a != b);
     eprintln!("{name}: {steps} steps, first divergence {first_diff:?}, max top-5 logit diff {max_diff:.3}");
     let matched = first_diff.unwrap_or(steps);
-    assert!(matched >= STEPS.min(steps), "{name}: greedy ids diverge at step {matched}: got {got:?}, want {:?}", &want[..steps]);
+    assert!(
+        matched >= STEPS.min(steps),
+        "{name}: greedy ids diverge at step {matched}: got {got:?}, want {:?}",
+        &want[..steps]
+    );
     matched
 }
 
@@ -96,7 +107,10 @@ fn greedy_ids_and_logits_match_llama_cpp() {
         // The README's figure: all 128 chat-prompt steps match llama.cpp's greedy ids.
         let all = golden["golden_chat"]["generated_ids"].as_array().unwrap().len();
         assert_eq!(all, CHAT_STEPS, "the golden file's chat steps");
-        assert_eq!(chat, CHAT_STEPS, "golden_chat: greedy ids match llama.cpp for {chat} of {CHAT_STEPS} steps");
+        assert_eq!(
+            chat, CHAT_STEPS,
+            "golden_chat: greedy ids match llama.cpp for {chat} of {CHAT_STEPS} steps"
+        );
     }
 }
 

@@ -8,8 +8,16 @@ use espalier_model::gguf::{GgmlType, Gguf};
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/quant");
 
 /// (type, ggml type id)
-const TYPES: [(&str, u32); 8] =
-    [("Q4_0", 2), ("Q4_1", 3), ("Q5_0", 6), ("Q5_1", 7), ("Q8_0", 8), ("Q4_K", 12), ("Q5_K", 13), ("Q6_K", 14)];
+const TYPES: [(&str, u32); 8] = [
+    ("Q4_0", 2),
+    ("Q4_1", 3),
+    ("Q5_0", 6),
+    ("Q5_1", 7),
+    ("Q8_0", 8),
+    ("Q4_K", 12),
+    ("Q5_K", 13),
+    ("Q6_K", 14),
+];
 
 #[test]
 fn every_block_type_dequantizes_like_gguf_py() {
@@ -68,8 +76,12 @@ fn block_types_read_from_a_gguf_file() {
         let elements = (want.len() / 4) as u64;
         let gguf = Gguf::from_bytes(one_tensor_file(id, elements, &blocks)).unwrap();
         let got = gguf.tensor_f32("t").unwrap();
-        let want: Vec<f32> = want.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-        assert!(got.iter().zip(&want).all(|(g, w)| (g - w).abs() <= 1e-6 * (1.0 + w.abs())), "{name}");
+        let want: Vec<f32> =
+            want.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        assert!(
+            got.iter().zip(&want).all(|(g, w)| (g - w).abs() <= 1e-6 * (1.0 + w.abs())),
+            "{name}"
+        );
         let short = one_tensor_file(id, elements, &blocks[..blocks.len() - 1]);
         assert!(Gguf::from_bytes(short).is_err(), "{name}: truncated data accepted");
         let ragged = one_tensor_file(id, elements - 1, &blocks);

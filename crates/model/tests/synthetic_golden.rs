@@ -67,7 +67,10 @@ fn compare(ours: &[f32], want: &[f32], tol: f32, what: &str, failures: &mut Vec<
         // A different id at this rank is a near tie only if llama.cpp's own logits of
         // the two tokens are within the tolerance.
         if a != b && (want[a] - want[b]).abs() > tol {
-            failures.push(format!("{what}: rank {rank}: ours {a}, llama.cpp {b} ({} vs {})", want[a], want[b]));
+            failures.push(format!(
+                "{what}: rank {rank}: ours {a}, llama.cpp {b} ({} vs {})",
+                want[a], want[b]
+            ));
         }
     }
     diff
@@ -80,8 +83,9 @@ fn every_architecture_and_format_agrees_with_llama_cpp() {
     }
     let dir = dir();
     let golden = dir.join("golden.json");
-    let text = std::fs::read_to_string(&golden)
-        .unwrap_or_else(|e| panic!("{}: {e}; run `bash scripts/synthetic/make-models.sh`", golden.display()));
+    let text = std::fs::read_to_string(&golden).unwrap_or_else(|e| {
+        panic!("{}: {e}; run `bash scripts/synthetic/make-models.sh`", golden.display())
+    });
     let golden: serde_json::Value = serde_json::from_str(&text).unwrap();
     let device = BackendKind::Ndarray.device().unwrap();
     let cases = golden["cases"].as_array().unwrap();
@@ -93,7 +97,8 @@ fn every_architecture_and_format_agrees_with_llama_cpp() {
         let gguf = Gguf::open(dir.join(case["file"].as_str().unwrap())).unwrap();
         let model = Llama::load(&gguf, &device).unwrap();
         assert_eq!(model.config().arch.name(), arch);
-        let prompt: Vec<u32> = case["prompt"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+        let prompt: Vec<u32> =
+            case["prompt"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
         assert_eq!(prompt.len(), 32);
         let steps = case["steps"].as_array().unwrap();
         assert_eq!(steps.len(), 17, "the prompt's logits and 16 greedy steps");
@@ -102,17 +107,35 @@ fn every_architecture_and_format_agrees_with_llama_cpp() {
         let reference = Llama::load_with(&gguf, &device, WeightFormat::BurnF32).unwrap();
         let mut exact = model.clone();
         exact.set_activation_format(ActivationFormat::F32);
-        let (mut cache, mut ref_cache, mut exact_cache) = (model.new_cache(), reference.new_cache(), exact.new_cache());
+        let (mut cache, mut ref_cache, mut exact_cache) =
+            (model.new_cache(), reference.new_cache(), exact.new_cache());
         let mut logits = model.forward(&prompt, &mut cache).unwrap();
         let mut ref_logits = reference.forward(&prompt, &mut ref_cache).unwrap();
         let mut exact_logits = exact.forward(&prompt, &mut exact_cache).unwrap();
         let (mut worst, mut worst_twin) = (0f32, 0f32);
         for (k, step) in steps.iter().enumerate() {
-            let want: Vec<f32> = step["logits"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap() as f32).collect();
-            worst = worst.max(compare(&logits, &want, tol, &format!("{arch} {format} step {k}"), &mut failures));
-            let twin = exact_logits.iter().zip(&ref_logits).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+            let want: Vec<f32> = step["logits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap() as f32)
+                .collect();
+            worst = worst.max(compare(
+                &logits,
+                &want,
+                tol,
+                &format!("{arch} {format} step {k}"),
+                &mut failures,
+            ));
+            let twin = exact_logits
+                .iter()
+                .zip(&ref_logits)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max);
             if twin > 2e-3 {
-                failures.push(format!("{arch} {format} step {k}: gguf kernels vs burn f32 differ by {twin}"));
+                failures.push(format!(
+                    "{arch} {format} step {k}: gguf kernels vs burn f32 differ by {twin}"
+                ));
             }
             worst_twin = worst_twin.max(twin);
             if k + 1 < steps.len() {

@@ -4,8 +4,10 @@
 
 use espalier_model::{Gguf, Tokenizer};
 
-const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/golden/smollm2-tokenization.json");
+const MODEL: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+const GOLDEN: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/golden/smollm2-tokenization.json");
 const HUMANEVAL_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data");
 
 fn tokenizer() -> Tokenizer {
@@ -16,13 +18,15 @@ fn tokenizer() -> Tokenizer {
 #[test]
 fn matches_llama_cpp_on_golden_texts() {
     let tok = tokenizer();
-    let golden: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(GOLDEN).expect("golden file")).unwrap();
+    let golden: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(GOLDEN).expect("golden file")).unwrap();
     let cases = golden.as_array().expect("array of cases");
     assert_eq!(cases.len(), 330);
     let mut failures = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         let text = case["text"].as_str().unwrap();
-        let want: Vec<u32> = case["ids"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+        let want: Vec<u32> =
+            case["ids"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
         let got = tok.encode(text).unwrap();
         if got != want {
             failures.push(format!("#{i} {text:?}\n  want {want:?}\n  got  {got:?}"));
@@ -70,7 +74,10 @@ fn humaneval_prompts() -> Vec<(String, String)> {
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            (v["task_id"].as_str().unwrap_or("?").to_owned(), v["prompt"].as_str().unwrap().to_owned())
+            (
+                v["task_id"].as_str().unwrap_or("?").to_owned(),
+                v["prompt"].as_str().unwrap().to_owned(),
+            )
         })
         .collect()
 }

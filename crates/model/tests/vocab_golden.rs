@@ -11,8 +11,13 @@ const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/voca
 
 fn vocab(name: &str) -> (Tokenizer, Vec<(String, Vec<u32>)>) {
     let path = format!("{DIR}/ggml-vocab-{name}.gguf");
-    let path = espalier_testkit::require(&path, "llama.cpp's vocabulary files", Some("bash scripts/fetch-vocabs.sh"));
-    let tok = Tokenizer::from_gguf(&Gguf::open(path).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let path = espalier_testkit::require(
+        &path,
+        "llama.cpp's vocabulary files",
+        Some("bash scripts/fetch-vocabs.sh"),
+    );
+    let tok =
+        Tokenizer::from_gguf(&Gguf::open(path).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
     let inp = std::fs::read_to_string(format!("{DIR}/ggml-vocab-{name}.gguf.inp")).unwrap();
     let out = std::fs::read_to_string(format!("{DIR}/ggml-vocab-{name}.gguf.out")).unwrap();
     // As llama.cpp's test-tokenizer-0 reads it: a separator at the very end starts no text.
@@ -36,7 +41,13 @@ fn check(name: &str) -> Tokenizer {
             failures.push(format!("#{i} {text:?}\n  want {want:?}\n  got  {got:?}"));
         }
     }
-    assert!(failures.is_empty(), "{name}: {} of {} differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{name}: {} of {} differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
     for (text, want) in &cases {
         // llama.cpp's vectors keep a text's bytes exactly, except where the
         // vocabulary's pre-tokenizer normalizes (none of these three does).
@@ -52,7 +63,10 @@ fn qwen2_matches_llama_cpp() {
     assert_eq!(tok.vocab_size(), 151_936);
     // This vocabulary (Qwen1.5's) has no fill-in-the-middle tokens; Qwen2.5-Coder's has.
     assert_eq!(tok.fim_tokens(), None);
-    assert!(tok.fim_prompt("x = ", "\n").is_none(), "no FIM tokens: the caller writes a chat prompt");
+    assert!(
+        tok.fim_prompt("x = ", "\n").is_none(),
+        "no FIM tokens: the caller writes a chat prompt"
+    );
 }
 
 #[test]

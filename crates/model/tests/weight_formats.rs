@@ -9,7 +9,8 @@
 
 use espalier_model::{ActivationFormat, BackendKind, Gguf, Llama, Tokenizer, WeightFormat};
 
-const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+const MODEL: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 
 fn argmax(l: &[f32]) -> u32 {
     (0..l.len()).max_by(|&i, &j| l[i].total_cmp(&l[j])).unwrap() as u32
@@ -42,7 +43,10 @@ fn host_kernels_agree_with_burn_matmul() {
     // in f32, the tied output projection included, and the norms.
     let device_bytes = burn.device_weight_bytes();
     eprintln!("burn-f32 weights on the device: {device_bytes} bytes");
-    assert!(device_bytes > burn_bytes - burn_bytes / 10 && device_bytes <= burn_bytes, "{device_bytes} of {burn_bytes}");
+    assert!(
+        device_bytes > burn_bytes - burn_bytes / 10 && device_bytes <= burn_bytes,
+        "{device_bytes} of {burn_bytes}"
+    );
     drop(burn);
 
     // Tolerances: f32 differs only in summation order; f16 and Q8_0 round the weights
@@ -68,14 +72,27 @@ fn host_kernels_agree_with_burn_matmul() {
     for (format, tol) in formats {
         let mut model = Llama::load_with(&gguf, &device, format).unwrap();
         assert_eq!(model.weight_format(), format);
-        for (activations, tol) in [(ActivationFormat::F32, tol), (ActivationFormat::Int8, if format == WeightFormat::Q8_0 { 2.0 } else { f32::max(tol, 1.0) })] {
+        for (activations, tol) in [
+            (ActivationFormat::F32, tol),
+            (
+                ActivationFormat::Int8,
+                if format == WeightFormat::Q8_0 { 2.0 } else { f32::max(tol, 1.0) },
+            ),
+        ] {
             model.set_activation_format(activations);
             let (got, _) = run(&model, &prompt, Some(&fed));
             for (step, (g, w)) in got.iter().zip(&want).enumerate() {
                 let max = g.iter().zip(w).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
                 eprintln!("{format} {activations:?}: step {step} max |host - burn| = {max:.5}");
-                assert!(max < tol, "{format} {activations:?} step {step}: logits differ from burn's by {max}");
-                assert_eq!(argmax(g), argmax(w), "{format} {activations:?} step {step}: greedy token differs from burn's");
+                assert!(
+                    max < tol,
+                    "{format} {activations:?} step {step}: logits differ from burn's by {max}"
+                );
+                assert_eq!(
+                    argmax(g),
+                    argmax(w),
+                    "{format} {activations:?} step {step}: greedy token differs from burn's"
+                );
             }
         }
         sizes.push((format, model.weight_bytes()));
@@ -119,7 +136,8 @@ fn gpu_blocks_are_refused_on_the_cpu_and_planned_at_block_size() {
     assert!(err.contains("gpu-blocks") && err.contains("wgpu") && err.contains("cuda"), "{err}");
     let config = LlamaConfig::from_gguf(&gguf).unwrap();
     let plan = |f| MemoryPlan::new(&gguf, &config, f, 0).weights;
-    let (gpu, f32, own) = (plan(WeightFormat::GpuBlocks), plan(WeightFormat::BurnF32), plan(WeightFormat::Gguf));
+    let (gpu, f32, own) =
+        (plan(WeightFormat::GpuBlocks), plan(WeightFormat::BurnF32), plan(WeightFormat::Gguf));
     let embedding = (config.vocab_size * config.hidden / 32 * 36) as u64;
     // The file's own blocks plus a device copy of the tied (Q8_0) output projection.
     assert_eq!(gpu, own + embedding, "gpu-blocks {gpu}, gguf {own}");

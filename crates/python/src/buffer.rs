@@ -67,7 +67,12 @@ impl WritableBuffer {
     /// Borrows `obj`'s memory as `count` elements of `element`; a clear `BufferError`
     /// for read-only, wrongly typed or multi-dimensional strided memory,
     /// `VocabMismatchError` for a wrong length.
-    pub fn get(obj: &Bound<'_, PyAny>, element: Element, count: usize, what: &str) -> PyResult<Self> {
+    pub fn get(
+        obj: &Bound<'_, PyAny>,
+        element: Element,
+        count: usize,
+        what: &str,
+    ) -> PyResult<Self> {
         let mut view = Box::new(RawBuffer {
             buf: std::ptr::null_mut(),
             obj: std::ptr::null_mut(),
@@ -102,8 +107,14 @@ impl WritableBuffer {
         let code = format.trim_start_matches(['@', '=', '<']);
         let ok = match element {
             Element::Byte => buffer.view.itemsize == 1 && matches!(code, "?" | "B" | "b" | "c"),
-            Element::F32 => buffer.view.itemsize == 4 && code == "f" && !format.starts_with(['>', '!']),
-            Element::Word32 => buffer.view.itemsize == 4 && matches!(code, "i" | "I") && !format.starts_with(['>', '!']),
+            Element::F32 => {
+                buffer.view.itemsize == 4 && code == "f" && !format.starts_with(['>', '!'])
+            }
+            Element::Word32 => {
+                buffer.view.itemsize == 4
+                    && matches!(code, "i" | "I")
+                    && !format.starts_with(['>', '!'])
+            }
         };
         if !ok {
             let want = match element {
@@ -154,7 +165,9 @@ impl WritableBuffer {
                 Element::Word32 => format!("the vocabulary needs {count} words of 32 tokens"),
                 _ => format!("the vocabulary has {count} tokens"),
             };
-            return Err(VocabMismatchError::new_err(format!("{what}: has {items} elements but {want}")));
+            return Err(VocabMismatchError::new_err(format!(
+                "{what}: has {items} elements but {want}"
+            )));
         }
         buffer.count = items;
         Ok(buffer)
@@ -168,7 +181,8 @@ impl WritableBuffer {
         if self.stride == 1 {
             // SAFETY: the exporter guarantees `count` writable contiguous bytes at `buf`
             // while the view is held; we hold the GIL, so no Python code runs meanwhile.
-            let out = unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut u8, self.count) };
+            let out =
+                unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut u8, self.count) };
             // Eight bits at a time: each mask byte spread to eight 0 / 1 bytes
             // ([`spread`]), one 8-byte store.
             let mut words64 = out.chunks_exact_mut(64);
@@ -196,13 +210,16 @@ impl WritableBuffer {
     /// Sets element `i` to -inf wherever bit `i` of `words` is clear (for
     /// [`Element::F32`]); `false` when the memory is misaligned for `f32`.
     pub fn mask_f32(&mut self, words: &[u64]) -> bool {
-        if !(self.view.buf as usize).is_multiple_of(std::mem::align_of::<f32>()) || self.stride % 4 != 0 {
+        if !(self.view.buf as usize).is_multiple_of(std::mem::align_of::<f32>())
+            || self.stride % 4 != 0
+        {
             return false;
         }
         if self.stride == 4 {
             // SAFETY: the exporter guarantees `count` writable contiguous, aligned (checked
             // above) floats at `buf` while the view is held; we hold the GIL.
-            let out = unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut f32, self.count) };
+            let out =
+                unsafe { std::slice::from_raw_parts_mut(self.view.buf as *mut f32, self.count) };
             // Per 64 tokens, then per 8: whole runs kept or cleared at once (the
             // usual case: masks are mostly open or mostly closed), single tokens
             // otherwise.
@@ -252,7 +269,8 @@ impl WritableBuffer {
     /// word `i / 32`: the packed bitmask of llguidance and XGrammar, which vLLM and
     /// SGLang apply on the GPU); `false` when the memory is misaligned or strided.
     pub fn write_words32(&mut self, words: &[u64]) -> bool {
-        if !(self.view.buf as usize).is_multiple_of(std::mem::align_of::<u32>()) || self.stride != 4 {
+        if !(self.view.buf as usize).is_multiple_of(std::mem::align_of::<u32>()) || self.stride != 4
+        {
             return false;
         }
         // SAFETY: `count` writable, contiguous, aligned (checked above) 32-bit words at

@@ -9,10 +9,12 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use espalier_constraint::{Commit, Constraint as _, FimConstraint, GrammarConstraint, Strategy, TokenSet, Vocab};
+use espalier_constraint::{
+    Commit, Constraint as _, FimConstraint, GrammarConstraint, Strategy, TokenSet, Vocab,
+};
 use espalier_decode::{Lang, LangConstraint, Mode};
-use espalier_grammar::quotient::{FimError, Part};
 use espalier_grammar::lr_table::TableKind;
+use espalier_grammar::quotient::{FimError, Part};
 use espalier_grammar::{Language, LanguageOptions};
 use espalier_slua::{Api, Env, SluaConstraint};
 use pyo3::prelude::*;
@@ -20,7 +22,8 @@ use pyo3::types::PyBytes;
 
 use crate::buffer::{Element, WritableBuffer};
 use crate::errors::{
-    BufferError, EspalierError, FinishedError, GrammarError, PromptRejectedError, TokenIdError, TokenRejectedError,
+    BufferError, EspalierError, FinishedError, GrammarError, PromptRejectedError, TokenIdError,
+    TokenRejectedError,
 };
 use crate::vocabulary::Vocabulary;
 
@@ -81,12 +84,19 @@ fn text_bytes(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
     } else if let Ok(b) = obj.downcast::<PyByteArray>() {
         Ok(b.to_vec())
     } else {
-        Err(pyo3::exceptions::PyTypeError::new_err(format!("{what}: expected str, bytes or bytearray")))
+        Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "{what}: expected str, bytes or bytearray"
+        )))
     }
 }
 
 impl Constraint {
-    fn new(inner: LangConstraint, vocab: &Vocabulary, language: &'static str, prompt: &str) -> PyResult<Self> {
+    fn new(
+        inner: LangConstraint,
+        vocab: &Vocabulary,
+        language: &'static str,
+        prompt: &str,
+    ) -> PyResult<Self> {
         let mut c = Constraint {
             inner,
             vocab: vocab.vocab.clone(),
@@ -98,7 +108,10 @@ impl Constraint {
         if !prompt.is_empty() {
             c.inner.commit(prompt.as_bytes()).map_err(|r| {
                 rejected(
-                    format!("the prompt is not a valid {language} prefix: {r} (prompt byte {})", r.offset),
+                    format!(
+                        "the prompt is not a valid {language} prefix: {r} (prompt byte {})",
+                        r.offset
+                    ),
                     "prompt",
                     r.offset,
                 )
@@ -211,7 +224,14 @@ impl Constraint {
     /// mask).
     #[staticmethod]
     #[pyo3(signature = (vocab, grammar, strategy = "exact", prompt = "", start = "start", table = "lr1"))]
-    fn grammar(vocab: &Vocabulary, grammar: &str, strategy: &str, prompt: &str, start: &str, table: &str) -> PyResult<Self> {
+    fn grammar(
+        vocab: &Vocabulary,
+        grammar: &str,
+        strategy: &str,
+        prompt: &str,
+        start: &str,
+        table: &str,
+    ) -> PyResult<Self> {
         let strategy = self::strategy(strategy)?;
         let table = match table {
             "lr1" => TableKind::Lr1,
@@ -223,7 +243,8 @@ impl Constraint {
                 )))
             }
         };
-        let options = LanguageOptions { start: start.to_string(), table, ..LanguageOptions::default() };
+        let options =
+            LanguageOptions { start: start.to_string(), table, ..LanguageOptions::default() };
         let lang: Arc<Language> = Language::compile(grammar, &options)
             .map_err(|e| GrammarError::new_err(format!("the grammar does not compile: {e}")))?;
         let mut c = GrammarConstraint::new(lang.recognizer(), vocab.trie(), strategy, "grammar-lr");
@@ -242,7 +263,12 @@ impl Constraint {
     /// `PromptRejectedError` naming the byte (`part`: `prefix` / `suffix`, `offset`).
     #[staticmethod]
     #[pyo3(signature = (vocab, prefix, suffix, language = "python"))]
-    fn fim(vocab: &Vocabulary, prefix: &Bound<'_, PyAny>, suffix: &Bound<'_, PyAny>, language: &str) -> PyResult<Self> {
+    fn fim(
+        vocab: &Vocabulary,
+        prefix: &Bound<'_, PyAny>,
+        suffix: &Bound<'_, PyAny>,
+        language: &str,
+    ) -> PyResult<Self> {
         let (prefix, suffix) = (text_bytes(prefix, "prefix")?, text_bytes(suffix, "suffix")?);
         let lang = Lang::from_name(language).map_err(|e| GrammarError::new_err(e.to_string()))?;
         if lang.name() != "python" {
@@ -253,7 +279,8 @@ impl Constraint {
             )));
         }
         let kit = vocab.grammar_kit(lang, false)?;
-        let c = FimConstraint::new(kit.language(), &prefix, &suffix, vocab.trie()).map_err(fim_error)?;
+        let c = FimConstraint::new(kit.language(), &prefix, &suffix, vocab.trie())
+            .map_err(fim_error)?;
         Constraint::new(LangConstraint::Fim(Box::new(c)), vocab, lang.name(), "")
     }
 
@@ -262,14 +289,28 @@ impl Constraint {
     /// `effect`, `talent` or `any`, `effects` the names of effects already written.
     #[staticmethod]
     #[pyo3(signature = (vocab, api = None, kind = "any", effects = Vec::new(), prompt = ""))]
-    fn slua(vocab: &Vocabulary, api: Option<PathBuf>, kind: &str, effects: Vec<String>, prompt: &str) -> PyResult<Self> {
+    fn slua(
+        vocab: &Vocabulary,
+        api: Option<PathBuf>,
+        kind: &str,
+        effects: Vec<String>,
+        prompt: &str,
+    ) -> PyResult<Self> {
         let api = match api {
             None => Api::dungeon(),
             Some(path) => {
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| GrammarError::new_err(format!("cannot read the API file {}: {e}", path.display())))?;
-                Api::from_json(&text)
-                    .map_err(|e| GrammarError::new_err(format!("the API file {} is not valid: {e}", path.display())))?
+                let text = std::fs::read_to_string(&path).map_err(|e| {
+                    GrammarError::new_err(format!(
+                        "cannot read the API file {}: {e}",
+                        path.display()
+                    ))
+                })?;
+                Api::from_json(&text).map_err(|e| {
+                    GrammarError::new_err(format!(
+                        "the API file {} is not valid: {e}",
+                        path.display()
+                    ))
+                })?
             }
         };
         let env = Rc::new(Env::new(api, effects));
@@ -292,7 +333,9 @@ impl Constraint {
         self.check_live("commit")?;
         let n = self.vocab.len();
         if token_id < 0 || token_id as usize >= n {
-            return Err(TokenIdError::new_err(format!("token id {token_id} is out of the vocabulary's range 0..{n}")));
+            return Err(TokenIdError::new_err(format!(
+                "token id {token_id} is out of the vocabulary's range 0..{n}"
+            )));
         }
         let id = token_id as u32;
         if id == self.vocab.eos() {
@@ -341,10 +384,17 @@ impl Constraint {
     /// GPU kernels) take it as it is.
     fn fill_bitmask(&mut self, bitmask: &Bound<'_, PyAny>) -> PyResult<()> {
         let words = self.vocab.len().div_ceil(32);
-        let mut out = WritableBuffer::get(bitmask, Element::Word32, words, "fill_bitmask (words of 32 tokens)")?;
+        let mut out = WritableBuffer::get(
+            bitmask,
+            Element::Word32,
+            words,
+            "fill_bitmask (words of 32 tokens)",
+        )?;
         self.compute_mask(bitmask.py())?;
         if !out.write_words32(self.mask.words()) {
-            return Err(BufferError::new_err("fill_bitmask: needs a contiguous, aligned int32 buffer"));
+            return Err(BufferError::new_err(
+                "fill_bitmask: needs a contiguous, aligned int32 buffer",
+            ));
         }
         Ok(())
     }

@@ -6,16 +6,36 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
-create_exception!(espalier, EspalierError, PyException, "Base class of every error raised by espalier.");
-create_exception!(espalier, GrammarError, EspalierError, "A grammar (or an sLua API file) that does not compile.");
-create_exception!(espalier, VocabularyError, EspalierError, "A vocabulary that cannot be built (bad tokenizer.json, GGUF, ids).");
+create_exception!(
+    espalier,
+    EspalierError,
+    PyException,
+    "Base class of every error raised by espalier."
+);
+create_exception!(
+    espalier,
+    GrammarError,
+    EspalierError,
+    "A grammar (or an sLua API file) that does not compile."
+);
+create_exception!(
+    espalier,
+    VocabularyError,
+    EspalierError,
+    "A vocabulary that cannot be built (bad tokenizer.json, GGUF, ids)."
+);
 create_exception!(
     espalier,
     VocabMismatchError,
     EspalierError,
     "A buffer or logits row whose width is not the vocabulary's size."
 );
-create_exception!(espalier, PromptRejectedError, EspalierError, "A prompt that is not a valid prefix of the language.");
+create_exception!(
+    espalier,
+    PromptRejectedError,
+    EspalierError,
+    "A prompt that is not a valid prefix of the language."
+);
 create_exception!(
     espalier,
     TokenRejectedError,
@@ -23,8 +43,18 @@ create_exception!(
     "A token the constraint does not allow at this point (the mask had it off)."
 );
 create_exception!(espalier, TokenIdError, EspalierError, "A token id outside the vocabulary.");
-create_exception!(espalier, FinishedError, EspalierError, "Use of a constraint after it committed the end-of-sequence token.");
-create_exception!(espalier, BufferError, EspalierError, "A mask or logits buffer of the wrong type, layout or mutability.");
+create_exception!(
+    espalier,
+    FinishedError,
+    EspalierError,
+    "Use of a constraint after it committed the end-of-sequence token."
+);
+create_exception!(
+    espalier,
+    BufferError,
+    EspalierError,
+    "A mask or logits buffer of the wrong type, layout or mutability."
+);
 
 /// Adds the exception classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

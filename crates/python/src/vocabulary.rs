@@ -19,7 +19,8 @@ use crate::errors::{GrammarError, VocabularyError};
 
 /// Names tried, in order, for the end-of-sequence token of a `tokenizer.json` when the
 /// caller gives no id.
-const EOS_NAMES: [&str; 6] = ["<|endoftext|>", "</s>", "<|end_of_text|>", "<eos>", "<|im_end|>", "<|eot_id|>"];
+const EOS_NAMES: [&str; 6] =
+    ["<|endoftext|>", "</s>", "<|end_of_text|>", "<eos>", "<|im_end|>", "<|eot_id|>"];
 
 /// A model's vocabulary as raw bytes (immutable; shared by every constraint built on it).
 #[pyclass(frozen, module = "espalier")]
@@ -54,15 +55,23 @@ impl Vocabulary {
     /// and this vocabulary's trie), with its SynCode mask store when `syncode`; each
     /// built once per vocabulary.
     pub(crate) fn grammar_kit(&self, lang: Lang, syncode: bool) -> PyResult<GrammarKit> {
-        let mut kits = self.kits.lock().map_err(|_| GrammarError::new_err("a kit build panicked earlier"))?;
+        let mut kits =
+            self.kits.lock().map_err(|_| GrammarError::new_err("a kit build panicked earlier"))?;
         if !kits.contains_key(lang.name()) {
-            let kit = match lang.kit(&self.vocab).map_err(|e| GrammarError::new_err(e.to_string()))? {
-                Kit::Grammar(kit) => kit,
-                _ => return Err(GrammarError::new_err(format!("{} is not a grammar language", lang.name()))),
-            };
+            let kit =
+                match lang.kit(&self.vocab).map_err(|e| GrammarError::new_err(e.to_string()))? {
+                    Kit::Grammar(kit) => kit,
+                    _ => {
+                        return Err(GrammarError::new_err(format!(
+                            "{} is not a grammar language",
+                            lang.name()
+                        )))
+                    }
+                };
             kits.insert(lang.name(), kit);
         }
-        let kit = kits.get_mut(lang.name()).ok_or_else(|| GrammarError::new_err("the kit is missing"))?;
+        let kit =
+            kits.get_mut(lang.name()).ok_or_else(|| GrammarError::new_err("the kit is missing"))?;
         if syncode && !kit.has_store() {
             let store = Arc::new(MaskStore::build(kit.language(), &self.vocab));
             *kit = kit.clone().with_store(store);
@@ -76,8 +85,8 @@ fn vocab_from_tokenizer_json(text: &str, eos_token_id: Option<u32>) -> PyResult<
     let tok: tokenizers::Tokenizer = text
         .parse()
         .map_err(|e| VocabularyError::new_err(format!("tokenizer.json does not load: {e}")))?;
-    let json: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| VocabularyError::new_err(format!("tokenizer.json is not JSON: {e}")))?;
+    let json: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| VocabularyError::new_err(format!("tokenizer.json is not JSON: {e}")))?;
     let decoder = decoder_kind(&json["decoder"])?;
     let size = tok.get_vocab_size(true);
     let mut tokens = vec![Vec::new(); size];
@@ -112,7 +121,9 @@ fn vocab_from_tokenizer_json(text: &str, eos_token_id: Option<u32>) -> PyResult<
             })?,
     };
     if eos as usize >= size {
-        return Err(VocabularyError::new_err(format!("eos_token_id {eos} is out of the vocabulary's range 0..{size}")));
+        return Err(VocabularyError::new_err(format!(
+            "eos_token_id {eos} is out of the vocabulary's range 0..{size}"
+        )));
     }
     Ok(Vocab::new(tokens, &special, eos))
 }
@@ -149,7 +160,8 @@ fn decoder_kind(decoder: &serde_json::Value) -> PyResult<Decoder> {
         .unwrap_or_default();
     if kind == "ByteLevel" || inner.contains(&"ByteLevel") {
         Ok(Decoder::ByteLevel)
-    } else if kind == "Metaspace" || inner.contains(&"Metaspace") || inner.contains(&"ByteFallback") {
+    } else if kind == "Metaspace" || inner.contains(&"Metaspace") || inner.contains(&"ByteFallback")
+    {
         Ok(Decoder::Metaspace)
     } else {
         Err(VocabularyError::new_err(format!(
@@ -165,25 +177,34 @@ impl Vocabulary {
     /// special (control) tokens, which no constraint ever allows.
     #[staticmethod]
     #[pyo3(signature = (tokens, eos_token_id, special_ids = Vec::new()))]
-    fn from_token_bytes(tokens: Vec<Vec<u8>>, eos_token_id: i64, special_ids: Vec<i64>) -> PyResult<Self> {
+    fn from_token_bytes(
+        tokens: Vec<Vec<u8>>,
+        eos_token_id: i64,
+        special_ids: Vec<i64>,
+    ) -> PyResult<Self> {
         let n = tokens.len();
         let check = |id: i64, what: &str| -> PyResult<u32> {
             if id < 0 || id as usize >= n {
-                Err(VocabularyError::new_err(format!("{what} {id} is out of the vocabulary's range 0..{n}")))
+                Err(VocabularyError::new_err(format!(
+                    "{what} {id} is out of the vocabulary's range 0..{n}"
+                )))
             } else {
                 Ok(id as u32)
             }
         };
         let eos = check(eos_token_id, "eos_token_id")?;
-        let special = special_ids.iter().map(|&i| check(i, "special id")).collect::<PyResult<Vec<_>>>()?;
+        let special =
+            special_ids.iter().map(|&i| check(i, "special id")).collect::<PyResult<Vec<_>>>()?;
         Self::wrap(Vocab::new(tokens, &special, eos))
     }
 
     /// A vocabulary from a GGUF file's tokenizer metadata (what llama.cpp uses).
     #[staticmethod]
     fn from_gguf(path: PathBuf) -> PyResult<Self> {
-        let gguf = Gguf::open(&path).map_err(|e| VocabularyError::new_err(format!("{}: {e}", path.display())))?;
-        let tok = Tokenizer::from_gguf(&gguf).map_err(|e| VocabularyError::new_err(format!("{}: {e}", path.display())))?;
+        let gguf = Gguf::open(&path)
+            .map_err(|e| VocabularyError::new_err(format!("{}: {e}", path.display())))?;
+        let tok = Tokenizer::from_gguf(&gguf)
+            .map_err(|e| VocabularyError::new_err(format!("{}: {e}", path.display())))?;
         Self::wrap(Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id()))
     }
 
@@ -192,8 +213,9 @@ impl Vocabulary {
     #[staticmethod]
     #[pyo3(signature = (path, eos_token_id = None))]
     fn from_tokenizer_json(path: PathBuf, eos_token_id: Option<u32>) -> PyResult<Self> {
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| VocabularyError::new_err(format!("cannot read {}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            VocabularyError::new_err(format!("cannot read {}: {e}", path.display()))
+        })?;
         Self::wrap(vocab_from_tokenizer_json(&text, eos_token_id)?)
     }
 

@@ -85,7 +85,11 @@ fn time_check(src: &str) -> Result<(f64, f64, f64), String> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let sizes: Vec<usize> = match std::env::args().skip(1).map(|a| a.parse::<usize>()).collect::<Result<Vec<_>, _>>()? {
+    let sizes: Vec<usize> = match std::env::args()
+        .skip(1)
+        .map(|a| a.parse::<usize>())
+        .collect::<Result<Vec<_>, _>>()?
+    {
         s if s.is_empty() => vec![100, 200, 400, 800, 1600, 3200],
         s => s,
     };

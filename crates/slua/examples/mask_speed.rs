@@ -33,7 +33,9 @@ use espalier_slua::{Api, Env, SluaConstraint};
 
 /// A talent whose `Do` hook declares `n` locals, each read by the next.
 fn long_locals(n: usize) -> String {
-    let mut s = String::from("talent LongLocals;\nhook Do = function(user, target)\n  local a0: number = 1;\n");
+    let mut s = String::from(
+        "talent LongLocals;\nhook Do = function(user, target)\n  local a0: number = 1;\n",
+    );
     for k in 1..n {
         s.push_str(&format!("  local a{k}: number = a{} + {k};\n", k - 1));
     }
@@ -83,7 +85,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             special.push(i as u32);
             tokens.push(Vec::new());
         } else {
-            tokens.push((0..line.len()).step_by(2).map(|j| u8::from_str_radix(&line[j..j + 2], 16)).collect::<Result<Vec<u8>, _>>()?);
+            tokens.push(
+                (0..line.len())
+                    .step_by(2)
+                    .map(|j| u8::from_str_radix(&line[j..j + 2], 16))
+                    .collect::<Result<Vec<u8>, _>>()?,
+            );
         }
     }
     let eos = 2;
@@ -126,12 +133,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (n, script) in (0..passes).flat_map(|_| scripts.iter()).enumerate() {
         if passes == 2 && n == scripts.len() {
             // The untimed pass is over.
-            (fast.clear(), walls.clear(), slow.clear(), first_quarter.clear(), last_quarter.clear(), cuts.clear());
+            (
+                fast.clear(),
+                walls.clear(),
+                slow.clear(),
+                first_quarter.clear(),
+                last_quarter.clear(),
+                cuts.clear(),
+            );
             setups.clear();
             (allowed, steps_taken) = (0, 0);
         }
         // Talents may apply the Burning effect; an effect must not redefine a name.
-        let effects = if script.starts_with("talent") { vec!["Burning".to_string()] } else { vec![] };
+        let effects =
+            if script.starts_with("talent") { vec!["Burning".to_string()] } else { vec![] };
         let env = Rc::new(Env::with_dfas(Api::dungeon(), effects, dfas.clone()));
         let c0 = thread_cpu_ns();
         let mut c = SluaConstraint::new(env).with_trie(trie.clone());
@@ -171,14 +186,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 reference.clone_from(&mask);
             }
             if std::env::var("SHOW_SLOW").is_ok() && dt > 0.002 {
-                println!("slow step {:.1} ms: partial {:?}, carry {:?}, before {:?}", dt * 1e3, String::from_utf8_lossy(c.partial()), c.tree().carry().map(char::from), String::from_utf8_lossy(&rest[..rest.len().min(24)]));
+                println!(
+                    "slow step {:.1} ms: partial {:?}, carry {:?}, before {:?}",
+                    dt * 1e3,
+                    String::from_utf8_lossy(c.partial()),
+                    c.tree().carry().map(char::from),
+                    String::from_utf8_lossy(&rest[..rest.len().min(24)])
+                );
             }
             allowed += mask.count();
             if mask.words() != reference.words() {
                 disagreements += 1;
                 for id in 0..vocab.len() {
                     if mask.contains(id) != reference.contains(id) {
-                        println!("disagreement: token {:?} trie {} per-token {} (remainder {:?})", String::from_utf8_lossy(vocab.bytes(id as u32)), mask.contains(id), reference.contains(id), String::from_utf8_lossy(c.partial()));
+                        println!(
+                            "disagreement: token {:?} trie {} per-token {} (remainder {:?})",
+                            String::from_utf8_lossy(vocab.bytes(id as u32)),
+                            mask.contains(id),
+                            reference.contains(id),
+                            String::from_utf8_lossy(c.partial())
+                        );
                     }
                 }
             }
@@ -191,7 +218,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     let truth = c.clone().commit(b).is_ok();
                     if truth != mask.contains(id as usize) {
                         disagreements += 1;
-                        println!("token {:?} mask {} truth {truth} (remainder {:?})", String::from_utf8_lossy(b), mask.contains(id as usize), String::from_utf8_lossy(c.partial()));
+                        println!(
+                            "token {:?} mask {} truth {truth} (remainder {:?})",
+                            String::from_utf8_lossy(b),
+                            mask.contains(id as usize),
+                            String::from_utf8_lossy(c.partial())
+                        );
                     }
                 }
             }
@@ -211,9 +243,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             let best = mask
                 .iter()
-                .filter(|&id| rest.starts_with(vocab.bytes(id as u32)) && !vocab.bytes(id as u32).is_empty())
+                .filter(|&id| {
+                    rest.starts_with(vocab.bytes(id as u32)) && !vocab.bytes(id as u32).is_empty()
+                })
                 .max_by_key(|&id| vocab.bytes(id as u32).len())
-                .ok_or_else(|| format!("no allowed token continues the script at {:?}; {} allowed, partial {:?}", String::from_utf8_lossy(&rest[..rest.len().min(20)]), mask.count(), String::from_utf8_lossy(c.partial())))?;
+                .ok_or_else(|| {
+                    format!(
+                        "no allowed token continues the script at {:?}; {} allowed, partial {:?}",
+                        String::from_utf8_lossy(&rest[..rest.len().min(20)]),
+                        mask.count(),
+                        String::from_utf8_lossy(c.partial())
+                    )
+                })?;
             let b = vocab.bytes(best as u32);
             c.commit(b).map_err(|e| format!("{e}"))?;
             rest = &rest[b.len()..];
@@ -231,7 +272,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if !slow.is_empty() {
         stats("per token  (fill_mask_per_token)", slow);
     }
-    println!("mean allowed tokens {:.0} of {}; {disagreements} disagreements", allowed as f64 / steps as f64, vocab.len());
+    println!(
+        "mean allowed tokens {:.0} of {}; {disagreements} disagreements",
+        allowed as f64 / steps as f64,
+        vocab.len()
+    );
     if disagreements > 0 {
         return Err("masks disagree".into());
     }
@@ -267,7 +312,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         // Without the game's limits: the long nested script passes its depth.
-        espalier_slua::check_limited(env, &text, espalier_slua::Limits::NONE).map_err(|e| format!("finished script rejected at {e}: {text:?}"))?;
+        espalier_slua::check_limited(env, &text, espalier_slua::Limits::NONE)
+            .map_err(|e| format!("finished script rejected at {e}: {text:?}"))?;
         lens.push(tokens as f64 / 1e3);
     }
     let steps = times.len();

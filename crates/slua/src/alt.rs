@@ -72,14 +72,20 @@ impl Alt {
     pub fn has_key(&self, key: &AltKey) -> bool {
         let lex = match (&self.lex, &key.lex) {
             // Keywords and API names are shared texts: most keys match by address.
-            (Lex::Lit(a), LexKey::Lit(b)) => std::ptr::eq(a.as_str(), b.as_str()) || a.as_str() == b.as_str(),
+            (Lex::Lit(a), LexKey::Lit(b)) => {
+                std::ptr::eq(a.as_str(), b.as_str()) || a.as_str() == b.as_str()
+            }
             (Lex::Number, LexKey::Number) | (Lex::Str, LexKey::Str) => true,
-            (Lex::Name { upper, exclude }, LexKey::Name(u, words)) => upper == u && (Rc::ptr_eq(exclude, words) || exclude == words),
+            (Lex::Name { upper, exclude }, LexKey::Name(u, words)) => {
+                upper == u && (Rc::ptr_eq(exclude, words) || exclude == words)
+            }
             _ => false,
         };
         // `done` holds at most one byte: compared without a call to memcmp.
         let done = self.done_key();
-        lex && done.len() == key.done.len() && done.first() == key.done.first() && self.la.map(|l| l.0) == key.la
+        lex && done.len() == key.done.len()
+            && done.first() == key.done.first()
+            && self.la.map(|l| l.0) == key.la
     }
 
     /// Hashes what [`Alt::key`] holds, without building it.

@@ -155,9 +155,9 @@ pub const DUNGEON_JSON: &str = include_str!("../../../static/api/dungeon.json");
 
 /// Lua words and sLua words no script name may take.
 pub const RESERVED: &[&str] = &[
-    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if",
-    "in", "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
-    "hook", "effect", "talent", "self", "number", "string", "boolean", "void",
+    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+    "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while", "hook",
+    "effect", "talent", "self", "number", "string", "boolean", "void",
 ];
 
 impl Api {
@@ -204,8 +204,11 @@ impl Api {
                 });
                 fields.push(Field { name: fd.name.clone(), ty, mutable: fd.mutable, default });
             }
-            let methods =
-                t.methods.iter().map(|m| func(&format!("method {}.", t.name), m)).collect::<Result<_, _>>()?;
+            let methods = t
+                .methods
+                .iter()
+                .map(|m| func(&format!("method {}.", t.name), m))
+                .collect::<Result<_, _>>()?;
             tables.push(TableType {
                 name: t.name.clone(),
                 constructible: t.constructible,
@@ -214,10 +217,12 @@ impl Api {
                 doc: t.doc.clone(),
             });
         }
-        let functions = raw.functions.iter().map(|f| func("function", f)).collect::<Result<_, _>>()?;
+        let functions =
+            raw.functions.iter().map(|f| func("function", f)).collect::<Result<_, _>>()?;
         let mut hooks = HashMap::new();
         for (kind, list) in &raw.hooks {
-            let fs: Vec<Function> = list.iter().map(|f| func("hook", f)).collect::<Result<_, _>>()?;
+            let fs: Vec<Function> =
+                list.iter().map(|f| func("hook", f)).collect::<Result<_, _>>()?;
             if fs.last().map(|f| f.name.as_str()) != Some("GetDescription") {
                 return Err(ApiError::Missing(format!("GetDescription as the last {kind} hook")));
             }
@@ -267,7 +272,8 @@ impl Api {
                     || t.fields.iter().any(|f| f.mutable)
                     || self.reach[*i].iter().any(|r| match r {
                         Type::Table(j) => {
-                            !self.tables[*j].methods.is_empty() || self.tables[*j].fields.iter().any(|f| f.mutable)
+                            !self.tables[*j].methods.is_empty()
+                                || self.tables[*j].fields.iter().any(|f| f.mutable)
                         }
                         _ => false,
                     })
@@ -313,14 +319,22 @@ impl Api {
         let n = &self.table_names;
         let mut s = String::new();
         for t in &self.tables {
-            s.push_str(&format!("type {}{} -- {}\n", t.name, if t.constructible { " (constructible)" } else { "" }, t.doc));
+            s.push_str(&format!(
+                "type {}{} -- {}\n",
+                t.name,
+                if t.constructible { " (constructible)" } else { "" },
+                t.doc
+            ));
             for f in &t.fields {
                 s.push_str(&format!(
                     "  {}: {}{}{}\n",
                     f.name,
                     f.ty.display(n),
                     if f.mutable { " (mutable)" } else { "" },
-                    f.default.as_ref().map(|d| format!(" (optional, default {d})")).unwrap_or_default()
+                    f.default
+                        .as_ref()
+                        .map(|d| format!(" (optional, default {d})"))
+                        .unwrap_or_default()
                 ));
             }
             for m in &t.methods {
@@ -351,8 +365,12 @@ impl Api {
 
 fn signature(f: &Function, names: &[String]) -> String {
     let ft = f.ty.as_func().expect("functions have function types");
-    let ps: Vec<String> =
-        f.param_names.iter().zip(&ft.params).map(|(p, t)| format!("{p}: {}", t.display(names))).collect();
+    let ps: Vec<String> = f
+        .param_names
+        .iter()
+        .zip(&ft.params)
+        .map(|(p, t)| format!("{p}: {}", t.display(names)))
+        .collect();
     format!("({}) -> {}", ps.join(", "), ft.ret.display(names))
 }
 
@@ -407,7 +425,9 @@ impl TypeParser<'_> {
         }
         self.ws();
         let start = self.i;
-        while self.i < self.s.len() && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_') {
+        while self.i < self.s.len()
+            && (self.s[self.i].is_ascii_alphanumeric() || self.s[self.i] == b'_')
+        {
             self.i += 1;
         }
         let word = std::str::from_utf8(&self.s[start..self.i]).ok()?;

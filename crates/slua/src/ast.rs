@@ -129,7 +129,10 @@ struct P<'a> {
 
 impl P<'_> {
     fn err(&self, what: &str) -> AstError {
-        AstError { offset: self.t.get(self.i).map_or(usize::MAX, |t| t.offset), expected: what.to_string() }
+        AstError {
+            offset: self.t.get(self.i).map_or(usize::MAX, |t| t.offset),
+            expected: what.to_string(),
+        }
     }
     fn peek(&self) -> &str {
         self.t.get(self.i).map_or("", |t| t.text.as_str())
@@ -329,7 +332,9 @@ impl P<'_> {
                 Expr::Func(params, body)
             }
             "{" => {
-                let Ann::Table(idx) = tok.ann else { return Err(self.err("a typed table constructor")) };
+                let Ann::Table(idx) = tok.ann else {
+                    return Err(self.err("a typed table constructor"));
+                };
                 self.i += 1;
                 let mut fields = Vec::new();
                 while self.peek() != "}" {

@@ -25,7 +25,10 @@ pub const LOWER: ByteSet = ByteSet::range(b'a', b'z');
 /// Bytes that continue an identifier ([`is_ident_byte`]).
 pub const IDENT: ByteSet = DIGITS.union(UPPER).union(LOWER).union(ByteSet::byte(b'_'));
 /// Whitespace between lexemes ([`is_ws`]).
-pub const WS_BYTES: ByteSet = ByteSet::byte(b' ').union(ByteSet::byte(b'\t')).union(ByteSet::byte(b'\n')).union(ByteSet::byte(b'\r'));
+pub const WS_BYTES: ByteSet = ByteSet::byte(b' ')
+    .union(ByteSet::byte(b'\t'))
+    .union(ByteSet::byte(b'\n'))
+    .union(ByteSet::byte(b'\r'));
 
 impl ByteSet {
     /// The bytes `lo..=hi` (ASCII).

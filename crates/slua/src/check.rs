@@ -96,16 +96,28 @@ pub fn check_limited(env: Rc<Env>, source: &str, limits: Limits) -> Result<Scrip
 }
 
 /// [`check`], calling `on_regex` with every segment regex met (tests check A1 on them).
-pub fn check_with(env: Rc<Env>, source: &str, on_regex: &mut dyn FnMut(&str)) -> Result<Script, CheckError> {
+pub fn check_with(
+    env: Rc<Env>,
+    source: &str,
+    on_regex: &mut dyn FnMut(&str),
+) -> Result<Script, CheckError> {
     check_inner(env, source, Some(on_regex), Limits::GAME)
 }
 
 /// The checker; segment regexes are written out only for `on_regex` and errors (a
 /// regex lists every name in scope, so writing each would cost the scope's size per
 /// segment).
-fn check_inner(env: Rc<Env>, source: &str, mut on_regex: Option<&mut dyn FnMut(&str)>, limits: Limits) -> Result<Script, CheckError> {
+fn check_inner(
+    env: Rc<Env>,
+    source: &str,
+    mut on_regex: Option<&mut dyn FnMut(&str)>,
+    limits: Limits,
+) -> Result<Script, CheckError> {
     if source.len() > limits.max_bytes {
-        return Err(CheckError { offset: limits.max_bytes, expected: format!("(end of script: at most {} bytes)", limits.max_bytes) });
+        return Err(CheckError {
+            offset: limits.max_bytes,
+            expected: format!("(end of script: at most {} bytes)", limits.max_bytes),
+        });
     }
     let body = source.trim_end();
     let mut tree = Tree::new(env);
@@ -122,11 +134,16 @@ fn check_inner(env: Rc<Env>, source: &str, mut on_regex: Option<&mut dyn FnMut(&
         }
         // Feed one segment at a time so every regex is seen.
         let rest = &body[pos..];
-        let seg_len = segment_len(&mut tree, rest).map_err(|e| CheckError { offset: pos + e.offset, expected: e.expected })?;
-        tree.feed_segment(&rest[..seg_len]).map_err(|e| CheckError { offset: pos + e.offset, expected: e.expected })?;
+        let seg_len = segment_len(&mut tree, rest)
+            .map_err(|e| CheckError { offset: pos + e.offset, expected: e.expected })?;
+        tree.feed_segment(&rest[..seg_len])
+            .map_err(|e| CheckError { offset: pos + e.offset, expected: e.expected })?;
         if tree.depth() > limits.max_depth {
             let lead = rest.len() - rest.trim_start().len();
-            return Err(CheckError { offset: pos + lead, expected: format!("(less nesting: at most {} parser nodes)", limits.max_depth) });
+            return Err(CheckError {
+                offset: pos + lead,
+                expected: format!("(less nesting: at most {} parser nodes)", limits.max_depth),
+            });
         }
         pos += seg_len;
     }
@@ -134,7 +151,8 @@ fn check_inner(env: Rc<Env>, source: &str, mut on_regex: Option<&mut dyn FnMut(&
         let expected = tree.next_regex().unwrap_or_default();
         return Err(CheckError { offset: body.len(), expected });
     }
-    ast::build(&tree.tokens()).map_err(|e| CheckError { offset: e.offset.min(body.len()), expected: e.expected })
+    ast::build(&tree.tokens())
+        .map_err(|e| CheckError { offset: e.offset.min(body.len()), expected: e.expected })
 }
 
 #[cfg(test)]
@@ -147,7 +165,13 @@ mod tests {
         let env = Rc::new(Env::new(Api::dungeon(), vec![]));
         let head = "talent T;\nhook Do = function(user, target)\n";
         let tail = "end;\nhook GetDescription = function(user)\n  return \"t\";\nend;\n";
-        let nested = |n: usize| format!("{head}{}  Damage(user, 1);\n{}{tail}", "  if true then\n".repeat(n), "  end;\n".repeat(n));
+        let nested = |n: usize| {
+            format!(
+                "{head}{}  Damage(user, 1);\n{}{tail}",
+                "  if true then\n".repeat(n),
+                "  end;\n".repeat(n)
+            )
+        };
         assert!(check(env.clone(), &nested(90)).is_ok());
         let deep = nested(2000);
         let t = std::time::Instant::now();

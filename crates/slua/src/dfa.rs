@@ -131,7 +131,9 @@ impl DfaCache {
         }
         let hash = h.finish();
         if let Some(bucket) = self.by_alts.borrow().get(&hash) {
-            let hit = bucket.iter().find(|(key, _)| key.len() == alts.len() && alts.iter().zip(key).all(|(a, k)| a.has_key(k)));
+            let hit = bucket.iter().find(|(key, _)| {
+                key.len() == alts.len() && alts.iter().zip(key).all(|(a, k)| a.has_key(k))
+            });
             if let Some((_, d)) = hit {
                 return Ok(d.clone());
             }
@@ -154,7 +156,8 @@ impl DfaCache {
     fn build_for_alts(&self, alts: &[&Alt]) -> Result<Rc<SegDfa>, DfaError> {
         let parts = alts.iter().map(|a| self.alt_hir(a)).collect::<Result<Vec<_>, _>>()?;
         let d = SegDfa::from_hir(&Hir::alternation(parts)).map_err(|e| {
-            let regex = alts.iter().map(|a| format!("(?:{})", a.regex())).collect::<Vec<_>>().join("|");
+            let regex =
+                alts.iter().map(|a| format!("(?:{})", a.regex())).collect::<Vec<_>>().join("|");
             DfaError(format!("{regex}: {e}"))
         })?;
         Ok(Rc::new(d))
@@ -165,11 +168,18 @@ impl DfaCache {
     fn alt_hir(&self, a: &Alt) -> Result<Hir, DfaError> {
         let mut parts = Vec::with_capacity(3);
         if a.done.is_empty() {
-            parts.push(Hir::repetition(Repetition { min: 0, max: None, greedy: true, sub: Box::new(byte_class(WS_BYTES)) }));
+            parts.push(Hir::repetition(Repetition {
+                min: 0,
+                max: None,
+                greedy: true,
+                sub: Box::new(byte_class(WS_BYTES)),
+            }));
         }
         parts.push(match &a.lex {
             Lex::Name { upper, exclude } => self.name_hir(*upper, exclude, a)?,
-            lex => lex.hir_rest(&a.done).ok_or_else(|| DfaError("names in scope have no fixed automaton".into()))?,
+            lex => lex
+                .hir_rest(&a.done)
+                .ok_or_else(|| DfaError("names in scope have no fixed automaton".into()))?,
         });
         if let Some(la) = a.la {
             parts.push(byte_class(la));
@@ -185,7 +195,10 @@ impl DfaCache {
         if let Some((_, h)) = self.names.borrow().get(&key) {
             return Ok(h.clone());
         }
-        let h = a.lex.hir_rest(&a.done).ok_or_else(|| DfaError("a new name has no fixed automaton".into()))?;
+        let h = a
+            .lex
+            .hir_rest(&a.done)
+            .ok_or_else(|| DfaError("a new name has no fixed automaton".into()))?;
         // The list is held, so that its address (the key) stays its own.
         self.names.borrow_mut().insert(key, (exclude.clone(), h.clone()));
         Ok(h)
@@ -253,7 +266,8 @@ impl SegDfa {
 
     /// Parses `regex` as segment regexes are read: bytes, not Unicode.
     fn parse(regex: &str) -> Result<Hir, DfaError> {
-        syntax::parse_with(regex, &syntax::Config::new().unicode(false).utf8(false)).map_err(|e| DfaError(format!("{regex}: {e}")))
+        syntax::parse_with(regex, &syntax::Config::new().unicode(false).utf8(false))
+            .map_err(|e| DfaError(format!("{regex}: {e}")))
     }
 
     /// Compiles a parsed regex; the error without the regex (the caller names it).
@@ -274,7 +288,9 @@ impl SegDfa {
             .build_from_nfa(nfa)
             .map_err(|e| e.to_string())?;
         let mut cache = dfa.create_cache();
-        let start = dfa.start_state(&mut cache, &start::Config::new().anchored(Anchored::Yes)).map_err(|e| e.to_string())?;
+        let start = dfa
+            .start_state(&mut cache, &start::Config::new().anchored(Anchored::Yes))
+            .map_err(|e| e.to_string())?;
         Ok(SegDfa { dfa, cache: RefCell::new(cache), start, dist: RefCell::default() })
     }
 
@@ -416,7 +432,11 @@ pub(crate) fn difference(a: &SegDfa, b: &SegDfa) -> Option<Vec<u8>> {
 pub fn a1_holds(regex: &str) -> Result<(), String> {
     SegDfa::build(regex).map_err(|e| e.to_string()).and_then(|d| {
         d.check_a1().map_err(|(a, b)| {
-            format!("A1 fails for /{regex}/: {:?} and its extension {:?} both match", String::from_utf8_lossy(&a), String::from_utf8_lossy(&b))
+            format!(
+                "A1 fails for /{regex}/: {:?} and its extension {:?} both match",
+                String::from_utf8_lossy(&a),
+                String::from_utf8_lossy(&b)
+            )
         })
     })
 }

@@ -38,8 +38,8 @@ use std::rc::Rc;
 
 use espalier_constraint::{Constraint, TokenSet, Vocab};
 
-use crate::dfa::SegDfa;
 use crate::alt::Alt;
+use crate::dfa::SegDfa;
 use crate::lexeme::Lex;
 use crate::node::Choice;
 use crate::scoped_names::ScopedNames;
@@ -208,9 +208,16 @@ fn parts(segment: &Segment) -> Vec<(Alt, usize)> {
         match &alt.lex {
             Lex::Scoped(names) => {
                 for kind in &names.kinds {
-                    let one = Rc::new(ScopedNames { kinds: vec![kind.clone()], ..(**names).clone() });
-                    let rank = choice_cost(*depth, &Choice { lex: Lex::Scoped(one.clone()), ..choice.clone() });
-                    out.push((Alt { lex: Lex::Scoped(one), la: Some(kind.la), ..alt.clone() }, rank));
+                    let one =
+                        Rc::new(ScopedNames { kinds: vec![kind.clone()], ..(**names).clone() });
+                    let rank = choice_cost(
+                        *depth,
+                        &Choice { lex: Lex::Scoped(one.clone()), ..choice.clone() },
+                    );
+                    out.push((
+                        Alt { lex: Lex::Scoped(one), la: Some(kind.la), ..alt.clone() },
+                        rank,
+                    ));
                 }
             }
             _ => out.push((alt.clone(), choice_cost(*depth, choice))),

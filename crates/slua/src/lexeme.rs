@@ -62,7 +62,8 @@ impl Lex {
     pub fn extensible(&self) -> bool {
         match self {
             Lex::Lit(s) => {
-                s.bytes().last().is_some_and(is_ident_byte) || matches!(s.as_str(), "<" | ">" | "=" | "." | "-")
+                s.bytes().last().is_some_and(is_ident_byte)
+                    || matches!(s.as_str(), "<" | ">" | "=" | "." | "-")
             }
             Lex::Number | Lex::Name { .. } | Lex::Scoped(_) => true,
             Lex::Str => false,
@@ -130,8 +131,11 @@ impl Lex {
                     let first = if *upper { UPPER } else { LOWER };
                     format!("(?:{})", complement(&words, first, false))
                 } else {
-                    let rest: Vec<&[u8]> =
-                        words.iter().filter(|w| w.first() == done.first()).map(|w| &w[1..]).collect();
+                    let rest: Vec<&[u8]> = words
+                        .iter()
+                        .filter(|w| w.first() == done.first())
+                        .map(|w| &w[1..])
+                        .collect();
                     format!("(?:{})", complement(&rest, IDENT, true))
                 }
             }
@@ -141,15 +145,24 @@ impl Lex {
     /// [`Lex::regex_rest`] as HIR, built without writing or parsing a regex (cold
     /// segments are built from these, see [`crate::dfa`]); `None` for names in scope.
     pub(crate) fn hir_rest(&self, done: &[u8]) -> Option<Hir> {
-        let star = |h: Hir| Hir::repetition(Repetition { min: 0, max: None, greedy: true, sub: Box::new(h) });
-        let plus = |h: Hir| Hir::repetition(Repetition { min: 1, max: None, greedy: true, sub: Box::new(h) });
+        let star = |h: Hir| {
+            Hir::repetition(Repetition { min: 0, max: None, greedy: true, sub: Box::new(h) })
+        };
+        let plus = |h: Hir| {
+            Hir::repetition(Repetition { min: 1, max: None, greedy: true, sub: Box::new(h) })
+        };
         Some(match self {
             Lex::Lit(s) => Hir::literal(s.as_bytes()[done.len()..].to_vec()),
             Lex::Scoped(_) => return None,
             Lex::Number => {
                 let digits = || byte_class(DIGITS);
                 let fraction = Hir::concat(vec![Hir::literal(*b"."), plus(digits())]);
-                let fraction = Hir::repetition(Repetition { min: 0, max: Some(1), greedy: true, sub: Box::new(fraction) });
+                let fraction = Hir::repetition(Repetition {
+                    min: 0,
+                    max: Some(1),
+                    greedy: true,
+                    sub: Box::new(fraction),
+                });
                 let whole = if done.is_empty() { plus(digits()) } else { star(digits()) };
                 Hir::concat(vec![whole, fraction])
             }
@@ -161,8 +174,16 @@ impl Lex {
                     ClassBytesRange::new(b'"' + 1, b'\\' - 1),
                     ClassBytesRange::new(b'\\' + 1, 0xff),
                 ])));
-                let escaped = Hir::concat(vec![Hir::literal(*b"\\"), byte_class(ByteSet::byte(b'"').union(ByteSet::byte(b'\\')).union(ByteSet::byte(b'n')))]);
-                let body = Hir::concat(vec![star(Hir::alternation(vec![plain, escaped])), Hir::literal(*b"\"")]);
+                let escaped = Hir::concat(vec![
+                    Hir::literal(*b"\\"),
+                    byte_class(
+                        ByteSet::byte(b'"').union(ByteSet::byte(b'\\')).union(ByteSet::byte(b'n')),
+                    ),
+                ]);
+                let body = Hir::concat(vec![
+                    star(Hir::alternation(vec![plain, escaped])),
+                    Hir::literal(*b"\""),
+                ]);
                 if done.is_empty() {
                     Hir::concat(vec![Hir::literal(*b"\""), body])
                 } else {
@@ -174,7 +195,11 @@ impl Lex {
                 if done.is_empty() {
                     complement_hir(&words, if *upper { UPPER } else { LOWER }, false)
                 } else {
-                    let rest: Vec<&[u8]> = words.iter().filter(|w| w.first() == done.first()).map(|w| &w[1..]).collect();
+                    let rest: Vec<&[u8]> = words
+                        .iter()
+                        .filter(|w| w.first() == done.first())
+                        .map(|w| &w[1..])
+                        .collect();
                     complement_hir(&rest, IDENT, true)
                 }
             }
@@ -245,7 +270,9 @@ impl Lex {
                     .find(|n| self.match_len(n.as_bytes()) == Some(n.len()))?
             }
         };
-        (first.is_none_or(|c| text.as_bytes().first() == Some(&c)) && self.match_len(text.as_bytes()) == Some(text.len())).then_some(text)
+        (first.is_none_or(|c| text.as_bytes().first() == Some(&c))
+            && self.match_len(text.as_bytes()) == Some(text.len()))
+        .then_some(text)
     }
 }
 
@@ -263,8 +290,13 @@ fn complement(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> String {
         alts.push(format!("{}[0-9A-Z_a-z]*", other.class()));
     }
     for c in children {
-        let rest: Vec<&[u8]> = words.iter().filter(|w| w.first() == Some(&c)).map(|w| &w[1..]).collect();
-        alts.push(format!("{}(?:{})", escape(&(c as char).to_string()), complement(&rest, ident, true)));
+        let rest: Vec<&[u8]> =
+            words.iter().filter(|w| w.first() == Some(&c)).map(|w| &w[1..]).collect();
+        alts.push(format!(
+            "{}(?:{})",
+            escape(&(c as char).to_string()),
+            complement(&rest, ident, true)
+        ));
     }
     alts.join("|")
 }
@@ -272,7 +304,8 @@ fn complement(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> String {
 /// The first bytes of `words` that `first` allows (sorted, once each), and the rest of
 /// `first`: the branches of [`complement`] and [`complement_hir`].
 fn first_bytes(words: &[&[u8]], first: ByteSet) -> (Vec<u8>, ByteSet) {
-    let mut children: Vec<u8> = words.iter().filter_map(|w| w.first().copied()).filter(|c| first.contains(*c)).collect();
+    let mut children: Vec<u8> =
+        words.iter().filter_map(|w| w.first().copied()).filter(|c| first.contains(*c)).collect();
     children.sort_unstable();
     children.dedup();
     let mut other = first;
@@ -290,11 +323,17 @@ fn complement_hir(words: &[&[u8]], first: ByteSet, allow_empty: bool) -> Hir {
     }
     let (children, other) = first_bytes(words, first);
     if !other.is_empty() {
-        let rest = Hir::repetition(Repetition { min: 0, max: None, greedy: true, sub: Box::new(byte_class(IDENT)) });
+        let rest = Hir::repetition(Repetition {
+            min: 0,
+            max: None,
+            greedy: true,
+            sub: Box::new(byte_class(IDENT)),
+        });
         alts.push(Hir::concat(vec![byte_class(other), rest]));
     }
     for c in children {
-        let rest: Vec<&[u8]> = words.iter().filter(|w| w.first() == Some(&c)).map(|w| &w[1..]).collect();
+        let rest: Vec<&[u8]> =
+            words.iter().filter(|w| w.first() == Some(&c)).map(|w| &w[1..]).collect();
         alts.push(Hir::concat(vec![Hir::literal([c]), complement_hir(&rest, IDENT, true)]));
     }
     // The written form of no alternative at all is the empty regex.
@@ -335,7 +374,10 @@ pub(crate) mod tests {
 
     #[test]
     fn names_exclude_reserved_words() {
-        let lex = Lex::Name { upper: false, exclude: Rc::new(vec!["do".into(), "done".into(), "end".into()]) };
+        let lex = Lex::Name {
+            upper: false,
+            exclude: Rc::new(vec!["do".into(), "done".into(), "end".into()]),
+        };
         let re = lex.regex_rest(b"");
         for ok in ["d", "dox", "don", "doneX", "e", "en", "ends", "x1"] {
             assert!(full(&re, ok), "{ok} should match {re}");
@@ -351,7 +393,10 @@ pub(crate) mod tests {
     #[test]
     fn lexeme_hirs_match_what_their_regex_matches() {
         use crate::dfa::{difference, SegDfa};
-        let names = |upper, words: &[&str]| Lex::Name { upper, exclude: Rc::new(words.iter().map(|w| w.to_string()).collect()) };
+        let names = |upper, words: &[&str]| Lex::Name {
+            upper,
+            exclude: Rc::new(words.iter().map(|w| w.to_string()).collect()),
+        };
         let lexes = [
             Lex::Number,
             Lex::Str,
@@ -373,6 +418,10 @@ pub(crate) mod tests {
         }
         // The check sees a difference.
         let wrong = SegDfa::from_hir(&names(false, &["do"]).hir_rest(b"").unwrap()).unwrap();
-        assert!(difference(&wrong, &SegDfa::build(&names(false, &["do", "end"]).regex_rest(b"")).unwrap()).is_some());
+        assert!(difference(
+            &wrong,
+            &SegDfa::build(&names(false, &["do", "end"]).regex_rest(b"")).unwrap()
+        )
+        .is_some());
     }
 }

@@ -19,9 +19,9 @@ mod step;
 use std::rc::Rc;
 
 use crate::lexeme::Lex;
-use crate::text::Text;
 use crate::ops::{reduce_all, BinOp, TypeSet, BASES};
 use crate::scope::{Env, Scope};
+use crate::text::Text;
 use crate::types::{FuncType, Type};
 
 /// A note attached to a consumed lexeme for building the syntax tree.
@@ -138,7 +138,13 @@ pub enum Frame {
     /// An assignment or call statement starting with a name.
     Stmt { ctx: Ctx, cur: Type, lvalue: bool, called: bool, state: u8, call_ret: Type },
     /// An expression (operators by precedence) wanting one of `want`.
-    Expr { ctx: Ctx, want: TypeSet, stack: Vec<(Type, BinOp)>, unary: Vec<bool>, have: Option<Type> },
+    Expr {
+        ctx: Ctx,
+        want: TypeSet,
+        stack: Vec<(Type, BinOp)>,
+        unary: Vec<bool>,
+        have: Option<Type>,
+    },
     /// A name followed by field reads and calls, ending in one of `targets`.
     Prefix { ctx: Ctx, cur: Type, targets: TypeSet, state: u8, call_ret: Type },
     /// A parenthesised expression.
@@ -154,12 +160,24 @@ pub enum Frame {
 impl Frame {
     /// The root node of a script of `kind` (`effect` or `talent`).
     pub fn root(kind: &str) -> Frame {
-        Frame::Root { kind: kind.to_string(), state: 0, hook: 0, done: Vec::new(), scope: Scope::default() }
+        Frame::Root {
+            kind: kind.to_string(),
+            state: 0,
+            hook: 0,
+            done: Vec::new(),
+            scope: Scope::default(),
+        }
     }
 
     /// An expression node wanting type `t`.
     pub fn expr(ctx: &Ctx, t: &Type) -> Frame {
-        Frame::Expr { ctx: ctx.clone(), want: TypeSet::one(t), stack: Vec::new(), unary: Vec::new(), have: None }
+        Frame::Expr {
+            ctx: ctx.clone(),
+            want: TypeSet::one(t),
+            stack: Vec::new(),
+            unary: Vec::new(),
+            have: None,
+        }
     }
 
     fn block(ctx: Ctx, needs_return: bool) -> Frame {
@@ -199,9 +217,16 @@ impl Frame {
         match self {
             Frame::Root { kind, state, .. } => format!("{kind} script, state {state}"),
             Frame::Block { ctx, returns, .. } => {
-                format!("returns {}, {} names in scope{}", ctx.ret.display(n), ctx.scope.len(), if *returns { ", has returned" } else { "" })
+                format!(
+                    "returns {}, {} names in scope{}",
+                    ctx.ret.display(n),
+                    ctx.scope.len(),
+                    if *returns { ", has returned" } else { "" }
+                )
             }
-            Frame::Local { name, ty, state, .. } => format!("{name}: {} (state {state})", ty.display(n)),
+            Frame::Local { name, ty, state, .. } => {
+                format!("{name}: {} (state {state})", ty.display(n))
+            }
             Frame::Expr { want, stack, have, .. } => {
                 let w: Vec<String> = BASES
                     .iter()
@@ -217,7 +242,9 @@ impl Frame {
                     have.as_ref().map_or("?".into(), |t| t.display(n).to_string())
                 )
             }
-            Frame::Prefix { cur, .. } | Frame::Stmt { cur, .. } => format!("value of type {}", cur.display(n)),
+            Frame::Prefix { cur, .. } | Frame::Stmt { cur, .. } => {
+                format!("value of type {}", cur.display(n))
+            }
             Frame::Args { params, i, .. } => format!("argument {} of {}", i + 1, params.len()),
             Frame::Func { ft, .. } => format!("{}", Type::Func(ft.clone()).display(n)),
             Frame::Table { table, next, .. } => format!("{} field {}", n[*table], next + 1),
@@ -250,11 +277,19 @@ impl Frame {
     pub fn can_end(&self) -> Option<Sum> {
         match self {
             Frame::Root { .. } => None,
-            Frame::Block { needs_return, returns, .. } => (!*needs_return || *returns).then_some(Sum::Block(*returns)),
-            Frame::Local { state: 4, name, ty, .. } => Some(Sum::Stmt(false, false, Some((name.clone(), ty.clone())))),
+            Frame::Block { needs_return, returns, .. } => {
+                (!*needs_return || *returns).then_some(Sum::Block(*returns))
+            }
+            Frame::Local { state: 4, name, ty, .. } => {
+                Some(Sum::Stmt(false, false, Some((name.clone(), ty.clone()))))
+            }
             Frame::TypeSpec { state: 9, params, .. } => params.last().cloned().map(Sum::Ty),
-            Frame::If { state: 6, all_return, has_else, .. } => Some(Sum::Stmt(*all_return && *has_else, false, None)),
-            Frame::While { state: 6, .. } | Frame::For { state: 8, .. } => Some(Sum::Stmt(false, false, None)),
+            Frame::If { state: 6, all_return, has_else, .. } => {
+                Some(Sum::Stmt(*all_return && *has_else, false, None))
+            }
+            Frame::While { state: 6, .. } | Frame::For { state: 8, .. } => {
+                Some(Sum::Stmt(false, false, None))
+            }
             Frame::Do { state: 3, returns, .. } => Some(Sum::Stmt(*returns, false, None)),
             Frame::Return { state: 2 } => Some(Sum::Stmt(true, true, None)),
             Frame::Break { state: 1 } => Some(Sum::Stmt(false, true, None)),
@@ -262,7 +297,9 @@ impl Frame {
             Frame::Expr { want, stack, have: Some(t), .. } => {
                 reduce_all(stack, t).filter(|r| want.contains(r)).map(Sum::Ty)
             }
-            Frame::Prefix { state: 0, cur, targets, .. } => targets.contains(cur).then(|| Sum::Ty(cur.clone())),
+            Frame::Prefix { state: 0, cur, targets, .. } => {
+                targets.contains(cur).then(|| Sum::Ty(cur.clone()))
+            }
             Frame::Paren { state: 2, ty } => Some(Sum::Ty(ty.clone())),
             Frame::Args { state: 3, .. } => Some(Sum::Ty(Type::Void)),
             Frame::Func { state: 5, ft, .. } => Some(Sum::Ty(Type::Func(ft.clone()))),
@@ -350,15 +387,18 @@ impl Frame {
         }
     }
 
-
     /// A key fixing this node's choices when they depend on nothing but the key and
     /// the API (not on the scope): statements and prefixes after a variable, the
     /// nodes a variable choice pushes. [`crate::tree::Tree`] memoises the bytes that
     /// may start the segment after such a node by this key in the [`Env`].
     pub fn choice_key(&self) -> Option<ChoiceKey> {
         match self {
-            Frame::Stmt { cur, lvalue, called, state, .. } => Some(ChoiceKey::Stmt(cur.clone(), *lvalue, *called, *state)),
-            Frame::Prefix { cur, targets, state, .. } => Some(ChoiceKey::Prefix(cur.clone(), targets.clone(), *state)),
+            Frame::Stmt { cur, lvalue, called, state, .. } => {
+                Some(ChoiceKey::Stmt(cur.clone(), *lvalue, *called, *state))
+            }
+            Frame::Prefix { cur, targets, state, .. } => {
+                Some(ChoiceKey::Prefix(cur.clone(), targets.clone(), *state))
+            }
             _ => None,
         }
     }

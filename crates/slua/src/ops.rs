@@ -39,8 +39,20 @@ pub enum BinOp {
 
 /// Every binary operator.
 pub const BIN_OPS: [BinOp; 14] = [
-    BinOp::Or, BinOp::And, BinOp::Eq, BinOp::Ne, BinOp::Lt, BinOp::Le, BinOp::Gt, BinOp::Ge,
-    BinOp::Concat, BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div, BinOp::Mod,
+    BinOp::Or,
+    BinOp::And,
+    BinOp::Eq,
+    BinOp::Ne,
+    BinOp::Lt,
+    BinOp::Le,
+    BinOp::Gt,
+    BinOp::Ge,
+    BinOp::Concat,
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::Div,
+    BinOp::Mod,
 ];
 
 impl BinOp {
@@ -103,7 +115,9 @@ impl BinOp {
         }
         match self {
             BinOp::Eq | BinOp::Ne => (l == r).then_some(Type::Boolean),
-            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => (*r == Type::Number).then_some(Type::Boolean),
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                (*r == Type::Number).then_some(Type::Boolean)
+            }
             _ => (l == r).then(|| l.clone()),
         }
     }

@@ -13,10 +13,22 @@ pub const LANGUAGE_DOC: &str = include_str!("../../../docs/slua.md");
 /// examples led SmolLM2 into nesting definitions without end. All four are in the
 /// tested corpus (`tests/scripts/valid`).
 pub const EXAMPLES: &[(&str, &str)] = &[
-    ("an effect that makes its owner bleed every turn", include_str!("../tests/scripts/valid/23_bleeding.slua")),
-    ("an effect that heals its owner every turn", include_str!("../tests/scripts/valid/02_regeneration.slua")),
-    ("a talent that cuts a target and makes it bleed", include_str!("../tests/scripts/valid/24_slash.slua")),
-    ("a talent that heals its user when badly hurt", include_str!("../tests/scripts/valid/12_heal_self.slua")),
+    (
+        "an effect that makes its owner bleed every turn",
+        include_str!("../tests/scripts/valid/23_bleeding.slua"),
+    ),
+    (
+        "an effect that heals its owner every turn",
+        include_str!("../tests/scripts/valid/02_regeneration.slua"),
+    ),
+    (
+        "a talent that cuts a target and makes it bleed",
+        include_str!("../tests/scripts/valid/24_slash.slua"),
+    ),
+    (
+        "a talent that heals its user when badly hurt",
+        include_str!("../tests/scripts/valid/12_heal_self.slua"),
+    ),
 ];
 
 /// The API as prompt text: types with fields and methods, functions, hooks.

@@ -100,7 +100,10 @@ impl Scope {
     /// This scope with `name` bound to `kind` (shadowing any outer `name`).
     pub fn with(&self, name: &str, kind: KindId) -> Scope {
         let new = self.lookup(name.as_bytes()).is_none();
-        let root = self.root.as_deref().map_or_else(|| ScopeNode::default().with(name.as_bytes(), kind), |r| r.with(name.as_bytes(), kind));
+        let root = self.root.as_deref().map_or_else(
+            || ScopeNode::default().with(name.as_bytes(), kind),
+            |r| r.with(name.as_bytes(), kind),
+        );
         Scope { root: Some(Rc::new(root)), len: self.len + usize::from(new) }
     }
 
@@ -197,7 +200,8 @@ impl Env {
         for hooks in api.hooks.values() {
             taken.extend(hooks.iter().map(|h| h.name.clone()));
         }
-        let mut globals: Vec<(crate::text::Text, Type)> = api.functions.iter().map(|f| ((&f.name).into(), f.ty.clone())).collect();
+        let mut globals: Vec<(crate::text::Text, Type)> =
+            api.functions.iter().map(|f| ((&f.name).into(), f.ty.clone())).collect();
         if let Some(t) = effect_type(&api) {
             globals.extend(effects.iter().map(|e| (e.into(), t.clone())));
         }
@@ -206,7 +210,16 @@ impl Env {
         taken.sort_unstable();
         taken.dedup();
         let taken_upper = dfas.words(taken);
-        Env { api, effects, reserved, taken_upper, kinds: RefCell::default(), dfas, globals, firsts: RefCell::default() }
+        Env {
+            api,
+            effects,
+            reserved,
+            taken_upper,
+            kinds: RefCell::default(),
+            dfas,
+            globals,
+            firsts: RefCell::default(),
+        }
     }
 
     /// The id of the kind (`ty`, `assignable`), interned on first use.
@@ -262,9 +275,18 @@ mod tests {
     #[test]
     fn names_shadow_and_kinds_summarise_subtrees() {
         let env = Env::new(Api::dungeon(), vec![]);
-        let outer = env.push(&env.push(&Scope::default(), "ab", &Type::Number, true), "a", &Type::String, true);
+        let outer = env.push(
+            &env.push(&Scope::default(), "ab", &Type::Number, true),
+            "a",
+            &Type::String,
+            true,
+        );
         let inner = env.push(&outer, "ab", &Type::Boolean, false);
-        let (num, st, bo) = (env.kind_id(&Type::Number, true), env.kind_id(&Type::String, true), env.kind_id(&Type::Boolean, false));
+        let (num, st, bo) = (
+            env.kind_id(&Type::Number, true),
+            env.kind_id(&Type::String, true),
+            env.kind_id(&Type::Boolean, false),
+        );
         assert_eq!(outer.lookup(b"ab"), Some(num));
         assert_eq!(inner.lookup(b"ab"), Some(bo));
         assert_eq!(inner.lookup(b"a"), Some(st));

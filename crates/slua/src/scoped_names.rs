@@ -114,7 +114,11 @@ impl ScopedNames {
         let names = self.names(done);
         let mut alts = Vec::new();
         for k in &self.kinds {
-            let group: Vec<String> = names.iter().filter(|(_, a)| a.id == k.id).map(|(n, _)| escape(&n[done.len()..])).collect();
+            let group: Vec<String> = names
+                .iter()
+                .filter(|(_, a)| a.id == k.id)
+                .map(|(n, _)| escape(&n[done.len()..]))
+                .collect();
             if group.is_empty() {
                 continue;
             }

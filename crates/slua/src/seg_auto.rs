@@ -15,8 +15,8 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use crate::dfa::{DfaState, SegDfa};
 use crate::byte_set::{is_ws, ByteSet};
+use crate::dfa::{DfaState, SegDfa};
 use crate::scope::ScopeNode;
 use crate::scoped_names::ScopedNames;
 
@@ -81,7 +81,11 @@ impl SegAuto {
     /// Adds `node` to [`SegAuto::nodes`]; its index.
     fn intern(&self, names: &ScopedNames, node: &ScopeNode) -> u32 {
         let la = names.la_at(node).unwrap_or_default();
-        let kids = node.children().filter(|(_, c)| names.live(c)).map(|(b, c)| (b, Cell::new(UNSEEN), c.clone())).collect();
+        let kids = node
+            .children()
+            .filter(|(_, c)| names.live(c))
+            .map(|(b, c)| (b, Cell::new(UNSEEN), c.clone()))
+            .collect();
         let mut nodes = self.nodes.borrow_mut();
         nodes.push(NameNode { la, kids });
         nodes.len() as u32 - 1

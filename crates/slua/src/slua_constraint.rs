@@ -17,13 +17,15 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use espalier_constraint::{Commit, Constraint, Inspection, Rejected, TokTrie, TokenSet, TreeNode, Vocab};
 use crate::finishing::FinishCache;
 use crate::lexeme::Lex;
 use crate::scope::Env;
 use crate::seg_auto::{SegAuto, SegState};
 use crate::tree::{Segment, Tree};
 use crate::trie_walk::{self, ChildMemo};
+use espalier_constraint::{
+    Commit, Constraint, Inspection, Rejected, TokTrie, TokenSet, TreeNode, Vocab,
+};
 
 /// The tree of parsers plus the bytes of the segment in progress.
 #[derive(Clone, Debug)]
@@ -177,7 +179,10 @@ impl SluaConstraint {
             let seg = std::mem::take(&mut self.partial);
             // The memo of the tree this segment leads to stays valid for the real
             // tree (it differs only in literal texts and offsets): adopt it.
-            let adopted = self.child_key(&seg).and_then(|k| self.memo.borrow().get(&k).cloned().flatten()).map(|c| (c.memo.clone(), c.finish.clone()));
+            let adopted = self
+                .child_key(&seg)
+                .and_then(|k| self.memo.borrow().get(&k).cloned().flatten())
+                .map(|c| (c.memo.clone(), c.finish.clone()));
             let Ok(text) = String::from_utf8(seg) else { return false };
             if self.tree.feed_segment(&text).is_err() {
                 return false;
@@ -229,7 +234,11 @@ impl SluaConstraint {
                 // Completions that differ only in leading whitespace lead to the same
                 // tree (offsets aside): one clone serves them all.
                 // (Not after a carried byte: then a whitespace byte may be the look-ahead.)
-                let lead = if self.tree.carry().is_some() { 0 } else { key.iter().take_while(|b| crate::byte_set::is_ws(**b)).count() };
+                let lead = if self.tree.carry().is_some() {
+                    0
+                } else {
+                    key.iter().take_while(|b| crate::byte_set::is_ws(**b)).count()
+                };
                 let key = key.split_off(lead);
                 let next = cache.entry(key.clone()).or_insert_with(|| {
                     let mut c = self.clone();
@@ -309,7 +318,8 @@ impl Constraint for SluaConstraint {
             regex: tree.next_regex(),
             stack: self.tree.frames().iter().map(|f| f.kind().to_string()).collect(),
             accept_sequences: Vec::new(),
-            remainder: (!self.partial.is_empty()).then(|| String::from_utf8_lossy(&self.partial).into_owned()),
+            remainder: (!self.partial.is_empty())
+                .then(|| String::from_utf8_lossy(&self.partial).into_owned()),
             ..Inspection::default()
         }
     }
@@ -329,9 +339,42 @@ mod tests {
 
     fn vocab() -> Vocab {
         let mut toks: Vec<Vec<u8>> = Vec::new();
-        for w in ["talent", " Zap", ";", "\n", "hook", " Do", " =", " function", "(", "user", ",", " target", ")", "\n ", " Damage",
-            " Player", "()", "(),", " 3", ");", " end", ";\n", " GetDescription", " return", " \"", "zap", "\"", "\";", "eff", "ect",
-            " Explode", "user)", " hp", "x"] {
+        for w in [
+            "talent",
+            " Zap",
+            ";",
+            "\n",
+            "hook",
+            " Do",
+            " =",
+            " function",
+            "(",
+            "user",
+            ",",
+            " target",
+            ")",
+            "\n ",
+            " Damage",
+            " Player",
+            "()",
+            "(),",
+            " 3",
+            ");",
+            " end",
+            ";\n",
+            " GetDescription",
+            " return",
+            " \"",
+            "zap",
+            "\"",
+            "\";",
+            "eff",
+            "ect",
+            " Explode",
+            "user)",
+            " hp",
+            "x",
+        ] {
             toks.push(w.as_bytes().to_vec());
         }
         toks.push(b"<eos>".to_vec());
@@ -344,14 +387,51 @@ mod tests {
         let env = Rc::new(Env::new(Api::dungeon(), vec![]));
         let v = vocab();
         let mut c = SluaConstraint::new(env);
-        let script = ["talent", " Zap", ";", "\n", "hook", " Do", " =", " function", "(", "user", ",", " target", ")", "\n ",
-            " Damage", "(", "user", ",", " 3", ");", " end", ";\n", "hook", " GetDescription", " =", " function", "(", "user)",
-            " return", " \"", "zap", "\";", " end", ";"];
+        let script = [
+            "talent",
+            " Zap",
+            ";",
+            "\n",
+            "hook",
+            " Do",
+            " =",
+            " function",
+            "(",
+            "user",
+            ",",
+            " target",
+            ")",
+            "\n ",
+            " Damage",
+            "(",
+            "user",
+            ",",
+            " 3",
+            ");",
+            " end",
+            ";\n",
+            "hook",
+            " GetDescription",
+            " =",
+            " function",
+            "(",
+            "user)",
+            " return",
+            " \"",
+            "zap",
+            "\";",
+            " end",
+            ";",
+        ];
         let mut mask = TokenSet::empty(v.len());
         for piece in script {
             c.fill_mask(&v, &mut mask);
             let id = v.tokens().iter().position(|t| t == piece.as_bytes()).unwrap();
-            assert!(mask.contains(id), "{piece:?} should be allowed; regex {:?}", c.inspect().regex);
+            assert!(
+                mask.contains(id),
+                "{piece:?} should be allowed; regex {:?}",
+                c.inspect().regex
+            );
             assert!(!mask.contains(v.eos() as usize));
             assert!(c.allows(piece.as_bytes()));
             assert_eq!(c.commit(piece.as_bytes()), Ok(Commit::Accepted));

@@ -95,7 +95,14 @@ impl StateMasks {
     /// when too many tokens cross the segment's end (the state is walked). With
     /// `first`, the mask of the tokens starting with that byte, which completed the
     /// segment before this one: their other bytes are walked from `state`.
-    pub(crate) fn get(&self, dfa: &Rc<SegDfa>, state: DfaState, first: Option<u8>, trie: &Arc<TokTrie>, vocab: &Vocab) -> Option<Rc<StateMask>> {
+    pub(crate) fn get(
+        &self,
+        dfa: &Rc<SegDfa>,
+        state: DfaState,
+        first: Option<u8>,
+        trie: &Arc<TokTrie>,
+        vocab: &Vocab,
+    ) -> Option<Rc<StateMask>> {
         let key = key(dfa, state, first, trie);
         let noted_large = match self.0.borrow().get(&key) {
             Some(Slot::Built { mask, .. }) => return Some(mask.clone()),
@@ -116,14 +123,24 @@ impl StateMasks {
             return Some(Rc::new(mask));
         }
         let mask = Rc::new(mask);
-        self.insert(key, Slot::Built { _dfa: dfa.clone(), _trie: trie.clone(), mask: mask.clone() });
+        self.insert(
+            key,
+            Slot::Built { _dfa: dfa.clone(), _trie: trie.clone(), mask: mask.clone() },
+        );
         Some(mask)
     }
 
     /// Notes a state seen for the first time, whose walk allowed `allowed` tokens.
     /// (The key's addresses may be reused once freed; a stale note only decides
     /// whether a later state is built one sighting early.)
-    pub(crate) fn note(&self, dfa: &Rc<SegDfa>, state: DfaState, first: Option<u8>, trie: &Arc<TokTrie>, allowed: usize) {
+    pub(crate) fn note(
+        &self,
+        dfa: &Rc<SegDfa>,
+        state: DfaState,
+        first: Option<u8>,
+        trie: &Arc<TokTrie>,
+        allowed: usize,
+    ) {
         let key = key(dfa, state, first, trie);
         if !self.0.borrow().contains_key(&key) {
             let large = allowed * Self::LARGE_SHARE >= trie.vocab_len();
@@ -157,7 +174,13 @@ impl StateMask {
     /// crossing tokens). The second walk once went on past the end with any bytes
     /// over the whole trie, a second full walk: building was two walks, 2.5 ms inside
     /// a string literal on a 49,152-token vocabulary.
-    fn build(dfa: &SegDfa, state: DfaState, first: Option<u8>, trie: &TokTrie, vocab: &Vocab) -> StateMask {
+    fn build(
+        dfa: &SegDfa,
+        state: DfaState,
+        first: Option<u8>,
+        trie: &TokTrie,
+        vocab: &Vocab,
+    ) -> StateMask {
         let skip = usize::from(first.is_some());
         let in_first = |bytes: &[u8]| bytes.first() == first.as_ref().or(bytes.first());
         let walk = |rec: &mut dyn Recognizer, mask: &mut TokenSet| match first {
@@ -165,7 +188,14 @@ impl StateMask {
             Some(b) => _ = trie.walk_children_of_byte(b, rec, mask),
         };
         let mut inside = TokenSet::empty(trie.vocab_len());
-        let mut w = DfaWalk { dfa, stack: vec![(state, false)], bytes: Vec::new(), past_end: false, whole_tokens: first.is_none(), ends: Vec::new() };
+        let mut w = DfaWalk {
+            dfa,
+            stack: vec![(state, false)],
+            bytes: Vec::new(),
+            past_end: false,
+            whole_tokens: first.is_none(),
+            ends: Vec::new(),
+        };
         walk(&mut w, &mut inside);
         for (id, bytes) in trie.long_tokens() {
             if in_first(bytes) && w.accepts_all(&bytes[skip..]) {
@@ -178,7 +208,14 @@ impl StateMask {
         ends.dedup();
         let mut past = TokenSet::empty(trie.vocab_len());
         walk(&mut PastEnds { ends: &ends, stack: vec![(0, ends.len(), false)] }, &mut past);
-        let mut w = DfaWalk { dfa, stack: vec![(state, false)], bytes: Vec::new(), past_end: true, whole_tokens: first.is_none(), ends: Vec::new() };
+        let mut w = DfaWalk {
+            dfa,
+            stack: vec![(state, false)],
+            bytes: Vec::new(),
+            past_end: true,
+            whole_tokens: first.is_none(),
+            ends: Vec::new(),
+        };
         for (id, bytes) in trie.long_tokens() {
             if in_first(bytes) && w.accepts_all(&bytes[skip..]) {
                 past.insert(*id as usize);
@@ -218,7 +255,8 @@ impl Recognizer for PastEnds<'_> {
         // Every end in the range is longer than `depth` (a shorter one sorts first
         // and would have set `past`).
         let range = &self.ends[lo..hi];
-        let (from, to) = (range.partition_point(|e| e[depth] < b), range.partition_point(|e| e[depth] <= b));
+        let (from, to) =
+            (range.partition_point(|e| e[depth] < b), range.partition_point(|e| e[depth] <= b));
         if from == to {
             return false;
         }

@@ -46,7 +46,10 @@ pub fn to_lua(script: &Script, api: &Api) -> String {
             }
         }
     }
-    w.line(&format!("return {{ kind = {:?}, name = {:?}, hooks = __hooks }}", script.kind, script.name));
+    w.line(&format!(
+        "return {{ kind = {:?}, name = {:?}, hooks = __hooks }}",
+        script.kind, script.name
+    ));
     w.out
 }
 
@@ -109,7 +112,8 @@ impl W<'_> {
             }
             Stmt::For(v, a, b, st, body) => {
                 let (a, b) = (self.expr(a), self.expr(b));
-                let st = st.as_ref().map(|e| format!(", __step({})", self.expr(e))).unwrap_or_default();
+                let st =
+                    st.as_ref().map(|e| format!(", __step({})", self.expr(e))).unwrap_or_default();
                 self.line("do local __n = 0");
                 self.line(&format!("for {v} = {a}, {b}{st} do"));
                 self.line("  __n = __n + 1; if __n > 100 or not __tick() then break end");
@@ -169,11 +173,18 @@ impl W<'_> {
                 format!("function({})\n{}{pad}end", ps.join(", "), inner.out)
             }
             Expr::Table(idx, fields) => {
-                let mut parts: Vec<String> = fields.iter().map(|(n, e)| format!("{n} = {}", self.expr(e))).collect();
+                let mut parts: Vec<String> =
+                    fields.iter().map(|(n, e)| format!("{n} = {}", self.expr(e))).collect();
                 if let Some(t) = self.api.tables.get(*idx) {
                     for f in &t.fields {
-                        if let (Some(d), false) = (&f.default, fields.iter().any(|(n, _)| *n == f.name)) {
-                            let d = if d.parse::<f64>().is_ok() && !d.contains('.') { format!("{d}.0") } else { d.clone() };
+                        if let (Some(d), false) =
+                            (&f.default, fields.iter().any(|(n, _)| *n == f.name))
+                        {
+                            let d = if d.parse::<f64>().is_ok() && !d.contains('.') {
+                                format!("{d}.0")
+                            } else {
+                                d.clone()
+                            };
                             parts.push(format!("{} = {d}", f.name));
                         }
                     }

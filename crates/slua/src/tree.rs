@@ -16,10 +16,10 @@ use std::cell::OnceCell;
 use std::fmt;
 use std::rc::Rc;
 
-use crate::dfa::DfaError;
-use crate::frame_stack::FrameStack;
 use crate::alt::Alt;
 use crate::byte_set::{is_ws, ByteSet};
+use crate::dfa::DfaError;
+use crate::frame_stack::FrameStack;
 use crate::lexeme::Lex;
 use crate::node::{Act, Ann, Choice, Frame};
 use crate::scope::{Env, Kind};
@@ -61,7 +61,9 @@ impl Segment {
     /// use: its size grows with the names in scope, so only error messages, the
     /// visualizer and the A1 tests ask for it.
     pub fn regex(&self) -> &str {
-        self.regex.get_or_init(|| self.alts.iter().map(|a| format!("(?:{})", a.regex())).collect::<Vec<_>>().join("|"))
+        self.regex.get_or_init(|| {
+            self.alts.iter().map(|a| format!("(?:{})", a.regex())).collect::<Vec<_>>().join("|")
+        })
     }
 
     /// The automaton, or the error as a [`FeedError`] at `offset`.
@@ -283,8 +285,11 @@ impl Tree {
         if let Some(s) = &self.seg {
             return s.clone();
         }
-        let (choices, frames) = if self.has_finished() { (Vec::new(), Vec::new()) } else { self.choices_and_frames() };
-        let at = |depth: usize| &frames.iter().find(|(d, _)| *d == depth).expect("every offering node is in frames").1;
+        let (choices, frames) =
+            if self.has_finished() { (Vec::new(), Vec::new()) } else { self.choices_and_frames() };
+        let at = |depth: usize| {
+            &frames.iter().find(|(d, _)| *d == depth).expect("every offering node is in frames").1
+        };
         let mut alts = Vec::new();
         for (k, (depth, choice)) in choices.iter().enumerate() {
             let forbidden = choice.lex.forbidden_after();
@@ -296,13 +301,24 @@ impl Tree {
                     let mut union = ByteSet::default();
                     for kind in &mut names.kinds {
                         let Kind { ty, assignable } = self.env.kind(kind.id);
-                        let var = Choice { lex: Lex::Lit("xx".into()), act: Act::Var(ty, assignable && names.assignable), ann: Ann::None };
-                        kind.la = ByteSet(self.first_after(*depth, at(*depth), &var).unwrap_or_default().0 & !forbidden.0);
+                        let var = Choice {
+                            lex: Lex::Lit("xx".into()),
+                            act: Act::Var(ty, assignable && names.assignable),
+                            ann: Ann::None,
+                        };
+                        kind.la = ByteSet(
+                            self.first_after(*depth, at(*depth), &var).unwrap_or_default().0
+                                & !forbidden.0,
+                        );
                         union.0 |= kind.la.0;
                     }
                     (Lex::Scoped(Rc::new(names)), Some(union))
                 }
-                lex if lex.extensible() => (lex.clone(), self.first_after(*depth, at(*depth), choice).map(|f| ByteSet(f.0 & !forbidden.0))),
+                lex if lex.extensible() => (
+                    lex.clone(),
+                    self.first_after(*depth, at(*depth), choice)
+                        .map(|f| ByteSet(f.0 & !forbidden.0)),
+                ),
                 lex => (lex.clone(), None),
             };
             let alt = Alt { lex, done: Vec::new(), la, action: k };
@@ -327,7 +343,9 @@ impl Tree {
         let mut fixed: Vec<&Alt> = Vec::new();
         for a in alts {
             match &a.lex {
-                Lex::Scoped(n) if names.is_none() => names = Some((n.clone(), a.done.first().copied())),
+                Lex::Scoped(n) if names.is_none() => {
+                    names = Some((n.clone(), a.done.first().copied()))
+                }
                 _ => fixed.push(a),
             }
         }
@@ -355,7 +373,8 @@ impl Tree {
         };
         let (depth, choice) = seg.choices[alt.action].clone();
         let start = self.fed - usize::from(self.carry.is_some());
-        let lead = if alt.done.is_empty() { full.iter().take_while(|b| is_ws(**b)).count() } else { 0 };
+        let lead =
+            if alt.done.is_empty() { full.iter().take_while(|b| is_ws(**b)).count() } else { 0 };
         let end = if alt.la.is_some() { full.len() - 1 } else { full.len() };
         let lexeme = String::from_utf8_lossy(&full[lead..end]).into_owned();
         self.carry = None;
@@ -375,7 +394,9 @@ impl Tree {
     fn complete_carry(&mut self) {
         let Some(c) = self.carry else { return };
         let choices = self.choices();
-        let single = choices.iter().find(|(_, ch)| matches!(&ch.lex, Lex::Lit(s) if s.as_bytes() == [c]) && !ch.lex.extensible());
+        let single = choices.iter().find(|(_, ch)| {
+            matches!(&ch.lex, Lex::Lit(s) if s.as_bytes() == [c]) && !ch.lex.extensible()
+        });
         if let Some((depth, choice)) = single.cloned() {
             self.carry = None;
             self.apply(depth, &choice, &(c as char).to_string(), self.fed - 1);
@@ -442,7 +463,8 @@ impl Tree {
                     break;
                 }
             }
-            let piece = std::str::from_utf8(&bytes[pos..i]).map_err(|_| FeedError { offset: pos, expected: seg.regex().to_string() })?;
+            let piece = std::str::from_utf8(&bytes[pos..i])
+                .map_err(|_| FeedError { offset: pos, expected: seg.regex().to_string() })?;
             self.feed_segment(piece)?;
             pos = i;
         }
@@ -480,7 +502,11 @@ mod tests {
         assert_eq!(short.segment().alts.len(), long.segment().alts.len());
         assert_eq!(short.next_regex(), long.next_regex());
         // Broom-shaped: one path of nodes; branching only among the next alternatives.
-        assert!(long.frames().len() <= 4, "{:?}", long.frames().iter().map(|f| f.kind()).collect::<Vec<_>>());
+        assert!(
+            long.frames().len() <= 4,
+            "{:?}",
+            long.frames().iter().map(|f| f.kind()).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -494,19 +520,31 @@ mod tests {
         let mut checked = 0;
         while !src[pos..].trim().is_empty() {
             let seg = t.segment();
-            let fixed: Vec<&Alt> = seg.alts.iter().filter(|a| !matches!(a.lex, Lex::Scoped(_))).collect();
+            let fixed: Vec<&Alt> =
+                seg.alts.iter().filter(|a| !matches!(a.lex, Lex::Scoped(_))).collect();
             if !fixed.is_empty() {
                 let cached = t.env.dfas.get_for_alts(&fixed).unwrap();
-                let regex = fixed.iter().map(|a| format!("(?:{})", a.regex())).collect::<Vec<_>>().join("|");
+                let regex = fixed
+                    .iter()
+                    .map(|a| format!("(?:{})", a.regex()))
+                    .collect::<Vec<_>>()
+                    .join("|");
                 let whole = crate::dfa::SegDfa::build(&regex).unwrap();
-                assert_eq!(crate::dfa::difference(&cached, &whole), None, "at byte {pos}: /{regex}/");
+                assert_eq!(
+                    crate::dfa::difference(&cached, &whole),
+                    None,
+                    "at byte {pos}: /{regex}/"
+                );
                 checked += 1;
             }
             let auto = seg.auto.as_ref().unwrap();
             let mut s = auto.start();
             let mut end = pos;
             while !auto.accepts(&s) {
-                let b = *src.as_bytes().get(end).unwrap_or_else(|| panic!("no segment from byte {pos}: /{}/", seg.regex()));
+                let b = *src
+                    .as_bytes()
+                    .get(end)
+                    .unwrap_or_else(|| panic!("no segment from byte {pos}: /{}/", seg.regex()));
                 s = auto.next(&s, b);
                 assert!(!auto.is_dead(&s), "byte {end} refused: /{}/", seg.regex());
                 end += 1;

@@ -73,7 +73,8 @@ impl SluaConstraint {
             Some(_) => u16::from(last),
             None => 256,
         };
-        let lead = if alt.done.is_empty() { full.iter().take_while(|b| is_ws(**b)).count() } else { 0 };
+        let lead =
+            if alt.done.is_empty() { full.iter().take_while(|b| is_ws(**b)).count() } else { 0 };
         let end = if alt.la.is_some() { full.len() - 1 } else { full.len() };
         let (name, kind) = match &alt.lex {
             Lex::Name { .. } => (Some(full[lead..end].into()), None),
@@ -226,7 +227,8 @@ impl Recognizer for TrieWalk<'_> {
             let Some(child) = child else { return false };
             let state = child.dfa_state().map(|(_, s)| *s);
             let level = self.level_id(child);
-            self.stack[depth] = Entry { level, state, start: self.bytes.len() as u32, pending: false };
+            self.stack[depth] =
+                Entry { level, state, start: self.bytes.len() as u32, pending: false };
         }
         let top = &self.stack[depth];
         let (level, start) = (top.level, top.start);
@@ -237,7 +239,11 @@ impl Recognizer for TrieWalk<'_> {
             return false;
         }
         let pending = auto.accepts(&t);
-        if pending && (b >= 0x80 || self.bytes[start as usize..].iter().any(|&x| x >= 0x80) || self.level(level).partial().iter().any(|&x| x >= 0x80)) {
+        if pending
+            && (b >= 0x80
+                || self.bytes[start as usize..].iter().any(|&x| x >= 0x80)
+                || self.level(level).partial().iter().any(|&x| x >= 0x80))
+        {
             // A completed segment must be UTF-8 (a string literal may hold any text).
             let mut seg = self.level(level).partial().to_vec();
             seg.extend_from_slice(&self.bytes[start as usize..]);
@@ -322,7 +328,12 @@ pub(crate) fn fill(c: &SluaConstraint, trie: &Arc<TokTrie>, vocab: &Vocab, mask:
 
 /// Adds the crossing tokens of a cached mask of `c` (their bytes after `skip`) that
 /// the tree after `c`'s segment accepts.
-fn add_crossing(c: &SluaConstraint, crossing: &[(u32, Box<[u8]>, usize)], skip: usize, mask: &mut TokenSet) {
+fn add_crossing(
+    c: &SluaConstraint,
+    crossing: &[(u32, Box<[u8]>, usize)],
+    skip: usize,
+    mask: &mut TokenSet,
+) {
     let mut seg = Vec::new();
     for (id, bytes, k) in crossing {
         seg.clear();

@@ -146,10 +146,8 @@ fn reach_table() -> FxHashMap<u64, u8> {
             std::array::from_fn(|l| std::array::from_fn(|r| base(op.result(&BASES[l], &BASES[r]))))
         })
         .collect();
-    let accepts: Vec<[bool; 3]> = BIN_OPS
-        .iter()
-        .map(|op| std::array::from_fn(|t| op.accepts_left(&BASES[t])))
-        .collect();
+    let accepts: Vec<[bool; 3]> =
+        BIN_OPS.iter().map(|op| std::array::from_fn(|t| op.accepts_left(&BASES[t]))).collect();
     // A state: pending (left type, operator index) pairs and the operand's type.
     let unpack = |key: u64| -> (usize, u8, [(u8, usize); MAX_PACKED]) {
         let mut st = [(0u8, 0usize); MAX_PACKED];
@@ -161,15 +159,12 @@ fn reach_table() -> FxHashMap<u64, u8> {
         (len, ((key >> 4) & 3) as u8, st)
     };
     let pack = |st: &[(u8, usize)], cur: u8| -> u64 {
-        st.iter().enumerate().fold(
-            st.len() as u64 | (u64::from(cur) << 4),
-            |key, (k, &(t, op))| key | ((u64::from(t) | ((op as u64) << 2)) << (6 + 6 * k)),
-        )
+        st.iter().enumerate().fold(st.len() as u64 | (u64::from(cur) << 4), |key, (k, &(t, op))| {
+            key | ((u64::from(t) | ((op as u64) << 2)) << (6 + 6 * k))
+        })
     };
     let reduce_all = |st: &[(u8, usize)], cur: u8| {
-        st.iter().rev().try_fold(cur, |cur, &(l, op)| {
-            result[op][usize::from(l)][usize::from(cur)]
-        })
+        st.iter().rev().try_fold(cur, |cur, &(l, op)| result[op][usize::from(l)][usize::from(cur)])
     };
     // `push_op` on a packed state: the stack after the operator, if well typed.
     let push =

@@ -8,9 +8,9 @@
 
 use std::rc::Rc;
 
-use crate::dfa::A1Checks;
 use crate::alt::Alt;
 use crate::byte_set::is_ws;
+use crate::dfa::A1Checks;
 use crate::lexeme::Lex;
 use crate::node::{Act, Choice};
 use crate::scope::Env;
@@ -127,7 +127,14 @@ pub(crate) fn choice_cost(depth: usize, choice: &Choice) -> usize {
         // At the top level a hook moves towards the required ones; another local
         // would not (a plan that always took `local` would never end).
         (Lex::Lit(s), Act::Kw) if s == "hook" => 5,
-        (Lex::Lit(s), Act::Kw) if matches!(s.as_str(), "if" | "while" | "for" | "do" | "local" | "hook" | "elseif") => 9,
+        (Lex::Lit(s), Act::Kw)
+            if matches!(
+                s.as_str(),
+                "if" | "while" | "for" | "do" | "local" | "hook" | "elseif"
+            ) =>
+        {
+            9
+        }
         // A plain variable ends an operand at once; a function needs a call whose
         // arguments may nest (a `(T) -> T` local would nest forever), so constructors
         // (7) come before calls (8).
@@ -149,9 +156,14 @@ fn pick<'a>(seg: &'a Segment, rng: &mut Rng, finishing: bool) -> &'a Alt {
     pool[rng.below(pool.len())]
 }
 
-const NAMES: &[&str] = &["a", "n", "hp", "dmg", "count", "target", "total", "fx", "name", "k2", "doit", "ifx", "ends", "nott"];
-const UPPER: &[&str] = &["Burning", "Frost", "Zap", "Regen", "Shield2", "Poison", "Blink", "Smite", "Doom"];
-const STR_PIECES: &[&str] = &["", "fire", "Burns for ", " turns", "a\\\"b", "x\\n", "hello world", "%d", "..", "--"];
+const NAMES: &[&str] = &[
+    "a", "n", "hp", "dmg", "count", "target", "total", "fx", "name", "k2", "doit", "ifx", "ends",
+    "nott",
+];
+const UPPER: &[&str] =
+    &["Burning", "Frost", "Zap", "Regen", "Shield2", "Poison", "Blink", "Smite", "Doom"];
+const STR_PIECES: &[&str] =
+    &["", "fire", "Burns for ", " turns", "a\\\"b", "x\\n", "hello world", "%d", "..", "--"];
 
 /// A random text matching `alt` (its leading whitespace, rest of lexeme, look-ahead).
 pub fn sample(alt: &Alt, rng: &mut Rng) -> String {
@@ -201,7 +213,11 @@ pub fn sample(alt: &Alt, rng: &mut Rng) -> String {
                 if rng.below(3) == 0 || attempt > 20 {
                     name.push_str(&rng.below(10 + attempt).to_string());
                 }
-                let full = if done.is_empty() || name.starts_with(&done) { name } else { format!("{done}{name}") };
+                let full = if done.is_empty() || name.starts_with(&done) {
+                    name
+                } else {
+                    format!("{done}{name}")
+                };
                 if alt.lex.match_len(full.as_bytes()) == Some(full.len()) {
                     s.push_str(&full[done.len()..]);
                     break;

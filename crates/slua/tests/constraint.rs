@@ -32,7 +32,13 @@ fn masks_equal_the_tokens_that_commit() {
                     continue;
                 }
                 let truth = c.clone().commit(v.bytes(id)).is_ok();
-                assert_eq!(truth, mask.contains(id as usize), "token {:?} before {:?}", String::from_utf8_lossy(v.bytes(id)), String::from_utf8_lossy(&rest[..rest.len().min(30)]));
+                assert_eq!(
+                    truth,
+                    mask.contains(id as usize),
+                    "token {:?} before {:?}",
+                    String::from_utf8_lossy(v.bytes(id)),
+                    String::from_utf8_lossy(&rest[..rest.len().min(30)])
+                );
                 assert_eq!(truth, c.allows(v.bytes(id)));
             }
             let best = mask
@@ -65,7 +71,10 @@ fn the_trie_walk_equals_the_per_token_mask_on_random_walk_states() {
                 continue;
             }
             let truth = c.clone().commit(v.bytes(id as u32)).is_ok();
-            if fast.contains(id) != truth || slow.contains(id) != truth || c.allows(v.bytes(id as u32)) != truth {
+            if fast.contains(id) != truth
+                || slow.contains(id) != truth
+                || c.allows(v.bytes(id as u32)) != truth
+            {
                 disagreements.push(format!(
                     "after {:?}: token {:?} trie {} per-token {} truth {truth}",
                     &prefix[prefix.len().saturating_sub(40)..],
@@ -77,7 +86,12 @@ fn the_trie_walk_equals_the_per_token_mask_on_random_walk_states() {
         }
         states += 1;
     }
-    assert!(disagreements.is_empty(), "{} disagreements, first: {:#?}", disagreements.len(), &disagreements[..disagreements.len().min(5)]);
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements, first: {:#?}",
+        disagreements.len(),
+        &disagreements[..disagreements.len().min(5)]
+    );
     assert!(states == 60 && allowed > states * 20, "{states} states, {allowed} allowed tokens");
 }
 
@@ -88,7 +102,16 @@ fn the_trie_walk_equals_the_per_token_mask_on_random_walk_states() {
 fn tokens_past_a_name_in_scope_are_judged_by_its_kind() {
     let base = vocab();
     let mut toks: Vec<Vec<u8>> = base.tokens().to_vec();
-    for t in ["target ,", "user ,", "target .", "user .", " target .", " user .", "user .pos", "target ,f"] {
+    for t in [
+        "target ,",
+        "user ,",
+        "target .",
+        "user .",
+        " target .",
+        " user .",
+        "user .pos",
+        "target ,f",
+    ] {
         toks.push(t.as_bytes().to_vec());
     }
     let eos = base.eos();
@@ -102,10 +125,18 @@ fn tokens_past_a_name_in_scope_are_judged_by_its_kind() {
             continue;
         }
         let truth = c.clone().commit(v.bytes(id)).is_ok();
-        assert_eq!(truth, mask.contains(id as usize), "token {:?}", String::from_utf8_lossy(v.bytes(id)));
+        assert_eq!(
+            truth,
+            mask.contains(id as usize),
+            "token {:?}",
+            String::from_utf8_lossy(v.bytes(id))
+        );
     }
-    let allowed = |t: &str| mask.contains(v.tokens().iter().position(|x| x == t.as_bytes()).unwrap());
-    assert!(allowed("target ,") && allowed("user .pos") && !allowed("user ,") && !allowed("target ."));
+    let allowed =
+        |t: &str| mask.contains(v.tokens().iter().position(|x| x == t.as_bytes()).unwrap());
+    assert!(
+        allowed("target ,") && allowed("user .pos") && !allowed("user ,") && !allowed("target .")
+    );
 }
 
 /// The masks cached by segment DFA state (string literals, the tokens after a
@@ -115,7 +146,10 @@ fn tokens_past_a_name_in_scope_are_judged_by_its_kind() {
 fn masks_from_cached_state_masks_equal_the_reference() {
     let v = vocab();
     let env = Rc::new(Env::new(Api::dungeon(), vec!["Burning".into()]));
-    let scripts = [include_str!("scripts/valid/19_strings.slua"), include_str!("scripts/valid/11_firebolt.slua")];
+    let scripts = [
+        include_str!("scripts/valid/19_strings.slua"),
+        include_str!("scripts/valid/11_firebolt.slua"),
+    ];
     let (mut fast, mut slow) = (TokenSet::empty(v.len()), TokenSet::empty(v.len()));
     let mut steps = 0;
     for script in scripts.iter().chain(scripts.iter()) {
@@ -124,7 +158,12 @@ fn masks_from_cached_state_masks_equal_the_reference() {
         while !rest.is_empty() {
             c.fill_mask(&v, &mut fast);
             c.fill_mask_per_token(&v, &mut slow);
-            assert_eq!(fast, slow, "before {:?}", String::from_utf8_lossy(&rest[..rest.len().min(30)]));
+            assert_eq!(
+                fast,
+                slow,
+                "before {:?}",
+                String::from_utf8_lossy(&rest[..rest.len().min(30)])
+            );
             let best = fast
                 .iter()
                 .filter(|&id| rest.starts_with(v.bytes(id as u32)))
@@ -136,5 +175,9 @@ fn masks_from_cached_state_masks_equal_the_reference() {
         }
     }
     // Without masks built (and so reused) this test would not test them.
-    assert!(env.dfas.state_masks_built() > 10, "{} state masks built over {steps} steps", env.dfas.state_masks_built());
+    assert!(
+        env.dfas.state_masks_built() > 10,
+        "{} state masks built over {steps} steps",
+        env.dfas.state_masks_built()
+    );
 }

@@ -43,20 +43,30 @@ fn taking_only_finishing_tokens_finishes_valid_scripts() {
             let id = ids[rng.below(ids.len())];
             let bytes = v.bytes(id as u32);
             c.commit(bytes).unwrap_or_else(|e| panic!("a finishing token is allowed: {e}\n{text}"));
-            assert!(c.lexemes_to_finish() <= before, "the plan grew after {:?}:\n{text}", String::from_utf8_lossy(bytes));
+            assert!(
+                c.lexemes_to_finish() <= before,
+                "the plan grew after {:?}:\n{text}",
+                String::from_utf8_lossy(bytes)
+            );
             text.push_str(std::str::from_utf8(bytes).expect("ASCII vocabulary"));
             tokens += 1;
-            assert!(tokens <= bound, "not finished within {bound} tokens (plan {start} lexemes) after:\n{text}");
+            assert!(
+                tokens <= bound,
+                "not finished within {bound} tokens (plan {start} lexemes) after:\n{text}"
+            );
         }
         total_tokens += tokens;
         worst = worst.max(tokens);
-        let script = check(env.clone(), &text).unwrap_or_else(|e| panic!("finished script rejected at {e}:\n{text}"));
+        let script = check(env.clone(), &text)
+            .unwrap_or_else(|e| panic!("finished script rejected at {e}:\n{text}"));
         let lua = to_lua(&script, &Api::dungeon());
         let mut game = Game::new(rng.next_u64()).expect("engine starts");
         game.load(&lua).unwrap_or_else(|e| panic!("{e}\n{lua}"));
         game.run(20, Duration::from_secs(20)).unwrap_or_else(|e| panic!("{e}\n{text}"));
     }
-    eprintln!("40 scripts finished: {total_tokens} finishing tokens in all, at most {worst} for one");
+    eprintln!(
+        "40 scripts finished: {total_tokens} finishing tokens in all, at most {worst} for one"
+    );
 }
 
 #[test]
@@ -72,7 +82,13 @@ fn the_finishing_mask_is_a_subset_of_the_mask_and_steers_to_the_end() {
     assert!(fin.iter().all(|id| full.contains(id)));
     // Ending the local is progress; more digits or an operator are not.
     let id = |s: &str| v.tokens().iter().position(|t| t == s.as_bytes()).unwrap();
-    assert!(fin.contains(id(";")), "{:?}", fin.iter().map(|i| String::from_utf8_lossy(v.bytes(i as u32)).into_owned()).collect::<Vec<_>>());
+    assert!(
+        fin.contains(id(";")),
+        "{:?}",
+        fin.iter()
+            .map(|i| String::from_utf8_lossy(v.bytes(i as u32)).into_owned())
+            .collect::<Vec<_>>()
+    );
     assert!(full.contains(id("2")) && !fin.contains(id("2")));
     assert!(full.contains(id("+")) && !fin.contains(id("+")));
     let before = c.lexemes_to_finish();
@@ -106,7 +122,10 @@ fn a_half_written_name_is_finished_through_its_own_kind() {
             text.push_str(std::str::from_utf8(bytes).unwrap());
         }
         assert!(c.is_complete(), "not finished within 400 tokens (seed {seed}):\n{text}");
-        assert!(!text.contains("WithActorAt( u") && !text.contains("WithActorAt(u"), "a name of a longer plan was offered: {text}");
+        assert!(
+            !text.contains("WithActorAt( u") && !text.contains("WithActorAt(u"),
+            "a name of a longer plan was offered: {text}"
+        );
         check(env(), &text).unwrap_or_else(|e| panic!("{e}: {text}"));
     }
 }

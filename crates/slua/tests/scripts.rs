@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Duration;
 
+use espalier_game::Game;
 use espalier_slua::check::check_with;
 use espalier_slua::dfa::A1Checks;
-use espalier_game::Game;
 use espalier_slua::translate::to_lua;
 use espalier_slua::{Api, Env};
 
@@ -44,7 +44,8 @@ fn lua_check(lua: &str, effects: &[&str]) -> Result<(), String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     espalier_testkit::require("/usr/bin/lua5.4", "Lua 5.4 (Debian's lua5.4)", None);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let file = std::env::temp_dir().join(format!("espalier-lua-check-{}-{n}.lua", std::process::id()));
+    let file =
+        std::env::temp_dir().join(format!("espalier-lua-check-{}-{n}.lua", std::process::id()));
     std::fs::write(&file, lua).unwrap();
     let mut cmd = std::process::Command::new("python3");
     cmd.arg(root.join("scripts/lua-check.py")).arg(&file);
@@ -56,7 +57,11 @@ fn lua_check(lua: &str, effects: &[&str]) -> Result<(), String> {
     if out.status.success() {
         Ok(())
     } else {
-        Err(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
     }
 }
 
@@ -75,9 +80,24 @@ fn the_real_lua_check_refuses_broken_translations() {
         ("a syntax error", "  end)\nend", "  end\nend", &["Burning"][..]),
         ("an unknown global", "NumStr(user.power)", "NumberString(user.power)", &["Burning"]),
         ("a global write", "local __hooks = {}", "leaked = 1.0\nlocal __hooks = {}", &["Burning"]),
-        ("a wrong argument type", "Damage(victim, user.power + 2.0)", "Damage(victim, \"2\")", &["Burning"]),
-        ("a wrong return type", "do return (user.hp < (user.maxHp / 2.0)) end", "do return user.hp end", &["Burning"]),
-        ("a missing required hook", "__hooks.Do = function", "__hooks.Dont = function", &["Burning"]),
+        (
+            "a wrong argument type",
+            "Damage(victim, user.power + 2.0)",
+            "Damage(victim, \"2\")",
+            &["Burning"],
+        ),
+        (
+            "a wrong return type",
+            "do return (user.hp < (user.maxHp / 2.0)) end",
+            "do return user.hp end",
+            &["Burning"],
+        ),
+        (
+            "a missing required hook",
+            "__hooks.Do = function",
+            "__hooks.Dont = function",
+            &["Burning"],
+        ),
         ("a field the type lacks", "user.maxHp", "user.maxHP", &["Burning"]),
         ("the wrong kind", "kind = \"talent\"", "kind = \"effect\"", &["Burning"]),
     ] {
@@ -95,19 +115,29 @@ fn valid_corpus() -> Vec<(String, String)> {
     let mut effects: Vec<(String, String)> = Vec::new();
     let checks = A1Checks::default();
     let paths = files("valid");
-    assert_eq!(paths.len(), README_VALID, "valid scripts: update the README's count with the corpus");
+    assert_eq!(
+        paths.len(),
+        README_VALID,
+        "valid scripts: update the README's count with the corpus"
+    );
     for path in paths {
         let src = std::fs::read_to_string(&path).unwrap();
         let env = Rc::new(Env::new(api.clone(), effects.iter().map(|(n, _)| n.clone()).collect()));
-        let script = check_with(env, &src, &mut |r| a1(&checks, r))
-            .unwrap_or_else(|e| panic!("{} rejected at {e} (near {:?})", path.display(), &src[e.offset.min(src.len())..(e.offset + 20).min(src.len())]));
+        let script = check_with(env, &src, &mut |r| a1(&checks, r)).unwrap_or_else(|e| {
+            panic!(
+                "{} rejected at {e} (near {:?})",
+                path.display(),
+                &src[e.offset.min(src.len())..(e.offset + 20).min(src.len())]
+            )
+        });
         let lua = to_lua(&script, &api);
         let mut game = Game::new(path.to_string_lossy().len() as u64).unwrap();
         for (_, l) in &effects {
             game.load(l).unwrap();
         }
         game.load(&lua).unwrap_or_else(|e| panic!("{}: {e}\n{lua}", path.display()));
-        game.run(30, Duration::from_secs(20)).unwrap_or_else(|e| panic!("{}: {e}\n{lua}", path.display()));
+        game.run(30, Duration::from_secs(20))
+            .unwrap_or_else(|e| panic!("{}: {e}\n{lua}", path.display()));
         let names: Vec<&str> = effects.iter().map(|(n, _)| n.as_str()).collect();
         lua_check(&lua, &names).unwrap_or_else(|e| panic!("{}: {e}\n{lua}", path.display()));
         if script.kind == "effect" {
@@ -126,11 +156,25 @@ fn valid_scripts_are_accepted_translated_and_run() {
 #[test]
 fn invalid_scripts_are_rejected_at_the_marked_offset() {
     let api = Api::dungeon();
-    let names = ["Burning", "Regeneration", "Thorns", "Stoneskin", "Poison", "Frenzy", "Haste", "HealingAura", "Doom"];
+    let names = [
+        "Burning",
+        "Regeneration",
+        "Thorns",
+        "Stoneskin",
+        "Poison",
+        "Frenzy",
+        "Haste",
+        "HealingAura",
+        "Doom",
+    ];
     let env = Rc::new(Env::new(api, names.iter().map(|s| s.to_string()).collect()));
     let checks = A1Checks::default();
     let paths = files("invalid");
-    assert_eq!(paths.len(), README_INVALID, "invalid scripts: update the README's count with the corpus");
+    assert_eq!(
+        paths.len(),
+        README_INVALID,
+        "invalid scripts: update the README's count with the corpus"
+    );
     let mut wrong = Vec::new();
     for path in paths {
         let marked = std::fs::read_to_string(&path).unwrap();
@@ -154,7 +198,8 @@ fn invalid_scripts_are_rejected_at_the_marked_offset() {
 #[test]
 fn the_examples_in_the_language_document_are_valid() {
     let doc = espalier_slua::prompt::LANGUAGE_DOC;
-    let blocks: Vec<&str> = doc.split("```lua\n").skip(1).map(|b| b.split("```").next().unwrap()).collect();
+    let blocks: Vec<&str> =
+        doc.split("```lua\n").skip(1).map(|b| b.split("```").next().unwrap()).collect();
     assert!(blocks.len() >= 2);
     let mut effects = Vec::new();
     let checks = A1Checks::default();

@@ -11,7 +11,11 @@ pub const SETUP: &str = "bash scripts/setup.sh";
 pub fn require(path: impl AsRef<Path>, what: &str, hint: Option<&str>) -> PathBuf {
     let path = path.as_ref();
     if !path.exists() {
-        panic!("{what} missing at {}: run `{}` (the tests need it; they do not skip)", path.display(), hint.unwrap_or(SETUP));
+        panic!(
+            "{what} missing at {}: run `{}` (the tests need it; they do not skip)",
+            path.display(),
+            hint.unwrap_or(SETUP)
+        );
     }
     path.to_path_buf()
 }
@@ -28,8 +32,14 @@ mod tests {
 
     #[test]
     fn a_missing_path_fails_with_the_setup_command() {
-        let err = std::panic::catch_unwind(|| require("/nonexistent/espalier-oracle", "the oracle", None)).unwrap_err();
+        let err = std::panic::catch_unwind(|| {
+            require("/nonexistent/espalier-oracle", "the oracle", None)
+        })
+        .unwrap_err();
         let msg = err.downcast_ref::<String>().expect("a formatted message");
-        assert!(msg.contains("/nonexistent/espalier-oracle") && msg.contains("scripts/setup.sh"), "{msg}");
+        assert!(
+            msg.contains("/nonexistent/espalier-oracle") && msg.contains("scripts/setup.sh"),
+            "{msg}"
+        );
     }
 }

@@ -19,7 +19,9 @@ pub fn slow_from(value: Option<&str>) -> Result<bool, String> {
     match value.map(str::trim) {
         None | Some("") | Some("0") => Ok(false),
         Some("1") => Ok(true),
-        Some(other) => Err(format!("{VAR}={other:?}: expected 1 (slow suites on) or 0 / unset (off)")),
+        Some(other) => {
+            Err(format!("{VAR}={other:?}: expected 1 (slow suites on) or 0 / unset (off)"))
+        }
     }
 }
 

@@ -26,7 +26,8 @@ fn get(obj: &JsValue, key: &str) -> Result<JsValue, String> {
 }
 
 fn call(obj: &JsValue, method: &str, args: &[JsValue]) -> Result<JsValue, String> {
-    let f: Function = get(obj, method)?.dyn_into().map_err(|_| format!("{method} is not a function"))?;
+    let f: Function =
+        get(obj, method)?.dyn_into().map_err(|_| format!("{method} is not a function"))?;
     let array = js_sys::Array::new();
     for a in args {
         array.push(a);
@@ -62,10 +63,18 @@ impl Lua {
     pub async fn game(&self, seed: u64) -> Result<Game, String> {
         let class = get(&self.host, "DungeonGame")?;
         let seed = espalier_game::seed53(seed) as f64;
-        let promise = call(&class, "create", &[self.factory.clone(), RULES.into(), PRELUDE.into(), seed.into()])?;
-        let game = JsFuture::from(promise.dyn_into::<js_sys::Promise>().map_err(|_| "create gave no promise".to_string())?)
-            .await
-            .map_err(err)?;
+        let promise = call(
+            &class,
+            "create",
+            &[self.factory.clone(), RULES.into(), PRELUDE.into(), seed.into()],
+        )?;
+        let game = JsFuture::from(
+            promise
+                .dyn_into::<js_sys::Promise>()
+                .map_err(|_| "create gave no promise".to_string())?,
+        )
+        .await
+        .map_err(err)?;
         Ok(Game { obj: game })
     }
 }

@@ -105,7 +105,8 @@ impl Component for GamePanel {
             Msg::Play => {
                 self.game = None;
                 self.act(Action::Load);
-                let (lua, seed, link) = (ctx.props().lua.to_string(), self.state.seed, ctx.link().clone());
+                let (lua, seed, link) =
+                    (ctx.props().lua.to_string(), self.state.seed, ctx.link().clone());
                 wasm_bindgen_futures::spawn_local(async move {
                     link.send_message(Msg::Loaded(start(lua, seed).await));
                 });
@@ -153,7 +154,14 @@ impl Component for GamePanel {
             Phase::Stopped { .. } => "stopped",
         };
         let shown = &s.log[s.log.len().saturating_sub(SHOWN_LINES)..];
-        let speed = (s.turn > 0).then(|| format!("{} turns in {:.0} ms of Lua ({:.0} turns/s)", s.turn, s.lua_ms, s.turn as f64 * 1000.0 / s.lua_ms.max(1e-3)));
+        let speed = (s.turn > 0).then(|| {
+            format!(
+                "{} turns in {:.0} ms of Lua ({:.0} turns/s)",
+                s.turn,
+                s.lua_ms,
+                s.turn as f64 * 1000.0 / s.lua_ms.max(1e-3)
+            )
+        });
         html! {
             <div class="game" id="game" data-phase={phase} data-turn={s.turn.to_string()}>
                 <style>{CSS}</style>

@@ -40,7 +40,14 @@ impl Snapshot {
                 s.descriptions.push((f[1].to_string(), f[2..].join("\t")));
             } else if f.len() >= 9 {
                 let n = |k: usize| f[k].parse::<f64>().unwrap_or(0.0);
-                s.actors.push(ActorView { name: f[0].to_string(), hp: n(1), max_hp: n(2), team: n(3), shield: n(4), player: f[8] == "1" });
+                s.actors.push(ActorView {
+                    name: f[0].to_string(),
+                    hp: n(1),
+                    max_hp: n(2),
+                    team: n(3),
+                    shield: n(4),
+                    player: f[8] == "1",
+                });
             }
         }
         s
@@ -124,7 +131,14 @@ pub enum Action {
 impl PlayState {
     /// A fresh state.
     pub fn new(seed: u64) -> PlayState {
-        PlayState { seed, phase: Phase::Idle, turn: 0, log: Vec::new(), snapshot: Snapshot::default(), lua_ms: 0.0 }
+        PlayState {
+            seed,
+            phase: Phase::Idle,
+            turn: 0,
+            log: Vec::new(),
+            snapshot: Snapshot::default(),
+            lua_ms: 0.0,
+        }
     }
 
     /// Whether another turn may be played.
@@ -199,23 +213,39 @@ mod tests {
     }
 
     fn turned(result: Result<(), (String, String)>) -> Action {
-        Action::Turned { lines: vec!["turn".into()], snapshot: Snapshot::parse(STATE), result, ms: 1.0 }
+        Action::Turned {
+            lines: vec!["turn".into()],
+            snapshot: Snapshot::parse(STATE),
+            result,
+            ms: 1.0,
+        }
     }
 
     #[test]
     fn turns_count_up_to_the_end_and_a_limit_stops_the_fight_with_a_banner() {
         let mut s = PlayState::new(1).reduce(Action::Load);
         assert!(!s.can_step());
-        s = s.reduce(Action::Loaded { lines: vec!["load talent Zap".into()], snapshot: Snapshot::default() });
+        s = s.reduce(Action::Loaded {
+            lines: vec!["load talent Zap".into()],
+            snapshot: Snapshot::default(),
+        });
         s = s.reduce(Action::Run);
         assert_eq!(s.phase, Phase::Running);
         for _ in 0..RUN_TURNS {
             s = s.reduce(turned(Ok(())));
         }
-        assert_eq!((s.phase.clone(), s.turn, s.log.len()), (Phase::Finished, RUN_TURNS, RUN_TURNS as usize + 1));
+        assert_eq!(
+            (s.phase.clone(), s.turn, s.log.len()),
+            (Phase::Finished, RUN_TURNS, RUN_TURNS as usize + 1)
+        );
         assert!(!s.can_step());
-        let s = PlayState::new(1).reduce(Action::Load).reduce(Action::Loaded { lines: vec![], snapshot: Snapshot::default() });
-        let s = s.reduce(turned(Err(("budget".into(), "Zap.Do ran past its instruction budget".into()))));
+        let s = PlayState::new(1)
+            .reduce(Action::Load)
+            .reduce(Action::Loaded { lines: vec![], snapshot: Snapshot::default() });
+        let s = s.reduce(turned(Err((
+            "budget".into(),
+            "Zap.Do ran past its instruction budget".into(),
+        ))));
         assert_eq!(s.turn, 0);
         assert!(s.stop_banner().unwrap().contains("instruction budget"), "{:?}", s.stop_banner());
         assert!(!s.can_step());

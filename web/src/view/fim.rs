@@ -4,9 +4,17 @@
 use yew::prelude::*;
 
 /// The prefix and suffix boxes; `on_prefix` / `on_suffix` get the edited text.
-pub fn fim_inputs(prefix: &str, suffix: &str, busy: bool, on_prefix: Callback<String>, on_suffix: Callback<String>) -> Html {
+pub fn fim_inputs(
+    prefix: &str,
+    suffix: &str,
+    busy: bool,
+    on_prefix: Callback<String>,
+    on_suffix: Callback<String>,
+) -> Html {
     let text = |cb: Callback<String>| {
-        Callback::from(move |e: InputEvent| cb.emit(e.target_unchecked_into::<web_sys::HtmlTextAreaElement>().value()))
+        Callback::from(move |e: InputEvent| {
+            cb.emit(e.target_unchecked_into::<web_sys::HtmlTextAreaElement>().value())
+        })
     };
     html! {
         <div class="fim-inputs">

@@ -36,19 +36,27 @@ pub fn form(p: &FormProps) -> Html {
     let send = &p.send;
     let on = |f: fn(String) -> Msg| {
         let send = send.clone();
-        Callback::from(move |e: Event| send.emit(f(e.target_unchecked_into::<HtmlSelectElement>().value())))
+        Callback::from(move |e: Event| {
+            send.emit(f(e.target_unchecked_into::<HtmlSelectElement>().value()))
+        })
     };
     let on_prompt = {
         let send = send.clone();
-        Callback::from(move |e: InputEvent| send.emit(Msg::SetPrompt(e.target_unchecked_into::<HtmlTextAreaElement>().value())))
+        Callback::from(move |e: InputEvent| {
+            send.emit(Msg::SetPrompt(e.target_unchecked_into::<HtmlTextAreaElement>().value()))
+        })
     };
     let checkbox = |f: fn(bool) -> Msg| {
         let send = send.clone();
-        Callback::from(move |e: Event| send.emit(f(e.target_unchecked_into::<HtmlInputElement>().checked())))
+        Callback::from(move |e: Event| {
+            send.emit(f(e.target_unchecked_into::<HtmlInputElement>().checked()))
+        })
     };
     let number = |id: &'static str, label: &'static str, value: String, step: &'static str| {
         let send = send.clone();
-        let cb = Callback::from(move |e: Event| send.emit(Msg::SetNumber(id, e.target_unchecked_into::<HtmlInputElement>().value())));
+        let cb = Callback::from(move |e: Event| {
+            send.emit(Msg::SetNumber(id, e.target_unchecked_into::<HtmlInputElement>().value()))
+        });
         html! {
             <label class="num">{label}
                 <input id={id} type="number" step={step} value={value} onchange={cb} disabled={busy} />

@@ -13,7 +13,9 @@ pub fn loading(load: &LoadState, backend: &str, model: &str, source: &str) -> Ht
             let whence = if *from_cache { "from the browser's cache " } else { "" };
             let mb = |b: u64| b as f64 / 1e6;
             let (value, max, text) = match total {
-                Some(t) if *t > 0 => (*got as f64, *t as f64, format!("{:.1} / {:.1} MB", mb(*got), mb(*t))),
+                Some(t) if *t > 0 => {
+                    (*got as f64, *t as f64, format!("{:.1} / {:.1} MB", mb(*got), mb(*t)))
+                }
                 _ => (0.0, 1.0, format!("{:.1} MB", mb(*got))),
             };
             html! {

@@ -9,7 +9,11 @@ use yew::prelude::*;
 /// made once when the run ends: the sLua checker takes ~0.1-1 s on the page's thread,
 /// too long to run at every redraw), a placeholder while the program grows, nothing
 /// for a language that runs as it is.
-pub fn translation(lang: Lang, has_code: bool, translated: Option<&Result<String, String>>) -> Html {
+pub fn translation(
+    lang: Lang,
+    has_code: bool,
+    translated: Option<&Result<String, String>>,
+) -> Html {
     let Some(title) = lang.translation_label() else { return html! {} };
     if !has_code {
         return html! {};
@@ -17,7 +21,9 @@ pub fn translation(lang: Lang, has_code: bool, translated: Option<&Result<String
     let (class, text) = match translated {
         Some(Ok(lua)) => ("plain", lua.clone()),
         Some(Err(why)) => ("plain error", why.clone()),
-        None => ("plain muted", "(the translation appears when the program is complete)".to_owned()),
+        None => {
+            ("plain muted", "(the translation appears when the program is complete)".to_owned())
+        }
     };
     html! {
         <>

@@ -10,7 +10,12 @@ use super::Rng;
 /// the remaining cost (no fallback), the cost strictly falls, and the program ends
 /// within as many tokens as the first cost said. Returns (tokens taken, first cost),
 /// or an error naming the first broken promise; pushes each mask's wall time (ms).
-pub fn finish(c: &mut GrammarConstraint, vocab: &Vocab, rng: &mut Rng, times: &mut Vec<f64>) -> Result<(usize, u32), String> {
+pub fn finish(
+    c: &mut GrammarConstraint,
+    vocab: &Vocab,
+    rng: &mut Rng,
+    times: &mut Vec<f64>,
+) -> Result<(usize, u32), String> {
     let mut exact = TokenSet::empty(vocab.len());
     let mut fin = TokenSet::empty(vocab.len());
     let start = c.finishing_cost().ok_or("no finishing cost at the start")?;
@@ -24,29 +29,48 @@ pub fn finish(c: &mut GrammarConstraint, vocab: &Vocab, rng: &mut Rng, times: &m
         let mut extra = fin.clone();
         extra.subtract(&exact);
         if !extra.is_empty() {
-            return Err(format!("step {step}: {} finishing tokens outside the exact mask", extra.count()));
+            return Err(format!(
+                "step {step}: {} finishing tokens outside the exact mask",
+                extra.count()
+            ));
         }
         if fin.is_empty() {
             return Err(format!("step {step}: empty finishing mask"));
         }
         if !outcome.steered {
-            return Err(format!("step {step}: fell back (cost {:?}, mask of {})", outcome.cost, fin.count()));
+            return Err(format!(
+                "step {step}: fell back (cost {:?}, mask of {})",
+                outcome.cost,
+                fin.count()
+            ));
         }
         if outcome.cost != Some(cost) {
-            return Err(format!("step {step}: cost {:?} but the last step left {cost}", outcome.cost));
+            return Err(format!(
+                "step {step}: cost {:?} but the last step left {cost}",
+                outcome.cost
+            ));
         }
         if fin.contains(eos) {
             if fin.count() != 1 || !c.is_complete() {
-                return Err(format!("step {step}: EOS in a mask of {} (complete: {})", fin.count(), c.is_complete()));
+                return Err(format!(
+                    "step {step}: EOS in a mask of {} (complete: {})",
+                    fin.count(),
+                    c.is_complete()
+                ));
             }
             return Ok((step, start));
         }
         let members: Vec<usize> = fin.iter().collect();
         let id = members[rng.below(members.len())] as u32;
         c.commit(vocab.bytes(id)).map_err(|e| format!("step {step}: commit refused: {e}"))?;
-        let after = c.finishing_cost().ok_or_else(|| format!("step {step}: no cost after {:?}", String::from_utf8_lossy(vocab.bytes(id))))?;
+        let after = c.finishing_cost().ok_or_else(|| {
+            format!("step {step}: no cost after {:?}", String::from_utf8_lossy(vocab.bytes(id)))
+        })?;
         if after >= cost {
-            return Err(format!("step {step}: token {:?} took the cost from {cost} to {after}", String::from_utf8_lossy(vocab.bytes(id))));
+            return Err(format!(
+                "step {step}: token {:?} took the cost from {cost} to {after}",
+                String::from_utf8_lossy(vocab.bytes(id))
+            ));
         }
         cost = after;
     }

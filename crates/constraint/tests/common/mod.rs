@@ -31,7 +31,11 @@ pub fn smollm2() -> (Tokenizer, Vocab, Arc<TokTrie>) {
 /// A fixed sample of CPython files (sorted list, every `stride`-th file from
 /// `first`), with their text; files that are not UTF-8 are skipped.
 pub fn cpython_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(String, String)> {
-    espalier_testkit::require(format!("{CPYTHON}/test/test_grammar.py"), "the CPython corpus (libpython3.11-testsuite)", None);
+    espalier_testkit::require(
+        format!("{CPYTHON}/test/test_grammar.py"),
+        "the CPython corpus (libpython3.11-testsuite)",
+        None,
+    );
     let mut files = Vec::new();
     collect(std::path::Path::new(CPYTHON), &mut files);
     files.sort();
@@ -53,8 +57,10 @@ fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         let name = e.file_name();
         let name = name.to_string_lossy();
         if p.is_dir() {
-            if !matches!(name.as_ref(), "site-packages" | "dist-packages" | "__pycache__" | "lib2to3")
-            {
+            if !matches!(
+                name.as_ref(),
+                "site-packages" | "dist-packages" | "__pycache__" | "lib2to3"
+            ) {
                 collect(&p, out);
             }
         } else if name.ends_with(".py") {
@@ -64,7 +70,11 @@ fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 /// The Python constraint over the SmolLM2 trie; `syncode` gets the store.
-pub fn python_constraint(trie: &Arc<TokTrie>, strategy: Strategy, store: Option<&Arc<MaskStore>>) -> GrammarConstraint {
+pub fn python_constraint(
+    trie: &Arc<TokTrie>,
+    strategy: Strategy,
+    store: Option<&Arc<MaskStore>>,
+) -> GrammarConstraint {
     let lang = espalier_grammar::python().expect("the Python grammar compiles");
     let c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
     match store {
@@ -160,7 +170,11 @@ pub fn go_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(String, 
 }
 
 /// The Go constraint over the SmolLM2 trie; `syncode` gets the store.
-pub fn go_constraint(trie: &Arc<TokTrie>, strategy: Strategy, store: Option<&Arc<MaskStore>>) -> GrammarConstraint {
+pub fn go_constraint(
+    trie: &Arc<TokTrie>,
+    strategy: Strategy,
+    store: Option<&Arc<MaskStore>>,
+) -> GrammarConstraint {
     let lang = espalier_grammar::go().expect("the Go grammar compiles");
     let c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "go-lr");
     match store {
@@ -176,7 +190,11 @@ pub fn go_store(vocab: &Vocab) -> Arc<MaskStore> {
     let t = std::time::Instant::now();
     let store = MaskStore::load_or_build(&lang, vocab, &path).expect("mask store");
     let (rows, entries) = store.stats();
-    eprintln!("go mask store: {rows} rows, {entries} entries, {} bytes, ready in {:?}", store.memory_bytes(), t.elapsed());
+    eprintln!(
+        "go mask store: {rows} rows, {entries} entries, {} bytes, ready in {:?}",
+        store.memory_bytes(),
+        t.elapsed()
+    );
     Arc::new(store)
 }
 

@@ -103,7 +103,10 @@ mod tests {
         let plain = dir.join("p.jsonl");
         std::fs::write(&plain, lines).unwrap();
         let gz = dir.join("p.jsonl.gz");
-        let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+        let mut enc = flate2::write::GzEncoder::new(
+            std::fs::File::create(&gz).unwrap(),
+            flate2::Compression::fast(),
+        );
         enc.write_all(lines.as_bytes()).unwrap();
         enc.finish().unwrap();
         let a = load_problems(&plain).unwrap();
@@ -122,8 +125,16 @@ mod tests {
     #[test]
     fn the_shared_data_sets_load() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
-        for (file, count) in [("HumanEval.jsonl.gz", 164), ("mxeval-mbpp_release_v1.jsonl", 974), ("humanevalx_go.jsonl.gz", 164)] {
-            let path = espalier_testkit::require(dir.join(file), file, Some("see ../shared/data/README.md"));
+        for (file, count) in [
+            ("HumanEval.jsonl.gz", 164),
+            ("mxeval-mbpp_release_v1.jsonl", 974),
+            ("humanevalx_go.jsonl.gz", 164),
+        ] {
+            let path = espalier_testkit::require(
+                dir.join(file),
+                file,
+                Some("see ../shared/data/README.md"),
+            );
             let problems = load_problems(&path).unwrap();
             assert_eq!(problems.len(), count, "{file}");
             assert!(problems.iter().all(|p| !p.prompt.is_empty() && !p.test.is_empty()), "{file}");

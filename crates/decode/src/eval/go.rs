@@ -26,10 +26,22 @@ const ASSERT_GO: &str = include_str!("testify/assert.go");
 
 /// The packages CodeGeeX's harness imports when the code uses them and the test
 /// setup does not (`codegeex/benchmark/utils.py`, `IMPORT_HELPER["go"]`).
-const IMPORT_HELPER: &[&str] = &["math", "strings", "fmt", "strconv", "time", "bytes", "regexp", "sort", "math/rand", "crypto/md5"];
+const IMPORT_HELPER: &[&str] = &[
+    "math",
+    "strings",
+    "fmt",
+    "strconv",
+    "time",
+    "bytes",
+    "regexp",
+    "sort",
+    "math/rand",
+    "crypto/md5",
+];
 
 /// The setup of a problem that has none (HumanEval-X's most common one).
-const DEFAULT_SETUP: &str = "package main\n\nimport (\n    \"testing\"\n    \"github.com/stretchr/testify/assert\"\n)\n";
+const DEFAULT_SETUP: &str =
+    "package main\n\nimport (\n    \"testing\"\n    \"github.com/stretchr/testify/assert\"\n)\n";
 
 /// How long compiling one test binary may take (a loaded machine is slow).
 const COMPILE_LIMIT: Duration = Duration::from_secs(300);
@@ -54,14 +66,22 @@ impl GoChecker {
     pub fn new(go: &Path, timeout: Duration) -> GoChecker {
         static SERIAL: AtomicU64 = AtomicU64::new(0);
         let gofmt = go.with_file_name("gofmt");
-        let work = std::env::temp_dir().join(format!("espalier-go-eval-{}-{}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed)));
+        let work = std::env::temp_dir().join(format!(
+            "espalier-go-eval-{}-{}",
+            std::process::id(),
+            SERIAL.fetch_add(1, Ordering::Relaxed)
+        ));
         GoChecker { go: go.to_path_buf(), gofmt, timeout, work, runs: AtomicU64::new(0) }
     }
 
     /// `Ok(None)` when `code` parses, `Ok(Some(message))` with gofmt's first errors
     /// when not; `Err` when gofmt cannot run.
     pub fn syntax_error(&self, code: &str) -> Result<Option<String>, String> {
-        let done = run_limited(Command::new(&self.gofmt).arg("-e"), code.as_bytes(), Duration::from_secs(60))?;
+        let done = run_limited(
+            Command::new(&self.gofmt).arg("-e"),
+            code.as_bytes(),
+            Duration::from_secs(60),
+        )?;
         match done.code {
             Some(0) => Ok(None),
             Some(_) if !done.stderr.trim().is_empty() => Ok(Some(first_lines(&done.stderr, 3))),
@@ -95,8 +115,19 @@ impl GoChecker {
         let built = run_limited(&mut compile, b"", COMPILE_LIMIT)?;
         match built.code {
             Some(0) => {}
-            Some(_) => return Ok(TestOutcome::Failed { error: last_lines(&format!("{}{}", built.stdout, built.stderr), 3) }),
-            None => return Ok(TestOutcome::Failed { error: format!("go test -c did not finish within {} s", COMPILE_LIMIT.as_secs()) }),
+            Some(_) => {
+                return Ok(TestOutcome::Failed {
+                    error: last_lines(&format!("{}{}", built.stdout, built.stderr), 3),
+                })
+            }
+            None => {
+                return Ok(TestOutcome::Failed {
+                    error: format!(
+                        "go test -c did not finish within {} s",
+                        COMPILE_LIMIT.as_secs()
+                    ),
+                })
+            }
         }
         let mut test = Command::new(dir.join("problem.test"));
         test.current_dir(dir);
@@ -104,7 +135,9 @@ impl GoChecker {
         Ok(match ran.code {
             Some(0) => TestOutcome::Passed,
             None => TestOutcome::TimedOut,
-            Some(_) => TestOutcome::Failed { error: last_lines(&format!("{}{}", ran.stdout, ran.stderr), 3) },
+            Some(_) => TestOutcome::Failed {
+                error: last_lines(&format!("{}{}", ran.stdout, ran.stderr), 3),
+            },
         })
     }
 
@@ -115,7 +148,8 @@ impl GoChecker {
         if !assert.join("assert.go").is_file() {
             let io = |e: std::io::Error| format!("{}: {e}", root.display());
             std::fs::create_dir_all(&assert).map_err(io)?;
-            std::fs::write(root.join("go.mod"), "module github.com/stretchr/testify\n\ngo 1.19\n").map_err(io)?;
+            std::fs::write(root.join("go.mod"), "module github.com/stretchr/testify\n\ngo 1.19\n")
+                .map_err(io)?;
             std::fs::write(assert.join("assert.go"), ASSERT_GO).map_err(io)?;
         }
         Ok(root)
@@ -130,7 +164,11 @@ impl Drop for GoChecker {
 
 /// The go command offline: modules on, no proxy, go.mod updated as needed.
 fn offline(cmd: &mut Command) {
-    cmd.env("GO111MODULE", "on").env("GOPROXY", "off").env("GOFLAGS", "-mod=mod").env("GOSUMDB", "off").env("GOTOOLCHAIN", "local");
+    cmd.env("GO111MODULE", "on")
+        .env("GOPROXY", "off")
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOSUMDB", "off")
+        .env("GOTOOLCHAIN", "local");
 }
 
 fn first_lines(s: &str, n: usize) -> String {
@@ -163,7 +201,10 @@ fn uses_package(code: &str, name: &str) -> bool {
     let pattern = format!("{name}.");
     code.lines().map(|l| l.split_once("//").map_or(l, |x| x.0)).any(|line| {
         line.match_indices(&pattern).any(|(i, _)| {
-            line[..i].chars().next_back().is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            line[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '.'))
         })
     })
 }
@@ -180,7 +221,11 @@ pub fn go_test_file(problem: &Problem, completion: &str) -> Result<String, Strin
         // A prompt with its own package clause: the setup brings it.
         prompt = rest.split_once('\n').map_or("", |x| x.1);
     }
-    let body = if !import.trim().is_empty() && prompt.contains(import) { prompt.replacen(import, "", 1) } else { prompt.to_string() };
+    let body = if !import.trim().is_empty() && prompt.contains(import) {
+        prompt.replacen(import, "", 1)
+    } else {
+        prompt.to_string()
+    };
     let code = format!("{body}{completion}");
     let setup = match field(problem, "test_setup") {
         "" => DEFAULT_SETUP,
@@ -189,10 +234,16 @@ pub fn go_test_file(problem: &Problem, completion: &str) -> Result<String, Strin
     let have = quoted_paths(setup);
     let extra: Vec<String> = IMPORT_HELPER
         .iter()
-        .filter(|p| !have.contains(p) && [&code, &problem.test].iter().any(|c| uses_package(c, p.rsplit('/').next().unwrap_or(p))))
+        .filter(|p| {
+            !have.contains(p)
+                && [&code, &problem.test]
+                    .iter()
+                    .any(|c| uses_package(c, p.rsplit('/').next().unwrap_or(p)))
+        })
         .map(|p| format!("    \"{p}\"\n"))
         .collect();
-    let imports = if extra.is_empty() { String::new() } else { format!("import (\n{})\n", extra.concat()) };
+    let imports =
+        if extra.is_empty() { String::new() } else { format!("import (\n{})\n", extra.concat()) };
     Ok(format!("{setup}\n{imports}\n{code}\n\n{}\n", problem.test))
 }
 
@@ -220,13 +271,22 @@ mod tests {
     const FLAKY_SOLUTIONS: &[&str] = &["Go/95"];
 
     fn checker(timeout: Duration) -> GoChecker {
-        let go = espalier_testkit::require("/usr/bin/go", "the Go toolchain (go, gofmt)", Some("apt-get install golang-go"));
+        let go = espalier_testkit::require(
+            "/usr/bin/go",
+            "the Go toolchain (go, gofmt)",
+            Some("apt-get install golang-go"),
+        );
         GoChecker::new(&go, timeout)
     }
 
     fn problems() -> Vec<(Problem, String)> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/humanevalx_go.jsonl.gz");
-        let path = espalier_testkit::require(path, "HumanEval-X Go (../shared/data)", Some("see ../shared/data/README.md"));
+        let path =
+            concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/humanevalx_go.jsonl.gz");
+        let path = espalier_testkit::require(
+            path,
+            "HumanEval-X Go (../shared/data)",
+            Some("see ../shared/data/README.md"),
+        );
         let problems = crate::eval::load_problems(&path).unwrap();
         problems
             .into_iter()
@@ -261,7 +321,9 @@ mod tests {
         // solution needs strconv), each one compilation; all 164 with ESPALIER_SLOW=1.
         let step = if espalier_testkit::slow() { 1 } else { 40 };
         let mut failed = Vec::new();
-        for (p, solution) in all.iter().step_by(step).chain(all.iter().filter(|(p, _)| p.task_id == "Go/65")) {
+        for (p, solution) in
+            all.iter().step_by(step).chain(all.iter().filter(|(p, _)| p.task_id == "Go/65"))
+        {
             let file = format!("{}{solution}", go_prompt(p));
             assert_eq!(c.syntax_error(&file).unwrap(), None, "{}", p.task_id);
             let outcome = c.run_tests(p, solution).unwrap();
@@ -277,14 +339,21 @@ mod tests {
             other => panic!("a wrong body gave {other:?}"),
         }
         let unused = c.run_tests(p0, "    x := 1\n    return true\n}\n").unwrap();
-        assert!(matches!(unused, TestOutcome::Failed { ref error } if error.contains("declared but not used")), "{unused:?}");
+        assert!(
+            matches!(unused, TestOutcome::Failed { ref error } if error.contains("declared but not used")),
+            "{unused:?}"
+        );
         let c = checker(Duration::from_secs(2));
         assert_eq!(c.run_tests(p0, "    for {\n    }\n}\n").unwrap(), TestOutcome::TimedOut);
         let msg = c.syntax_error("package main\n\nfunc f() {\n").unwrap().unwrap();
         assert!(msg.contains("<standard input>:3"), "{msg}");
         let (p65, _) = all.iter().find(|(p, _)| p.task_id == "Go/65").unwrap();
         let file = go_test_file(p65, "    return strconv.Itoa(x)\n}\n").unwrap();
-        assert!(file.starts_with(field(p65, "test_setup")) && file.contains("import (\n    \"strconv\"\n)\n"), "{file}");
+        assert!(
+            file.starts_with(field(p65, "test_setup"))
+                && file.contains("import (\n    \"strconv\"\n)\n"),
+            "{file}"
+        );
         assert!(go_prompt(&all[0].0).starts_with("package main\n\nimport (\n"));
     }
 }

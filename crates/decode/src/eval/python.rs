@@ -65,7 +65,12 @@ impl PythonChecker {
 
     /// Runs the interpreter with `args`, `stdin` as input, in the temporary directory;
     /// `(exit code or None when killed at the limit, stdout, stderr)`.
-    fn run(&self, args: &[&str], stdin: &str, limit: Duration) -> Result<(Option<i32>, String, String), String> {
+    fn run(
+        &self,
+        args: &[&str],
+        stdin: &str,
+        limit: Duration,
+    ) -> Result<(Option<i32>, String, String), String> {
         let mut command = Command::new(&self.python);
         command.args(args).current_dir(std::env::temp_dir());
         let done = run_limited(&mut command, stdin.as_bytes(), limit)?;
@@ -112,22 +117,47 @@ mod tests {
         use std::io::Read;
         let c = checker();
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/HumanEval.jsonl.gz");
-        let path = espalier_testkit::require(path, "HumanEval (../shared/data)", Some("see ../shared/data/README.md"));
+        let path = espalier_testkit::require(
+            path,
+            "HumanEval (../shared/data)",
+            Some("see ../shared/data/README.md"),
+        );
         let problems = crate::eval::load_problems(&path).unwrap();
         let mut text = String::new();
-        flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()).read_to_string(&mut text).unwrap();
+        flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+            .read_to_string(&mut text)
+            .unwrap();
         let solutions: Vec<String> = text
             .lines()
             .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["canonical_solution"].as_str().unwrap().to_string())
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["canonical_solution"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
             .collect();
         assert_eq!((problems.len(), solutions.len()), (164, 164));
         // Every 20th problem: 9 subprocesses of each kind keep the test quick.
         for (p, solution) in problems.iter().zip(&solutions).step_by(20) {
-            assert_eq!(c.syntax_error(&format!("{}{solution}", p.prompt)).unwrap(), None, "{}", p.task_id);
-            assert_eq!(c.run_tests(&p.test_program(solution)).unwrap(), TestOutcome::Passed, "{}", p.task_id);
+            assert_eq!(
+                c.syntax_error(&format!("{}{solution}", p.prompt)).unwrap(),
+                None,
+                "{}",
+                p.task_id
+            );
+            assert_eq!(
+                c.run_tests(&p.test_program(solution)).unwrap(),
+                TestOutcome::Passed,
+                "{}",
+                p.task_id
+            );
             let wrong = c.run_tests(&p.test_program("    raise NotImplementedError\n")).unwrap();
-            assert!(matches!(wrong, TestOutcome::Failed { .. }), "{}: a wrong body gave {wrong:?}", p.task_id);
+            assert!(
+                matches!(wrong, TestOutcome::Failed { .. }),
+                "{}: a wrong body gave {wrong:?}",
+                p.task_id
+            );
         }
     }
 }

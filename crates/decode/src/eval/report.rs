@@ -88,8 +88,18 @@ pub struct Summary {
 
 impl Summary {
     /// Totals `records` (all of one mode; `samples` per problem).
-    pub fn from_records(dataset: &str, mode: Mode, samples: usize, records: &[ProblemRecord]) -> Self {
-        let mut s = Summary { dataset: dataset.into(), mode: mode.name().into(), samples, ..Default::default() };
+    pub fn from_records(
+        dataset: &str,
+        mode: Mode,
+        samples: usize,
+        records: &[ProblemRecord],
+    ) -> Self {
+        let mut s = Summary {
+            dataset: dataset.into(),
+            mode: mode.name().into(),
+            samples,
+            ..Default::default()
+        };
         let mut per_problem: Vec<(&str, usize, usize)> = Vec::new();
         for r in records {
             match per_problem.iter_mut().find(|p| p.0 == r.task_id) {
@@ -116,7 +126,8 @@ impl Summary {
         s.pass_at_1 = if per_problem.is_empty() {
             0.0
         } else {
-            per_problem.iter().map(|p| p.2 as f64 / p.1 as f64).sum::<f64>() / per_problem.len() as f64
+            per_problem.iter().map(|p| p.2 as f64 / p.1 as f64).sum::<f64>()
+                / per_problem.len() as f64
         };
         s.decode_tps = if s.decode_s > 0.0 { s.tokens as f64 / s.decode_s } else { 0.0 };
         s
@@ -127,7 +138,13 @@ impl Summary {
 mod tests {
     use super::*;
 
-    fn record(task: &str, mode: Mode, finished: bool, syntax_error: bool, refused: bool) -> ProblemRecord {
+    fn record(
+        task: &str,
+        mode: Mode,
+        finished: bool,
+        syntax_error: bool,
+        refused: bool,
+    ) -> ProblemRecord {
         ProblemRecord {
             task_id: task.into(),
             mode,
@@ -172,12 +189,16 @@ mod tests {
     fn checked_in_records_give_their_summary() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../results/eval/");
         let lines = std::fs::read_to_string(format!("{dir}mbpp-greedy-200.jsonl")).unwrap();
-        let records: Vec<ProblemRecord> = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        let summary = std::fs::read_to_string(format!("{dir}mbpp-greedy-200.summary.jsonl")).unwrap();
-        let last: serde_json::Value = serde_json::from_str(summary.lines().last().unwrap()).unwrap();
+        let records: Vec<ProblemRecord> =
+            lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let summary =
+            std::fs::read_to_string(format!("{dir}mbpp-greedy-200.summary.jsonl")).unwrap();
+        let last: serde_json::Value =
+            serde_json::from_str(summary.lines().last().unwrap()).unwrap();
         for want in last["by_mode"].as_array().unwrap() {
             let mode: Mode = want["mode"].as_str().unwrap().parse().unwrap();
-            let mine: Vec<ProblemRecord> = records.iter().filter(|r| r.mode == mode).cloned().collect();
+            let mine: Vec<ProblemRecord> =
+                records.iter().filter(|r| r.mode == mode).cloned().collect();
             let got = Summary::from_records("mbpp", mode, 1, &mine);
             for (key, value) in [
                 ("problems", got.problems),

@@ -22,14 +22,46 @@ pub struct Category {
 
 /// The eight categories the evaluation asks for.
 pub const CATEGORIES: [Category; 8] = [
-    Category { name: "poison", effect: "an effect that poisons its owner, dealing damage every turn", talent: "a talent that poisons an adjacent enemy" },
-    Category { name: "fire", effect: "an effect that sets its owner on fire, burning it each turn", talent: "a talent that hurls fire at a target and sets it ablaze" },
-    Category { name: "shields", effect: "an effect that shields its owner, reducing the damage it receives", talent: "a talent that puts a protective shield on its user" },
-    Category { name: "summoning", effect: "an effect that marks its owner as a summoner, healing it a little each turn", talent: "a talent that summons help by healing and empowering its user" },
-    Category { name: "frost", effect: "an effect that chills its owner so it is stunned for a turn", talent: "a talent that freezes a target in place" },
-    Category { name: "healing", effect: "an effect that regenerates its owner's health every turn", talent: "a talent that heals its user when badly hurt" },
-    Category { name: "lightning", effect: "an effect that electrifies its owner, shocking adjacent actors", talent: "a talent that strikes a target with lightning" },
-    Category { name: "movement", effect: "an effect that hastens its owner", talent: "a talent that moves its user away from danger" },
+    Category {
+        name: "poison",
+        effect: "an effect that poisons its owner, dealing damage every turn",
+        talent: "a talent that poisons an adjacent enemy",
+    },
+    Category {
+        name: "fire",
+        effect: "an effect that sets its owner on fire, burning it each turn",
+        talent: "a talent that hurls fire at a target and sets it ablaze",
+    },
+    Category {
+        name: "shields",
+        effect: "an effect that shields its owner, reducing the damage it receives",
+        talent: "a talent that puts a protective shield on its user",
+    },
+    Category {
+        name: "summoning",
+        effect: "an effect that marks its owner as a summoner, healing it a little each turn",
+        talent: "a talent that summons help by healing and empowering its user",
+    },
+    Category {
+        name: "frost",
+        effect: "an effect that chills its owner so it is stunned for a turn",
+        talent: "a talent that freezes a target in place",
+    },
+    Category {
+        name: "healing",
+        effect: "an effect that regenerates its owner's health every turn",
+        talent: "a talent that heals its user when badly hurt",
+    },
+    Category {
+        name: "lightning",
+        effect: "an effect that electrifies its owner, shocking adjacent actors",
+        talent: "a talent that strikes a target with lightning",
+    },
+    Category {
+        name: "movement",
+        effect: "an effect that hastens its owner",
+        talent: "a talent that moves its user away from danger",
+    },
 ];
 
 /// What happened to one generated script after generation.
@@ -61,7 +93,12 @@ pub enum ScriptOutcome {
 /// Type-checks `source` against the game API with the effects written so far
 /// (`effects`: name and translated Lua), translates it, loads everything into a fresh
 /// game and runs `turns` turns. On success returns the script's name and Lua.
-pub fn check_and_run(source: &str, effects: &[(String, String)], turns: usize, seed: u64) -> (ScriptOutcome, Option<(String, String, String)>) {
+pub fn check_and_run(
+    source: &str,
+    effects: &[(String, String)],
+    turns: usize,
+    seed: u64,
+) -> (ScriptOutcome, Option<(String, String, String)>) {
     let api = Api::dungeon();
     let env = Rc::new(Env::new(api.clone(), effects.iter().map(|(n, _)| n.clone()).collect()));
     let script = match check(env, source) {
@@ -84,7 +121,10 @@ pub fn check_and_run(source: &str, effects: &[(String, String)], turns: usize, s
     if let Err(e) = game.run(turns, Duration::from_secs(20)) {
         return (ScriptOutcome::RuntimeError { error: e.to_string() }, None);
     }
-    (ScriptOutcome::Ran { name: script.name.clone() }, Some((script.kind.clone(), script.name, lua)))
+    (
+        ScriptOutcome::Ran { name: script.name.clone() },
+        Some((script.kind.clone(), script.name, lua)),
+    )
 }
 
 #[cfg(test)]

@@ -19,7 +19,11 @@ pub struct Finished {
 
 /// Runs `command` with `stdin` as its input, killing it after `limit`. `Err` when it
 /// cannot be started.
-pub fn run_limited(command: &mut Command, stdin: &[u8], limit: Duration) -> Result<Finished, String> {
+pub fn run_limited(
+    command: &mut Command,
+    stdin: &[u8],
+    limit: Duration,
+) -> Result<Finished, String> {
     let name = command.get_program().to_string_lossy().into_owned();
     let mut child = command
         .stdin(Stdio::piped())
@@ -81,13 +85,21 @@ mod tests {
 
     #[test]
     fn output_exit_codes_and_the_time_limit() {
-        let done = run_limited(Command::new("sh").args(["-c", "cat; echo err >&2; exit 3"]), b"hi", Duration::from_secs(20)).unwrap();
+        let done = run_limited(
+            Command::new("sh").args(["-c", "cat; echo err >&2; exit 3"]),
+            b"hi",
+            Duration::from_secs(20),
+        )
+        .unwrap();
         assert_eq!(done, Finished { code: Some(3), stdout: "hi".into(), stderr: "err\n".into() });
         let t = Instant::now();
-        let killed = run_limited(Command::new("sleep").arg("30"), b"", Duration::from_millis(300)).unwrap();
+        let killed =
+            run_limited(Command::new("sleep").arg("30"), b"", Duration::from_millis(300)).unwrap();
         assert_eq!(killed.code, None);
         assert!(t.elapsed() < Duration::from_secs(10));
-        assert!(run_limited(&mut Command::new("/nonexistent/tool"), b"", Duration::from_secs(1)).unwrap_err().contains("cannot run"));
+        assert!(run_limited(&mut Command::new("/nonexistent/tool"), b"", Duration::from_secs(1))
+            .unwrap_err()
+            .contains("cannot run"));
         assert_eq!(last_lines("a\nb\nc\n", 2), "b\nc");
     }
 }

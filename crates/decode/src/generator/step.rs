@@ -57,11 +57,20 @@ impl<C: Constraint> Generator<C> {
     /// Takes the logits of the last fed token (at least one per vocabulary token;
     /// extra padding entries are ignored) and the time the model took, and chooses the
     /// next token.
-    pub fn step(&mut self, logits: &[f32], model_time: Duration) -> Result<StepOutcome, DecodeError> {
+    pub fn step(
+        &mut self,
+        logits: &[f32],
+        model_time: Duration,
+    ) -> Result<StepOutcome, DecodeError> {
         let logits = self.begin_step(logits, model_time)?;
-        let forced_at_start = (!self.forced.is_empty()).then(|| String::from_utf8_lossy(&self.forced).into_owned());
+        let forced_at_start =
+            (!self.forced.is_empty()).then(|| String::from_utf8_lossy(&self.forced).into_owned());
         let mut s = self.prepare_step();
-        let candidates = if self.config.trace { self.trace_candidates(logits, s.mask_valid) } else { Vec::new() };
+        let candidates = if self.config.trace {
+            self.trace_candidates(logits, s.mask_valid)
+        } else {
+            Vec::new()
+        };
         let chosen = self.choose(logits, &mut s);
         self.record(chosen, &mut s);
         let trace = self.config.trace.then(|| StepTrace {
@@ -86,7 +95,11 @@ impl<C: Constraint> Generator<C> {
 
     /// Checks the logits, keeps a snapshot for [`Generator::rewind`] and counts the
     /// step; returns the logits cut to the vocabulary.
-    fn begin_step<'l>(&mut self, logits: &'l [f32], model_time: Duration) -> Result<&'l [f32], DecodeError> {
+    fn begin_step<'l>(
+        &mut self,
+        logits: &'l [f32],
+        model_time: Duration,
+    ) -> Result<&'l [f32], DecodeError> {
         if self.stop.is_some() {
             return Err(DecodeError::Finished);
         }
@@ -132,7 +145,9 @@ impl<C: Constraint> Generator<C> {
             s.constraint_time += t.elapsed();
         }
         s.wrapping = self.wrapping_up();
-        if !self.forced.is_empty() || (self.constrained() && (self.config.mode.masks_first() || s.wrapping)) {
+        if !self.forced.is_empty()
+            || (self.constrained() && (self.config.mode.masks_first() || s.wrapping))
+        {
             self.ensure_mask(&mut s);
         }
         // The first wrap-up step may find that the constraint has no finishing mask.
@@ -165,13 +180,15 @@ impl<C: Constraint> Generator<C> {
     /// otherwise from the plain logits, then the cheap check.
     fn draw(&mut self, logits: &[f32], s: &mut StepScratch) -> Draw {
         let constrained = self.constrained();
-        let use_mask =
-            !self.forced.is_empty() || (constrained && (self.config.mode.masks_first() || s.tried_unmasked || s.wrapping));
+        let use_mask = !self.forced.is_empty()
+            || (constrained && (self.config.mode.masks_first() || s.tried_unmasked || s.wrapping));
         if use_mask {
             self.ensure_mask(s);
             let t = Instant::now();
             let (mask, refused) = (&self.mask, &s.refused);
-            let c = self.sampler.sample(logits, |id| mask.contains(id as usize) && !refused.contains(&id));
+            let c = self
+                .sampler
+                .sample(logits, |id| mask.contains(id as usize) && !refused.contains(&id));
             s.sample_time += t.elapsed();
             return c.map_or(Draw::Exhausted, Draw::Candidate);
         }
@@ -240,10 +257,17 @@ impl<C: Constraint> Generator<C> {
         let t = Instant::now();
         let snapshot = self.constraint.clone();
         let result = self.constraint.commit(&rest);
-        let whole = matches!(result, Ok(Commit::Accepted)) || matches!(result, Ok(Commit::Heal { accepted }) if accepted >= rest.len());
+        let whole = matches!(result, Ok(Commit::Accepted))
+            || matches!(result, Ok(Commit::Heal { accepted }) if accepted >= rest.len());
         if whole
             && !s.wrapping
-            && self.wrap_up.must_take_back(&mut self.constraint, &self.vocab, &mut self.stats, generated, left)
+            && self.wrap_up.must_take_back(
+                &mut self.constraint,
+                &self.vocab,
+                &mut self.stats,
+                generated,
+                left,
+            )
         {
             // Take it back and wrap up from here instead.
             self.constraint = snapshot;
@@ -329,7 +353,9 @@ impl<C: Constraint> Generator<C> {
         if self.forced.starts_with(bytes) {
             return true;
         }
-        bytes.starts_with(&self.forced) && bytes.len() > self.forced.len() && self.extension_allowed(&bytes[self.forced.len()..])
+        bytes.starts_with(&self.forced)
+            && bytes.len() > self.forced.len()
+            && self.extension_allowed(&bytes[self.forced.len()..])
     }
 
     /// Fills `self.mask`: the constraint's mask, or under a forced prefix the tokens
@@ -339,7 +365,9 @@ impl<C: Constraint> Generator<C> {
     fn fill_mask(&mut self, wrapping: bool) -> bool {
         if !self.forced.is_empty() {
             let (unconstrained, constraint) = (!self.constrained(), &self.constraint);
-            fill_forced_mask(&self.vocab, &self.forced, &mut self.mask, |b| unconstrained || constraint.allows(b));
+            fill_forced_mask(&self.vocab, &self.forced, &mut self.mask, |b| {
+                unconstrained || constraint.allows(b)
+            });
             return false;
         }
         self.constraint.fill_mask(&self.vocab, &mut self.mask);
@@ -360,7 +388,13 @@ impl<C: Constraint> Generator<C> {
                 id,
                 text: self.token_text(id),
                 prob,
-                allowed: flagged.then(|| if masked { self.mask.contains(id as usize) } else { self.allowed_now(id) }),
+                allowed: flagged.then(|| {
+                    if masked {
+                        self.mask.contains(id as usize)
+                    } else {
+                        self.allowed_now(id)
+                    }
+                }),
             })
             .collect()
     }

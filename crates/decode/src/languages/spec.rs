@@ -112,12 +112,18 @@ pub trait LangSpec: Sync + 'static {
     }
 
     /// A fresh constraint for a constraining `mode` from the language's `kit`.
-    fn constraint(&self, kit: &Kit, mode: Mode, input: &ConstraintInput) -> Result<LangConstraint, LangError> {
+    fn constraint(
+        &self,
+        kit: &Kit,
+        mode: Mode,
+        input: &ConstraintInput,
+    ) -> Result<LangConstraint, LangError> {
         match kit {
             Kit::Grammar(kit) => kit.constraint(mode, input.prefix),
-            Kit::Plain | Kit::TreeOfParsers { .. } => {
-                Err(LangError::Setup(format!("{} has no grammar to build a constraint from", self.name())))
-            }
+            Kit::Plain | Kit::TreeOfParsers { .. } => Err(LangError::Setup(format!(
+                "{} has no grammar to build a constraint from",
+                self.name()
+            ))),
         }
     }
 
@@ -191,10 +197,15 @@ pub trait LangSpec: Sync + 'static {
     /// `espalier check`: checks `files`, writing one line per invalid file to `out`;
     /// `Ok(true)` when all are valid. The default serves grammar languages: the
     /// recognizer over each file, `FILE:LINE:COL: expected one of ...`.
-    fn check_files(&self, files: &[PathBuf], _options: &CheckOptions, out: &mut dyn Write) -> Result<bool, LangError> {
-        let grammar = self
-            .grammar()
-            .ok_or_else(|| LangError::Setup(format!("{} has no grammar to check files with", self.name())))??;
+    fn check_files(
+        &self,
+        files: &[PathBuf],
+        _options: &CheckOptions,
+        out: &mut dyn Write,
+    ) -> Result<bool, LangError> {
+        let grammar = self.grammar().ok_or_else(|| {
+            LangError::Setup(format!("{} has no grammar to check files with", self.name()))
+        })??;
         Ok(crate::grammar_check::check_files(&grammar, self.check_renames(), files, out))
     }
 

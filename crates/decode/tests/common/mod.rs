@@ -95,7 +95,9 @@ impl Constraint for Targets {
             return false;
         }
         mask.clear();
-        let Some(shortest) = self.targets.iter().filter(|t| t.starts_with(&self.fed)).min_by_key(|t| t.len()) else {
+        let Some(shortest) =
+            self.targets.iter().filter(|t| t.starts_with(&self.fed)).min_by_key(|t| t.len())
+        else {
             return true;
         };
         let rest = &shortest[self.fed.len()..];

@@ -62,7 +62,10 @@ fn main() -> ExitCode {
                 sources.push(translate::to_lua(&script, &api));
             }
             Err(e) => {
-                eprintln!("espalier-game: {f}: not valid sLua at byte {}: expected /{}/", e.offset, e.expected);
+                eprintln!(
+                    "espalier-game: {f}: not valid sLua at byte {}: expected /{}/",
+                    e.offset, e.expected
+                );
                 return ExitCode::from(2);
             }
         }
@@ -71,7 +74,8 @@ fn main() -> ExitCode {
         println!("{}", serde_json::json!({ "prelude": translate::PRELUDE, "sources": sources }));
         return ExitCode::SUCCESS;
     }
-    let (outcome, log) = play(&Case { seed: espalier_game::seed53(seed), sources }, turns, Duration::from_secs(20));
+    let (outcome, log) =
+        play(&Case { seed: espalier_game::seed53(seed), sources }, turns, Duration::from_secs(20));
     for line in log {
         println!("{line}");
     }

@@ -45,7 +45,11 @@ pub struct JsSummary {
 /// Plays `cases` in wasmoon; the per-case results (in order) and the summary.
 pub fn play_in_wasmoon(cases: &[Case], tag: &str) -> (Vec<JsCase>, JsSummary) {
     let node = espalier_testkit::require("/usr/bin/node", "node (Debian's nodejs)", None);
-    espalier_testkit::require(root().join("node_modules/wasmoon/package.json"), "wasmoon (npm)", None);
+    espalier_testkit::require(
+        root().join("node_modules/wasmoon/package.json"),
+        "wasmoon (npm)",
+        None,
+    );
     let dir = std::env::temp_dir().join(format!("espalier-game-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("cases.json");
@@ -59,8 +63,13 @@ pub fn play_in_wasmoon(cases: &[Case], tag: &str) -> (Vec<JsCase>, JsSummary) {
         .arg(&output)
         .output()
         .expect("node runs");
-    assert!(out.status.success(), "node run-cases.js failed: {}", String::from_utf8_lossy(&out.stderr));
-    let summary: JsSummary = serde_json::from_slice(out.stdout.trim_ascii()).expect("a summary line");
+    assert!(
+        out.status.success(),
+        "node run-cases.js failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: JsSummary =
+        serde_json::from_slice(out.stdout.trim_ascii()).expect("a summary line");
     let results = BufReader::new(std::fs::File::open(&output).unwrap())
         .lines()
         .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
@@ -68,4 +77,3 @@ pub fn play_in_wasmoon(cases: &[Case], tag: &str) -> (Vec<JsCase>, JsSummary) {
     std::fs::remove_dir_all(&dir).ok();
     (results, summary)
 }
-

@@ -109,7 +109,15 @@ impl<P: TokenParser> Recognizer<P> {
     pub fn continuations_key(&self) -> u64 {
         let mut h = rustc_hash::FxHasher::default();
         let v = self.layout.view();
-        for x in [self.state, self.last_accept, u32::from(self.lex_len == 0), u32::from(self.semi_pending), v.depth, v.col, v.altcol] {
+        for x in [
+            self.state,
+            self.last_accept,
+            u32::from(self.lex_len == 0),
+            u32::from(self.semi_pending),
+            v.depth,
+            v.col,
+            v.altcol,
+        ] {
             h.write_u32(x);
         }
         h.write_u8(u8::from(v.at_line_start) | u8::from(v.content) << 1);
@@ -117,7 +125,9 @@ impl<P: TokenParser> Recognizer<P> {
         std::hash::Hash::hash(&self.acceptable, &mut h);
         match string_head(&self.lexbuf) {
             StringHead::FString(_) => h.write_u8(8),
-            StringHead::Other { quoted, f, raw } => h.write_u8(u8::from(quoted) | u8::from(f) << 1 | u8::from(raw) << 2),
+            StringHead::Other { quoted, f, raw } => {
+                h.write_u8(u8::from(quoted) | u8::from(f) << 1 | u8::from(raw) << 2)
+            }
         }
         for stack in self.parser.lr_stacks().unwrap_or_default() {
             h.write_usize(stack.len());
@@ -133,8 +143,10 @@ impl<P: TokenParser> Recognizer<P> {
     /// [`Self::same_continuations`] checks), a cheaper way to it than re-reading
     /// the whole rest (a docstring's first line, at every step).
     pub fn read_since<'a>(&'a self, earlier: &Self) -> Option<&'a [u8]> {
-        (self.last_accept == earlier.last_accept && self.last_accept_len == earlier.last_accept_len && starts_with(&self.lexbuf, &earlier.lexbuf))
-            .then(|| &self.lexbuf[earlier.lexbuf.len()..])
+        (self.last_accept == earlier.last_accept
+            && self.last_accept_len == earlier.last_accept_len
+            && starts_with(&self.lexbuf, &earlier.lexbuf))
+        .then(|| &self.lexbuf[earlier.lexbuf.len()..])
     }
 
     /// Whether `self` accepts exactly the continuations `earlier` accepts (see the
@@ -142,7 +154,12 @@ impl<P: TokenParser> Recognizer<P> {
     /// whether `earlier` refuses [`Self::end_lexeme`]; it lets a state with a rest
     /// match an earlier state of the same lexeme (the same bytes up to `earlier`'s
     /// end), as every rest that extends a refused one is refused.
-    pub fn same_continuations(&self, earlier: &Self, earlier_rest_refused: bool, same_parser: impl Fn(&P, &P) -> bool) -> Continuations {
+    pub fn same_continuations(
+        &self,
+        earlier: &Self,
+        earlier_rest_refused: bool,
+        same_parser: impl Fn(&P, &P) -> bool,
+    ) -> Continuations {
         let Recognizer {
             lang,
             parser,
@@ -184,7 +201,8 @@ impl<P: TokenParser> Recognizer<P> {
         let (v, e_v) = (layout.view(), e_layout.view());
         let same_layout = same(v.cols, e_v.cols)
             && same(v.alt, e_v.alt)
-            && (v.depth, v.at_line_start, v.content, v.col, v.altcol) == (e_v.depth, e_v.at_line_start, e_v.content, e_v.col, e_v.altcol);
+            && (v.depth, v.at_line_start, v.content, v.col, v.altcol)
+                == (e_v.depth, e_v.at_line_start, e_v.content, e_v.col, e_v.altcol);
         if !(std::sync::Arc::ptr_eq(lang, e_lang)
             && state == e_state
             && last_accept == e_last_accept
@@ -200,10 +218,15 @@ impl<P: TokenParser> Recognizer<P> {
         }
         let rest_inert = *last_accept == LexerDfa::DEAD
             || (*last_accept_len == *lex_len && *e_last_accept_len == *e_lex_len)
-            || (earlier_rest_refused && last_accept_len == e_last_accept_len && starts_with(lexbuf, e_lexbuf));
+            || (earlier_rest_refused
+                && last_accept_len == e_last_accept_len
+                && starts_with(lexbuf, e_lexbuf));
         if rest_inert {
             Continuations::Same
-        } else if self.has_rest() && earlier.has_rest() && same(&lexbuf[..lexbuf.len().min(5)], &e_lexbuf[..e_lexbuf.len().min(5)]) {
+        } else if self.has_rest()
+            && earlier.has_rest()
+            && same(&lexbuf[..lexbuf.len().min(5)], &e_lexbuf[..e_lexbuf.len().min(5)])
+        {
             Continuations::SameIfEndsSame
         } else {
             Continuations::Differ
@@ -229,10 +252,17 @@ mod tests {
     /// backs up to `""` and re-reads the line, which is then valid Python.
     fn probes() -> Vec<Vec<u8>> {
         let alphabet = b"\"' #\na\xff\\{}f()=";
-        let mut out: Vec<Vec<u8>> = [&b"\"#\\xZ"[..], b"\" #\\xZ", b"\"'#\\xZ", b"' #\\xZ"].iter().map(|p| p.to_vec()).collect();
+        let mut out: Vec<Vec<u8>> = [&b"\"#\\xZ"[..], b"\" #\\xZ", b"\"'#\\xZ", b"' #\\xZ"]
+            .iter()
+            .map(|p| p.to_vec())
+            .collect();
         out.extend(alphabet.iter().map(|&b| vec![b]));
         for _ in 0..2 {
-            let longer: Vec<Vec<u8>> = out.iter().filter(|p| p.len() == out.last().unwrap().len()).flat_map(|p| alphabet.iter().map(move |&b| [&p[..], &[b]].concat())).collect();
+            let longer: Vec<Vec<u8>> = out
+                .iter()
+                .filter(|p| p.len() == out.last().unwrap().len())
+                .flat_map(|p| alphabet.iter().map(move |&b| [&p[..], &[b]].concat()))
+                .collect();
             out.extend(longer);
         }
         out
@@ -250,12 +280,22 @@ mod tests {
                 let ended = c_end.end_lexeme();
                 if let (Some(extra), true, false) = (cur.read_since(earlier), ended, e_refused) {
                     let mut via = e_end.clone();
-                    assert!(via.try_push_bytes(extra), "the lexeme end of {:?} then {extra:?} is refused", earlier.remainder_bytes());
-                    assert_eq!(via.same_continuations(&c_end, false, same_lr), Continuations::Same, "a lexeme end, then the bytes read since");
+                    assert!(
+                        via.try_push_bytes(extra),
+                        "the lexeme end of {:?} then {extra:?} is refused",
+                        earlier.remainder_bytes()
+                    );
+                    assert_eq!(
+                        via.same_continuations(&c_end, false, same_lr),
+                        Continuations::Same,
+                        "a lexeme end, then the bytes read since"
+                    );
                 }
                 match (ended, e_refused) {
                     (false, refused) => refused,
-                    (true, false) => c_end.same_continuations(&e_end, false, same_lr) == Continuations::Same,
+                    (true, false) => {
+                        c_end.same_continuations(&e_end, false, same_lr) == Continuations::Same
+                    }
                     (true, true) => false,
                 }
             }
@@ -280,8 +320,13 @@ mod tests {
         let (mut same, mut same_with_rest) = (0, 0);
         for j in 1..states.len() {
             for i in j.saturating_sub(12)..j {
-                if states[j].same_continuations(&states[i], false, same_lr) != Continuations::Differ {
-                    assert_eq!(states[j].continuations_key(), states[i].continuations_key(), "keys at {i} and {j}");
+                if states[j].same_continuations(&states[i], false, same_lr) != Continuations::Differ
+                {
+                    assert_eq!(
+                        states[j].continuations_key(),
+                        states[i].continuations_key(),
+                        "keys at {i} and {j}"
+                    );
                 }
                 if !verdict(&states[j], &states[i]) {
                     continue;
@@ -292,10 +337,20 @@ mod tests {
                 assert_eq!(a.is_complete(), b.is_complete(), "completeness at {i} and {j}");
                 for p in &probes {
                     let (mut x, mut y) = (a.clone(), b.clone());
-                    assert_eq!(x.try_push_bytes(p), y.try_push_bytes(p), "{:?} after {:?} and {:?}", String::from_utf8_lossy(p), &text[..i], &text[..j]);
+                    assert_eq!(
+                        x.try_push_bytes(p),
+                        y.try_push_bytes(p),
+                        "{:?} after {:?} and {:?}",
+                        String::from_utf8_lossy(p),
+                        &text[..i],
+                        &text[..j]
+                    );
                 }
             }
         }
-        assert!(same >= 400 && same_with_rest >= 40, "{same} pairs said the same, {same_with_rest} with a rest");
+        assert!(
+            same >= 400 && same_with_rest >= 40,
+            "{same} pairs said the same, {same_with_rest} with a rest"
+        );
     }
 }

@@ -108,7 +108,13 @@ struct FieldExpr {
 
 impl Clone for FieldExpr {
     fn clone(&self) -> Self {
-        FieldExpr { rec: self.rec.clone(), depth: self.depth, quote: self.quote, cmp: self.cmp, nonblank: self.nonblank }
+        FieldExpr {
+            rec: self.rec.clone(),
+            depth: self.depth,
+            quote: self.quote,
+            cmp: self.cmp,
+            nonblank: self.nonblank,
+        }
     }
 
     fn clone_from(&mut self, src: &Self) {
@@ -122,7 +128,14 @@ impl Clone for FieldExpr {
 
 impl Clone for FieldScan {
     fn clone(&self) -> Self {
-        FieldScan { quote: self.quote, raw: self.raw, triple: self.triple, mode: self.mode, fields: self.fields, expr: self.expr.clone() }
+        FieldScan {
+            quote: self.quote,
+            raw: self.raw,
+            triple: self.triple,
+            mode: self.mode,
+            fields: self.fields,
+            expr: self.expr.clone(),
+        }
     }
 
     fn clone_from(&mut self, src: &Self) {
@@ -194,7 +207,11 @@ impl FieldScan {
     /// letters and its first quote; `None` when it is not an f-string.
     pub(crate) fn start(lexeme: &[u8]) -> Option<Self> {
         let (&quote, letters) = lexeme.split_last()?;
-        if !(quote == b'"' || quote == b'\'') || letters.is_empty() || letters.len() > 2 || !letters.iter().all(|&b| is_prefix_letter(b)) {
+        if !(quote == b'"' || quote == b'\'')
+            || letters.is_empty()
+            || letters.len() > 2
+            || !letters.iter().all(|&b| is_prefix_letter(b))
+        {
             return None;
         }
         if !letters.iter().any(|&b| b == b'f' || b == b'F') {
@@ -218,15 +235,25 @@ impl FieldScan {
     /// The view for trie walks.
     pub(crate) fn view(&self) -> FieldView<'_> {
         let expr = |nested, depth, in_string, open_brace| {
-            FieldView::Expr(FieldExprView { nested, depth, in_string, open_brace, triple: self.triple })
+            FieldView::Expr(FieldExprView {
+                nested,
+                depth,
+                in_string,
+                open_brace,
+                triple: self.triple,
+            })
         };
         match (self.mode, &self.expr) {
-            (Mode::Open1 | Mode::Open2 | Mode::Lit(Lit::Plain | Lit::Name), _) => FieldView::Literal { after_backslash: false },
+            (Mode::Open1 | Mode::Open2 | Mode::Lit(Lit::Plain | Lit::Name), _) => {
+                FieldView::Literal { after_backslash: false }
+            }
             (Mode::Lit(Lit::Backslash), _) => FieldView::Literal { after_backslash: true },
             (Mode::Lit(Lit::OpenBrace), _) => expr(None, 0, false, true),
             (Mode::Expr, Some(e)) => match e.quote {
                 Quote::None | Quote::Open2(_) => expr(Some(&*e.rec), e.depth, false, false),
-                Quote::Open1(_) | Quote::Single(_) | Quote::Triple(..) => expr(Some(&*e.rec), e.depth, true, false),
+                Quote::Open1(_) | Quote::Single(_) | Quote::Triple(..) => {
+                    expr(Some(&*e.rec), e.depth, true, false)
+                }
             },
             (Mode::Closed, _) => FieldView::None,
             _ => FieldView::Other,
@@ -328,7 +355,8 @@ impl FieldScan {
             None => Box::new(lang.recognizer()),
         };
         rec.reset_as_field(lang);
-        self.expr = Some(FieldExpr { rec, depth: 0, quote: Quote::None, cmp: false, nonblank: false });
+        self.expr =
+            Some(FieldExpr { rec, depth: 0, quote: Quote::None, cmp: false, nonblank: false });
         self.mode = Mode::Expr;
         Ok(())
     }
@@ -495,14 +523,22 @@ impl<P: crate::token_parser::TokenParser> Recognizer<P> {
     /// starts the f-string scanner at an f-string's first quote, feeds it the body's
     /// bytes, and leaves the closing quote to [`Self::check_fstring`].
     #[cold]
-    pub(super) fn fstring_byte(&mut self, b: u8, next: crate::lexer_dfa::DfaState) -> Result<(), super::refusal::Refusal> {
+    pub(super) fn fstring_byte(
+        &mut self,
+        b: u8,
+        next: crate::lexer_dfa::DfaState,
+    ) -> Result<(), super::refusal::Refusal> {
         let Some(scan) = self.fstr.as_deref_mut() else {
             if let Some(scan) = FieldScan::start(&self.lexbuf) {
                 self.fstr = Some(Box::new(scan));
             }
             return Ok(());
         };
-        if scan.in_body() && b == scan.quote && !self.lang.dfa.winners(next).is_empty() && self.closes_string(next) {
+        if scan.in_body()
+            && b == scan.quote
+            && !self.lang.dfa.winners(next).is_empty()
+            && self.closes_string(next)
+        {
             self.fstr.as_deref_mut().expect("scanner").close();
             return Ok(());
         }
@@ -520,7 +556,6 @@ impl<P: crate::token_parser::TokenParser> Recognizer<P> {
         }
     }
 }
-
 
 impl Recognizer<LrParser> {
     /// A recognizer at the start of an f-string field's expression (fed `(`).

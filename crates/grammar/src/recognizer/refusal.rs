@@ -49,11 +49,16 @@ impl<P: TokenParser> Recognizer<P> {
             Why::Text(m) => m.to_string(),
             Why::Owned(m) => m,
             Why::Unexpected(terms, n) => {
-                let names: Vec<&str> = terms[..n as usize].iter().map(|&t| self.lang.terminal_name(t)).collect();
+                let names: Vec<&str> =
+                    terms[..n as usize].iter().map(|&t| self.lang.terminal_name(t)).collect();
                 format!("unexpected {}", names.join("/"))
             }
             Why::Invalid(b) => {
-                let shown = if b.is_ascii_graphic() { format!("{:?}", b as char) } else { format!("0x{b:02X}") };
+                let shown = if b.is_ascii_graphic() {
+                    format!("{:?}", b as char)
+                } else {
+                    format!("0x{b:02X}")
+                };
                 format!("invalid token here (byte {shown} continues no token)")
             }
         };
@@ -68,7 +73,11 @@ impl<P: TokenParser> Recognizer<P> {
             .iter()
             .filter(|&t| {
                 !self.lang.ignored.contains(t)
-                    || self.lang.python.as_ref().is_some_and(|p| p.nl == t && self.layout.depth() == 0)
+                    || self
+                        .lang
+                        .python
+                        .as_ref()
+                        .is_some_and(|p| p.nl == t && self.layout.depth() == 0)
             })
             .map(|t| self.lang.terminal_name(t).to_string())
             .collect();

@@ -53,7 +53,11 @@ pub fn corpus_sample(n: usize) -> Vec<PathBuf> {
 /// test suite) are installed: `scripts/setup.sh` installs them.
 pub fn require_oracle() {
     espalier_testkit::require(PYTHON, "the ast.parse oracle (python3.11)", None);
-    espalier_testkit::require(format!("{CORPUS}/test/test_grammar.py"), "the CPython corpus (libpython3.11-testsuite)", None);
+    espalier_testkit::require(
+        format!("{CORPUS}/test/test_grammar.py"),
+        "the CPython corpus (libpython3.11-testsuite)",
+        None,
+    );
 }
 
 /// `ast.parse` verdicts for texts: Some(true) accepted, Some(false) SyntaxError (or
@@ -85,7 +89,10 @@ sys.stdout.write(''.join(out))
         .spawn()
         .expect("run python3.11");
     let mut stdin = child.stdin.take().unwrap();
-    let payload: Vec<u8> = texts.iter().flat_map(|t| (t.len() as u32).to_le_bytes().into_iter().chain(t.iter().copied())).collect();
+    let payload: Vec<u8> = texts
+        .iter()
+        .flat_map(|t| (t.len() as u32).to_le_bytes().into_iter().chain(t.iter().copied()))
+        .collect();
     let writer = std::thread::spawn(move || {
         stdin.write_all(&payload).unwrap();
     });
@@ -93,11 +100,13 @@ sys.stdout.write(''.join(out))
     writer.join().unwrap();
     let s = String::from_utf8(out.stdout).unwrap();
     assert_eq!(s.len(), texts.len(), "oracle answered {} of {} texts", s.len(), texts.len());
-    s.bytes().map(|c| match c {
-        b'1' => Some(true),
-        b'0' => Some(false),
-        _ => None,
-    }).collect()
+    s.bytes()
+        .map(|c| match c {
+            b'1' => Some(true),
+            b'0' => Some(false),
+            _ => None,
+        })
+        .collect()
 }
 
 /// xorshift64*: deterministic randomness without a dependency.

@@ -42,15 +42,23 @@ pub fn go_files() -> Vec<PathBuf> {
 
 /// Directories of deliberately invalid (and valid) parser and type-checker test
 /// files, taken whole into the CI sample so that it has negatives.
-pub const NEGATIVE_DIRS: &[&str] =
-    &["cmd/compile/internal/syntax/testdata", "go/types/testdata/check", "go/types/testdata/examples", "go/types/testdata/fixedbugs"];
+pub const NEGATIVE_DIRS: &[&str] = &[
+    "cmd/compile/internal/syntax/testdata",
+    "go/types/testdata/check",
+    "go/types/testdata/examples",
+    "go/types/testdata/fixedbugs",
+];
 
 /// The CI sample: `n` corpus files (every k-th, deterministic) plus every file of
 /// [`NEGATIVE_DIRS`], sorted and without duplicates.
 pub fn go_sample(n: usize) -> Vec<PathBuf> {
     let all = go_files();
     let step = (all.len() as f64 / n as f64).max(1.0);
-    let mut v: Vec<PathBuf> = (0..n).map(|i| (i as f64 * step) as usize).take_while(|&i| i < all.len()).map(|i| all[i].clone()).collect();
+    let mut v: Vec<PathBuf> = (0..n)
+        .map(|i| (i as f64 * step) as usize)
+        .take_while(|&i| i < all.len())
+        .map(|i| all[i].clone())
+        .collect();
     let roots: Vec<PathBuf> = NEGATIVE_DIRS.iter().map(|d| Path::new(GO_CORPUS).join(d)).collect();
     v.extend(all.iter().filter(|f| roots.iter().any(|r| f.starts_with(r))).cloned());
     v.sort();
@@ -71,14 +79,22 @@ pub fn gofmt_verdicts(files: &[PathBuf]) -> Vec<bool> {
                 bad.insert(line[..i + 3].to_string());
             }
         }
-        assert!(out.status.success() || !err.is_empty(), "gofmt failed without a message: {:?}", out.status);
+        assert!(
+            out.status.success() || !err.is_empty(),
+            "gofmt failed without a message: {:?}",
+            out.status
+        );
     }
     files.iter().map(|f| !bad.contains(&f.display().to_string())).collect()
 }
 
 /// gofmt -e verdicts for texts (written to files in a fresh temporary directory).
 pub fn gofmt_texts(texts: &[Vec<u8>]) -> Vec<bool> {
-    let dir = std::env::temp_dir().join(format!("espalier-gofmt-{}-{:x}", std::process::id(), texts.len() as u64 ^ texts.iter().map(|t| t.len() as u64).sum::<u64>()));
+    let dir = std::env::temp_dir().join(format!(
+        "espalier-gofmt-{}-{:x}",
+        std::process::id(),
+        texts.len() as u64 ^ texts.iter().map(|t| t.len() as u64).sum::<u64>()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temporary directory");
     let files: Vec<PathBuf> = texts
@@ -96,7 +112,10 @@ pub fn gofmt_texts(texts: &[Vec<u8>]) -> Vec<bool> {
 }
 
 /// Our verdict on a text: the LR recognizer accepts it as a whole Go file.
-pub fn ours(go: &std::sync::Arc<espalier_grammar::Language>, text: &[u8]) -> Result<(), espalier_grammar::ParseError> {
+pub fn ours(
+    go: &std::sync::Arc<espalier_grammar::Language>,
+    text: &[u8],
+) -> Result<(), espalier_grammar::ParseError> {
     let mut r = go.recognizer();
     r.push_bytes(text).and_then(|_| r.finish())
 }

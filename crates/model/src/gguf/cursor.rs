@@ -24,7 +24,11 @@ impl<'a> Cursor<'a> {
     }
 
     /// Takes `n` bytes, or reports that `what` is truncated.
-    pub(crate) fn take(&mut self, n: u64, what: &dyn Fn() -> String) -> Result<&'a [u8], GgufError> {
+    pub(crate) fn take(
+        &mut self,
+        n: u64,
+        what: &dyn Fn() -> String,
+    ) -> Result<&'a [u8], GgufError> {
         let available = self.remaining() as u64;
         if n > available {
             return Err(GgufError::Truncated {
@@ -66,20 +70,20 @@ impl<'a> Cursor<'a> {
         let len = self.u64(what)?;
         let available = self.remaining() as u64;
         if len > available {
-            return Err(GgufError::BadLength {
-                what: what(),
-                len,
-                offset: len_at,
-                available,
-            });
+            return Err(GgufError::BadLength { what: what(), len, offset: len_at, available });
         }
         let at = self.pos as u64;
         let bytes = self.take(len, what)?;
-        String::from_utf8(bytes.to_vec()).map_err(|_| GgufError::InvalidUtf8 { what: what(), offset: at })
+        String::from_utf8(bytes.to_vec())
+            .map_err(|_| GgufError::InvalidUtf8 { what: what(), offset: at })
     }
 
     /// Moves to the next multiple of `alignment` (a power of two).
-    pub(crate) fn align(&mut self, alignment: usize, what: &dyn Fn() -> String) -> Result<(), GgufError> {
+    pub(crate) fn align(
+        &mut self,
+        alignment: usize,
+        what: &dyn Fn() -> String,
+    ) -> Result<(), GgufError> {
         let pad = (alignment - self.pos % alignment) % alignment;
         self.take(pad as u64, what).map(|_| ())
     }
@@ -94,7 +98,10 @@ mod tests {
         let mut c = Cursor::new(&[1, 0, 0, 0, 2]);
         assert_eq!(c.u32(&|| "x".into()).unwrap(), 1);
         let err = c.u16(&|| "field y".into()).unwrap_err();
-        assert!(matches!(err, GgufError::Truncated { offset: 4, needed: 2, available: 1, .. }), "{err}");
+        assert!(
+            matches!(err, GgufError::Truncated { offset: 4, needed: 2, available: 1, .. }),
+            "{err}"
+        );
         assert!(err.to_string().contains("field y"));
     }
 

@@ -16,7 +16,9 @@ pub enum GgufError {
         source: std::io::Error,
     },
     /// The file ends before a field that must be there.
-    #[error("GGUF file truncated: {what} at byte {offset} needs {needed} bytes, only {available} left")]
+    #[error(
+        "GGUF file truncated: {what} at byte {offset} needs {needed} bytes, only {available} left"
+    )]
     Truncated {
         /// What was being read (a header field, a key's value, a tensor name).
         what: String,
@@ -58,7 +60,9 @@ pub enum GgufError {
         offset: u64,
     },
     /// A count or length that cannot fit in the file (a corrupt length prefix).
-    #[error("{what}: length {len} at byte {offset} exceeds the {available} bytes left in the file")]
+    #[error(
+        "{what}: length {len} at byte {offset} exceeds the {available} bytes left in the file"
+    )]
     BadLength {
         /// What the length describes.
         what: String,

@@ -92,7 +92,9 @@ impl GgmlType {
     pub fn block_len(self) -> usize {
         match self {
             GgmlType::F32 | GgmlType::F16 => 1,
-            GgmlType::Q8_0 | GgmlType::Q4_1 | GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q5_1 => QK,
+            GgmlType::Q8_0 | GgmlType::Q4_1 | GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q5_1 => {
+                QK
+            }
             GgmlType::Q4_K | GgmlType::Q5_K | GgmlType::Q6_K => QK_K,
         }
     }

@@ -82,7 +82,8 @@ impl Gguf {
     /// Reads and parses the file at `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, GgufError> {
         let path = path.as_ref();
-        let bytes = std::fs::read(path).map_err(|source| GgufError::Io { path: path.to_owned(), source })?;
+        let bytes = std::fs::read(path)
+            .map_err(|source| GgufError::Io { path: path.to_owned(), source })?;
         Self::from_bytes(bytes)
     }
 
@@ -163,11 +164,13 @@ impl Gguf {
         let mut tensors = Vec::with_capacity(raw_infos.len());
         let mut by_name = HashMap::with_capacity(raw_infos.len());
         for (name, dims, type_id, offset, info_offset) in raw_infos {
-            let ggml_type = GgmlType::from_id(type_id).map_err(|type_name| GgufError::UnsupportedTensorType {
-                tensor: name.clone(),
-                type_id,
-                type_name,
-                offset: info_offset,
+            let ggml_type = GgmlType::from_id(type_id).map_err(|type_name| {
+                GgufError::UnsupportedTensorType {
+                    tensor: name.clone(),
+                    type_id,
+                    type_name,
+                    offset: info_offset,
+                }
             })?;
             let bad_shape = |reason: &str| GgufError::BadShape {
                 tensor: name.clone(),
@@ -186,15 +189,26 @@ impl Gguf {
                     ggml_type.block_len()
                 )));
             }
-            let data_len = ggml_type.byte_len(elements).ok_or_else(|| bad_shape("byte size overflows"))?;
+            let data_len =
+                ggml_type.byte_len(elements).ok_or_else(|| bad_shape("byte size overflows"))?;
             let data_start = data_section.checked_add(offset);
             let data_end = data_start.and_then(|s| s.checked_add(data_len));
             match (data_start, data_end) {
                 (Some(start), Some(end)) if end <= file_len && offset % alignment == 0 => {
                     if by_name.insert(name.clone(), tensors.len()).is_some() {
-                        return Err(GgufError::DuplicateTensor { tensor: name, offset: info_offset });
+                        return Err(GgufError::DuplicateTensor {
+                            tensor: name,
+                            offset: info_offset,
+                        });
                     }
-                    tensors.push(TensorInfo { name, dims, ggml_type, data_start: start, data_len, info_offset });
+                    tensors.push(TensorInfo {
+                        name,
+                        dims,
+                        ggml_type,
+                        data_start: start,
+                        data_len,
+                        info_offset,
+                    });
                 }
                 _ => {
                     return Err(GgufError::TensorOutOfBounds {
@@ -249,32 +263,54 @@ impl Gguf {
     /// A metadata value that must be an unsigned integer.
     pub fn get_u64(&self, key: &str) -> Result<u64, GgufError> {
         let v = self.get(key)?;
-        v.as_u64().ok_or(GgufError::WrongKeyType { key: key.into(), expected: "unsigned integer", found: v.type_name() })
+        v.as_u64().ok_or(GgufError::WrongKeyType {
+            key: key.into(),
+            expected: "unsigned integer",
+            found: v.type_name(),
+        })
     }
 
     /// A metadata value that must be a number.
     pub fn get_f64(&self, key: &str) -> Result<f64, GgufError> {
         let v = self.get(key)?;
-        v.as_f64().ok_or(GgufError::WrongKeyType { key: key.into(), expected: "number", found: v.type_name() })
+        v.as_f64().ok_or(GgufError::WrongKeyType {
+            key: key.into(),
+            expected: "number",
+            found: v.type_name(),
+        })
     }
 
     /// A metadata value that must be a string.
     pub fn get_str(&self, key: &str) -> Result<&str, GgufError> {
         let v = self.get(key)?;
-        v.as_str().ok_or(GgufError::WrongKeyType { key: key.into(), expected: "string", found: v.type_name() })
+        v.as_str().ok_or(GgufError::WrongKeyType {
+            key: key.into(),
+            expected: "string",
+            found: v.type_name(),
+        })
     }
 
     /// A metadata value that must be an array.
     pub fn get_array(&self, key: &str) -> Result<&[MetadataValue], GgufError> {
         let v = self.get(key)?;
-        v.as_array().ok_or(GgufError::WrongKeyType { key: key.into(), expected: "array", found: v.type_name() })
+        v.as_array().ok_or(GgufError::WrongKeyType {
+            key: key.into(),
+            expected: "array",
+            found: v.type_name(),
+        })
     }
 
     /// A metadata value that must be an array of strings.
     pub fn get_str_array(&self, key: &str) -> Result<Vec<&str>, GgufError> {
         self.get_array(key)?
             .iter()
-            .map(|v| v.as_str().ok_or(GgufError::WrongKeyType { key: key.into(), expected: "array of strings", found: v.type_name() }))
+            .map(|v| {
+                v.as_str().ok_or(GgufError::WrongKeyType {
+                    key: key.into(),
+                    expected: "array of strings",
+                    found: v.type_name(),
+                })
+            })
             .collect()
     }
 
@@ -305,13 +341,23 @@ impl Gguf {
     pub fn tensor_f32_shaped(&self, name: &str, dims: &[u64]) -> Result<Vec<f32>, GgufError> {
         let info = self.tensor_info(name)?;
         if info.dims != dims {
-            return Err(GgufError::UnexpectedShape { tensor: name.into(), expected: dims.to_vec(), found: info.dims.clone() });
+            return Err(GgufError::UnexpectedShape {
+                tensor: name.into(),
+                expected: dims.to_vec(),
+                found: info.dims.clone(),
+            });
         }
         self.tensor_f32(name)
     }
 }
 
-fn check_count(c: &Cursor<'_>, count: u64, min_bytes: u64, what: &str, offset: u64) -> Result<(), GgufError> {
+fn check_count(
+    c: &Cursor<'_>,
+    count: u64,
+    min_bytes: u64,
+    what: &str,
+    offset: u64,
+) -> Result<(), GgufError> {
     let available = c.remaining() as u64;
     if count.saturating_mul(min_bytes) > available {
         return Err(GgufError::BadLength { what: what.into(), len: count, offset, available });
@@ -320,7 +366,13 @@ fn check_count(c: &Cursor<'_>, count: u64, min_bytes: u64, what: &str, offset: u
 }
 
 /// Reads one value of type `type_id`; `key` names it in errors.
-fn read_value(c: &mut Cursor<'_>, key: &str, type_id: u32, type_at: u64, depth: usize) -> Result<MetadataValue, GgufError> {
+fn read_value(
+    c: &mut Cursor<'_>,
+    key: &str,
+    type_id: u32,
+    type_at: u64,
+    depth: usize,
+) -> Result<MetadataValue, GgufError> {
     let what = || format!("value of metadata key {key:?}");
     Ok(match type_id {
         0 => MetadataValue::U8(c.u8(&what)?),
@@ -334,12 +386,20 @@ fn read_value(c: &mut Cursor<'_>, key: &str, type_id: u32, type_at: u64, depth: 
         8 => MetadataValue::String(c.string(&what)?),
         9 => {
             if depth >= MAX_ARRAY_DEPTH {
-                return Err(GgufError::TooDeep { key: key.into(), max: MAX_ARRAY_DEPTH, offset: type_at });
+                return Err(GgufError::TooDeep {
+                    key: key.into(),
+                    max: MAX_ARRAY_DEPTH,
+                    offset: type_at,
+                });
             }
             let elem_at = c.pos() as u64;
             let elem_type = c.u32(&what)?;
             if elem_type > 12 {
-                return Err(GgufError::BadValueType { key: key.into(), type_id: elem_type, offset: elem_at });
+                return Err(GgufError::BadValueType {
+                    key: key.into(),
+                    type_id: elem_type,
+                    offset: elem_at,
+                });
             }
             let len_at = c.pos() as u64;
             let len = c.u64(&what)?;

@@ -27,7 +27,13 @@ impl GgufWriter {
 
     /// Adds a tensor: `dims` in GGUF order (innermost first), `data` already encoded as
     /// `ggml_type` (its length is not checked here; the reader checks it).
-    pub fn tensor(&mut self, name: &str, dims: &[u64], ggml_type: GgmlType, data: Vec<u8>) -> &mut Self {
+    pub fn tensor(
+        &mut self,
+        name: &str,
+        dims: &[u64],
+        ggml_type: GgmlType,
+        data: Vec<u8>,
+    ) -> &mut Self {
         self.tensors.push((name.to_owned(), dims.to_vec(), ggml_type, data));
         self
     }
@@ -128,7 +134,13 @@ mod tests {
             .metadata("n", MetadataValue::U32(7))
             .metadata("x", MetadataValue::F64(0.5))
             .metadata("ok", MetadataValue::Bool(true))
-            .metadata("list", MetadataValue::Array(vec![MetadataValue::String("a".into()), MetadataValue::String("bc".into())]))
+            .metadata(
+                "list",
+                MetadataValue::Array(vec![
+                    MetadataValue::String("a".into()),
+                    MetadataValue::String("bc".into()),
+                ]),
+            )
             .metadata("empty", MetadataValue::Array(vec![]));
         let values: Vec<u8> = [1.5f32, -2.0, 0.25].iter().flat_map(|v| v.to_le_bytes()).collect();
         w.tensor("t.weight", &[3], GgmlType::F32, values);

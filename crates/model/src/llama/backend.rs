@@ -21,7 +21,8 @@ pub enum BackendKind {
 
 impl BackendKind {
     /// All backends, in the order a CLI lists them.
-    pub const ALL: [BackendKind; 4] = [BackendKind::Ndarray, BackendKind::Flex, BackendKind::Wgpu, BackendKind::Cuda];
+    pub const ALL: [BackendKind; 4] =
+        [BackendKind::Ndarray, BackendKind::Flex, BackendKind::Wgpu, BackendKind::Cuda];
 
     /// The backend's name as a CLI flag spells it.
     pub fn name(self) -> &'static str {
@@ -57,7 +58,8 @@ impl BackendKind {
     pub fn device(self) -> Result<Device, ModelError> {
         match self {
             #[cfg(feature = "ndarray")]
-            #[allow(deprecated)] // burn 0.22 deprecates ndarray for flex; ndarray is what we measured
+            #[allow(deprecated)]
+            // burn 0.22 deprecates ndarray for flex; ndarray is what we measured
             BackendKind::Ndarray => Ok(Device::ndarray()),
             #[cfg(feature = "flex")]
             BackendKind::Flex => Ok(Device::flex()),
@@ -67,7 +69,8 @@ impl BackendKind {
                 .map_err(|e| ModelError::Backend { backend: "wgpu", reason: e.to_string() }),
             #[cfg(feature = "cuda")]
             BackendKind::Cuda => {
-                super::cuda_probe::probe().map_err(|reason| ModelError::Backend { backend: "cuda", reason })?;
+                super::cuda_probe::probe()
+                    .map_err(|reason| ModelError::Backend { backend: "cuda", reason })?;
                 Ok(Device::cuda(0usize))
             }
             #[allow(unreachable_patterns)]
@@ -112,10 +115,9 @@ impl std::str::FromStr for BackendKind {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        BackendKind::ALL
-            .into_iter()
-            .find(|b| b.name() == s)
-            .ok_or_else(|| format!("unknown backend {s:?}; expected one of ndarray, flex, wgpu, cuda"))
+        BackendKind::ALL.into_iter().find(|b| b.name() == s).ok_or_else(|| {
+            format!("unknown backend {s:?}; expected one of ndarray, flex, wgpu, cuda")
+        })
     }
 }
 

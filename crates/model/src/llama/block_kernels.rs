@@ -42,7 +42,14 @@ pub(crate) fn decode_row(ty: GgmlType, row: &[u8], out: &mut [f32]) {
 }
 
 #[inline(always)]
-fn dot_with(isa: Isa, decode: impl Fn(&[u8], &mut [f32]), bytes: usize, len: usize, row: &[u8], x: &[f32]) -> f32 {
+fn dot_with(
+    isa: Isa,
+    decode: impl Fn(&[u8], &mut [f32]),
+    bytes: usize,
+    len: usize,
+    row: &[u8],
+    x: &[f32],
+) -> f32 {
     // Eight 32-blocks at a time for the small types, so `dot_f32` runs over 256 values.
     let group = QK_K / len;
     let mut acc = 0f32;
@@ -65,11 +72,19 @@ mod tests {
     /// the portable path, for rows of one and of several blocks.
     #[test]
     fn dot_blocks_matches_decoded_sum() {
-        let types = [GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K];
+        let types = [
+            GgmlType::Q4_0,
+            GgmlType::Q5_0,
+            GgmlType::Q5_1,
+            GgmlType::Q4_K,
+            GgmlType::Q5_K,
+            GgmlType::Q6_K,
+        ];
         for ty in types {
             for blocks in [1usize, 3, 9] {
                 let n = blocks * ty.block_len();
-                let mut bytes: Vec<u8> = (0..blocks * ty.block_bytes()).map(|i| (i * 7919 % 251) as u8).collect();
+                let mut bytes: Vec<u8> =
+                    (0..blocks * ty.block_bytes()).map(|i| (i * 7919 % 251) as u8).collect();
                 // Finite f16 scale fields (0x2c00 = 0.0625) where each type keeps them.
                 let halves: &[usize] = match ty {
                     GgmlType::Q6_K => &[208],
@@ -88,7 +103,10 @@ mod tests {
                 let want: f64 = w.iter().zip(&x).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum();
                 for isa in [Isa::Portable, Isa::detect()] {
                     let got = dot_blocks(isa, ty, &bytes, &x);
-                    assert!((f64::from(got) - want).abs() < 1e-4 * (1.0 + want.abs()), "{ty:?} {blocks} blocks {isa:?}: {got} vs {want}");
+                    assert!(
+                        (f64::from(got) - want).abs() < 1e-4 * (1.0 + want.abs()),
+                        "{ty:?} {blocks} blocks {isa:?}: {got} vs {want}"
+                    );
                 }
             }
         }

@@ -90,7 +90,12 @@ impl KvCache {
     /// Writes a layer's new keys and values (`[kv_heads, t, head_dim]`) at positions
     /// `len..len + t` of the device store and returns the keys and values of positions
     /// `0..len + t` (views of the store, no copy on the GPU backends).
-    pub(crate) fn append_device(&mut self, layer: usize, k: Tensor<3>, v: Tensor<3>) -> Result<(Tensor<3>, Tensor<3>), ModelError> {
+    pub(crate) fn append_device(
+        &mut self,
+        layer: usize,
+        k: Tensor<3>,
+        v: Tensor<3>,
+    ) -> Result<(Tensor<3>, Tensor<3>), ModelError> {
         let at = self.len;
         match &mut self.store {
             Store::Device { max, layers } => {
@@ -99,7 +104,10 @@ impl KvCache {
                     Some(kv) => kv.append(at, k, v, *max),
                     None => DeviceKv::first(k, v, *max),
                 };
-                let out = (kv.k.clone().narrow(1, 0, at + kv.added), kv.v.clone().narrow(1, 0, at + kv.added));
+                let out = (
+                    kv.k.clone().narrow(1, 0, at + kv.added),
+                    kv.v.clone().narrow(1, 0, at + kv.added),
+                );
                 *slot = Some(kv);
                 Ok(out)
             }
@@ -143,7 +151,8 @@ impl DeviceKv {
         let [kvh, t, d] = k.dims();
         let cap = t.max(Self::MIN_CAPACITY).next_power_of_two().min(max.max(t));
         let device = k.device();
-        let store = |x: Tensor<3>| empty([kvh, cap, d], &device).slice_assign([0..kvh, 0..t, 0..d], x);
+        let store =
+            |x: Tensor<3>| empty([kvh, cap, d], &device).slice_assign([0..kvh, 0..t, 0..d], x);
         Self { k: store(k), v: store(v), added: t }
     }
 
@@ -207,7 +216,13 @@ mod tests {
                 }
             }
         }
-        (Tensor::from_data(TensorData::new(data.clone(), [H.kv_heads, t, H.head_dim]), &device()), data)
+        (
+            Tensor::from_data(
+                TensorData::new(data.clone(), [H.kv_heads, t, H.head_dim]),
+                &device(),
+            ),
+            data,
+        )
     }
 
     fn read(x: Tensor<3>) -> Vec<f32> {
@@ -248,7 +263,11 @@ mod tests {
         cache.advance(50);
         assert_eq!(cache.len(), 75);
         // The first 25 rows of each head of the first append.
-        let first = |d: &[f32]| d.chunks(40 * H.head_dim).flat_map(|c| c[..25 * H.head_dim].to_vec()).collect::<Vec<_>>();
+        let first = |d: &[f32]| {
+            d.chunks(40 * H.head_dim)
+                .flat_map(|c| c[..25 * H.head_dim].to_vec())
+                .collect::<Vec<_>>()
+        };
         let (kd1, ve1) = (first(&d1), first(&e1));
         assert_eq!(read(k), stack(&[(&kd1, 25), (&d3, 50)]));
         assert_eq!(read(v), stack(&[(&ve1, 25), (&e3, 50)]));

@@ -91,10 +91,13 @@ impl LlamaConfig {
     /// RoPE scaling or an inconsistent shape.
     pub fn from_gguf(gguf: &Gguf) -> Result<Self, ModelError> {
         let name = gguf.get_str("general.architecture")?;
-        let arch = Architecture::from_name(name).ok_or_else(|| ModelError::UnsupportedArchitecture { arch: name.into() })?;
+        let arch = Architecture::from_name(name)
+            .ok_or_else(|| ModelError::UnsupportedArchitecture { arch: name.into() })?;
         let p = arch.name();
         let key = |k: &str| format!("{p}.{k}");
-        let u = |k: &str| -> Result<usize, GgufError> { gguf.get_u64(&key(k)).map(|v| v.min(usize::MAX as u64) as usize) };
+        let u = |k: &str| -> Result<usize, GgufError> {
+            gguf.get_u64(&key(k)).map(|v| v.min(usize::MAX as u64) as usize)
+        };
         let hidden = u("embedding_length")?;
         let heads = u("attention.head_count")?;
         let kv_heads = u("attention.head_count_kv").unwrap_or(heads);
@@ -147,7 +150,9 @@ fn rope_freq_scale(gguf: &Gguf, p: &str) -> Result<f32, ModelError> {
     match gguf.get_str(&format!("{p}.rope.scaling.type")) {
         Ok("none" | "linear") | Err(GgufError::MissingKey { .. }) => {}
         Ok(other) => {
-            return Err(ModelError::BadConfig(format!("RoPE scaling {other:?} is not supported (supported: none, linear)")))
+            return Err(ModelError::BadConfig(format!(
+                "RoPE scaling {other:?} is not supported (supported: none, linear)"
+            )))
         }
         Err(e) => return Err(e.into()),
     }
@@ -158,6 +163,8 @@ fn rope_freq_scale(gguf: &Gguf, p: &str) -> Result<f32, ModelError> {
     match factor {
         f if f == 0.0 => Ok(1.0),
         f if f.is_finite() && f > 0.0 => Ok((1.0 / f) as f32),
-        f => Err(ModelError::BadConfig(format!("RoPE scaling factor {f} is not a positive number"))),
+        f => {
+            Err(ModelError::BadConfig(format!("RoPE scaling factor {f} is not a positive number")))
+        }
     }
 }

@@ -28,8 +28,9 @@ pub struct CudaDeviceInfo {
 /// Checks the driver library, the driver version and device 0; `Err` says what is missing.
 pub fn probe() -> Result<CudaDeviceInfo, String> {
     // cudarc panics on a symbol the driver lacks; a probe must answer, not abort.
-    std::panic::catch_unwind(probe_driver)
-        .unwrap_or_else(|_| Err("the CUDA driver library lacks a function the bindings need (driver too old?)".into()))
+    std::panic::catch_unwind(probe_driver).unwrap_or_else(|_| {
+        Err("the CUDA driver library lacks a function the bindings need (driver too old?)".into())
+    })
 }
 
 /// The error's code (`CUDA_ERROR_NO_DEVICE`). Not its `Display`: that asks the driver
@@ -41,7 +42,10 @@ fn code(e: DriverError) -> String {
 fn probe_driver() -> Result<CudaDeviceInfo, String> {
     // SAFETY: only tries to open the library by its usual names.
     if !unsafe { sys::is_culib_present() } {
-        return Err("no CUDA driver: libcuda.so was not found (install the NVIDIA driver, 580 or newer)".into());
+        return Err(
+            "no CUDA driver: libcuda.so was not found (install the NVIDIA driver, 580 or newer)"
+                .into(),
+        );
     }
     result::init().map_err(|e| format!("the CUDA driver did not initialise: {}", code(e)))?;
     let driver_version = driver_version()?;
@@ -52,15 +56,19 @@ fn probe_driver() -> Result<CudaDeviceInfo, String> {
             cuda_version_text(MIN_DRIVER)
         ));
     }
-    let count = result::device::get_count().map_err(|e| format!("cannot count CUDA devices: {}", code(e)))?;
+    let count = result::device::get_count()
+        .map_err(|e| format!("cannot count CUDA devices: {}", code(e)))?;
     if count == 0 {
         return Err("the CUDA driver reports no device".into());
     }
-    let device = result::device::get(0).map_err(|e| format!("cannot open CUDA device 0: {}", code(e)))?;
-    let name = result::device::get_name(device).map_err(|e| format!("cannot name CUDA device 0: {}", code(e)))?;
+    let device =
+        result::device::get(0).map_err(|e| format!("cannot open CUDA device 0: {}", code(e)))?;
+    let name = result::device::get_name(device)
+        .map_err(|e| format!("cannot name CUDA device 0: {}", code(e)))?;
     let attribute = |a| {
         // SAFETY: `device` came from `cuDeviceGet` above.
-        unsafe { result::device::get_attribute(device, a) }.map_err(|e| format!("cannot query CUDA device 0: {}", code(e)))
+        unsafe { result::device::get_attribute(device, a) }
+            .map_err(|e| format!("cannot query CUDA device 0: {}", code(e)))
     };
     let major = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
     let minor = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
@@ -84,7 +92,12 @@ fn cuda_version_text(v: i32) -> String {
 impl std::fmt::Display for CudaDeviceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let (major, minor) = self.compute_capability;
-        write!(f, "{} (sm_{major}{minor}), driver CUDA {}", self.name, cuda_version_text(self.driver_version))
+        write!(
+            f,
+            "{} (sm_{major}{minor}), driver CUDA {}",
+            self.name,
+            cuda_version_text(self.driver_version)
+        )
     }
 }
 

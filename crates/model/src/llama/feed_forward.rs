@@ -14,7 +14,13 @@ use super::ModelError;
 
 /// The feed-forward output for `h` (`[t, hidden]`); `gate_up` holds the gate rows then
 /// the up rows (`2 * ffn` outputs).
-pub(crate) fn feed_forward(gate_up: &Linear, down: &Linear, h: Tensor<2>, ffn: usize, device: &Device) -> Result<Tensor<2>, ModelError> {
+pub(crate) fn feed_forward(
+    gate_up: &Linear,
+    down: &Linear,
+    h: Tensor<2>,
+    ffn: usize,
+    device: &Device,
+) -> Result<Tensor<2>, ModelError> {
     if let (Linear::Host(_), Linear::Host(d)) = (gate_up, down) {
         let t = h.dims()[0];
         let y = feed_forward_rows(gate_up, down, &host_rows(h)?, t, ffn, device)?;
@@ -27,7 +33,14 @@ pub(crate) fn feed_forward(gate_up: &Linear, down: &Linear, h: Tensor<2>, ffn: u
 }
 
 /// The feed-forward output for host rows `h` (`[t][hidden]`), as host rows.
-pub(crate) fn feed_forward_rows(gate_up: &Linear, down: &Linear, h: &[f32], t: usize, ffn: usize, device: &Device) -> Result<Vec<f32>, ModelError> {
+pub(crate) fn feed_forward_rows(
+    gate_up: &Linear,
+    down: &Linear,
+    h: &[f32],
+    t: usize,
+    ffn: usize,
+    device: &Device,
+) -> Result<Vec<f32>, ModelError> {
     let gu = gate_up.forward_host(h, t, device)?;
     down.forward_host(&swiglu_rows(&gu, ffn), t, device)
 }
@@ -68,15 +81,20 @@ mod tests {
     fn swiglu_rows_equal_silu_times_up() {
         let ffn = 40;
         for t in [1usize, 5] {
-            let gu: Vec<f32> = (0..t * 2 * ffn).map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0).collect();
+            let gu: Vec<f32> =
+                (0..t * 2 * ffn).map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0).collect();
             let out = swiglu_rows(&gu, ffn);
             assert_eq!(out.len(), t * ffn);
             for r in 0..t {
                 for j in 0..ffn {
-                    let (g, u) = (f64::from(gu[r * 2 * ffn + j]), f64::from(gu[r * 2 * ffn + ffn + j]));
+                    let (g, u) =
+                        (f64::from(gu[r * 2 * ffn + j]), f64::from(gu[r * 2 * ffn + ffn + j]));
                     let want = g / (1.0 + (-g).exp()) * u;
                     let got = f64::from(out[r * ffn + j]);
-                    assert!((got - want).abs() <= 1e-5 * want.abs().max(1.0), "row {r} col {j}: {got} vs {want}");
+                    assert!(
+                        (got - want).abs() <= 1e-5 * want.abs().max(1.0),
+                        "row {r} col {j}: {got} vs {want}"
+                    );
                 }
             }
         }

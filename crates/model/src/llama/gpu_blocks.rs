@@ -105,7 +105,8 @@ impl GpuBlocks {
                     *slot = m * factor;
                 }
                 for (i, word) in quants.chunks_exact(4).enumerate() {
-                    words[(j * w + i) * n + r] = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+                    words[(j * w + i) * n + r] =
+                        u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
                 }
             }
         }
@@ -232,7 +233,8 @@ mod tests {
         let (rows, cols) = (37, 96);
         let data = gguf_rows(ty, rows, cols, 11);
         let factors: Vec<f32> = (0..rows).map(|r| if r % 3 == 0 { 0.125 } else { 1.0 }).collect();
-        let input: Vec<(GgmlType, &[u8], f32)> = data.iter().zip(&factors).map(|(b, &f)| (ty, b.as_slice(), f)).collect();
+        let input: Vec<(GgmlType, &[u8], f32)> =
+            data.iter().zip(&factors).map(|(b, &f)| (ty, b.as_slice(), f)).collect();
         let packed = GpuBlocks::from_rows(&input, cols).expect("packs");
         assert_eq!(packed.bytes(), rows * cols / QK * if ty == GgmlType::Q4_1 { 24 } else { 36 });
         let (mut want, mut got) = (vec![0f32; cols], vec![0f32; cols]);
@@ -249,9 +251,17 @@ mod tests {
         for k in 0..t {
             for r in 0..rows {
                 ty.dequantize(&data[r], &mut want);
-                let dense: f32 = want.iter().zip(&x[k * cols..(k + 1) * cols]).map(|(w, x)| w * factors[r] * x).sum();
+                let dense: f32 = want
+                    .iter()
+                    .zip(&x[k * cols..(k + 1) * cols])
+                    .map(|(w, x)| w * factors[r] * x)
+                    .sum();
                 let diff = (y[k * rows + r] - dense).abs();
-                assert!(diff <= 1e-4 * (1.0 + dense.abs()), "{ty:?} t {k} row {r}: {} vs {dense}", y[k * rows + r]);
+                assert!(
+                    diff <= 1e-4 * (1.0 + dense.abs()),
+                    "{ty:?} t {k} row {r}: {} vs {dense}",
+                    y[k * rows + r]
+                );
             }
         }
     }
@@ -270,7 +280,8 @@ mod tests {
     fn words_are_word_major_across_rows() {
         // Two Q8_0 rows of one block: word w of row r sits at w * 2 + r.
         let rows = gguf_rows(GgmlType::Q8_0, 2, 32, 3);
-        let input: Vec<(GgmlType, &[u8], f32)> = rows.iter().map(|b| (GgmlType::Q8_0, b.as_slice(), 1.0)).collect();
+        let input: Vec<(GgmlType, &[u8], f32)> =
+            rows.iter().map(|b| (GgmlType::Q8_0, b.as_slice(), 1.0)).collect();
         let packed = GpuBlocks::from_rows(&input, 32).expect("packs");
         for (r, row) in rows.iter().enumerate() {
             for w in 0..8 {
@@ -289,19 +300,35 @@ mod tests {
         use crate::llama::host_matrix::HostMatrix;
         use crate::llama::ActivationFormat;
 
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-        let gguf = Gguf::open(espalier_testkit::require(path, "the model", Some("bash scripts/fetch-model.sh"))).expect("model parses");
-        for (name, rows, cols) in [("blk.0.ffn_down.weight", 576, 1536), ("token_embd.weight", 256, 576)] {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf"
+        );
+        let gguf = Gguf::open(espalier_testkit::require(
+            path,
+            "the model",
+            Some("bash scripts/fetch-model.sh"),
+        ))
+        .expect("model parses");
+        for (name, rows, cols) in
+            [("blk.0.ffn_down.weight", 576, 1536), ("token_embd.weight", 256, 576)]
+        {
             let (info, bytes) = gguf.tensor_bytes(name).expect("tensor");
             let ty = info.ggml_type;
             let row_bytes = cols / QK * ty.block_bytes();
-            let input: Vec<(GgmlType, &[u8], f32)> = bytes.chunks_exact(row_bytes).take(rows).map(|r| (ty, r, 1.0)).collect();
+            let input: Vec<(GgmlType, &[u8], f32)> =
+                bytes.chunks_exact(row_bytes).take(rows).map(|r| (ty, r, 1.0)).collect();
             let packed = GpuBlocks::from_rows(&input, cols).expect("Q4_1 / Q8_0 rows pack");
             let mut host = HostMatrix::from_gguf_rows(&input, cols);
             host.set_activations(ActivationFormat::F32);
-            let x: Vec<f32> = noise(2 * cols, 9).iter().map(|&b| (b as f32 - 128.0) / 128.0).collect();
+            let x: Vec<f32> =
+                noise(2 * cols, 9).iter().map(|&b| (b as f32 - 128.0) / 128.0).collect();
             let (got, want) = (packed.matmul(&x, 2), host.matmul(&x, 2));
-            let worst = got.iter().zip(&want).map(|(g, w)| (g - w).abs() / (1.0 + w.abs())).fold(0.0, f32::max);
+            let worst = got
+                .iter()
+                .zip(&want)
+                .map(|(g, w)| (g - w).abs() / (1.0 + w.abs()))
+                .fold(0.0, f32::max);
             assert!(worst < 1e-4, "{name} ({ty:?}): relative difference {worst}");
         }
     }
@@ -312,7 +339,11 @@ mod tests {
         let q8 = gguf_rows(GgmlType::Q8_0, 1, 32, 2);
         let f32_row = vec![0u8; 32 * 4];
         assert!(GpuBlocks::from_rows(&[(GgmlType::F32, &f32_row, 1.0)], 32).is_none());
-        assert!(GpuBlocks::from_rows(&[(GgmlType::Q4_1, &q4[0], 1.0), (GgmlType::Q8_0, &q8[0], 1.0)], 32).is_none());
+        assert!(GpuBlocks::from_rows(
+            &[(GgmlType::Q4_1, &q4[0], 1.0), (GgmlType::Q8_0, &q8[0], 1.0)],
+            32
+        )
+        .is_none());
         assert!(GpuBlocks::from_rows(&[(GgmlType::Q4_1, &q4[0][..10], 1.0)], 32).is_none());
         assert!(GpuBlocks::from_rows(&[], 32).is_none());
     }

@@ -33,7 +33,8 @@ const TOLERANCE: f64 = 1e-4;
 
 /// (rows, cols, activation rows): a partial workgroup (37, 100), one block column, and
 /// SmolLM2's projections (576 -> 1536, 1536 -> 576).
-const SHAPES: [(usize, usize, usize); 6] = [(37, 96, 1), (37, 96, 3), (100, 32, 2), (64, 576, 1), (1536, 576, 2), (576, 1536, 1)];
+const SHAPES: [(usize, usize, usize); 6] =
+    [(37, 96, 1), (37, 96, 3), (100, 32, 2), (64, 576, 1), (1536, 576, 2), (576, 1536, 1)];
 
 /// Runs the launch-geometry probe and the kernel on every shape of both block types on
 /// `device` (a cubecl device: wgpu or cuda).
@@ -62,22 +63,43 @@ fn check_geometry(check: &mut GpuKernelCheck, device: &Device) -> Result<(), Mod
             }
         }
     }
-    check.lines.push(format!("launch geometry {rows}x{t} (row, t, rows, cols): {} of {} invocations wrong", wrong.len(), rows * t));
+    check.lines.push(format!(
+        "launch geometry {rows}x{t} (row, t, rows, cols): {} of {} invocations wrong",
+        wrong.len(),
+        rows * t
+    ));
     if !wrong.is_empty() {
-        check.failures.push(format!("launch geometry: {} wrong, first {}", wrong.len(), wrong[..wrong.len().min(4)].join("; ")));
+        check.failures.push(format!(
+            "launch geometry: {} wrong, first {}",
+            wrong.len(),
+            wrong[..wrong.len().min(4)].join("; ")
+        ));
     }
     Ok(())
 }
 
-fn check_kernel(check: &mut GpuKernelCheck, device: &Device, ty: GgmlType, rows: usize, cols: usize, t: usize) -> Result<(), ModelError> {
+fn check_kernel(
+    check: &mut GpuKernelCheck,
+    device: &Device,
+    ty: GgmlType,
+    rows: usize,
+    cols: usize,
+    t: usize,
+) -> Result<(), ModelError> {
     let data = gguf_rows(ty, rows, cols, 11 + rows as u32);
     let input: Vec<(GgmlType, &[u8], f32)> = data.iter().map(|b| (ty, b.as_slice(), 1.0)).collect();
-    let blocks = GpuBlocks::from_rows(&input, cols).ok_or_else(|| ModelError::Execution(format!("{ty:?} blocks do not pack")))?;
-    let x: Vec<f32> = noise(t * cols, 5 + t as u32).iter().map(|&b| (f32::from(b) - 128.0) / 64.0).collect();
+    let blocks = GpuBlocks::from_rows(&input, cols)
+        .ok_or_else(|| ModelError::Execution(format!("{ty:?} blocks do not pack")))?;
+    let x: Vec<f32> =
+        noise(t * cols, 5 + t as u32).iter().map(|&b| (f32::from(b) - 128.0) / 64.0).collect();
     let want = blocks.matmul(&x, t);
-    let layer = GpuQuantized::upload(&blocks, device).ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
+    let layer = GpuQuantized::upload(&blocks, device)
+        .ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
     let y = layer.forward(Tensor::<2>::from_data(TensorData::new(x, [t, cols]), device))?;
-    let got = y.into_data().try_into_vec::<f32>().map_err(|e| ModelError::Execution(format!("reading back: {e:?}")))?;
+    let got = y
+        .into_data()
+        .try_into_vec::<f32>()
+        .map_err(|e| ModelError::Execution(format!("reading back: {e:?}")))?;
     let (mut worst, mut at) = (0f64, 0usize);
     for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
         let err = (f64::from(g) - f64::from(w)).abs() / (1.0 + f64::from(w).abs());
@@ -88,9 +110,17 @@ fn check_kernel(check: &mut GpuKernelCheck, device: &Device, ty: GgmlType, rows:
     }
     check.max_error = check.max_error.max(worst);
     let name = format!("{} {rows}x{cols}, {t} row(s)", ty.name());
-    check.lines.push(format!("{name}: largest error {worst:.2e} at {at} ({} vs host {})", got[at], want[at]));
+    check.lines.push(format!(
+        "{name}: largest error {worst:.2e} at {at} ({} vs host {})",
+        got[at], want[at]
+    ));
     if got.len() != want.len() || worst > TOLERANCE {
-        check.failures.push(format!("{name}: {} values, largest error {worst:.2e} at {at}: {} vs host {}", got.len(), got[at], want[at]));
+        check.failures.push(format!(
+            "{name}: {} values, largest error {worst:.2e} at {at}: {} vs host {}",
+            got.len(),
+            got[at],
+            want[at]
+        ));
     }
     Ok(())
 }
@@ -103,12 +133,17 @@ fn report_burn_matmul(check: &mut GpuKernelCheck, device: &Device) -> Result<(),
     let (t, k, n) = (3usize, 576usize, 1536usize);
     let x: Vec<f32> = noise(t * k, 21).iter().map(|&b| (f32::from(b) - 128.0) / 61.7).collect();
     let w: Vec<f32> = noise(k * n, 22).iter().map(|&b| (f32::from(b) - 128.0) / 509.3).collect();
-    let y = Tensor::<2>::from_data(TensorData::new(x.clone(), [t, k]), device).matmul(Tensor::<2>::from_data(TensorData::new(w.clone(), [k, n]), device));
-    let got = y.into_data().try_into_vec::<f32>().map_err(|e| ModelError::Execution(format!("reading back: {e:?}")))?;
+    let y = Tensor::<2>::from_data(TensorData::new(x.clone(), [t, k]), device)
+        .matmul(Tensor::<2>::from_data(TensorData::new(w.clone(), [k, n]), device));
+    let got = y
+        .into_data()
+        .try_into_vec::<f32>()
+        .map_err(|e| ModelError::Execution(format!("reading back: {e:?}")))?;
     let mut worst = 0f64;
     for i in 0..t {
         for j in 0..n {
-            let exact: f64 = (0..k).map(|p| f64::from(x[i * k + p]) * f64::from(w[p * n + j])).sum();
+            let exact: f64 =
+                (0..k).map(|p| f64::from(x[i * k + p]) * f64::from(w[p * n + j])).sum();
             worst = worst.max((f64::from(got[i * n + j]) - exact).abs() / (1.0 + exact.abs()));
         }
     }

@@ -110,16 +110,33 @@ fn geometry(out: &mut [f32], rows: usize, cols: usize) {
 /// Runs [`geometry`] on `device` with `block_matvec`'s launch for `rows` x `t`; four
 /// values per invocation, at `(t * rows + row) * 4`.
 #[cfg(not(target_family = "wasm"))]
-pub(crate) fn launch_geometry(device: &Device, rows: usize, cols: usize, t: usize) -> Result<Vec<f32>, ModelError> {
-    let device = cube_device(device).ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
+pub(crate) fn launch_geometry(
+    device: &Device,
+    rows: usize,
+    cols: usize,
+    t: usize,
+) -> Result<Vec<f32>, ModelError> {
+    let device =
+        cube_device(device).ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
     let client = device.client();
     let n = rows * t * 4;
     let out = client.create_from_slice(&le_bytes(&vec![f32::NAN; n], f32::to_le_bytes));
     let count = CubeCount::Static((rows as u32).div_ceil(ROWS_PER_CUBE), t as u32, 1);
     // SAFETY: `out` holds `rows * t * 4` f32; each invocation writes its own four, only
     // for r < rows and t < the launch's y.
-    unsafe { geometry::launch_unchecked(&client, count, CubeDim::new_1d(ROWS_PER_CUBE), BufferArg::from_raw_parts(out.clone(), n), rows, cols) };
-    let bytes = client.read_one(out).map_err(|e| ModelError::Execution(format!("reading back the launch geometry: {e:?}")))?;
+    unsafe {
+        geometry::launch_unchecked(
+            &client,
+            count,
+            CubeDim::new_1d(ROWS_PER_CUBE),
+            BufferArg::from_raw_parts(out.clone(), n),
+            rows,
+            cols,
+        )
+    };
+    let bytes = client
+        .read_one(out)
+        .map_err(|e| ModelError::Execution(format!("reading back the launch geometry: {e:?}")))?;
     Ok(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
 }
 
@@ -140,7 +157,11 @@ pub(crate) struct GpuQuantized {
 
 impl std::fmt::Debug for GpuQuantized {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "GpuQuantized({:?} {}x{}, {} bytes on {:?})", self.kind, self.rows, self.cols, self.bytes, self.device)
+        write!(
+            f,
+            "GpuQuantized({:?} {}x{}, {} bytes on {:?})",
+            self.kind, self.rows, self.cols, self.bytes, self.device
+        )
     }
 }
 
@@ -200,7 +221,12 @@ impl GpuQuantized {
         // layout, whose rows CUDA pads (pitched memory), while the kernel writes rows
         // `rows` apart (issue 20: every activation row after the first was misread on
         // CUDA; WebGPU does not pad, which is why its agreement test passed).
-        let out = empty_device_contiguous_dtype(self.client.clone(), self.device.clone(), [t, self.rows].into(), DType::F32);
+        let out = empty_device_contiguous_dtype(
+            self.client.clone(),
+            self.device.clone(),
+            [t, self.rows].into(),
+            DType::F32,
+        );
         let count = CubeCount::Static((self.rows as u32).div_ceil(ROWS_PER_CUBE), t as u32, 1);
         let (words, blocks) = (self.words.clone(), self.rows * self.cols / 32);
         // SAFETY: every length is the buffer's own (words, scales and mins were uploaded
@@ -235,9 +261,9 @@ impl GpuQuantized {
                 x.dtype()
             )));
         }
-        let x = x
-            .try_into_primitive::<Cube>()
-            .map_err(|e| ModelError::Execution(format!("GPU block layer: input not on a cubecl device: {e:?}")))?;
+        let x = x.try_into_primitive::<Cube>().map_err(|e| {
+            ModelError::Execution(format!("GPU block layer: input not on a cubecl device: {e:?}"))
+        })?;
         Ok(Tensor::from_primitive::<Cube>(self.run(x)))
     }
 
@@ -248,7 +274,10 @@ impl GpuQuantized {
 
     /// Registers the launch in fusion's stream (executed in order with the rest).
     #[cfg(feature = "fusion")]
-    fn run(&self, x: burn_fusion::FusionTensor<burn_cubecl::fusion::FusionCubeRuntime>) -> burn_fusion::FusionTensor<burn_cubecl::fusion::FusionCubeRuntime> {
+    fn run(
+        &self,
+        x: burn_fusion::FusionTensor<burn_cubecl::fusion::FusionCubeRuntime>,
+    ) -> burn_fusion::FusionTensor<burn_cubecl::fusion::FusionCubeRuntime> {
         use burn_fusion::stream::StreamId;
         use burn_ir::{CustomOpIr, OperationIr, TensorIr};
 
@@ -281,7 +310,10 @@ mod fused {
     }
 
     impl Operation<FusionCubeRuntime> for BlockMatvec {
-        fn execute(&self, handles: &mut HandleContainer<CubeFusionHandle>) -> Result<(), ExecutionError> {
+        fn execute(
+            &self,
+            handles: &mut HandleContainer<CubeFusionHandle>,
+        ) -> Result<(), ExecutionError> {
             let x = handles.get_float_tensor::<CubeBackend>(&self.input);
             let y = self.layer.launch(x);
             handles.register_float_tensor::<CubeBackend>(&self.out.id, y);

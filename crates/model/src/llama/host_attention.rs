@@ -76,7 +76,8 @@ impl RopeTable {
         let rotated = (h.heads + h.kv_heads) * d;
         for (r, row) in qkv.chunks_exact_mut(h.qkv_width()).take(t).enumerate() {
             let p = past + r;
-            let (cos, sin) = (&self.cos[p * half..(p + 1) * half], &self.sin[p * half..(p + 1) * half]);
+            let (cos, sin) =
+                (&self.cos[p * half..(p + 1) * half], &self.sin[p * half..(p + 1) * half]);
             for head in row[..rotated].chunks_exact_mut(d) {
                 let (x1, x2) = head.split_at_mut(half);
                 for i in 0..half {
@@ -137,7 +138,14 @@ const ROW_BLOCK: usize = 64;
 /// Causal grouped-query attention of the `t` newest positions: `qkv` holds their fused
 /// rows (rotated), `kv` every position `0..past + t` (the new ones appended). Row `r`
 /// attends to positions `0..=past + r`. Returns `[t][heads * head_dim]`.
-pub(crate) fn attend(isa: Isa, qkv: &[f32], t: usize, past: usize, kv: &HostKv, h: Heads) -> Vec<f32> {
+pub(crate) fn attend(
+    isa: Isa,
+    qkv: &[f32],
+    t: usize,
+    past: usize,
+    kv: &HostKv,
+    h: Heads,
+) -> Vec<f32> {
     debug_assert!(kv.positions(h) >= past + t);
     if t < SGEMM_MIN_ROWS {
         attend_rows(isa, qkv, t, past, kv, h)
@@ -156,7 +164,9 @@ fn attend_rows(isa: Isa, qkv: &[f32], t: usize, past: usize, kv: &HostKv, h: Hea
         let kh = qh / g;
         let q = &qkv[r * qw + qh * d..r * qw + (qh + 1) * d];
         let n = past + r + 1;
-        let mut scores: Vec<f32> = (0..n).map(|j| dot_f32(isa, q, &kv.k[j * kw + kh * d..j * kw + (kh + 1) * d])).collect();
+        let mut scores: Vec<f32> = (0..n)
+            .map(|j| dot_f32(isa, q, &kv.k[j * kw + kh * d..j * kw + (kh + 1) * d]))
+            .collect();
         let sum = softmax_in_place(&mut scores);
         for (j, &p) in scores.iter().enumerate() {
             let v = &kv.v[j * kw + kh * d..j * kw + (kh + 1) * d];
@@ -277,7 +287,14 @@ mod tests {
     const H: Heads = Heads { heads: 6, kv_heads: 2, head_dim: 8 };
 
     /// Straightforward f64 attention over explicit key/value lists.
-    fn reference(qkv: &[f32], t: usize, past: usize, keys: &[f32], vals: &[f32], h: Heads) -> Vec<f32> {
+    fn reference(
+        qkv: &[f32],
+        t: usize,
+        past: usize,
+        keys: &[f32],
+        vals: &[f32],
+        h: Heads,
+    ) -> Vec<f32> {
         let (d, kw, qw) = (h.head_dim, h.kv_width(), h.qkv_width());
         let mut out = vec![0f32; t * h.heads * d];
         for r in 0..t {
@@ -369,7 +386,10 @@ mod tests {
         let v_start = (H.heads + H.kv_heads) * H.head_dim;
         for r in 0..2 {
             let row = r * H.qkv_width();
-            assert_eq!(x[row + v_start..row + H.qkv_width()], orig[row + v_start..row + H.qkv_width()]);
+            assert_eq!(
+                x[row + v_start..row + H.qkv_width()],
+                orig[row + v_start..row + H.qkv_width()]
+            );
             // Position 5 + r, pair (0, half): angle = position (frequency 1).
             let (c, s) = (((5 + r) as f64).cos() as f32, ((5 + r) as f64).sin() as f32);
             let (a, b) = (orig[row], orig[row + H.head_dim / 2]);

@@ -143,7 +143,14 @@ pub(crate) fn dot_q8(isa: Isa, scales: &[f32], quants: &[i8], x: &[f32]) -> f32 
 /// block `i` (computed once per activation row by the caller: the `m` term is
 /// `m[i] * xsum[i]`).
 #[inline]
-pub(crate) fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: &[f32], xsum: &[f32]) -> f32 {
+pub(crate) fn dot_q4_1(
+    isa: Isa,
+    d: &[f32],
+    m: &[f32],
+    nibbles: &[u8],
+    x: &[f32],
+    xsum: &[f32],
+) -> f32 {
     debug_assert_eq!(nibbles.len() * 2, x.len());
     debug_assert_eq!(d.len() * QK8, x.len());
     match isa {
@@ -152,7 +159,9 @@ pub(crate) fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: &[f32]
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { avx2::dot_q4_1(d, nibbles, x) + avx2::dot_f32(m, xsum) },
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Isa::Simd128 => super::wasm_simd::dot_q4_1(d, nibbles, x) + super::wasm_simd::dot_f32(m, xsum),
+        Isa::Simd128 => {
+            super::wasm_simd::dot_q4_1(d, nibbles, x) + super::wasm_simd::dot_f32(m, xsum)
+        }
     }
 }
 
@@ -177,18 +186,38 @@ pub(crate) fn has_gemm_q4_1(isa: Isa) -> bool {
 /// of decoding to f32 + sgemm for the FFN's matrices and 0.74-0.77x for the 576 x 576
 /// ones (one thread, AVX2); callers use it where [`has_gemm_q4_1`] holds.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn gemm_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], rows: usize, x: &[f32], xsum: &[f32], t: usize, out: &mut [f32]) {
+pub(crate) fn gemm_q4_1(
+    isa: Isa,
+    d: &[f32],
+    m: &[f32],
+    nibbles: &[u8],
+    rows: usize,
+    x: &[f32],
+    xsum: &[f32],
+    t: usize,
+    out: &mut [f32],
+) {
     let cols = x.len() / t.max(1);
-    assert!(cols % QK8 == 0 && d.len() == rows * cols / QK8 && m.len() == d.len() && nibbles.len() * 2 == rows * cols);
+    assert!(
+        cols % QK8 == 0
+            && d.len() == rows * cols / QK8
+            && m.len() == d.len()
+            && nibbles.len() * 2 == rows * cols
+    );
     assert!(x.len() == t * cols && xsum.len() == t * cols / QK8 && out.len() == rows * t);
     match isa {
         // Correct but slower than decoding to f32 for sgemm (what callers do instead).
         Isa::Portable => {
             let (nb, half) = (cols / QK8, cols / 2);
             for r in 0..rows {
-                let (dr, mr, qr) = (&d[r * nb..(r + 1) * nb], &m[r * nb..(r + 1) * nb], &nibbles[r * half..(r + 1) * half]);
+                let (dr, mr, qr) = (
+                    &d[r * nb..(r + 1) * nb],
+                    &m[r * nb..(r + 1) * nb],
+                    &nibbles[r * half..(r + 1) * half],
+                );
                 for i in 0..t {
-                    out[r * t + i] = portable::dot_q4_1(dr, qr, &x[i * cols..(i + 1) * cols]) + portable::dot_f32(mr, &xsum[i * nb..(i + 1) * nb]);
+                    out[r * t + i] = portable::dot_q4_1(dr, qr, &x[i * cols..(i + 1) * cols])
+                        + portable::dot_f32(mr, &xsum[i * nb..(i + 1) * nb]);
                 }
             }
         }
@@ -231,7 +260,8 @@ mod portable {
                 acc[j] += a[j].to_f32() * b[j];
             }
         }
-        let tail: f32 = cw.remainder().iter().zip(cx.remainder()).map(|(a, b)| a.to_f32() * b).sum();
+        let tail: f32 =
+            cw.remainder().iter().zip(cx.remainder()).map(|(a, b)| a.to_f32() * b).sum();
         acc.iter().sum::<f32>() + tail
     }
 
@@ -257,7 +287,9 @@ mod portable {
         for ((&d, q), xb) in d.iter().zip(nibbles.chunks_exact(QK8 / 2)).zip(x.chunks_exact(QK8)) {
             let (lo, hi) = xb.split_at(QK8 / 2);
             let mut s = [0f32; LANES];
-            for (q, (l, h)) in q.chunks_exact(LANES).zip(lo.chunks_exact(LANES).zip(hi.chunks_exact(LANES))) {
+            for (q, (l, h)) in
+                q.chunks_exact(LANES).zip(lo.chunks_exact(LANES).zip(hi.chunks_exact(LANES)))
+            {
                 for j in 0..LANES {
                     s[j] += f32::from(q[j] & 0x0f) * l[j] + f32::from(q[j] >> 4) * h[j];
                 }
@@ -298,12 +330,17 @@ mod avx2 {
         while i + 32 <= n {
             for (k, acc) in acc.iter_mut().enumerate() {
                 let off = i + 8 * k;
-                *acc = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(off)), _mm256_loadu_ps(pb.add(off)), *acc);
+                *acc = _mm256_fmadd_ps(
+                    _mm256_loadu_ps(pa.add(off)),
+                    _mm256_loadu_ps(pb.add(off)),
+                    *acc,
+                );
             }
             i += 32;
         }
         while i + 8 <= n {
-            acc[0] = _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(i)), _mm256_loadu_ps(pb.add(i)), acc[0]);
+            acc[0] =
+                _mm256_fmadd_ps(_mm256_loadu_ps(pa.add(i)), _mm256_loadu_ps(pb.add(i)), acc[0]);
             i += 8;
         }
         let v = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
@@ -359,7 +396,9 @@ mod avx2 {
             // (A macro, not a closure: closures do not inherit `target_feature`.)
             macro_rules! q8 {
                 ($k:expr) => {
-                    _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(q.add(8 * $k) as *const __m128i)))
+                    _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(
+                        q.add(8 * $k) as *const __m128i
+                    )))
                 };
             }
             let mut s = _mm256_mul_ps(q8!(0), _mm256_loadu_ps(xb));
@@ -465,7 +504,14 @@ mod avx2 {
     /// then used by the `N` rows.
     #[inline]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn tile<const N: usize>(d: *const f32, nib: *const u8, nb: usize, x: *const f32, cols: usize, o: *mut f32) {
+    unsafe fn tile<const N: usize>(
+        d: *const f32,
+        nib: *const u8,
+        nb: usize,
+        x: *const f32,
+        cols: usize,
+        o: *mut f32,
+    ) {
         let low = _mm_set1_epi8(0x0f);
         let mut acc = [_mm256_setzero_ps(); N];
         for b in 0..nb {
@@ -531,9 +577,11 @@ pub(crate) mod tests {
         for &blocks in &[1usize, 3, 18, 48] {
             let n = blocks * QK8;
             let x = values(n, blocks as u64);
-            let scales: Vec<f32> = values(blocks, 99).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
+            let scales: Vec<f32> =
+                values(blocks, 99).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
             let quants: Vec<i8> = values(n, 5).iter().map(|v| (v * 127.0) as i8).collect();
-            let deq: Vec<f32> = quants.iter().enumerate().map(|(i, &q)| scales[i / QK8] * f32::from(q)).collect();
+            let deq: Vec<f32> =
+                quants.iter().enumerate().map(|(i, &q)| scales[i / QK8] * f32::from(q)).collect();
             let want = exact(&deq, &x);
             for isa in [Isa::Portable, Isa::detect()] {
                 let got = dot_q8(isa, &scales, &quants, &x);
@@ -550,7 +598,8 @@ pub(crate) mod tests {
             let x = values(n, 11 + blocks as u64);
             let d: Vec<f32> = values(blocks, 12).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
             let m: Vec<f32> = values(blocks, 13).iter().map(|v| v / 4.0).collect();
-            let nibbles: Vec<u8> = values(n / 2, 14).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+            let nibbles: Vec<u8> =
+                values(n / 2, 14).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
             // The reference: the GGUF reader's own Q4_1 dequantization.
             let mut bytes = Vec::new();
             for b in 0..blocks {
@@ -558,8 +607,11 @@ pub(crate) mod tests {
                 bytes.extend_from_slice(&f16::from_f32(m[b]).to_le_bytes());
                 bytes.extend_from_slice(&nibbles[b * 16..(b + 1) * 16]);
             }
-            let (d16, m16): (Vec<f32>, Vec<f32>) =
-                d.iter().zip(&m).map(|(d, m)| (f16::from_f32(*d).to_f32(), f16::from_f32(*m).to_f32())).unzip();
+            let (d16, m16): (Vec<f32>, Vec<f32>) = d
+                .iter()
+                .zip(&m)
+                .map(|(d, m)| (f16::from_f32(*d).to_f32(), f16::from_f32(*m).to_f32()))
+                .unzip();
             let mut deq = vec![0f32; n];
             GgmlType::Q4_1.dequantize(&bytes, &mut deq);
             let want = exact(&deq, &x);
@@ -577,7 +629,8 @@ pub(crate) mod tests {
         let (rows, cols) = (3, 2 * QK8);
         let d: Vec<f32> = values(rows * 2, 31).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
         let m: Vec<f32> = values(rows * 2, 32).iter().map(|v| v / 4.0).collect();
-        let nibbles: Vec<u8> = values(rows * cols / 2, 33).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        let nibbles: Vec<u8> =
+            values(rows * cols / 2, 33).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
         for t in 1..12 {
             let x = values(t * cols, 34 + t as u64);
             let xsum = block_sums(&x);

@@ -25,7 +25,9 @@ use half::f16;
 use crate::gguf::GgmlType;
 
 use super::block_kernels::{decode_row, dot_blocks};
-use super::host_kernels::{block_sums, dot_f16, dot_f32, dot_q4_1, dot_q8, gemm_q4_1, has_gemm_q4_1, Isa, QK8};
+use super::host_kernels::{
+    block_sums, dot_f16, dot_f32, dot_q4_1, dot_q8, gemm_q4_1, has_gemm_q4_1, Isa, QK8,
+};
 use super::int_dot;
 use super::q8_activations::{ActivationFormat, Q8Activations};
 
@@ -53,11 +55,23 @@ pub enum HostFormat {
 enum Data {
     F32(Vec<f32>),
     F16(Vec<f16>),
-    Q8 { scales: Vec<f32>, quants: Vec<i8> },
-    Q4 { scales: Vec<f32>, mins: Vec<f32>, nibbles: Vec<u8> },
+    Q8 {
+        scales: Vec<f32>,
+        quants: Vec<i8>,
+    },
+    Q4 {
+        scales: Vec<f32>,
+        mins: Vec<f32>,
+        nibbles: Vec<u8>,
+    },
     /// Raw blocks of `ty`, row after row, and a factor per row applied to its dot
     /// products (the attention scale folded into Q; 1 elsewhere).
-    Blocks { ty: GgmlType, bytes: Vec<u8>, row_bytes: usize, factors: Vec<f32> },
+    Blocks {
+        ty: GgmlType,
+        bytes: Vec<u8>,
+        row_bytes: usize,
+        factors: Vec<f32>,
+    },
     /// Matrices of the same width stacked vertically (rows of the first, then the next).
     Stack(Vec<HostMatrix>),
 }
@@ -87,9 +101,17 @@ impl HostMatrix {
                 let (scales, quants) = quantize_q8_0(data);
                 Data::Q8 { scales, quants }
             }
-            HostFormat::Q8_0 | HostFormat::Q4_1 | HostFormat::Gguf => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
+            HostFormat::Q8_0 | HostFormat::Q4_1 | HostFormat::Gguf => {
+                Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect())
+            }
         };
-        Self { rows, cols, data: Arc::new(data), isa: Isa::detect(), activations: ActivationFormat::default() }
+        Self {
+            rows,
+            cols,
+            data: Arc::new(data),
+            isa: Isa::detect(),
+            activations: ActivationFormat::default(),
+        }
     }
 
     /// Takes GGUF Q8_0 blocks (`d: f16` then 32 `i8`, row after row) as they are.
@@ -103,7 +125,13 @@ impl HostMatrix {
             scales.push(f16::from_le_bytes([b[0], b[1]]).to_f32());
             quants.extend(b[2..].iter().map(|&q| q as i8));
         }
-        Self { rows, cols, data: Arc::new(Data::Q8 { scales, quants }), isa: Isa::detect(), activations: ActivationFormat::default() }
+        Self {
+            rows,
+            cols,
+            data: Arc::new(Data::Q8 { scales, quants }),
+            isa: Isa::detect(),
+            activations: ActivationFormat::default(),
+        }
     }
 
     /// Takes GGUF Q4_1 rows as they are: each entry is one row's blocks (`cols / 32`
@@ -122,7 +150,13 @@ impl HostMatrix {
                 nibbles.extend_from_slice(&b[4..]);
             }
         }
-        Self { rows: rows.len(), cols, data: Arc::new(Data::Q4 { scales, mins, nibbles }), isa: Isa::detect(), activations: ActivationFormat::default() }
+        Self {
+            rows: rows.len(),
+            cols,
+            data: Arc::new(Data::Q4 { scales, mins, nibbles }),
+            isa: Isa::detect(),
+            activations: ActivationFormat::default(),
+        }
     }
 
     /// A matrix of GGUF rows of any supported type, kept in their own encoding: each
@@ -143,13 +177,21 @@ impl HostMatrix {
             return parts.pop().expect("one part");
         }
         let rows = parts.iter().map(|p| p.rows).sum();
-        Self { rows, cols, data: Arc::new(Data::Stack(parts)), isa: Isa::detect(), activations: ActivationFormat::default() }
+        Self {
+            rows,
+            cols,
+            data: Arc::new(Data::Stack(parts)),
+            isa: Isa::detect(),
+            activations: ActivationFormat::default(),
+        }
     }
 
     /// [`HostMatrix::from_gguf_rows`] for rows all of type `ty`.
     fn one_type(ty: GgmlType, rows: &[(GgmlType, &[u8], f32)], cols: usize) -> Self {
         match ty {
-            GgmlType::Q4_1 => Self::from_q4_1_rows(&rows.iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(), cols),
+            GgmlType::Q4_1 => {
+                Self::from_q4_1_rows(&rows.iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(), cols)
+            }
             GgmlType::Q8_0 => {
                 let bytes: Vec<u8> = rows.iter().flat_map(|r| r.1.iter().copied()).collect();
                 let mut m = Self::from_q8_0_blocks(&bytes, rows.len(), cols);
@@ -174,7 +216,13 @@ impl HostMatrix {
                 let bytes: Vec<u8> = rows.iter().flat_map(|r| r.1.iter().copied()).collect();
                 let factors = rows.iter().map(|r| r.2).collect();
                 let data = Data::Blocks { ty, bytes, row_bytes, factors };
-                Self { rows: rows.len(), cols, data: Arc::new(data), isa: Isa::detect(), activations: ActivationFormat::default() }
+                Self {
+                    rows: rows.len(),
+                    cols,
+                    data: Arc::new(data),
+                    isa: Isa::detect(),
+                    activations: ActivationFormat::default(),
+                }
             }
         }
     }
@@ -223,7 +271,9 @@ impl HostMatrix {
         let c = self.cols;
         match &*self.data {
             Data::F32(v) => out.copy_from_slice(&v[r * c..(r + 1) * c]),
-            Data::F16(v) => out.iter_mut().zip(&v[r * c..(r + 1) * c]).for_each(|(o, h)| *o = h.to_f32()),
+            Data::F16(v) => {
+                out.iter_mut().zip(&v[r * c..(r + 1) * c]).for_each(|(o, h)| *o = h.to_f32())
+            }
             Data::Q8 { scales, quants } => {
                 let q = &quants[r * c..(r + 1) * c];
                 let s = &scales[r * c / QK8..(r + 1) * c / QK8];
@@ -234,7 +284,9 @@ impl HostMatrix {
             Data::Q4 { scales, mins, nibbles } => {
                 let (b0, nb) = (r * c / QK8, c / QK8);
                 let q = &nibbles[b0 * QK8 / 2..(b0 + nb) * QK8 / 2];
-                for (i, (o, q)) in out.chunks_exact_mut(QK8).zip(q.chunks_exact(QK8 / 2)).enumerate() {
+                for (i, (o, q)) in
+                    out.chunks_exact_mut(QK8).zip(q.chunks_exact(QK8 / 2)).enumerate()
+                {
                     let (d, m) = (scales[b0 + i], mins[b0 + i]);
                     let (lo, hi) = o.split_at_mut(QK8 / 2);
                     for (j, &byte) in q.iter().enumerate() {
@@ -275,7 +327,9 @@ impl HostMatrix {
         // The activations are rounded to 8 bits once, for all rows (each activation row
         // on its own, so a prompt's rows round as the same rows fed one at a time).
         let int8 = match activations {
-            ActivationFormat::Int8 => self.int_kernel().filter(|&ty| t == 1 || int_dot::prefill_takes_int8(self.isa, ty)),
+            ActivationFormat::Int8 => {
+                self.int_kernel().filter(|&ty| t == 1 || int_dot::prefill_takes_int8(self.isa, ty))
+            }
             ActivationFormat::F32 => None,
         };
         let q8 = int8.map(|ty| Q8Activations::rows(x, self.cols, int_dot::activation_block(ty)));
@@ -289,8 +343,14 @@ impl HostMatrix {
         // Q4_1's minimum term needs each block's activation sum: once per call, not per
         // row (`[t][cols / 32]`: `x`'s rows are whole blocks).
         let direct = (t == 1 && !int8) || (t > 1 && has_gemm_q4_1(self.isa));
-        let xsum = if direct && matches!(*self.data, Data::Q4 { .. }) { block_sums(x) } else { Vec::new() };
-        let work = |(ci, out): (usize, &mut [f32])| self.rows_into(ci * chunk, x, &xsum, q8.as_ref(), t, out);
+        let xsum = if direct && matches!(*self.data, Data::Q4 { .. }) {
+            block_sums(x)
+        } else {
+            Vec::new()
+        };
+        let work = |(ci, out): (usize, &mut [f32])| {
+            self.rows_into(ci * chunk, x, &xsum, q8.as_ref(), t, out)
+        };
         #[cfg(not(target_family = "wasm"))]
         {
             use rayon::prelude::*;
@@ -305,7 +365,13 @@ impl HostMatrix {
     }
 
     /// `x · Wᵀ` of a stack: each part's product, placed side by side in each output row.
-    fn stacked_matmul(&self, parts: &[HostMatrix], x: &[f32], t: usize, activations: ActivationFormat) -> Vec<f32> {
+    fn stacked_matmul(
+        &self,
+        parts: &[HostMatrix],
+        x: &[f32],
+        t: usize,
+        activations: ActivationFormat,
+    ) -> Vec<f32> {
         let mut out = vec![0f32; t * self.rows];
         let mut first = 0;
         for p in parts {
@@ -327,7 +393,8 @@ impl HostMatrix {
             Data::Blocks { ty, .. } => *ty,
             Data::F32(_) | Data::F16(_) | Data::Stack(_) => return None,
         };
-        (self.cols % int_dot::activation_block(ty) == 0 && int_dot::has_kernel(self.isa, ty)).then_some(ty)
+        (self.cols % int_dot::activation_block(ty) == 0 && int_dot::has_kernel(self.isa, ty))
+            .then_some(ty)
     }
 
     /// Whether [`HostMatrix::int_kernel`] finds one.
@@ -338,7 +405,15 @@ impl HostMatrix {
 
     /// Rows `first..first + out.len() / t` of `x · Wᵀ`, written `[row][t]` into `out`;
     /// with `q8` (one activation row rounded to 8 bits) through the integer kernels.
-    fn rows_into(&self, first: usize, x: &[f32], xsum: &[f32], q8: Option<&Q8Activations>, t: usize, out: &mut [f32]) {
+    fn rows_into(
+        &self,
+        first: usize,
+        x: &[f32],
+        xsum: &[f32],
+        q8: Option<&Q8Activations>,
+        t: usize,
+        out: &mut [f32],
+    ) {
         if let Some(q8) = q8 {
             return self.rows_into_int8(first, q8, t, out);
         }
@@ -351,12 +426,22 @@ impl HostMatrix {
             *o = match &*self.data {
                 Data::F32(v) => dot_f32(isa, &v[r * c..(r + 1) * c], x),
                 Data::F16(v) => dot_f16(isa, &v[r * c..(r + 1) * c], x),
-                Data::Q8 { scales, quants } => {
-                    dot_q8(isa, &scales[r * c / QK8..(r + 1) * c / QK8], &quants[r * c..(r + 1) * c], x)
-                }
+                Data::Q8 { scales, quants } => dot_q8(
+                    isa,
+                    &scales[r * c / QK8..(r + 1) * c / QK8],
+                    &quants[r * c..(r + 1) * c],
+                    x,
+                ),
                 Data::Q4 { scales, mins, nibbles } => {
                     let b = r * c / QK8..(r + 1) * c / QK8;
-                    dot_q4_1(isa, &scales[b.clone()], &mins[b], &nibbles[r * c / 2..(r + 1) * c / 2], x, xsum)
+                    dot_q4_1(
+                        isa,
+                        &scales[b.clone()],
+                        &mins[b],
+                        &nibbles[r * c / 2..(r + 1) * c / 2],
+                        x,
+                        xsum,
+                    )
                 }
                 Data::Blocks { ty, bytes, row_bytes, factors } => {
                     factors[r] * dot_blocks(isa, *ty, &bytes[r * row_bytes..(r + 1) * row_bytes], x)
@@ -376,17 +461,42 @@ impl HostMatrix {
             // Prefill of Q4_1: each weight block unpacked once per tile of tokens.
             let n = out.len() / t;
             let b = first * c / QK8..(first + n) * c / QK8;
-            return int_dot::gemm_q4_1(isa, &scales[b.clone()], &mins[b], &nibbles[first * c / 2..(first + n) * c / 2], n, q8, t, out);
+            return int_dot::gemm_q4_1(
+                isa,
+                &scales[b.clone()],
+                &mins[b],
+                &nibbles[first * c / 2..(first + n) * c / 2],
+                n,
+                q8,
+                t,
+                out,
+            );
         }
         if t > 1 {
             // Prefill of Q8_0 and Q4_K: tiles of tokens per weight block, as Q4_1's.
             let n = out.len() / t;
             match &*self.data {
                 Data::Q8 { scales, quants } => {
-                    return int_dot::gemm_q8_0(isa, &scales[first * c / QK8..(first + n) * c / QK8], &quants[first * c..(first + n) * c], n, q8, t, out);
+                    return int_dot::gemm_q8_0(
+                        isa,
+                        &scales[first * c / QK8..(first + n) * c / QK8],
+                        &quants[first * c..(first + n) * c],
+                        n,
+                        q8,
+                        t,
+                        out,
+                    );
                 }
                 Data::Blocks { ty: GgmlType::Q4_K, bytes, row_bytes, factors } => {
-                    int_dot::gemm_q4_k(isa, &bytes[first * row_bytes..(first + n) * row_bytes], *row_bytes, n, q8, t, out);
+                    int_dot::gemm_q4_k(
+                        isa,
+                        &bytes[first * row_bytes..(first + n) * row_bytes],
+                        *row_bytes,
+                        n,
+                        q8,
+                        t,
+                        out,
+                    );
                     for (k, o) in out.iter_mut().enumerate() {
                         *o *= factors[first + k / t];
                     }
@@ -398,16 +508,35 @@ impl HostMatrix {
         for (k, o) in out.iter_mut().enumerate() {
             let (r, x) = (first + k / t, q8.row(k % t));
             *o = match &*self.data {
-                Data::Q8 { scales, quants } => int_dot::dot_q8_0(isa, &scales[r * c / QK8..(r + 1) * c / QK8], &quants[r * c..(r + 1) * c], x),
+                Data::Q8 { scales, quants } => int_dot::dot_q8_0(
+                    isa,
+                    &scales[r * c / QK8..(r + 1) * c / QK8],
+                    &quants[r * c..(r + 1) * c],
+                    x,
+                ),
                 Data::Q4 { scales, mins, nibbles } => {
                     let b = r * c / QK8..(r + 1) * c / QK8;
-                    int_dot::dot_q4_1(isa, &scales[b.clone()], &mins[b], &nibbles[r * c / 2..(r + 1) * c / 2], x)
+                    int_dot::dot_q4_1(
+                        isa,
+                        &scales[b.clone()],
+                        &mins[b],
+                        &nibbles[r * c / 2..(r + 1) * c / 2],
+                        x,
+                    )
                 }
                 Data::Blocks { ty, bytes, row_bytes, factors } => {
-                    factors[r] * int_dot::dot_blocks(isa, *ty, &bytes[r * row_bytes..(r + 1) * row_bytes], x)
+                    factors[r]
+                        * int_dot::dot_blocks(
+                            isa,
+                            *ty,
+                            &bytes[r * row_bytes..(r + 1) * row_bytes],
+                            x,
+                        )
                 }
                 // No integer kernels (`has_int_kernel`).
-                Data::F32(_) | Data::F16(_) | Data::Stack(_) => unreachable!("no integer kernel for this format"),
+                Data::F32(_) | Data::F16(_) | Data::Stack(_) => {
+                    unreachable!("no integer kernel for this format")
+                }
             };
         }
     }
@@ -427,10 +556,24 @@ impl HostMatrix {
             if has_gemm_q4_1(self.isa) {
                 let b = first * c / QK8..(first + n_rows) * c / QK8;
                 let q = &nibbles[first * c / 2..(first + n_rows) * c / 2];
-                return gemm_q4_1(self.isa, &scales[b.clone()], &mins[b], q, n_rows, x, xsum, t, out);
+                return gemm_q4_1(
+                    self.isa,
+                    &scales[b.clone()],
+                    &mins[b],
+                    q,
+                    n_rows,
+                    x,
+                    xsum,
+                    t,
+                    out,
+                );
             }
         }
-        let mut buf = if matches!(*self.data, Data::F32(_)) { Vec::new() } else { vec![0f32; BATCH_ROWS * c] };
+        let mut buf = if matches!(*self.data, Data::F32(_)) {
+            Vec::new()
+        } else {
+            vec![0f32; BATCH_ROWS * c]
+        };
         let mut j = 0;
         while j < n_rows {
             let n = BATCH_ROWS.min(n_rows - j);
@@ -556,7 +699,9 @@ mod tests {
             m.row_f32(r, &mut row);
             for i in 0..t {
                 let xi = &x[i * m.cols..(i + 1) * m.cols];
-                out[i * m.rows + r] = row.iter().zip(xi).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum::<f64>() as f32;
+                out[i * m.rows + r] =
+                    row.iter().zip(xi).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum::<f64>()
+                        as f32;
             }
         }
         out
@@ -577,7 +722,10 @@ mod tests {
                     let want = reference(&m, &x, t);
                     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
                         let tol = tolerance(&m, &x, k, *w, 1e-4);
-                        assert!((g - w).abs() < tol, "{format:?} {activations:?} t={t} at {k}: {g} vs {w}");
+                        assert!(
+                            (g - w).abs() < tol,
+                            "{format:?} {activations:?} t={t} at {k}: {g} vs {w}"
+                        );
                     }
                 }
             }
@@ -684,7 +832,10 @@ mod tests {
         use crate::gguf::GgmlType;
         let cols = 512;
         let block = |ty: GgmlType, rows: usize, seed: u64| -> Vec<u8> {
-            let mut b: Vec<u8> = values(rows * cols / ty.block_len() * ty.block_bytes(), seed).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+            let mut b: Vec<u8> = values(rows * cols / ty.block_len() * ty.block_bytes(), seed)
+                .iter()
+                .map(|v| ((v + 1.0) * 127.9) as u8)
+                .collect();
             let halves: &[usize] = if ty == GgmlType::Q6_K { &[208] } else { &[0, 2] };
             for blk in b.chunks_exact_mut(ty.block_bytes()) {
                 for &h in halves {
@@ -693,9 +844,16 @@ mod tests {
             }
             b
         };
-        let (k4, k6, q41) = (block(GgmlType::Q4_K, 40, 61), block(GgmlType::Q6_K, 24, 62), block(GgmlType::Q4_1, 8, 63));
+        let (k4, k6, q41) = (
+            block(GgmlType::Q4_K, 40, 61),
+            block(GgmlType::Q6_K, 24, 62),
+            block(GgmlType::Q4_1, 8, 63),
+        );
         fn rows(ty: GgmlType, bytes: &[u8], cols: usize) -> Vec<(GgmlType, &[u8], f32)> {
-            bytes.chunks_exact(cols / ty.block_len() * ty.block_bytes()).map(|r| (ty, r, 0.5)).collect()
+            bytes
+                .chunks_exact(cols / ty.block_len() * ty.block_bytes())
+                .map(|r| (ty, r, 0.5))
+                .collect()
         }
         let mut stack = rows(GgmlType::Q4_K, &k4, cols);
         stack.extend(rows(GgmlType::Q6_K, &k6, cols));
@@ -703,7 +861,11 @@ mod tests {
         for list in [rows(GgmlType::Q4_K, &k4, cols), rows(GgmlType::Q6_K, &k6, cols), stack] {
             let m = HostMatrix::from_gguf_rows(&list, cols);
             for t in [1, 3] {
-                let x: Vec<f32> = values(t * cols, 64 + t as u64).iter().enumerate().map(|(i, v)| v * (1 + i % 9) as f32).collect();
+                let x: Vec<f32> = values(t * cols, 64 + t as u64)
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| v * (1 + i % 9) as f32)
+                    .collect();
                 let want = reference(&m, &x, t);
                 for (k, (g, w)) in m.matmul(&x, t).iter().zip(&want).enumerate() {
                     // A stack's parts each take the bound of their own rows.
@@ -746,12 +908,14 @@ mod tests {
             .map(|(i, v)| if i % 20 == 1 || i % 20 == 3 { 0x2c } else { ((v + 1.0) * 127.9) as u8 })
             .collect();
         let list: Vec<(&[u8], f32)> = q41.chunks_exact(cols / QK8 * 20).map(|r| (r, 1.0)).collect();
-        let mut k4: Vec<u8> = values(rows * cols / 256 * 144, 82).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        let mut k4: Vec<u8> =
+            values(rows * cols / 256 * 144, 82).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
         for blk in k4.chunks_exact_mut(144) {
             blk[1] = 0x2c;
             blk[3] = 0x2c;
         }
-        let k4_rows: Vec<(GgmlType, &[u8], f32)> = k4.chunks_exact(144).map(|r| (GgmlType::Q4_K, r, 1.0)).collect();
+        let k4_rows: Vec<(GgmlType, &[u8], f32)> =
+            k4.chunks_exact(144).map(|r| (GgmlType::Q4_K, r, 1.0)).collect();
         let matrices = [
             HostMatrix::from_q4_1_rows(&list, cols),
             HostMatrix::from_rows(&values(rows * cols, 83), rows, cols, HostFormat::Q8_0),
@@ -759,12 +923,20 @@ mod tests {
         ];
         for m in &matrices {
             for t in [2, 5, 9, 17] {
-                let x: Vec<f32> = values(t * cols, 84 + t as u64).iter().enumerate().map(|(i, v)| v * 10f32.powi((i / cols) as i32 % 5 - 2)).collect();
+                let x: Vec<f32> = values(t * cols, 84 + t as u64)
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| v * 10f32.powi((i / cols) as i32 % 5 - 2))
+                    .collect();
                 let all = m.matmul(&x, t);
                 for i in 0..t {
                     let one = m.matmul(&x[i * cols..(i + 1) * cols], 1);
                     for (r, (a, b)) in all[i * rows..(i + 1) * rows].iter().zip(&one).enumerate() {
-                        assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{:?} t={t} token {i} row {r}: prompt {a} vs single {b}", m.format());
+                        assert!(
+                            (a - b).abs() <= 1e-4 * (1.0 + b.abs()),
+                            "{:?} t={t} token {i} row {r}: prompt {a} vs single {b}",
+                            m.format()
+                        );
                     }
                 }
             }

@@ -70,7 +70,8 @@ mod tests {
                 s ^= s << 17;
                 ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
             };
-            let x: Vec<f32> = (0..t * cols).map(|i| next() * 10f32.powi((i % 7) as i32 - 3)).collect();
+            let x: Vec<f32> =
+                (0..t * cols).map(|i| next() * 10f32.powi((i % 7) as i32 - 3)).collect();
             let w: Vec<f32> = (0..cols).map(|_| next() * 3.0).collect();
             let want = super::super::rms_norm(
                 Tensor::<2>::from_data(TensorData::new(x.clone(), [t, cols]), &device),

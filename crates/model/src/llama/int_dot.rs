@@ -45,7 +45,9 @@ pub(crate) fn has_kernel(isa: Isa, ty: GgmlType) -> bool {
 pub(crate) fn prefill_takes_int8(isa: Isa, ty: GgmlType) -> bool {
     match isa {
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => matches!(ty, GgmlType::Q8_0 | GgmlType::Q4_1 | GgmlType::Q4_K | GgmlType::Q6_K),
+        Isa::Avx2 => {
+            matches!(ty, GgmlType::Q8_0 | GgmlType::Q4_1 | GgmlType::Q4_K | GgmlType::Q6_K)
+        }
         _ => has_kernel(isa, ty),
     }
 }
@@ -97,9 +99,23 @@ pub(crate) fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row)
 /// unpack each weight block once per tile of up to 8 activation rows; the portable
 /// version takes one [`dot_q4_1`] per (row, token).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn gemm_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], rows: usize, x: &Q8Activations, t: usize, out: &mut [f32]) {
+pub(crate) fn gemm_q4_1(
+    isa: Isa,
+    d: &[f32],
+    m: &[f32],
+    nibbles: &[u8],
+    rows: usize,
+    x: &Q8Activations,
+    t: usize,
+    out: &mut [f32],
+) {
     let cols = x.cols();
-    assert!(cols % QK8 == 0 && d.len() == rows * cols / QK8 && m.len() == d.len() && nibbles.len() * 2 == rows * cols);
+    assert!(
+        cols % QK8 == 0
+            && d.len() == rows * cols / QK8
+            && m.len() == d.len()
+            && nibbles.len() * 2 == rows * cols
+    );
     assert!(out.len() == rows * t && x.len() >= t && x.block() == QK8);
     match isa {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
@@ -113,7 +129,13 @@ pub(crate) fn gemm_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], rows: us
             for (k, o) in out.iter_mut().enumerate() {
                 let (r, i) = (k / t, k % t);
                 let b = r * nb..(r + 1) * nb;
-                *o = dot_q4_1(isa, &d[b.clone()], &m[b], &nibbles[r * cols / 2..(r + 1) * cols / 2], x.row(i));
+                *o = dot_q4_1(
+                    isa,
+                    &d[b.clone()],
+                    &m[b],
+                    &nibbles[r * cols / 2..(r + 1) * cols / 2],
+                    x.row(i),
+                );
             }
         }
     }
@@ -123,7 +145,15 @@ pub(crate) fn gemm_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], rows: us
 /// `t` rows of `x`, written `out[row * t + token]`. AVX2 takes each weight block's
 /// signs once per tile of up to 8 activation rows; elsewhere one [`dot_q8_0`] per
 /// (row, token).
-pub(crate) fn gemm_q8_0(isa: Isa, scales: &[f32], quants: &[i8], rows: usize, x: &Q8Activations, t: usize, out: &mut [f32]) {
+pub(crate) fn gemm_q8_0(
+    isa: Isa,
+    scales: &[f32],
+    quants: &[i8],
+    rows: usize,
+    x: &Q8Activations,
+    t: usize,
+    out: &mut [f32],
+) {
     let cols = x.cols();
     assert!(cols % QK8 == 0 && scales.len() == rows * cols / QK8 && quants.len() == rows * cols);
     assert!(out.len() == rows * t && x.len() >= t && x.block() == QK8);
@@ -136,7 +166,12 @@ pub(crate) fn gemm_q8_0(isa: Isa, scales: &[f32], quants: &[i8], rows: usize, x:
             let nb = cols / QK8;
             for (k, o) in out.iter_mut().enumerate() {
                 let (r, i) = (k / t, k % t);
-                *o = dot_q8_0(isa, &scales[r * nb..(r + 1) * nb], &quants[r * cols..(r + 1) * cols], x.row(i));
+                *o = dot_q8_0(
+                    isa,
+                    &scales[r * nb..(r + 1) * nb],
+                    &quants[r * cols..(r + 1) * cols],
+                    x.row(i),
+                );
             }
         }
     }
@@ -145,9 +180,21 @@ pub(crate) fn gemm_q8_0(isa: Isa, scales: &[f32], quants: &[i8], rows: usize, x:
 /// Prefill's `x · Wᵀ` for `rows` Q4_K weight rows of `row_bytes` bytes times the `t`
 /// rows of `x`, written `out[row * t + token]`. AVX2 unpacks each super-block once per
 /// tile of up to 4 activation rows; elsewhere one [`dot_blocks`] per (row, token).
-pub(crate) fn gemm_q4_k(isa: Isa, bytes: &[u8], row_bytes: usize, rows: usize, x: &Q8Activations, t: usize, out: &mut [f32]) {
+pub(crate) fn gemm_q4_k(
+    isa: Isa,
+    bytes: &[u8],
+    row_bytes: usize,
+    rows: usize,
+    x: &Q8Activations,
+    t: usize,
+    out: &mut [f32],
+) {
     let cols = x.cols();
-    assert!(cols % QK_K == 0 && row_bytes == cols / QK_K * q4_k::BLOCK_BYTES && bytes.len() == rows * row_bytes);
+    assert!(
+        cols % QK_K == 0
+            && row_bytes == cols / QK_K * q4_k::BLOCK_BYTES
+            && bytes.len() == rows * row_bytes
+    );
     assert!(out.len() == rows * t && x.len() >= t && x.block() == QK_K);
     match isa {
         // SAFETY: as in `gemm_q8_0`.
@@ -156,7 +203,12 @@ pub(crate) fn gemm_q4_k(isa: Isa, bytes: &[u8], row_bytes: usize, rows: usize, x
         _ => {
             for (k, o) in out.iter_mut().enumerate() {
                 let (r, i) = (k / t, k % t);
-                *o = dot_blocks(isa, GgmlType::Q4_K, &bytes[r * row_bytes..(r + 1) * row_bytes], x.row(i));
+                *o = dot_blocks(
+                    isa,
+                    GgmlType::Q4_K,
+                    &bytes[r * row_bytes..(r + 1) * row_bytes],
+                    x.row(i),
+                );
             }
         }
     }
@@ -201,8 +253,16 @@ pub(crate) fn sub_block(ty: GgmlType, b: &[u8], s: usize) -> SubBlock {
         GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q5_1 => {
             let (nib, qh, d, min, offset) = match ty {
                 GgmlType::Q4_0 => (&b[2..18], 0u32, f16_at(b, 0), 0.0, 8),
-                GgmlType::Q5_0 => (&b[6..22], u32::from_le_bytes([b[2], b[3], b[4], b[5]]), f16_at(b, 0), 0.0, 16),
-                _ => (&b[8..24], u32::from_le_bytes([b[4], b[5], b[6], b[7]]), f16_at(b, 0), f16_at(b, 2), 0),
+                GgmlType::Q5_0 => {
+                    (&b[6..22], u32::from_le_bytes([b[2], b[3], b[4], b[5]]), f16_at(b, 0), 0.0, 16)
+                }
+                _ => (
+                    &b[8..24],
+                    u32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+                    f16_at(b, 0),
+                    f16_at(b, 2),
+                    0,
+                ),
             };
             for (j, &byte) in nib.iter().enumerate() {
                 let (h0, h1) = (((qh >> j) << 4) & 0x10, (qh >> (j + 12)) & 0x10);
@@ -214,7 +274,11 @@ pub(crate) fn sub_block(ty: GgmlType, b: &[u8], s: usize) -> SubBlock {
         GgmlType::Q4_K | GgmlType::Q5_K => {
             let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
             let (sc, m) = q4_k::scale_min(s, &b[4..16]);
-            let (qh, qs) = if ty == GgmlType::Q4_K { (None, &b[16..144]) } else { (Some(&b[16..48]), &b[48..176]) };
+            let (qh, qs) = if ty == GgmlType::Q4_K {
+                (None, &b[16..144])
+            } else {
+                (Some(&b[16..48]), &b[48..176])
+            };
             let bytes = &qs[32 * (s / 2)..32 * (s / 2) + 32];
             for l in 0..32 {
                 let v = if s % 2 == 0 { bytes[l] & 0x0f } else { bytes[l] >> 4 };
@@ -234,7 +298,9 @@ pub(crate) fn sub_block(ty: GgmlType, b: &[u8], s: usize) -> SubBlock {
             }
             ([d * f32::from(sc[2 * c] as i8), d * f32::from(sc[2 * c + 1] as i8)], 0.0)
         }
-        GgmlType::F32 | GgmlType::F16 | GgmlType::Q8_0 | GgmlType::Q4_1 => unreachable!("{ty:?} is not held as raw blocks"),
+        GgmlType::F32 | GgmlType::F16 | GgmlType::Q8_0 | GgmlType::Q4_1 => {
+            unreachable!("{ty:?} is not held as raw blocks")
+        }
     };
     SubBlock { q, scale, min }
 }
@@ -275,7 +341,8 @@ fn portable_blocks(ty: GgmlType, row: &[u8], x: Q8Row) -> f32 {
             let a = &x.quants[k * QK8..(k + 1) * QK8];
             let lo: i32 = (0..16).map(|j| sb.q[j] * i32::from(a[j])).sum();
             let hi: i32 = (16..32).map(|j| sb.q[j] * i32::from(a[j])).sum();
-            acc += x.scale(k) * (sb.scale[0] * lo as f32 + sb.scale[1] * hi as f32) + sb.min * x.sums[k];
+            acc += x.scale(k) * (sb.scale[0] * lo as f32 + sb.scale[1] * hi as f32)
+                + sb.min * x.sums[k];
         }
     }
     acc
@@ -295,7 +362,13 @@ fn portable_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
     let mut acc = 0f32;
     for (k, q) in nibbles.chunks_exact(QK8 / 2).enumerate() {
         let a = &x.quants[k * QK8..(k + 1) * QK8];
-        let s: i32 = q.iter().enumerate().map(|(j, &b)| i32::from(b & 0x0f) * i32::from(a[j]) + i32::from(b >> 4) * i32::from(a[j + 16])).sum();
+        let s: i32 = q
+            .iter()
+            .enumerate()
+            .map(|(j, &b)| {
+                i32::from(b & 0x0f) * i32::from(a[j]) + i32::from(b >> 4) * i32::from(a[j + 16])
+            })
+            .sum();
         acc += d[k] * x.scale(k) * s as f32 + m[k] * x.sums[k];
     }
     acc
@@ -310,7 +383,8 @@ mod tests {
 
     /// Blocks of `ty` with varied bytes and finite, small f16 scale fields.
     fn blocks(ty: GgmlType, n: usize, seed: u64) -> Vec<u8> {
-        let mut bytes: Vec<u8> = values(n * ty.block_bytes(), seed).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        let mut bytes: Vec<u8> =
+            values(n * ty.block_bytes(), seed).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
         let halves: &[usize] = match ty {
             GgmlType::Q6_K => &[208],
             GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q8_0 => &[0],
@@ -336,16 +410,30 @@ mod tests {
     fn check(what: &str, got: f32, w: &[f32], x: &[f32], a: Q8Row) {
         let rounded = a.dequantized();
         let exact = f64_dot(w, &rounded);
-        let scale: f64 = w.iter().zip(a.dequantized()).map(|(&p, q)| f64::from((p * q).abs())).sum();
-        assert!((f64::from(got) - exact).abs() <= 1e-5 * (1.0 + scale), "{what}: {got} vs rounded-activation sum {exact}");
+        let scale: f64 =
+            w.iter().zip(a.dequantized()).map(|(&p, q)| f64::from((p * q).abs())).sum();
+        assert!(
+            (f64::from(got) - exact).abs() <= 1e-5 * (1.0 + scale),
+            "{what}: {got} vs rounded-activation sum {exact}"
+        );
         let unrounded = f64_dot(w, x);
         let bound = a.rounding_bound(w) + 1e-5 * (1.0 + scale);
-        assert!((f64::from(got) - unrounded).abs() <= bound, "{what}: {got} vs f32-activation sum {unrounded}, bound {bound}");
+        assert!(
+            (f64::from(got) - unrounded).abs() <= bound,
+            "{what}: {got} vs f32-activation sum {unrounded}, bound {bound}"
+        );
     }
 
     #[test]
     fn block_kernels_agree_with_exact_sums() {
-        let types = [GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K];
+        let types = [
+            GgmlType::Q4_0,
+            GgmlType::Q5_0,
+            GgmlType::Q5_1,
+            GgmlType::Q4_K,
+            GgmlType::Q5_K,
+            GgmlType::Q6_K,
+        ];
         for ty in types {
             for n in [1usize, 2, 6] {
                 let row = blocks(ty, n, 3 + n as u64);
@@ -353,11 +441,21 @@ mod tests {
                 let mut w = vec![0f32; cols];
                 ty.dequantize(&row, &mut w);
                 // Activations with a wide range, so that the scales differ per block.
-                let x: Vec<f32> = values(cols, 40 + n as u64).iter().enumerate().map(|(i, v)| v * (1 + i % 7) as f32).collect();
+                let x: Vec<f32> = values(cols, 40 + n as u64)
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| v * (1 + i % 7) as f32)
+                    .collect();
                 let q = Q8Activations::rows(&x, cols, activation_block(ty));
                 for isa in [Isa::Portable, Isa::detect()] {
                     if has_kernel(isa, ty) {
-                        check(&format!("{ty:?} x{n} {isa:?}"), dot_blocks(isa, ty, &row, q.row(0)), &w, &x, q.row(0));
+                        check(
+                            &format!("{ty:?} x{n} {isa:?}"),
+                            dot_blocks(isa, ty, &row, q.row(0)),
+                            &w,
+                            &x,
+                            q.row(0),
+                        );
                     }
                 }
             }
@@ -367,7 +465,14 @@ mod tests {
     #[test]
     fn sub_blocks_equal_the_format_decoders() {
         // The portable kernels' decoder against the formats' own (tested against gguf-py).
-        let types = [GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K];
+        let types = [
+            GgmlType::Q4_0,
+            GgmlType::Q5_0,
+            GgmlType::Q5_1,
+            GgmlType::Q4_K,
+            GgmlType::Q5_K,
+            GgmlType::Q6_K,
+        ];
         for ty in types {
             let b = blocks(ty, 1, 77);
             let mut want = vec![0f32; ty.block_len()];
@@ -377,7 +482,10 @@ mod tests {
                 for j in 0..QK8 {
                     let got = sb.scale[j / 16] * sb.q[j] as f32 + sb.min;
                     let w = want[s * QK8 + j];
-                    assert!((got - w).abs() <= 1e-6 * (1.0 + w.abs()), "{ty:?} sub-block {s} value {j}: {got} vs {w}");
+                    assert!(
+                        (got - w).abs() <= 1e-6 * (1.0 + w.abs()),
+                        "{ty:?} sub-block {s} value {j}: {got} vs {w}"
+                    );
                 }
             }
         }
@@ -387,14 +495,20 @@ mod tests {
     fn q8_0_and_q4_1_kernels_agree_with_exact_sums() {
         for n in [1usize, 3, 18, 48] {
             let cols = n * QK8;
-            let x: Vec<f32> = values(cols, 50 + n as u64).iter().enumerate().map(|(i, v)| v * (1 + i % 5) as f32).collect();
+            let x: Vec<f32> = values(cols, 50 + n as u64)
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v * (1 + i % 5) as f32)
+                .collect();
             let q = Q8Activations::rows(&x, cols, QK8);
             let scales: Vec<f32> = values(n, 51).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
             let quants: Vec<i8> = values(cols, 52).iter().map(|v| (v * 127.0) as i8).collect();
-            let w8: Vec<f32> = quants.iter().enumerate().map(|(i, &v)| scales[i / QK8] * f32::from(v)).collect();
+            let w8: Vec<f32> =
+                quants.iter().enumerate().map(|(i, &v)| scales[i / QK8] * f32::from(v)).collect();
             let d: Vec<f32> = values(n, 53).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
             let m: Vec<f32> = values(n, 54).iter().map(|v| v / 4.0).collect();
-            let nib: Vec<u8> = values(cols / 2, 55).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+            let nib: Vec<u8> =
+                values(cols / 2, 55).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
             let mut w4 = vec![0f32; cols];
             for (k, o) in w4.chunks_exact_mut(QK8).enumerate() {
                 for j in 0..16 {
@@ -403,8 +517,20 @@ mod tests {
                 }
             }
             for isa in [Isa::Portable, Isa::detect()] {
-                check(&format!("Q8_0 x{n} {isa:?}"), dot_q8_0(isa, &scales, &quants, q.row(0)), &w8, &x, q.row(0));
-                check(&format!("Q4_1 x{n} {isa:?}"), dot_q4_1(isa, &d, &m, &nib, q.row(0)), &w4, &x, q.row(0));
+                check(
+                    &format!("Q8_0 x{n} {isa:?}"),
+                    dot_q8_0(isa, &scales, &quants, q.row(0)),
+                    &w8,
+                    &x,
+                    q.row(0),
+                );
+                check(
+                    &format!("Q4_1 x{n} {isa:?}"),
+                    dot_q4_1(isa, &d, &m, &nib, q.row(0)),
+                    &w4,
+                    &x,
+                    q.row(0),
+                );
             }
         }
     }
@@ -415,18 +541,32 @@ mod tests {
         let (rows, cols) = (3, 2 * QK8);
         let d: Vec<f32> = values(rows * 2, 61).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
         let m: Vec<f32> = values(rows * 2, 62).iter().map(|v| v / 4.0).collect();
-        let nib: Vec<u8> = values(rows * cols / 2, 63).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        let nib: Vec<u8> =
+            values(rows * cols / 2, 63).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
         for t in 1..18 {
-            let x: Vec<f32> = values(t * cols, 64 + t as u64).iter().enumerate().map(|(i, v)| v * (1 + i % 3) as f32).collect();
+            let x: Vec<f32> = values(t * cols, 64 + t as u64)
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v * (1 + i % 3) as f32)
+                .collect();
             let q = Q8Activations::rows(&x, cols, QK8);
             for isa in [Isa::Portable, Isa::detect()] {
                 let mut out = vec![0f32; rows * t];
                 gemm_q4_1(isa, &d, &m, &nib, rows, &q, t, &mut out);
                 for r in 0..rows {
                     for i in 0..t {
-                        let want = dot_q4_1(Isa::Portable, &d[2 * r..2 * r + 2], &m[2 * r..2 * r + 2], &nib[r * cols / 2..(r + 1) * cols / 2], q.row(i));
+                        let want = dot_q4_1(
+                            Isa::Portable,
+                            &d[2 * r..2 * r + 2],
+                            &m[2 * r..2 * r + 2],
+                            &nib[r * cols / 2..(r + 1) * cols / 2],
+                            q.row(i),
+                        );
                         let got = out[r * t + i];
-                        assert!((got - want).abs() <= 1e-5 * (1.0 + want.abs()), "t={t} row {r} token {i} {isa:?}: {got} vs {want}");
+                        assert!(
+                            (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                            "t={t} row {r} token {i} {isa:?}: {got} vs {want}"
+                        );
                     }
                 }
             }
@@ -437,13 +577,19 @@ mod tests {
     fn q8_0_and_q4_k_gemms_agree_with_one_dot_product_per_pair() {
         // 3 weight rows of 2 super-blocks (16 blocks of 32) times 1..=17 activation rows.
         let (rows, cols) = (3, 2 * QK_K);
-        let scales: Vec<f32> = values(rows * cols / QK8, 71).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
+        let scales: Vec<f32> =
+            values(rows * cols / QK8, 71).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
         let quants: Vec<i8> = values(rows * cols, 72).iter().map(|v| (v * 127.0) as i8).collect();
         let k_bytes = blocks(GgmlType::Q4_K, rows * 2, 73);
         let row_bytes = 2 * q4_k::BLOCK_BYTES;
         for t in 1..18 {
-            let x: Vec<f32> = values(t * cols, 74 + t as u64).iter().enumerate().map(|(i, v)| v * (1 + i % 3) as f32).collect();
-            let (q32, q256) = (Q8Activations::rows(&x, cols, QK8), Q8Activations::rows(&x, cols, QK_K));
+            let x: Vec<f32> = values(t * cols, 74 + t as u64)
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v * (1 + i % 3) as f32)
+                .collect();
+            let (q32, q256) =
+                (Q8Activations::rows(&x, cols, QK8), Q8Activations::rows(&x, cols, QK_K));
             for isa in [Isa::Portable, Isa::detect()] {
                 let (mut o8, mut ok) = (vec![0f32; rows * t], vec![0f32; rows * t]);
                 gemm_q8_0(isa, &scales, &quants, rows, &q32, t, &mut o8);
@@ -451,10 +597,24 @@ mod tests {
                 for r in 0..rows {
                     for i in 0..t {
                         let nb = cols / QK8;
-                        let w8 = dot_q8_0(Isa::Portable, &scales[r * nb..(r + 1) * nb], &quants[r * cols..(r + 1) * cols], q32.row(i));
-                        let wk = portable_blocks(GgmlType::Q4_K, &k_bytes[r * row_bytes..(r + 1) * row_bytes], q256.row(i));
-                        for (what, got, want) in [("Q8_0", o8[r * t + i], w8), ("Q4_K", ok[r * t + i], wk)] {
-                            assert!((got - want).abs() <= 1e-4 * (1.0 + want.abs()), "{what} t={t} row {r} token {i} {isa:?}: {got} vs {want}");
+                        let w8 = dot_q8_0(
+                            Isa::Portable,
+                            &scales[r * nb..(r + 1) * nb],
+                            &quants[r * cols..(r + 1) * cols],
+                            q32.row(i),
+                        );
+                        let wk = portable_blocks(
+                            GgmlType::Q4_K,
+                            &k_bytes[r * row_bytes..(r + 1) * row_bytes],
+                            q256.row(i),
+                        );
+                        for (what, got, want) in
+                            [("Q8_0", o8[r * t + i], w8), ("Q4_K", ok[r * t + i], wk)]
+                        {
+                            assert!(
+                                (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
+                                "{what} t={t} row {r} token {i} {isa:?}: {got} vs {want}"
+                            );
                         }
                     }
                 }
@@ -466,17 +626,42 @@ mod tests {
     fn kernels_see_every_sub_block_and_extreme_values() {
         // One non-zero activation block at a time: a kernel that skips or swaps a
         // sub-block (or a Q6_K quarter / half) gets that block's product wrong.
-        for ty in [GgmlType::Q4_K, GgmlType::Q6_K, GgmlType::Q5_K, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q5_1] {
+        for ty in [
+            GgmlType::Q4_K,
+            GgmlType::Q6_K,
+            GgmlType::Q5_K,
+            GgmlType::Q4_0,
+            GgmlType::Q5_0,
+            GgmlType::Q5_1,
+        ] {
             let row = blocks(ty, 2, 9);
             let cols = 2 * ty.block_len();
             let mut w = vec![0f32; cols];
             ty.dequantize(&row, &mut w);
             for k in 0..cols / QK8 {
-                let x: Vec<f32> = (0..cols).map(|i| if i / QK8 == k { if i % 3 == 0 { -1.0 } else { 0.75 } } else { 0.0 }).collect();
+                let x: Vec<f32> = (0..cols)
+                    .map(|i| {
+                        if i / QK8 == k {
+                            if i % 3 == 0 {
+                                -1.0
+                            } else {
+                                0.75
+                            }
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
                 let q = Q8Activations::rows(&x, cols, activation_block(ty));
                 for isa in [Isa::Portable, Isa::detect()] {
                     if has_kernel(isa, ty) {
-                        check(&format!("{ty:?} block {k} {isa:?}"), dot_blocks(isa, ty, &row, q.row(0)), &w, &x, q.row(0));
+                        check(
+                            &format!("{ty:?} block {k} {isa:?}"),
+                            dot_blocks(isa, ty, &row, q.row(0)),
+                            &w,
+                            &x,
+                            q.row(0),
+                        );
                     }
                 }
             }
@@ -487,7 +672,13 @@ mod tests {
         let q = Q8Activations::rows(&x, 64, QK8);
         let w = vec![-128f32 * 0.5; 64];
         for isa in [Isa::Portable, Isa::detect()] {
-            check(&format!("Q8_0 extremes {isa:?}"), dot_q8_0(isa, &[0.5, 0.5], &quants, q.row(0)), &w, &x, q.row(0));
+            check(
+                &format!("Q8_0 extremes {isa:?}"),
+                dot_q8_0(isa, &[0.5, 0.5], &quants, q.row(0)),
+                &w,
+                &x,
+                q.row(0),
+            );
         }
     }
 }

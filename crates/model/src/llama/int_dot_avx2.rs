@@ -56,7 +56,10 @@ pub(super) unsafe fn dot_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
         ($k:expr) => {{
             let w = _mm256_loadu_si256(quants.as_ptr().add($k * QK8) as *const __m256i);
             let a = act(&x, $k);
-            _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)), _mm256_set1_epi16(1)))
+            _mm256_cvtepi32_ps(_mm256_madd_epi16(
+                _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)),
+                _mm256_set1_epi16(1),
+            ))
         }};
     }
     let (mut acc0, mut acc1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
@@ -64,7 +67,13 @@ pub(super) unsafe fn dot_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
     // Eight blocks at a time: their eight scale products in one multiplication.
     while k + 8 <= n {
         let mut ds = [0f32; 8];
-        _mm256_storeu_ps(ds.as_mut_ptr(), _mm256_mul_ps(_mm256_loadu_ps(scales.as_ptr().add(k)), _mm256_loadu_ps(x.scales.as_ptr().add(k))));
+        _mm256_storeu_ps(
+            ds.as_mut_ptr(),
+            _mm256_mul_ps(
+                _mm256_loadu_ps(scales.as_ptr().add(k)),
+                _mm256_loadu_ps(x.scales.as_ptr().add(k)),
+            ),
+        );
         for j in (0..8).step_by(2) {
             acc0 = _mm256_fmadd_ps(sum!(k + j), _mm256_broadcast_ss(&ds[j]), acc0);
             acc1 = _mm256_fmadd_ps(sum!(k + j + 1), _mm256_broadcast_ss(&ds[j + 1]), acc1);
@@ -84,24 +93,39 @@ pub(super) unsafe fn dot_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn dot_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
     debug_assert_eq!(x.shift, 0);
-    let n = d.len().min(m.len()).min(nibbles.len() / (QK8 / 2)).min(x.sums.len()).min(x.scales.len());
+    let n =
+        d.len().min(m.len()).min(nibbles.len() / (QK8 / 2)).min(x.sums.len()).min(x.scales.len());
     let low = _mm_set1_epi8(0x0f);
     // Block `k`'s `Σ q a`.
     macro_rules! sum {
         ($k:expr) => {{
             let bytes = _mm_loadu_si128(nibbles.as_ptr().add($k * QK8 / 2) as *const __m128i);
             // Values 0..16 in the low lane, 16..32 in the high one.
-            let q = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), low), _mm_and_si128(bytes, low));
+            let q = _mm256_set_m128i(
+                _mm_and_si128(_mm_srli_epi16(bytes, 4), low),
+                _mm_and_si128(bytes, low),
+            );
             _mm256_cvtepi32_ps(sum_u8_i8(q, act(&x, $k)))
         }};
     }
-    let (mut acc0, mut acc1, mut mins) = (_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps());
+    let (mut acc0, mut acc1, mut mins) =
+        (_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps());
     let mut k = 0;
     // Eight blocks at a time: their scale products and minimum terms in vectors.
     while k + 8 <= n {
         let mut ds = [0f32; 8];
-        _mm256_storeu_ps(ds.as_mut_ptr(), _mm256_mul_ps(_mm256_loadu_ps(d.as_ptr().add(k)), _mm256_loadu_ps(x.scales.as_ptr().add(k))));
-        mins = _mm256_fmadd_ps(_mm256_loadu_ps(m.as_ptr().add(k)), _mm256_loadu_ps(x.sums.as_ptr().add(k)), mins);
+        _mm256_storeu_ps(
+            ds.as_mut_ptr(),
+            _mm256_mul_ps(
+                _mm256_loadu_ps(d.as_ptr().add(k)),
+                _mm256_loadu_ps(x.scales.as_ptr().add(k)),
+            ),
+        );
+        mins = _mm256_fmadd_ps(
+            _mm256_loadu_ps(m.as_ptr().add(k)),
+            _mm256_loadu_ps(x.sums.as_ptr().add(k)),
+            mins,
+        );
         for j in (0..8).step_by(2) {
             acc0 = _mm256_fmadd_ps(sum!(k + j), _mm256_broadcast_ss(&ds[j]), acc0);
             acc1 = _mm256_fmadd_ps(sum!(k + j + 1), _mm256_broadcast_ss(&ds[j + 1]), acc1);
@@ -139,13 +163,28 @@ pub(super) unsafe fn dot_q4_k(row: &[u8], x: Q8Row) -> f32 {
             let q = _mm256_loadu_si256(b.as_ptr().add(16 + 32 * p) as *const __m256i);
             let k = i * 8 + 2 * p;
             let p1 = _mm256_maddubs_epi16(_mm256_and_si256(q, low), act(&x, k));
-            let p2 = _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(q, 4), low), act(&x, k + 1));
-            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(p1, _mm256_set1_epi16(i16::from(sc[2 * p]))));
-            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(p2, _mm256_set1_epi16(i16::from(sc[2 * p + 1]))));
+            let p2 = _mm256_maddubs_epi16(
+                _mm256_and_si256(_mm256_srli_epi16(q, 4), low),
+                act(&x, k + 1),
+            );
+            sum = _mm256_add_epi32(
+                sum,
+                _mm256_madd_epi16(p1, _mm256_set1_epi16(i16::from(sc[2 * p]))),
+            );
+            sum = _mm256_add_epi32(
+                sum,
+                _mm256_madd_epi16(p2, _mm256_set1_epi16(i16::from(sc[2 * p + 1]))),
+            );
         }
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(d * *x.scales.get_unchecked(i)), acc);
+        acc = _mm256_fmadd_ps(
+            _mm256_cvtepi32_ps(sum),
+            _mm256_set1_ps(d * *x.scales.get_unchecked(i)),
+            acc,
+        );
         // The minimums against the sums of the eight sub-blocks' rounded activations.
-        let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(mn.as_ptr() as *const __m128i)));
+        let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(
+            mn.as_ptr() as *const __m128i
+        )));
         let sums = _mm256_loadu_ps(x.sums.as_ptr().add(i * 8));
         mins = _mm256_fmadd_ps(_mm256_mul_ps(m, _mm256_set1_ps(dmin)), sums, mins);
     }
@@ -169,7 +208,10 @@ pub(super) unsafe fn dot_q6_k(row: &[u8], x: Q8Row) -> f32 {
         let mut sum = _mm256_setzero_si256();
         for half in 0..2 {
             let p = b.as_ptr().add(64 * half);
-            let (ql0, ql1) = (_mm256_loadu_si256(p as *const __m256i), _mm256_loadu_si256(p.add(32) as *const __m256i));
+            let (ql0, ql1) = (
+                _mm256_loadu_si256(p as *const __m256i),
+                _mm256_loadu_si256(p.add(32) as *const __m256i),
+            );
             let qh = _mm256_loadu_si256(b.as_ptr().add(128 + 32 * half) as *const __m256i);
             // (A macro, not a closure: closures do not inherit `target_feature`.)
             macro_rules! high {
@@ -188,12 +230,20 @@ pub(super) unsafe fn dot_q6_k(row: &[u8], x: Q8Row) -> f32 {
             for (c, q) in quarters.into_iter().enumerate() {
                 let a = act(&x, i * 8 + 4 * half + c);
                 // Σ (q - 32) a in pairs, then times each 16 values' scale.
-                let pairs = _mm256_sub_epi16(_mm256_maddubs_epi16(q, a), _mm256_maddubs_epi16(offset, a));
-                let scales = _mm256_set_m128i(_mm_set1_epi16(i16::from(sc[2 * c + 1] as i8)), _mm_set1_epi16(i16::from(sc[2 * c] as i8)));
+                let pairs =
+                    _mm256_sub_epi16(_mm256_maddubs_epi16(q, a), _mm256_maddubs_epi16(offset, a));
+                let scales = _mm256_set_m128i(
+                    _mm_set1_epi16(i16::from(sc[2 * c + 1] as i8)),
+                    _mm_set1_epi16(i16::from(sc[2 * c] as i8)),
+                );
                 sum = _mm256_add_epi32(sum, _mm256_madd_epi16(pairs, scales));
             }
         }
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(d * *x.scales.get_unchecked(i)), acc);
+        acc = _mm256_fmadd_ps(
+            _mm256_cvtepi32_ps(sum),
+            _mm256_set1_ps(d * *x.scales.get_unchecked(i)),
+            acc,
+        );
     }
     hsum(acc)
 }
@@ -204,7 +254,8 @@ pub(super) unsafe fn dot_q6_k(row: &[u8], x: Q8Row) -> f32 {
 #[target_feature(enable = "avx2")]
 unsafe fn bytes_from_bits(p: *const u8) -> __m256i {
     let bits = std::ptr::read_unaligned(p as *const u32) as i32;
-    let shuffle = _mm256_set_epi64x(0x0303_0303_0303_0303, 0x0202_0202_0202_0202, 0x0101_0101_0101_0101, 0);
+    let shuffle =
+        _mm256_set_epi64x(0x0303_0303_0303_0303, 0x0202_0202_0202_0202, 0x0101_0101_0101_0101, 0);
     let bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(bits), shuffle);
     let mask = _mm256_set1_epi64x(0x7fbf_dfef_f7fb_fdfe);
     _mm256_cmpeq_epi8(_mm256_or_si256(bytes, mask), _mm256_set1_epi64x(-1))
@@ -234,7 +285,10 @@ pub(super) unsafe fn dot_q32<const T: u8>(row: &[u8], x: Q8Row) -> f32 {
     for k in 0..n {
         let b = row.as_ptr().add(k * bytes);
         let packed = _mm_loadu_si128(b.add(nibbles) as *const __m128i);
-        let mut q = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(packed, 4), low), _mm_and_si128(packed, low));
+        let mut q = _mm256_set_m128i(
+            _mm_and_si128(_mm_srli_epi16(packed, 4), low),
+            _mm_and_si128(packed, low),
+        );
         if let Some(h) = high {
             q = _mm256_or_si256(q, _mm256_and_si256(bytes_from_bits(b.add(h)), bit4));
         }
@@ -280,7 +334,10 @@ pub(super) unsafe fn dot_q5_k(row: &[u8], x: Q8Row) -> f32 {
         // (A macro, not a closure: closures do not inherit `target_feature`.)
         macro_rules! high {
             ($s:expr) => {
-                _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128($s)), one), 4)
+                _mm256_slli_epi16(
+                    _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128($s)), one),
+                    4,
+                )
             };
         }
         // The super-block's Σ sc_s Σ q a over its eight sub-blocks, in integers (values
@@ -290,14 +347,29 @@ pub(super) unsafe fn dot_q5_k(row: &[u8], x: Q8Row) -> f32 {
             let q = _mm256_loadu_si256(b.as_ptr().add(48 + 32 * p) as *const __m256i);
             let k = i * 8 + 2 * p;
             let q1 = _mm256_or_si256(_mm256_and_si256(q, low), high!(2 * p as i32));
-            let q2 = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low), high!(2 * p as i32 + 1));
+            let q2 = _mm256_or_si256(
+                _mm256_and_si256(_mm256_srli_epi16(q, 4), low),
+                high!(2 * p as i32 + 1),
+            );
             let p1 = _mm256_maddubs_epi16(q1, act(&x, k));
             let p2 = _mm256_maddubs_epi16(q2, act(&x, k + 1));
-            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(p1, _mm256_set1_epi16(i16::from(sc[2 * p]))));
-            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(p2, _mm256_set1_epi16(i16::from(sc[2 * p + 1]))));
+            sum = _mm256_add_epi32(
+                sum,
+                _mm256_madd_epi16(p1, _mm256_set1_epi16(i16::from(sc[2 * p]))),
+            );
+            sum = _mm256_add_epi32(
+                sum,
+                _mm256_madd_epi16(p2, _mm256_set1_epi16(i16::from(sc[2 * p + 1]))),
+            );
         }
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_set1_ps(d * *x.scales.get_unchecked(i)), acc);
-        let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(mn.as_ptr() as *const __m128i)));
+        acc = _mm256_fmadd_ps(
+            _mm256_cvtepi32_ps(sum),
+            _mm256_set1_ps(d * *x.scales.get_unchecked(i)),
+            acc,
+        );
+        let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(
+            mn.as_ptr() as *const __m128i
+        )));
         let sums = _mm256_loadu_ps(x.sums.as_ptr().add(i * 8));
         mins = _mm256_fmadd_ps(_mm256_mul_ps(m, _mm256_set1_ps(dmin)), sums, mins);
     }
@@ -311,7 +383,15 @@ pub(super) unsafe fn dot_q5_k(row: &[u8], x: Q8Row) -> f32 {
 /// AVX2 and FMA; the lengths as `super::int_dot::gemm_q4_1` checks them.
 #[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn gemm_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], rows: usize, x: &Q8Activations, t: usize, out: &mut [f32]) {
+pub(super) unsafe fn gemm_q4_1(
+    d: &[f32],
+    m: &[f32],
+    nibbles: &[u8],
+    rows: usize,
+    x: &Q8Activations,
+    t: usize,
+    out: &mut [f32],
+) {
     let nb = d.len() / rows.max(1);
     let mut t0 = 0;
     // The tile's activation scales, block-major (`scales[8 b + i]`), and its rows.
@@ -356,12 +436,22 @@ pub(super) unsafe fn gemm_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], rows: usize
 /// with block scales `s_i[b] = scales[8 b + i]`.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn q4_1_tile<const N: usize>(d: *const f32, nib: *const u8, nb: usize, a: &[*const i8; 8], scales: *const f32, o: *mut f32) {
+unsafe fn q4_1_tile<const N: usize>(
+    d: *const f32,
+    nib: *const u8,
+    nb: usize,
+    a: &[*const i8; 8],
+    scales: *const f32,
+    o: *mut f32,
+) {
     let low = _mm_set1_epi8(0x0f);
     let mut acc = [_mm256_setzero_ps(); N];
     for b in 0..nb {
         let bytes = _mm_loadu_si128(nib.add(b * QK8 / 2) as *const __m128i);
-        let q = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(bytes, 4), low), _mm_and_si128(bytes, low));
+        let q = _mm256_set_m128i(
+            _mm_and_si128(_mm_srli_epi16(bytes, 4), low),
+            _mm_and_si128(bytes, low),
+        );
         let db = _mm256_set1_ps(*d.add(b));
         for (i, acc) in acc.iter_mut().enumerate() {
             let s = sum_u8_i8(q, _mm256_loadu_si256(a[i].add(b * QK8) as *const __m256i));
@@ -387,7 +477,14 @@ fn tile_rows<'a>(x: &'a Q8Activations, t0: usize, n: usize) -> Vec<Q8Row<'a>> {
 /// AVX2 and FMA; `scales.len() == rows * cols / 32`, `quants.len() == rows * cols`,
 /// `x` rounded in blocks of 32 with at least `t` rows, `out.len() == rows * t`.
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn gemm_q8_0(scales: &[f32], quants: &[i8], rows: usize, x: &Q8Activations, t: usize, out: &mut [f32]) {
+pub(super) unsafe fn gemm_q8_0(
+    scales: &[f32],
+    quants: &[i8],
+    rows: usize,
+    x: &Q8Activations,
+    t: usize,
+    out: &mut [f32],
+) {
     let nb = scales.len() / rows.max(1);
     let mut t0 = 0;
     while t0 < t {
@@ -414,7 +511,13 @@ pub(super) unsafe fn gemm_q8_0(scales: &[f32], quants: &[i8], rows: usize, x: &Q
 /// `o[i] = Σ_b d[b] · s_i[b] · Σ_j w_bj a_i[32 b + j]` for the `N` rows of `tile`.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn q8_0_tile<const N: usize>(d: *const f32, w: *const i8, nb: usize, tile: &[Q8Row], o: *mut f32) {
+unsafe fn q8_0_tile<const N: usize>(
+    d: *const f32,
+    w: *const i8,
+    nb: usize,
+    tile: &[Q8Row],
+    o: *mut f32,
+) {
     let mut acc = [_mm256_setzero_ps(); N];
     for b in 0..nb {
         let wb = _mm256_loadu_si256(w.add(b * QK8) as *const __m256i);
@@ -423,8 +526,15 @@ unsafe fn q8_0_tile<const N: usize>(d: *const f32, w: *const i8, nb: usize, tile
         for (i, acc) in acc.iter_mut().enumerate() {
             let row = tile.get_unchecked(i);
             let a = act(row, b);
-            let s = _mm256_madd_epi16(_mm256_maddubs_epi16(abs, _mm256_sign_epi8(a, wb)), _mm256_set1_epi16(1));
-            *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(db * *row.scales.get_unchecked(b)), *acc);
+            let s = _mm256_madd_epi16(
+                _mm256_maddubs_epi16(abs, _mm256_sign_epi8(a, wb)),
+                _mm256_set1_epi16(1),
+            );
+            *acc = _mm256_fmadd_ps(
+                _mm256_cvtepi32_ps(s),
+                _mm256_set1_ps(db * *row.scales.get_unchecked(b)),
+                *acc,
+            );
         }
     }
     for (i, acc) in acc.into_iter().enumerate() {
@@ -442,7 +552,14 @@ unsafe fn q8_0_tile<const N: usize>(d: *const f32, w: *const i8, nb: usize, tile
 /// AVX2 and FMA; `bytes.len() == rows * row_bytes`, whole Q4_K blocks of `x`'s
 /// width, `x` rounded in blocks of 256 with at least `t` rows, `out.len() == rows * t`.
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn gemm_q4_k(bytes: &[u8], row_bytes: usize, rows: usize, x: &Q8Activations, t: usize, out: &mut [f32]) {
+pub(super) unsafe fn gemm_q4_k(
+    bytes: &[u8],
+    row_bytes: usize,
+    rows: usize,
+    x: &Q8Activations,
+    t: usize,
+    out: &mut [f32],
+) {
     let nsb = row_bytes / q4_k::BLOCK_BYTES;
     let acts = tile_rows(x, 0, t);
     let mut unpacked = vec![Q4kScales { d: 0.0, sc: [0; 8], mins: _mm256_setzero_ps() }; nsb];
@@ -455,7 +572,9 @@ pub(super) unsafe fn gemm_q4_k(bytes: &[u8], row_bytes: usize, rows: usize, x: &
                 (u.sc[j], mn[j]) = (i16::from(sc), m);
             }
             u.d = f16_at(b, 0);
-            let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(mn.as_ptr() as *const __m128i)));
+            let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(
+                mn.as_ptr() as *const __m128i
+            )));
             u.mins = _mm256_mul_ps(m, _mm256_set1_ps(f16_at(b, 2)));
         }
         let o = out.as_mut_ptr().add(r * t);
@@ -486,14 +605,20 @@ struct Q4kScales {
 /// [`dot_q4_k`] for the `N` rows of `tile` at once, the scales unpacked.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn q4_k_tile<const N: usize>(row: &[u8], unpacked: &[Q4kScales], tile: &[Q8Row], o: *mut f32) {
+unsafe fn q4_k_tile<const N: usize>(
+    row: &[u8],
+    unpacked: &[Q4kScales],
+    tile: &[Q8Row],
+    o: *mut f32,
+) {
     let low = _mm256_set1_epi8(0x0f);
     let (mut acc, mut mins) = ([_mm256_setzero_ps(); N], [_mm256_setzero_ps(); N]);
     for (i, (b, u)) in row.chunks_exact(q4_k::BLOCK_BYTES).zip(unpacked).enumerate() {
         let mut sum = [_mm256_setzero_si256(); N];
         for p in 0..QK_K / 64 {
             let q = _mm256_loadu_si256(b.as_ptr().add(16 + 32 * p) as *const __m256i);
-            let (lo, hi) = (_mm256_and_si256(q, low), _mm256_and_si256(_mm256_srli_epi16(q, 4), low));
+            let (lo, hi) =
+                (_mm256_and_si256(q, low), _mm256_and_si256(_mm256_srli_epi16(q, 4), low));
             let (s1, s2) = (_mm256_set1_epi16(u.sc[2 * p]), _mm256_set1_epi16(u.sc[2 * p + 1]));
             let k = i * 8 + 2 * p;
             for (n, sum) in sum.iter_mut().enumerate() {
@@ -505,7 +630,11 @@ unsafe fn q4_k_tile<const N: usize>(row: &[u8], unpacked: &[Q4kScales], tile: &[
         }
         for n in 0..N {
             let x = tile.get_unchecked(n);
-            acc[n] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum[n]), _mm256_set1_ps(u.d * *x.scales.get_unchecked(i)), acc[n]);
+            acc[n] = _mm256_fmadd_ps(
+                _mm256_cvtepi32_ps(sum[n]),
+                _mm256_set1_ps(u.d * *x.scales.get_unchecked(i)),
+                acc[n],
+            );
             mins[n] = _mm256_fmadd_ps(u.mins, _mm256_loadu_ps(x.sums.as_ptr().add(i * 8)), mins[n]);
         }
     }
@@ -522,7 +651,11 @@ unsafe fn dot_f32(a: &[f32], b: &[f32]) -> f32 {
     let mut acc = _mm256_setzero_ps();
     let mut i = 0;
     while i + 8 <= n {
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(a.as_ptr().add(i)), _mm256_loadu_ps(b.as_ptr().add(i)), acc);
+        acc = _mm256_fmadd_ps(
+            _mm256_loadu_ps(a.as_ptr().add(i)),
+            _mm256_loadu_ps(b.as_ptr().add(i)),
+            acc,
+        );
         i += 8;
     }
     let mut sum = hsum(acc);

@@ -35,7 +35,8 @@ const TOLERANCE: f64 = 1e-4;
 /// a full SmolLM2 row) and compares.
 pub fn run() -> KernelCheck {
     let best = Isa::best();
-    let mut check = KernelCheck { isa: best.name(), cases: 0, max_error: 0.0, failures: Vec::new() };
+    let mut check =
+        KernelCheck { isa: best.name(), cases: 0, max_error: 0.0, failures: Vec::new() };
     for isa in [Isa::Portable, best] {
         check_f32(&mut check, isa);
         check_q8(&mut check, isa);
@@ -81,12 +82,20 @@ fn check_f32(check: &mut KernelCheck, isa: Isa) {
         for pos in 0..n.min(40) {
             let mut e = vec![0f32; n];
             e[pos] = 2.0;
-            check.compare(format!("dot_f32 {} n={n} unit {pos}", isa.name()), dot_f32(isa, &e, &b), 2.0 * f64::from(b[pos]));
+            check.compare(
+                format!("dot_f32 {} n={n} unit {pos}", isa.name()),
+                dot_f32(isa, &e, &b),
+                2.0 * f64::from(b[pos]),
+            );
         }
         let mut o = a.clone();
         axpy(isa, 0.37, &b, &mut o);
         for (k, (&o, (&a, &b))) in o.iter().zip(a.iter().zip(&b)).enumerate() {
-            check.compare(format!("axpy {} n={n} at {k}", isa.name()), o, f64::from(a) + 0.37 * f64::from(b));
+            check.compare(
+                format!("axpy {} n={n} at {k}", isa.name()),
+                o,
+                f64::from(a) + 0.37 * f64::from(b),
+            );
         }
     }
 }
@@ -100,8 +109,13 @@ fn check_q8(check: &mut KernelCheck, isa: Isa) {
         // The extremes of the range must convert exactly.
         quants[0] = -128;
         quants[n - 1] = 127;
-        let deq: Vec<f32> = quants.iter().enumerate().map(|(i, &q)| scales[i / QK8] * f32::from(q)).collect();
-        check.compare(format!("dot_q8 {} blocks={blocks}", isa.name()), dot_q8(isa, &scales, &quants, &x), exact(&deq, &x));
+        let deq: Vec<f32> =
+            quants.iter().enumerate().map(|(i, &q)| scales[i / QK8] * f32::from(q)).collect();
+        check.compare(
+            format!("dot_q8 {} blocks={blocks}", isa.name()),
+            dot_q8(isa, &scales, &quants, &x),
+            exact(&deq, &x),
+        );
     }
 }
 
@@ -109,14 +123,21 @@ fn check_q4_1(check: &mut KernelCheck, isa: Isa) {
     for blocks in [1usize, 2, 3, 18, 48] {
         let n = blocks * QK8;
         let x = values(n, 11 + blocks as u64);
-        let d: Vec<f32> = values(blocks, 12).iter().map(|v| f16::from_f32(v.abs() / 8.0 + 1e-3).to_f32()).collect();
-        let m: Vec<f32> = values(blocks, 13).iter().map(|v| f16::from_f32(v / 4.0).to_f32()).collect();
-        let mut nibbles: Vec<u8> = values(n / 2, 14).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        let d: Vec<f32> = values(blocks, 12)
+            .iter()
+            .map(|v| f16::from_f32(v.abs() / 8.0 + 1e-3).to_f32())
+            .collect();
+        let m: Vec<f32> =
+            values(blocks, 13).iter().map(|v| f16::from_f32(v / 4.0).to_f32()).collect();
+        let mut nibbles: Vec<u8> =
+            values(n / 2, 14).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
         nibbles[0] = 0xff;
         nibbles[n / 2 - 1] = 0x0f;
         // ggml's layout: byte j of a block is value j (low nibble) and j + 16 (high).
         let mut deq = vec![0f32; n];
-        for (b, (q, out)) in nibbles.chunks_exact(QK8 / 2).zip(deq.chunks_exact_mut(QK8)).enumerate() {
+        for (b, (q, out)) in
+            nibbles.chunks_exact(QK8 / 2).zip(deq.chunks_exact_mut(QK8)).enumerate()
+        {
             for (j, &byte) in q.iter().enumerate() {
                 out[j] = d[b] * f32::from(byte & 0x0f) + m[b];
                 out[j + QK8 / 2] = d[b] * f32::from(byte >> 4) + m[b];
@@ -131,12 +152,24 @@ fn check_q4_1(check: &mut KernelCheck, isa: Isa) {
 /// the exact sum of the dequantized weights times the rounded activations (the integer
 /// sums are exact, so only the float combination rounds).
 fn check_int8(check: &mut KernelCheck, isa: Isa) {
-    let types = [GgmlType::Q8_0, GgmlType::Q4_1, GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K];
+    let types = [
+        GgmlType::Q8_0,
+        GgmlType::Q4_1,
+        GgmlType::Q4_0,
+        GgmlType::Q5_0,
+        GgmlType::Q5_1,
+        GgmlType::Q4_K,
+        GgmlType::Q5_K,
+        GgmlType::Q6_K,
+    ];
     for ty in types.into_iter().filter(|&ty| int_dot::has_kernel(isa, ty)) {
         // 19 blocks: the AVX2 kernels' eight-block stretches and a tail.
         for blocks in [1usize, 2, 6, 19] {
             let n = blocks * ty.block_len();
-            let mut bytes: Vec<u8> = values(blocks * ty.block_bytes(), 40 + blocks as u64).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+            let mut bytes: Vec<u8> = values(blocks * ty.block_bytes(), 40 + blocks as u64)
+                .iter()
+                .map(|v| ((v + 1.0) * 127.9) as u8)
+                .collect();
             // Small finite f16 scale fields where each type keeps them.
             let halves: &[usize] = match ty {
                 GgmlType::Q6_K => &[208],
@@ -145,30 +178,58 @@ fn check_int8(check: &mut KernelCheck, isa: Isa) {
             };
             for (b, block) in bytes.chunks_exact_mut(ty.block_bytes()).enumerate() {
                 for &h in halves {
-                    block[h..h + 2].copy_from_slice(&f16::from_f32(0.01 + 0.002 * (b % 4) as f32).to_le_bytes());
+                    block[h..h + 2].copy_from_slice(
+                        &f16::from_f32(0.01 + 0.002 * (b % 4) as f32).to_le_bytes(),
+                    );
                 }
             }
             let mut w = vec![0f32; n];
             ty.dequantize(&bytes, &mut w);
-            let x: Vec<f32> = values(n, 41 + blocks as u64).iter().enumerate().map(|(i, v)| v * (1 + i % 7) as f32).collect();
+            let x: Vec<f32> = values(n, 41 + blocks as u64)
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v * (1 + i % 7) as f32)
+                .collect();
             let q = Q8Activations::rows(&x, n, int_dot::activation_block(ty));
             let row = q.row(0);
-            let rounded: Vec<f32> = row.quants.iter().enumerate().map(|(i, &v)| row.scale(i / QK8) * f32::from(v)).collect();
+            let rounded: Vec<f32> = row
+                .quants
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| row.scale(i / QK8) * f32::from(v))
+                .collect();
             let got = match ty {
                 GgmlType::Q8_0 => {
-                    let scales: Vec<f32> = bytes.chunks_exact(34).map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32()).collect();
-                    let quants: Vec<i8> = bytes.chunks_exact(34).flat_map(|b| b[2..].iter().map(|&v| v as i8)).collect();
+                    let scales: Vec<f32> = bytes
+                        .chunks_exact(34)
+                        .map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32())
+                        .collect();
+                    let quants: Vec<i8> = bytes
+                        .chunks_exact(34)
+                        .flat_map(|b| b[2..].iter().map(|&v| v as i8))
+                        .collect();
                     int_dot::dot_q8_0(isa, &scales, &quants, row)
                 }
                 GgmlType::Q4_1 => {
-                    let d: Vec<f32> = bytes.chunks_exact(20).map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32()).collect();
-                    let m: Vec<f32> = bytes.chunks_exact(20).map(|b| f16::from_le_bytes([b[2], b[3]]).to_f32()).collect();
-                    let nibbles: Vec<u8> = bytes.chunks_exact(20).flat_map(|b| b[4..].iter().copied()).collect();
+                    let d: Vec<f32> = bytes
+                        .chunks_exact(20)
+                        .map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32())
+                        .collect();
+                    let m: Vec<f32> = bytes
+                        .chunks_exact(20)
+                        .map(|b| f16::from_le_bytes([b[2], b[3]]).to_f32())
+                        .collect();
+                    let nibbles: Vec<u8> =
+                        bytes.chunks_exact(20).flat_map(|b| b[4..].iter().copied()).collect();
                     int_dot::dot_q4_1(isa, &d, &m, &nibbles, row)
                 }
                 _ => int_dot::dot_blocks(isa, ty, &bytes, row),
             };
-            check.compare(format!("int8 {} {} blocks={blocks}", ty.name(), isa.name()), got, exact(&w, &rounded));
+            check.compare(
+                format!("int8 {} {} blocks={blocks}", ty.name(), isa.name()),
+                got,
+                exact(&w, &rounded),
+            );
         }
     }
 }
@@ -180,9 +241,14 @@ fn check_int8(check: &mut KernelCheck, isa: Isa) {
 fn check_gemm_q4_1(check: &mut KernelCheck, isa: Isa) {
     let (rows, cols) = (5usize, 576usize);
     let nb = cols / QK8;
-    let d: Vec<f32> = values(rows * nb, 61).iter().map(|v| f16::from_f32(v.abs() / 8.0 + 1e-3).to_f32()).collect();
-    let m: Vec<f32> = values(rows * nb, 62).iter().map(|v| f16::from_f32(v / 4.0).to_f32()).collect();
-    let nibbles: Vec<u8> = values(rows * cols / 2, 63).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+    let d: Vec<f32> = values(rows * nb, 61)
+        .iter()
+        .map(|v| f16::from_f32(v.abs() / 8.0 + 1e-3).to_f32())
+        .collect();
+    let m: Vec<f32> =
+        values(rows * nb, 62).iter().map(|v| f16::from_f32(v / 4.0).to_f32()).collect();
+    let nibbles: Vec<u8> =
+        values(rows * cols / 2, 63).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
     let mut w = vec![0f32; rows * cols];
     for (b, (q, out)) in nibbles.chunks_exact(QK8 / 2).zip(w.chunks_exact_mut(QK8)).enumerate() {
         for (j, &byte) in q.iter().enumerate() {
@@ -192,16 +258,29 @@ fn check_gemm_q4_1(check: &mut KernelCheck, isa: Isa) {
     }
     for t in [1usize, 2, 3, 4, 5, 6, 7, 8, 9, 16, 19] {
         // Rows of different magnitudes, so a token read with another's scale is far off.
-        let x: Vec<f32> = values(t * cols, 64 + t as u64).iter().enumerate().map(|(k, v)| v * (1 + (k / cols) % 5) as f32).collect();
+        let x: Vec<f32> = values(t * cols, 64 + t as u64)
+            .iter()
+            .enumerate()
+            .map(|(k, v)| v * (1 + (k / cols) % 5) as f32)
+            .collect();
         let q = Q8Activations::rows(&x, cols, QK8);
         let mut out = vec![f32::NAN; rows * t];
         int_dot::gemm_q4_1(isa, &d, &m, &nibbles, rows, &q, t, &mut out);
         for i in 0..t {
             let row = q.row(i);
-            let rounded: Vec<f32> = row.quants.iter().enumerate().map(|(k, &v)| row.scale(k / QK8) * f32::from(v)).collect();
+            let rounded: Vec<f32> = row
+                .quants
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| row.scale(k / QK8) * f32::from(v))
+                .collect();
             for r in 0..rows {
                 let want = exact(&w[r * cols..(r + 1) * cols], &rounded);
-                check.compare(format!("gemm_q4_1 {} t={t} row={r} token={i}", isa.name()), out[r * t + i], want);
+                check.compare(
+                    format!("gemm_q4_1 {} t={t} row={r} token={i}", isa.name()),
+                    out[r * t + i],
+                    want,
+                );
             }
         }
     }
@@ -220,7 +299,11 @@ fn check_attention(check: &mut KernelCheck, best: Isa) {
         let want = attend(Isa::Portable, &new, t, past, &kv, h);
         let got = attend(best, &new, t, past, &kv, h);
         for (k, (&g, &w)) in got.iter().zip(&want).enumerate() {
-            check.compare(format!("attention {} past={past} t={t} at {k}", best.name()), g, f64::from(w));
+            check.compare(
+                format!("attention {} past={past} t={t} at {k}", best.name()),
+                g,
+                f64::from(w),
+            );
         }
     }
 }
@@ -231,6 +314,12 @@ mod tests {
     fn best_kernels_agree_with_portable_and_exact_sums() {
         let check = super::run();
         assert!(check.cases > 1000, "only {} cases", check.cases);
-        assert!(check.failures.is_empty(), "{} ({}): {:#?}", check.isa, check.cases, check.failures);
+        assert!(
+            check.failures.is_empty(),
+            "{} ({}): {:#?}",
+            check.isa,
+            check.cases,
+            check.failures
+        );
     }
 }

@@ -26,7 +26,13 @@ pub(crate) enum Linear {
 
 impl Linear {
     /// The layer for row-major `[out][inp]` f32 weights, held as `format` says.
-    pub(crate) fn from_rows(rows: &[f32], out: usize, inp: usize, format: WeightFormat, device: &Device) -> Self {
+    pub(crate) fn from_rows(
+        rows: &[f32],
+        out: usize,
+        inp: usize,
+        format: WeightFormat,
+        device: &Device,
+    ) -> Self {
         match format.host() {
             None => Linear::Burn(weights::weight_in_out(rows, out, inp, device)),
             Some(host) => Linear::Host(HostMatrix::from_rows(rows, out, inp, host)),
@@ -37,7 +43,11 @@ impl Linear {
     /// on a GPU ([`WeightFormat::GpuBlocks`]): the blocks kept as they are when all rows
     /// are Q4_1 or all Q8_0 and `device` is a cubecl device, else f32 burn tensors of
     /// the dequantized rows.
-    pub(crate) fn from_gguf_rows_on_gpu(rows: &[(GgmlType, &[u8], f32)], inp: usize, device: &Device) -> Self {
+    pub(crate) fn from_gguf_rows_on_gpu(
+        rows: &[(GgmlType, &[u8], f32)],
+        inp: usize,
+        device: &Device,
+    ) -> Self {
         #[cfg(any(feature = "wgpu", feature = "cuda"))]
         if let Some(blocks) = super::gpu_blocks::GpuBlocks::from_rows(rows, inp) {
             if let Some(layer) = super::gpu_quantized::GpuQuantized::upload(&blocks, device) {
@@ -71,12 +81,18 @@ impl Linear {
     /// `x · Wᵀ` for `t` host rows `x` (`[t][in]`); returns `[t][out]` on the host. The
     /// host attention path calls it to stay off burn between its matmuls; a burn layer
     /// goes through a tensor on `device`.
-    pub(crate) fn forward_host(&self, x: &[f32], t: usize, device: &Device) -> Result<Vec<f32>, ModelError> {
+    pub(crate) fn forward_host(
+        &self,
+        x: &[f32],
+        t: usize,
+        device: &Device,
+    ) -> Result<Vec<f32>, ModelError> {
         match self {
             Linear::Host(m) => Ok(m.matmul(x, t)),
             _ => {
                 let inp = x.len() / t.max(1);
-                let y = self.forward(Tensor::from_data(TensorData::new(x.to_vec(), [t, inp]), device))?;
+                let y =
+                    self.forward(Tensor::from_data(TensorData::new(x.to_vec(), [t, inp]), device))?;
                 host_rows(y)
             }
         }

@@ -61,7 +61,9 @@ impl MemoryPlan {
     pub fn check(&self, available: Option<u64>) -> Result<(), ModelError> {
         let needed = self.load_bytes().saturating_add(self.kv_bytes_per_token.saturating_mul(2048));
         match available {
-            Some(available) if needed > available => Err(ModelError::OutOfMemory { needed, available }),
+            Some(available) if needed > available => {
+                Err(ModelError::OutOfMemory { needed, available })
+            }
             _ => Ok(()),
         }
     }

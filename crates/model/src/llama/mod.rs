@@ -11,7 +11,8 @@ mod config;
 mod cuda_probe;
 mod error;
 mod feed_forward;
-#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))] // the packing is tested natively; only the GPU kernel uses it
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
+// the packing is tested natively; only the GPU kernel uses it
 mod gpu_blocks;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(target_family = "wasm")))]
 pub mod gpu_kernel_check;
@@ -28,9 +29,9 @@ pub mod kernel_check;
 mod linear;
 mod memory;
 mod q8_activations;
-mod weight_format;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_simd;
+mod weight_format;
 mod weights;
 
 use std::sync::Arc;
@@ -44,13 +45,13 @@ pub use config::{Architecture, LlamaConfig, MAX_CONTEXT};
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use cuda_probe::{probe as probe_cuda, CudaDeviceInfo};
 pub use error::ModelError;
-pub use memory::{available_memory, MemoryPlan};
-pub use q8_activations::ActivationFormat;
-pub use weight_format::WeightFormat;
 use host_attention::{Heads, RopeTable};
 use host_kernels::Isa;
 use host_matrix::HostMatrix;
 use linear::{host_rows, Linear};
+pub use memory::{available_memory, MemoryPlan};
+pub use q8_activations::ActivationFormat;
+pub use weight_format::WeightFormat;
 use weights::BlockWeights;
 
 use crate::gguf::Gguf;
@@ -86,7 +87,11 @@ impl Llama {
 
     /// [`Llama::load`] with the weight format chosen by the caller (benchmarks, tests).
     /// The host formats (`f32`, `f16`, `q8_0`) run only on the CPU backends.
-    pub fn load_with(gguf: &Gguf, device: &Device, format: WeightFormat) -> Result<Self, ModelError> {
+    pub fn load_with(
+        gguf: &Gguf,
+        device: &Device,
+        format: WeightFormat,
+    ) -> Result<Self, ModelError> {
         if format.host().is_some() && !weight_format::is_host_device(device) {
             return Err(ModelError::Backend {
                 backend: "non-CPU",
@@ -110,7 +115,12 @@ impl Llama {
             .collect::<Result<Vec<_>, _>>()?;
         let output_norm = weights::vector(gguf, "output_norm.weight", config.hidden, device)?;
         let output = weights::output(gguf, &config, &embedding, format, device)?;
-        let rope = Arc::new(RopeTable::new(config.context_len, config.head_dim, config.rope_base, config.rope_freq_scale));
+        let rope = Arc::new(RopeTable::new(
+            config.context_len,
+            config.head_dim,
+            config.rope_base,
+            config.rope_freq_scale,
+        ));
         let (cos, sin) = rope_tensors(&rope, config.context_len, device);
         Ok(Self {
             config,
@@ -151,7 +161,13 @@ impl Llama {
         let linear: usize = self
             .blocks
             .iter()
-            .map(|b| b.qkv.bytes() + b.attn_out.bytes() + b.gate_up.bytes() + b.down.bytes() + 2 * 4 * self.config.hidden)
+            .map(|b| {
+                b.qkv.bytes()
+                    + b.attn_out.bytes()
+                    + b.gate_up.bytes()
+                    + b.down.bytes()
+                    + 2 * 4 * self.config.hidden
+            })
             .sum();
         let shared = matches!(&self.output, Linear::Host(m) if m.shares_storage(&self.embedding));
         let embedding = if shared { 0 } else { self.embedding.bytes() };
@@ -168,7 +184,11 @@ impl Llama {
             .iter()
             .map(|b| {
                 let bias = b.qkv_bias.as_ref().map_or(0, |q| 4 * q.host.len());
-                b.qkv.device_bytes() + b.attn_out.device_bytes() + b.gate_up.device_bytes() + b.down.device_bytes() + bias
+                b.qkv.device_bytes()
+                    + b.attn_out.device_bytes()
+                    + b.gate_up.device_bytes()
+                    + b.down.device_bytes()
+                    + bias
             })
             .sum();
         linear + self.output.device_bytes() + norms
@@ -202,7 +222,11 @@ impl Llama {
     /// The head shape when attention runs on the host (a CPU weight format), else `None`.
     fn host_heads(&self) -> Option<Heads> {
         let c = &self.config;
-        self.format.host().map(|_| Heads { heads: c.heads, kv_heads: c.kv_heads, head_dim: c.head_dim })
+        self.format.host().map(|_| Heads {
+            heads: c.heads,
+            kv_heads: c.kv_heads,
+            head_dim: c.head_dim,
+        })
     }
 
     /// Runs `tokens` (a prompt: batched prefill; or one token: a decode step) after the
@@ -217,20 +241,32 @@ impl Llama {
 
     /// [`Llama::forward`] with an asynchronous read-back: the form WebGPU in the
     /// browser needs (it cannot block on the GPU).
-    pub async fn forward_async(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Vec<f32>, ModelError> {
+    pub async fn forward_async(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+    ) -> Result<Vec<f32>, ModelError> {
         let logits = self.forward_tensor(tokens, cache)?;
-        read_logits(logits.into_data_async().await.map_err(|e| ModelError::Execution(format!("{e:?}"))))
+        read_logits(
+            logits.into_data_async().await.map_err(|e| ModelError::Execution(format!("{e:?}"))),
+        )
     }
 
     /// Builds the computation and returns the last position's logits, `[1, vocab]`,
     /// still on the device. The cache is updated.
-    pub fn forward_tensor(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor<2>, ModelError> {
+    pub fn forward_tensor(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+    ) -> Result<Tensor<2>, ModelError> {
         let c = &self.config;
         let t = tokens.len();
         if t == 0 {
             return Err(ModelError::EmptyInput);
         }
-        if let Some((position, &id)) = tokens.iter().enumerate().find(|(_, &id)| id as usize >= c.vocab_size) {
+        if let Some((position, &id)) =
+            tokens.iter().enumerate().find(|(_, &id)| id as usize >= c.vocab_size)
+        {
             return Err(ModelError::BadToken { id, position, vocab_size: c.vocab_size });
         }
         if !cache.fits(c.layers, self.host_heads()) {
@@ -264,7 +300,12 @@ impl Llama {
 
     /// The transformer blocks over `x` (`[t, hidden]`, positions `past..past + t`);
     /// appends to the cache's layers (the caller advances its length).
-    fn blocks_forward(&self, mut x: Tensor<2>, past: usize, cache: &mut KvCache) -> Result<Tensor<2>, ModelError> {
+    fn blocks_forward(
+        &self,
+        mut x: Tensor<2>,
+        past: usize,
+        cache: &mut KvCache,
+    ) -> Result<Tensor<2>, ModelError> {
         let c = &self.config;
         let t = x.dims()[0];
         if let Some(heads) = self.host_heads() {
@@ -277,7 +318,15 @@ impl Llama {
         let mask = (t > 1).then(|| causal_mask(c.group(), t, past, &self.device));
         for (i, b) in self.blocks.iter().enumerate() {
             let h = rms_norm(x.clone(), &b.attn_norm, c.rms_eps);
-            x = x + b.attn_out.forward(self.attention(i, h, b, &cos, &sin, mask.as_ref(), cache)?)?;
+            x = x + b.attn_out.forward(self.attention(
+                i,
+                h,
+                b,
+                &cos,
+                &sin,
+                mask.as_ref(),
+                cache,
+            )?)?;
             let h = rms_norm(x.clone(), &b.ffn_norm, c.rms_eps);
             x = x + feed_forward::feed_forward(&b.gate_up, &b.down, h, c.ffn, &self.device)?;
         }
@@ -288,13 +337,23 @@ impl Llama {
     /// `x` (`[t][hidden]`) stays in host memory from one kernel to the next, normalised
     /// by [`host_norm`] (burn's `rms_norm` value for value) and attended over the host
     /// cache with this crate's RoPE table and causality.
-    fn blocks_forward_host(&self, mut x: Vec<f32>, t: usize, past: usize, heads: Heads, cache: &mut KvCache) -> Result<Vec<f32>, ModelError> {
+    fn blocks_forward_host(
+        &self,
+        mut x: Vec<f32>,
+        t: usize,
+        past: usize,
+        heads: Heads,
+        cache: &mut KvCache,
+    ) -> Result<Vec<f32>, ModelError> {
         let c = &self.config;
         for (i, b) in self.blocks.iter().enumerate() {
             let h = host_norm::rms_norm_rows(&x, &host_rows(b.attn_norm.clone())?, c.rms_eps);
             host_norm::add_rows(&mut x, &self.attention_host(i, &h, t, b, past, heads, cache)?);
             let h = host_norm::rms_norm_rows(&x, &host_rows(b.ffn_norm.clone())?, c.rms_eps);
-            host_norm::add_rows(&mut x, &feed_forward::feed_forward_rows(&b.gate_up, &b.down, &h, t, c.ffn, &self.device)?);
+            host_norm::add_rows(
+                &mut x,
+                &feed_forward::feed_forward_rows(&b.gate_up, &b.down, &h, t, c.ffn, &self.device)?,
+            );
         }
         Ok(x)
     }
@@ -333,8 +392,7 @@ impl Llama {
             scores = scores + mask.clone();
         }
         let p = softmax(scores, 2);
-        Ok(p
-            .matmul(v) // [kvh, g*t, d]
+        Ok(p.matmul(v) // [kvh, g*t, d]
             .reshape([c.heads, t, d])
             .swap_dims(0, 1)
             .reshape([t, c.heads * d]))

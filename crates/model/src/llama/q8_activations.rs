@@ -66,7 +66,9 @@ impl Q8Activations {
         // A prompt's rows are rounded in parallel (one task per activation row); the
         // result does not depend on how the rows are split.
         let round_row = |((x, q), (d, s)): ((&[f32], &mut [i8]), (&mut [f32], &mut [f32]))| {
-            for ((b, q), d) in x.chunks_exact(block).zip(q.chunks_exact_mut(block)).zip(d.iter_mut()) {
+            for ((b, q), d) in
+                x.chunks_exact(block).zip(q.chunks_exact_mut(block)).zip(d.iter_mut())
+            {
                 // (Not `f32::max`: in wasm that is a call to libm's `fmaxf` per value, 3%
                 // of a prompt's time; for the finite values here the result is the same.)
                 let amax = b.iter().fold(0f32, |m, &v| if v.abs() > m { v.abs() } else { m });
@@ -74,7 +76,9 @@ impl Q8Activations {
                 let id = if *d != 0.0 { 1.0 / *d } else { 0.0 };
                 // |v * id| <= 127 up to rounding; the clamp keeps -128 out (the AVX2
                 // kernels negate activations).
-                q.iter_mut().zip(b).for_each(|(q, &v)| *q = (v * id).round().clamp(-127.0, 127.0) as i8);
+                q.iter_mut()
+                    .zip(b)
+                    .for_each(|(q, &v)| *q = (v * id).round().clamp(-127.0, 127.0) as i8);
             }
             for (k, (s, q)) in s.iter_mut().zip(q.chunks_exact(QK8)).enumerate() {
                 *s = d[k / per] * q.iter().map(|&v| i32::from(v)).sum::<i32>() as f32;
@@ -84,7 +88,9 @@ impl Q8Activations {
         if x.len() > cols {
             use rayon::prelude::*;
             let rows = x.par_chunks_exact(cols).zip(quants.par_chunks_exact_mut(cols));
-            let meta = scales.par_chunks_exact_mut(cols / block).zip(sums.par_chunks_exact_mut(cols / QK8));
+            let meta = scales
+                .par_chunks_exact_mut(cols / block)
+                .zip(sums.par_chunks_exact_mut(cols / QK8));
             rows.zip(meta).for_each(round_row);
             return Self { cols, block, scales, quants, sums };
         }
@@ -138,7 +144,12 @@ impl Q8Row<'_> {
     /// values: `Σ_b d_b / 2 · Σ_{j in b} |w_j|` (tests).
     #[cfg(test)]
     pub(crate) fn rounding_bound(&self, w: &[f32]) -> f64 {
-        w.chunks(QK8).enumerate().map(|(k, wb)| f64::from(self.scale(k)) / 2.0 * wb.iter().map(|v| f64::from(v.abs())).sum::<f64>()).sum()
+        w.chunks(QK8)
+            .enumerate()
+            .map(|(k, wb)| {
+                f64::from(self.scale(k)) / 2.0 * wb.iter().map(|v| f64::from(v.abs())).sum::<f64>()
+            })
+            .sum()
     }
 }
 
@@ -158,9 +169,16 @@ mod tests {
         }
         // The largest value of each block maps to ±127 exactly.
         for b in 0..3 {
-            assert_eq!(r.quants[b * QK8..(b + 1) * QK8].iter().map(|q| q.unsigned_abs()).max(), Some(127));
+            assert_eq!(
+                r.quants[b * QK8..(b + 1) * QK8].iter().map(|q| q.unsigned_abs()).max(),
+                Some(127)
+            );
             let rounded: f32 = back[b * QK8..(b + 1) * QK8].iter().sum();
-            assert!((r.sums[b] - rounded).abs() <= 1e-5 * (1.0 + rounded.abs()), "block {b}: {} vs {rounded}", r.sums[b]);
+            assert!(
+                (r.sums[b] - rounded).abs() <= 1e-5 * (1.0 + rounded.abs()),
+                "block {b}: {} vs {rounded}",
+                r.sums[b]
+            );
         }
         // A block of zeros stays zero (no division by zero).
         let z = Q8Activations::rows(&[0.0; 32], 32, 32);
@@ -178,7 +196,17 @@ mod tests {
 
     #[test]
     fn blocks_of_256_share_one_scale() {
-        let x: Vec<f32> = (0..512).map(|i| if i == 3 { 127.0 } else if i == 300 { -254.0 } else { (i % 5) as f32 / 10.0 }).collect();
+        let x: Vec<f32> = (0..512)
+            .map(|i| {
+                if i == 3 {
+                    127.0
+                } else if i == 300 {
+                    -254.0
+                } else {
+                    (i % 5) as f32 / 10.0
+                }
+            })
+            .collect();
         let a = Q8Activations::rows(&x, 512, 256);
         let r = a.row(0);
         assert_eq!((r.scales, r.sums.len(), r.shift), (&[1.0, 2.0][..], 16, 3));

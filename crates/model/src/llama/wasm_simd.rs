@@ -25,7 +25,10 @@ use super::q8_activations::{Q8Activations, Q8Row};
 
 #[inline(always)]
 fn hsum(v: v128) -> f32 {
-    f32x4_extract_lane::<0>(v) + f32x4_extract_lane::<1>(v) + f32x4_extract_lane::<2>(v) + f32x4_extract_lane::<3>(v)
+    f32x4_extract_lane::<0>(v)
+        + f32x4_extract_lane::<1>(v)
+        + f32x4_extract_lane::<2>(v)
+        + f32x4_extract_lane::<3>(v)
 }
 
 /// Loads four f32 from `p`.
@@ -134,7 +137,10 @@ pub(super) fn dot_q8(scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
         let s = unsafe {
             let q = pq.add(b * QK8) as *const v128;
             let xb = px.add(b * QK8);
-            f32x4_add(mul16(i8x16_to_f32(v128_load(q)), xb), mul16(i8x16_to_f32(v128_load(q.add(1))), xb.add(16)))
+            f32x4_add(
+                mul16(i8x16_to_f32(v128_load(q)), xb),
+                mul16(i8x16_to_f32(v128_load(q.add(1))), xb.add(16)),
+            )
         };
         let d = f32x4_splat(scales[b]);
         // Two accumulators alternate so consecutive blocks do not wait on each other.
@@ -185,7 +191,10 @@ fn dot_bytes(w: v128, a: v128, signed: bool) -> v128 {
     } else {
         (u16x8_extend_low_u8x16(w), u16x8_extend_high_u8x16(w))
     };
-    i32x4_add(i32x4_dot_i16x8(wl, i16x8_extend_low_i8x16(a)), i32x4_dot_i16x8(wh, i16x8_extend_high_i8x16(a)))
+    i32x4_add(
+        i32x4_dot_i16x8(wl, i16x8_extend_low_i8x16(a)),
+        i32x4_dot_i16x8(wh, i16x8_extend_high_i8x16(a)),
+    )
 }
 
 /// 16 bytes at `p`.
@@ -205,9 +214,15 @@ pub(super) fn int_dot_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
         // SAFETY: block `k < n` spans `32 k .. 32 k + 32` of both byte slices.
         let s = unsafe {
             let (w, a) = (quants.as_ptr().add(k * QK8), x.quants.as_ptr().add(k * QK8));
-            i32x4_add(dot_bytes(load16(w), load16(a), true), dot_bytes(load16(w.add(16)), load16(a.add(16)), true))
+            i32x4_add(
+                dot_bytes(load16(w), load16(a), true),
+                dot_bytes(load16(w.add(16)), load16(a.add(16)), true),
+            )
         };
-        acc[k % 2] = f32x4_add(acc[k % 2], f32x4_mul(f32x4_convert_i32x4(s), f32x4_splat(scales[k] * x.scale(k))));
+        acc[k % 2] = f32x4_add(
+            acc[k % 2],
+            f32x4_mul(f32x4_convert_i32x4(s), f32x4_splat(scales[k] * x.scale(k))),
+        );
     }
     hsum(f32x4_add(acc[0], acc[1]))
 }
@@ -215,7 +230,12 @@ pub(super) fn int_dot_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
 /// [`super::int_dot::dot_q4_1`]: `w` as Q4_1 blocks (host layout) times 8-bit
 /// activations.
 pub(super) fn int_dot_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
-    let n = d.len().min(m.len()).min(nibbles.len() / (QK8 / 2)).min(x.sums.len()).min(x.quants.len() / QK8);
+    let n = d
+        .len()
+        .min(m.len())
+        .min(nibbles.len() / (QK8 / 2))
+        .min(x.sums.len())
+        .min(x.quants.len() / QK8);
     let mask = u8x16_splat(0x0f);
     let mut acc = [f32x4_splat(0.0); 2];
     let mut mins = 0f32;
@@ -224,9 +244,15 @@ pub(super) fn int_dot_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f3
         let s = unsafe {
             let bytes = load16(nibbles.as_ptr().add(k * QK8 / 2));
             let a = x.quants.as_ptr().add(k * QK8);
-            i32x4_add(dot_bytes(v128_and(bytes, mask), load16(a), false), dot_bytes(u8x16_shr(bytes, 4), load16(a.add(16)), false))
+            i32x4_add(
+                dot_bytes(v128_and(bytes, mask), load16(a), false),
+                dot_bytes(u8x16_shr(bytes, 4), load16(a.add(16)), false),
+            )
         };
-        acc[k % 2] = f32x4_add(acc[k % 2], f32x4_mul(f32x4_convert_i32x4(s), f32x4_splat(d[k] * x.scale(k))));
+        acc[k % 2] = f32x4_add(
+            acc[k % 2],
+            f32x4_mul(f32x4_convert_i32x4(s), f32x4_splat(d[k] * x.scale(k))),
+        );
         mins += m[k] * x.sums[k];
     }
     hsum(f32x4_add(acc[0], acc[1])) + mins
@@ -244,11 +270,28 @@ const TILE: usize = 8;
 /// unpacked and widened once per tile of up to [`TILE`] tokens, and the inner loop is
 /// four loads and four `i32x4.dot_i16x8_s` per (block, token), as AVX2's tile
 /// (`int_dot_avx2::gemm_q4_1`) is.
-pub(super) fn gemm_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], rows: usize, x: &Q8Activations, t: usize, out: &mut [f32]) {
+pub(super) fn gemm_q4_1(
+    d: &[f32],
+    m: &[f32],
+    nibbles: &[u8],
+    rows: usize,
+    x: &Q8Activations,
+    t: usize,
+    out: &mut [f32],
+) {
     let cols = x.cols();
     let nb = cols / QK8;
-    assert!(cols % QK8 == 0 && x.block() == QK8 && x.len() >= t, "activations rounded in blocks of 32, at least {t} rows");
-    assert!(d.len() == rows * nb && m.len() == d.len() && nibbles.len() * 2 == rows * cols && out.len() == rows * t, "Q4_1 rows of {cols}");
+    assert!(
+        cols % QK8 == 0 && x.block() == QK8 && x.len() >= t,
+        "activations rounded in blocks of 32, at least {t} rows"
+    );
+    assert!(
+        d.len() == rows * nb
+            && m.len() == d.len()
+            && nibbles.len() * 2 == rows * cols
+            && out.len() == rows * t,
+        "Q4_1 rows of {cols}"
+    );
     // Every token's activations as i16 (`a16[i * cols + j]`: 69-184 KB for a 60-token
     // prompt, read from L2) and their block scales, in tiles of TILE tokens, block-major
     // within a tile (`scales[TILE * (nb * k + b) + i]` for token `TILE k + i`).
@@ -257,7 +300,10 @@ pub(super) fn gemm_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], rows: usize, x: &Q
     let mut scales = vec![0f32; tiles * TILE * nb];
     for i in 0..t {
         let row = x.row(i);
-        a16[i * cols..(i + 1) * cols].iter_mut().zip(row.quants).for_each(|(w, &q)| *w = i16::from(q));
+        a16[i * cols..(i + 1) * cols]
+            .iter_mut()
+            .zip(row.quants)
+            .for_each(|(w, &q)| *w = i16::from(q));
         for b in 0..nb {
             scales[TILE * (nb * (i / TILE) + b) + i % TILE] = row.scale(b);
         }
@@ -267,9 +313,11 @@ pub(super) fn gemm_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], rows: usize, x: &Q
     for r0 in (0..rows).step_by(ROWS) {
         for k in 0..tiles {
             let (t0, n) = (k * TILE, (t - k * TILE).min(TILE));
-            let (a, s) = (&a16[t0 * cols..(t0 + TILE) * cols], &scales[TILE * nb * k..TILE * nb * (k + 1)]);
+            let (a, s) =
+                (&a16[t0 * cols..(t0 + TILE) * cols], &scales[TILE * nb * k..TILE * nb * (k + 1)]);
             for r in r0..(r0 + ROWS).min(rows) {
-                let (dr, nr) = (&d[r * nb..(r + 1) * nb], &nibbles[r * cols / 2..(r + 1) * cols / 2]);
+                let (dr, nr) =
+                    (&d[r * nb..(r + 1) * nb], &nibbles[r * cols / 2..(r + 1) * cols / 2]);
                 let o = &mut out[r * t + t0..r * t + t0 + n];
                 // (Const generics: the accumulators stay in registers.)
                 match n {
@@ -299,9 +347,23 @@ const ROWS: usize = 32;
 /// `N` activation rows of the tile and one Q4_1 weight row (`d`: its blocks' scales,
 /// `nib`: their 16 bytes each).
 #[inline(always)]
-fn q4_1_tile<const N: usize>(d: &[f32], nib: &[u8], a16: &[i16], cols: usize, scales: &[f32], o: &mut [f32]) {
+fn q4_1_tile<const N: usize>(
+    d: &[f32],
+    nib: &[u8],
+    a16: &[i16],
+    cols: usize,
+    scales: &[f32],
+    o: &mut [f32],
+) {
     let nb = d.len();
-    assert!(N <= TILE && nib.len() == nb * QK8 / 2 && nb * QK8 <= cols && a16.len() >= N * cols && scales.len() >= TILE * nb && o.len() == N);
+    assert!(
+        N <= TILE
+            && nib.len() == nb * QK8 / 2
+            && nb * QK8 <= cols
+            && a16.len() >= N * cols
+            && scales.len() >= TILE * nb
+            && o.len() == N
+    );
     let mask = u8x16_splat(0x0f);
     let mut acc = [f32x4_splat(0.0); N];
     let (pn, pa) = (nib.as_ptr(), a16.as_ptr());
@@ -312,15 +374,29 @@ fn q4_1_tile<const N: usize>(d: &[f32], nib: &[u8], a16: &[i16], cols: usize, sc
             let bytes = load16(pn.add(b * QK8 / 2));
             let (lo, hi) = (v128_and(bytes, mask), u8x16_shr(bytes, 4));
             // Values 0-7, 8-15 (low nibbles), 16-23, 24-31 (high nibbles) as i16.
-            let w = [u16x8_extend_low_u8x16(lo), u16x8_extend_high_u8x16(lo), u16x8_extend_low_u8x16(hi), u16x8_extend_high_u8x16(hi)];
+            let w = [
+                u16x8_extend_low_u8x16(lo),
+                u16x8_extend_high_u8x16(lo),
+                u16x8_extend_low_u8x16(hi),
+                u16x8_extend_high_u8x16(hi),
+            ];
             let db = d[b];
             for (i, acc) in acc.iter_mut().enumerate() {
                 let a = pa.add(i * cols + b * QK8);
                 let s = i32x4_add(
-                    i32x4_add(i32x4_dot_i16x8(w[0], load16(a)), i32x4_dot_i16x8(w[1], load16(a.add(8)))),
-                    i32x4_add(i32x4_dot_i16x8(w[2], load16(a.add(16))), i32x4_dot_i16x8(w[3], load16(a.add(24)))),
+                    i32x4_add(
+                        i32x4_dot_i16x8(w[0], load16(a)),
+                        i32x4_dot_i16x8(w[1], load16(a.add(8))),
+                    ),
+                    i32x4_add(
+                        i32x4_dot_i16x8(w[2], load16(a.add(16))),
+                        i32x4_dot_i16x8(w[3], load16(a.add(24))),
+                    ),
                 );
-                *acc = f32x4_add(*acc, f32x4_mul(f32x4_convert_i32x4(s), f32x4_splat(db * scales[TILE * b + i])));
+                *acc = f32x4_add(
+                    *acc,
+                    f32x4_mul(f32x4_convert_i32x4(s), f32x4_splat(db * scales[TILE * b + i])),
+                );
             }
         }
     }
@@ -333,7 +409,8 @@ fn q4_1_tile<const N: usize>(d: &[f32], nib: &[u8], a16: &[i16], cols: usize, sc
 /// activations.
 pub(super) fn int_dot_q4_k(row: &[u8], x: Q8Row) -> f32 {
     use crate::gguf::formats::{f16_at, q4_k, QK_K};
-    let n = (row.len() / q4_k::BLOCK_BYTES).min(x.sums.len() / (QK_K / QK8)).min(x.quants.len() / QK_K);
+    let n =
+        (row.len() / q4_k::BLOCK_BYTES).min(x.sums.len() / (QK_K / QK8)).min(x.quants.len() / QK_K);
     let mask = u8x16_splat(0x0f);
     let mut acc = [f32x4_splat(0.0); 2];
     let mut mins = 0f32;
@@ -349,14 +426,30 @@ pub(super) fn int_dot_q4_k(row: &[u8], x: Q8Row) -> f32 {
             let (s1, s2) = unsafe {
                 let q = b.as_ptr().add(16 + 32 * p);
                 let (q0, q1) = (load16(q), load16(q.add(16)));
-                let (a1, a2) = (x.quants.as_ptr().add(k * QK8), x.quants.as_ptr().add((k + 1) * QK8));
+                let (a1, a2) =
+                    (x.quants.as_ptr().add(k * QK8), x.quants.as_ptr().add((k + 1) * QK8));
                 (
-                    i32x4_add(dot_bytes(v128_and(q0, mask), load16(a1), false), dot_bytes(v128_and(q1, mask), load16(a1.add(16)), false)),
-                    i32x4_add(dot_bytes(u8x16_shr(q0, 4), load16(a2), false), dot_bytes(u8x16_shr(q1, 4), load16(a2.add(16)), false)),
+                    i32x4_add(
+                        dot_bytes(v128_and(q0, mask), load16(a1), false),
+                        dot_bytes(v128_and(q1, mask), load16(a1.add(16)), false),
+                    ),
+                    i32x4_add(
+                        dot_bytes(u8x16_shr(q0, 4), load16(a2), false),
+                        dot_bytes(u8x16_shr(q1, 4), load16(a2.add(16)), false),
+                    ),
                 )
             };
-            acc[0] = f32x4_add(acc[0], f32x4_mul(f32x4_convert_i32x4(s1), f32x4_splat(d * f32::from(sc1) * x.scale(k))));
-            acc[1] = f32x4_add(acc[1], f32x4_mul(f32x4_convert_i32x4(s2), f32x4_splat(d * f32::from(sc2) * x.scale(k + 1))));
+            acc[0] = f32x4_add(
+                acc[0],
+                f32x4_mul(f32x4_convert_i32x4(s1), f32x4_splat(d * f32::from(sc1) * x.scale(k))),
+            );
+            acc[1] = f32x4_add(
+                acc[1],
+                f32x4_mul(
+                    f32x4_convert_i32x4(s2),
+                    f32x4_splat(d * f32::from(sc2) * x.scale(k + 1)),
+                ),
+            );
             mins += dmin * (f32::from(m1) * x.sums[k] + f32::from(m2) * x.sums[k + 1]);
         }
     }

@@ -40,13 +40,22 @@ use super::linear::Linear;
 use super::{LlamaConfig, WeightFormat};
 
 /// Row-major `[out][in]` f32 data of a GGUF matrix, checked against its expected shape.
-pub(crate) fn matrix_rows(gguf: &Gguf, name: &str, rows_out: usize, cols_in: usize) -> Result<Vec<f32>, GgufError> {
+pub(crate) fn matrix_rows(
+    gguf: &Gguf,
+    name: &str,
+    rows_out: usize,
+    cols_in: usize,
+) -> Result<Vec<f32>, GgufError> {
     gguf.tensor_f32_shaped(name, &[cols_in as u64, rows_out as u64])
 }
 
 /// For each destination row, the source row that moves a head's rows from interleaved
 /// RoPE pairs to halves (the identity when the file already has halves: `qwen2`).
-fn head_row_order(heads: usize, head_dim: usize, arch: Architecture) -> impl Iterator<Item = usize> {
+fn head_row_order(
+    heads: usize,
+    head_dim: usize,
+    arch: Architecture,
+) -> impl Iterator<Item = usize> {
     let half = head_dim / 2;
     let interleaved = arch.rope_interleaved();
     (0..heads).flat_map(move |h| {
@@ -63,7 +72,13 @@ fn head_row_order(heads: usize, head_dim: usize, arch: Architecture) -> impl Ite
 
 /// Permutes the rows of each head from interleaved pairs to halves (as
 /// [`head_row_order`] says for `arch`).
-pub(crate) fn deinterleave_heads(rows: &[f32], heads: usize, head_dim: usize, cols: usize, arch: Architecture) -> Vec<f32> {
+pub(crate) fn deinterleave_heads(
+    rows: &[f32],
+    heads: usize,
+    head_dim: usize,
+    cols: usize,
+    arch: Architecture,
+) -> Vec<f32> {
     let mut out = Vec::with_capacity(rows.len());
     for src in head_row_order(heads, head_dim, arch) {
         out.extend_from_slice(&rows[src * cols..(src + 1) * cols]);
@@ -78,11 +93,20 @@ fn plain<'a>(rows: &[&'a [u8]]) -> Vec<(&'a [u8], f32)> {
 
 /// The rows of a GGUF Q4_1 matrix `[out][in]` as slices of block bytes, checked against
 /// the expected shape; `None` when the tensor is stored in another type.
-fn q4_1_rows<'g>(gguf: &'g Gguf, name: &str, out: usize, inp: usize) -> Result<Option<Vec<&'g [u8]>>, GgufError> {
+fn q4_1_rows<'g>(
+    gguf: &'g Gguf,
+    name: &str,
+    out: usize,
+    inp: usize,
+) -> Result<Option<Vec<&'g [u8]>>, GgufError> {
     let (info, bytes) = gguf.tensor_bytes(name)?;
     let want = [inp as u64, out as u64];
     if info.dims != want {
-        return Err(GgufError::UnexpectedShape { tensor: info.name.clone(), expected: want.to_vec(), found: info.dims.clone() });
+        return Err(GgufError::UnexpectedShape {
+            tensor: info.name.clone(),
+            expected: want.to_vec(),
+            found: info.dims.clone(),
+        });
     }
     if info.ggml_type != GgmlType::Q4_1 {
         return Ok(None);
@@ -95,27 +119,48 @@ fn q4_1_rows<'g>(gguf: &'g Gguf, name: &str, out: usize, inp: usize) -> Result<O
 
 /// The rows of a GGUF matrix `[out][in]` of any supported type as (type, block bytes),
 /// checked against the expected shape.
-fn typed_rows<'g>(gguf: &'g Gguf, name: &str, out: usize, inp: usize) -> Result<Vec<(GgmlType, &'g [u8])>, GgufError> {
+fn typed_rows<'g>(
+    gguf: &'g Gguf,
+    name: &str,
+    out: usize,
+    inp: usize,
+) -> Result<Vec<(GgmlType, &'g [u8])>, GgufError> {
     let (info, bytes) = gguf.tensor_bytes(name)?;
     let want = [inp as u64, out as u64];
     if info.dims != want {
-        return Err(GgufError::UnexpectedShape { tensor: info.name.clone(), expected: want.to_vec(), found: info.dims.clone() });
+        return Err(GgufError::UnexpectedShape {
+            tensor: info.name.clone(),
+            expected: want.to_vec(),
+            found: info.dims.clone(),
+        });
     }
     // The reader checked that rows are whole blocks and `bytes` is exactly their size.
     let row_bytes = info.ggml_type.byte_len(inp as u64).unwrap_or(0) as usize;
     if row_bytes == 0 {
-        return Err(GgufError::UnexpectedShape { tensor: info.name.clone(), expected: want.to_vec(), found: info.dims.clone() });
+        return Err(GgufError::UnexpectedShape {
+            tensor: info.name.clone(),
+            expected: want.to_vec(),
+            found: info.dims.clone(),
+        });
     }
     Ok(bytes.chunks_exact(row_bytes).map(|r| (info.ggml_type, r)).collect())
 }
 
 /// Rows with a factor.
-fn with_factor<'a>(rows: impl IntoIterator<Item = (GgmlType, &'a [u8])>, factor: f32) -> Vec<(GgmlType, &'a [u8], f32)> {
+fn with_factor<'a>(
+    rows: impl IntoIterator<Item = (GgmlType, &'a [u8])>,
+    factor: f32,
+) -> Vec<(GgmlType, &'a [u8], f32)> {
     rows.into_iter().map(|(t, r)| (t, r, factor)).collect()
 }
 
 /// A matrix `[out][in]` kept in the file's own encoding.
-pub(crate) fn own_matrix(gguf: &Gguf, name: &str, out: usize, inp: usize) -> Result<HostMatrix, GgufError> {
+pub(crate) fn own_matrix(
+    gguf: &Gguf,
+    name: &str,
+    out: usize,
+    inp: usize,
+) -> Result<HostMatrix, GgufError> {
     Ok(HostMatrix::from_gguf_rows(&with_factor(typed_rows(gguf, name, out, inp)?, 1.0), inp))
 }
 
@@ -143,7 +188,12 @@ pub(crate) fn weight_in_out(rows: &[f32], out: usize, inp: usize, device: &Devic
 }
 
 /// A 1-D f32 vector (norm weights) of length `len`.
-pub(crate) fn vector(gguf: &Gguf, name: &str, len: usize, device: &Device) -> Result<Tensor<2>, GgufError> {
+pub(crate) fn vector(
+    gguf: &Gguf,
+    name: &str,
+    len: usize,
+    device: &Device,
+) -> Result<Tensor<2>, GgufError> {
     let data = gguf.tensor_f32_shaped(name, &[len as u64])?;
     Ok(Tensor::from_data(TensorData::new(data, [1, len]), device))
 }
@@ -155,7 +205,11 @@ pub(crate) fn embedding(gguf: &Gguf, config: &LlamaConfig) -> Result<HostMatrix,
     let (info, bytes) = gguf.tensor_bytes(name)?;
     let want = [config.hidden as u64, config.vocab_size as u64];
     if info.dims != want {
-        return Err(GgufError::UnexpectedShape { tensor: info.name.clone(), expected: want.to_vec(), found: info.dims.clone() });
+        return Err(GgufError::UnexpectedShape {
+            tensor: info.name.clone(),
+            expected: want.to_vec(),
+            found: info.dims.clone(),
+        });
     }
     if info.ggml_type == GgmlType::Q8_0 {
         // Shape checked above, so the byte length is exactly vocab * hidden / 32 blocks.
@@ -180,8 +234,16 @@ pub(crate) fn output(
     let (vocab, hidden) = (config.vocab_size, config.hidden);
     if format == WeightFormat::GpuBlocks {
         // The file's own blocks on the GPU: `output.weight`, or the tied embedding's.
-        let name = if gguf.tensor_info("output.weight").is_ok() { "output.weight" } else { "token_embd.weight" };
-        return Ok(Linear::from_gguf_rows_on_gpu(&with_factor(typed_rows(gguf, name, vocab, hidden)?, 1.0), hidden, device));
+        let name = if gguf.tensor_info("output.weight").is_ok() {
+            "output.weight"
+        } else {
+            "token_embd.weight"
+        };
+        return Ok(Linear::from_gguf_rows_on_gpu(
+            &with_factor(typed_rows(gguf, name, vocab, hidden)?, 1.0),
+            hidden,
+            device,
+        ));
     }
     if gguf.tensor_info("output.weight").is_ok() {
         if format == WeightFormat::Gguf {
@@ -194,7 +256,9 @@ pub(crate) fn output(
     // model); f32 / f16 / burn-f32 get the dequantized values in their own format.
     let shares = match format.host() {
         Some(HostFormat::Gguf) => true,
-        Some(HostFormat::Q8_0 | HostFormat::Q4_1) => matches!(embedding.format(), HostFormat::Q8_0 | HostFormat::Q4_1),
+        Some(HostFormat::Q8_0 | HostFormat::Q4_1) => {
+            matches!(embedding.format(), HostFormat::Q8_0 | HostFormat::Q4_1)
+        }
         Some(host) => host == embedding.format(),
         None => false,
     };
@@ -236,7 +300,12 @@ pub(crate) struct QkvBias {
 impl QkvBias {
     /// The biases `blk.i.attn_{q,k,v}.bias` of an architecture that has them, reordered
     /// and scaled like the rows; `None` for one that has none.
-    fn load(gguf: &Gguf, c: &LlamaConfig, i: usize, device: &Device) -> Result<Option<Self>, GgufError> {
+    fn load(
+        gguf: &Gguf,
+        c: &LlamaConfig,
+        i: usize,
+        device: &Device,
+    ) -> Result<Option<Self>, GgufError> {
         if !c.arch.qkv_bias() {
             return Ok(None);
         }
@@ -254,7 +323,13 @@ impl QkvBias {
 }
 
 impl BlockWeights {
-    pub(crate) fn load(gguf: &Gguf, c: &LlamaConfig, i: usize, format: WeightFormat, device: &Device) -> Result<Self, GgufError> {
+    pub(crate) fn load(
+        gguf: &Gguf,
+        c: &LlamaConfig,
+        i: usize,
+        format: WeightFormat,
+        device: &Device,
+    ) -> Result<Self, GgufError> {
         if format == WeightFormat::Gguf {
             return Self::load_own(gguf, c, i, device);
         }
@@ -271,9 +346,16 @@ impl BlockWeights {
         let q_out = c.heads * d;
         let kv_out = c.kv_heads * d;
         let scale = 1.0 / (d as f32).sqrt();
-        let mut q = deinterleave_heads(&matrix_rows(gguf, &n("attn_q"), q_out, h)?, c.heads, d, h, c.arch);
+        let mut q =
+            deinterleave_heads(&matrix_rows(gguf, &n("attn_q"), q_out, h)?, c.heads, d, h, c.arch);
         q.iter_mut().for_each(|x| *x *= scale);
-        let k = deinterleave_heads(&matrix_rows(gguf, &n("attn_k"), kv_out, h)?, c.kv_heads, d, h, c.arch);
+        let k = deinterleave_heads(
+            &matrix_rows(gguf, &n("attn_k"), kv_out, h)?,
+            c.kv_heads,
+            d,
+            h,
+            c.arch,
+        );
         let v = matrix_rows(gguf, &n("attn_v"), kv_out, h)?;
         let qkv_rows: Vec<f32> = [q, k, v].concat();
         let mut gate_up = matrix_rows(gguf, &n("ffn_gate"), c.ffn, h)?;
@@ -281,25 +363,51 @@ impl BlockWeights {
         Ok(Self {
             attn_norm: vector(gguf, &n("attn_norm"), h, device)?,
             qkv: Linear::from_rows(&qkv_rows, q_out + 2 * kv_out, h, format, device),
-            attn_out: Linear::from_rows(&matrix_rows(gguf, &n("attn_output"), h, q_out)?, h, q_out, format, device),
+            attn_out: Linear::from_rows(
+                &matrix_rows(gguf, &n("attn_output"), h, q_out)?,
+                h,
+                q_out,
+                format,
+                device,
+            ),
             ffn_norm: vector(gguf, &n("ffn_norm"), h, device)?,
             gate_up: Linear::from_rows(&gate_up, 2 * c.ffn, h, format, device),
-            down: Linear::from_rows(&matrix_rows(gguf, &n("ffn_down"), h, c.ffn)?, h, c.ffn, format, device),
+            down: Linear::from_rows(
+                &matrix_rows(gguf, &n("ffn_down"), h, c.ffn)?,
+                h,
+                c.ffn,
+                format,
+                device,
+            ),
             qkv_bias: QkvBias::load(gguf, c, i, device)?,
         })
     }
 
     /// The block with every matrix in the file's own encoding ([`WeightFormat::Gguf`]):
     /// rows reordered and Q's scale applied per row as the f32 path does to the values.
-    fn load_own(gguf: &Gguf, c: &LlamaConfig, i: usize, device: &Device) -> Result<Self, GgufError> {
-        Self::load_rows(gguf, c, i, device, |rows, inp| Linear::Host(HostMatrix::from_gguf_rows(rows, inp)))
+    fn load_own(
+        gguf: &Gguf,
+        c: &LlamaConfig,
+        i: usize,
+        device: &Device,
+    ) -> Result<Self, GgufError> {
+        Self::load_rows(gguf, c, i, device, |rows, inp| {
+            Linear::Host(HostMatrix::from_gguf_rows(rows, inp))
+        })
     }
 
     /// The block with its Q4_1 / Q8_0 matrices kept as the file's blocks on the GPU
     /// ([`WeightFormat::GpuBlocks`]; other types as f32 burn tensors), rows reordered and
     /// Q's scale folded into each row's factor as [`BlockWeights::load_own`] does.
-    fn load_gpu(gguf: &Gguf, c: &LlamaConfig, i: usize, device: &Device) -> Result<Self, GgufError> {
-        Self::load_rows(gguf, c, i, device, |rows, inp| Linear::from_gguf_rows_on_gpu(rows, inp, device))
+    fn load_gpu(
+        gguf: &Gguf,
+        c: &LlamaConfig,
+        i: usize,
+        device: &Device,
+    ) -> Result<Self, GgufError> {
+        Self::load_rows(gguf, c, i, device, |rows, inp| {
+            Linear::from_gguf_rows_on_gpu(rows, inp, device)
+        })
     }
 
     /// The block from its matrices' GGUF rows (type, bytes, factor), each turned into a
@@ -340,7 +448,12 @@ impl BlockWeights {
     /// The block with its matrices kept as the GGUF's Q4_1 blocks (rows reordered and
     /// Q's scale folded into `d` and `m` exactly as the f32 path does to the values);
     /// `None` when one of them is not Q4_1.
-    fn load_q4_1(gguf: &Gguf, c: &LlamaConfig, i: usize, device: &Device) -> Result<Option<Self>, GgufError> {
+    fn load_q4_1(
+        gguf: &Gguf,
+        c: &LlamaConfig,
+        i: usize,
+        device: &Device,
+    ) -> Result<Option<Self>, GgufError> {
         let n = |s: &str| format!("blk.{i}.{s}.weight");
         let (h, d) = (c.hidden, c.head_dim);
         let (q_out, kv_out) = (c.heads * d, c.kv_heads * d);
@@ -356,7 +469,8 @@ impl BlockWeights {
         ) else {
             return Ok(None);
         };
-        let mut qkv: Vec<(&[u8], f32)> = head_row_order(c.heads, d, c.arch).map(|r| (q[r], scale)).collect();
+        let mut qkv: Vec<(&[u8], f32)> =
+            head_row_order(c.heads, d, c.arch).map(|r| (q[r], scale)).collect();
         qkv.extend(head_row_order(c.kv_heads, d, c.arch).map(|r| (k[r], 1.0)));
         qkv.extend(v.iter().map(|&r| (r, 1.0)));
         let gate_up = [plain(&gate), plain(&up)].concat();
@@ -388,7 +502,10 @@ mod tests {
     fn deinterleave_moves_pairs_to_halves() {
         // One head of dim 4, one column: rows [a0, b0, a1, b1] -> [a0, a1, b0, b1].
         let rows = [0.0, 10.0, 1.0, 11.0];
-        assert_eq!(deinterleave_heads(&rows, 1, 4, 1, Architecture::Llama), vec![0.0, 1.0, 10.0, 11.0]);
+        assert_eq!(
+            deinterleave_heads(&rows, 1, 4, 1, Architecture::Llama),
+            vec![0.0, 1.0, 10.0, 11.0]
+        );
         assert_eq!(deinterleave_heads(&rows, 1, 4, 1, Architecture::Qwen2), rows.to_vec());
     }
 }

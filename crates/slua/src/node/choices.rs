@@ -36,13 +36,21 @@ impl Frame {
                 4 => {
                     let hooks = &api.hooks[kind];
                     let last = hooks.len() - 1;
-                    let required_done =
-                        hooks[..last].iter().enumerate().all(|(i, h)| !h.required || done.get(i).copied().unwrap_or(false));
+                    let required_done = hooks[..last]
+                        .iter()
+                        .enumerate()
+                        .all(|(i, h)| !h.required || done.get(i).copied().unwrap_or(false));
                     hooks
                         .iter()
                         .enumerate()
-                        .filter(|(i, _)| !done.get(*i).copied().unwrap_or(false) && (*i < last || required_done))
-                        .map(|(i, h)| Choice { lex: Lex::Lit((&h.name).into()), act: Act::Hook(i), ann: Ann::None })
+                        .filter(|(i, _)| {
+                            !done.get(*i).copied().unwrap_or(false) && (*i < last || required_done)
+                        })
+                        .map(|(i, h)| Choice {
+                            lex: Lex::Lit((&h.name).into()),
+                            act: Act::Hook(i),
+                            ann: Ann::None,
+                        })
                         .collect()
                 }
                 5 => vec![kw("=")],
@@ -58,16 +66,26 @@ impl Frame {
                 if ctx.in_loop {
                     out.push(kw("break"));
                 }
-                out.extend(scoped(env, &ctx.scope, true, |k| k.assignable || api.stmt_reaches(&k.ty)));
+                out.extend(scoped(env, &ctx.scope, true, |k| {
+                    k.assignable || api.stmt_reaches(&k.ty)
+                }));
                 for (name, ty) in env.globals() {
                     if ctx.scope.lookup(name.as_bytes()).is_none() {
-                        out.push(Choice { lex: Lex::Lit(name.clone()), act: Act::Var(ty.clone(), false), ann: Ann::None });
+                        out.push(Choice {
+                            lex: Lex::Lit(name.clone()),
+                            act: Act::Var(ty.clone(), false),
+                            ann: Ann::None,
+                        });
                     }
                 }
                 out
             }
             Frame::Local { state, .. } => match state {
-                0 => vec![Choice { lex: Lex::Name { upper: false, exclude: env.reserved.clone() }, act: Act::NewName, ann: Ann::None }],
+                0 => vec![Choice {
+                    lex: Lex::Name { upper: false, exclude: env.reserved.clone() },
+                    act: Act::NewName,
+                    ann: Ann::None,
+                }],
                 1 => vec![kw(":")],
                 2 => vec![kw("=")],
                 3 => vec![kw(";")],
@@ -75,11 +93,19 @@ impl Frame {
             },
             Frame::TypeSpec { state, params, top } => {
                 let names = |void: bool| {
-                    let mut out: Vec<Choice> = [("number", Type::Number), ("string", Type::String), ("boolean", Type::Boolean)]
-                        .into_iter()
-                        .chain(void.then_some(("void", Type::Void)))
-                        .map(|(n, t)| Choice { lex: Lex::Lit(n.into()), act: Act::TypeName(t), ann: Ann::None })
-                        .collect();
+                    let mut out: Vec<Choice> = [
+                        ("number", Type::Number),
+                        ("string", Type::String),
+                        ("boolean", Type::Boolean),
+                    ]
+                    .into_iter()
+                    .chain(void.then_some(("void", Type::Void)))
+                    .map(|(n, t)| Choice {
+                        lex: Lex::Lit(n.into()),
+                        act: Act::TypeName(t),
+                        ann: Ann::None,
+                    })
+                    .collect();
                     out.extend(api.table_names.iter().enumerate().map(|(i, n)| Choice {
                         lex: Lex::Lit(n.into()),
                         act: Act::TypeName(Type::Table(i)),
@@ -129,7 +155,11 @@ impl Frame {
                 _ => vec![],
             },
             Frame::For { state, bounds, .. } => match state {
-                0 => vec![Choice { lex: Lex::Name { upper: false, exclude: env.reserved.clone() }, act: Act::NewName, ann: Ann::None }],
+                0 => vec![Choice {
+                    lex: Lex::Name { upper: false, exclude: env.reserved.clone() },
+                    act: Act::NewName,
+                    ann: Ann::None,
+                }],
                 1 => vec![kw("=")],
                 3 => vec![kw(",")],
                 4 => {
@@ -162,7 +192,9 @@ impl Frame {
                     let mut out = Vec::new();
                     if let Type::Table(i) = cur {
                         let t = &api.tables[*i];
-                        if !t.methods.is_empty() || t.fields.iter().any(|f| f.mutable || api.stmt_reaches(&f.ty)) {
+                        if !t.methods.is_empty()
+                            || t.fields.iter().any(|f| f.mutable || api.stmt_reaches(&f.ty))
+                        {
                             out.push(kw("."));
                         }
                     }
@@ -185,7 +217,11 @@ impl Frame {
                         .iter()
                         .enumerate()
                         .filter(|(_, f)| f.mutable || api.stmt_reaches(&f.ty))
-                        .map(|(j, f)| Choice { lex: Lex::Lit((&f.name).into()), act: Act::Field(j), ann: Ann::None })
+                        .map(|(j, f)| Choice {
+                            lex: Lex::Lit((&f.name).into()),
+                            act: Act::Field(j),
+                            ann: Ann::None,
+                        })
                         .collect();
                     out.extend(t.methods.iter().enumerate().map(|(j, m)| Choice {
                         lex: Lex::Lit((&m.name).into()),
@@ -205,22 +241,36 @@ impl Frame {
                         for op in BIN_OPS {
                             if let Some(st2) = push_op(stack, t, op) {
                                 if BASES.iter().any(|b| env.viability().can_finish(want, &st2, b)) {
-                                    out.push(Choice { lex: Lex::Lit(op.text().into()), act: Act::Op(op), ann: Ann::None });
+                                    out.push(Choice {
+                                        lex: Lex::Lit(op.text().into()),
+                                        act: Act::Op(op),
+                                        ann: Ann::None,
+                                    });
                                 }
                             }
                         }
                     }
                     out
                 }
-                None => operand_choices(env, ctx, &operand_targets(env.viability(), want, stack, unary), unary, want, stack),
+                None => operand_choices(
+                    env,
+                    ctx,
+                    &operand_targets(env.viability(), want, stack, unary),
+                    unary,
+                    want,
+                    stack,
+                ),
             },
             Frame::Prefix { cur, targets, state, .. } => match state {
                 0 => {
                     let mut out = Vec::new();
                     if let Type::Table(i) = cur {
                         let t = &api.tables[*i];
-                        let any = t.fields.iter().any(|f| api.reaches(&f.ty, &|x| targets.contains(x)))
-                            || t.methods.iter().any(|m| api.reaches(&ret(&m.ty), &|x| targets.contains(x)));
+                        let any =
+                            t.fields.iter().any(|f| api.reaches(&f.ty, &|x| targets.contains(x)))
+                                || t.methods
+                                    .iter()
+                                    .any(|m| api.reaches(&ret(&m.ty), &|x| targets.contains(x)));
                         if any {
                             out.push(kw("."));
                         }
@@ -240,14 +290,22 @@ impl Frame {
                         .iter()
                         .enumerate()
                         .filter(|(_, f)| api.reaches(&f.ty, &|x| targets.contains(x)))
-                        .map(|(j, f)| Choice { lex: Lex::Lit((&f.name).into()), act: Act::Field(j), ann: Ann::None })
+                        .map(|(j, f)| Choice {
+                            lex: Lex::Lit((&f.name).into()),
+                            act: Act::Field(j),
+                            ann: Ann::None,
+                        })
                         .collect();
                     out.extend(
                         t.methods
                             .iter()
                             .enumerate()
                             .filter(|(_, m)| api.reaches(&ret(&m.ty), &|x| targets.contains(x)))
-                            .map(|(j, m)| Choice { lex: Lex::Lit((&m.name).into()), act: Act::Method(j), ann: Ann::Method }),
+                            .map(|(j, m)| Choice {
+                                lex: Lex::Lit((&m.name).into()),
+                                act: Act::Method(j),
+                                ann: Ann::Method,
+                            }),
                     );
                     out
                 }
@@ -273,7 +331,11 @@ impl Frame {
                     if ft.params.is_empty() {
                         vec![kw(")")]
                     } else {
-                        vec![Choice { lex: Lex::Name { upper: false, exclude: env.reserved.clone() }, act: Act::NewName, ann: Ann::None }]
+                        vec![Choice {
+                            lex: Lex::Name { upper: false, exclude: env.reserved.clone() },
+                            act: Act::NewName,
+                            ann: Ann::None,
+                        }]
                     }
                 }
                 2 => {
@@ -288,11 +350,17 @@ impl Frame {
             },
             Frame::Table { table, next, state, .. } => {
                 let fields = &api.tables[*table].fields;
-                let rest_optional = |from: usize| fields[from.min(fields.len())..].iter().all(|f| f.default.is_some());
+                let rest_optional = |from: usize| {
+                    fields[from.min(fields.len())..].iter().all(|f| f.default.is_some())
+                };
                 let field_choices = |from: usize| {
                     let mut out = Vec::new();
                     for (j, f) in fields.iter().enumerate().skip(from) {
-                        out.push(Choice { lex: Lex::Lit((&f.name).into()), act: Act::CtorField(j), ann: Ann::None });
+                        out.push(Choice {
+                            lex: Lex::Lit((&f.name).into()),
+                            act: Act::CtorField(j),
+                            ann: Ann::None,
+                        });
                         if f.default.is_none() {
                             break;
                         }
@@ -333,7 +401,12 @@ fn ret(t: &Type) -> Type {
 /// The types the next operand may have: after unary operators their operand type,
 /// otherwise every base type from which the expression can still end in `want`,
 /// plus a table or function type when the operand is the whole expression.
-pub(super) fn operand_targets(viability: &Viability, want: &TypeSet, stack: &[(Type, BinOp)], unary: &[bool]) -> TypeSet {
+pub(super) fn operand_targets(
+    viability: &Viability,
+    want: &TypeSet,
+    stack: &[(Type, BinOp)],
+    unary: &[bool],
+) -> TypeSet {
     match unary.last() {
         Some(true) => TypeSet::one(&Type::Boolean),
         Some(false) => TypeSet::one(&Type::Number),
@@ -349,7 +422,14 @@ pub(super) fn operand_targets(viability: &Viability, want: &TypeSet, stack: &[(T
     }
 }
 
-fn operand_choices(env: &Env, ctx: &Ctx, targets: &TypeSet, unary: &[bool], want: &TypeSet, stack: &[(Type, BinOp)]) -> Vec<Choice> {
+fn operand_choices(
+    env: &Env,
+    ctx: &Ctx,
+    targets: &TypeSet,
+    unary: &[bool],
+    want: &TypeSet,
+    stack: &[(Type, BinOp)],
+) -> Vec<Choice> {
     let api = &env.api;
     let mut out = Vec::new();
     let lit = |lex: Lex, t: Type| Choice { lex, act: Act::Literal(t), ann: Ann::None };
@@ -391,20 +471,33 @@ fn operand_choices(env: &Env, ctx: &Ctx, targets: &TypeSet, unary: &[bool], want
     out.extend(scoped(env, &ctx.scope, false, |k| fits(&k.ty)));
     for (name, ty) in env.globals() {
         if fits(ty) && ctx.scope.lookup(name.as_bytes()).is_none() {
-            out.push(Choice { lex: Lex::Lit(name.clone()), act: Act::Var(ty.clone(), false), ann: Ann::None });
+            out.push(Choice {
+                lex: Lex::Lit(name.clone()),
+                act: Act::Var(ty.clone(), false),
+                ann: Ann::None,
+            });
         }
     }
     out
 }
 
 /// The choice of any name of `scope` whose kind `accept`s, if there is one.
-fn scoped(env: &Env, scope: &Scope, assignable: bool, accept: impl Fn(&Kind) -> bool) -> Option<Choice> {
+fn scoped(
+    env: &Env,
+    scope: &Scope,
+    assignable: bool,
+    accept: impl Fn(&Kind) -> bool,
+) -> Option<Choice> {
     let kinds: Vec<AcceptedKind> = scope
         .kinds()
         .iter()
         .filter_map(|&id| {
             let k = env.kind(id);
-            accept(&k).then(|| AcceptedKind { id, is_func: matches!(k.ty, Type::Func(_)), la: ByteSet::default() })
+            accept(&k).then(|| AcceptedKind {
+                id,
+                is_func: matches!(k.ty, Type::Func(_)),
+                la: ByteSet::default(),
+            })
         })
         .collect();
     (!kinds.is_empty()).then(|| Choice {

@@ -23,7 +23,12 @@ impl Frame {
                 (2, _) => *state = 3,
                 (3, _) if text == "local" => {
                     let ctx = Ctx { scope: scope.clone(), ret: Type::Void, in_loop: false };
-                    return vec![Frame::Local { ctx, state: 0, name: String::new(), ty: Type::Void }];
+                    return vec![Frame::Local {
+                        ctx,
+                        state: 0,
+                        name: String::new(),
+                        ty: Type::Void,
+                    }];
                 }
                 (3, _) => *state = 4,
                 (4, Act::Hook(i)) => {
@@ -52,7 +57,9 @@ impl Frame {
             Frame::Block { ctx, .. } => {
                 let c = ctx.clone();
                 return match (act, text) {
-                    (Act::Kw, "local") => vec![Frame::Local { ctx: c, state: 0, name: String::new(), ty: Type::Void }],
+                    (Act::Kw, "local") => {
+                        vec![Frame::Local { ctx: c, state: 0, name: String::new(), ty: Type::Void }]
+                    }
                     (Act::Kw, "if") => {
                         let e = Frame::expr(&c, &Type::Boolean);
                         vec![Frame::If { ctx: c, state: 0, all_return: true, has_else: false }, e]
@@ -61,7 +68,9 @@ impl Frame {
                         let e = Frame::expr(&c, &Type::Boolean);
                         vec![Frame::While { ctx: c, state: 0 }, e]
                     }
-                    (Act::Kw, "for") => vec![Frame::For { ctx: c, state: 0, name: String::new(), bounds: 0 }],
+                    (Act::Kw, "for") => {
+                        vec![Frame::For { ctx: c, state: 0, name: String::new(), bounds: 0 }]
+                    }
                     (Act::Kw, "do") => {
                         let b = Frame::block(c.clone(), false);
                         vec![Frame::Do { ctx: c, state: 0, returns: false }, b]
@@ -163,7 +172,11 @@ impl Frame {
                 }
                 (4, _) | (10, _) => {
                     *state = 5;
-                    let c = Ctx { in_loop: true, scope: env.push(&ctx.scope, name, &Type::Number, false), ret: ctx.ret.clone() };
+                    let c = Ctx {
+                        in_loop: true,
+                        scope: env.push(&ctx.scope, name, &Type::Number, false),
+                        ret: ctx.ret.clone(),
+                    };
                     return vec![Frame::block(c, false)];
                 }
                 (6, _) => *state = 9,
@@ -176,7 +189,10 @@ impl Frame {
             Frame::Stmt { ctx, cur, lvalue, called, state, call_ret } => match (*state, act) {
                 (0, _) if text == "." => *state = 1,
                 (0, _) if text == "(" => {
-                    let ft = cur.as_func().cloned().unwrap_or(FuncType { params: vec![], ret: Type::Void });
+                    let ft = cur
+                        .as_func()
+                        .cloned()
+                        .unwrap_or(FuncType { params: vec![], ret: Type::Void });
                     *call_ret = ft.ret.clone();
                     *state = 3;
                     return args(ctx, &ft.params);
@@ -202,7 +218,10 @@ impl Frame {
                     }
                 }
                 (2, _) => {
-                    let ft = cur.as_func().cloned().unwrap_or(FuncType { params: vec![], ret: Type::Void });
+                    let ft = cur
+                        .as_func()
+                        .cloned()
+                        .unwrap_or(FuncType { params: vec![], ret: Type::Void });
                     *call_ret = ft.ret.clone();
                     *state = 3;
                     return args(ctx, &ft.params);
@@ -224,13 +243,25 @@ impl Frame {
                         *have = Some(t.clone());
                     }
                     Act::Var(t, _) => {
-                        return vec![Frame::Prefix { ctx: ctx.clone(), cur: t.clone(), targets, state: 0, call_ret: Type::Void }]
+                        return vec![Frame::Prefix {
+                            ctx: ctx.clone(),
+                            cur: t.clone(),
+                            targets,
+                            state: 0,
+                            call_ret: Type::Void,
+                        }]
                     }
                     Act::Kw if text == "(" => {
                         let inner = TypeSet { bases: targets.bases, other: None };
                         return vec![
                             Frame::Paren { state: 0, ty: Type::Void },
-                            Frame::Expr { ctx: ctx.clone(), want: inner, stack: vec![], unary: vec![], have: None },
+                            Frame::Expr {
+                                ctx: ctx.clone(),
+                                want: inner,
+                                stack: vec![],
+                                unary: vec![],
+                                have: None,
+                            },
                         ];
                     }
                     Act::Kw if text == "function" => {
@@ -240,7 +271,12 @@ impl Frame {
                     }
                     Act::Kw if text == "{" => {
                         if let Some(Type::Table(i)) = &targets.other {
-                            return vec![Frame::Table { ctx: ctx.clone(), table: *i, next: 0, state: 0 }];
+                            return vec![Frame::Table {
+                                ctx: ctx.clone(),
+                                table: *i,
+                                next: 0,
+                                state: 0,
+                            }];
                         }
                     }
                     _ => {}
@@ -249,7 +285,10 @@ impl Frame {
             Frame::Prefix { ctx, cur, state, call_ret, .. } => match (*state, act) {
                 (0, _) if text == "." => *state = 1,
                 (0, _) => {
-                    let ft = cur.as_func().cloned().unwrap_or(FuncType { params: vec![], ret: Type::Void });
+                    let ft = cur
+                        .as_func()
+                        .cloned()
+                        .unwrap_or(FuncType { params: vec![], ret: Type::Void });
                     *call_ret = ft.ret.clone();
                     *state = 3;
                     return args(ctx, &ft.params);
@@ -267,7 +306,10 @@ impl Frame {
                     }
                 }
                 (2, _) => {
-                    let ft = cur.as_func().cloned().unwrap_or(FuncType { params: vec![], ret: Type::Void });
+                    let ft = cur
+                        .as_func()
+                        .cloned()
+                        .unwrap_or(FuncType { params: vec![], ret: Type::Void });
                     *call_ret = ft.ret.clone();
                     *state = 3;
                     return args(ctx, &ft.params);
@@ -322,7 +364,12 @@ impl Frame {
 }
 
 fn args(ctx: &Ctx, params: &[Type]) -> Vec<Frame> {
-    let mut out = vec![Frame::Args { ctx: ctx.clone(), params: params.to_vec(), i: 0, state: if params.is_empty() { 2 } else { 0 } }];
+    let mut out = vec![Frame::Args {
+        ctx: ctx.clone(),
+        params: params.to_vec(),
+        i: 0,
+        state: if params.is_empty() { 2 } else { 0 },
+    }];
     if let Some(p) = params.first() {
         out.push(Frame::expr(ctx, p));
     }

@@ -17,14 +17,51 @@ pub fn vocab() -> Vocab {
     for &a in &printable {
         toks.push(vec![a]);
         for &b in &printable {
-            if a.is_ascii_alphanumeric() != b.is_ascii_alphanumeric() || !a.is_ascii_alphanumeric() {
+            if a.is_ascii_alphanumeric() != b.is_ascii_alphanumeric() || !a.is_ascii_alphanumeric()
+            {
                 toks.push(vec![a, b]);
             }
         }
     }
-    for w in ["talent", "effect", "hook", "function", "local", "return", "end", "then", "do", "while", "for", "if", "else",
-        "elseif", "not", "and", "or", "true", "false", "user", "target", "data", "owner", "power", "Damage", "Player", "pos",
-        "NumStr", "GetDescription", "OnTurnEnd", "Do", "number", "string", "WithActorAt", "Burning", "victim", "hp"] {
+    for w in [
+        "talent",
+        "effect",
+        "hook",
+        "function",
+        "local",
+        "return",
+        "end",
+        "then",
+        "do",
+        "while",
+        "for",
+        "if",
+        "else",
+        "elseif",
+        "not",
+        "and",
+        "or",
+        "true",
+        "false",
+        "user",
+        "target",
+        "data",
+        "owner",
+        "power",
+        "Damage",
+        "Player",
+        "pos",
+        "NumStr",
+        "GetDescription",
+        "OnTurnEnd",
+        "Do",
+        "number",
+        "string",
+        "WithActorAt",
+        "Burning",
+        "victim",
+        "hp",
+    ] {
         for pre in ["", " ", "\n", "  ", "."] {
             for post in ["", "(", ")", ",", ";", " ", "()", ");", "(\n", ":", " ="] {
                 toks.push(format!("{pre}{w}{post}").into_bytes());
