@@ -40,6 +40,7 @@
 mod builtins;
 mod checker;
 mod expressions;
+pub mod layer;
 mod refusal;
 mod scope;
 mod statements;
