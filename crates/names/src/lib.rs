@@ -38,22 +38,31 @@
 //! ```
 
 mod builtins;
+#[cfg(feature = "check")]
 mod checker;
+#[cfg(feature = "check")]
 mod expressions;
 pub mod layer;
 mod refusal;
+#[cfg(feature = "check")]
 mod scope;
+#[cfg(feature = "check")]
 mod statements;
 
+#[cfg(feature = "check")]
 use std::io::Write;
+#[cfg(feature = "check")]
 use std::path::Path;
 
+#[cfg(feature = "check")]
 use rustpython_parser::{ast, Parse};
 
 pub use builtins::builtins;
 pub use refusal::{Outer, Refusal, Why};
 
+#[cfg(feature = "check")]
 use checker::Checker;
+#[cfg(feature = "check")]
 use refusal::LineIndex;
 
 /// Source the parser refused: the names cannot be checked.
@@ -75,6 +84,7 @@ impl std::fmt::Display for SyntaxError {
 
 impl std::error::Error for SyntaxError {}
 
+#[cfg(feature = "check")]
 /// The names `source` reads without a binding, in source order (empty when every
 /// name resolves). `path` names the file: a package's `__init__.py` may read
 /// `__path__`.
@@ -91,6 +101,7 @@ pub fn check_source(source: &str, path: &str) -> Result<Vec<Refusal>, SyntaxErro
     Ok(checker.finish(&lines))
 }
 
+#[cfg(feature = "check")]
 /// Checks `files` and writes one line per refusal, `FILE:LINE:COL: undefined name
 /// 'x'` (or `... referenced before assignment`), and one line for a file that cannot
 /// be read or parsed (`FILE:LINE:COL: syntax error: ...`, `FILE: cannot read: ...`).
@@ -129,7 +140,7 @@ pub fn check_files(files: &[impl AsRef<Path>], out: &mut impl Write) -> std::io:
     Ok(all_ok)
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "check"))]
 mod tests {
     use super::*;
 

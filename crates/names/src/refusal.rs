@@ -66,11 +66,13 @@ impl fmt::Display for Refusal {
 }
 
 /// Byte offsets to 1-based lines and character columns.
+#[cfg_attr(not(feature = "check"), allow(dead_code))]
 pub(crate) struct LineIndex<'s> {
     source: &'s str,
     starts: Vec<usize>,
 }
 
+#[cfg_attr(not(feature = "check"), allow(dead_code))]
 impl<'s> LineIndex<'s> {
     pub(crate) fn new(source: &'s str) -> Self {
         let mut starts = vec![0];

@@ -27,13 +27,15 @@ pub(crate) struct Frame {
 }
 
 /// The frames and the overlay of recent bindings.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Frames {
     stack: Arc<Vec<Frame>>,
     /// (frame index, name) bound since the stack was last written.
     overlay: Vec<(usize, String)>,
     builtins: Arc<BTreeSet<String>>,
 }
+
+clone_reusing!(Frames { stack, overlay, builtins });
 
 impl Frames {
     pub(crate) fn new(builtins: Arc<BTreeSet<String>>) -> Self {

@@ -63,7 +63,7 @@ enum Mode {
 }
 
 /// The lexer's state (small: cloned per vocabulary token by the mask).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Lexer {
     mode: Mode,
     /// The identifier being read, or the string prefix read.
@@ -75,6 +75,8 @@ pub(crate) struct Lexer {
     /// Open brackets (inside them newlines do not end the line).
     depth: u32,
 }
+
+clone_reusing!(Lexer { mode, ident, op, op_len, line_start, depth });
 
 const OPS: &[&[u8]] = &[
     b"+", b"-", b"*", b"/", b"//", b"%", b"**", b"@", b"<<", b">>", b"&", b"|", b"^", b"~", b":=",

@@ -85,13 +85,13 @@ enum Ctx {
 }
 
 /// A name read whose check waits (see the module doc).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Pending {
     name: String,
     at: usize,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Bracket {
     /// Opened where an assignment target may stand (`(a, b) = ...`).
     target: bool,
@@ -105,6 +105,25 @@ struct Bracket {
     pending: Vec<Pending>,
 }
 
+clone_reusing!(Pending { name, at });
+clone_reusing!(Bracket { target, first, comp, comp_targets, params, pending });
+clone_reusing!(Awaiting { name, at, target });
+clone_reusing!(Machine {
+    stmt,
+    prev,
+    brackets,
+    segment,
+    awaiting,
+    lambdas,
+    for_target,
+    ctx,
+    ident_at,
+    indent,
+    opening,
+    params,
+    forward,
+});
+
 impl Bracket {
     fn may_comprehend(&self) -> bool {
         self.first && !self.comp && !self.params
@@ -112,7 +131,7 @@ impl Bracket {
 }
 
 /// The name whose role the next token decides.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Awaiting {
     name: String,
     at: usize,
@@ -150,7 +169,7 @@ impl Sink<'_> {
 }
 
 /// The machine's state (small: cloned per vocabulary token by the mask).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct Machine {
     stmt: Stmt,
     prev: Prev,
