@@ -11,16 +11,28 @@
 # llama-cpp-python sdist with -march=native, links it against the wheel's libggml-base
 # and puts it into a venv where the wheel is installed (~15 minutes on 2 busy cores).
 #
-# Usage: scripts/bench-llamacpp.sh [VENV]   (default VENV: /tmp/llama-venv)
+# Usage: scripts/bench-llamacpp.sh [VENV] [native|portable]   (default: /tmp/llama-venv native)
 # Then:  python3 scripts/bench-llamacpp.py --python VENV/bin/python
+#   native: -march=native, for speed figures on this CPU;
+#   portable: x86-64-v2 (SSE4.2, no AVX / FMA / F16C: ggml's scalar and SSE paths), a
+#     backend that runs on any x86-64 CPU of the last 15 years, for CI (scripts/test-python.sh),
+#     whose machine's CPU is not known in advance; slower, which the CI-sized tests allow.
 # Idempotent: does nothing when VENV/bin/python already imports llama_cpp and runs it.
 set -euo pipefail
 
 VENV=${1:-/tmp/llama-venv}
+CPU=${2:-native}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TOOLS=${ESPALIER_TOOLS:-$ROOT/../shared/tools}
 VERSION=0.3.36
-WORK=${TMPDIR:-/tmp}/llama-cpp-cpu-$VERSION
+SRC=${TMPDIR:-/tmp}/llama-cpp-cpu-$VERSION
+WORK=$SRC/$CPU
+case $CPU in
+    native) ISA=(-DGGML_NATIVE=ON) ;;
+    portable) ISA=(-DGGML_NATIVE=OFF -DGGML_SSE42=ON -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_AVX_VNNI=OFF
+        -DGGML_BMI2=OFF -DGGML_FMA=OFF -DGGML_F16C=OFF -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF) ;;
+    *) echo "unknown CPU build $CPU: expected native or portable" >&2; exit 2 ;;
+esac
 MODEL=$ROOT/static/models/SmolLM2-135M-Instruct.Q4_1.gguf
 
 probe() {
@@ -43,17 +55,18 @@ fi
 "$VENV/bin/pip" install -q numpy typing-extensions diskcache jinja2 cmake ninja
 "$VENV/bin/pip" install -q --no-deps --force-reinstall "$TOOLS"/llama_cpp_python-$VERSION-*.whl
 
-mkdir -p "$WORK"
-if [ ! -d "$WORK/src" ]; then
+mkdir -p "$SRC" "$WORK"
+if [ ! -d "$SRC/src" ]; then
     # Only this package as source: `--no-binary :all:` would also build its build
     # requirements (cmake, ~20 CPU-minutes) from source to prepare its metadata.
-    "$VENV/bin/pip" download -q --no-deps --no-binary llama-cpp-python "llama-cpp-python==$VERSION" -d "$WORK"
-    mkdir -p "$WORK/src"
-    tar -xzf "$WORK"/llama_cpp_python-$VERSION.tar.gz -C "$WORK/src" --strip-components=1
+    "$VENV/bin/pip" download -q --no-deps --no-binary llama-cpp-python "llama-cpp-python==$VERSION" -d "$SRC"
+    mkdir -p "$SRC/src.tmp"
+    tar -xzf "$SRC"/llama_cpp_python-$VERSION.tar.gz -C "$SRC/src.tmp" --strip-components=1
+    mv "$SRC/src.tmp" "$SRC/src"
 fi
-"$VENV/bin/cmake" -S "$WORK/src/vendor/llama.cpp" -B "$WORK/build" -G Ninja \
+"$VENV/bin/cmake" -S "$SRC/src/vendor/llama.cpp" -B "$WORK/build" -G Ninja \
     -DCMAKE_MAKE_PROGRAM="$VENV/bin/ninja" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
-    -DGGML_NATIVE=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF \
+    "${ISA[@]}" -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF \
     -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF >/dev/null
 LIB=$("$VENV/bin/python" -c 'import os, importlib.util as u; print(os.path.join(os.path.dirname(u.find_spec("llama_cpp").origin), "lib"))')
 # Only the CPU backend's objects (17 files); linked against the wheel's own libggml-base
@@ -68,4 +81,4 @@ GOMP=$(c++ -print-file-name=libgomp.so)
 for name in libggml-cpu.so libggml-cpu.so.0 "$(basename "$(ls "$LIB"/libggml-cpu.so.0.*)")"; do
     cp "$WORK/libggml-cpu.so" "$LIB/$name"
 done
-probe && echo "llama.cpp runs in $VENV (native libggml-cpu built in $WORK)"
+probe && echo "llama.cpp runs in $VENV ($CPU libggml-cpu built in $WORK)"

@@ -4,6 +4,8 @@
 //!   anything else a test failure that names the variable.
 //! - [`require`]: a test input or oracle that must exist; a missing one fails the test
 //!   with the command that installs it (`bash scripts/setup.sh`), never a silent pass.
+//! - [`run_bounded`]: a child process under a timeout, with its peak memory measured
+//!   (the hostile-input suites).
 //!
 //! ```
 //! if espalier_testkit::slow() {
@@ -11,8 +13,10 @@
 //! }
 //! ```
 
+mod bounded;
 mod require;
 mod slow;
 
+pub use bounded::{run_bounded, Bounded};
 pub use require::{require, SETUP};
 pub use slow::{slow, slow_from};
