@@ -80,16 +80,21 @@ pub struct Args {
     /// The GGUF model.
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// Wrap up: when this many tokens of the budget are left (at the latest; earlier
-    /// where the constraint's finishing distance needs more, Python, Go and FIM), allow
-    /// only tokens that lead towards finishing the program (the constraint's finishing
-    /// mask: Python, Go and sLua). 0: on the finishing distance alone.
-    #[arg(long)]
+    /// Wrap up (on by default, in every constraining mode): when this many tokens of
+    /// the budget are left (default 32; earlier where the constraint's finishing
+    /// distance needs more: Python, Go, FIM), allow only tokens that lead towards
+    /// finishing the program (the constraint's finishing mask: Python, Go, FIM, sLua),
+    /// and a loop the repetition guard finds wraps up instead of stopping.
+    /// So a constrained program ends complete within the budget. 0: on the finishing
+    /// distance alone.
+    #[arg(long, conflicts_with = "no_wrap_up")]
     pub wrap_up: Option<usize>,
-    /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;
-    /// needs a constraint with a finishing mask (Python, Go, sLua), otherwise the loop
-    /// stops it.
+    /// Turn the wrap-up off: the generation may end where the budget or the repetition
+    /// guard cuts it, mid-statement.
     #[arg(long)]
+    pub no_wrap_up: bool,
+    /// The default (kept so that older command lines run): a loop wraps up.
+    #[arg(long, hide = true, conflicts_with = "no_wrap_up")]
     pub wrap_up_on_repetition: bool,
     /// `eval fim`: the infilling set, singleline, randomspan, stack-boundary or
     /// stack-randspan (`crate::eval_fim`).
@@ -172,18 +177,19 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
             let records = &mut by_mode[m];
             for sample in 0..args.samples {
                 let task = Task::new(Some(lang), mode, oracle.prompt(problem));
-                let config = task.configure(GenerateConfig {
-                    sampling: SamplingConfig {
-                        temperature: args.temperature,
-                        top_k: 0,
-                        top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
-                        seed: args.seed + sample as u64,
-                    },
-                    max_tokens: args.max_tokens,
-                    wrap_up: args.wrap_up,
-                    wrap_up_on_repetition: args.wrap_up_on_repetition,
-                    ..GenerateConfig::default()
-                });
+                let config = task.configure(
+                    GenerateConfig {
+                        sampling: SamplingConfig {
+                            temperature: args.temperature,
+                            top_k: 0,
+                            top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
+                            seed: args.seed + sample as u64,
+                        },
+                        max_tokens: args.max_tokens,
+                        ..GenerateConfig::default()
+                    }
+                    .with_wrap_up(args.wrap_up, args.no_wrap_up),
+                );
                 let record = eval_one(
                     &mut loaded,
                     &mut kits,
@@ -372,18 +378,19 @@ fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Err
                     task.prepare_with(&mut kits, &crate::generate::chat_of(&loaded.tokenizer))?;
                 let ids = loaded.tokenizer.encode_prompt(&prepared.prompt)?;
                 let constraint = prepared.constraint;
-                let config = task.configure(GenerateConfig {
-                    sampling: SamplingConfig {
-                        temperature: args.temperature,
-                        top_k: 0,
-                        top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
-                        seed: args.seed,
-                    },
-                    max_tokens: args.max_tokens,
-                    wrap_up: args.wrap_up,
-                    wrap_up_on_repetition: args.wrap_up_on_repetition,
-                    ..GenerateConfig::default()
-                });
+                let config = task.configure(
+                    GenerateConfig {
+                        sampling: SamplingConfig {
+                            temperature: args.temperature,
+                            top_k: 0,
+                            top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
+                            seed: args.seed,
+                        },
+                        max_tokens: args.max_tokens,
+                        ..GenerateConfig::default()
+                    }
+                    .with_wrap_up(args.wrap_up, args.no_wrap_up),
+                );
                 let mut rec = SluaRecord {
                     category: cat.name,
                     kind,

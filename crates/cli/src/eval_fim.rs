@@ -194,10 +194,9 @@ fn generate(
         max_tokens: args.max_tokens,
         stop_strings: suffix_head(&case.suffix).into_iter().collect(),
         heal_prompt: heal,
-        wrap_up: args.wrap_up,
-        wrap_up_on_repetition: args.wrap_up_on_repetition,
         ..GenerateConfig::default()
-    };
+    }
+    .with_wrap_up(args.wrap_up, args.no_wrap_up);
     // A fresh prefill for every generation, no KV cache reused: a reused cache makes the
     // generation feed the prompt's last position alone where the previous one fed it
     // in the prefill's batch, and the logits differ in their last bits; greedy near-ties

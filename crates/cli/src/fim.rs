@@ -84,7 +84,8 @@ pub fn run_fim(
         stop_strings,
         heal_prompt: heal,
         ..GenerateConfig::default()
-    };
+    }
+    .with_wrap_up(args.wrap_up, args.no_wrap_up);
     let mut generator = Generator::new(loaded.vocab.clone(), constraint, &ids, config)?;
     let timing = espalier_decode::run(&mut generator, &mut loaded.model, |_, _| {})?;
     let middle = generator.text();

@@ -80,16 +80,21 @@ pub struct Args {
     /// Extra stop strings (repeatable).
     #[arg(long = "stop")]
     pub stop: Vec<String>,
-    /// Wrap up: when this many tokens of the budget are left (at the latest; earlier
-    /// where the constraint's finishing distance needs more: Python, Go, FIM), allow
-    /// only tokens that lead towards finishing the program (languages whose constraint
-    /// has a finishing mask, e.g. sLua; no effect for the others or without a
-    /// language). 0: on the finishing distance alone.
-    #[arg(long)]
+    /// Wrap up (on by default with `--lang`): when this many tokens of the budget are
+    /// left (default 32; earlier where the constraint's finishing distance needs more:
+    /// Python, Go, FIM), allow only tokens that lead towards finishing the program (the
+    /// constraint's finishing mask: Python, Go, FIM, sLua; no effect without a
+    /// language), and a loop the repetition guard finds wraps up instead of stopping.
+    /// So a constrained program ends complete within the budget. 0: on the finishing
+    /// distance alone.
+    #[arg(long, conflicts_with = "no_wrap_up")]
     pub wrap_up: Option<usize>,
-    /// When the repetition guard finds a loop, wrap up (as above) instead of stopping;
-    /// needs a constraint with a finishing mask (Python, Go, sLua), otherwise the loop stops it.
+    /// Turn the wrap-up off: the generation may end where the budget or the repetition
+    /// guard cuts it, mid-statement.
     #[arg(long)]
+    pub no_wrap_up: bool,
+    /// The default (kept so that older command lines run): a loop wraps up.
+    #[arg(long, hide = true, conflicts_with = "no_wrap_up")]
     pub wrap_up_on_repetition: bool,
     /// Fill in the middle (Python): the code before the cursor (`crate::fim`).
     #[arg(long, requires = "fim_suffix")]
@@ -228,20 +233,21 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
     let mut loaded = load_with(args.model.as_deref(), &args.backend, args.weights)?;
     eprintln!("model loaded ({} backend)", loaded.backend.name());
 
-    let config = task.configure(GenerateConfig {
-        sampling: SamplingConfig {
-            temperature: args.temperature,
-            top_k: args.top_k,
-            top_p: args.top_p,
-            seed: args.seed,
-        },
-        max_tokens: args.max_tokens,
-        stop_strings: args.stop.clone(),
-        trace: args.trace.is_some(),
-        wrap_up: args.wrap_up,
-        wrap_up_on_repetition: args.wrap_up_on_repetition,
-        ..GenerateConfig::default()
-    });
+    let config = task.configure(
+        GenerateConfig {
+            sampling: SamplingConfig {
+                temperature: args.temperature,
+                top_k: args.top_k,
+                top_p: args.top_p,
+                seed: args.seed,
+            },
+            max_tokens: args.max_tokens,
+            stop_strings: args.stop.clone(),
+            trace: args.trace.is_some(),
+            ..GenerateConfig::default()
+        }
+        .with_wrap_up(args.wrap_up, args.no_wrap_up),
+    );
     let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
     let prepared = task.prepare_with(&mut kits, &chat_of(&loaded.tokenizer))?;
     let (text, constraint) = (prepared.prompt, prepared.constraint);

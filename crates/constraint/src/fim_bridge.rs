@@ -336,48 +336,4 @@ mod tests {
         let suffix = "Exception as exc:\n            x = exc\n        else:\n            pass\n    return g\n";
         bridge_after(prefix, "onlocal x\n        y = [1, 2", suffix).expect("a bridge");
     }
-
-    /// Time the search on states the model reached (`FIM_BRIDGE_CASES=DIR` holding
-    /// `N.prefix` / `N.suffix` from 0 up: the prefix is the request's prefix plus
-    /// the middle so far, `N.cut` the length of the request's prefix); run by hand
-    /// with `--ignored --nocapture`. Checks that every bridge found joins.
-    #[test]
-    #[ignore]
-    fn bridge_timing() {
-        let py = espalier_grammar::python().unwrap();
-        let dir = std::path::PathBuf::from(std::env::var("FIM_BRIDGE_CASES").unwrap());
-        let (mut found, mut total, mut times) = (0, 0, Vec::new());
-        for k in 0.. {
-            let Ok(text) = std::fs::read(dir.join(format!("{k}.prefix"))) else { break };
-            let suffix = std::fs::read(dir.join(format!("{k}.suffix"))).unwrap();
-            let cut: usize = std::fs::read_to_string(dir.join(format!("{k}.cut")))
-                .map_or(text.len(), |c| c.trim().parse().unwrap());
-            let Ok(left) = left_state(&py, &text) else {
-                eprintln!("{k}: not a viable prefix");
-                continue;
-            };
-            let reentry = Reentry::new(&py, &text[..cut], &suffix);
-            let q = SuffixQuotient::new(&py, &suffix).unwrap();
-            let t = std::time::Instant::now();
-            let b = shortest_bridge(&left, &q, &reentry);
-            let dt = t.elapsed();
-            times.push(dt);
-            total += 1;
-            if let Some(b) = &b {
-                found += 1;
-                let mut r = py.recognizer();
-                assert!(
-                    r.push_bytes(&[&text[..], b, &suffix].concat()).is_ok() && r.is_complete(),
-                    "{k}: {b:?}"
-                );
-            }
-            eprintln!("{k}: {:?} in {dt:?}", b.map(|b| String::from_utf8_lossy(&b).into_owned()));
-        }
-        times.sort();
-        eprintln!(
-            "found {found} of {total}; time p50 {:?} max {:?}",
-            times.get(times.len() / 2),
-            times.last()
-        );
-    }
 }

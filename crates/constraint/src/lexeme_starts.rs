@@ -24,7 +24,8 @@
 //!
 //! The text usually ends inside a lexeme, so the root of the trie is one more
 //! lexeme start, read from the remainder's lexer state: the root summaries, one per
-//! class of equivalent lexer states (Python: 761 classes of 2,268 states), are all
+//! class of equivalent lexer states (Python: 878 classes of 2,616 states, counted
+//! independently in `tests/root_summaries.rs`), are all
 //! built with the rest, so no mask pays for one (issue 16: built on first use, the
 //! first mask inside a string cost 2.0-2.7 ms; all of them take ~0.1 s of CPU at
 //! setup, and string bodies keep ~49k tokens in the lexeme: one 6 KB bitset each).
@@ -82,8 +83,8 @@ pub struct LexemeStarts {
     vocab_len: usize,
     /// Every lexer state's representative: the smallest state equivalent to it (same
     /// winners after every continuation, so the same summary from the root). Python's
-    /// 2,268 states fall into 763 classes, so a third of the root summaries are
-    /// built.
+    /// 2,616 states fall into 880 classes (878 besides DEAD's and START's), so a third
+    /// of the root summaries are built.
     state_rep: Vec<u32>,
     /// Per lexer state: the index in `roots` of its class's summary of the whole
     /// trie (`u32::MAX` for DEAD and START, which are never a remainder's state).
@@ -446,7 +447,7 @@ fn equivalent_states(dfa: &LexerDfa) -> Vec<u32> {
 impl LexemeStarts {
     /// Computes the summaries of every trie node for the lexer `dfa`. Returns `None`
     /// when the lexer has more than 65,535 states or distinct reachable sets (16-bit
-    /// ids: Python has 2,268 states and a few hundred sets) — callers then walk node
+    /// ids: Python has 2,616 states and a few hundred sets) — callers then walk node
     /// by node.
     pub fn build(trie: &TokTrie, dfa: &LexerDfa) -> Option<LexemeStarts> {
         // The per-trie token lists of the f-string re-checks (~1-2 ms, one pass over
@@ -573,7 +574,7 @@ impl LexemeStarts {
     /// Builds the summary of the whole trie walked from every class of lexer states
     /// (the remainder the text ends in), so that no mask pays for one: built on first
     /// use, a string body's summary (~49k tokens stay in the lexeme) cost a mask up to
-    /// 2.7 ms of CPU; all of Python's 762 classes take ~0.2 s here (issue 16).
+    /// 2.7 ms of CPU; all of Python's 878 classes take ~0.2 s here (issue 16).
     ///
     /// Equivalent states share a summary: the lists hold trie nodes, set ids and the
     /// lexer states of boundary parents, which the walk only asks about winners,

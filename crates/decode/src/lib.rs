@@ -56,6 +56,7 @@ pub mod wrap_up;
 pub use driver::{run, DriveError, LanguageModel, Timing};
 pub use error::DecodeError;
 pub use espalier_constraint::Constraint;
+pub use generate_config::DEFAULT_WRAP_UP;
 pub use generator::{Feed, GenerateConfig, Generator, Stats, StepOutcome};
 pub use grammar_kit::GrammarKit;
 pub use kit::{ConstraintInput, Kit, Kits};

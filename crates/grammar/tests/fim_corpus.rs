@@ -216,6 +216,15 @@ fn fim_cuts_agree_with_ast_parse() {
     assert!(eos_missing.is_empty(), "{}", show(&eos_missing));
     assert!(memo_mismatch.is_empty(), "{}", show(&memo_mismatch));
     assert!(disagree.is_empty(), "{}", show(&disagree));
+    // The excused kinds, counted exactly at both sizes (seeded), so that a new
+    // disagreement of an excused kind fails too: (escapes, continuations in
+    // indentation, backtracks, continuations before the end).
+    let expected = if slow() { (4, 1, 0, 1) } else { (0, 0, 0, 0) };
+    assert_eq!(
+        (escapes, indent_continuations, backtracks, eof_continuations),
+        expected,
+        "excused disagreements changed"
+    );
 }
 
 /// Whether some line holds only whitespace and a backslash continuation.

@@ -113,6 +113,22 @@ fn go_cases_agree_with_gofmt_and_expectations() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// Texts gofmt -e accepts and we refuse on purpose (the grammar's list of deliberate
+/// differences, `grammars/go.lark`): the specification refuses them.
+const DELIBERATE: &[&str] = &["func f() { goto }\n", "func f() {\n\tgoto\n}\n"];
+
+#[test]
+fn deliberate_differences_from_gofmt() {
+    let go = go().unwrap();
+    let texts: Vec<Vec<u8>> =
+        DELIBERATE.iter().map(|src| format!("package p\n{src}").into_bytes()).collect();
+    let oracle = gofmt_texts(&texts);
+    for ((src, text), g) in DELIBERATE.iter().zip(&texts).zip(&oracle) {
+        assert!(*g, "{src:?}: gofmt -e now refuses it: not a difference any more");
+        assert!(ours(&go, text).is_err(), "{src:?}: we accept it");
+    }
+}
+
 #[test]
 fn semicolon_layer_is_exact_on_newlines() {
     let go = go().unwrap();

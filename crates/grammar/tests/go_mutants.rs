@@ -1,8 +1,9 @@
 //! Not over-permissive: mutants of valid Go corpus files (one random lexeme
 //! deleted, duplicated, or swapped with its neighbour) must get the same verdict
-//! from our Go recognizer as from `gofmt -e`, on at least 99.5% of 1000 mutants
-//! (the grammar's known over-approximations are listed in `crate::go`). The run
-//! prints the agreement and every disagreement with its kind.
+//! from our Go recognizer as from `gofmt -e`: all 1000 mutants of the default seed,
+//! and under any seed every disagreement is named in [`EXCUSED`] or is one of the
+//! grammar's deliberate differences (`grammars/go.lark`: `goto` without a label). The
+//! run prints the agreement and every disagreement with its kind.
 //! `ESPALIER_MUTANTS=N` runs N mutants, `ESPALIER_MUTANT_SEED` changes the seed.
 
 mod common;
@@ -11,6 +12,28 @@ mod gofmt;
 use common::Rng;
 use espalier_grammar::{go, lex};
 use gofmt::*;
+
+/// Disagreements excused one by one, as the run prints them (none at the default seed).
+const EXCUSED: &[&str] = &[];
+
+#[test]
+fn a_goto_without_label_is_found() {
+    assert!(goto_without_label(b"func f() { goto }") && goto_without_label(b"{\n\tgoto\n"));
+    assert!(!goto_without_label(b"goto L\n") && !goto_without_label(b"x := nogoto;"));
+}
+
+/// Whether `text` holds a `goto` without a label (gofmt -e accepts it, the
+/// specification and we do not: a deliberate difference).
+fn goto_without_label(text: &[u8]) -> bool {
+    text.windows(4).enumerate().any(|(i, w)| {
+        w == b"goto"
+            && (i == 0 || !text[i - 1].is_ascii_alphanumeric() && text[i - 1] != b'_')
+            && text[i + 4..]
+                .iter()
+                .find(|b| !matches!(b, b' ' | b'\t'))
+                .is_none_or(|b| matches!(b, b'\n' | b';' | b'}'))
+    })
+}
 
 #[derive(Clone, Copy, Debug)]
 enum Kind {
@@ -79,6 +102,7 @@ fn mutants_agree_with_gofmt() {
     let mut agree = 0;
     let mut rejected = 0;
     let mut dis = Vec::new();
+    let mut dis_texts: Vec<Vec<u8>> = Vec::new();
     for ((text, kind, whereabouts, piece), &expected) in mutants.iter().zip(&verdicts) {
         rejected += usize::from(!expected);
         let o = ours(&go, text).is_ok();
@@ -87,6 +111,7 @@ fn mutants_agree_with_gofmt() {
         } else {
             let side = if o { "we accept, gofmt rejects" } else { "we reject, gofmt accepts" };
             dis.push(format!("{side}: {kind:?} of {piece:?} at {whereabouts}"));
+            dis_texts.push(text.clone());
         }
     }
     let pct = 100.0 * agree as f64 / mutants.len() as f64;
@@ -101,5 +126,13 @@ fn mutants_agree_with_gofmt() {
         rejected * 2 >= mutants.len(),
         "too few invalid mutants ({rejected}): the mutation is too weak to test anything"
     );
-    assert!(pct >= 99.5, "agreement {pct:.2}% < 99.5%");
+    let unexcused: Vec<&String> = dis
+        .iter()
+        .zip(&dis_texts)
+        .filter(|(d, t)| {
+            !EXCUSED.contains(&d.as_str()) && !(d.starts_with("we reject") && goto_without_label(t))
+        })
+        .map(|(d, _)| d)
+        .collect();
+    assert!(unexcused.is_empty(), "agreement {pct:.2}%; not excused: {unexcused:#?}");
 }

@@ -4,6 +4,8 @@ Usage:
   for s in boundary randspan; do python3.11 -c "$(cat crates/cli/src/fim_stack_sets.py)" $s 13 1000 /usr/lib/python3.11 > SETS/$s.jsonl; done
   SETS=SETS python3 scripts/lab/fim/dump_states.py OUTDIR results/fim/stack-*-main.jsonl
   FIM_BRIDGE_CASES=OUTDIR cargo test --release -p espalier-constraint --lib bridge_timing -- --ignored --nocapture
+  (the bridge_timing harness is in crates/constraint/src/fim_bridge.rs at commit 1c301c4;
+  removed since: issue 36)
 
 Writes OUTDIR/k.prefix (prefix + the mask middle, also cut at 1/2 and 3/4 of it),
 k.suffix, k.cut (the prefix's length in bytes) and k.id for every `mask` record whose
