@@ -32,39 +32,25 @@
 //!
 //! [`Tree::finish_len`]: crate::tree::Tree::finish_len
 
-use std::cell::{OnceCell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use espalier_constraint::{Constraint, TokenSet, Vocab};
 
 use crate::alt::Alt;
-use crate::dfa::SegDfa;
+use crate::finishing_order::choice_cost;
 use crate::lexeme::Lex;
 use crate::node::Choice;
 use crate::scoped_names::ScopedNames;
+use crate::seg_dfa::SegDfa;
 use crate::slua_constraint::SluaConstraint;
 use crate::tree::Segment;
-use crate::trie_walk::{ChildKey, End, TrieWalk};
-use crate::walker::choice_cost;
+use crate::trie_walk::{End, TrieWalk};
 
 /// Plans longer than this many lexemes count as stuck.
 const PLAN_CAP: usize = 600;
 
 /// A cost no state reaches: no alternative left.
 const INF: (u32, u32) = (u32::MAX, u32::MAX);
-
-/// Finishing costs of one tree state (shared by clones, reset when the tree moves).
-#[derive(Debug, Default)]
-pub(crate) struct FinishCache {
-    /// The parts of the current segment (see [`parts`]) with their rank in the
-    /// finishing order, and the indices of the best-ranked ones.
-    parts: OnceCell<(Vec<(Alt, usize)>, Vec<usize>)>,
-    /// Per part: 1 + the plan length after its shortest text, and its DFA.
-    alts: RefCell<HashMap<usize, Option<(u32, Rc<SegDfa>)>>>,
-    /// Plan lengths after completing the segment, by memo key without the name.
-    after: RefCell<HashMap<ChildKey, u32>>,
-}
 
 impl SluaConstraint {
     /// The allowed tokens that strictly lower the remaining cost to a finished

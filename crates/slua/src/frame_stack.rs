@@ -138,13 +138,20 @@ impl FrameStack {
 mod tests {
     use super::*;
 
-    fn ret(state: u8) -> Frame {
-        Frame::Return { state }
+    use crate::node::{Args, ArgsState, Ctx};
+    use crate::scope::Scope;
+    use crate::types::Type;
+
+    /// A frame labelled `k` (an argument list at argument `k`).
+    fn ret(k: u8) -> Frame {
+        let ctx = Ctx { scope: Scope::default(), ret: Type::Void, in_loop: false };
+        Frame::Args(Args { ctx, params: vec![], i: k.into(), state: ArgsState::Done })
     }
 
+    /// The label of a frame made by `ret`.
     fn state(f: &Frame) -> u8 {
         match f {
-            Frame::Return { state } => *state,
+            Frame::Args(a) => a.i as u8,
             _ => 255,
         }
     }

@@ -9,205 +9,256 @@
 //! trees, so cloning a node for look-ahead stays cheap; the syntax tree is rebuilt
 //! from the annotated lexeme log afterwards (see `ast`).
 //!
-//! This file holds the nodes' types and their bookkeeping (ending, taking a child's
-//! summary); what a node offers is in `node/choices.rs`, what taking a lexeme does
-//! in `node/step.rs`.
+//! One file per construct (as rust-analyzer's parser is laid out), each with its
+//! named states and its own `choices`, `step`, `can_end` and `child_done`: `root`,
+//! `block`, `local`, `if`, `while`, `for`, `do`, `statement` (with `return` and
+//! `break`), `expression` (with parentheses), `prefix`, `arguments`, `function`,
+//! `table` and `type`. They speak the vocabulary of `protocol` and ask for children
+//! as [`Child`]ren; this file holds [`Frame`], which dispatches to them and turns a
+//! [`Child`] into a node, so no construct imports another's node.
 
-mod choices;
-mod step;
+mod arguments;
+mod block;
+mod r#do;
+mod expression;
+mod r#for;
+mod function;
+mod r#if;
+mod local;
+mod prefix;
+mod protocol;
+mod root;
+mod statement;
+mod table;
+mod r#type;
+mod r#while;
 
-use std::rc::Rc;
+use crate::choice_key::ChoiceKey;
+use crate::ops::BASES;
+use crate::scope::Env;
+use crate::types::Type;
 
-use crate::lexeme::Lex;
-use crate::ops::{reduce_all, BinOp, TypeSet, BASES};
-use crate::scope::{Env, Scope};
-use crate::text::Text;
-use crate::types::{FuncType, Type};
+pub use arguments::{Args, ArgsState};
+pub use block::Block;
+pub use expression::{Expr, Paren, ParenState};
+pub use function::{Func, FuncState};
+pub use local::{Local, LocalState};
+pub use prefix::{Prefix, PrefixState};
+pub use protocol::{Act, Ann, Child, Choice, Ctx, Sum};
+pub use r#do::{Do, DoState};
+pub use r#for::{For, ForState};
+pub use r#if::{If, IfState};
+pub use r#type::{TypeSpec, TypeState};
+pub use r#while::{While, WhileState};
+pub use root::{Root, RootState};
+pub use statement::{Break, Return, ReturnState, Stmt, StmtState};
+pub use table::{Table, TableState};
 
-/// A note attached to a consumed lexeme for building the syntax tree.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ann {
-    /// Nothing special.
-    None,
-    /// The name of a method (translated as `obj:Name(...)`).
-    Method,
-    /// The `{` of a constructor of the API table type with this index.
-    Table(usize),
-}
-
-/// What taking a choice means to the node that offered it.
-#[derive(Clone, Debug)]
-pub enum Act {
-    /// A keyword or punctuation that advances the node's state.
-    Kw,
-    /// A new name (local, parameter, loop variable, script name).
-    NewName,
-    /// A variable or global function of this type; `bool`: assignable.
-    Var(Type, bool),
-    /// A name in scope ([`Lex::Scoped`]): the tree resolves it to [`Act::Var`] by the
-    /// name's kind before the node steps.
-    Scoped,
-    /// A field of the current table type, by index.
-    Field(usize),
-    /// A method of the current table type, by index.
-    Method(usize),
-    /// A type name.
-    TypeName(Type),
-    /// A hook of the script kind, by index.
-    Hook(usize),
-    /// A literal of this type.
-    Literal(Type),
-    /// A binary operator.
-    Op(BinOp),
-    /// A unary operator (`not` or `-`).
-    Unary(bool),
-    /// A field of a table constructor, by index.
-    CtorField(usize),
-}
-
-/// One lexeme a node accepts next.
-#[derive(Clone, Debug)]
-pub struct Choice {
-    /// The lexeme.
-    pub lex: Lex,
-    /// Its meaning.
-    pub act: Act,
-    /// Its note for the syntax tree.
-    pub ann: Ann,
-}
-
-fn kw(s: impl Into<Text>) -> Choice {
-    Choice { lex: Lex::Lit(s.into()), act: Act::Kw, ann: Ann::None }
-}
-
-/// What the choices of a statement or prefix node depend on ([`Frame::choice_key`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum ChoiceKey {
-    /// `Frame::Stmt`: the current type, lvalue, called, state.
-    Stmt(Type, bool, bool, u8),
-    /// `Frame::Prefix`: the current type, the target types, state.
-    Prefix(Type, TypeSet, u8),
-}
-
-/// A finished node's summary for its parent.
-#[derive(Clone, Debug)]
-pub enum Sum {
-    /// An expression or type specification of this type.
-    Ty(Type),
-    /// A block; whether every path through it returns.
-    Block(bool),
-    /// A statement: whether it returns on every path, whether it must be the last
-    /// of its block (return, break), and a variable it defines.
-    Stmt(bool, bool, Option<(String, Type)>),
-}
-
-/// What statements inside a function see.
-#[derive(Clone, Debug)]
-pub struct Ctx {
-    /// The scope.
-    pub scope: Scope,
-    /// The enclosing function's return type.
-    pub ret: Type,
-    /// Whether `break` is allowed.
-    pub in_loop: bool,
-}
-
-/// A parser node: one variant per template.
+/// A parser node: one variant per construct.
 #[derive(Clone, Debug)]
 pub enum Frame {
     /// A whole script: `effect Name;` or `talent Name;`, top-level locals, hooks.
-    Root { kind: String, state: u8, hook: usize, done: Vec<bool>, scope: Scope },
+    Root(Root),
     /// A block of statements.
-    Block { ctx: Ctx, needs_return: bool, returns: bool, terminal: bool },
+    Block(Block),
     /// `local name: T = e;`
-    Local { ctx: Ctx, state: u8, name: String, ty: Type },
+    Local(Local),
     /// A type specification.
-    TypeSpec { state: u8, params: Vec<Type>, top: bool },
+    TypeSpec(TypeSpec),
     /// `if c then b (elseif c then b)* (else b)? end;`
-    If { ctx: Ctx, state: u8, all_return: bool, has_else: bool },
+    If(If),
     /// `while c do b end;`
-    While { ctx: Ctx, state: u8 },
+    While(While),
     /// `for i = a, b (, s)? do b end;`
-    For { ctx: Ctx, state: u8, name: String, bounds: u8 },
+    For(For),
     /// `do b end;`
-    Do { ctx: Ctx, state: u8, returns: bool },
+    Do(Do),
     /// `return e;` / `return;`
-    Return { state: u8 },
+    Return(Return),
     /// `break;`
-    Break { state: u8 },
+    Break(Break),
     /// An assignment or call statement starting with a name.
-    Stmt { ctx: Ctx, cur: Type, lvalue: bool, called: bool, state: u8, call_ret: Type },
-    /// An expression (operators by precedence) wanting one of `want`.
-    Expr {
-        ctx: Ctx,
-        want: TypeSet,
-        stack: Vec<(Type, BinOp)>,
-        unary: Vec<bool>,
-        have: Option<Type>,
-    },
-    /// A name followed by field reads and calls, ending in one of `targets`.
-    Prefix { ctx: Ctx, cur: Type, targets: TypeSet, state: u8, call_ret: Type },
+    Stmt(Stmt),
+    /// An expression (operators by precedence) wanting one of a set of types.
+    Expr(Expr),
+    /// A name followed by field reads and calls, ending in one of a set of types.
+    Prefix(Prefix),
     /// A parenthesised expression.
-    Paren { state: u8, ty: Type },
+    Paren(Paren),
     /// An argument list after `(`.
-    Args { ctx: Ctx, params: Vec<Type>, i: usize, state: u8 },
+    Args(Args),
     /// A function expression of a known type.
-    Func { ctx: Ctx, ft: Rc<FuncType>, names: Vec<String>, state: u8, hint: Vec<String> },
+    Func(Func),
     /// A table constructor of an API table type.
-    Table { ctx: Ctx, table: usize, next: usize, state: u8 },
+    Table(Table),
 }
 
 impl Frame {
-    /// The root node of a script of `kind` (`effect` or `talent`).
+    /// The root node of a script of `kind` (`effect`, `talent`, or empty for either).
     pub fn root(kind: &str) -> Frame {
-        Frame::Root {
-            kind: kind.to_string(),
-            state: 0,
-            hook: 0,
-            done: Vec::new(),
-            scope: Scope::default(),
-        }
+        Frame::Root(Root::new(kind))
     }
 
     /// An expression node wanting type `t`.
     pub fn expr(ctx: &Ctx, t: &Type) -> Frame {
-        Frame::Expr {
-            ctx: ctx.clone(),
-            want: TypeSet::one(t),
-            stack: Vec::new(),
-            unary: Vec::new(),
-            have: None,
+        Frame::spawn(Child::expr(ctx, t))
+    }
+
+    /// The node a step asked for, in its starting state.
+    pub fn spawn(child: Child) -> Frame {
+        match child {
+            Child::Block(ctx, needs_return) => Frame::Block(Block::new(ctx, needs_return)),
+            Child::Local(ctx) => Frame::Local(Local::new(ctx)),
+            Child::TypeSpec => Frame::TypeSpec(TypeSpec::start()),
+            Child::If(ctx) => Frame::If(If::new(ctx)),
+            Child::While(ctx) => Frame::While(While::new(ctx)),
+            Child::For(ctx) => Frame::For(For::new(ctx)),
+            Child::Do(ctx) => Frame::Do(Do::new(ctx)),
+            Child::Return(value) => Frame::Return(Return::new(value)),
+            Child::Break => Frame::Break(Break { done: false }),
+            Child::Stmt(ctx, cur, lvalue) => Frame::Stmt(Stmt::new(ctx, cur, lvalue)),
+            Child::Expr(ctx, want) => Frame::Expr(Expr::new(ctx, want)),
+            Child::Prefix(ctx, cur, targets) => Frame::Prefix(Prefix::new(ctx, cur, targets)),
+            Child::Paren => Frame::Paren(Paren::open()),
+            Child::Args(ctx, params) => Frame::Args(Args::new(ctx, params)),
+            Child::Func(ctx, ft, hint) => Frame::Func(Func::new(ctx, ft, hint)),
+            Child::Table(ctx, table) => Frame::Table(Table::new(ctx, table)),
         }
     }
 
-    fn block(ctx: Ctx, needs_return: bool) -> Frame {
-        Frame::Block { ctx, needs_return, returns: false, terminal: false }
+    /// The lexemes this node accepts next.
+    pub fn choices(&self, env: &Env) -> Vec<Choice> {
+        match self {
+            Frame::Root(n) => n.choices(env),
+            Frame::Block(n) => n.choices(env),
+            Frame::Local(n) => n.choices(env),
+            Frame::TypeSpec(n) => n.choices(env),
+            Frame::If(n) => n.choices(),
+            Frame::While(n) => n.choices(),
+            Frame::For(n) => n.choices(env),
+            Frame::Do(n) => n.choices(),
+            Frame::Return(n) => n.choices(),
+            Frame::Break(n) => n.choices(),
+            Frame::Stmt(n) => n.choices(env),
+            Frame::Expr(n) => n.choices(env),
+            Frame::Prefix(n) => n.choices(env),
+            Frame::Paren(n) => n.choices(),
+            Frame::Args(n) => n.choices(),
+            Frame::Func(n) => n.choices(env),
+            Frame::Table(n) => n.choices(env),
+        }
     }
 
-    fn func(ctx: &Ctx, ft: &Rc<FuncType>, hint: Vec<String>) -> Frame {
-        Frame::Func { ctx: ctx.clone(), ft: ft.clone(), names: Vec::new(), state: 0, hint }
+    /// Consumes the choice taken (with the lexeme's text) and returns the children
+    /// to push, innermost last.
+    pub fn step(&mut self, act: &Act, text: &str, env: &Env) -> Vec<Frame> {
+        let children = match self {
+            Frame::Root(n) => n.step(act, text, env),
+            Frame::Block(n) => n.step(act, text),
+            Frame::Local(n) => n.step(text),
+            Frame::TypeSpec(n) => {
+                n.step(act, text);
+                vec![]
+            }
+            Frame::If(n) => n.step(text),
+            Frame::While(n) => n.step(),
+            Frame::For(n) => n.step(text, env),
+            Frame::Do(n) => {
+                n.step();
+                vec![]
+            }
+            Frame::Return(n) => {
+                n.step();
+                vec![]
+            }
+            Frame::Break(n) => {
+                n.step();
+                vec![]
+            }
+            Frame::Stmt(n) => n.step(act, text, env),
+            Frame::Expr(n) => n.step(act, text, env),
+            Frame::Prefix(n) => n.step(act, text, env),
+            Frame::Paren(n) => {
+                n.step();
+                vec![]
+            }
+            Frame::Args(n) => n.step(text),
+            Frame::Func(n) => n.step(act, text, env),
+            Frame::Table(n) => n.step(act, text, env),
+        };
+        children.into_iter().map(Frame::spawn).collect()
+    }
+
+    /// Whether the node may end here, and what it tells its parent.
+    pub fn can_end(&self) -> Option<Sum> {
+        match self {
+            Frame::Root(_) => None,
+            Frame::Block(n) => n.can_end(),
+            Frame::Local(n) => n.can_end(),
+            Frame::TypeSpec(n) => n.can_end(),
+            Frame::If(n) => n.can_end(),
+            Frame::While(n) => n.can_end(),
+            Frame::For(n) => n.can_end(),
+            Frame::Do(n) => n.can_end(),
+            Frame::Return(n) => n.can_end(),
+            Frame::Break(n) => n.can_end(),
+            Frame::Stmt(n) => n.can_end(),
+            Frame::Expr(n) => n.can_end(),
+            Frame::Prefix(n) => n.can_end(),
+            Frame::Paren(n) => n.can_end(),
+            Frame::Args(n) => n.can_end(),
+            Frame::Func(n) => n.can_end(),
+            Frame::Table(n) => n.can_end(),
+        }
+    }
+
+    /// Takes the summary of the child that just ended.
+    pub fn child_done(&mut self, sum: &Sum, env: &Env) {
+        match self {
+            Frame::Root(n) => n.child_done(sum, env),
+            Frame::Block(n) => n.child_done(sum, env),
+            Frame::Local(n) => n.child_done(sum),
+            Frame::If(n) => n.child_done(sum),
+            Frame::While(n) => n.child_done(),
+            Frame::For(n) => n.child_done(),
+            Frame::Do(n) => n.child_done(sum),
+            Frame::Return(n) => n.child_done(),
+            Frame::Stmt(n) => n.child_done(),
+            Frame::Expr(n) => n.child_done(sum),
+            Frame::Prefix(n) => n.child_done(),
+            Frame::Paren(n) => n.child_done(sum),
+            Frame::Args(n) => n.child_done(),
+            Frame::Func(n) => n.child_done(),
+            Frame::Table(n) => n.child_done(),
+            Frame::TypeSpec(_) | Frame::Break(_) => {}
+        }
+    }
+
+    /// Whether this is the root of a complete script.
+    pub fn is_finished_root(&self) -> bool {
+        matches!(self, Frame::Root(r) if r.state == RootState::Done)
     }
 
     /// The node's kind, for the visualizer.
     pub fn kind(&self) -> &'static str {
         match self {
-            Frame::Root { .. } => "root",
-            Frame::Block { .. } => "block",
-            Frame::Local { .. } => "local",
-            Frame::TypeSpec { .. } => "type",
-            Frame::If { .. } => "if",
-            Frame::While { .. } => "while",
-            Frame::For { .. } => "for",
-            Frame::Do { .. } => "do",
-            Frame::Return { .. } => "return",
-            Frame::Break { .. } => "break",
-            Frame::Stmt { .. } => "statement",
-            Frame::Expr { .. } => "expression",
-            Frame::Prefix { .. } => "prefix",
-            Frame::Paren { .. } => "paren",
-            Frame::Args { .. } => "arguments",
-            Frame::Func { .. } => "function",
-            Frame::Table { .. } => "table",
+            Frame::Root(_) => "root",
+            Frame::Block(_) => "block",
+            Frame::Local(_) => "local",
+            Frame::TypeSpec(_) => "type",
+            Frame::If(_) => "if",
+            Frame::While(_) => "while",
+            Frame::For(_) => "for",
+            Frame::Do(_) => "do",
+            Frame::Return(_) => "return",
+            Frame::Break(_) => "break",
+            Frame::Stmt(_) => "statement",
+            Frame::Expr(_) => "expression",
+            Frame::Prefix(_) => "prefix",
+            Frame::Paren(_) => "paren",
+            Frame::Args(_) => "arguments",
+            Frame::Func(_) => "function",
+            Frame::Table(_) => "table",
         }
     }
 
@@ -215,175 +266,29 @@ impl Frame {
     pub fn describe(&self, env: &Env) -> String {
         let n = &env.api.table_names;
         match self {
-            Frame::Root { kind, state, .. } => format!("{kind} script, state {state}"),
-            Frame::Block { ctx, returns, .. } => {
-                format!(
-                    "returns {}, {} names in scope{}",
-                    ctx.ret.display(n),
-                    ctx.scope.len(),
-                    if *returns { ", has returned" } else { "" }
-                )
-            }
-            Frame::Local { name, ty, state, .. } => {
-                format!("{name}: {} (state {state})", ty.display(n))
-            }
-            Frame::Expr { want, stack, have, .. } => {
-                let w: Vec<String> = BASES
-                    .iter()
-                    .filter(|b| want.contains(b))
-                    .chain(want.other.iter())
-                    .map(|t| t.display(n).to_string())
-                    .collect();
-                let ops: Vec<&str> = stack.iter().map(|(_, o)| o.text()).collect();
-                format!(
-                    "want {} | pending [{}] | operand {}",
-                    w.join(" or "),
-                    ops.join(" "),
-                    have.as_ref().map_or("?".into(), |t| t.display(n).to_string())
-                )
-            }
-            Frame::Prefix { cur, .. } | Frame::Stmt { cur, .. } => {
+            Frame::Root(r) => format!("{} script, {:?}", r.kind, r.state),
+            Frame::Block(b) => format!(
+                "returns {}, {} names in scope{}",
+                b.ctx.ret.display(n),
+                b.ctx.scope.len(),
+                if b.returns { ", has returned" } else { "" }
+            ),
+            Frame::Local(l) => format!("{}: {} ({:?})", l.name, l.ty.display(n), l.state),
+            Frame::Expr(e) => describe_expr(e, env),
+            Frame::Prefix(Prefix { cur, .. }) | Frame::Stmt(Stmt { cur, .. }) => {
                 format!("value of type {}", cur.display(n))
             }
-            Frame::Args { params, i, .. } => format!("argument {} of {}", i + 1, params.len()),
-            Frame::Func { ft, .. } => format!("{}", Type::Func(ft.clone()).display(n)),
-            Frame::Table { table, next, .. } => format!("{} field {}", n[*table], next + 1),
-            other => format!("state {}", other.state()),
-        }
-    }
-
-    fn state(&self) -> u8 {
-        match self {
-            Frame::Root { state, .. }
-            | Frame::Local { state, .. }
-            | Frame::TypeSpec { state, .. }
-            | Frame::If { state, .. }
-            | Frame::While { state, .. }
-            | Frame::For { state, .. }
-            | Frame::Do { state, .. }
-            | Frame::Return { state }
-            | Frame::Break { state }
-            | Frame::Stmt { state, .. }
-            | Frame::Prefix { state, .. }
-            | Frame::Paren { state, .. }
-            | Frame::Args { state, .. }
-            | Frame::Func { state, .. }
-            | Frame::Table { state, .. } => *state,
-            _ => 0,
-        }
-    }
-
-    /// Whether the node may end here, and what it tells its parent.
-    pub fn can_end(&self) -> Option<Sum> {
-        match self {
-            Frame::Root { .. } => None,
-            Frame::Block { needs_return, returns, .. } => {
-                (!*needs_return || *returns).then_some(Sum::Block(*returns))
-            }
-            Frame::Local { state: 4, name, ty, .. } => {
-                Some(Sum::Stmt(false, false, Some((name.clone(), ty.clone()))))
-            }
-            Frame::TypeSpec { state: 9, params, .. } => params.last().cloned().map(Sum::Ty),
-            Frame::If { state: 6, all_return, has_else, .. } => {
-                Some(Sum::Stmt(*all_return && *has_else, false, None))
-            }
-            Frame::While { state: 6, .. } | Frame::For { state: 8, .. } => {
-                Some(Sum::Stmt(false, false, None))
-            }
-            Frame::Do { state: 3, returns, .. } => Some(Sum::Stmt(*returns, false, None)),
-            Frame::Return { state: 2 } => Some(Sum::Stmt(true, true, None)),
-            Frame::Break { state: 1 } => Some(Sum::Stmt(false, true, None)),
-            Frame::Stmt { state: 9, .. } => Some(Sum::Stmt(false, false, None)),
-            Frame::Expr { want, stack, have: Some(t), .. } => {
-                reduce_all(stack, t).filter(|r| want.contains(r)).map(Sum::Ty)
-            }
-            Frame::Prefix { state: 0, cur, targets, .. } => {
-                targets.contains(cur).then(|| Sum::Ty(cur.clone()))
-            }
-            Frame::Paren { state: 2, ty } => Some(Sum::Ty(ty.clone())),
-            Frame::Args { state: 3, .. } => Some(Sum::Ty(Type::Void)),
-            Frame::Func { state: 5, ft, .. } => Some(Sum::Ty(Type::Func(ft.clone()))),
-            Frame::Table { state: 9, table, .. } => Some(Sum::Ty(Type::Table(*table))),
-            _ => None,
-        }
-    }
-
-    /// Takes the summary of the child that just ended.
-    pub fn child_done(&mut self, sum: &Sum, env: &Env) {
-        match (self, sum) {
-            (Frame::Root { state, scope, .. }, s) => match (*state, s) {
-                (3, Sum::Stmt(_, _, Some((n, t)))) => *scope = env.push(scope, n, t, true),
-                (5, _) => *state = 6,
-                _ => {}
-            },
-            (Frame::Block { ctx, returns, terminal, .. }, Sum::Stmt(r, term, var)) => {
-                *returns |= *r;
-                *terminal |= *term;
-                if let Some((n, t)) = var {
-                    ctx.scope = env.push(&ctx.scope, n, t, true);
-                }
-            }
-            (Frame::Local { state, ty, .. }, Sum::Ty(t)) => {
-                if *state == 1 {
-                    *ty = t.clone();
-                    *state = 2;
-                } else {
-                    *state = 3;
-                }
-            }
-            (Frame::If { state, all_return, .. }, s) => match (*state, s) {
-                (0, _) => *state = 1,
-                (2, Sum::Block(r)) => {
-                    *all_return &= *r;
-                    *state = 3;
-                }
-                (4, Sum::Block(r)) => {
-                    *all_return &= *r;
-                    *state = 7;
-                }
-                _ => {}
-            },
-            (Frame::While { state, .. }, _) => *state += 1,
-            (Frame::For { state, bounds, .. }, _) => match *state {
-                2 => {
-                    *bounds += 1;
-                    *state = if *bounds == 1 { 3 } else { 4 };
-                }
-                7 => *state = 10,
-                5 => *state = 6,
-                _ => {}
-            },
-            (Frame::Do { state, returns, .. }, Sum::Block(r)) => {
-                *returns = *r;
-                *state = 1;
-            }
-            (Frame::Return { state }, _) => *state = 1,
-            (Frame::Stmt { state, cur, called, lvalue, call_ret, .. }, _) => {
-                if *state == 3 {
-                    *cur = call_ret.clone();
-                    *called = true;
-                    *lvalue = false;
-                    *state = 0;
-                } else {
-                    *state = 8;
-                }
-            }
-            (Frame::Expr { unary, have, .. }, Sum::Ty(t)) => {
-                unary.clear();
-                *have = Some(t.clone());
-            }
-            (Frame::Prefix { state, cur, call_ret, .. }, _) => {
-                *cur = call_ret.clone();
-                *state = 0;
-            }
-            (Frame::Paren { state, ty }, Sum::Ty(t)) => {
-                *ty = t.clone();
-                *state = 1;
-            }
-            (Frame::Args { state, .. }, _) => *state = 1,
-            (Frame::Func { state, .. }, _) => *state = 4,
-            (Frame::Table { state, .. }, _) => *state = 3,
-            _ => {}
+            Frame::Args(a) => format!("argument {} of {}", a.i + 1, a.params.len()),
+            Frame::Func(f) => format!("{}", Type::Func(f.ft.clone()).display(n)),
+            Frame::Table(t) => format!("{} field {}", n[t.table], t.next + 1),
+            Frame::TypeSpec(t) => format!("{:?}", t.state),
+            Frame::If(i) => format!("{:?}", i.state),
+            Frame::While(w) => format!("{:?}", w.state),
+            Frame::For(f) => format!("{:?}", f.state),
+            Frame::Do(d) => format!("{:?}", d.state),
+            Frame::Return(r) => format!("{:?}", r.state),
+            Frame::Break(b) => (if b.done { "Done" } else { "Semi" }).to_string(),
+            Frame::Paren(p) => format!("{:?}", p.state),
         }
     }
 
@@ -393,11 +298,11 @@ impl Frame {
     /// may start the segment after such a node by this key in the [`Env`].
     pub fn choice_key(&self) -> Option<ChoiceKey> {
         match self {
-            Frame::Stmt { cur, lvalue, called, state, .. } => {
-                Some(ChoiceKey::Stmt(cur.clone(), *lvalue, *called, *state))
+            Frame::Stmt(s) => {
+                Some(ChoiceKey::Stmt(s.cur.clone(), s.lvalue, s.called, s.state as u8))
             }
-            Frame::Prefix { cur, targets, state, .. } => {
-                Some(ChoiceKey::Prefix(cur.clone(), targets.clone(), *state))
+            Frame::Prefix(p) => {
+                Some(ChoiceKey::Prefix(p.cur.clone(), p.targets.clone(), p.state as u8))
             }
             _ => None,
         }
@@ -406,8 +311,26 @@ impl Frame {
     /// The hint of parameter names (hooks) for the function node, if any.
     pub fn param_hint(&self) -> Option<&[String]> {
         match self {
-            Frame::Func { hint, .. } if !hint.is_empty() => Some(hint),
+            Frame::Func(f) if !f.hint.is_empty() => Some(&f.hint),
             _ => None,
         }
     }
+}
+
+/// The wanted types, the operators waiting and the operand of an expression.
+fn describe_expr(e: &Expr, env: &Env) -> String {
+    let n = &env.api.table_names;
+    let w: Vec<String> = BASES
+        .iter()
+        .filter(|b| e.want.contains(b))
+        .chain(e.want.other.iter())
+        .map(|t| t.display(n).to_string())
+        .collect();
+    let ops: Vec<&str> = e.stack.iter().map(|(_, o)| o.text()).collect();
+    format!(
+        "want {} | pending [{}] | operand {}",
+        w.join(" or "),
+        ops.join(" "),
+        e.have.as_ref().map_or("?".into(), |t| t.display(n).to_string())
+    )
 }

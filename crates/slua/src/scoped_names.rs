@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use crate::byte_set::{is_ident_byte, ByteSet, WS};
 use crate::lexeme::escape;
-use crate::scope::{KindId, Scope, ScopeNode};
+use crate::scope_trie::{KindId, Scope, ScopeNode};
 
 /// One accepted kind of a [`ScopedNames`] choice.
 #[derive(Clone, Debug, PartialEq, Eq)]

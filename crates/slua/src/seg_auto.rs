@@ -16,9 +16,9 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::byte_set::{is_ws, ByteSet};
-use crate::dfa::{DfaState, SegDfa};
-use crate::scope::ScopeNode;
+use crate::scope_trie::ScopeNode;
 use crate::scoped_names::ScopedNames;
+use crate::seg_dfa::{DfaState, SegDfa};
 
 /// The automaton of one segment.
 #[derive(Debug)]

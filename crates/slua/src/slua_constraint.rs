@@ -1,5 +1,7 @@
-//! The tree of parsers as an [`espalier_constraint::Constraint`]: what the decoder
-//! drives and the visualizer draws.
+//! [`SluaConstraint`]: the tree of parsers plus the bytes of the segment in
+//! progress, the state behind the [`espalier_constraint::Constraint`] that the
+//! decoder drives and the visualizer draws (the trait's implementation is
+//! `constraint_impl.rs`).
 //!
 //! Bytes of the unfinished segment are kept with their state in the segment's DFA.
 //! A token is walked through that DFA; where it completes the segment (A1: at most
@@ -17,15 +19,17 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::finishing::FinishCache;
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap;
+
+use crate::child_key::ChildKey;
+use crate::finish_cache::FinishCache;
 use crate::lexeme::Lex;
 use crate::scope::Env;
 use crate::seg_auto::{SegAuto, SegState};
 use crate::tree::{Segment, Tree};
-use crate::trie_walk::{self, ChildMemo};
-use espalier_constraint::{
-    Commit, Constraint, Inspection, Rejected, TokTrie, TokenSet, TreeNode, Vocab,
-};
+use espalier_constraint::{Constraint, TokTrie, TokenSet, Vocab};
 
 /// The tree of parsers plus the bytes of the segment in progress.
 #[derive(Clone, Debug)]
@@ -162,12 +166,12 @@ impl SluaConstraint {
         Some(self)
     }
 
-    fn expected(&mut self) -> String {
+    pub(crate) fn expected(&mut self) -> String {
         self.tree.next_regex().map_or_else(|| "(end of script)".to_string(), |r| format!("/{r}/"))
     }
 
     /// Feeds one byte; `false` (and no change) when it is refused.
-    fn push(&mut self, b: u8) -> bool {
+    pub(crate) fn push(&mut self, b: u8) -> bool {
         let Some(seg) = self.seg.clone() else { return false };
         let (Ok(auto), Some(s)) = (seg.auto.as_ref(), self.state.as_ref()) else { return false };
         let t = auto.next(s, b);
@@ -256,218 +260,29 @@ impl SluaConstraint {
         }
         true
     }
-
-    fn node(&self) -> TreeNode {
-        let env = self.tree.env().clone();
-        let mut tree = self.tree.clone();
-        let seg = tree.segment();
-        let bristles: Vec<TreeNode> = seg
-            .alts
-            .iter()
-            .take(64)
-            .map(|a| TreeNode { kind: "alternative".into(), state: a.regex(), children: vec![] })
-            .collect();
-        let mut node: Option<TreeNode> = None;
-        let frames = self.tree.frames();
-        for (i, f) in frames.iter().enumerate().rev() {
-            let mut children = Vec::new();
-            if let Some(n) = node.take() {
-                children.push(n);
-            } else if i + 1 == frames.len() {
-                children = bristles.clone();
-            }
-            node = Some(TreeNode { kind: f.kind().into(), state: f.describe(&env), children });
-        }
-        node.unwrap_or_default()
-    }
 }
 
-impl Constraint for SluaConstraint {
-    fn is_complete(&self) -> bool {
-        self.tree.has_finished() && self.partial.is_empty()
+/// Trees after the current segment, by [`ChildKey`]; `None` marks a segment the tree
+/// refuses (kept so it is not tried again). Shared by clones of one constraint.
+pub(crate) type ChildMemo = Rc<RefCell<FxHashMap<ChildKey, Option<Rc<SluaConstraint>>>>>;
+
+impl SluaConstraint {
+    /// The memo key for completing the current segment with `seg_bytes` (the
+    /// segment's bytes after any carried byte; the DFA accepts them). `None` when
+    /// they are not UTF-8 or no alternative matches (the tree would refuse them).
+    pub(crate) fn child_key(&self, seg_bytes: &[u8]) -> Option<ChildKey> {
+        ChildKey::new(self.segment_ref()?, self.tree().carry(), seg_bytes)
     }
 
-    fn allows(&self, bytes: &[u8]) -> bool {
-        trie_walk::TrieWalk::new(self).accepts_all(bytes)
-    }
-
-    fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
-        let trie = self.trie(vocab);
-        trie_walk::fill(self, &trie, vocab, mask);
-        if self.is_complete() {
-            mask.insert(vocab.eos() as usize);
+    /// The constraint after completing the current segment with `seg_bytes`, from
+    /// the memo or built (and memoised). `None` when the tree refuses the segment.
+    pub(crate) fn child(&self, seg_bytes: &[u8]) -> Option<Rc<SluaConstraint>> {
+        let key = self.child_key(seg_bytes)?;
+        if let Some(hit) = self.memo().borrow().get(&key) {
+            return hit.clone();
         }
-    }
-
-    fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
-        let mut next = self.clone();
-        for (i, &b) in bytes.iter().enumerate() {
-            if !next.push(b) {
-                return Err(Rejected { offset: i, expected: next.expected() });
-            }
-        }
-        *self = next;
-        Ok(Commit::Accepted)
-    }
-
-    fn inspect(&self) -> Inspection {
-        let mut tree = self.tree.clone();
-        Inspection {
-            kind: "slua-top".into(),
-            tree: Some(self.node()),
-            regex: tree.next_regex(),
-            stack: self.tree.frames().iter().map(|f| f.kind().to_string()).collect(),
-            accept_sequences: Vec::new(),
-            remainder: (!self.partial.is_empty())
-                .then(|| String::from_utf8_lossy(&self.partial).into_owned()),
-            ..Inspection::default()
-        }
-    }
-
-    /// The finishing mask of [`crate::finishing`] (the inherent method of the same
-    /// name); sLua always has one.
-    fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
-        SluaConstraint::fill_finishing_mask(self, vocab, mask);
-        true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::api::Api;
-
-    fn vocab() -> Vocab {
-        let mut toks: Vec<Vec<u8>> = Vec::new();
-        for w in [
-            "talent",
-            " Zap",
-            ";",
-            "\n",
-            "hook",
-            " Do",
-            " =",
-            " function",
-            "(",
-            "user",
-            ",",
-            " target",
-            ")",
-            "\n ",
-            " Damage",
-            " Player",
-            "()",
-            "(),",
-            " 3",
-            ");",
-            " end",
-            ";\n",
-            " GetDescription",
-            " return",
-            " \"",
-            "zap",
-            "\"",
-            "\";",
-            "eff",
-            "ect",
-            " Explode",
-            "user)",
-            " hp",
-            "x",
-        ] {
-            toks.push(w.as_bytes().to_vec());
-        }
-        toks.push(b"<eos>".to_vec());
-        let n = toks.len() as u32;
-        Vocab::new(toks, &[n - 1], n - 1)
-    }
-
-    #[test]
-    fn masks_follow_the_script_and_allow_eos_only_at_the_end() {
-        let env = Rc::new(Env::new(Api::dungeon(), vec![]));
-        let v = vocab();
-        let mut c = SluaConstraint::new(env);
-        let script = [
-            "talent",
-            " Zap",
-            ";",
-            "\n",
-            "hook",
-            " Do",
-            " =",
-            " function",
-            "(",
-            "user",
-            ",",
-            " target",
-            ")",
-            "\n ",
-            " Damage",
-            "(",
-            "user",
-            ",",
-            " 3",
-            ");",
-            " end",
-            ";\n",
-            "hook",
-            " GetDescription",
-            " =",
-            " function",
-            "(",
-            "user)",
-            " return",
-            " \"",
-            "zap",
-            "\";",
-            " end",
-            ";",
-        ];
-        let mut mask = TokenSet::empty(v.len());
-        for piece in script {
-            c.fill_mask(&v, &mut mask);
-            let id = v.tokens().iter().position(|t| t == piece.as_bytes()).unwrap();
-            assert!(
-                mask.contains(id),
-                "{piece:?} should be allowed; regex {:?}",
-                c.inspect().regex
-            );
-            assert!(!mask.contains(v.eos() as usize));
-            assert!(c.allows(piece.as_bytes()));
-            assert_eq!(c.commit(piece.as_bytes()), Ok(Commit::Accepted));
-        }
-        c.fill_mask(&v, &mut mask);
-        assert!(c.is_complete());
-        assert_eq!(mask.iter().collect::<Vec<_>>(), vec![v.eos() as usize]);
-    }
-
-    #[test]
-    fn making_a_constraint_builds_what_its_first_masks_need() {
-        let env = Rc::new(Env::new(Api::dungeon(), vec![]));
-        assert_eq!(env.viability().states(), 0);
-        let c = SluaConstraint::new(env.clone());
-        assert!(env.viability().states() > 1000, "{}", env.viability().states());
-        // Crossing from the kind into the name compiles nothing more: the name's
-        // automaton (every taken name excluded) was compiled with the constraint.
-        let compiled = env.dfas.len();
-        for kind in ["effect", "talent"] {
-            let mut c = c.clone();
-            assert_eq!(c.commit(format!("{kind} Zap").as_bytes()), Ok(Commit::Accepted));
-            assert_eq!(env.dfas.len(), compiled, "after {kind:?}");
-        }
-    }
-
-    #[test]
-    fn hallucinated_calls_are_masked_and_rejected() {
-        let env = Rc::new(Env::new(Api::dungeon(), vec![]));
-        let mut c = SluaConstraint::new(env);
-        c.commit(b"talent Zap;\nhook Do = function(user, target)\n").unwrap();
-        assert!(!c.allows(b" Explode"));
-        assert!(c.allows(b" Damage(user, 3);"));
-        let err = c.commit(b" Explode").unwrap_err();
-        assert_eq!(err.offset, 2);
-        let ins = c.inspect();
-        assert_eq!(ins.kind, "slua-top");
-        assert!(ins.tree.is_some() && ins.regex.is_some());
+        let built = self.clone().completed(seg_bytes).map(Rc::new);
+        self.memo().borrow_mut().insert(key, built.clone());
+        built
     }
 }

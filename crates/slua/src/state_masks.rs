@@ -36,7 +36,7 @@ use std::sync::Arc;
 use espalier_constraint::{Recognizer, TokTrie, TokenSet, Vocab};
 use rustc_hash::FxHashMap;
 
-use crate::dfa::{DfaState, SegDfa};
+use crate::seg_dfa::{DfaState, SegDfa};
 
 /// The tree-independent part of the masks from one DFA state (see the module doc).
 #[derive(Debug)]

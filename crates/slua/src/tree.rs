@@ -18,12 +18,14 @@ use std::rc::Rc;
 
 use crate::alt::Alt;
 use crate::byte_set::{is_ws, ByteSet};
-use crate::dfa::DfaError;
+use crate::finishing_order::choice_cost;
 use crate::frame_stack::FrameStack;
 use crate::lexeme::Lex;
 use crate::node::{Act, Ann, Choice, Frame};
-use crate::scope::{Env, Kind};
+use crate::scope::Env;
+use crate::scope_trie::Kind;
 use crate::seg_auto::SegAuto;
+use crate::seg_dfa::DfaError;
 
 /// A consumed lexeme, as logged for building the syntax tree.
 #[derive(Clone, Debug)]
@@ -123,7 +125,7 @@ impl Tree {
 
     /// Whether the script is complete (nothing may follow).
     pub fn has_finished(&self) -> bool {
-        self.stack.len() == 1 && matches!(self.stack.get(0), Frame::Root { state: 7, .. })
+        self.stack.len() == 1 && self.stack.get(0).is_finished_root()
     }
 
     /// The script's kind and name once known.
@@ -243,7 +245,7 @@ impl Tree {
         let mut over = Vec::with_capacity(children.len() + 1);
         over.push(f);
         over.extend(children);
-        if depth == 0 && over.len() == 1 && matches!(over[0], Frame::Root { state: 7, .. }) {
+        if depth == 0 && over.len() == 1 && over[0].is_finished_root() {
             return None;
         }
         // Statement and prefix nodes (after a variable: 50 API functions at every
@@ -422,7 +424,7 @@ impl Tree {
                 .into_iter()
                 .filter_map(|(d, c)| {
                     let text = c.lex.shortest(carry)?;
-                    Some((crate::walker::choice_cost(d, &c), d, c, text))
+                    Some((choice_cost(d, &c), d, c, text))
                 })
                 .min_by_key(|x| x.0);
             let Some((_, depth, choice, text)) = best else { return cap };

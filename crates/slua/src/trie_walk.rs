@@ -8,7 +8,8 @@
 //! DFA, and a refused byte skips its whole subtree. The tree of parsers is consulted
 //! only where the segment DFA accepts (a segment boundary, A1: at most one on any
 //! path through one segment): there the tree after the segment is looked up in a
-//! memo kept by the tree before it ([`ChildKey`] → tree), built on a miss.
+//! memo kept by the tree before it ([`crate::child_key::ChildKey`] → tree), built on
+//! a miss.
 //!
 //! The memo key leaves out what does not change the tree: the text of number and
 //! string literals and leading whitespace, and which whitespace byte ended a lexeme.
@@ -21,81 +22,14 @@
 //! one boundary further, later masks reuse them, and a commit that completes a
 //! segment adopts the memo of the tree it lands on.
 
-use std::cell::RefCell;
-
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
 use espalier_constraint::{Recognizer, TokTrie, TokenSet, Vocab};
 
-use crate::byte_set::is_ws;
-use crate::lexeme::Lex;
-use crate::scope::KindId;
 use crate::seg_auto::SegState;
 use crate::slua_constraint::SluaConstraint;
-
-/// What decides the tree after a completed segment (see the module doc).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct ChildKey {
-    /// Index of the alternative in the segment.
-    alt: u32,
-    /// The look-ahead byte (`b' '` for any whitespace), or 256 when the alternative
-    /// has no look-ahead.
-    la: u16,
-    /// The lexeme's text when it is a new name.
-    pub(crate) name: Option<Box<[u8]>>,
-    /// The kind of the variable when the lexeme is a name in scope: the tree after
-    /// it depends on the kind (an actor wants `.`, a number an operator), not on
-    /// which name of that kind it is.
-    kind: Option<KindId>,
-}
-
-/// Trees after the current segment, by [`ChildKey`]; `None` marks a segment the tree
-/// refuses (kept so it is not tried again). Shared by clones of one constraint.
-pub(crate) type ChildMemo = Rc<RefCell<FxHashMap<ChildKey, Option<Rc<SluaConstraint>>>>>;
-
-impl SluaConstraint {
-    /// The memo key for completing the current segment with `seg_bytes` (the
-    /// segment's bytes after any carried byte; the DFA accepts them). `None` when
-    /// they are not UTF-8 or no alternative matches (the tree would refuse them).
-    pub(crate) fn child_key(&self, seg_bytes: &[u8]) -> Option<ChildKey> {
-        std::str::from_utf8(seg_bytes).ok()?;
-        let seg = self.segment_ref()?;
-        let mut full = Vec::with_capacity(seg_bytes.len() + 1);
-        full.extend(self.tree().carry());
-        full.extend_from_slice(seg_bytes);
-        let k = seg.alts.iter().position(|a| a.matches(&full))?;
-        let alt = &seg.alts[k];
-        let last = *full.last()?;
-        let la = match alt.la {
-            Some(_) if is_ws(last) => u16::from(b' '),
-            Some(_) => u16::from(last),
-            None => 256,
-        };
-        let lead =
-            if alt.done.is_empty() { full.iter().take_while(|b| is_ws(**b)).count() } else { 0 };
-        let end = if alt.la.is_some() { full.len() - 1 } else { full.len() };
-        let (name, kind) = match &alt.lex {
-            Lex::Name { .. } => (Some(full[lead..end].into()), None),
-            Lex::Scoped(names) => (None, Some(names.match_len(&full[lead..end])?.1)),
-            _ => (None, None),
-        };
-        Some(ChildKey { alt: k as u32, la, name, kind })
-    }
-
-    /// The constraint after completing the current segment with `seg_bytes`, from
-    /// the memo or built (and memoised). `None` when the tree refuses the segment.
-    pub(crate) fn child(&self, seg_bytes: &[u8]) -> Option<Rc<SluaConstraint>> {
-        let key = self.child_key(seg_bytes)?;
-        if let Some(hit) = self.memo().borrow().get(&key) {
-            return hit.clone();
-        }
-        let built = self.clone().completed(seg_bytes).map(Rc::new);
-        self.memo().borrow_mut().insert(key, built.clone());
-        built
-    }
-}
 
 /// One pushed byte: the level (tree) it left the walk at, the DFA state there, and
 /// where that level's segment started in the walk's bytes. `pending`: the byte

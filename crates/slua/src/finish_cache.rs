@@ -1,0 +1,22 @@
+//! [`FinishCache`]: the finishing costs of one tree state, memoised for the finishing
+//! mask ([`crate::finishing`]) and shared by clones of one constraint.
+
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::alt::Alt;
+use crate::child_key::ChildKey;
+use crate::seg_dfa::SegDfa;
+
+/// Finishing costs of one tree state (shared by clones, reset when the tree moves).
+#[derive(Debug, Default)]
+pub(crate) struct FinishCache {
+    /// The parts of the current segment (see `finishing`'s `parts`) with their rank in the
+    /// finishing order, and the indices of the best-ranked ones.
+    pub(crate) parts: OnceCell<(Vec<(Alt, usize)>, Vec<usize>)>,
+    /// Per part: 1 + the plan length after its shortest text, and its DFA.
+    pub(crate) alts: RefCell<HashMap<usize, Option<(u32, Rc<SegDfa>)>>>,
+    /// Plan lengths after completing the segment, by memo key without the name.
+    pub(crate) after: RefCell<HashMap<ChildKey, u32>>,
+}
