@@ -80,7 +80,7 @@ struct MaskArgs {
     #[arg(long)]
     verbose: bool,
     /// Also write the vocabulary and the files' token ids to this file, the input of
-    /// the wasm harness (`crates/constraint/wasm-bench/run.mjs`).
+    /// the wasm harness (`bench/constraint-wasm/run.mjs`).
     #[arg(long)]
     export: Option<PathBuf>,
     /// Print the N slowest steps (on-CPU time) with the text around them.

@@ -5,10 +5,10 @@
 //!
 //! Build and run (from the repository root):
 //! ```text
-//! cargo build --release --manifest-path crates/constraint/wasm-bench/Cargo.toml \
+//! cargo build --release --manifest-path bench/constraint-wasm/Cargo.toml \
 //!     --target wasm32-unknown-unknown
-//! node crates/constraint/wasm-bench/run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
-//! node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
+//! node bench/constraint-wasm/run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
+//! node bench/constraint-wasm/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
 //! ```
 //! `--bin native` runs the same functions natively; `results/masks/wasm-vs-native.sh`
 //! runs all three, rounds interleaved, and prints the ratios. `first-steps.mjs` times

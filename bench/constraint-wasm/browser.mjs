@@ -1,6 +1,6 @@
 // The wasm mask benchmark in Debian's headless Chromium: the same harness and loop as
 // run.mjs, run in a page, so browser figures come from identical work.
-//   node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
+//   node bench/constraint-wasm/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
 // Prints one JSON line like run.mjs (no CPU times: a page has no process clock).
 //
 // Timer resolution: Chromium coarsens performance.now() to 100 us in ordinary pages
@@ -23,7 +23,7 @@ if (!input) {
   process.exit(2);
 }
 const here = dirname(fileURLToPath(import.meta.url));
-const wasmPath = wasmArg ?? join(here, '../../../target/wasm32-unknown-unknown/release/espalier_constraint_wasm_bench.wasm');
+const wasmPath = wasmArg ?? join(here, '../../target/wasm32-unknown-unknown/release/espalier_constraint_wasm_bench.wasm');
 const files = { '/bench.wasm': readFileSync(wasmPath), '/input.bin': readFileSync(input) };
 
 // The page: instantiates the harness and times every step, as run.mjs does.

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const rounds = Number(process.argv[2] ?? 7);
-const wasm = process.argv[3] ?? join(here, '../../../target/wasm-kernels/wasm32-unknown-unknown/release/espalier_model_wasm_kernels.wasm');
+const wasm = process.argv[3] ?? join(here, '../../target/wasm-kernels/wasm32-unknown-unknown/release/espalier_model_wasm_kernels.wasm');
 const { instance } = await WebAssembly.instantiate(readFileSync(wasm), {});
 const w = instance.exports;
 const check = { simd128: w.has_simd() === 1, cases: w.check_cases(), failures: w.check_failures(), max_error: w.check_max_error() };

@@ -2,7 +2,7 @@
 //! llguidance's (issue 16), on the same token sequences, rounds interleaved.
 //!
 //! ```text
-//! cargo run --release --manifest-path crates/bench-llg/Cargo.toml -- INPUT [--rounds N] [--store FILE]
+//! cargo run --release --manifest-path bench/llguidance/Cargo.toml -- INPUT [--rounds N] [--store FILE]
 //! ```
 //! INPUT is the file `espalier bench mask --export INPUT FILE...` writes (the
 //! vocabulary's bytes and the files' token ids from the model's tokenizer). Every

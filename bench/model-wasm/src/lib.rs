@@ -7,9 +7,9 @@
 //! Build and run (from the repository root; `.cargo/config.toml` adds `+simd128`):
 //! ```text
 //! cargo build --release --target wasm32-unknown-unknown \
-//!     --manifest-path crates/model/wasm-bench/Cargo.toml
+//!     --manifest-path bench/model-wasm/Cargo.toml
 //! wasm-bindgen --target nodejs --out-dir DIR .../espalier_model_wasm_bench.wasm
-//! node crates/model/wasm-bench/run.mjs DIR [--check] [--rounds N] [--decode N]
+//! node bench/model-wasm/run.mjs DIR [--check] [--rounds N] [--decode N]
 //! ```
 //! `scripts/bench-wasm-model.sh` does all three.
 

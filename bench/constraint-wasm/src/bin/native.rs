@@ -2,7 +2,7 @@
 //! file, timed with `Instant`, so wasm and native figures come from identical work.
 //!
 //! ```text
-//! cargo run --release --manifest-path crates/constraint/wasm-bench/Cargo.toml \
+//! cargo run --release --manifest-path bench/constraint-wasm/Cargo.toml \
 //!     --bin native -- INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE] [--cold] [--repeat K]
 //! ```
 //! With `FILE_INDEX`, only that file of the input is timed (quick iterations).

@@ -8,40 +8,40 @@
 //!
 //! ```text
 //! cargo build --release --target wasm32-unknown-unknown \
-//!     --manifest-path crates/model/wasm-kernels/Cargo.toml   # from the repository root
-//! node crates/model/wasm-kernels/run.mjs [ROUNDS]
+//!     --manifest-path bench/model-wasm-kernels/Cargo.toml   # from the repository root
+//! node bench/model-wasm-kernels/run.mjs [ROUNDS]
 //! ```
 
 #![allow(dead_code)]
 
-#[path = "../../src/llama/host_attention.rs"]
+#[path = "../../../crates/model/src/llama/host_attention.rs"]
 mod host_attention;
-#[path = "../../src/llama/host_kernels.rs"]
+#[path = "../../../crates/model/src/llama/host_kernels.rs"]
 mod host_kernels;
-#[path = "../../src/llama/int_dot.rs"]
+#[path = "../../../crates/model/src/llama/int_dot.rs"]
 mod int_dot;
 #[cfg(target_arch = "x86_64")]
-#[path = "../../src/llama/int_dot_avx2.rs"]
+#[path = "../../../crates/model/src/llama/int_dot_avx2.rs"]
 mod int_dot_avx2;
-#[path = "../../src/llama/q8_activations.rs"]
+#[path = "../../../crates/model/src/llama/q8_activations.rs"]
 mod q8_activations;
 
 // The GGUF block types and decoders the integer kernels read (`gguf/ggml_type.rs`,
 // `gguf/formats/`), without the rest of the reader, under the paths the model crate
 // gives them (`crate::gguf::...`; `ggml_type.rs` reads `super::formats`).
-#[path = "../../src/gguf/formats/mod.rs"]
+#[path = "../../../crates/model/src/gguf/formats/mod.rs"]
 mod formats;
-#[path = "../../src/gguf/ggml_type.rs"]
+#[path = "../../../crates/model/src/gguf/ggml_type.rs"]
 mod ggml_type;
 mod gguf {
     pub(crate) use super::formats;
     pub(crate) use super::ggml_type::GgmlType;
 }
-#[path = "../../src/llama/kernel_check.rs"]
+#[path = "../../../crates/model/src/llama/kernel_check.rs"]
 pub mod kernel_check;
 pub mod token;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-#[path = "../../src/llama/wasm_simd.rs"]
+#[path = "../../../crates/model/src/llama/wasm_simd.rs"]
 mod wasm_simd;
 
 /// The kernels' self-check: failures (0 when every case agrees).

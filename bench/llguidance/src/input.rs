@@ -1,5 +1,5 @@
 //! The benchmark's input: the file `espalier bench mask --export` writes (also read
-//! by `crates/constraint/wasm-bench`): little-endian `u32`s, the vocabulary size and
+//! by `bench/constraint-wasm`): little-endian `u32`s, the vocabulary size and
 //! EOS id, then per token its length, a special flag byte and its bytes, then the
 //! number of files and per file its token count and ids.
 

@@ -1,6 +1,6 @@
 //! The same self-check and token timing natively (AVX2 where the CPU has it, else
 //! portable), one thread: the native reference for run.mjs's wasm figures.
-//! `cargo run --release --manifest-path crates/model/wasm-kernels/Cargo.toml --bin native [ROUNDS]`
+//! `cargo run --release --manifest-path bench/model-wasm-kernels/Cargo.toml --bin native [ROUNDS]`
 
 use std::time::Instant;
 
