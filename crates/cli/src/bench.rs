@@ -128,7 +128,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let lang =
         a.lang.grammar().ok_or_else(|| format!("{} has no grammar to time masks of", a.lang))??;
     let store_path = a.store.clone().unwrap_or_else(|| {
-        Path::new(crate::generate::STORE_DIR).join(format!("{}-smollm2.store", a.lang.name()))
+        Path::new(espalier_engine::STORE_DIR).join(format!("{}-smollm2.store", a.lang.name()))
     });
     let gguf = Gguf::open(&a.model).map_err(|e| format!("{}: {e}", a.model.display()))?;
     let tok = Tokenizer::from_gguf(&gguf)?;

@@ -24,7 +24,7 @@ use espalier_decode::{
 
 use espalier_model::WeightFormat;
 
-use crate::generate::{generate, load_with, STORE_DIR};
+use espalier_engine::{chat_of, generate, load_with, STORE_DIR};
 
 /// Arguments of `espalier bench decode`.
 #[derive(clap::Args)]
@@ -81,7 +81,7 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
     let mut loaded = load_with(a.model.as_deref(), &a.backend, a.weights)?;
     let request = a.prompt.clone().unwrap_or_else(|| a.lang.sample_request().to_string());
     let task = |mode| Task::new(Some(a.lang), mode, request.clone()).kind(a.kind.clone());
-    let text = task(Mode::None).prompt_with(&crate::generate::chat_of(&loaded.tokenizer))?;
+    let text = task(Mode::None).prompt_with(&chat_of(&loaded.tokenizer))?;
     let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
     // Builds the kits (and a SynCode store) now, and refuses a prompt that is not a
     // valid prefix before any round.

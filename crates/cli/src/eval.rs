@@ -22,7 +22,7 @@ use espalier_decode::{
     BenchmarkFormat, GenerateConfig, Kits, Lang, LangError, Mode, SamplingConfig, Task,
 };
 
-use crate::generate::{generate, load, STORE_DIR};
+use espalier_engine::{chat_of, generate, load, Loaded, STORE_DIR};
 
 /// Arguments of `espalier eval`.
 #[derive(clap::Args)]
@@ -241,13 +241,13 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
 /// so modes would part for no reason of their constraint's (found in `eval fim`,
 /// RandomSpan HumanEval/16 and 53; see `crate::eval_fim`). The sLua evaluation keeps
 /// its reuse: its prompts share thousands of tokens of API description.
-fn fresh_prefill(loaded: &mut crate::generate::Loaded) {
+fn fresh_prefill(loaded: &mut Loaded) {
     loaded.model.cached.clear();
 }
 
 /// Generates and checks one sample.
 fn eval_one(
-    loaded: &mut crate::generate::Loaded,
+    loaded: &mut Loaded,
     kits: &mut Kits,
     oracle: &dyn Oracle,
     problem: &espalier_decode::eval::Problem,
@@ -271,7 +271,7 @@ fn eval_one(
         error: None,
         prompt_refused: false,
     };
-    let prepared = task.prepare_with(kits, &crate::generate::chat_of(&loaded.tokenizer));
+    let prepared = task.prepare_with(kits, &chat_of(&loaded.tokenizer));
     // The grammar judges the prompt in every mode (in `none` too, as `mask` would), so
     // that a refused prompt is counted the same way in every mode's summary.
     record.prompt_refused = match &prepared {
@@ -368,8 +368,7 @@ fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Err
                 let task = Task::new(Some(lang), mode, task)
                     .kind(kind)
                     .effects(effects.iter().map(|(n, _)| n.clone()).collect());
-                let prepared =
-                    task.prepare_with(&mut kits, &crate::generate::chat_of(&loaded.tokenizer))?;
+                let prepared = task.prepare_with(&mut kits, &chat_of(&loaded.tokenizer))?;
                 let ids = loaded.tokenizer.encode_prompt(&prepared.prompt)?;
                 let constraint = prepared.constraint;
                 let config = task.configure(GenerateConfig {

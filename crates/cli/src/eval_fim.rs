@@ -4,7 +4,7 @@
 //! from the CPython standard library ([`crate::fim_sets`]).
 //!
 //! Per case and mode: the request is prepared ([`FimConstraint`]), the middle is
-//! generated greedily with the prompt of [`crate::fim::fim_prompt`] and checked with
+//! generated greedily with the prompt of [`espalier_engine::fim_prompt_ids`] and checked with
 //! CPython: `parse_ok` when `ast.parse` accepts prefix + middle + suffix, `passed`
 //! when the tests pass (sets with tests only). SmolLM2 continues the whole file, so
 //! after the middle it copies the suffix: generation stops at the suffix's first line
@@ -38,9 +38,8 @@ use espalier_decode::eval::{PythonChecker, TestOutcome};
 use espalier_decode::{GenerateConfig, Generator, Mode, SamplingConfig, StopReason};
 
 use crate::eval::Args;
-use crate::fim::fim_prompt;
 use crate::fim_sets::{load_set, FimCase};
-use crate::generate::{load, Loaded};
+use espalier_engine::{fim_prompt_ids, load, Loaded, PromptIds};
 
 /// A mode of `eval fim`: a decoding mode, or `checked` (see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,7 +186,9 @@ fn generate(
     mode: Mode,
     args: &Args,
 ) -> Result<(Generated, Vec<u32>), Box<dyn std::error::Error>> {
-    let (ids, heal) = fim_prompt(loaded, &case.prompt, &case.suffix)?;
+    let python = espalier_decode::Lang::from_name("python")?;
+    let PromptIds { ids, heal, .. } =
+        fim_prompt_ids(&loaded.tokenizer, python, &case.prompt, &case.suffix)?;
     let config = GenerateConfig {
         mode,
         sampling: SamplingConfig { temperature: 0.0, ..SamplingConfig::default() },

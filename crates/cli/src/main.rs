@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod backend_choice;
 mod bench;
 mod bench_decode;
 mod bench_fim;
@@ -42,17 +41,16 @@ enum Command {
 }
 
 /// The `--lang` values: the registry's languages, listed in `--help`.
-pub fn lang_parser() -> impl clap::builder::TypedValueParser<Value = espalier_decode::Lang> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(espalier_decode::Lang::names())
-        .try_map(|name| name.parse::<espalier_decode::Lang>())
-}
+pub use espalier_engine::lang_parser;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(args),
-        Command::Generate(args) => generate::run(args),
+        Command::Generate(args) => match (args.fim_prefix.clone(), args.fim_suffix.clone()) {
+            (Some(prefix), Some(suffix)) => fim::run_fim(args, prefix, suffix),
+            _ => generate::run(args),
+        },
         Command::Bench(args) => bench::run(args),
         Command::Slua(args) => slua::run(args),
         Command::Eval(args) => eval::run(args),
