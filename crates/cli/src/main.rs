@@ -6,15 +6,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod bench;
-mod bench_decode;
-mod bench_fim;
-mod bench_finishing;
 mod check;
-mod eval;
-mod eval_fim;
 mod fim;
-mod fim_sets;
 mod generate;
 mod slua;
 
@@ -33,11 +26,11 @@ enum Command {
     /// Generate text with the model, optionally under a constraint.
     Generate(generate::Args),
     /// Benchmarks (token masks, ...).
-    Bench(bench::Args),
+    Bench(espalier_lab::bench::Args),
     /// sLua tools (fuzzing the tree of parsers, ...).
     Slua(slua::Args),
     /// Evaluate constrained generation on HumanEval, MBPP or sLua prompts.
-    Eval(eval::Args),
+    Eval(espalier_lab::eval::Args),
 }
 
 /// The `--lang` values: the registry's languages, listed in `--help`.
@@ -51,9 +44,9 @@ fn main() -> ExitCode {
             (Some(prefix), Some(suffix)) => fim::run_fim(args, prefix, suffix),
             _ => generate::run(args),
         },
-        Command::Bench(args) => bench::run(args),
+        Command::Bench(args) => espalier_lab::bench::run(args),
         Command::Slua(args) => slua::run(args),
-        Command::Eval(args) => eval::run(args),
+        Command::Eval(args) => espalier_lab::run_eval(args),
     };
     match result {
         Ok(code) => code,

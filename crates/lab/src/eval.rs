@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use espalier_decode::eval::{load_problems, Oracle, ProblemRecord, Summary, TestOutcome};
+use crate::harness::{load_problems, oracle_of, Oracle, ProblemRecord, Summary, TestOutcome};
 use espalier_decode::languages::or_list;
 use espalier_decode::{
     BenchmarkFormat, GenerateConfig, Kits, Lang, LangError, Mode, SamplingConfig, Task,
@@ -115,9 +115,6 @@ fn data_path(arg: Option<&Path>, name: &str) -> Result<PathBuf, String> {
 
 /// Runs `espalier eval`.
 pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    if args.dataset == "fim" {
-        return crate::eval_fim::run_eval_fim(args);
-    }
     args.mode = args.mode_names.iter().map(|m| m.parse()).collect::<Result<_, _>>()?;
     let Some((lang, benchmark)) = Lang::benchmark(&args.dataset) else {
         let names = Lang::benchmark_names();
@@ -139,8 +136,7 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     if args.samples == 0 {
         return Err("--samples must be at least 1".into());
     }
-    let oracle = lang
-        .oracle(args.python.as_deref(), Duration::from_secs(args.timeout))
+    let oracle = oracle_of(lang, args.python.as_deref(), Duration::from_secs(args.timeout))
         .ok_or_else(|| format!("{} has no oracle to judge {}", lang.name(), args.dataset))?;
     oracle.syntax_error("").map_err(|e| format!("{e} (pass --python PATH)"))?;
 
@@ -250,7 +246,7 @@ fn eval_one(
     loaded: &mut Loaded,
     kits: &mut Kits,
     oracle: &dyn Oracle,
-    problem: &espalier_decode::eval::Problem,
+    problem: &crate::harness::Problem,
     task: &Task,
     sample: usize,
     config: GenerateConfig,
@@ -330,7 +326,7 @@ struct SluaRecord {
     tokens: usize,
     decode_tps: f64,
     decode_s: f64,
-    outcome: Option<espalier_decode::eval::slua::ScriptOutcome>,
+    outcome: Option<crate::harness::slua::ScriptOutcome>,
     stats: espalier_decode::Stats,
     error: Option<String>,
 }
@@ -338,7 +334,7 @@ struct SluaRecord {
 /// `espalier eval slua`: for each category an effect, then a talent that may apply
 /// it; finished scripts are checked, translated and run for 100 turns.
 fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    use espalier_decode::eval::slua::{check_and_run, ScriptOutcome, CATEGORIES};
+    use crate::harness::slua::{check_and_run, ScriptOutcome, CATEGORIES};
     let categories =
         &CATEGORIES[args.offset.min(8)..(args.offset + args.limit.unwrap_or(8)).min(8)];
     let mut loaded = load(args.model.as_deref(), &args.backend)?;

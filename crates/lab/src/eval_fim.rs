@@ -33,8 +33,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::harness::{PythonChecker, TestOutcome};
 use espalier_constraint::{Constraint, FimConstraint, TokTrie, Vocab};
-use espalier_decode::eval::{PythonChecker, TestOutcome};
 use espalier_decode::{GenerateConfig, Generator, Mode, SamplingConfig, StopReason};
 
 use crate::eval::Args;

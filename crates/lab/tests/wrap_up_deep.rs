@@ -9,6 +9,8 @@
 //! the text. A window alone (the wrap-up before the distance existed) leaves these
 //! generations cut off in deep blocks: with one token left no block can close.
 
+// The generation loop's fixtures (a deterministic hash model), shared with decode's tests.
+#[path = "../../decode/tests/common/mod.rs"]
 mod common;
 
 use std::sync::Arc;
@@ -16,10 +18,10 @@ use std::time::Duration;
 
 use common::{id, HashModel};
 use espalier_constraint::{Constraint, FimConstraint, GrammarConstraint, Strategy, TokTrie, Vocab};
-use espalier_decode::eval::{GoChecker, PythonChecker};
 use espalier_decode::{
     run, GenerateConfig, Generator, LangConstraint, Mode, SamplingConfig, StopReason,
 };
+use espalier_lab::harness::{GoChecker, PythonChecker};
 
 /// Printable ASCII but `{` (see `wrap_up_python.rs`: a broken f-string field cannot be
 /// finished), newline, tab and the nesting lexemes; id 0 is EOS.

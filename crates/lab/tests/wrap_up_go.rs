@@ -4,6 +4,8 @@
 //! parser (`gofmt -e`) must accept what it wrote (the guarantee `espalier eval
 //! humaneval-go --wrap-up N` leans on).
 
+// The generation loop's fixtures (a deterministic hash model), shared with decode's tests.
+#[path = "../../decode/tests/common/mod.rs"]
 mod common;
 
 use std::sync::Arc;
@@ -11,10 +13,10 @@ use std::time::Duration;
 
 use common::HashModel;
 use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, Vocab};
-use espalier_decode::eval::GoChecker;
 use espalier_decode::{
     run, GenerateConfig, Generator, LangConstraint, Mode, SamplingConfig, StopReason,
 };
+use espalier_lab::harness::GoChecker;
 
 /// Printable ASCII, newline, tab and a few multi-byte Go lexemes; id 0 is EOS.
 fn byte_vocab() -> Vocab {

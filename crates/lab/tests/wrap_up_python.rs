@@ -3,6 +3,8 @@
 //! program complete) within the budget, and CPython's `ast.parse` must accept what it
 //! wrote (the guarantee `espalier eval humaneval --wrap-up N` leans on).
 
+// The generation loop's fixtures (a deterministic hash model), shared with decode's tests.
+#[path = "../../decode/tests/common/mod.rs"]
 mod common;
 
 use std::sync::Arc;
@@ -10,10 +12,10 @@ use std::time::Duration;
 
 use common::HashModel;
 use espalier_constraint::{GrammarConstraint, Strategy, TokTrie, Vocab};
-use espalier_decode::eval::PythonChecker;
 use espalier_decode::{
     run, GenerateConfig, Generator, LangConstraint, Mode, SamplingConfig, StopReason,
 };
+use espalier_lab::harness::PythonChecker;
 
 /// Printable ASCII but `{`, newline, tab and a few multi-byte Python lexemes; id 0 is
 /// EOS. No `{`: a random walk soon writes an f-string whose replacement field is

@@ -3,15 +3,17 @@
 //! wrote type-checks, translates and runs (the guarantee `espalier eval slua` leans
 //! on when a budget runs low or the model loops).
 
+// The generation loop's fixtures (a deterministic hash model), shared with decode's tests.
+#[path = "../../decode/tests/common/mod.rs"]
 mod common;
 
 use std::sync::Arc;
 
 use common::HashModel;
 use espalier_constraint::Vocab;
-use espalier_decode::eval::slua::{check_and_run, ScriptOutcome};
 use espalier_decode::languages::slua::slua_constraint;
 use espalier_decode::{run, GenerateConfig, Generator, Mode, SamplingConfig, StopReason};
+use espalier_lab::harness::slua::{check_and_run, ScriptOutcome};
 
 /// Printable ASCII, newline and a few common multi-byte lexemes; id 0 is EOS.
 fn byte_vocab() -> Vocab {

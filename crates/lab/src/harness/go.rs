@@ -18,8 +18,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::eval::subprocess::{last_lines, run_limited};
-use crate::eval::{Oracle, Problem, TestOutcome};
+use crate::harness::subprocess::{last_lines, run_limited};
+use crate::harness::{Oracle, Problem, TestOutcome};
 
 /// The stand-in for testify's `assert` package.
 const ASSERT_GO: &str = include_str!("testify/assert.go");
@@ -287,7 +287,7 @@ mod tests {
             "HumanEval-X Go (../shared/data)",
             Some("see ../shared/data/README.md"),
         );
-        let problems = crate::eval::load_problems(&path).unwrap();
+        let problems = crate::harness::load_problems(&path).unwrap();
         problems
             .into_iter()
             .map(|p| {

@@ -1,5 +1,5 @@
-//! The evaluation harness behind `espalier eval` (native only): problem sets, the
-//! [`Oracle`] a language judges completions with (Python: CPython, `ast.parse` for
+//! The evaluation harness behind `espalier-lab eval`: problem sets, the
+//! [`Oracle`] a language judges completions with ([`oracle_of`]) (Python: CPython, `ast.parse` for
 //! syntax, the problem's tests in a time-limited subprocess for pass@1; Go: `gofmt -e`
 //! and `go test` in a temporary module), the sLua
 //! game evaluation, and the report types.
@@ -14,6 +14,6 @@ pub mod subprocess;
 
 pub use dataset::{load_problems, DatasetError, Problem};
 pub use go::GoChecker;
-pub use oracle::Oracle;
+pub use oracle::{oracle_of, Oracle};
 pub use python::{PythonChecker, TestOutcome};
 pub use report::{ProblemRecord, Summary};

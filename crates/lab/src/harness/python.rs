@@ -122,7 +122,7 @@ mod tests {
             "HumanEval (../shared/data)",
             Some("see ../shared/data/README.md"),
         );
-        let problems = crate::eval::load_problems(&path).unwrap();
+        let problems = crate::harness::load_problems(&path).unwrap();
         let mut text = String::new();
         flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
             .read_to_string(&mut text)

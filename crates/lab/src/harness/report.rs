@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::eval::TestOutcome;
-use crate::{Mode, Stats, StopReason};
+use crate::harness::TestOutcome;
+use espalier_decode::{Mode, Stats, StopReason};
 
 /// One sample of one problem.
 #[derive(Clone, Debug, Serialize, Deserialize)]
