@@ -8,7 +8,7 @@
 #   bash scripts/bench-masks.sh [--rounds N] [FILE.py ...]
 #
 # Default files: BENCHMARKS.md's mask benchmark set. llguidance is built in its own
-# workspace (crates/bench-llg), which CI does not build.
+# workspace (bench/llguidance), which CI does not build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=3
@@ -23,7 +23,7 @@ mkdir -p "$T/espalier-cache"
 cargo build --release -p espalier-cli >&2
 # Its own target folder: a separate workspace whose dependency builds must not mix
 # with the main workspace's.
-CARGO_TARGET_DIR="$T/bench-llg" cargo build --release --manifest-path crates/bench-llg/Cargo.toml >&2
+CARGO_TARGET_DIR="$T/bench-llg" cargo build --release --manifest-path bench/llguidance/Cargo.toml >&2
 IN="$T/espalier-cache/bench-masks.input"
 # The export also times exact masks once (its JSON line goes to stderr here).
 "$T/release/espalier" bench mask --lang python --strategy exact --export "$IN" "${FILES[@]}" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The model's CPU path in wasm under node (issue 15). First the kernels alone
-# (crates/model/wasm-kernels, no burn: the self-check in wasm and one token's
-# matrix-vector products, simd128 vs portable, CPU time); then builds crates/model/wasm-bench
+# (bench/model-wasm-kernels, no burn: the self-check in wasm and one token's
+# matrix-vector products, simd128 vs portable, CPU time); then builds bench/model-wasm
 # twice for wasm32 (+simd128 from .cargo/config.toml): `simd` (the simd128 kernels) and
 # `portable` (feature portable-kernels: the portable kernels, i.e. the code before), runs
 # the kernels' self-check in wasm (fails on any disagreement), then times both builds
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 T="${CARGO_TARGET_DIR:-$PWD/target}/wasm-model"
 OUT="$T/bindgen"
-MANIFEST=crates/model/wasm-bench/Cargo.toml
+MANIFEST=bench/model-wasm/Cargo.toml
 build() { # NAME [cargo args]
   local name=$1; shift
   CARGO_TARGET_DIR="$T" cargo build --release --target wasm32-unknown-unknown --manifest-path "$MANIFEST" "$@" >&2
@@ -27,12 +27,12 @@ build() { # NAME [cargo args]
 }
 bash scripts/fetch-model.sh >&2
 CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/wasm-kernels" cargo build --release --target wasm32-unknown-unknown \
-  --manifest-path crates/model/wasm-kernels/Cargo.toml >&2
-node crates/model/wasm-kernels/run.mjs "${ESPALIER_WASM_KERNEL_ROUNDS:-9}"
+  --manifest-path bench/model-wasm-kernels/Cargo.toml >&2
+node bench/model-wasm-kernels/run.mjs "${ESPALIER_WASM_KERNEL_ROUNDS:-9}"
 build simd
 if [ "${ESPALIER_WASM_BENCH_CHECK_ONLY:-0}" = 1 ]; then
-  exec node crates/model/wasm-bench/run.mjs --check --rounds 0 "simd=$OUT/simd"
+  exec node bench/model-wasm/run.mjs --check --rounds 0 "simd=$OUT/simd"
 fi
 build portable --features portable-kernels
 echo "bench-wasm-model: $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load average $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-node crates/model/wasm-bench/run.mjs --check "$@" "simd=$OUT/simd" "portable=$OUT/portable"
+node bench/model-wasm/run.mjs --check "$@" "simd=$OUT/simd" "portable=$OUT/portable"

@@ -5,7 +5,7 @@
 //! start of a valid program, a suffix no middle can join, or non-UTF-8 text is an
 //! error naming the byte, and nothing is generated.
 //!
-//! The prompt ([`fim_prompt`]): a model whose vocabulary has FIM tokens
+//! The prompt ([`espalier_engine::fim_prompt_ids`]): a model whose vocabulary has FIM tokens
 //! (`<|fim_prefix|>` / `<|fim_suffix|>` / `<|fim_middle|>`, StarCoder's
 //! `<fim_prefix>` ..., DeepSeek-Coder's `<｜fim▁begin｜>` ...; found by
 //! `Tokenizer::fim_tokens`) gets the standard prefix-suffix-middle order. SmolLM2 has
@@ -19,26 +19,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use espalier_constraint::{FimConstraint, TokTrie};
-use espalier_decode::{GenerateConfig, Generator, Lang, Mode, SamplingConfig, StopReason, Task};
+use espalier_decode::{GenerateConfig, Generator, Lang, Mode, SamplingConfig, StopReason};
+use espalier_engine::{fim_prompt_ids, load_with, PromptIds};
 
-use crate::generate::{load_with, Args, Loaded};
-
-/// The prompt's token ids, and whether the last prompt token should be healed.
-pub fn fim_prompt(
-    loaded: &Loaded,
-    prefix: &str,
-    suffix: &str,
-) -> Result<(Vec<u32>, bool), Box<dyn std::error::Error>> {
-    let tok = &loaded.tokenizer;
-    if let Some(ids) = tok.fim_prompt(prefix, suffix) {
-        return Ok((ids?, false));
-    }
-    // Without FIM tokens: the chat prompt of the decode crate's FIM task (one text for
-    // the CLI, `eval fim` and the playground).
-    let task = Task::fim(Lang::from_name("python")?, Mode::None, prefix, suffix);
-    let text = task.prompt_with(&crate::generate::chat_of(tok))?;
-    Ok((tok.encode_prompt(&text)?, !prefix.is_empty()))
-}
+use crate::generate::Args;
 
 /// Runs the FIM form of `espalier generate`.
 pub fn run_fim(
@@ -66,7 +50,8 @@ pub fn run_fim(
         String::from_utf8_lossy(&prefix).into_owned(),
         String::from_utf8_lossy(&suffix).into_owned(),
     );
-    let (ids, heal) = fim_prompt(&loaded, &prefix, &suffix)?;
+    let python = Lang::from_name("python")?;
+    let PromptIds { ids, heal, .. } = fim_prompt_ids(&loaded.tokenizer, python, &prefix, &suffix)?;
     eprintln!("model loaded ({} backend); prompt {} tokens", loaded.backend.name(), ids.len());
     let mut stop_strings = args.stop.clone();
     if mode == Mode::None {

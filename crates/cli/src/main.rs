@@ -6,16 +6,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod backend_choice;
-mod bench;
-mod bench_decode;
-mod bench_fim;
-mod bench_finishing;
 mod check;
-mod eval;
-mod eval_fim;
 mod fim;
-mod fim_sets;
 mod generate;
 mod slua;
 
@@ -34,28 +26,27 @@ enum Command {
     /// Generate text with the model, optionally under a constraint.
     Generate(generate::Args),
     /// Benchmarks (token masks, ...).
-    Bench(bench::Args),
+    Bench(espalier_lab::bench::Args),
     /// sLua tools (fuzzing the tree of parsers, ...).
     Slua(slua::Args),
     /// Evaluate constrained generation on HumanEval, MBPP or sLua prompts.
-    Eval(eval::Args),
+    Eval(espalier_lab::eval::Args),
 }
 
 /// The `--lang` values: the registry's languages, listed in `--help`.
-pub fn lang_parser() -> impl clap::builder::TypedValueParser<Value = espalier_decode::Lang> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(espalier_decode::Lang::names())
-        .try_map(|name| name.parse::<espalier_decode::Lang>())
-}
+pub use espalier_engine::lang_parser;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => check::run(args),
-        Command::Generate(args) => generate::run(args),
-        Command::Bench(args) => bench::run(args),
+        Command::Generate(args) => match (args.fim_prefix.clone(), args.fim_suffix.clone()) {
+            (Some(prefix), Some(suffix)) => fim::run_fim(args, prefix, suffix),
+            _ => generate::run(args),
+        },
+        Command::Bench(args) => espalier_lab::bench::run(args),
         Command::Slua(args) => slua::run(args),
-        Command::Eval(args) => eval::run(args),
+        Command::Eval(args) => espalier_lab::run_eval(args),
     };
     match result {
         Ok(code) => code,

@@ -85,7 +85,7 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
             Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         Command::VocabHex { model } => {
-            let path = crate::generate::model_path(model.as_deref())?;
+            let path = espalier_engine::model_path(model.as_deref())?;
             let gguf = espalier_model::Gguf::open(&path)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             let tokenizer = espalier_model::Tokenizer::from_gguf(&gguf)?;

@@ -9,7 +9,9 @@
 //! syncode), [`StopReason`], [`run`] with the [`LanguageModel`] trait for synchronous
 //! models, and [`prompt`] for chat templates. The languages live in one registry
 //! ([`languages`], handles [`Lang`]); a [`Task`] turns a language, a mode and a
-//! request into the prompt, the [`LangConstraint`] and the decode settings.
+//! request into the prompt, the [`LangConstraint`] and the decode settings. The
+//! evaluation harness (problem sets, oracles) lives in the lab (`espalier-lab`), so
+//! nothing here links a Lua VM.
 //!
 //! ```
 //! use std::{sync::Arc, time::Duration};
@@ -31,8 +33,6 @@ pub mod chat_family;
 mod cut_states;
 pub mod driver;
 pub mod error;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod eval;
 mod forced_prefix;
 mod generate_config;
 pub mod generator;

@@ -5,7 +5,7 @@
 //! set is four words held inline: no heap pointer to follow (the lexer's reachable
 //! sets and the LR table's valid sets are flat arrays), a copy is four moves, and
 //! intersection, equality and union are fixed-length loops the compiler unrolls.
-//! Measured on the mask benchmark (`crates/constraint/wasm-bench`, 17,961 steps):
+//! Measured on the mask benchmark (`bench/constraint-wasm`, 17,961 steps):
 //! with one heap `Vec<u64>` per set, cloning a recognizer (its acceptable set among
 //! other things) was 4.8x slower in wasm than natively, each copy a `memory.copy`
 //! call, and comparing sets called `memcmp`. Grammars with more than

@@ -6,7 +6,7 @@ Usage: python3 scripts/lab/fim/generation_texts.py --lang python|go --mode mask 
 
 The prompt is the one the evaluation primed the constraint with (`Oracle::prompt`):
 HumanEval's prompt for Python; for Go, HumanEval-X's prompt after `package main\n\n`
-when it has no package clause (`go_prompt` in crates/decode/src/eval/go.rs).
+when it has no package clause (`go_prompt` in crates/lab/src/harness/go.rs).
 """
 import argparse
 import gzip

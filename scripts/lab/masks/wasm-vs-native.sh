@@ -8,7 +8,7 @@
 # Input: the 17,961 teacher-forced steps of textwrap, heapq, colorsys, bisect and
 # json/encoder with SmolLM2's 49,152-token vocabulary, exported once by
 # `espalier bench mask --export` (cached in $CARGO_TARGET_DIR/espalier-cache).
-# Both runtimes run the same harness (crates/constraint/wasm-bench: `--bin native`,
+# Both runtimes run the same harness (bench/constraint-wasm: `--bin native`,
 # and the wasm32 cdylib driven by run.mjs / browser.mjs), rounds interleaved.
 # BEFORE_TARGET=DIR also runs a build of another commit (DIR/release/native and
 # DIR/wasm32-unknown-unknown/release/*.wasm, built the same way) in every round,
@@ -34,7 +34,7 @@ ROUNDS=${1:-3}
 PASSES=${2:-3}
 cd "$(dirname "$0")/../../.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
-M=crates/constraint/wasm-bench/Cargo.toml
+M=bench/constraint-wasm/Cargo.toml
 PY=/usr/lib/python3.11
 IN=${MASK_INPUT:-$CARGO_TARGET_DIR/espalier-cache/python-mask-steps.bin}
 OUT=${OUT_DIR:-/tmp/wasm-vs-native}
@@ -63,12 +63,12 @@ for r in $(seq 1 "$ROUNDS"); do
   for b in "${builds[@]}"; do
     IFS=: read -r name dir flags <<<"$b"
     run "$name-native" "$r" "$dir/release/native" "$IN" exact $flags
-    run "$name-node" "$r" node crates/constraint/wasm-bench/run.mjs "$IN" exact "$dir/$WASM_NAME" $flags
+    run "$name-node" "$r" node bench/constraint-wasm/run.mjs "$IN" exact "$dir/$WASM_NAME" $flags
     if [ -n "${NODE2:-}" ]; then
-      run "$name-node$("$NODE2" -p 'process.versions.node.split(".")[0]')" "$r" "$NODE2" crates/constraint/wasm-bench/run.mjs "$IN" exact "$dir/$WASM_NAME" $flags
+      run "$name-node$("$NODE2" -p 'process.versions.node.split(".")[0]')" "$r" "$NODE2" bench/constraint-wasm/run.mjs "$IN" exact "$dir/$WASM_NAME" $flags
     fi
     if [ "${BROWSER:-0}" = 1 ]; then
-      run "$name-chromium" "$r" node crates/constraint/wasm-bench/browser.mjs "$IN" "$dir/$WASM_NAME" $flags
+      run "$name-chromium" "$r" node bench/constraint-wasm/browser.mjs "$IN" "$dir/$WASM_NAME" $flags
     fi
   done
 done

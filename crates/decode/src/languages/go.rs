@@ -2,7 +2,7 @@
 //! automatic semicolons in the lexer layer), checked against `gofmt -e`.
 //!
 //! Benchmark: HumanEval-X Go (`espalier eval humaneval-go`), judged by `gofmt -e`
-//! (syntax) and `go test` in an offline module (pass@1; see [`crate::eval::go`]).
+//! (syntax) and `go test` in an offline module (pass@1; see the lab's `espalier_lab::harness::go`).
 
 use std::sync::Arc;
 
@@ -75,18 +75,6 @@ impl LangSpec for Go {
 
     fn benchmarks(&self) -> &'static [Benchmark] {
         BENCHMARKS
-    }
-
-    /// `program`: the `go` command (default `/usr/bin/go`; `gofmt` is taken from
-    /// beside it).
-    #[cfg(not(target_arch = "wasm32"))]
-    fn oracle(
-        &self,
-        program: Option<&std::path::Path>,
-        timeout: std::time::Duration,
-    ) -> Option<Box<dyn crate::eval::Oracle>> {
-        let go = program.unwrap_or(std::path::Path::new("/usr/bin/go"));
-        Some(Box::new(crate::eval::GoChecker::new(go, timeout)))
     }
 }
 

@@ -1,7 +1,7 @@
 //! The language registry: every language generation can be constrained to is one
 //! module of this directory implementing [`LangSpec`] (its name, its constraint
 //! builder, the modes it supports, its prompts, its stop rules, its file checker and
-//! its evaluation oracle), registered in the `registry!` list below. The CLI's
+//! its benchmarks; the lab holds their oracles), registered in the `registry!` list below. The CLI's
 //! `--lang` values and help, the web app's language menu and the evaluation harness
 //! all read the registry through [`Lang`]; nothing outside this directory matches on
 //! a language's name.

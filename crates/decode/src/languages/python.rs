@@ -91,19 +91,6 @@ impl LangSpec for Python {
     fn benchmarks(&self) -> &'static [Benchmark] {
         BENCHMARKS
     }
-
-    #[cfg(not(target_arch = "wasm32"))]
-    fn oracle(
-        &self,
-        program: Option<&std::path::Path>,
-        timeout: std::time::Duration,
-    ) -> Option<Box<dyn crate::eval::Oracle>> {
-        let mut checker = crate::eval::PythonChecker { timeout, ..crate::eval::PythonChecker::default() };
-        if let Some(p) = program {
-            checker.python = p.to_path_buf();
-        }
-        Some(Box::new(checker))
-    }
 }
 
 #[cfg(test)]

@@ -41,9 +41,10 @@ pub enum Framing {
 pub enum BenchmarkFormat {
     /// Problems to complete and test, from a data file of JSON lines, gzipped or not
     /// (HumanEval, MXEval's MBPP and multilingual HumanEval, HumanEval-X; see
-    /// [`crate::eval::load_problems`]), judged by the language's oracle.
+    /// `espalier_lab::harness::load_problems`), judged by the language's oracle (the
+    /// lab's `espalier_lab::harness::oracle_of`).
     Problems,
-    /// The sLua game's categories ([`crate::eval::slua::CATEGORIES`]), built in.
+    /// The sLua game's categories (`espalier_lab::harness::slua::CATEGORIES`), built in.
     SluaCategories,
 }
 
@@ -212,17 +213,5 @@ pub trait LangSpec: Sync + 'static {
     /// The benchmarks of `espalier eval` in this language.
     fn benchmarks(&self) -> &'static [Benchmark] {
         &[]
-    }
-
-    /// The oracle that judges generated programs of a problem benchmark (syntax and
-    /// tests), running `program` (its interpreter or tool; the language's default when
-    /// `None`) with `timeout` per test run; `None` when the language has none.
-    #[cfg(not(target_arch = "wasm32"))]
-    fn oracle(
-        &self,
-        _program: Option<&std::path::Path>,
-        _timeout: std::time::Duration,
-    ) -> Option<Box<dyn crate::eval::Oracle>> {
-        None
     }
 }

@@ -3,7 +3,7 @@
 //! sums of the dequantized weights, on deterministic pseudo-random data.
 //!
 //! Public so that it runs where `cargo test` cannot: the wasm build under node
-//! (`crates/model/wasm-bench`, `node run.mjs --check`) calls [`run`] and fails on any
+//! (`bench/model-wasm`, `node run.mjs --check`) calls [`run`] and fails on any
 //! disagreement; natively a unit test calls it too.
 
 use half::f16;

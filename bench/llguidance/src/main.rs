@@ -1,0 +1,235 @@
+//! Same-run mask benchmark: Espalier's `exact` and `syncode` masks against
+//! llguidance's (issue 16), on the same token sequences, rounds interleaved.
+//!
+//! ```text
+//! cargo run --release --manifest-path bench/llguidance/Cargo.toml -- INPUT [--rounds N] [--store FILE]
+//! ```
+//! INPUT is the file `espalier bench mask --export INPUT FILE...` writes (the
+//! vocabulary's bytes and the files' token ids from the model's tokenizer). Every
+//! round runs the three engines over every file, in an order rotated per round;
+//! each step's mask is timed on the wall clock and on the thread's CPU clock. Each
+//! engine must allow every true token (Espalier's Python grammar; for llguidance
+//! the Lark subset of [`lark_python`]) and llguidance must accept each whole file:
+//! otherwise the run fails (exit 1) after saying where. The last line of stdout is
+//! one JSON object: per engine the percentiles, and the ratios llguidance / Espalier
+//! per percentile (above 1: Espalier is faster).
+
+mod input;
+mod lark_python;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use espalier_constraint::timing::{percentile, thread_cpu_ns};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab};
+use llguidance::api::TopLevelGrammar;
+use llguidance::{Matcher, ParserFactory};
+use toktrie::{ApproximateTokEnv, TokEnv, TokRxInfo, TokTrie as LlgTrie};
+
+/// Per-step times of one engine, pooled over rounds: (wall us, CPU us).
+#[derive(Default)]
+struct Times {
+    wall: Vec<f64>,
+    cpu: Vec<f64>,
+}
+
+impl Times {
+    fn push(&mut self, wall_us: f64, cpu_us: Option<f64>) {
+        self.wall.push(wall_us);
+        if let Some(c) = cpu_us {
+            self.cpu.push(c);
+        }
+    }
+}
+
+const PERCENTILES: [(&str, f64); 4] = [("p50", 50.0), ("p90", 90.0), ("p99", 99.0), ("max", 100.0)];
+
+fn stats(v: &[f64]) -> Vec<(&'static str, f64)> {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    PERCENTILES.iter().map(|&(name, p)| (name, if s.is_empty() { 0.0 } else { percentile(&s, p) })).collect()
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Times `f` (one mask): wall and thread CPU microseconds.
+fn timed(f: impl FnOnce()) -> (f64, Option<f64>) {
+    let c0 = thread_cpu_ns();
+    let t = Instant::now();
+    f();
+    let wall = t.elapsed().as_secs_f64() * 1e6;
+    let cpu = match (c0, thread_cpu_ns()) {
+        (Some(a), Some(b)) => Some(b.saturating_sub(a) as f64 / 1e3),
+        _ => None,
+    };
+    (wall, cpu)
+}
+
+struct Args {
+    input: PathBuf,
+    rounds: usize,
+    store: PathBuf,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let mut input = None;
+    let mut rounds = 3;
+    let mut store = PathBuf::from("target/espalier-cache/python-smollm2.store");
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--rounds" => {
+                rounds = it.next().and_then(|v| v.parse().ok()).ok_or("--rounds needs a number")?;
+            }
+            "--store" => store = it.next().ok_or("--store needs a file")?.into(),
+            _ if a.starts_with("--") => return Err(format!("unknown option {a}")),
+            _ => input = Some(PathBuf::from(a)),
+        }
+    }
+    let input = input.ok_or("usage: espalier-bench-llg INPUT [--rounds N] [--store FILE]")?;
+    Ok(Args { input, rounds: rounds.max(1), store })
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let args = parse_args()?;
+    let bytes = std::fs::read(&args.input).map_err(|e| format!("{}: {e}", args.input.display()))?;
+    let input = input::Input::parse(&bytes).map_err(|e| format!("{}: {e}", args.input.display()))?;
+    let vocab = Vocab::new(input.tokens.clone(), &input.special, input.eos);
+
+    // Espalier: the Python grammar, the trie and its summaries, the SynCode store.
+    let lang = espalier_grammar::python()?;
+    let t = Instant::now();
+    let trie = Arc::new(TokTrie::new(&vocab));
+    let _ = trie.lexeme_starts(&lang.dfa);
+    let exact_setup_ms = t.elapsed().as_secs_f64() * 1e3;
+    let t = Instant::now();
+    let store = Arc::new(MaskStore::load_or_build(&lang, &vocab, &args.store)?);
+    let store_ms = t.elapsed().as_secs_f64() * 1e3;
+
+    // llguidance: the same vocabulary (special tokens marked by its 0xFF prefix).
+    let t = Instant::now();
+    let words: Vec<Vec<u8>> = (0..vocab.len() as u32)
+        .map(|id| {
+            let b = vocab.bytes(id);
+            if vocab.is_special(id) {
+                let mut w = vec![LlgTrie::SPECIAL_TOKEN_MARKER];
+                w.extend_from_slice(b);
+                w
+            } else {
+                b.to_vec()
+            }
+        })
+        .collect();
+    let info = TokRxInfo::new(vocab.len() as u32, vocab.eos());
+    let env: TokEnv = Arc::new(ApproximateTokEnv::new(LlgTrie::from(&info, &words)));
+    let mut factory = ParserFactory::new_simple(&env)?;
+    factory.quiet();
+    let grammar = lark_python::grammar();
+    let llg_setup_ms = t.elapsed().as_secs_f64() * 1e3;
+
+    let names = ["exact", "syncode", "llguidance"];
+    let mut times: Vec<Times> = names.iter().map(|_| Times::default()).collect();
+    let mut mask = TokenSet::empty(vocab.len());
+    let mut failures: Vec<String> = Vec::new();
+    for round in 0..args.rounds {
+        for k in 0..names.len() {
+            let engine = (k + round) % names.len();
+            for (f, ids) in input.files.iter().enumerate() {
+                if engine == 2 {
+                    let parser = factory.create_parser(TopLevelGrammar::from_lark(grammar.clone()))?;
+                    let mut m = Matcher::new(Ok(parser));
+                    for (pos, &id) in ids.iter().enumerate() {
+                        let mut vob = None;
+                        let (wall, cpu) = timed(|| vob = Some(m.compute_mask()));
+                        times[engine].push(wall, cpu);
+                        let allowed = match vob {
+                            Some(Ok(v)) => v.is_allowed(id),
+                            Some(Err(e)) => return Err(format!("llguidance: file {f} step {pos}: {e}").into()),
+                            None => false,
+                        };
+                        if !allowed || m.consume_token(id).is_err() {
+                            failures.push(format!("llguidance refuses file {f} step {pos}: {}", input.context(&vocab, f, pos)));
+                            break;
+                        }
+                    }
+                    if round == 0 && !m.is_accepting().unwrap_or(false) {
+                        failures.push(format!("llguidance does not accept the end of file {f}"));
+                    }
+                } else {
+                    let strategy = if engine == 0 { Strategy::Exact } else { Strategy::Syncode };
+                    let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr")
+                        .with_store(store.clone());
+                    for (pos, &id) in ids.iter().enumerate() {
+                        let (wall, cpu) = timed(|| c.fill_mask(&vocab, &mut mask));
+                        times[engine].push(wall, cpu);
+                        if !mask.contains(id as usize) || c.commit(vocab.bytes(id)).is_err() {
+                            failures.push(format!("{} refuses file {f} step {pos}: {}", names[engine], input.context(&vocab, f, pos)));
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for f in &failures {
+        eprintln!("{f}");
+    }
+
+    let mut engines = serde_json::Map::new();
+    for (name, t) in names.iter().zip(&times) {
+        let mut o = serde_json::Map::new();
+        for (p, v) in stats(&t.wall) {
+            o.insert(format!("{p}_us"), round2(v).into());
+        }
+        for (p, v) in stats(&t.cpu) {
+            o.insert(format!("cpu_{p}_us"), round2(v).into());
+        }
+        o.insert("steps".into(), t.wall.len().into());
+        engines.insert((*name).into(), o.into());
+    }
+    let mut ratios = serde_json::Map::new();
+    for (k, name) in [(0, "llguidance_over_exact"), (1, "llguidance_over_syncode")] {
+        let mut o = serde_json::Map::new();
+        for ((p, ours), (_, theirs)) in stats(&times[k].wall).into_iter().zip(stats(&times[2].wall)) {
+            o.insert(p.into(), round2(theirs / ours.max(1e-9)).into());
+        }
+        for ((p, ours), (_, theirs)) in stats(&times[k].cpu).into_iter().zip(stats(&times[2].cpu)) {
+            o.insert(format!("cpu_{p}"), round2(theirs / ours.max(1e-9)).into());
+        }
+        ratios.insert(name.into(), o.into());
+    }
+    let out = serde_json::json!({
+        "bench": "mask-vs-llguidance",
+        "llguidance": "1.9.1",
+        "files": input.files.len(),
+        "tokens": input.files.iter().map(Vec::len).sum::<usize>(),
+        "rounds": args.rounds,
+        "vocab": vocab.len(),
+        "lark_depth": lark_python::DEPTH,
+        "setup_ms": {
+            "exact": round2(exact_setup_ms),
+            "syncode_store": round2(store_ms),
+            "llguidance_tokenizer": round2(llg_setup_ms),
+        },
+        "engines": engines,
+        "ratios": ratios,
+        "failures": failures.len(),
+        "load_avg_1m": std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok())).unwrap_or(-1.0),
+    });
+    println!("{out}");
+    Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,0 +1,525 @@
+//! `espalier eval BENCHMARK`: generate completions under each constraint mode for a
+//! benchmark of the language registry (humaneval, mbpp: Python; humaneval-go: Go;
+//! slua), check them with the language's oracle (Python: CPython's `ast.parse` for
+//! syntax, pass@1 with the tests in a time-limited subprocess; Go: `gofmt -e` and `go
+//! test`), write one JSON record per sample to `--out FILE`, print
+//! one JSON summary line per mode, and last a summary line whose top-level fields are
+//! the last mode's (`problems`, `finished`, `syntax_errors` over all completions, the
+//! same as `syntax_errors_all`, `syntax_errors_finished`, `refused`, `pass_at_1`,
+//! `decode_tps`) plus every mode's summary and the throughput ratio against `none`
+//! (the speed benchmark: `--mode none,mask,rejection` in one run). sLua counts the
+//! same way: a script that did not finish is a syntax error among all.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use crate::harness::{load_problems, oracle_of, Oracle, ProblemRecord, Summary, TestOutcome};
+use espalier_decode::languages::or_list;
+use espalier_decode::{
+    BenchmarkFormat, GenerateConfig, Kits, Lang, LangError, Mode, SamplingConfig, Task,
+};
+
+use espalier_engine::{chat_of, generate, load, Loaded, STORE_DIR};
+
+/// Arguments of `espalier eval`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The benchmark, one of a language of the registry: humaneval, mbpp (Python),
+    /// slua, ...
+    pub dataset: String,
+    /// Constraint modes, comma-separated (e.g. `none,mask,rejection`), run in turn
+    /// (`eval fim` also takes `checked`, see `crate::eval_fim`).
+    #[arg(long = "mode", value_delimiter = ',', default_value = "mask")]
+    pub mode_names: Vec<String>,
+    /// The parsed `--mode` (filled by [`run`]).
+    #[arg(skip)]
+    pub mode: Vec<Mode>,
+    /// Evaluate only the first N problems (after --offset).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Skip the first N problems.
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+    /// Write per-sample records (JSON lines) here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Samples per problem (pass@1 is averaged over them).
+    #[arg(long, default_value_t = 1)]
+    pub samples: usize,
+    /// Sampling temperature (0: greedy).
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f32,
+    /// Nucleus mass when sampling.
+    #[arg(long, default_value_t = 0.95)]
+    pub top_p: f32,
+    /// Seed of the first sample (sample i uses seed + i).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Token budget per completion.
+    #[arg(long, default_value_t = 300)]
+    pub max_tokens: usize,
+    /// Seconds allowed to each test run.
+    #[arg(long, default_value_t = 10)]
+    pub timeout: u64,
+    /// The data file (default: the benchmark's file in ../shared/data, e.g.
+    /// HumanEval.jsonl.gz or mxeval-mbpp_release_v1.jsonl).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// The interpreter or tool the language's oracle runs for checks (Python: default
+    /// /usr/bin/python3.11; Go: the `go` command, default /usr/bin/go, with `gofmt`
+    /// beside it).
+    #[arg(long)]
+    pub python: Option<PathBuf>,
+    /// Backend: ndarray (CPU), wgpu, cuda (when compiled in); a list (`cuda,ndarray`)
+    /// tries each in turn.
+    #[arg(long, default_value = "ndarray")]
+    pub backend: String,
+    /// The GGUF model.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Wrap up (on by default, in every constraining mode): when this many tokens of
+    /// the budget are left (default 32; earlier where the constraint's finishing
+    /// distance needs more: Python, Go, FIM), allow only tokens that lead towards
+    /// finishing the program (the constraint's finishing mask: Python, Go, FIM, sLua),
+    /// and a loop the repetition guard finds wraps up instead of stopping.
+    /// So a constrained program ends complete within the budget. 0: on the finishing
+    /// distance alone.
+    #[arg(long, conflicts_with = "no_wrap_up")]
+    pub wrap_up: Option<usize>,
+    /// Turn the wrap-up off: the generation may end where the budget or the repetition
+    /// guard cuts it, mid-statement.
+    #[arg(long)]
+    pub no_wrap_up: bool,
+    /// The default (kept so that older command lines run): a loop wraps up.
+    #[arg(long, hide = true, conflicts_with = "no_wrap_up")]
+    pub wrap_up_on_repetition: bool,
+    /// `eval fim`: the infilling set, singleline, randomspan, stack-boundary or
+    /// stack-randspan (`crate::eval_fim`).
+    #[arg(long)]
+    pub set: Option<String>,
+}
+
+/// Finds a shared data file: `../shared/data/NAME` from the current directory, else
+/// beside the repository this binary was built from.
+fn data_path(arg: Option<&Path>, name: &str) -> Result<PathBuf, String> {
+    if let Some(p) = arg {
+        return Ok(p.to_path_buf());
+    }
+    let here = Path::new("../shared/data").join(name);
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data").join(name);
+    [here.clone(), repo].into_iter().find(|p| p.is_file()).ok_or_else(|| {
+        format!(
+            "{} not found: pass --data PATH (the shared data sets, see ../shared/data/README.md)",
+            here.display()
+        )
+    })
+}
+
+/// Runs `espalier eval`.
+pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    args.mode = args.mode_names.iter().map(|m| m.parse()).collect::<Result<_, _>>()?;
+    let Some((lang, benchmark)) = Lang::benchmark(&args.dataset) else {
+        let names = Lang::benchmark_names();
+        return Err(
+            format!("unknown benchmark {:?}: expected {}", args.dataset, or_list(&names)).into()
+        );
+    };
+    for &mode in &args.mode {
+        lang.check_mode(mode)?;
+    }
+    if benchmark.format == BenchmarkFormat::SluaCategories {
+        return run_slua(&args, lang);
+    }
+    let mut problems = load_problems(&data_path(args.data.as_deref(), benchmark.data_file)?)?;
+    problems.drain(..args.offset.min(problems.len()));
+    if let Some(limit) = args.limit {
+        problems.truncate(limit);
+    }
+    if args.samples == 0 {
+        return Err("--samples must be at least 1".into());
+    }
+    let oracle = oracle_of(lang, args.python.as_deref(), Duration::from_secs(args.timeout))
+        .ok_or_else(|| format!("{} has no oracle to judge {}", lang.name(), args.dataset))?;
+    oracle.syntax_error("").map_err(|e| format!("{e} (pass --python PATH)"))?;
+
+    let mut loaded = load(args.model.as_deref(), &args.backend)?;
+    let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
+    let mut out = match &args.out {
+        Some(p) => {
+            Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?))
+        }
+        None => None,
+    };
+    eprintln!(
+        "{}: {} problems x {} samples, modes {:?}, max {} tokens, temperature {}",
+        args.dataset,
+        problems.len(),
+        args.samples,
+        args.mode.iter().map(|m| m.name()).collect::<Vec<_>>(),
+        args.max_tokens,
+        args.temperature
+    );
+
+    let mut summaries: Vec<Summary> = Vec::new();
+    // Problem-major: each problem runs in every mode before the next problem, so the
+    // modes see the same machine load (the speed ratios are taken within one run on a
+    // shared machine); each generation prefills its prompt afresh (`fresh_prefill`).
+    let mut by_mode: Vec<Vec<ProblemRecord>> = vec![Vec::new(); args.mode.len()];
+    for problem in &problems {
+        for (m, &mode) in args.mode.iter().enumerate() {
+            let records = &mut by_mode[m];
+            for sample in 0..args.samples {
+                let task = Task::new(Some(lang), mode, oracle.prompt(problem));
+                let config = task.configure(
+                    GenerateConfig {
+                        sampling: SamplingConfig {
+                            temperature: args.temperature,
+                            top_k: 0,
+                            top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
+                            seed: args.seed + sample as u64,
+                        },
+                        max_tokens: args.max_tokens,
+                        ..GenerateConfig::default()
+                    }
+                    .with_wrap_up(args.wrap_up, args.no_wrap_up),
+                );
+                let record = eval_one(
+                    &mut loaded,
+                    &mut kits,
+                    oracle.as_ref(),
+                    problem,
+                    &task,
+                    sample,
+                    config,
+                );
+                eprintln!(
+                    "[{mode}] {} #{sample}: {} tokens, {:.1} tok/s, stop {}, syntax {}, tests {}",
+                    record.task_id,
+                    record.tokens,
+                    record.decode_tps,
+                    record.stop.as_ref().map_or("error", |s| s.name()),
+                    if record.syntax_error.is_some() { "ERROR" } else { "ok" },
+                    match &record.test {
+                        Some(TestOutcome::Passed) => "passed",
+                        Some(TestOutcome::Failed { .. }) => "failed",
+                        Some(TestOutcome::TimedOut) => "timed out",
+                        None => "not run",
+                    }
+                );
+                if let Some(out) = out.as_mut() {
+                    writeln!(out, "{}", serde_json::to_string(&record)?)?;
+                    out.flush()?;
+                }
+                records.push(record);
+            }
+        }
+    }
+    for (&mode, records) in args.mode.iter().zip(&by_mode) {
+        let summary = Summary::from_records(&args.dataset, mode, args.samples, records);
+        println!("{}", serde_json::to_string(&summary)?);
+        summaries.push(summary);
+    }
+
+    let last = summaries.last().cloned().unwrap_or_default();
+    let none_tps = summaries.iter().find(|s| s.mode == "none").map(|s| s.decode_tps);
+    let mut last_line = serde_json::to_value(&last)?;
+    last_line["by_mode"] = serde_json::to_value(&summaries)?;
+    if let Some(base) = none_tps.filter(|&t| t > 0.0) {
+        last_line["decode_tps_vs_none"] = summaries
+            .iter()
+            .map(|s| (s.mode.clone(), serde_json::json!(s.decode_tps / base)))
+            .collect();
+    }
+    println!("{last_line}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Forgets the KV cache, so the next generation prefills its whole prompt: a reused
+/// cache feeds the prompt's last position alone where a fresh one feeds it in the
+/// prefill's batch, the logits differ in their last bits and greedy near-ties flip,
+/// so modes would part for no reason of their constraint's (found in `eval fim`,
+/// RandomSpan HumanEval/16 and 53; see `crate::eval_fim`). The sLua evaluation keeps
+/// its reuse: its prompts share thousands of tokens of API description.
+fn fresh_prefill(loaded: &mut Loaded) {
+    loaded.model.cached.clear();
+}
+
+/// Generates and checks one sample.
+fn eval_one(
+    loaded: &mut Loaded,
+    kits: &mut Kits,
+    oracle: &dyn Oracle,
+    problem: &crate::harness::Problem,
+    task: &Task,
+    sample: usize,
+    config: GenerateConfig,
+) -> ProblemRecord {
+    let mut record = ProblemRecord {
+        task_id: problem.task_id.clone(),
+        mode: task.mode,
+        sample,
+        completion: String::new(),
+        stop: None,
+        finished: false,
+        tokens: 0,
+        syntax_error: None,
+        test: None,
+        decode_tps: 0.0,
+        decode_s: 0.0,
+        stats: Default::default(),
+        error: None,
+        prompt_refused: false,
+    };
+    let prepared = task.prepare_with(kits, &chat_of(&loaded.tokenizer));
+    // The grammar judges the prompt in every mode (in `none` too, as `mask` would), so
+    // that a refused prompt is counted the same way in every mode's summary.
+    record.prompt_refused = match &prepared {
+        Err(e) => matches!(e, LangError::Prefix { .. }),
+        Ok(_) if task.mode == Mode::None => {
+            matches!(
+                Task { mode: Mode::Mask, ..task.clone() }.constraint(kits),
+                Err(LangError::Prefix { .. })
+            )
+        }
+        Ok(_) => false,
+    };
+    let result = prepared.map_err(|e| e.to_string()).and_then(|p| {
+        let ids = loaded.tokenizer.encode_prompt(&p.prompt).map_err(|e| e.to_string())?;
+        fresh_prefill(loaded);
+        generate(loaded, p.constraint, &ids, config, None, false).map_err(|e| e.to_string())
+    });
+    match result {
+        Err(e) => {
+            record.error = Some(e);
+            record.syntax_error = Some("not generated".into());
+        }
+        Ok((g, timing)) => {
+            record.completion = g.text();
+            record.stop = g.stop_reason().cloned();
+            record.finished = record.stop.as_ref().is_some_and(|s| s.is_finished());
+            record.tokens = timing.decode_tokens;
+            record.decode_tps = timing.decode_tps();
+            record.decode_s = timing.decode_s;
+            record.stats = g.stats().clone();
+            let code = format!("{}{}", task.request, record.completion);
+            match oracle.syntax_error(&code) {
+                Ok(err) => record.syntax_error = err,
+                Err(e) => record.error = Some(e),
+            }
+            if record.syntax_error.is_none() {
+                record.test = match oracle.run_tests(problem, &record.completion) {
+                    Ok(t) => Some(t),
+                    Err(e) => Some(TestOutcome::Failed { error: e }),
+                };
+            }
+        }
+    }
+    record
+}
+
+/// One generated sLua script.
+#[derive(serde::Serialize)]
+struct SluaRecord {
+    category: &'static str,
+    kind: &'static str,
+    mode: Mode,
+    text: String,
+    stop: Option<espalier_decode::StopReason>,
+    finished: bool,
+    tokens: usize,
+    decode_tps: f64,
+    decode_s: f64,
+    outcome: Option<crate::harness::slua::ScriptOutcome>,
+    stats: espalier_decode::Stats,
+    error: Option<String>,
+}
+
+/// `espalier eval slua`: for each category an effect, then a talent that may apply
+/// it; finished scripts are checked, translated and run for 100 turns.
+fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    use crate::harness::slua::{check_and_run, ScriptOutcome, CATEGORIES};
+    let categories =
+        &CATEGORIES[args.offset.min(8)..(args.offset + args.limit.unwrap_or(8)).min(8)];
+    let mut loaded = load(args.model.as_deref(), &args.backend)?;
+    let mut out = match &args.out {
+        Some(p) => {
+            Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?))
+        }
+        None => None,
+    };
+    let mut kits = Kits::new(loaded.vocab.clone());
+    let mut summaries = Vec::new();
+    // Category-major, as for Python: every mode writes a category's effect and talent
+    // before the next category (same machine load for all modes, shared prefill).
+    let mut by_mode: Vec<Vec<SluaRecord>> = args.mode.iter().map(|_| Vec::new()).collect();
+    for cat in categories {
+        for (m, &mode) in args.mode.iter().enumerate() {
+            let records = &mut by_mode[m];
+            let mut effects: Vec<(String, String)> = Vec::new();
+            for kind in ["effect", "talent"] {
+                let mut task =
+                    if kind == "effect" { cat.effect.to_string() } else { cat.talent.to_string() };
+                if kind == "talent" {
+                    if let Some((name, _)) = effects.first() {
+                        task.push_str(&format!(" (it may apply the effect {name}, e.g. `{name}(target, {{ power = 2, turns = 3 }});`)"));
+                    }
+                }
+                let task = Task::new(Some(lang), mode, task)
+                    .kind(kind)
+                    .effects(effects.iter().map(|(n, _)| n.clone()).collect());
+                let prepared = task.prepare_with(&mut kits, &chat_of(&loaded.tokenizer))?;
+                let ids = loaded.tokenizer.encode_prompt(&prepared.prompt)?;
+                let constraint = prepared.constraint;
+                let config = task.configure(
+                    GenerateConfig {
+                        sampling: SamplingConfig {
+                            temperature: args.temperature,
+                            top_k: 0,
+                            top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
+                            seed: args.seed,
+                        },
+                        max_tokens: args.max_tokens,
+                        ..GenerateConfig::default()
+                    }
+                    .with_wrap_up(args.wrap_up, args.no_wrap_up),
+                );
+                let mut rec = SluaRecord {
+                    category: cat.name,
+                    kind,
+                    mode,
+                    text: String::new(),
+                    stop: None,
+                    finished: false,
+                    tokens: 0,
+                    decode_tps: 0.0,
+                    decode_s: 0.0,
+                    outcome: None,
+                    stats: Default::default(),
+                    error: None,
+                };
+                match generate(&mut loaded, constraint, &ids, config, None, false) {
+                    Err(e) => rec.error = Some(e.to_string()),
+                    Ok((g, timing)) => {
+                        rec.text = g.text();
+                        rec.stop = g.stop_reason().cloned();
+                        rec.finished = rec.stop.as_ref().is_some_and(|s| s.is_finished());
+                        rec.tokens = timing.decode_tokens;
+                        rec.decode_tps = timing.decode_tps();
+                        rec.decode_s = timing.decode_s;
+                        rec.stats = g.stats().clone();
+                        if rec.finished {
+                            let (outcome, loaded_script) = check_and_run(
+                                &rec.text,
+                                &effects,
+                                100,
+                                args.seed + records.len() as u64,
+                            );
+                            if let Some((k, name, lua)) = loaded_script {
+                                if k == "effect" {
+                                    effects.push((name, lua));
+                                }
+                            }
+                            rec.outcome = Some(outcome);
+                        }
+                    }
+                }
+                eprintln!(
+                    "[{mode}] {} {kind}: {} tokens, {:.1} tok/s, stop {}{}, {}",
+                    cat.name,
+                    rec.tokens,
+                    rec.decode_tps,
+                    rec.stop.as_ref().map_or("error", |s| s.name()),
+                    match (&rec.stats.loop_detected, rec.stats.wrap_up_from) {
+                        (Some(l), Some(s)) =>
+                            format!(" (loop {} at step {s}: wrapped up)", l.name()),
+                        (_, Some(s)) => format!(" (wrap-up from step {s})"),
+                        _ => String::new(),
+                    },
+                    rec.outcome.as_ref().map_or("not checked".to_string(), |o| {
+                        serde_json::to_value(o)
+                            .map(|v| v["outcome"].to_string())
+                            .unwrap_or_default()
+                    })
+                );
+                if let Some(out) = out.as_mut() {
+                    writeln!(out, "{}", serde_json::to_string(&rec)?)?;
+                    out.flush()?;
+                }
+                records.push(rec);
+            }
+        }
+    }
+    for (&mode, records) in args.mode.iter().zip(&by_mode) {
+        let n = records.len();
+        let finished = records.iter().filter(|r| r.finished).count();
+        let ran =
+            records.iter().filter(|r| matches!(r.outcome, Some(ScriptOutcome::Ran { .. }))).count();
+        let check_failed = records
+            .iter()
+            .filter(|r| matches!(r.outcome, Some(ScriptOutcome::CheckFailed { .. })))
+            .count();
+        let runtime = records
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r.outcome,
+                    Some(ScriptOutcome::RuntimeError { .. })
+                        | Some(ScriptOutcome::LoadFailed { .. })
+                )
+            })
+            .count();
+        let tokens: usize = records.iter().map(|r| r.tokens).sum();
+        let secs: f64 = records.iter().map(|r| r.decode_s).sum();
+        let mut stops = std::collections::BTreeMap::new();
+        for r in records.iter() {
+            *stops.entry(r.stop.as_ref().map_or("error", |s| s.name())).or_insert(0usize) += 1;
+        }
+        let summary = serde_json::json!({
+            "dataset": args.dataset,
+            "mode": mode,
+            "problems": n,
+            "finished": finished,
+            "finished_fraction": if n > 0 { finished as f64 / n as f64 } else { 0.0 },
+            // Over all scripts, as for Python: an unfinished or failed generation is
+            // not a valid script; among finished ones, those the checker refuses.
+            "syntax_errors": n - finished + check_failed,
+            "syntax_errors_all": n - finished + check_failed,
+            "syntax_errors_finished": check_failed,
+            "ran_100_turns": ran,
+            "runtime_errors": runtime,
+            "pass_at_1": if n > 0 { ran as f64 / n as f64 } else { 0.0 },
+            "stops": stops,
+            "wrap_up_fired": records.iter().filter(|r| r.stats.wrap_up_from.is_some()).count(),
+            "finished_after_wrap_up": records.iter().filter(|r| r.finished && r.stats.wrap_up_from.is_some()).count(),
+            "loops_wrapped_up": records.iter().filter(|r| r.stats.loop_detected.is_some()).count(),
+            "tokens": tokens,
+            "decode_tps": if secs > 0.0 { tokens as f64 / secs } else { 0.0 },
+            "constraint_s": records.iter().map(|r| r.stats.constraint_s).sum::<f64>(),
+        });
+        println!("{summary}");
+        summaries.push(summary);
+    }
+    let mut last = summaries.last().cloned().unwrap_or_default();
+    let none_tps = summaries
+        .iter()
+        .find(|s| s["mode"] == "none")
+        .and_then(|s| s["decode_tps"].as_f64())
+        .filter(|&t| t > 0.0);
+    if let Some(base) = none_tps {
+        last["decode_tps_vs_none"] = summaries
+            .iter()
+            .map(|s| {
+                (
+                    s["mode"].as_str().unwrap_or("?").to_string(),
+                    serde_json::json!(s["decode_tps"].as_f64().unwrap_or(0.0) / base),
+                )
+            })
+            .collect();
+    }
+    last["by_mode"] = serde_json::Value::Array(summaries);
+    println!("{last}");
+    Ok(ExitCode::SUCCESS)
+}
