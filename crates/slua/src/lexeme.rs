@@ -41,21 +41,7 @@ pub enum Lex {
     },
 }
 
-/// Regex escape of literal text.
-pub fn escape(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if "\\.+*?()|[]{}^$#&-~".contains(c) {
-            out.push('\\');
-        }
-        match c {
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::regex_escape::escape;
 
 impl Lex {
     /// Whether another lexeme could extend this one, so a look-ahead must end it.

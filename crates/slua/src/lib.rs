@@ -37,6 +37,7 @@ pub mod lexeme;
 pub mod node;
 pub mod ops;
 pub mod prompt;
+pub mod regex_escape;
 pub mod scope;
 pub mod scope_trie;
 pub mod scoped_names;

@@ -12,7 +12,7 @@
 use std::rc::Rc;
 
 use crate::byte_set::{is_ident_byte, ByteSet, WS};
-use crate::lexeme::escape;
+use crate::regex_escape::escape;
 use crate::scope_trie::{KindId, Scope, ScopeNode};
 
 /// One accepted kind of a [`ScopedNames`] choice.
