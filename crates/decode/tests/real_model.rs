@@ -55,6 +55,10 @@ fn python_completion_under_the_grammar_is_a_valid_prefix_in_mask_and_rejection_m
             max_tokens: 8,
             heal_prompt: true,
             trace: true,
+            // The grammar's own mask and rejection, compared without the wrap-up (on by
+            // default: with 8 tokens of budget it would narrow every step).
+            wrap_up: None,
+            wrap_up_on_repetition: false,
             ..GenerateConfig::default()
         };
         let c = Task::new(Some(python), mode, PROMPT).constraint(&mut kits).unwrap();
