@@ -11,4 +11,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The tree is formatted (rustfmt.toml); a diff fails here, before the long build.
+cargo fmt --all --check
 cargo nextest run --release --no-fail-fast --workspace --exclude espalier-python "$@"
