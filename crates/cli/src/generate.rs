@@ -56,7 +56,7 @@ pub struct Args {
     /// Constrain the output to a language of the registry.
     #[arg(long, value_parser = crate::lang_parser())]
     pub lang: Option<Lang>,
-    /// Constraint mode: none, mask, rejection, syncode (default: mask with --lang, none without).
+    /// Constraint mode: none, mask, rejection, syncode, names (Python: a name read must be bound) (default: mask with --lang, none without).
     #[arg(long)]
     pub mode: Option<Mode>,
     /// Write the per-step trace as JSON lines to this file.
