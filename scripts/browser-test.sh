@@ -119,10 +119,16 @@ gz_size=$(gzip -9 -c "$WASM" | wc -c)
 log "build took $(( $(date +%s) - t )) s; wasm $wasm_size bytes ($gz_size gzipped)"
 
 # --- native sLua checker -----------------------------------------------------------
+# Built with the selection the test command uses (`--workspace --exclude espalier-python`,
+# dev units included because of the example): the same feature resolution, so after
+# scripts/test.sh nothing rebuilds. A `-p espalier-cli` or `-p espalier-model` build
+# resolves features differently (num-traits, fastrand) and compiled burn once more
+# for each (the likely cause of a 67-minute cold CI, against 33 the stop before).
+t=$(date +%s)
+cargo build --release --workspace --exclude espalier-python --bin espalier --bin espalier-game \
+  --example synthetic_model
+log "native tools (espalier, espalier-game, synthetic_model) build took $(( $(date +%s) - t )) s"
 if [ -z "${ESPALIER_CHECK_SLUA:-}" ]; then
-  t=$(date +%s)
-  cargo build --release -p espalier-cli --bin espalier
-  log "espalier CLI build took $(( $(date +%s) - t )) s"
   export ESPALIER_CHECK_SLUA="$TARGET_DIR/release/espalier check --lang slua"
 fi
 
@@ -132,7 +138,7 @@ fi
 # facts and write masked Python with that vocabulary.
 if [ -z "${ESPALIER_BROWSER_GGUF_QWEN2+x}" ]; then
   ESPALIER_BROWSER_GGUF_QWEN2="$OUT/qwen2-synthetic.gguf"
-  cargo run --release -q -p espalier-model --example synthetic_model -- \
+  "$TARGET_DIR/release/examples/synthetic_model" \
     "$ROOT/static/models/vocab/ggml-vocab-qwen2.gguf" qwen2 "$ESPALIER_BROWSER_GGUF_QWEN2"
   export ESPALIER_BROWSER_GGUF_QWEN2
 fi
