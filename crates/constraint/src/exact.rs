@@ -320,7 +320,7 @@ impl<P: TokenParser> ExactWalker<P> {
         }
         let k = self.n_accs;
         if k == self.accs.len() {
-            self.accs.push((set.clone(), Vec::new()));
+            self.accs.push((*set, Vec::new()));
         } else {
             self.accs[k].0.clone_from(set);
         }

@@ -93,7 +93,7 @@ pub fn shortest_bridge(
         let mut ended = state.clone();
         let next_terms =
             if (ended.remainder().len == 0 || ended.end_lexeme()) && !ended.at_line_start() {
-                Some(ended.acceptable_terminals().clone())
+                Some(*ended.acceptable_terminals())
             } else {
                 None
             };

@@ -351,13 +351,13 @@ fn lexeme_may_start(text: &[u8], k: usize) -> bool {
     a == b' ' || word(a) != word(b) || (!word(a) && !word(b))
 }
 
+/// The enclosing blocks' header lines, as [`Reentry::headers`] holds them.
+type Headers = Vec<(u32, Vec<u8>)>;
+
 /// The byte offset in `prefix` where its last logical line's content starts (the
 /// first byte after which the Python layer reads that line's content), with the
 /// headers of the blocks enclosing that line (see [`Reentry::headers`]), or `None`.
-fn last_content_start(
-    lang: &std::sync::Arc<Language>,
-    prefix: &[u8],
-) -> Option<(usize, Vec<(u32, Vec<u8>)>)> {
+fn last_content_start(lang: &std::sync::Arc<Language>, prefix: &[u8]) -> Option<(usize, Headers)> {
     lang.python.as_ref()?;
     let mut r = lang.recognizer();
     let mut start = None;

@@ -468,7 +468,7 @@ impl LexemeStarts {
                 Some(&id) => id,
                 None => {
                     let id = u16::try_from(sets.len()).ok()?;
-                    sets.push(r.clone());
+                    sets.push(*r);
                     set_ids.insert(key, id);
                     id
                 }

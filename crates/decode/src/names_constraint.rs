@@ -46,11 +46,8 @@ impl NamesConstraint {
     /// not let the text end.
     fn filter(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
         let eos = vocab.eos() as usize;
-        let refused: Vec<usize> = mask
-            .iter()
-            .map(|t| t as usize)
-            .filter(|&t| t != eos && !self.layer_takes(vocab.bytes(t as u32)))
-            .collect();
+        let refused: Vec<usize> =
+            mask.iter().filter(|&t| t != eos && !self.layer_takes(vocab.bytes(t as u32))).collect();
         for t in refused {
             mask.remove(t);
         }

@@ -135,7 +135,7 @@ impl WrapUp {
         let before = self.last;
         let left_after = left.saturating_sub(1);
         let after = self.probe(constraint, vocab, stats, generated + 1, left_after);
-        if !after.is_some_and(|d| left_after < d + WRAP_UP_MARGIN) {
+        if after.is_none_or(|d| left_after >= d + WRAP_UP_MARGIN) {
             return false;
         }
         self.last = before;

@@ -85,9 +85,9 @@ impl LexemePaths {
             let base = t as usize * ns;
             let d = &mut dist[base..base + ns];
             queue.clear();
-            for q in 1..ns {
+            for (q, dq) in d.iter_mut().enumerate().skip(1) {
                 if dfa.winners(q as DfaState).contains(&t) {
-                    d[q] = 0;
+                    *dq = 0;
                     queue.push(q as DfaState);
                 }
             }

@@ -150,7 +150,7 @@ impl<'g> Builder<'g> {
             let Some(Symbol::N(b)) = self.sym_at(it) else { continue };
             tmp.clear();
             if self.first_after(it, &mut tmp) {
-                let la = sets[i].clone();
+                let la = sets[i];
                 tmp.union_with(&la);
             }
             for &p in &self.g.nonterminals[b as usize].productions {
@@ -165,7 +165,7 @@ impl<'g> Builder<'g> {
                     None => {
                         let j = items.len();
                         items.push(ni);
-                        sets.push(tmp.clone());
+                        sets.push(tmp);
                         index.insert(ni, j);
                         in_work.push(true);
                         work.push(j);
@@ -238,7 +238,7 @@ impl LrTable {
                         }
                         Symbol::N(n) => {
                             if n as usize != lhs {
-                                let f = first[n as usize].clone();
+                                let f = first[n as usize];
                                 changed |= first[lhs].union_with(&f);
                             }
                             if !nullable[n as usize] {
@@ -289,7 +289,7 @@ impl LrTable {
                     succ[k].2[pos].union_with(la);
                 } else {
                     succ[k].1.push(adv);
-                    succ[k].2.push(la.clone());
+                    succ[k].2.push(*la);
                 }
             }
             let mut new_trans = Vec::with_capacity(succ.len());
@@ -297,7 +297,7 @@ impl LrTable {
                 // canonical order
                 let mut order: Vec<usize> = (0..kitems.len()).collect();
                 order.sort_by_key(|&i| kitems[i]);
-                let klas: Vec<TermSet> = order.iter().map(|&i| klas[i].clone()).collect();
+                let klas: Vec<TermSet> = order.iter().map(|&i| klas[i]).collect();
                 kitems.sort();
                 let cands = by_core.get(&kitems).cloned().unwrap_or_default();
                 let mut target = None;

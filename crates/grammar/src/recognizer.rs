@@ -93,7 +93,7 @@ impl<P: TokenParser> Clone for Recognizer<P> {
             last_accept_len: self.last_accept_len,
             lexbuf: self.lexbuf.clone(),
             pos: self.pos,
-            acceptable: self.acceptable.clone(),
+            acceptable: self.acceptable,
             layout: self.layout.clone(),
             lexemes: self.lexemes,
             semi_pending: self.semi_pending,

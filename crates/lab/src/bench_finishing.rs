@@ -104,7 +104,7 @@ impl FinishingTimes {
         file: usize,
         offset: usize,
     ) {
-        if step % self.every != 0 {
+        if !step.is_multiple_of(self.every) {
             return;
         }
         let complete = c.is_complete();
@@ -177,7 +177,7 @@ impl FinishingTimes {
             "incomplete_cpu_p99_us": round1(percentile(&busy, 99.0)),
             "steered": self.steered,
             "no_plan": self.no_plan,
-            "mean_size": if n == 0 { 0 } else { self.size_sum / n },
+            "mean_size": self.size_sum.checked_div(n).unwrap_or(0),
             "outside_exact": self.outside_exact,
             "worst": worst,
         })

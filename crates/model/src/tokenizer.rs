@@ -288,8 +288,8 @@ impl Tokenizer {
     }
 
     /// The prompt of a model trained to infill, where the vocabulary has FIM tokens:
-    /// BOS where the vocabulary asks for it (as llama.cpp's infill), then `prefix`
-    /// + the code before the cursor + `suffix` + the code after it + `middle`, in the
+    /// BOS where the vocabulary asks for it (as llama.cpp's infill), then `prefix` +
+    /// the code before the cursor + `suffix` + the code after it + `middle`, in the
     /// prefix-suffix-middle order. `None` for a vocabulary without them (the caller
     /// writes a chat prompt instead).
     pub fn fim_prompt(

@@ -65,7 +65,7 @@ fn synthetic() -> Vec<u8> {
         end = offset + bytes;
         offset += bytes.div_ceil(32) * 32;
     }
-    while b.len() % 32 != 0 {
+    while !b.len().is_multiple_of(32) {
         b.push(0);
     }
     let mut rng = Rng(7);

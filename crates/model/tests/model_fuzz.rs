@@ -138,7 +138,7 @@ fn model(arch: &str, ty: u32, qkv_ty: u32) -> Vec<u8> {
             data.push(0);
         }
     }
-    while f.len() % 32 != 0 {
+    while !f.len().is_multiple_of(32) {
         f.push(0);
     }
     f.extend_from_slice(&data);

@@ -84,6 +84,9 @@ fn time_check(src: &str) -> Result<(f64, f64, f64), String> {
     Ok((cold, best_cpu, best_wall))
 }
 
+/// A family of generated scripts: its name and its generator (by size).
+type Family = (&'static str, fn(usize) -> String);
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sizes: Vec<usize> = match std::env::args()
         .skip(1)
@@ -93,7 +96,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         s if s.is_empty() => vec![100, 200, 400, 800, 1600, 3200],
         s => s,
     };
-    let families: [(&str, fn(usize) -> String); 2] = [("locals", locals), ("nested", nested)];
+    let families: [Family; 2] = [("locals", locals), ("nested", nested)];
     let mut json = serde_json::Map::new();
     for (family, make) in families {
         let mut rows = Vec::new();

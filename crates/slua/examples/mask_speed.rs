@@ -133,14 +133,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (n, script) in (0..passes).flat_map(|_| scripts.iter()).enumerate() {
         if passes == 2 && n == scripts.len() {
             // The untimed pass is over.
-            (
-                fast.clear(),
-                walls.clear(),
-                slow.clear(),
-                first_quarter.clear(),
-                last_quarter.clear(),
-                cuts.clear(),
-            );
+            fast.clear();
+            walls.clear();
+            slow.clear();
+            first_quarter.clear();
+            last_quarter.clear();
+            cuts.clear();
             setups.clear();
             (allowed, steps_taken) = (0, 0);
         }

@@ -154,7 +154,7 @@ mod tests {
         assert_eq!(inner.lookup(b"abc"), None);
         assert_eq!((outer.len(), inner.len()), (2, 2));
         // The shadowed kind is gone from the inner scope's summary, kept in the outer.
-        let mut want = vec![st, bo];
+        let mut want = [st, bo];
         want.sort();
         assert_eq!(inner.kinds(), &want[..]);
         assert!(outer.kinds().contains(&num));

@@ -225,7 +225,7 @@ impl SluaConstraint {
     /// Whether `bytes` can follow, given a cache of trees after completed segments.
     fn walk(&self, bytes: &[u8], cache: &mut HashMap<Vec<u8>, Option<SluaConstraint>>) -> bool {
         let Some((auto, s)) = self.dfa_state() else { return false };
-        let mut s = s.clone();
+        let mut s = *s;
         for (i, &b) in bytes.iter().enumerate() {
             s = auto.next(&s, b);
             if auto.is_dead(&s) {

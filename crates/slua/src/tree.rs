@@ -27,6 +27,10 @@ use crate::scope_trie::Kind;
 use crate::seg_auto::SegAuto;
 use crate::seg_dfa::DfaError;
 
+/// The choices open now with the depth of the node offering each, and those nodes by
+/// depth (see [`Tree::choices_and_frames`]).
+type ChoicesAndFrames = (Vec<(usize, Choice)>, Vec<(usize, Frame)>);
+
 /// A consumed lexeme, as logged for building the syntax tree.
 #[derive(Clone, Debug)]
 pub struct Token {
@@ -175,7 +179,7 @@ impl Tree {
 
     /// [`Tree::choices`], and the nodes offering them as they stand when taking one
     /// of their choices (the nodes above them ended), by depth.
-    fn choices_and_frames(&self) -> (Vec<(usize, Choice)>, Vec<(usize, Frame)>) {
+    fn choices_and_frames(&self) -> ChoicesAndFrames {
         let mut out = Vec::new();
         let mut frames = Vec::new();
         let mut i = self.stack.len() - 1;

@@ -101,7 +101,7 @@ mod tests {
         std::fs::write(&good, "package p\n\nfunc f[T any](x T) T {\n\treturn x\n}\n").unwrap();
         std::fs::write(&bad, "package p\n\nfunc f() {\n\tgo g\n}\n").unwrap();
         let mut out = Vec::new();
-        assert!(LANGUAGE.check_files(&[good.clone()], &Default::default(), &mut out).unwrap());
+        assert!(LANGUAGE.check_files(std::slice::from_ref(&good), &Default::default(), &mut out).unwrap());
         assert!(out.is_empty());
         assert!(!LANGUAGE.check_files(&[good, bad.clone()], &Default::default(), &mut out).unwrap());
         let text = String::from_utf8(out).unwrap();

@@ -59,7 +59,7 @@ impl Targets {
 
 impl Constraint for Targets {
     fn is_complete(&self) -> bool {
-        self.targets.iter().any(|t| *t == self.fed)
+        self.targets.contains(&self.fed)
     }
     fn allows(&self, bytes: &[u8]) -> bool {
         self.valid(bytes) == bytes.len()

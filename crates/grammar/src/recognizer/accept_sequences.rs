@@ -36,7 +36,7 @@ impl<P: TokenParser> Recognizer<P> {
 
     /// SynCode's accept sequences A0 and A1 (see [`AcceptSequences`]).
     pub fn accept_sequences(&self) -> AcceptSequences {
-        let a0 = self.acceptable.clone();
+        let a0 = self.acceptable;
         let mut a1 = Vec::new();
         if self.lex_len > 0 {
             for &t in self.lang.dfa.winners(self.state) {
@@ -56,7 +56,7 @@ impl<P: TokenParser> Recognizer<P> {
                     }
                 };
                 if ok {
-                    a1.push((t, r.acceptable.clone()));
+                    a1.push((t, r.acceptable));
                 }
             }
         }

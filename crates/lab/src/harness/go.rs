@@ -1,5 +1,5 @@
-//! Judging Go completions (HumanEval-X Go): `gofmt -e` says whether the file (prompt
-//! + completion, after a `package main` clause when the prompt has none) parses, and
+//! Judging Go completions (HumanEval-X Go): `gofmt -e` says whether the file (prompt +
+//! completion, after a `package main` clause when the prompt has none) parses, and
 //! `go test` runs the problem's tests in a temporary module, offline.
 //!
 //! The tests import `github.com/stretchr/testify/assert`, which cannot be fetched

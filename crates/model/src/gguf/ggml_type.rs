@@ -14,6 +14,9 @@ use half::f16;
 
 use super::formats::{q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK_K};
 
+/// Decodes one block's bytes into its values (the `decode` of a `formats/` module).
+pub(crate) type BlockDecoder = fn(&[u8], &mut [f32]);
+
 /// A ggml element type supported by the reader (named as ggml names them).
 #[allow(non_camel_case_types)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -133,7 +136,7 @@ impl GgmlType {
 
     /// The block decoder of the types whose blocks `formats/` decodes (`None` for the
     /// four original types, decoded in [`GgmlType::dequantize`] itself).
-    pub(crate) fn block_decoder(self) -> Option<fn(&[u8], &mut [f32])> {
+    pub(crate) fn block_decoder(self) -> Option<BlockDecoder> {
         match self {
             GgmlType::F32 | GgmlType::F16 | GgmlType::Q8_0 | GgmlType::Q4_1 => None,
             GgmlType::Q4_0 => Some(q4_0::decode),
@@ -149,7 +152,7 @@ impl GgmlType {
     /// overflow).
     pub fn byte_len(self, elements: u64) -> Option<u64> {
         let block = self.block_len() as u64;
-        if elements % block != 0 {
+        if !elements.is_multiple_of(block) {
             return None;
         }
         (elements / block).checked_mul(self.block_bytes() as u64)

@@ -112,7 +112,7 @@ impl LlamaConfig {
             layers: u("block_count")?,
             heads,
             kv_heads,
-            head_dim: if heads == 0 { 0 } else { hidden / heads },
+            head_dim: hidden.checked_div(heads).unwrap_or(0),
             ffn: u("feed_forward_length")?,
             rope_base: gguf.get_f64(&key("rope.freq_base")).unwrap_or(10000.0) as f32,
             rope_freq_scale: rope_freq_scale(gguf, p)?,
@@ -123,7 +123,7 @@ impl LlamaConfig {
             && kv_heads > 0
             && heads % kv_heads == 0
             && hidden % heads == 0
-            && config.head_dim % 2 == 0
+            && config.head_dim.is_multiple_of(2)
             && config.layers > 0
             && config.vocab_size > 0
             && config.ffn > 0
@@ -161,7 +161,7 @@ fn rope_freq_scale(gguf: &Gguf, p: &str) -> Result<f32, ModelError> {
         .or_else(|_| gguf.get_f64(&format!("{p}.rope.scale_linear")))
         .unwrap_or(0.0);
     match factor {
-        f if f == 0.0 => Ok(1.0),
+        0.0 => Ok(1.0),
         f if f.is_finite() && f > 0.0 => Ok((1.0 / f) as f32),
         f => {
             Err(ModelError::BadConfig(format!("RoPE scaling factor {f} is not a positive number")))

@@ -90,7 +90,10 @@ impl GpuBlocks {
         let ty = rows.first()?.0;
         let kind = BlockKind::of(ty)?;
         let row_bytes = cols / QK * ty.block_bytes();
-        if cols == 0 || cols % QK != 0 || rows.iter().any(|r| r.0 != ty || r.1.len() != row_bytes) {
+        if cols == 0
+            || !cols.is_multiple_of(QK)
+            || rows.iter().any(|r| r.0 != ty || r.1.len() != row_bytes)
+        {
             return None;
         }
         let (n, blocks, w) = (rows.len(), cols / QK, kind.words());

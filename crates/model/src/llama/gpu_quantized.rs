@@ -285,7 +285,11 @@ impl GpuQuantized {
         let client = x.client.clone();
         let out = TensorIr::uninit(client.create_empty_handle(), [t, self.rows].into(), DType::F32);
         let input = x.into_ir();
-        let desc = CustomOpIr::new("espalier_block_matvec", &[input.clone()], &[out.clone()]);
+        let desc = CustomOpIr::new(
+            "espalier_block_matvec",
+            std::slice::from_ref(&input),
+            std::slice::from_ref(&out),
+        );
         let op = fused::BlockMatvec { input, out, layer: self.clone() };
         client.register(StreamId::current(), OperationIr::Custom(desc), op).remove(0)
     }

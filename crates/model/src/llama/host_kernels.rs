@@ -199,7 +199,7 @@ pub(crate) fn gemm_q4_1(
 ) {
     let cols = x.len() / t.max(1);
     assert!(
-        cols % QK8 == 0
+        cols.is_multiple_of(QK8)
             && d.len() == rows * cols / QK8
             && m.len() == d.len()
             && nibbles.len() * 2 == rows * cols

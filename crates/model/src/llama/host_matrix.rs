@@ -97,7 +97,7 @@ impl HostMatrix {
             HostFormat::F32 => Data::F32(data.to_vec()),
             HostFormat::F16 => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
             // Values given as f32 have no encoding of their own: `Gguf` holds them as Q8_0.
-            HostFormat::Q8_0 | HostFormat::Q4_1 | HostFormat::Gguf if cols % QK8 == 0 => {
+            HostFormat::Q8_0 | HostFormat::Q4_1 | HostFormat::Gguf if cols.is_multiple_of(QK8) => {
                 let (scales, quants) = quantize_q8_0(data);
                 Data::Q8 { scales, quants }
             }
@@ -393,8 +393,9 @@ impl HostMatrix {
             Data::Blocks { ty, .. } => *ty,
             Data::F32(_) | Data::F16(_) | Data::Stack(_) => return None,
         };
-        (self.cols % int_dot::activation_block(ty) == 0 && int_dot::has_kernel(self.isa, ty))
-            .then_some(ty)
+        (self.cols.is_multiple_of(int_dot::activation_block(ty))
+            && int_dot::has_kernel(self.isa, ty))
+        .then_some(ty)
     }
 
     /// Whether [`HostMatrix::int_kernel`] finds one.

@@ -111,7 +111,7 @@ pub(crate) fn gemm_q4_1(
 ) {
     let cols = x.cols();
     assert!(
-        cols % QK8 == 0
+        cols.is_multiple_of(QK8)
             && d.len() == rows * cols / QK8
             && m.len() == d.len()
             && nibbles.len() * 2 == rows * cols
@@ -155,7 +155,11 @@ pub(crate) fn gemm_q8_0(
     out: &mut [f32],
 ) {
     let cols = x.cols();
-    assert!(cols % QK8 == 0 && scales.len() == rows * cols / QK8 && quants.len() == rows * cols);
+    assert!(
+        cols.is_multiple_of(QK8)
+            && scales.len() == rows * cols / QK8
+            && quants.len() == rows * cols
+    );
     assert!(out.len() == rows * t && x.len() >= t && x.block() == QK8);
     match isa {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
@@ -191,7 +195,7 @@ pub(crate) fn gemm_q4_k(
 ) {
     let cols = x.cols();
     assert!(
-        cols % QK_K == 0
+        cols.is_multiple_of(QK_K)
             && row_bytes == cols / QK_K * q4_k::BLOCK_BYTES
             && bytes.len() == rows * row_bytes
     );
@@ -281,7 +285,7 @@ pub(crate) fn sub_block(ty: GgmlType, b: &[u8], s: usize) -> SubBlock {
             };
             let bytes = &qs[32 * (s / 2)..32 * (s / 2) + 32];
             for l in 0..32 {
-                let v = if s % 2 == 0 { bytes[l] & 0x0f } else { bytes[l] >> 4 };
+                let v = if s.is_multiple_of(2) { bytes[l] & 0x0f } else { bytes[l] >> 4 };
                 let high = qh.map_or(0, |qh| if qh[l] & (1 << s) != 0 { 16 } else { 0 });
                 q[l] = i32::from(v) + high;
             }

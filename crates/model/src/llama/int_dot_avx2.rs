@@ -567,9 +567,9 @@ pub(super) unsafe fn gemm_q4_k(
         let row = &bytes[r * row_bytes..(r + 1) * row_bytes];
         for (u, b) in unpacked.iter_mut().zip(row.chunks_exact(q4_k::BLOCK_BYTES)) {
             let mut mn = [0u8; 8];
-            for j in 0..8 {
+            for (j, (sc_j, mn_j)) in u.sc.iter_mut().zip(&mut mn).enumerate() {
                 let (sc, m) = q4_k::scale_min(j, &b[4..16]);
-                (u.sc[j], mn[j]) = (i16::from(sc), m);
+                (*sc_j, *mn_j) = (i16::from(sc), m);
             }
             u.d = f16_at(b, 0);
             let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(

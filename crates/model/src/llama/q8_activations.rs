@@ -53,6 +53,9 @@ pub(crate) struct Q8Row<'a> {
     pub shift: u32,
 }
 
+/// One activation row to round: its values and quants, then its scales and sums.
+type RowTask<'a> = ((&'a [f32], &'a mut [i8]), (&'a mut [f32], &'a mut [f32]));
+
 impl Q8Activations {
     /// Rounds `x` (`[t][cols]`) in blocks of `block` values (32 or 256; `cols` a
     /// multiple of it, checked by the caller).
@@ -65,7 +68,7 @@ impl Q8Activations {
         let mut sums = vec![0f32; x.len() / QK8];
         // A prompt's rows are rounded in parallel (one task per activation row); the
         // result does not depend on how the rows are split.
-        let round_row = |((x, q), (d, s)): ((&[f32], &mut [i8]), (&mut [f32], &mut [f32]))| {
+        let round_row = |((x, q), (d, s)): RowTask<'_>| {
             for ((b, q), d) in
                 x.chunks_exact(block).zip(q.chunks_exact_mut(block)).zip(d.iter_mut())
             {

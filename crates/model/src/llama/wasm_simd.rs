@@ -127,6 +127,8 @@ unsafe fn mul16(q: [v128; 4], x: *const f32) -> v128 {
 }
 
 /// `w · x` with `w` as Q8_0 blocks (`scales[i]`, `quants[32 i ..]`).
+// `b` also drives the raw-pointer offsets into `quants` and `x`.
+#[allow(clippy::needless_range_loop)]
 pub(super) fn dot_q8(scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
     let blocks = scales.len().min(quants.len() / QK8).min(x.len() / QK8);
     let (pq, px) = (quants.as_ptr(), x.as_ptr());
@@ -155,6 +157,8 @@ pub(super) fn dot_q8(scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
 
 /// `Σ d[i] * Σ_j q_ij x_ij`, the scale part of a Q4_1 dot product (ggml's layout: byte
 /// `j` of a block holds value `j` in its low nibble and value `j + 16` in its high one).
+// `b` also drives the raw-pointer offsets into `nibbles` and `x`.
+#[allow(clippy::needless_range_loop)]
 pub(super) fn dot_q4_1(d: &[f32], nibbles: &[u8], x: &[f32]) -> f32 {
     let blocks = d.len().min(nibbles.len() / (QK8 / 2)).min(x.len() / QK8);
     let (pq, px) = (nibbles.as_ptr(), x.as_ptr());
@@ -282,7 +286,7 @@ pub(super) fn gemm_q4_1(
     let cols = x.cols();
     let nb = cols / QK8;
     assert!(
-        cols % QK8 == 0 && x.block() == QK8 && x.len() >= t,
+        cols.is_multiple_of(QK8) && x.block() == QK8 && x.len() >= t,
         "activations rounded in blocks of 32, at least {t} rows"
     );
     assert!(

@@ -87,8 +87,11 @@ impl If {
 
     /// Complete after `;`: returns when it has an `else` and every branch returns.
     pub fn can_end(&self) -> Option<Sum> {
-        (self.state == IfState::Done)
-            .then(|| Sum::Stmt(self.all_return && self.has_else, false, None))
+        (self.state == IfState::Done).then_some(Sum::Stmt(
+            self.all_return && self.has_else,
+            false,
+            None,
+        ))
     }
 
     /// Takes a condition or a branch's block.

@@ -66,7 +66,7 @@ impl Root {
             RootState::Kind if self.kind.is_empty() => {
                 let mut kinds: Vec<&String> = env.api.hooks.keys().collect();
                 kinds.sort();
-                kinds.into_iter().map(|k| kw(k)).collect()
+                kinds.into_iter().map(kw).collect()
             }
             RootState::Kind => vec![kw(&self.kind)],
             RootState::Name => vec![Choice::new_name(true, &env.taken_upper)],
