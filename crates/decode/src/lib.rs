@@ -45,6 +45,7 @@ pub mod languages;
 pub mod mode;
 pub mod prompt;
 pub mod sampler;
+pub mod source_file;
 mod stats;
 pub mod stop;
 pub mod task;
