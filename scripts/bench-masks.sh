@@ -7,7 +7,7 @@
 #
 #   bash scripts/bench-masks.sh [--rounds N] [FILE.py ...]
 #
-# Default files: the README's mask benchmark set. llguidance is built in its own
+# Default files: BENCHMARKS.md's mask benchmark set. llguidance is built in its own
 # workspace (crates/bench-llg), which CI does not build.
 set -euo pipefail
 cd "$(dirname "$0")/.."

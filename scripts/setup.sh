@@ -33,6 +33,9 @@ fi
 
 command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
 
+# pyflakes (pinned) for the names checker's oracle test.
+bash scripts/pyflakes-venv.sh
+
 bash scripts/fetch-model.sh
 # llama.cpp's vocabulary-only GGUFs and tokenizer vectors (Qwen2, DeepSeek-Coder,
 # StarCoder) for crates/model/tests/vocab_golden.rs.

@@ -5,7 +5,7 @@
 # suite skips a missing input. Then the whole workspace: the native crates and the web
 # crate's native-testable parts (the playground's pure logic; its browser and GPU code
 # is wasm32-only and is driven by scripts/browser-test.sh). Slow suites are gated
-# behind ESPALIER_SLOW=1 (README). The Python package (crates/python, a PyO3 extension
+# behind ESPALIER_SLOW=1 (README.md; their figures in BENCHMARKS.md). The Python package (crates/python, a PyO3 extension
 # module that links against the interpreter) is built by maturin and tested by
 # scripts/test-python.sh, which .ci/run calls next.
 #

@@ -283,6 +283,9 @@ impl Component for App {
                 if let Ok(lang) = Lang::from_name(&key) {
                     if lang != self.lang {
                         self.lang = lang;
+                        if !lang.modes().contains(&self.settings.mode) {
+                            self.settings.mode = Mode::Mask;
+                        }
                         if let Some(e) = examples::for_lang(lang, false).first() {
                             self.prompt = e.prompt.clone();
                         }

@@ -8,6 +8,11 @@
 //! for sLua (scripts checked in order: an effect registers itself for the scripts
 //! after it). Unreadable files, and files over 128 MiB
 //! ([`espalier_decode::source_file::MAX_SOURCE_BYTES`]), count as invalid.
+//!
+//! `--names` (Python only): the names check of `espalier-names` instead, one line per
+//! refused name, `FILE:LINE:COL: undefined name 'x'` (or `... referenced before
+//! assignment`; a file it cannot parse gets `FILE:LINE:COL: syntax error: ...`), exit
+//! status 0 when no name is refused in any file, 1 otherwise.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,10 +31,21 @@ pub struct Args {
     /// sLua only: the API file (JSON); the bundled dungeon API when left out.
     #[arg(long)]
     pub api: Option<PathBuf>,
+    /// Python only: check that every name read resolves (Python's scoping rules, as
+    /// pyflakes applies them) instead of the grammar.
+    #[arg(long)]
+    pub names: bool,
 }
 
 /// Runs `espalier check`.
 pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    if args.names {
+        if args.lang.name() != "python" {
+            return Err(format!("--names checks Python only, not {}", args.lang.name()).into());
+        }
+        let all_ok = espalier_names::check_files(&args.files, &mut std::io::stdout().lock())?;
+        return Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) });
+    }
     let options = CheckOptions { api: args.api };
     let all_ok = args.lang.check_files(&args.files, &options, &mut std::io::stdout().lock())?;
     Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) })

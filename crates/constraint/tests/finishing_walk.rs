@@ -108,7 +108,7 @@ fn trie_walk_scores_equal_per_token_scores_on_python() {
     let mut rng = common::Rng(0xF1_4150);
     let (steps, steered) = compare(&files, &make, &vocab, 2, 6, &mut rng);
     eprintln!("python: {steps} steps compared, {steered} steered");
-    // The slow run's figure is the README's (693 measured).
+    // The slow run's figure is BENCHMARKS.md's (693 measured).
     assert!(steps >= if common::slow() { 600 } else { 60 }, "too few steps: {steps}");
 }
 
@@ -124,7 +124,7 @@ fn trie_walk_scores_equal_per_token_scores_on_go() {
     let mut rng = common::Rng(0xF1_4151);
     let (steps, steered) = compare(&files, &make, &vocab, 2, 6, &mut rng);
     eprintln!("go: {steps} steps compared, {steered} steered");
-    // The slow run's figure is the README's (1,200 measured).
+    // The slow run's figure is BENCHMARKS.md's (1,200 measured).
     assert!(steps >= if common::slow() { 1_000 } else { 60 }, "too few steps: {steps}");
 }
 

@@ -86,12 +86,20 @@ impl GrammarKit {
                 }
             }
         }
+        let prefix_error = |rejected: espalier_constraint::Rejected| LangError::Prefix {
+            lang: self.lang,
+            offset: rejected.offset,
+            rejected,
+        };
+        if mode == Mode::Names {
+            let mut names = crate::names_constraint::NamesConstraint::new(c);
+            if !prefix.is_empty() {
+                names.commit(prefix.as_bytes()).map_err(prefix_error)?;
+            }
+            return Ok(LangConstraint::Names(Box::new(names)));
+        }
         if !prefix.is_empty() {
-            c.commit(prefix.as_bytes()).map_err(|rejected| LangError::Prefix {
-                lang: self.lang,
-                offset: rejected.offset,
-                rejected,
-            })?;
+            c.commit(prefix.as_bytes()).map_err(prefix_error)?;
         }
         Ok(LangConstraint::Grammar(Box::new(c)))
     }

@@ -8,6 +8,7 @@ use espalier_constraint::{
 };
 use espalier_slua::SluaConstraint;
 
+use crate::names_constraint::NamesConstraint;
 use crate::Unconstrained;
 
 /// One of the decoder's constraints, chosen at run time.
@@ -21,6 +22,8 @@ pub enum LangConstraint {
     Slua(Box<SluaConstraint>),
     /// Fill-in-the-middle over a grammar language: the middle must join the suffix.
     Fim(Box<FimConstraint>),
+    /// Python's grammar with the names layer (mode `names`).
+    Names(Box<NamesConstraint>),
 }
 
 macro_rules! delegate {
@@ -30,6 +33,7 @@ macro_rules! delegate {
             LangConstraint::Grammar($c) => $e,
             LangConstraint::Slua($c) => $e,
             LangConstraint::Fim($c) => $e,
+            LangConstraint::Names($c) => $e,
         }
     };
 }
@@ -62,6 +66,7 @@ impl Constraint for LangConstraint {
             LangConstraint::Grammar(c) => Constraint::fill_finishing_mask(&mut **c, vocab, mask),
             LangConstraint::Slua(c) => Constraint::fill_finishing_mask(&mut **c, vocab, mask),
             LangConstraint::Fim(c) => Constraint::fill_finishing_mask(&mut **c, vocab, mask),
+            LangConstraint::Names(c) => Constraint::fill_finishing_mask(&mut **c, vocab, mask),
         }
     }
 
@@ -75,6 +80,7 @@ impl Constraint for LangConstraint {
             LangConstraint::Grammar(c) => c.finishing_distance(vocab, enough),
             LangConstraint::Slua(c) => c.finishing_distance(vocab, enough),
             LangConstraint::Fim(c) => c.finishing_distance(vocab, enough),
+            LangConstraint::Names(c) => c.finishing_distance(vocab, enough),
         }
     }
 }

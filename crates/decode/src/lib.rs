@@ -43,6 +43,7 @@ pub mod lang_constraint;
 pub mod lang_error;
 pub mod languages;
 pub mod mode;
+pub mod names_constraint;
 pub mod prompt;
 pub mod sampler;
 pub mod source_file;

@@ -21,11 +21,18 @@ pub enum Mode {
     /// loop runs as in [`Mode::Mask`]; the caller builds the grammar constraint with
     /// the SynCode strategy, and a token the parser then refuses is re-sampled.
     Syncode,
+    /// Python: the exact mask of [`Mode::Mask`] intersected with the names layer (a
+    /// name read must resolve by Python's scoping rules; `espalier_names::layer`).
+    Names,
 }
 
 impl Mode {
     /// Every mode, in the order reports list them.
-    pub const ALL: [Mode; 4] = [Mode::None, Mode::Mask, Mode::Rejection, Mode::Syncode];
+    pub const ALL: [Mode; 5] =
+        [Mode::None, Mode::Mask, Mode::Rejection, Mode::Syncode, Mode::Names];
+
+    /// The modes of every grammar language (all but `names`, which is Python's).
+    pub const GRAMMAR: [Mode; 4] = [Mode::None, Mode::Mask, Mode::Rejection, Mode::Syncode];
 
     /// The lower-case name used on the command line and in reports.
     pub fn name(self) -> &'static str {
@@ -34,12 +41,13 @@ impl Mode {
             Mode::Mask => "mask",
             Mode::Rejection => "rejection",
             Mode::Syncode => "syncode",
+            Mode::Names => "names",
         }
     }
 
     /// Whether the loop masks before sampling (rather than checking after).
     pub fn masks_first(self) -> bool {
-        matches!(self, Mode::Mask | Mode::Syncode)
+        matches!(self, Mode::Mask | Mode::Syncode | Mode::Names)
     }
 }
 
@@ -51,7 +59,7 @@ impl std::fmt::Display for Mode {
 
 /// A mode name that is not one of `none`, `mask`, `rejection`, `syncode`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown constraint mode {0:?}: expected none, mask, rejection or syncode")]
+#[error("unknown constraint mode {0:?}: expected none, mask, rejection, syncode or names")]
 pub struct UnknownMode(pub String);
 
 impl std::str::FromStr for Mode {

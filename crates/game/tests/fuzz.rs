@@ -1,7 +1,7 @@
 //! The guarantee, fuzzed: random walks through the tree of parsers never dead-end,
 //! every regex met is A1, and every finished script type-checks again, translates,
 //! and runs 100 turns of the game with no Lua error and within its time limit.
-//! 200 scripts in CI; `ESPALIER_SLOW=1` runs the README's 1000 instead (one test, sized
+//! 200 scripts in CI; `ESPALIER_SLOW=1` runs BENCHMARKS.md's 1000 instead (one test, sized
 //! by the gate, so nothing passes without running).
 
 use std::time::Duration;
@@ -28,7 +28,7 @@ fn run(scripts: usize, seed: u64) {
     assert_eq!(stats.timeouts, 0, "{:#?}", stats.examples);
 }
 
-/// 200 scripts (seed 2024); when slow, the README's 1000 (seed 7) instead.
+/// 200 scripts (seed 2024); when slow, BENCHMARKS.md's 1000 (seed 7) instead.
 #[test]
 fn random_scripts_check_translate_and_run() {
     if espalier_testkit::slow() {

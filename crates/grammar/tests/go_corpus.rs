@@ -13,7 +13,7 @@ use common::{slow, Rng};
 use espalier_grammar::go;
 use gofmt::*;
 
-/// Corpus files (Debian's golang-1.19-src 1.19.8), as published in the README; the
+/// Corpus files (Debian's golang-1.19-src 1.19.8), as published in BENCHMARKS.md; the
 /// slow run asserts both.
 const PUBLISHED_FILES: usize = 5564;
 /// Of those, the files gofmt -e refuses (testdata negatives; we must refuse them).
@@ -58,7 +58,7 @@ fn corpus_agrees_with_gofmt() {
         assert_eq!(
             (files.len(), negatives),
             (PUBLISHED_FILES, PUBLISHED_REJECTED),
-            "the README's figures changed"
+            "BENCHMARKS.md's figures changed"
         );
     }
     assert!(negatives >= 20, "only {negatives} negatives in the sample");

@@ -1,6 +1,6 @@
 //! Not over-permissive: mutants of valid corpus files (one random lexeme deleted,
 //! duplicated, or swapped with its neighbour) must get the same verdict from our
-//! Python recognizer as from `ast.parse`, on all of 1000 mutants (the README's figure).
+//! Python recognizer as from `ast.parse`, on all of 1000 mutants (BENCHMARKS.md's figure).
 //! The run prints the agreement and every disagreement with its kind.
 //!
 //! `ESPALIER_SLOW=1` also runs the Earley recognizer on every mutant (agreement
@@ -103,7 +103,7 @@ fn mutants_agree_with_ast_parse() {
         eprintln!("  {d}");
     }
     assert_eq!(earley_dis, 0, "Earley and LR disagree on {earley_dis} mutants");
-    // The README's figure: every mutant judged, and all agree (1000/1000 with the
+    // BENCHMARKS.md's figure: every mutant judged, and all agree (1000/1000 with the
     // default seed; 5000/5000 with another).
     assert_eq!(compared, count, "only {compared} of {count} mutants could be judged");
     assert_eq!(

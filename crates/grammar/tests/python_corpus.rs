@@ -2,7 +2,7 @@
 //! standard library, and the prefix property on real code.
 //!
 //! CI runs a fixed sample of 320 files; `ESPALIER_SLOW=1 cargo test --release -p
-//! espalier-grammar --test python_corpus` runs every file and asserts the README's
+//! espalier-grammar --test python_corpus` runs every file and asserts BENCHMARKS.md's
 //! figures (every readable file compared). A missing oracle or corpus fails the test
 //! (`bash scripts/setup.sh` installs them).
 
@@ -12,7 +12,7 @@ use common::*;
 use espalier_grammar::python;
 
 /// Corpus files (Debian's python3.11 3.11.2 with libpython3.11-testsuite), as published
-/// in the README; the slow run asserts all three.
+/// in BENCHMARKS.md; the slow run asserts all three.
 const PUBLISHED_FILES: usize = 1643;
 /// Of those, the UTF-8 files, every one compared with `ast.parse`.
 const PUBLISHED_READABLE: usize = 1639;
@@ -65,11 +65,11 @@ fn corpus_agrees_with_ast_parse() {
         files.len()
     );
     if slow() {
-        // The README's figures: 1643 files, 1639 readable, 7 of them refused by CPython.
+        // BENCHMARKS.md's figures: 1643 files, 1639 readable, 7 of them refused by CPython.
         assert_eq!(
             (files.len(), compared, rejected),
             (PUBLISHED_FILES, PUBLISHED_READABLE, PUBLISHED_REJECTED),
-            "(files, readable files compared, refused by ast.parse) differ from the README's figures"
+            "(files, readable files compared, refused by ast.parse) differ from BENCHMARKS.md's figures"
         );
     } else {
         assert!(

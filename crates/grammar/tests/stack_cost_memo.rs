@@ -80,7 +80,7 @@ fn memo_equals_the_search_on_python_stacks() {
     let mut memo = StackCostMemo::new();
     let (n, opening, distinct) = compare(&py, &texts, 4_000, &mut memo);
     eprintln!("python: {n} stack costs compared ({opening} with a block-opening top), {distinct} distinct costs, memo {} entries", memo.len());
-    // The slow run's figure is the README's (1,146,298 measured).
+    // The slow run's figure is BENCHMARKS.md's (1,146,298 measured).
     assert!(n >= if common::slow() { 1_000_000 } else { 20_000 }, "too few comparisons: {n}");
     assert!(opening >= 200, "too few block-opening tops: {opening}");
     assert!(distinct >= 10, "costs too uniform to tell: {distinct}");
@@ -98,7 +98,7 @@ fn memo_equals_the_search_on_go_stacks() {
         "go: {n} stack costs compared, {distinct} distinct costs, memo {} entries",
         memo.len()
     );
-    // The slow run's figure is the README's (1,155,438 measured).
+    // The slow run's figure is BENCHMARKS.md's (1,155,438 measured).
     assert!(n >= if common::slow() { 1_000_000 } else { 20_000 }, "too few comparisons: {n}");
     assert!(distinct >= 10, "costs too uniform to tell: {distinct}");
 }

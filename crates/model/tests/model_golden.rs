@@ -18,7 +18,7 @@ const MODEL: &str =
 const GOLDEN: &str =
     concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/golden/smollm2-llamacpp.json");
 /// Greedy steps compared in CI; `ESPALIER_SLOW=1` compares all 128 and asserts that
-/// every chat-prompt step matches (the README's figure).
+/// every chat-prompt step matches (BENCHMARKS.md's figure).
 const STEPS: usize = 12;
 /// The chat prompt's golden steps, all of which must match when slow.
 const CHAT_STEPS: usize = 128;
@@ -104,7 +104,7 @@ fn greedy_ids_and_logits_match_llama_cpp() {
     check_prompt(&tok, &model, &golden["golden"], "golden");
     let chat = check_prompt(&tok, &model, &golden["golden_chat"], "golden_chat");
     if espalier_testkit::slow() {
-        // The README's figure: all 128 chat-prompt steps match llama.cpp's greedy ids.
+        // BENCHMARKS.md's figure: all 128 chat-prompt steps match llama.cpp's greedy ids.
         let all = golden["golden_chat"]["generated_ids"].as_array().unwrap().len();
         assert_eq!(all, CHAT_STEPS, "the golden file's chat steps");
         assert_eq!(

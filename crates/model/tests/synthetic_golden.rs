@@ -11,7 +11,7 @@
 //! quantized type multiplies 8-bit-quantized activations (Q8_0 blocks of 32, or Q8_K
 //! blocks of 256 for the K-quants); ours round them to 8 bits too (Q8_0-style blocks of
 //! 32, `ActivationFormat::Int8`, the default), so the two roundings differ. Measured
-//! largest differences are printed (`--nocapture`) and listed in the crate README.
+//! largest differences are printed (`--nocapture`) and listed in results/model/README.md.
 //!
 //! Slow suite (needs llama.cpp built for this CPU, ~15 minutes once):
 //! `bash scripts/synthetic/make-models.sh` then

@@ -26,7 +26,7 @@ fn files(dir: &str) -> Vec<PathBuf> {
     out
 }
 
-/// The README's counts of hand-written scripts ("24 valid ... 59 invalid").
+/// The counts of hand-written scripts in BENCHMARKS.md (sLua) ("24 valid ... 59 invalid").
 const README_VALID: usize = 24;
 const README_INVALID: usize = 59;
 
@@ -118,7 +118,7 @@ fn valid_corpus() -> Vec<(String, String)> {
     assert_eq!(
         paths.len(),
         README_VALID,
-        "valid scripts: update the README's count with the corpus"
+        "valid scripts: update BENCHMARKS.md's count with the corpus"
     );
     for path in paths {
         let src = std::fs::read_to_string(&path).unwrap();
@@ -173,7 +173,7 @@ fn invalid_scripts_are_rejected_at_the_marked_offset() {
     assert_eq!(
         paths.len(),
         README_INVALID,
-        "invalid scripts: update the README's count with the corpus"
+        "invalid scripts: update BENCHMARKS.md's count with the corpus"
     );
     let mut wrong = Vec::new();
     for path in paths {

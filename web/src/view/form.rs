@@ -3,7 +3,7 @@
 //! by value, so the steps of a running generation (which change none of them) do not
 //! redraw it.
 
-use espalier_decode::{Lang, Mode};
+use espalier_decode::Lang;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -75,7 +75,7 @@ pub fn form(p: &FormProps) -> Html {
                 </label>
                 <label>{"Mode "}
                     <select id="mode" onchange={on(Msg::SetMode)} disabled={busy}>
-                        { for Mode::ALL.iter().map(|m| html!{ <option value={m.name()} selected={*m == s.mode}>{m.name()}</option> }) }
+                        { for p.lang.modes().iter().map(|m| html!{ <option value={m.name()} selected={*m == s.mode}>{m.name()}</option> }) }
                     </select>
                 </label>
                 if p.lang.fills_in_the_middle() {

@@ -10,7 +10,7 @@
 //! node crates/constraint/wasm-bench/run.mjs INPUT exact|check [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
 //! node crates/constraint/wasm-bench/browser.mjs INPUT [WASM] [--passes N] [--dump FILE] [--cold] [--repeat K]
 //! ```
-//! `--bin native` runs the same functions natively; `results/masks/wasm-vs-native.sh`
+//! `--bin native` runs the same functions natively; `scripts/lab/masks/wasm-vs-native.sh`
 //! runs all three, rounds interleaved, and prints the ratios. `first-steps.mjs` times
 //! the first steps of a fresh instance (V8's first-call compilation; `--cold` skips
 //! the warm-up), and `repeat_mask` (natively the `repeat` dev bin) one step's mask

@@ -76,7 +76,7 @@ pub trait LangSpec: Sync + 'static {
 
     /// The modes it supports, `none` included.
     fn modes(&self) -> &'static [Mode] {
-        &Mode::ALL
+        &Mode::GRAMMAR
     }
 
     /// Why the modes it lacks are missing (for the error that refuses one).

@@ -1,6 +1,6 @@
 //! How the linear layers' weights are held and multiplied, chosen per backend at load
 //! time ([`super::Llama::load_with`]); [`WeightFormat::default_for`] is the measured
-//! choice (figures in the crate README).
+//! choice (figures in results/model/README.md).
 
 use burn::tensor::Device;
 
@@ -65,7 +65,7 @@ impl WeightFormat {
     /// The best format for `device`: the GGUF's own blocks (Q4_1 for SmolLM2) with the
     /// CPU kernels on the CPU backends (ndarray, flex), the same blocks with the GPU
     /// kernel on wgpu and cuda (a fifth of f32's GPU memory), burn f32 tensors
-    /// elsewhere. Figures in the crate README and the top README's CUDA section.
+    /// elsewhere. Figures in results/model/README.md and results/cuda/README.md.
     pub fn default_for(device: &Device) -> WeightFormat {
         if is_host_device(device) {
             WeightFormat::Gguf

@@ -2,7 +2,7 @@
 consecutive problem ranges), per mode: samples, problems, prompts the grammar refuses
 (counted the same way in every mode), finished, syntax errors (all / among finished,
 refused prompts left out of the latter), pass@1 (mean over samples), tokens, seconds in
-the constraint and in decoding. Usage: python3 results/eval/sum_runs.py FILE.jsonl...
+the constraint and in decoding. Usage: python3 scripts/lab/eval/sum_runs.py FILE.jsonl...
 """
 
 import json

@@ -2,7 +2,7 @@
 
 Usage:
   for s in boundary randspan; do python3.11 -c "$(cat crates/cli/src/fim_stack_sets.py)" $s 13 1000 /usr/lib/python3.11 > SETS/$s.jsonl; done
-  SETS=SETS python3 results/fim/dump_states.py OUTDIR results/fim/stack-*-main.jsonl
+  SETS=SETS python3 scripts/lab/fim/dump_states.py OUTDIR results/fim/stack-*-main.jsonl
   FIM_BRIDGE_CASES=OUTDIR cargo test --release -p espalier-constraint --lib bridge_timing -- --ignored --nocapture
 
 Writes OUTDIR/k.prefix (prefix + the mask middle, also cut at 1/2 and 3/4 of it),

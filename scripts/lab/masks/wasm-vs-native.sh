@@ -3,7 +3,7 @@
 # BROWSER=1) over the same steps in one run (issue 16: wasm at most 1.2x native at
 # p50 and at max).
 #
-#   bash results/masks/wasm-vs-native.sh [ROUNDS] [PASSES]     (from the repository root)
+#   bash scripts/lab/masks/wasm-vs-native.sh [ROUNDS] [PASSES]     (from the repository root)
 #
 # Input: the 17,961 teacher-forced steps of textwrap, heapq, colorsys, bisect and
 # json/encoder with SmolLM2's 49,152-token vocabulary, exported once by
@@ -32,7 +32,7 @@
 set -euo pipefail
 ROUNDS=${1:-3}
 PASSES=${2:-3}
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$PWD/target}
 M=crates/constraint/wasm-bench/Cargo.toml
 PY=/usr/lib/python3.11

@@ -3,9 +3,9 @@
 # 3 rounds (branch fsw): OUT.jsonl gets each run's JSON line with `binary`
 # (before/after) and `round` added, OUT.txt the load average and the worst steps.
 #
-#   bash results/masks/bench-mask-before-after.sh BEFORE_BIN AFTER_BIN OUT [FILE.py ...]
+#   bash scripts/lab/masks/bench-mask-before-after.sh BEFORE_BIN AFTER_BIN OUT [FILE.py ...]
 #
-# Default files: the README's mask benchmark set plus dataclasses.py (80 f-strings).
+# Default files: BENCHMARKS.md's mask benchmark set plus dataclasses.py (80 f-strings).
 set -euo pipefail
 BEFORE="$1"; AFTER="$2"; OUT="$3"; shift 3
 L=/usr/lib/python3.11

@@ -1,6 +1,6 @@
 """The paper's table from `espalier eval fim --set stack-* --out FILE` records.
 
-Usage: python3 results/fim/stack_table.py results/fim/stack-boundary.jsonl results/fim/stack-randspan.jsonl
+Usage: python3 scripts/lab/fim/stack_table.py results/fim/stack-boundary.jsonl results/fim/stack-randspan.jsonl
 
 A file may hold only some modes (the others print as -). Counts only cases that every
 mode in the file reached (a run stopped early leaves

@@ -1,7 +1,7 @@
 """The HumanEval infilling table from `espalier eval fim --set singleline|randomspan --out FILE`
 records (several files are read as one run: e.g. the two halves of a set run side by side).
 
-Usage: python3 results/fim/infill_table.py FILE.jsonl [FILE.jsonl ...]
+Usage: python3 scripts/lab/fim/infill_table.py FILE.jsonl [FILE.jsonl ...]
 
 Counts only cases that every mode in the files reached. Per mode: cases, finished (EOS
 or the stop string), syntax errors over all completions (the headline) and among the

@@ -6,7 +6,7 @@ import json
 import sys
 from collections import Counter
 
-# The budget and wrap-up of the commands in README.md: a wrap-up in force from step
+# The budget and wrap-up of the commands in results/eval/README.md: a wrap-up in force from step
 # MAX_TOKENS - WRAP_UP on was started by the budget (a loop the guard found after that
 # is recorded too, but changed nothing); one in force earlier was started by a loop.
 MAX_TOKENS, WRAP_UP = 1500, 300

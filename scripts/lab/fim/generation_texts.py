@@ -2,7 +2,7 @@
 one file per record, for `espalier bench mask --finishing`: teacher-forced over them,
 every timed state is one the decoder went through.
 
-Usage: python3 results/fim/generation_texts.py --lang python|go --mode mask --out DIR RECORDS.jsonl...
+Usage: python3 scripts/lab/fim/generation_texts.py --lang python|go --mode mask --out DIR RECORDS.jsonl...
 
 The prompt is the one the evaluation primed the constraint with (`Oracle::prompt`):
 HumanEval's prompt for Python; for Go, HumanEval-X's prompt after `package main\n\n`

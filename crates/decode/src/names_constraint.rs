@@ -1,0 +1,186 @@
+//! [`NamesConstraint`]: mode `names` for Python (issue 34): the grammar's exact mask
+//! intersected with the names layer of `espalier-names` (a read of a name Python
+//! cannot resolve is refused at the first byte every continuation reads it). A token
+//! is allowed when the grammar's recognizer and the layer both take all its bytes;
+//! EOS when the grammar is complete and the layer lets the text end there.
+//!
+//! The layer is checked on each token the grammar allows, on a copy of its state
+//! (its scopes are shared behind an `Arc`, so a copy is a few small vectors): a
+//! token's verdict is exactly what pushing its bytes through the layer gives.
+//! Forward references are refused (`espalier_names::layer`): generation under the
+//! HumanEval stop strings ends at the next top-level statement, so a helper the text
+//! has not defined yet would never be.
+
+use espalier_constraint::{
+    Commit, Constraint, GrammarConstraint, Inspection, Rejected, TokenSet, TreeNode, Vocab,
+};
+use espalier_names::layer::NamesLayer;
+
+/// The grammar constraint and the names layer, read together.
+#[derive(Clone)]
+pub struct NamesConstraint {
+    grammar: GrammarConstraint,
+    layer: NamesLayer,
+    /// Reused by the per-token checks.
+    scratch: NamesLayer,
+}
+
+impl NamesConstraint {
+    /// `grammar` (nothing committed yet) with a fresh names layer.
+    pub fn new(grammar: GrammarConstraint) -> Self {
+        Self { grammar, layer: NamesLayer::new(), scratch: NamesLayer::new() }
+    }
+
+    /// The grammar constraint inside.
+    pub fn grammar(&self) -> &GrammarConstraint {
+        &self.grammar
+    }
+
+    /// Whether the layer takes `bytes` after the text so far.
+    fn layer_takes(&mut self, bytes: &[u8]) -> bool {
+        self.scratch.clone_from(&self.layer);
+        self.scratch.push_bytes(bytes)
+    }
+
+    /// Removes from `mask` the tokens the layer refuses, and EOS where the layer does
+    /// not let the text end.
+    fn filter(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
+        let eos = vocab.eos() as usize;
+        let refused: Vec<usize> = mask
+            .iter()
+            .map(|t| t as usize)
+            .filter(|&t| t != eos && !self.layer_takes(vocab.bytes(t as u32)))
+            .collect();
+        for t in refused {
+            mask.remove(t);
+        }
+        if mask.contains(eos) && !self.layer.may_end() {
+            mask.remove(eos);
+        }
+    }
+}
+
+impl Constraint for NamesConstraint {
+    fn is_complete(&self) -> bool {
+        self.grammar.is_complete() && self.layer.may_end()
+    }
+
+    fn allows(&self, bytes: &[u8]) -> bool {
+        self.grammar.allows(bytes) && self.layer.clone().push_bytes(bytes)
+    }
+
+    fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
+        self.grammar.fill_mask(vocab, mask);
+        self.filter(vocab, mask);
+    }
+
+    fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
+        let mut layer = self.layer.clone();
+        if let Some(i) = bytes.iter().position(|&b| !layer.push_byte(b)) {
+            return Err(Rejected {
+                offset: i,
+                expected: format!(
+                    "a name bound at this point (byte {:?} at offset {} reads a name no scope binds)",
+                    char::from(bytes[i]),
+                    self.grammar.bytes_fed() + i
+                ),
+            });
+        }
+        let commit = self.grammar.commit(bytes)?;
+        layer.settle();
+        self.layer = layer;
+        Ok(commit)
+    }
+
+    fn inspect(&self) -> Inspection {
+        let mut out = self.grammar.inspect();
+        out.kind = "python-names".to_string();
+        out.tree = Some(TreeNode {
+            kind: "names in scope".to_string(),
+            state: self.layer.names_in_scope().join(", "),
+            children: Vec::new(),
+        });
+        out
+    }
+
+    fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+        if !self.grammar.fill_finishing_mask(vocab, mask) {
+            return false;
+        }
+        let before = mask.clone();
+        self.filter(vocab, mask);
+        if mask.is_empty() {
+            // Every shortest way out reads an unbound name: any allowed token instead.
+            *mask = before;
+            self.fill_mask(vocab, mask);
+        }
+        true
+    }
+
+    fn finishing_distance(&mut self, vocab: &Vocab, enough: usize) -> Option<usize> {
+        self.grammar.finishing_distance(vocab, enough)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use espalier_constraint::{Strategy, TokTrie};
+
+    use super::*;
+
+    fn vocab() -> Vocab {
+        let words = [
+            "<eos>", "def", " f", "(", "a", ")", ":", "\n", "    ", "return", " a", " b", " zz",
+            " len", "(a", "))", " +", " 1", "\n\n", "x", " =", "print", "x)", " x",
+        ];
+        Vocab::new(words.iter().map(|w| w.as_bytes().to_vec()).collect(), &[0], 0)
+    }
+
+    fn constraint(v: &Vocab) -> NamesConstraint {
+        let lang = espalier_grammar::python().unwrap();
+        let trie = Arc::new(TokTrie::new(v));
+        NamesConstraint::new(GrammarConstraint::new(
+            lang.recognizer(),
+            trie,
+            Strategy::Exact,
+            "python-lr",
+        ))
+    }
+
+    #[test]
+    fn the_mask_is_the_grammars_less_the_unbound_reads() {
+        let v = vocab();
+        let mut c = constraint(&v);
+        c.commit(b"def f(a):\n    return").unwrap();
+        let mut mask = TokenSet::empty(v.len());
+        c.fill_mask(&v, &mut mask);
+        let id = |w: &str| (0..v.len()).find(|&i| v.bytes(i as u32) == w.as_bytes()).unwrap();
+        assert!(mask.contains(id(" a")) && mask.contains(id(" len")));
+        // ` b` starts builtins (`bool`, `bytes`): allowed until it ends; ` zz` starts none.
+        assert!(mask.contains(id(" b")));
+        assert!(!mask.contains(id(" zz")));
+        c.commit(b" a +").unwrap();
+        let err = c.commit(b" zz").unwrap_err();
+        assert_eq!(err.offset, 2, "the layer refuses the second `z` on commit too");
+        let inspection = c.inspect();
+        assert_eq!(inspection.kind, "python-names");
+        assert_eq!(inspection.tree.unwrap().state, "a, f");
+    }
+
+    #[test]
+    fn eos_waits_for_the_last_statements_names() {
+        let v = vocab();
+        let mut c = constraint(&v);
+        c.commit(b"x = 1\nx").unwrap();
+        assert!(c.is_complete());
+        let mut d = constraint(&v);
+        d.commit(b"x = 1\ny").unwrap();
+        assert!(!d.is_complete(), "`y` alone would read an unbound name");
+        let mut mask = TokenSet::empty(v.len());
+        d.fill_mask(&v, &mut mask);
+        assert!(!mask.contains(0));
+        assert!(mask.contains(v.len() - 4), "` =` makes `y` a target");
+    }
+}

@@ -1,0 +1,143 @@
+//! The names layer's scopes: a stack of frames (the module, then each `def` and
+//! `class` whose body the text is in), each with the names bound in it so far, kept
+//! behind an `Arc` (the mask copies the layer once per vocabulary token; the frames
+//! change only where a token defines a function or class or leaves a body). Bindings
+//! made since the last copy go to a small overlay instead (see [`Frames::bind`]).
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// What a frame is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FrameKind {
+    Module,
+    Function,
+    /// Visible only from its own body (not from methods).
+    Class,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Frame {
+    pub(crate) kind: FrameKind,
+    /// The indentation of the `def` / `class` line (the body is deeper).
+    pub(crate) indent: u32,
+    pub(crate) names: BTreeSet<String>,
+    /// A star import ran in it (module only): every name may be bound.
+    pub(crate) star: bool,
+}
+
+/// The frames and the overlay of recent bindings.
+#[derive(Debug)]
+pub(crate) struct Frames {
+    stack: Arc<Vec<Frame>>,
+    /// (frame index, name) bound since the stack was last written.
+    overlay: Vec<(usize, String)>,
+    builtins: Arc<BTreeSet<String>>,
+}
+
+clone_reusing!(Frames { stack, overlay, builtins });
+
+impl Frames {
+    pub(crate) fn new(builtins: Arc<BTreeSet<String>>) -> Self {
+        let module =
+            Frame { kind: FrameKind::Module, indent: 0, names: BTreeSet::new(), star: false };
+        Self { stack: Arc::new(vec![module]), overlay: Vec::new(), builtins }
+    }
+
+    /// Moves the overlay into the frames (at a commit: the next copies share them).
+    pub(crate) fn settle(&mut self) {
+        if self.overlay.is_empty() {
+            return;
+        }
+        let stack = Arc::make_mut(&mut self.stack);
+        for (i, name) in self.overlay.drain(..) {
+            if let Some(f) = stack.get_mut(i) {
+                f.names.insert(name);
+            }
+        }
+    }
+
+    fn top(&self) -> usize {
+        self.stack.len() - 1
+    }
+
+    /// Whether the innermost frame is a function (or inside one).
+    pub(crate) fn in_function(&self) -> bool {
+        self.stack.iter().any(|f| f.kind == FrameKind::Function)
+    }
+
+    /// Binds `name` in the innermost frame (`module`: in the module too).
+    pub(crate) fn bind(&mut self, name: &str, module: bool) {
+        self.overlay.push((self.top(), name.to_string()));
+        if module {
+            self.overlay.push((0, name.to_string()));
+        }
+    }
+
+    pub(crate) fn star_import(&mut self) {
+        Arc::make_mut(&mut self.stack)[0].star = true;
+    }
+
+    /// Opens a frame for a `def` or `class` written at `indent`.
+    pub(crate) fn open(&mut self, kind: FrameKind, indent: u32) {
+        self.settle();
+        let f = Frame { kind, indent, names: BTreeSet::new(), star: false };
+        Arc::make_mut(&mut self.stack).push(f);
+    }
+
+    /// A logical line at `indent` starts: the bodies it is not in end.
+    pub(crate) fn line_at(&mut self, indent: u32) {
+        let keep = self.stack.iter().skip(1).take_while(|f| f.indent < indent).count() + 1;
+        if keep < self.stack.len() {
+            self.settle();
+            Arc::make_mut(&mut self.stack).truncate(keep);
+        }
+    }
+
+    /// The frames a read sees: the module, functions, and the innermost frame.
+    fn visible(&self) -> impl Iterator<Item = (usize, &Frame)> {
+        let top = self.top();
+        self.stack.iter().enumerate().filter(move |(i, f)| f.kind != FrameKind::Class || *i == top)
+    }
+
+    /// Whether `name` is bound where the text is (or a star import may bind it).
+    pub(crate) fn resolves(&self, name: &str) -> bool {
+        self.builtins.contains(name)
+            || self.visible().any(|(i, f)| {
+                f.star
+                    || f.names.contains(name)
+                    || self.overlay.iter().any(|(j, n)| *j == i && n == name)
+            })
+    }
+
+    /// Whether some name bound where the text is starts with `prefix`.
+    pub(crate) fn resolves_prefix(&self, prefix: &str) -> bool {
+        let starts = |set: &BTreeSet<String>| {
+            set.range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
+                .next()
+                .is_some_and(|n| n.starts_with(prefix))
+        };
+        starts(&self.builtins)
+            || self.visible().any(|(i, f)| {
+                f.star
+                    || starts(&f.names)
+                    || self.overlay.iter().any(|(j, n)| *j == i && n.starts_with(prefix))
+            })
+    }
+
+    /// The names a read sees, for the inspector: the frames' names, innermost first
+    /// (without the builtins).
+    pub(crate) fn in_scope(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let frames: Vec<(usize, &Frame)> = self.visible().collect();
+        for (i, f) in frames.into_iter().rev() {
+            let mut names: Vec<String> = f.names.iter().cloned().collect();
+            names.extend(self.overlay.iter().filter(|(j, _)| *j == i).map(|(_, n)| n.clone()));
+            names.sort();
+            out.extend(names);
+        }
+        let mut seen = BTreeSet::new();
+        out.retain(|n| seen.insert(n.clone()));
+        out
+    }
+}

@@ -1,0 +1,580 @@
+//! The names layer's context machine: from the lexer's events, what each name is
+//! where it stands (a read, a binding, an attribute, a keyword argument, a target
+//! not decided yet) and whether a read resolves.
+//!
+//! A name's role is decided as early as the text decides it, never later:
+//! - by the tokens before it: after `def`, `class`, `import`, `as`, `global`, `for`
+//!   (until `in`), `lambda` and inside a `def`'s parameter list it is bound; after a
+//!   dot it is an attribute (not checked); after `return`, an operator, `not`, `in`,
+//!   ... it is read — and then checked as it is typed (only identifiers that start
+//!   some bound name, a keyword or a string prefix go on);
+//! - by the token after it where the tokens before leave it open: a name starting a
+//!   statement, or after `=` or `,` there (`a, b = ...` binds, `a, b` reads), waits for
+//!   the statement's `=` (bound) or end (read); a name first in a bracket or after a
+//!   comma there may be a keyword argument (`=`) or a walrus target (`:=`);
+//! - a read inside a bracket's first element may still be bound by a comprehension's
+//!   `for` (`[x * 2 for x in xs]`): it waits for the bracket's first comma, its close,
+//!   or its `for` (then the comprehension's targets bind it).
+//!
+//! Permissive (nothing refused): names in strings (f-string fields included), `match`
+//! / `case` statements' names, soft keywords, names under a star import.
+
+use super::frames::{FrameKind, Frames};
+use super::lexer::{Event, Lexer, Op};
+
+/// The kind of the statement being read, as far as names go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stmt {
+    /// Nothing read yet.
+    Start,
+    /// An expression statement or assignment (targets not decided).
+    Segment,
+    /// A compound statement's header (`if`, `while`, `with`, `except`, ...).
+    Compound,
+    /// `return`, `del`, `assert`, `raise`, a decorator: names are read.
+    Load,
+    Import,
+    FromModule,
+    FromNames,
+    Global,
+    Def,
+    Class,
+    /// A `for` statement's targets (until `in`).
+    For,
+    /// A `case` pattern: names bind (permissive: values are not told from captures).
+    Case,
+}
+
+/// The last significant token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Prev {
+    /// A statement starts (line start, `;`, a header's `:`).
+    Start,
+    Name,
+    /// A literal, a closing bracket, `None` / `True` / `False`.
+    Atom,
+    Def,
+    Class,
+    Lambda,
+    As,
+    Import,
+    /// `if` / `elif` / `while` starting a statement: the condition may be a walrus.
+    CondKeyword,
+    /// Any other keyword after which an expression is read.
+    Keyword,
+    Op(Op),
+}
+
+/// What the identifier being typed is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ctx {
+    Ignore,
+    Bind {
+        module: bool,
+    },
+    DefName,
+    ClassName,
+    Param,
+    LambdaParam,
+    CompTarget,
+    Read,
+    /// Read, unless a keyword argument (`=`) or walrus target (`:=`).
+    Ambiguous,
+    /// A possible assignment target (decided by the statement's `=` or end).
+    Target,
+}
+
+/// A name read whose check waits (see the module doc).
+#[derive(Debug)]
+struct Pending {
+    name: String,
+    at: usize,
+}
+
+#[derive(Debug)]
+struct Bracket {
+    /// Opened where an assignment target may stand (`(a, b) = ...`).
+    target: bool,
+    /// Still in the first element, no `for` yet: a comprehension may bind its reads.
+    first: bool,
+    /// A comprehension: its `for` came.
+    comp: bool,
+    comp_targets: Vec<String>,
+    /// A `def`'s parameter list.
+    params: bool,
+    pending: Vec<Pending>,
+}
+
+clone_reusing!(Pending { name, at });
+clone_reusing!(Bracket { target, first, comp, comp_targets, params, pending });
+clone_reusing!(Awaiting { name, at, target });
+clone_reusing!(Machine {
+    stmt,
+    prev,
+    brackets,
+    segment,
+    awaiting,
+    lambdas,
+    for_target,
+    ctx,
+    ident_at,
+    indent,
+    opening,
+    params,
+    forward,
+});
+
+impl Bracket {
+    fn may_comprehend(&self) -> bool {
+        self.first && !self.comp && !self.params
+    }
+}
+
+/// The name whose role the next token decides.
+#[derive(Debug)]
+struct Awaiting {
+    name: String,
+    at: usize,
+    /// A possible target (else: a possible keyword argument or walrus target).
+    target: bool,
+}
+
+const KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+/// Never refused: soft keywords and names Python provides in some scopes only.
+const EXEMPT: &[&str] =
+    &["match", "case", "_", "type", "__class__", "__module__", "__qualname__", "__path__"];
+
+const STRING_PREFIXES: &[&str] = &["r", "u", "b", "f", "rb", "br", "fr", "rf"];
+
+/// Where refusals go: the first ends the text (a mask), or every one is kept (a
+/// checker reading a whole file).
+pub(crate) struct Sink<'a> {
+    pub(crate) record: Option<&'a mut Vec<(String, usize)>>,
+    pub(crate) refused: bool,
+}
+
+impl Sink<'_> {
+    fn refuse(&mut self, name: &str, at: usize) {
+        self.refused = true;
+        if let Some(r) = self.record.as_deref_mut() {
+            r.push((name.to_string(), at));
+        }
+    }
+}
+
+/// The machine's state (small: cloned per vocabulary token by the mask).
+#[derive(Debug)]
+pub(crate) struct Machine {
+    stmt: Stmt,
+    prev: Prev,
+    brackets: Vec<Bracket>,
+    /// The statement's possible targets at depth 0.
+    segment: Vec<Pending>,
+    awaiting: Option<Awaiting>,
+    /// Depths of `lambda`s whose parameters are being read.
+    lambdas: Vec<usize>,
+    /// The depth of a `for` whose targets are being read.
+    for_target: Option<usize>,
+    ctx: Ctx,
+    ident_at: usize,
+    indent: u32,
+    /// A `def` or `class` header is being read: its frame opens at its `:`, with the
+    /// parameters read so far.
+    opening: Option<FrameKind>,
+    params: Vec<String>,
+    /// Reads inside functions of names not bound yet are allowed (a later module
+    /// binding may meet them): for checking whole files, not for generation.
+    pub(crate) forward: bool,
+}
+
+impl Machine {
+    pub(crate) fn new(forward: bool) -> Self {
+        Self {
+            stmt: Stmt::Start,
+            prev: Prev::Start,
+            brackets: Vec::new(),
+            segment: Vec::new(),
+            awaiting: None,
+            lambdas: Vec::new(),
+            for_target: None,
+            ctx: Ctx::Ignore,
+            ident_at: 0,
+            indent: 0,
+            opening: None,
+            params: Vec::new(),
+            forward,
+        }
+    }
+
+    /// Handles one lexer event at byte `at`.
+    pub(crate) fn event(
+        &mut self,
+        ev: Event,
+        lexer: &Lexer,
+        frames: &mut Frames,
+        at: usize,
+        sink: &mut Sink<'_>,
+    ) {
+        match ev {
+            Event::LineStart(indent) => {
+                frames.line_at(indent);
+                self.indent = indent;
+            }
+            Event::Start(b) => {
+                if self.awaiting.is_some()
+                    && !matches!(b, b'=' | b':' | b',' | b')' | b']' | b'}' | b';')
+                {
+                    self.resolve_awaiting(None, frames, sink);
+                }
+                if lexer.in_ident() {
+                    self.ctx = self.context();
+                    self.ident_at = at;
+                }
+            }
+            Event::IdentByte => {
+                if self.ctx == Ctx::Read && self.restricts(frames) {
+                    let typed = valid_prefix(lexer.ident());
+                    if !self.prefix_viable(typed, frames) {
+                        sink.refuse(typed, self.ident_at);
+                    }
+                }
+            }
+            Event::Name => {
+                let name = String::from_utf8_lossy(lexer.ident()).into_owned();
+                self.name(name, frames, sink);
+            }
+            Event::Literal => {
+                if self.stmt == Stmt::Start {
+                    self.stmt = Stmt::Segment;
+                }
+                self.prev = Prev::Atom;
+            }
+            Event::Op(op) => self.op(op, frames, sink),
+            Event::Newline => self.end_statement(frames, sink),
+        }
+    }
+
+    /// Whether reads are checked as they are typed here.
+    fn restricts(&self, frames: &Frames) -> bool {
+        !(self.brackets.iter().any(Bracket::may_comprehend)
+            || (self.forward && frames.in_function()))
+    }
+
+    fn prefix_viable(&self, typed: &str, frames: &Frames) -> bool {
+        KEYWORDS.iter().chain(EXEMPT).chain(STRING_PREFIXES).any(|k| k.starts_with(typed))
+            || STRING_PREFIXES.iter().any(|k| k.eq_ignore_ascii_case(typed))
+            || frames.resolves_prefix(typed)
+            || self
+                .brackets
+                .iter()
+                .any(|b| b.comp && b.comp_targets.iter().any(|t| t.starts_with(typed)))
+    }
+
+    /// The role of a name starting now (see the module doc).
+    fn context(&self) -> Ctx {
+        let depth = self.brackets.len();
+        let prev = self.prev;
+        if prev == Prev::Op(Op::Dot) {
+            return Ctx::Ignore;
+        }
+        match self.stmt {
+            Stmt::Case | Stmt::FromNames => return Ctx::Bind { module: false },
+            Stmt::Import if matches!(prev, Prev::Import | Prev::As | Prev::Op(Op::Comma)) => {
+                return Ctx::Bind { module: false }
+            }
+            Stmt::Import | Stmt::FromModule => return Ctx::Ignore,
+            Stmt::Global => return Ctx::Bind { module: true },
+            _ => {}
+        }
+        match prev {
+            Prev::Def => return Ctx::DefName,
+            Prev::Class => return Ctx::ClassName,
+            _ => {}
+        }
+        let starts_item = matches!(prev, Prev::Op(Op::Comma | Op::Star | Op::DoubleStar));
+        if self.lambdas.last() == Some(&depth) && (prev == Prev::Lambda || starts_item) {
+            return Ctx::LambdaParam;
+        }
+        if let Some(d) = self.for_target {
+            if depth >= d {
+                return if d == 0 { Ctx::Bind { module: false } } else { Ctx::CompTarget };
+            }
+        }
+        if let Some(b) = self.brackets.last() {
+            if b.params && (starts_item || matches!(prev, Prev::Op(Op::Open(_)))) {
+                return Ctx::Param;
+            }
+        }
+        match prev {
+            Prev::As => return Ctx::Bind { module: false },
+            Prev::Name | Prev::Atom => return Ctx::Ignore,
+            _ => {}
+        }
+        let opens_item = matches!(prev, Prev::Op(Op::Open(_) | Op::Comma));
+        match self.brackets.last() {
+            None => {
+                let segment = matches!(self.stmt, Stmt::Start | Stmt::Segment);
+                let target_spot =
+                    matches!(prev, Prev::Start | Prev::Op(Op::Assign | Op::Comma | Op::Star));
+                if segment && target_spot {
+                    Ctx::Target
+                } else if prev == Prev::CondKeyword {
+                    Ctx::Ambiguous
+                } else {
+                    Ctx::Read
+                }
+            }
+            Some(b) if b.target && (opens_item || prev == Prev::Op(Op::Star)) => Ctx::Target,
+            Some(_) if opens_item => Ctx::Ambiguous,
+            Some(_) => Ctx::Read,
+        }
+    }
+
+    /// Whether a bracket opening after `prev` may hold assignment targets.
+    fn target_spot(&self, prev: Prev) -> bool {
+        match self.brackets.last() {
+            None => {
+                matches!(self.stmt, Stmt::Start | Stmt::Segment)
+                    && matches!(prev, Prev::Start | Prev::Op(Op::Assign | Op::Comma | Op::Star))
+            }
+            Some(b) => b.target && matches!(prev, Prev::Op(Op::Open(_) | Op::Comma | Op::Star)),
+        }
+    }
+
+    fn name(&mut self, name: String, frames: &mut Frames, sink: &mut Sink<'_>) {
+        if KEYWORDS.contains(&name.as_str()) {
+            self.keyword(&name);
+            return;
+        }
+        let at = self.ident_at;
+        let started = self.stmt == Stmt::Start;
+        if started {
+            self.stmt = Stmt::Segment;
+        }
+        match self.ctx {
+            Ctx::Ignore => {}
+            Ctx::Bind { module } => frames.bind(&name, module),
+            Ctx::DefName | Ctx::ClassName => {
+                // The body's frame opens at the header's `:`: decorators, bases,
+                // defaults and annotations are read in the enclosing scope.
+                frames.bind(&name, false);
+                let kind =
+                    if self.ctx == Ctx::DefName { FrameKind::Function } else { FrameKind::Class };
+                self.opening = Some(kind);
+                self.params.clear();
+            }
+            Ctx::Param => self.params.push(name),
+            // Bound in the frame around the lambda (permissive: also after it).
+            Ctx::LambdaParam => frames.bind(&name, false),
+            Ctx::CompTarget => {
+                let d = self.for_target.unwrap_or(1).max(1);
+                if let Some(b) = self.brackets.get_mut(d - 1) {
+                    b.comp_targets.push(name);
+                }
+            }
+            Ctx::Read => self.read(name, at, frames, sink),
+            Ctx::Ambiguous => self.awaiting = Some(Awaiting { name, at, target: false }),
+            Ctx::Target if started && name == "case" => self.stmt = Stmt::Case,
+            Ctx::Target => self.awaiting = Some(Awaiting { name, at, target: true }),
+        }
+        self.prev = Prev::Name;
+    }
+
+    fn keyword(&mut self, kw: &str) {
+        let start = self.stmt == Stmt::Start;
+        let depth = self.brackets.len();
+        self.prev = Prev::Keyword;
+        match kw {
+            "def" => (self.stmt, self.prev) = (Stmt::Def, Prev::Def),
+            "class" => (self.stmt, self.prev) = (Stmt::Class, Prev::Class),
+            "lambda" => {
+                self.lambdas.push(depth);
+                self.prev = Prev::Lambda;
+            }
+            "as" => self.prev = Prev::As,
+            "import" => {
+                self.stmt =
+                    if self.stmt == Stmt::FromModule { Stmt::FromNames } else { Stmt::Import };
+                self.prev = Prev::Import;
+            }
+            "from" if start => self.stmt = Stmt::FromModule,
+            "global" | "nonlocal" => self.stmt = Stmt::Global,
+            "for" if start => {
+                self.stmt = Stmt::For;
+                self.for_target = Some(0);
+            }
+            "for" => {
+                if let Some(b) = self.brackets.last_mut() {
+                    b.comp = true;
+                    b.target = false;
+                }
+                self.for_target = Some(depth);
+            }
+            "in" if self.for_target == Some(depth) => {
+                self.for_target = None;
+                if depth == 0 {
+                    self.stmt = Stmt::Compound;
+                }
+            }
+            "if" | "elif" | "while" if start => {
+                self.stmt = Stmt::Compound;
+                self.prev = Prev::CondKeyword;
+            }
+            "else" | "try" | "finally" | "with" | "except" if start => self.stmt = Stmt::Compound,
+            "return" | "assert" | "raise" | "del" | "yield" | "await" | "pass" | "break"
+            | "continue"
+                if start =>
+            {
+                self.stmt = Stmt::Load
+            }
+            "None" | "True" | "False" => {
+                if start {
+                    self.stmt = Stmt::Segment;
+                }
+                self.prev = Prev::Atom;
+            }
+            "async" => self.prev = Prev::Start,
+            _ => {}
+        }
+    }
+
+    fn op(&mut self, op: Op, frames: &mut Frames, sink: &mut Sink<'_>) {
+        if self.awaiting.is_some() {
+            self.resolve_awaiting(Some(op), frames, sink);
+        }
+        let before = self.prev;
+        let target = self.target_spot(before);
+        if self.stmt == Stmt::Start && !matches!(op, Op::At) {
+            self.stmt = Stmt::Segment;
+        }
+        let depth = self.brackets.len();
+        self.prev = Prev::Op(op);
+        match op {
+            Op::Assign => {
+                if depth == 0 && self.stmt == Stmt::Segment {
+                    for p in self.segment.drain(..) {
+                        frames.bind(&p.name, false);
+                    }
+                } else if let Some(b) = self.brackets.last_mut() {
+                    b.first = false; // a keyword argument: no comprehension here
+                }
+            }
+            Op::Colon => {
+                if self.lambdas.last() == Some(&depth) {
+                    self.lambdas.pop();
+                } else if depth == 0 && !matches!(self.stmt, Stmt::Segment | Stmt::Load) {
+                    // A compound statement's header ends: a statement may follow.
+                    if let Some(kind) = self.opening.take() {
+                        frames.open(kind, self.indent);
+                        for p in self.params.drain(..) {
+                            frames.bind(&p, false);
+                        }
+                    }
+                    self.stmt = Stmt::Start;
+                    self.prev = Prev::Start;
+                }
+            }
+            Op::Comma => {
+                if let Some(b) = self.brackets.last_mut() {
+                    if b.may_comprehend() {
+                        b.first = false;
+                        let pending = std::mem::take(&mut b.pending);
+                        for p in pending {
+                            self.read(p.name, p.at, frames, sink);
+                        }
+                    }
+                }
+            }
+            Op::Open(_) => {
+                let params = self.stmt == Stmt::Def && depth == 0;
+                let b = Bracket {
+                    target,
+                    first: !params,
+                    comp: false,
+                    comp_targets: Vec::new(),
+                    params,
+                    pending: Vec::new(),
+                };
+                self.brackets.push(b);
+            }
+            Op::Close => {
+                self.prev = Prev::Atom;
+                if let Some(b) = self.brackets.pop() {
+                    if self.for_target.is_some_and(|d| d > self.brackets.len()) {
+                        self.for_target = None;
+                    }
+                    for p in b.pending {
+                        if !(b.comp && b.comp_targets.contains(&p.name)) {
+                            self.read(p.name, p.at, frames, sink);
+                        }
+                    }
+                }
+            }
+            Op::Semicolon => self.end_statement(frames, sink),
+            Op::Star if self.stmt == Stmt::FromNames => frames.star_import(),
+            Op::At if self.stmt == Stmt::Start => self.stmt = Stmt::Load,
+            _ => {}
+        }
+    }
+
+    /// The name waiting for this token learns its role (`op` `None`: a token other
+    /// than an operator).
+    fn resolve_awaiting(&mut self, op: Option<Op>, frames: &mut Frames, sink: &mut Sink<'_>) {
+        let Some(a) = self.awaiting.take() else { return };
+        match (a.target, op) {
+            (_, Some(Op::Walrus)) => frames.bind(&a.name, false),
+            (true, Some(Op::Comma | Op::Close | Op::Assign)) => {
+                self.segment.push(Pending { name: a.name, at: a.at })
+            }
+            (true, Some(Op::Colon)) if self.brackets.is_empty() => frames.bind(&a.name, false),
+            (false, Some(Op::Assign)) => {} // a keyword argument or parameter default
+            _ => self.read(a.name, a.at, frames, sink),
+        }
+    }
+
+    /// A read of `name` (typed at `at`): checked now, or kept for a comprehension.
+    fn read(&mut self, name: String, at: usize, frames: &mut Frames, sink: &mut Sink<'_>) {
+        if EXEMPT.contains(&name.as_str())
+            || self.brackets.iter().any(|b| b.comp && b.comp_targets.contains(&name))
+            || frames.resolves(&name)
+        {
+            return;
+        }
+        if let Some(b) = self.brackets.iter_mut().rev().find(|b| b.may_comprehend()) {
+            b.pending.push(Pending { name, at });
+            return;
+        }
+        if self.forward && frames.in_function() {
+            return;
+        }
+        sink.refuse(&name, at);
+    }
+
+    /// NEWLINE, `;` or the end of the text: the statement's undecided names are read.
+    pub(crate) fn end_statement(&mut self, frames: &mut Frames, sink: &mut Sink<'_>) {
+        if self.awaiting.is_some() {
+            self.resolve_awaiting(None, frames, sink);
+        }
+        for p in std::mem::take(&mut self.segment) {
+            self.read(p.name, p.at, frames, sink);
+        }
+        self.stmt = Stmt::Start;
+        self.prev = Prev::Start;
+        self.lambdas.clear();
+        self.for_target = None;
+    }
+}
+
+/// The longest UTF-8 prefix of `bytes` (an identifier may end inside a character).
+fn valid_prefix(bytes: &[u8]) -> &str {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""),
+    }
+}

@@ -1,0 +1,178 @@
+//! The names layer: the names check of Python text read one byte at a time, so that a
+//! decoder can mask every token that would read a name Python cannot resolve (issue
+//! 34, second part). [`NamesLayer::push_byte`] refuses a byte as soon as every text
+//! continuing the bytes so far reads an unbound name (where the layer can tell: see
+//! `machine.rs` for the roles of names and what stays permissive).
+//!
+//! Forward references: in generation ([`NamesLayer::new`]) a name is resolved against
+//! what the text bound so far, so a function cannot call a helper the text has not
+//! defined yet (a completion ends at the next top-level statement under HumanEval's
+//! stop strings, so nothing would bind it). Checking whole files
+//! ([`NamesLayer::forward`]), reads inside functions of names not bound yet are
+//! allowed, as Python allows them when the module binds the name before the call.
+//!
+//! The layer is a byte recognizer of its own: the mask intersects it with the
+//! grammar's (a token is allowed when both take all its bytes).
+
+/// `Clone` whose `clone_from` reuses every field's allocations (derived `Clone`
+/// allocates anew): the mask copies the layer once per allowed token, ~38k times per
+/// step, into the same scratch copy.
+macro_rules! clone_reusing {
+    ($t:ident { $($f:ident),+ $(,)? }) => {
+        impl Clone for $t {
+            fn clone(&self) -> Self {
+                Self { $($f: self.$f.clone()),+ }
+            }
+            fn clone_from(&mut self, source: &Self) {
+                $(self.$f.clone_from(&source.$f);)+
+            }
+        }
+    };
+}
+
+mod frames;
+mod lexer;
+mod machine;
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, OnceLock};
+
+use frames::Frames;
+use lexer::{Event, Lexer};
+use machine::{Machine, Sink};
+
+/// A name the layer refused: the name and the byte offset where it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayerRefusal {
+    pub name: String,
+    pub offset: usize,
+}
+
+/// The names layer's state after the bytes read so far.
+#[derive(Debug)]
+pub struct NamesLayer {
+    lexer: Lexer,
+    machine: Machine,
+    frames: Frames,
+    offset: usize,
+    /// A byte was refused (generation: the text is dead).
+    dead: bool,
+    /// Checking whole files: every refusal is kept and reading goes on.
+    record: Option<Vec<(String, usize)>>,
+    events: Vec<Event>,
+}
+
+clone_reusing!(NamesLayer { lexer, machine, frames, offset, dead, record, events });
+
+fn builtin_set() -> Arc<BTreeSet<String>> {
+    static SET: OnceLock<Arc<BTreeSet<String>>> = OnceLock::new();
+    SET.get_or_init(|| Arc::new(crate::builtins().into_iter().map(String::from).collect())).clone()
+}
+
+impl Default for NamesLayer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl NamesLayer {
+    /// The layer for generation: forward references refused.
+    pub fn new() -> Self {
+        Self {
+            lexer: Lexer::new(),
+            machine: Machine::new(false),
+            frames: Frames::new(builtin_set()),
+            offset: 0,
+            dead: false,
+            record: None,
+            events: Vec::new(),
+        }
+    }
+
+    /// The layer for reading whole files: forward references from functions allowed,
+    /// every refusal kept ([`NamesLayer::refusals`]) and reading goes on after one.
+    pub fn forward() -> Self {
+        let mut layer = Self::new();
+        layer.machine.forward = true;
+        layer.record = Some(Vec::new());
+        layer
+    }
+
+    /// Reads one byte; `false` (the state then dead) when every continuation reads
+    /// an unbound name.
+    pub fn push_byte(&mut self, b: u8) -> bool {
+        if self.dead {
+            return false;
+        }
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        self.lexer.push(b, &mut events);
+        let ok = self.handle(&events);
+        self.events = events;
+        self.offset += 1;
+        ok
+    }
+
+    /// Reads `bytes`; `false` at the first refused byte.
+    pub fn push_bytes(&mut self, bytes: &[u8]) -> bool {
+        bytes.iter().all(|&b| self.push_byte(b))
+    }
+
+    /// Whether the text may end here: its last statement's undecided names resolve
+    /// (the statement ends as a newline would end it).
+    pub fn may_end(&self) -> bool {
+        let mut end = self.clone();
+        end.record = None;
+        if !end.push_byte(b'\n') {
+            return false;
+        }
+        let mut sink = Sink { record: None, refused: false };
+        end.machine.end_statement(&mut end.frames, &mut sink);
+        !sink.refused
+    }
+
+    /// Moves the bindings made since the last call into the shared frames (call after
+    /// a commit: the mask's per-token copies then share them).
+    pub fn settle(&mut self) {
+        self.frames.settle();
+    }
+
+    /// The names a read sees at the end of the text (innermost scope first, builtins
+    /// left out), for the inspector.
+    pub fn names_in_scope(&self) -> Vec<String> {
+        self.frames.in_scope()
+    }
+
+    /// The refusals kept (reading whole files, [`NamesLayer::forward`]).
+    pub fn refusals(&self) -> Vec<LayerRefusal> {
+        self.record
+            .iter()
+            .flatten()
+            .map(|(name, offset)| LayerRefusal { name: name.clone(), offset: *offset })
+            .collect()
+    }
+
+    /// Reads the end of a whole file (what a final newline resolves).
+    pub fn finish(&mut self) {
+        let mut events = Vec::new();
+        self.lexer.finish(&mut events);
+        self.handle(&events);
+        let mut sink = Sink { record: self.record.as_mut(), refused: false };
+        self.machine.end_statement(&mut self.frames, &mut sink);
+    }
+
+    fn handle(&mut self, events: &[Event]) -> bool {
+        let mut sink = Sink { record: self.record.as_mut(), refused: false };
+        for &ev in events {
+            self.machine.event(ev, &self.lexer, &mut self.frames, self.offset, &mut sink);
+        }
+        if sink.refused && self.record.is_none() {
+            self.dead = true;
+            return false;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests;

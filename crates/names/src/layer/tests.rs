@@ -1,0 +1,92 @@
+//! The names layer on small texts: where it refuses, and what it lets through.
+
+use super::*;
+
+/// The offset of the first byte the generation layer refuses in `text`, if any.
+fn refused_at(text: &str) -> Option<usize> {
+    let mut layer = NamesLayer::new();
+    text.bytes().position(|b| !layer.push_byte(b))
+}
+
+/// Whether the generation layer takes all of `text` and lets it end there.
+fn passes(text: &str) -> bool {
+    let mut layer = NamesLayer::new();
+    layer.push_bytes(text.as_bytes()) && layer.may_end()
+}
+
+#[test]
+fn reads_of_unbound_names_are_refused_at_the_first_byte_that_decides() {
+    let text = "def f(a):\n    return b\n";
+    // `b` starts `bool`, `bytes`, ...: refused when it ends.
+    assert_eq!(refused_at(text), Some(text.len() - 1));
+    // `zq` starts no bound name, keyword or string prefix: refused as typed.
+    let text = "def f(a):\n    return a + zq";
+    assert_eq!(refused_at(text), Some(text.len() - 1));
+    // A statement's first name may be a target: decided by its end.
+    assert_eq!(refused_at("x = 1\nprint(y)\n"), Some(13));
+    assert_eq!(refused_at("y\n"), Some(1));
+    assert!(passes("x = 1\nprint(x)\n"));
+}
+
+#[test]
+fn bindings_of_every_kind_are_seen() {
+    let ok = [
+        "import os.path as p, sys\nfrom json import dumps as d, loads\nprint(os, p, sys, d, loads)\n",
+        "def f(a, b=1, *args, c: int = 2, **kw) -> int:\n    return a + b + c + len(args) + len(kw) + f(1)\n",
+        "a, (b, c) = 1, (2, 3)\n[d, e] = 4, 5\nf = g = 6\nh: int = 7\nh += a + b + c + d + e + f + g\n",
+        "for i, j in []:\n    print(i, j)\nwith open('f') as fh, open('g') as gh:\n    print(fh, gh)\n",
+        "try:\n    pass\nexcept ValueError as e:\n    print(e)\n",
+        "if (n := 10) > 5:\n    print(n)\nwhile m := 0:\n    print(m)\n",
+        "xs = [i * 2 for i in range(3) if i]\nd = {k: v for k, v in {}.items()}\ns = {x for x in xs}\n",
+        "g = (y for ys in [[1]] for y in ys)\nprint(sum(x for x in range(3)))\n",
+        "print(1, sep='', end='')\nsorted([], key=lambda p: p[0])\n",
+        "def outer():\n    v = 1\n    def inner():\n        nonlocal v\n        return v\n    return inner\n",
+        "class C(object, metaclass=type):\n    k = 1\n    m = k + 1\n    def meth(self):\n        return self.k\n",
+        "@staticmethod\ndef s():\n    global G\n    G = 1\n",
+        "x = rb'a' + b'c' + f'{nothing}' + '''\nnot code\n''' + R\"\"\"q\"\"\"\n",
+        "match x := 1:\n    case [a, *rest]:\n        print(a, rest)\n    case _:\n        pass\n",
+        "from os import *\nprint(anything)\n",
+        "async def f(q):\n    async for z in q:\n        await z\n",
+        "class K:\n    D = 1\n    class E(Exception): pass\n    class F(E): pass\n    def m(self, d=D, key=lambda v: v):\n        return d\n",
+        "pairs = dict((v, k) for (k, v) in {}.items())\nflags = [f for (f, _) in []]\n",
+    ];
+    for text in ok {
+        let mut layer = NamesLayer::new();
+        let refused = text.bytes().position(|b| !layer.push_byte(b));
+        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
+        assert!(layer.may_end(), "{text:?}");
+    }
+}
+
+#[test]
+fn scopes_are_pythons() {
+    // A method does not see its class body's names.
+    assert!(refused_at("class C:\n    k = 1\n    def m(self):\n        return k\n").is_some());
+    // A function's locals are gone after it.
+    assert!(refused_at("def f():\n    loc = 1\nprint(loc)\n").is_some());
+    // Generation refuses forward references; reading whole files allows them.
+    let text = "def f():\n    return helper()\n\ndef helper():\n    return 1\n";
+    assert!(refused_at(text).is_some());
+    let mut whole = NamesLayer::forward();
+    whole.push_bytes(text.as_bytes());
+    whole.finish();
+    assert_eq!(whole.refusals(), []);
+}
+
+#[test]
+fn keyword_arguments_and_walrus_targets_wait_for_the_next_token() {
+    // `print(sep` may go on as `sep=` or `sep :=`: not refused until `)`.
+    let text = "print(sep)";
+    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert!(passes("print(sep='')\n"));
+    // `==` after an unbound name reads it: refused at the second `=`.
+    assert_eq!(refused_at("if q == 1:\n"), Some(6));
+}
+
+#[test]
+fn the_scope_is_shown_for_the_inspector() {
+    let mut layer = NamesLayer::new();
+    layer.push_bytes(b"import os\ndef f(a):\n    b = a\n    ");
+    let names = layer.names_in_scope();
+    assert_eq!(names, ["a", "b", "f", "os"]);
+}

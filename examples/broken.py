@@ -1,0 +1,4 @@
+def add(a, b):
+    return a +
+
+print(add(1, 2))
