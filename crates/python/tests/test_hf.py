@@ -1,6 +1,10 @@
 """transformers with espalier.hf.LogitsProcessor (batched, one constraint per row).
 
-Always (CI installs torch, transformers and gguf, pinned in scripts/test-python.sh):
+Always (no engine needed): the processor's argument errors, and `vocabulary` refusing
+a tokenizer that is not a fast one.
+
+With ESPALIER_SLOW=1 (scripts/test-python.sh installs torch, transformers and gguf then,
+pinned; skipped otherwise, the reason naming the gate):
 - the tokenizer transformers reads from the project's GGUF gives the same vocabulary,
   byte for byte, as `Vocabulary.from_gguf`;
 - a small Llama with random weights, built from a config (no download) with the GGUF
@@ -10,7 +14,7 @@ Always (CI installs torch, transformers and gguf, pinned in scripts/test-python.
 - the engine-free checks (a width mismatch is an exception; other dtypes get the same
   mask; the wrap-up of test_wrap_up.py through this processor).
 
-With ESPALIER_SLOW=1 also SmolLM2-135M loaded by transformers from the Q4_1 GGUF
+Also with ESPALIER_SLOW=1: SmolLM2-135M loaded by transformers from the Q4_1 GGUF
 (dequantized to float32 at load; needs accelerate), the first 20 HumanEval prompts in
 batches of 4, greedy, under the Python constraint: no finished generation may be a
 syntax error (ast.parse on the prompt and the generated text up to its last statement
@@ -23,15 +27,19 @@ import time
 
 import numpy as np
 import pytest
-import torch
-import transformers
-
 import espalier
 from humaneval import MODEL, TOP_LEVEL_STOPS, checked_text, humaneval_prompts
 from slow_gate import slow
 from test_wrap_up import PROMPT, TOKENS, text_of, toy_logits, toy_vocab
 
-slow_only = pytest.mark.skipif(not slow(), reason="the real-model transformers test: set ESPALIER_SLOW=1")
+# torch (~5.6 GB with its CUDA packages) and transformers are installed only under the
+# slow gate: without it the engine tests are skipped; with it a missing engine fails.
+if slow():
+    import torch
+    import transformers
+slow_only = pytest.mark.skipif(
+    not slow(), reason="needs torch + transformers: ESPALIER_SLOW=1 (scripts/test-python.sh installs them then)"
+)
 
 
 # transformers dequantizes the Q4_1 GGUF at every load (slow on 2 cores) and refuses
@@ -81,6 +89,7 @@ def hf():
     return tok, model
 
 
+@slow_only
 def test_tokenizer_vocabulary_matches_the_gguf(gguf_tokenizer):
     from espalier.hf import vocabulary
 
@@ -103,6 +112,7 @@ def random_llama(vocab_size):
     return transformers.LlamaForCausalLM(config).eval()
 
 
+@slow_only
 def test_random_llama_generates_complete_programs_within_the_budget(gguf_tokenizer):
     """Random weights write noise; the constraint keeps it Python and the default
     wrap-up closes every row's program before `max_new_tokens`. The same rows with
@@ -136,6 +146,7 @@ def test_random_llama_generates_complete_programs_within_the_budget(gguf_tokeniz
     assert not all(ends[None]), "every row ended without the wrap-up: the test cannot tell it works"
 
 
+@slow_only
 def test_the_wrap_up_through_the_transformers_processor():
     """test_wrap_up.py's toy model through espalier.hf: the same tokens as the
     llama-cpp-python processor, for a batch of two rows."""
@@ -230,6 +241,7 @@ def test_humaneval_20_batched_under_the_python_constraint(hf):
     assert checked >= finished // 2, (checked, finished)
 
 
+@slow_only
 def test_width_mismatch_is_an_exception():
     from espalier.hf import LogitsProcessor
 
@@ -241,6 +253,7 @@ def test_width_mismatch_is_an_exception():
         proc(torch.zeros((2, 3), dtype=torch.long), torch.zeros((2, 2)))
 
 
+@slow_only
 def test_other_dtypes_get_the_same_mask():
     """float32 rows are masked in place by Rust; bfloat16 / float64 rows through the
     preallocated "disallowed" mask and masked_fill_: the same tokens survive."""
@@ -260,3 +273,24 @@ def test_other_dtypes_get_the_same_mask():
         assert torch.equal(out[fin], torch.arange(12, dtype=dtype).reshape(2, 6)[fin])
     assert kept[torch.float32] == kept[torch.bfloat16] == kept[torch.float64]
     assert kept[torch.float32][0] == [False, True, False, True, False, False]  # "x", " 1" after "x ="
+
+
+def test_processor_argument_errors():
+    """No engine needed: the errors come before any tensor is touched."""
+    from espalier.hf import LogitsProcessor
+
+    toy = espalier.Vocabulary.from_token_bytes([b"<eos>", b"x"], eos_token_id=0)
+    with pytest.raises(espalier.EspalierError, match="max_new_tokens"):
+        LogitsProcessor([espalier.Constraint.python(toy)])
+    with pytest.raises(espalier.EspalierError, match="at least one constraint"):
+        LogitsProcessor([], wrap_up=None)
+
+
+def test_vocabulary_refuses_a_slow_tokenizer():
+    from espalier.hf import vocabulary
+
+    class SlowTokenizer:
+        eos_token_id = 0
+
+    with pytest.raises(espalier.EspalierError, match="not a fast tokenizer"):
+        vocabulary(SlowTokenizer())
