@@ -6,7 +6,8 @@
 //! stdout for its first error: `FILE:LINE:COL: expected one of ...` for a grammar
 //! language (LINE and COL 1-based, COL in characters), `FILE:OFFSET: expected /REGEX/`
 //! for sLua (scripts checked in order: an effect registers itself for the scripts
-//! after it). Unreadable files count as invalid.
+//! after it). Unreadable files, and files over 128 MiB
+//! ([`espalier_decode::source_file::MAX_SOURCE_BYTES`]), count as invalid.
 //!
 //! `--names` (Python only): the names check of `espalier-names` instead, one line per
 //! refused name, `FILE:LINE:COL: undefined name 'x'` (or `... referenced before

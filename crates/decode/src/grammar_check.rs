@@ -2,7 +2,8 @@
 //!
 //! Contract (used by checks outside the test suite; keep it stable): for each invalid
 //! file exactly one line, `FILE:LINE:COL: expected one of ...`, for its first error
-//! (LINE and COL 1-based, COL in characters). Unreadable files count as invalid.
+//! (LINE and COL 1-based, COL in characters). Unreadable files, and files over
+//! [`crate::source_file::MAX_SOURCE_BYTES`], count as invalid.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,16 @@ pub fn check_text(
     path: &Path,
     text: &[u8],
 ) -> Result<(), String> {
+    // Both grammar languages' compilers refuse these before parsing (CPython: "source
+    // code string cannot contain null bytes" / invalid UTF-8; Go: "illegal character
+    // NUL" / "invalid UTF-8 encoding"), whatever a literal's grammar would take.
+    if let Some((offset, what)) = source_encoding_error(text) {
+        let (line, col) = line_col(text, offset);
+        return Err(format!(
+            "{}:{line}:{col}: expected one of nothing here ({what})",
+            path.display()
+        ));
+    }
     let mut r = grammar.recognizer();
     let res = r.push_bytes(text).and_then(|_| r.finish());
     res.map_err(|e| {
@@ -51,6 +62,17 @@ pub fn check_text(
     })
 }
 
+/// The first byte that makes `text` no source file at all: invalid UTF-8 or a NUL byte
+/// (its offset, and what is wrong).
+fn source_encoding_error(text: &[u8]) -> Option<(usize, &'static str)> {
+    let utf8 = std::str::from_utf8(text).err().map(|e| (e.valid_up_to(), "invalid UTF-8"));
+    let nul = text.iter().position(|&b| b == 0).map(|at| (at, "a NUL byte"));
+    match (utf8, nul) {
+        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    }
+}
+
 /// Checks every file, writing the report lines to `out` (stopping quietly when `out`
 /// is closed, e.g. piped into `head`); whether all were valid.
 pub fn check_files(
@@ -61,7 +83,7 @@ pub fn check_files(
 ) -> bool {
     let mut all_ok = true;
     for path in files {
-        let verdict = match std::fs::read(path) {
+        let verdict = match crate::source_file::read_source(path) {
             Ok(text) => check_text(grammar, renames, path, &text),
             Err(e) => Err(format!(
                 "{}:1:1: expected one of nothing here (cannot read the file: {e})",
@@ -98,6 +120,10 @@ mod tests {
         assert!(e.starts_with("t.py:2:15: expected one of "), "{e}");
         assert!(e.contains("IDENTIFIER") && !e.contains(" NAME"), "{e}");
         assert!(check_text(&py, &renames, Path::new("t.py"), b"x = [1,\n 2]\n").is_ok());
+        let e = check_text(&py, &renames, Path::new("t.py"), b"x = 1\ny = 'a\0b'\n").unwrap_err();
+        assert!(e.starts_with("t.py:2:7: ") && e.contains("NUL"), "{e}");
+        let e = check_text(&py, &renames, Path::new("t.py"), b"s = 'caf\xe9'\n").unwrap_err();
+        assert!(e.starts_with("t.py:1:9: ") && e.contains("UTF-8"), "{e}");
     }
 
     #[test]

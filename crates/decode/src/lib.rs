@@ -46,6 +46,7 @@ pub mod mode;
 pub mod names_constraint;
 pub mod prompt;
 pub mod sampler;
+pub mod source_file;
 mod stats;
 pub mod stop;
 pub mod task;

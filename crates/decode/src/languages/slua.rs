@@ -183,7 +183,9 @@ impl LangSpec for Slua {
         let mut effects: Vec<String> = Vec::new();
         let mut all_ok = true;
         for path in files {
-            let line = match std::fs::read_to_string(path) {
+            let text = crate::source_file::read_source(path)
+                .and_then(|b| String::from_utf8(b).map_err(|e| format!("not UTF-8: {e}")));
+            let line = match text {
                 Err(e) => Some(format!("{}:0: expected /(a readable UTF-8 file)/ ({e})", path.display())),
                 Ok(text) => match check(Rc::new(Env::new(api.clone(), effects.clone())), &text) {
                     Ok(script) => {
