@@ -2,12 +2,14 @@
 //! the registry ([`espalier_decode::LangSpec::check_files`]).
 //!
 //! Contract (used by checks outside the test suite; keep it stable): exit status 0
-//! when every file is valid, 1 otherwise; for each invalid file exactly one line on
+//! when every file is valid, 1 when one is invalid, 2 when one cannot be read; for each invalid file exactly one line on
 //! stdout for its first error: `FILE:LINE:COL: expected one of ...` for a grammar
 //! language (LINE and COL 1-based, COL in characters), `FILE:OFFSET: expected /REGEX/`
 //! for sLua (scripts checked in order: an effect registers itself for the scripts
-//! after it). Unreadable files, and files over 128 MiB
-//! ([`espalier_decode::source_file::MAX_SOURCE_BYTES`]), count as invalid.
+//! after it). A file that cannot be read (missing, a directory, an I/O error, over
+//! 128 MiB: [`espalier_decode::source_file::MAX_SOURCE_BYTES`]) is an input error: one
+//! line `espalier check: cannot read FILE: why` on stderr, the other files are still
+//! checked, and the exit status is 2.
 //!
 //! `--names` (Python only): the names check of `espalier-names` instead, one line per
 //! refused name, `FILE:LINE:COL: undefined name 'x'` (or `... referenced before
@@ -47,6 +49,11 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         return Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) });
     }
     let options = CheckOptions { api: args.api };
-    let all_ok = args.lang.check_files(&args.files, &options, &mut std::io::stdout().lock())?;
-    Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    let mut errors = Vec::new();
+    let found =
+        args.lang.check_files(&args.files, &options, &mut std::io::stdout().lock(), &mut errors)?;
+    for line in String::from_utf8_lossy(&errors).lines() {
+        eprintln!("espalier check: {line}");
+    }
+    Ok(ExitCode::from(found.exit_code()))
 }

@@ -4,7 +4,9 @@
 //! Each run must end by itself (no panic, no signal such as a stack overflow's abort)
 //! within a time bound and a memory bound, with the `check` contract's verdict: exit 0
 //! and nothing on stdout for a valid file, exit 1 and exactly one `FILE:...` line for
-//! an invalid one; and the run writes nothing into its working directory.
+//! an invalid one, exit 2 and exactly one `espalier check: cannot read FILE: why` line
+//! on stderr (nothing on stdout) for a file that cannot be read; and the run writes
+//! nothing into its working directory.
 //!
 //! An unreadable file, as root (the tests run as root here and in CI): `chmod 000`
 //! does not stop root, so the suite reads `/proc/self/mem`, which the kernel refuses
@@ -33,6 +35,8 @@ enum Verdict {
     Invalid,
     /// Either, as long as it is one of the two (a limit of the grammar or not).
     Either,
+    /// Not read at all: an input error.
+    Unreadable,
 }
 
 /// Runs `espalier check --lang LANG PATH` in an empty working directory and asserts
@@ -53,13 +57,23 @@ fn check(lang: &str, path: &Path, want: Verdict) -> Bounded {
     assert!(r.max_rss_kib < MEMORY_KIB, "{what}: {} KiB at peak", r.max_rss_kib);
     let lines: Vec<&str> = r.stdout.lines().collect();
     match r.code {
-        Some(0) => assert!(want != Verdict::Invalid && lines.is_empty(), "{what}"),
+        Some(0) => {
+            assert!(matches!(want, Verdict::Valid | Verdict::Either) && lines.is_empty(), "{what}")
+        }
         Some(1) => {
-            assert!(want != Verdict::Valid, "{what}");
+            assert!(matches!(want, Verdict::Invalid | Verdict::Either), "{what}");
             assert_eq!(lines.len(), 1, "{what}");
             assert!(lines[0].starts_with(&format!("{}:", path.display())), "{what}");
         }
-        _ => panic!("{what}: exit code neither 0 nor 1"),
+        Some(2) => {
+            assert_eq!(want, Verdict::Unreadable, "{what}");
+            assert!(lines.is_empty(), "{what}");
+            let errors: Vec<&str> = r.stderr.lines().collect();
+            assert_eq!(errors.len(), 1, "{what}");
+            let head = format!("espalier check: cannot read {}: ", path.display());
+            assert!(errors[0].starts_with(&head), "{what}");
+        }
+        _ => panic!("{what}: exit code not 0, 1 or 2"),
     }
     let left: Vec<_> = std::fs::read_dir(cwd.path()).unwrap().collect();
     assert!(left.is_empty(), "{what}: wrote {left:?} into its working directory");
@@ -207,11 +221,35 @@ fn invalid_utf8_and_nul_bytes_are_refused() {
 fn a_directory_an_unreadable_file_and_an_endless_file_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     for lang in LANGS {
-        let r = check(lang, dir.path(), Verdict::Invalid);
-        assert!(r.stdout.contains("directory"), "{r:?}");
-        check(lang, Path::new("/proc/self/mem"), Verdict::Invalid);
-        let r = check(lang, Path::new("/dev/zero"), Verdict::Invalid);
-        assert!(r.stdout.contains("larger than"), "{r:?}");
-        check(lang, &dir.path().join("missing.txt"), Verdict::Invalid);
+        let r = check(lang, dir.path(), Verdict::Unreadable);
+        assert!(r.stderr.trim_end().ends_with(": it is a directory"), "{r:?}");
+        check(lang, Path::new("/proc/self/mem"), Verdict::Unreadable);
+        let r = check(lang, Path::new("/dev/zero"), Verdict::Unreadable);
+        assert!(r.stderr.contains("larger than 128 MiB"), "{r:?}");
+        let r = check(lang, &dir.path().join("missing.txt"), Verdict::Unreadable);
+        assert!(r.stderr.trim_end().ends_with(": no such file"), "{r:?}");
     }
+}
+
+/// An unreadable file among readable ones: the others are still checked (their
+/// verdict lines on stdout), and the exit status is 2.
+#[test]
+fn an_unreadable_file_among_others_exits_2_after_checking_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = file(dir.path(), "bad", "python", b"x = (\n");
+    let missing = dir.path().join("missing.py");
+    let r = run_bounded(
+        Command::new(env!("CARGO_BIN_EXE_espalier"))
+            .args(["check", "--lang", "python"])
+            .args([&missing, &bad]),
+        TIME,
+    )
+    .unwrap();
+    assert_eq!(r.code, Some(2), "{r:?}");
+    assert_eq!(r.stdout.lines().count(), 1, "{r:?}");
+    assert!(r.stdout.starts_with(&format!("{}:", bad.display())), "{r:?}");
+    assert_eq!(
+        r.stderr,
+        format!("espalier check: cannot read {}: no such file\n", missing.display())
+    );
 }

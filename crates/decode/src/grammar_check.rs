@@ -2,14 +2,17 @@
 //!
 //! Contract (used by checks outside the test suite; keep it stable): for each invalid
 //! file exactly one line, `FILE:LINE:COL: expected one of ...`, for its first error
-//! (LINE and COL 1-based, COL in characters). Unreadable files, and files over
-//! [`crate::source_file::MAX_SOURCE_BYTES`], count as invalid.
+//! (LINE and COL 1-based, COL in characters). A file that cannot be read (missing, a
+//! directory, over [`crate::source_file::MAX_SOURCE_BYTES`]) gets one line on the
+//! error stream instead, `cannot read FILE: why`, and counts as unreadable.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use espalier_grammar::Language;
+
+use crate::Checked;
 
 /// Line and column (1-based, column in characters) of byte `offset` in `text`.
 pub fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
@@ -74,30 +77,33 @@ fn source_encoding_error(text: &[u8]) -> Option<(usize, &'static str)> {
 }
 
 /// Checks every file, writing the report lines to `out` (stopping quietly when `out`
-/// is closed, e.g. piped into `head`); whether all were valid.
+/// is closed, e.g. piped into `head`) and `cannot read FILE: why` to `errors` for each
+/// file that cannot be read.
 pub fn check_files(
     grammar: &Arc<Language>,
     renames: &[(&str, &str)],
     files: &[PathBuf],
     out: &mut dyn Write,
-) -> bool {
-    let mut all_ok = true;
+    errors: &mut dyn Write,
+) -> Checked {
+    let mut found = Checked::default();
     for path in files {
-        let verdict = match crate::source_file::read_source(path) {
-            Ok(text) => check_text(grammar, renames, path, &text),
-            Err(e) => Err(format!(
-                "{}:1:1: expected one of nothing here (cannot read the file: {e})",
-                path.display()
-            )),
+        let text = match crate::source_file::read_source(path) {
+            Ok(text) => text,
+            Err(e) => {
+                found.unreadable += 1;
+                let _ = writeln!(errors, "{}", crate::source_file::cannot_read(path, &e));
+                continue;
+            }
         };
-        if let Err(line) = verdict {
-            all_ok = false;
+        if let Err(line) = check_text(grammar, renames, path, &text) {
+            found.invalid += 1;
             if writeln!(out, "{line}").is_err() {
                 break;
             }
         }
     }
-    all_ok
+    found
 }
 
 #[cfg(test)]
@@ -127,14 +133,18 @@ mod tests {
     }
 
     #[test]
-    fn unreadable_files_are_invalid() {
+    fn unreadable_files_are_input_errors_not_verdicts() {
         let py = espalier_grammar::python().unwrap();
-        let mut out = Vec::new();
-        assert!(!check_files(&py, &[], &[PathBuf::from("/nonexistent/x.py")], &mut out));
-        let text = String::from_utf8(out).unwrap();
-        assert!(
-            text.starts_with("/nonexistent/x.py:1:1: expected one of nothing here (cannot read"),
-            "{text}"
-        );
+        let (mut out, mut errors) = (Vec::new(), Vec::new());
+        let files = [PathBuf::from("/nonexistent/x.py"), PathBuf::from("/")];
+        let found = check_files(&py, &[], &files, &mut out, &mut errors);
+        assert_eq!(found, Checked { invalid: 0, unreadable: 2 });
+        assert_eq!(found.exit_code(), 2);
+        assert!(out.is_empty());
+        let text = String::from_utf8(errors).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].starts_with("cannot read /nonexistent/x.py: no such file"), "{text}");
+        assert!(lines[1].starts_with("cannot read /: it is a directory"), "{text}");
     }
 }
