@@ -113,4 +113,8 @@ def test_mask_calls_report_whether_the_finishing_mask_narrowed():
     assert sorted(np.flatnonzero(np.isfinite(row))) == narrowed
     assert c.mask_logits(toy_logits()) is False
     d = c.finishing_distance(100)
-    assert d is not None and d >= 2  # an atom and ")" at least
+    # "x = ()" (an empty tuple) is already a program: one token, ")", may finish it.
+    assert d is not None and 1 <= d <= 100
+    assert TOKENS.index(b")") in narrowed
+    c.commit(TOKENS.index(b")"))
+    assert c.is_complete() and c.finishing_distance(100) == 0
