@@ -30,7 +30,7 @@ import pytest
 import espalier
 from humaneval import MODEL, TOP_LEVEL_STOPS, checked_text, humaneval_prompts
 from slow_gate import slow
-from test_wrap_up import PROMPT, TOKENS, text_of, toy_logits, toy_vocab
+from test_wrap_up import PROMPT, text_of, toy_logits, toy_vocab
 
 # torch (~5.6 GB with its CUDA packages) and transformers are installed only under the
 # slow gate: without it the engine tests are skipped; with it a missing engine fails.

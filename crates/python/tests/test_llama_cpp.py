@@ -12,6 +12,7 @@ scripts/bench-llamacpp.sh, 592 s cold here); skipped otherwise, the reason namin
 gate. With the gate on, or the wheel installed, a missing llama_cpp fails."""
 
 import ast
+import importlib
 import os
 import sys
 
@@ -33,7 +34,7 @@ if INSTALLED == "wheel":
     # The wheel's extra weight buffers (AMX) crash on batched prompts on AMX machines;
     # ../shared/tools/llamacpp_noamx.py turns them off (see ../shared/tools/README.md).
     sys.path.insert(0, os.environ["ESPALIER_TOOLS"])
-    import llamacpp_noamx  # noqa: E402,F401
+    importlib.import_module("llamacpp_noamx")  # patches llama_cpp on import
 
 
 @pytest.fixture(scope="module")
