@@ -14,12 +14,13 @@
 //! `--names` (Python only): the names check of `espalier-names` instead, one line per
 //! refused name, `FILE:LINE:COL: undefined name 'x'` (or `... referenced before
 //! assignment`; a file it cannot parse gets `FILE:LINE:COL: syntax error: ...`), exit
-//! status 0 when no name is refused in any file, 1 otherwise.
+//! status 0 when no name is refused in any file, 1 otherwise, 2 when a file cannot be
+//! read (as above).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use espalier_decode::{CheckOptions, Lang};
+use espalier_decode::{CheckOptions, Checked, Lang};
 
 /// Arguments of `espalier check`.
 #[derive(clap::Args)]
@@ -45,8 +46,25 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         if args.lang.name() != "python" {
             return Err(format!("--names checks Python only, not {}", args.lang.name()).into());
         }
-        let all_ok = espalier_names::check_files(&args.files, &mut std::io::stdout().lock())?;
-        return Ok(if all_ok { ExitCode::SUCCESS } else { ExitCode::from(1) });
+        // Files it cannot read are input errors here too (exit 2, one line on stderr);
+        // the size limit of `read_source` holds before the names check reads them.
+        let mut readable = Vec::new();
+        let mut unreadable = 0;
+        for path in &args.files {
+            match espalier_decode::source_file::read_source(path) {
+                Ok(_) => readable.push(path.clone()),
+                Err(e) => {
+                    unreadable += 1;
+                    eprintln!(
+                        "espalier check: {}",
+                        espalier_decode::source_file::cannot_read(path, &e)
+                    );
+                }
+            }
+        }
+        let all_ok = espalier_names::check_files(&readable, &mut std::io::stdout().lock())?;
+        let found = Checked { invalid: usize::from(!all_ok), unreadable };
+        return Ok(ExitCode::from(found.exit_code()));
     }
     let options = CheckOptions { api: args.api };
     let mut errors = Vec::new();

@@ -253,3 +253,25 @@ fn an_unreadable_file_among_others_exits_2_after_checking_the_rest() {
         format!("espalier check: cannot read {}: no such file\n", missing.display())
     );
 }
+
+/// `--names` treats a file it cannot read the same way: one line on stderr, exit 2.
+#[test]
+fn the_names_check_refuses_an_unreadable_file_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = file(dir.path(), "good", "python", b"x = 1\nprint(x)\n");
+    for (path, why) in [
+        (dir.path().join("missing.py"), "no such file"),
+        (dir.path().to_path_buf(), "it is a directory"),
+    ] {
+        let r = run_bounded(
+            Command::new(env!("CARGO_BIN_EXE_espalier"))
+                .args(["check", "--lang", "python", "--names"])
+                .args([&path, &good]),
+            TIME,
+        )
+        .unwrap();
+        assert_eq!(r.code, Some(2), "{r:?}");
+        assert_eq!(r.stdout, "", "{r:?}");
+        assert_eq!(r.stderr, format!("espalier check: cannot read {}: {why}\n", path.display()));
+    }
+}
