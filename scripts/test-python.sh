@@ -7,10 +7,11 @@
 # ESPALIER_SLOW=1 (read by tests/slow_gate.py, as the Rust tests read it) also installs
 # the engines and runs their tests (skipped otherwise, the reason naming the gate):
 # - transformers 5.23.0 + torch 2.15.0 (PyPI; its torch is the CUDA build, which imports
-#   only with its nvidia / cuda packages: ~5.6 GB, 323 s to install with no pip cache on
-#   the 2-core dev box) and gguf 0.19.0 (the tokenizer from the GGUF): the processor
-#   drives a small random-weight Llama built from a config (no download), and the
-#   real-model HumanEval test (accelerate 1.15.0 too);
+#   only with its nvidia / cuda packages: 5.6 GB, 522-798 s to install with no pip cache
+#   on the 2-core dev box under load, over the ~7 minutes CI allows, hence the gate)
+#   and gguf 0.19.0 (the tokenizer from the GGUF): the processor drives a small
+#   random-weight Llama built from a config (no download), and the real-model
+#   HumanEval test (accelerate 1.15.0 too);
 # - llama-cpp-python 0.3.36 where the CPU lacks AVX-512: the wheel of ../shared/tools
 #   with its CPU backend rebuilt portable (scripts/bench-llamacpp.sh VENV portable: 592 s
 #   cold on the 2-core dev box under load, over the ~6 minutes CI allows, hence the gate).
