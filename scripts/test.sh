@@ -8,14 +8,29 @@
 # behind ESPALIER_SLOW=1 (README.md; their figures in BENCHMARKS.md). The Python package (crates/python, a PyO3 extension
 # module that links against the interpreter) is built by maturin and tested by
 # scripts/test-python.sh, which .ci/run calls next.
+#
+# Then the doctests (nextest runs none), built as the workspace run was (release, the
+# same packages, so the same feature unification: nothing recompiles but the doctests).
+# The kernel check (espalier-model's `unsafe` SIMD kernels under debug assertions,
+# profile `kernel-check` in Cargo.toml) is not run here: it builds espalier-model and
+# its dependencies a second time, too long for a cold CI on 2 cores; run it by hand
+# with `bash scripts/kernel-check.sh`.
+# Each step says how long it took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 # The tree is formatted (rustfmt.toml); a diff fails here, before the long build.
 cargo fmt --all --check
+step() { # step NAME COMMAND...
+    local name=$1 t0=$SECONDS
+    shift
+    "$@"
+    echo "test.sh: $name took $((SECONDS - t0)) s" >&2
+}
 # Clippy finds no warning, with the selection of the suites below (another selection
 # would resolve features differently and check the burn stack again). In release, so
 # that it shares build scripts and proc macros with the build; it checks every
 # dependency once (~4 CPU-minutes cold, seconds when warm).
-cargo clippy --release --workspace --exclude espalier-python --all-targets -- -D warnings
-cargo nextest run --release --no-fail-fast --workspace --exclude espalier-python "$@"
+step "clippy" cargo clippy --release --workspace --exclude espalier-python --all-targets -- -D warnings
+step "nextest (workspace)" cargo nextest run --release --no-fail-fast --workspace --exclude espalier-python "$@"
+step "doctests" cargo test --doc --release --workspace --exclude espalier-python

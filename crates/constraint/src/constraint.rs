@@ -42,6 +42,15 @@ pub trait Constraint: Clone {
     fn finishing_distance(&mut self, _vocab: &Vocab, _enough: usize) -> Option<usize> {
         None
     }
+    /// The width of the vocabulary the constraint was built over (its trie's), when
+    /// that is fixed at construction; `None` when any vocabulary will do (the
+    /// constraint adapts to the one it is given, or uses none). A driver refuses a
+    /// vocabulary of another width before it starts (`espalier_decode::Generator::new`
+    /// returns `DecodeError::VocabMismatch`); [`Constraint::fill_mask`] given one
+    /// anyway allows nothing rather than index out of its trie.
+    fn vocab_width(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// The outcome of [`Constraint::commit`] for bytes that were (at least partly) valid.

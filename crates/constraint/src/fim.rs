@@ -187,12 +187,21 @@ impl Constraint for FimConstraint {
         if mask.capacity() != vocab.len() {
             *mask = TokenSet::empty(vocab.len());
         }
+        if vocab.len() != self.trie.vocab_len() {
+            // Another vocabulary than the trie's (see `vocab_width`): nothing is allowed.
+            mask.clear();
+            return;
+        }
         self.walker.fill(&self.left, &self.trie, mask);
         if self.is_complete() {
             mask.insert(vocab.eos() as usize);
         } else {
             mask.remove(vocab.eos() as usize);
         }
+    }
+
+    fn vocab_width(&self) -> Option<usize> {
+        Some(self.trie.vocab_len())
     }
 
     fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {

@@ -292,6 +292,11 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
         if mask.capacity() != vocab.len() {
             *mask = TokenSet::empty(vocab.len());
         }
+        if vocab.len() != self.trie.vocab_len() {
+            // Another vocabulary than the trie's (see `vocab_width`): nothing is allowed.
+            mask.clear();
+            return;
+        }
         let exact = self.strategy == Strategy::Exact;
         if exact && self.memo.recall(&self.state, mask) {
             (self.walker.last_nodes, self.walker.last_heavy) = (0, 0);
@@ -314,6 +319,10 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
         if exact {
             self.memo.keep(&self.state, mask);
         }
+    }
+
+    fn vocab_width(&self) -> Option<usize> {
+        Some(self.trie.vocab_len())
     }
 
     fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {

@@ -19,6 +19,15 @@ pub enum DecodeError {
         /// The vocabulary size.
         vocab: usize,
     },
+    /// The constraint was built over a vocabulary of another width than the
+    /// generator's ([`crate::Constraint::vocab_width`]).
+    #[error("the constraint was built over a vocabulary of {constraint} tokens, the generator's has {vocab}")]
+    VocabMismatch {
+        /// The constraint's vocabulary width.
+        constraint: usize,
+        /// The generator's.
+        vocab: usize,
+    },
     /// The driver passed logits of the wrong size.
     #[error("logits have {got} entries but the vocabulary has {expected} tokens")]
     LogitsLength {

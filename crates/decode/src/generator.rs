@@ -113,6 +113,9 @@ impl<C: Constraint> Generator<C> {
         {
             return Err(DecodeError::TokenOutOfRange { id, position, vocab: vocab.len() });
         }
+        if let Some(width) = constraint.vocab_width().filter(|&w| w != vocab.len()) {
+            return Err(DecodeError::VocabMismatch { constraint: width, vocab: vocab.len() });
+        }
         let mut context = prompt.to_vec();
         let mut forced = Vec::new();
         let mut stats = Stats::default();

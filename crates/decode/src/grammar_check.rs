@@ -2,13 +2,17 @@
 //!
 //! Contract (used by checks outside the test suite; keep it stable): for each invalid
 //! file exactly one line, `FILE:LINE:COL: expected one of ...`, for its first error
-//! (LINE and COL 1-based, COL in characters). Unreadable files count as invalid.
+//! (LINE and COL 1-based, COL in characters). A file that cannot be read (missing, a
+//! directory, over [`crate::source_file::MAX_SOURCE_BYTES`]) gets one line on the
+//! error stream instead, `cannot read FILE: why`, and counts as unreadable.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use espalier_grammar::Language;
+
+use crate::Checked;
 
 /// Line and column (1-based, column in characters) of byte `offset` in `text`.
 pub fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
@@ -29,6 +33,16 @@ pub fn check_text(
     path: &Path,
     text: &[u8],
 ) -> Result<(), String> {
+    // Both grammar languages' compilers refuse these before parsing (CPython: "source
+    // code string cannot contain null bytes" / invalid UTF-8; Go: "illegal character
+    // NUL" / "invalid UTF-8 encoding"), whatever a literal's grammar would take.
+    if let Some((offset, what)) = source_encoding_error(text) {
+        let (line, col) = line_col(text, offset);
+        return Err(format!(
+            "{}:{line}:{col}: expected one of nothing here ({what})",
+            path.display()
+        ));
+    }
     let mut r = grammar.recognizer();
     let res = r.push_bytes(text).and_then(|_| r.finish());
     res.map_err(|e| {
@@ -51,31 +65,45 @@ pub fn check_text(
     })
 }
 
+/// The first byte that makes `text` no source file at all: invalid UTF-8 or a NUL byte
+/// (its offset, and what is wrong).
+fn source_encoding_error(text: &[u8]) -> Option<(usize, &'static str)> {
+    let utf8 = std::str::from_utf8(text).err().map(|e| (e.valid_up_to(), "invalid UTF-8"));
+    let nul = text.iter().position(|&b| b == 0).map(|at| (at, "a NUL byte"));
+    match (utf8, nul) {
+        (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+        (a, b) => a.or(b),
+    }
+}
+
 /// Checks every file, writing the report lines to `out` (stopping quietly when `out`
-/// is closed, e.g. piped into `head`); whether all were valid.
+/// is closed, e.g. piped into `head`) and `cannot read FILE: why` to `errors` for each
+/// file that cannot be read.
 pub fn check_files(
     grammar: &Arc<Language>,
     renames: &[(&str, &str)],
     files: &[PathBuf],
     out: &mut dyn Write,
-) -> bool {
-    let mut all_ok = true;
+    errors: &mut dyn Write,
+) -> Checked {
+    let mut found = Checked::default();
     for path in files {
-        let verdict = match std::fs::read(path) {
-            Ok(text) => check_text(grammar, renames, path, &text),
-            Err(e) => Err(format!(
-                "{}:1:1: expected one of nothing here (cannot read the file: {e})",
-                path.display()
-            )),
+        let text = match crate::source_file::read_source(path) {
+            Ok(text) => text,
+            Err(e) => {
+                found.unreadable += 1;
+                let _ = writeln!(errors, "{}", crate::source_file::cannot_read(path, &e));
+                continue;
+            }
         };
-        if let Err(line) = verdict {
-            all_ok = false;
+        if let Err(line) = check_text(grammar, renames, path, &text) {
+            found.invalid += 1;
             if writeln!(out, "{line}").is_err() {
                 break;
             }
         }
     }
-    all_ok
+    found
 }
 
 #[cfg(test)]
@@ -98,17 +126,25 @@ mod tests {
         assert!(e.starts_with("t.py:2:15: expected one of "), "{e}");
         assert!(e.contains("IDENTIFIER") && !e.contains(" NAME"), "{e}");
         assert!(check_text(&py, &renames, Path::new("t.py"), b"x = [1,\n 2]\n").is_ok());
+        let e = check_text(&py, &renames, Path::new("t.py"), b"x = 1\ny = 'a\0b'\n").unwrap_err();
+        assert!(e.starts_with("t.py:2:7: ") && e.contains("NUL"), "{e}");
+        let e = check_text(&py, &renames, Path::new("t.py"), b"s = 'caf\xe9'\n").unwrap_err();
+        assert!(e.starts_with("t.py:1:9: ") && e.contains("UTF-8"), "{e}");
     }
 
     #[test]
-    fn unreadable_files_are_invalid() {
+    fn unreadable_files_are_input_errors_not_verdicts() {
         let py = espalier_grammar::python().unwrap();
-        let mut out = Vec::new();
-        assert!(!check_files(&py, &[], &[PathBuf::from("/nonexistent/x.py")], &mut out));
-        let text = String::from_utf8(out).unwrap();
-        assert!(
-            text.starts_with("/nonexistent/x.py:1:1: expected one of nothing here (cannot read"),
-            "{text}"
-        );
+        let (mut out, mut errors) = (Vec::new(), Vec::new());
+        let files = [PathBuf::from("/nonexistent/x.py"), PathBuf::from("/")];
+        let found = check_files(&py, &[], &files, &mut out, &mut errors);
+        assert_eq!(found, Checked { invalid: 0, unreadable: 2 });
+        assert_eq!(found.exit_code(), 2);
+        assert!(out.is_empty());
+        let text = String::from_utf8(errors).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].starts_with("cannot read /nonexistent/x.py: no such file"), "{text}");
+        assert!(lines[1].starts_with("cannot read /: it is a directory"), "{text}");
     }
 }

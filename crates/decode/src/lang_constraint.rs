@@ -70,6 +70,10 @@ impl Constraint for LangConstraint {
         }
     }
 
+    fn vocab_width(&self) -> Option<usize> {
+        delegate!(self, c => c.vocab_width())
+    }
+
     fn finishing_distance(&mut self, vocab: &Vocab, enough: usize) -> Option<usize> {
         match self {
             LangConstraint::None(c) => c.finishing_distance(vocab, enough),

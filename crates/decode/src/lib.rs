@@ -46,6 +46,7 @@ pub mod mode;
 pub mod names_constraint;
 pub mod prompt;
 pub mod sampler;
+pub mod source_file;
 mod stats;
 pub mod stop;
 pub mod task;
@@ -63,7 +64,7 @@ pub use kit::{ConstraintInput, Kit, Kits};
 pub use lang_constraint::LangConstraint;
 pub use lang_error::LangError;
 pub use languages::{
-    Benchmark, BenchmarkFormat, CheckOptions, Framing, Lang, LangSpec, UnknownLang,
+    Benchmark, BenchmarkFormat, CheckOptions, Checked, Framing, Lang, LangSpec, UnknownLang,
 };
 pub use mode::{Mode, UnknownMode};
 pub use sampler::{Sampler, SamplingConfig};

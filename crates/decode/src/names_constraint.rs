@@ -117,6 +117,10 @@ impl Constraint for NamesConstraint {
     fn finishing_distance(&mut self, vocab: &Vocab, enough: usize) -> Option<usize> {
         self.grammar.finishing_distance(vocab, enough)
     }
+
+    fn vocab_width(&self) -> Option<usize> {
+        self.grammar.vocab_width()
+    }
 }
 
 #[cfg(test)]

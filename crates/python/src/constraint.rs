@@ -12,7 +12,7 @@ use std::sync::Arc;
 use espalier_constraint::{
     Commit, Constraint as _, FimConstraint, GrammarConstraint, Strategy, TokenSet, Vocab,
 };
-use espalier_decode::{Lang, LangConstraint, Mode};
+use espalier_decode::{Lang, LangConstraint, Mode, Unconstrained};
 use espalier_grammar::lr_table::TableKind;
 use espalier_grammar::quotient::{FimError, Part};
 use espalier_grammar::{Language, LanguageOptions};
@@ -25,14 +25,20 @@ use crate::errors::{
     BufferError, EspalierError, FinishedError, GrammarError, PromptRejectedError, TokenIdError,
     TokenRejectedError,
 };
+use crate::owner::Owner;
 use crate::vocabulary::Vocabulary;
 
-/// A constraint on one sequence. Not shared between threads (the sLua tree is not).
-#[pyclass(unsendable, module = "espalier")]
+/// A constraint on one sequence. Any thread may use it, one call at a time, except an
+/// sLua one, which stays on the thread that built it (see `owner.rs`).
+#[pyclass(module = "espalier")]
 pub struct Constraint {
+    /// Which threads may reach `inner`.
+    owner: Owner,
     inner: LangConstraint,
     vocab: Arc<Vocab>,
     mask: TokenSet,
+    /// Scratch set for the finishing mask (the wrap-up's).
+    finish: TokenSet,
     /// The bytes committed after the prompt.
     text: Vec<u8>,
     finished: bool,
@@ -98,9 +104,11 @@ impl Constraint {
         prompt: &str,
     ) -> PyResult<Self> {
         let mut c = Constraint {
+            owner: Owner::here(matches!(inner, LangConstraint::Slua(_))),
             inner,
             vocab: vocab.vocab.clone(),
             mask: TokenSet::empty(vocab.vocab.len()),
+            finish: TokenSet::empty(vocab.vocab.len()),
             text: Vec::new(),
             finished: false,
             language,
@@ -121,6 +129,7 @@ impl Constraint {
     }
 
     fn check_live(&self, what: &str) -> PyResult<()> {
+        self.owner.check(what)?;
         if self.finished {
             Err(FinishedError::new_err(format!(
                 "{what}: the constraint already committed the end-of-sequence token"
@@ -163,14 +172,26 @@ impl Constraint {
     /// Computes the mask of the current state into `self.mask`.
     /// The GIL is released meanwhile, so other Python threads run while a mask is
     /// computed (a server's other requests, tokenization).
-    fn compute_mask(&mut self, py: Python<'_>) -> PyResult<()> {
+    /// With `wrap_up`, the mask is then narrowed to the finishing mask (the tokens that
+    /// lead towards the shortest completion, the decoder's wrap-up), unless the
+    /// constraint has none or the intersection is empty (the wrap-up never causes a
+    /// dead end); returns whether it narrowed.
+    fn compute_mask(&mut self, py: Python<'_>, wrap_up: bool) -> PyResult<bool> {
         self.check_live("fill_mask")?;
-        let job = WithoutGil((&mut self.inner, &*self.vocab, &mut self.mask));
-        py.allow_threads(move || {
-            let (inner, vocab, mask) = job.into_inner();
-            inner.fill_mask(vocab, mask)
-        });
-        Ok(())
+        let job = WithoutGil((&mut self.inner, &*self.vocab, &mut self.mask, &mut self.finish));
+        Ok(py.allow_threads(move || {
+            let (inner, vocab, mask, finish) = job.into_inner();
+            inner.fill_mask(vocab, mask);
+            if !wrap_up || !inner.fill_finishing_mask(vocab, finish) {
+                return false;
+            }
+            finish.intersect_with(mask);
+            if finish.is_empty() {
+                return false;
+            }
+            std::mem::swap(mask, finish);
+            true
+        }))
     }
 }
 
@@ -178,9 +199,9 @@ impl Constraint {
 /// other threads may run meanwhile. SAFETY: the closure runs on the calling thread,
 /// and nothing it borrows can be reached from another thread in the meantime:
 /// `self` is mutably borrowed through PyO3's borrow flag (any other access raises),
-/// the class is `unsendable` (PyO3 refuses its use from other threads, so the `Rc`s
-/// an sLua constraint shares with its clones are only ever touched on this thread,
-/// which is busy here), and the vocabulary is immutable behind an `Arc`.
+/// an sLua constraint is used only on the thread that built it (`Owner::check`, so the
+/// `Rc`s it shares with its clones are only ever touched on this thread, which is busy
+/// here), and the vocabulary is immutable behind an `Arc`.
 struct WithoutGil<T>(T);
 
 unsafe impl<T> Send for WithoutGil<T> {}
@@ -368,21 +389,30 @@ impl Constraint {
     /// Writes the mask of allowed next tokens into `buffer` (a writable bool / uint8 /
     /// int8 buffer of exactly the vocabulary's size, contiguous or a one-dimensional
     /// strided view): 1 allowed, 0 not; with `invert=True` the opposite (1 where the
-    /// token is disallowed: what `torch.Tensor.masked_fill_` takes).
-    #[pyo3(signature = (buffer, invert = false))]
-    fn fill_mask(&mut self, buffer: &Bound<'_, PyAny>, invert: bool) -> PyResult<()> {
+    /// token is disallowed: what `torch.Tensor.masked_fill_` takes). With
+    /// `wrap_up=True` the mask is narrowed to the finishing mask (the tokens that lead
+    /// towards the shortest completion; see `espalier.WrapUp`) where the constraint
+    /// has one and the intersection is not empty. Returns whether it narrowed.
+    #[pyo3(signature = (buffer, invert = false, wrap_up = false))]
+    fn fill_mask(
+        &mut self,
+        buffer: &Bound<'_, PyAny>,
+        invert: bool,
+        wrap_up: bool,
+    ) -> PyResult<bool> {
         let mut out = WritableBuffer::get(buffer, Element::Byte, self.vocab.len(), "fill_mask")?;
-        self.compute_mask(buffer.py())?;
+        let narrowed = self.compute_mask(buffer.py(), wrap_up)?;
         out.write_bits(self.mask.words(), invert);
-        Ok(())
+        Ok(narrowed)
     }
 
     /// Writes the mask as a packed bitmask into `bitmask` (a writable, contiguous int32
     /// / uint32 buffer of `(vocab_size + 31) // 32` words): token `i` allowed iff bit
     /// `i % 32` of word `i // 32` is set; the bits past the vocabulary are 0. The
     /// format of llguidance's and XGrammar's bitmasks, so their appliers (NumPy, torch,
-    /// GPU kernels) take it as it is.
-    fn fill_bitmask(&mut self, bitmask: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// GPU kernels) take it as it is. `wrap_up` and the result as for `fill_mask`.
+    #[pyo3(signature = (bitmask, wrap_up = false))]
+    fn fill_bitmask(&mut self, bitmask: &Bound<'_, PyAny>, wrap_up: bool) -> PyResult<bool> {
         let words = self.vocab.len().div_ceil(32);
         let mut out = WritableBuffer::get(
             bitmask,
@@ -390,36 +420,55 @@ impl Constraint {
             words,
             "fill_bitmask (words of 32 tokens)",
         )?;
-        self.compute_mask(bitmask.py())?;
+        let narrowed = self.compute_mask(bitmask.py(), wrap_up)?;
         if !out.write_words32(self.mask.words()) {
             return Err(BufferError::new_err(
                 "fill_bitmask: needs a contiguous, aligned int32 buffer",
             ));
         }
-        Ok(())
+        Ok(narrowed)
     }
 
     /// Sets every disallowed token's logit to -inf in `logits` (a writable float32
     /// buffer of the vocabulary's size, contiguous or a one-dimensional strided view),
-    /// in place.
-    fn mask_logits(&mut self, logits: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// in place. `wrap_up` and the result as for `fill_mask`.
+    #[pyo3(signature = (logits, wrap_up = false))]
+    fn mask_logits(&mut self, logits: &Bound<'_, PyAny>, wrap_up: bool) -> PyResult<bool> {
         let mut out = WritableBuffer::get(logits, Element::F32, self.vocab.len(), "mask_logits")?;
-        self.compute_mask(logits.py())?;
+        let narrowed = self.compute_mask(logits.py(), wrap_up)?;
         if !out.mask_f32(self.mask.words()) {
             return Err(BufferError::new_err("mask_logits: the float32 buffer is misaligned"));
         }
-        Ok(())
+        Ok(narrowed)
     }
 
-    /// The allowed next token ids, ascending (allocates: for tests and debugging).
-    fn allowed_tokens(&mut self, py: Python<'_>) -> PyResult<Vec<usize>> {
-        self.compute_mask(py)?;
+    /// The allowed next token ids, ascending (allocates: for tests and debugging);
+    /// `wrap_up` as for `fill_mask`.
+    #[pyo3(signature = (wrap_up = false))]
+    fn allowed_tokens(&mut self, py: Python<'_>, wrap_up: bool) -> PyResult<Vec<usize>> {
+        self.compute_mask(py, wrap_up)?;
         Ok(self.mask.iter().collect())
     }
 
+    /// An upper bound on the tokens the finishing mask needs from here to a complete
+    /// program (`0` once complete), or `None` when the constraint cannot tell (no
+    /// finishing mask, or no plan found). A bound of at most `enough` is all a caller
+    /// needs: a looser one found cheaply may come back when it is within `enough`.
+    /// The processors start their wrap-up when the budget left comes down to it plus
+    /// `espalier.WRAP_UP_MARGIN`.
+    fn finishing_distance(&mut self, py: Python<'_>, enough: usize) -> PyResult<Option<usize>> {
+        self.check_live("finishing_distance")?;
+        let job = WithoutGil((&mut self.inner, &*self.vocab));
+        Ok(py.allow_threads(move || {
+            let (inner, vocab) = job.into_inner();
+            inner.finishing_distance(vocab, enough)
+        }))
+    }
+
     /// Whether the text so far is complete (end-of-sequence may come next).
-    fn is_complete(&self) -> bool {
-        self.inner.is_complete()
+    fn is_complete(&self) -> PyResult<bool> {
+        self.owner.check("is_complete")?;
+        Ok(self.inner.is_complete())
     }
 
     /// Whether the end-of-sequence token was committed (any further use raises).
@@ -455,34 +504,60 @@ impl Constraint {
     /// What the visualizer draws, as a dict: `kind`, `tree` (sLua), `regex`, `stack`,
     /// `accept_sequences`, `remainder`.
     fn inspect<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.owner.check("inspect")?;
         let json = serde_json::to_string(&self.inner.inspect())
             .map_err(|e| EspalierError::new_err(format!("inspect: {e}")))?;
         py.import("json")?.call_method1("loads", (json,))
     }
 
-    /// An independent copy (the same state; committing to one leaves the other).
-    fn clone(&self) -> Self {
-        Constraint {
+    /// An independent copy (the same state; committing to one leaves the other), owned
+    /// by the calling thread.
+    fn clone(&self) -> PyResult<Self> {
+        self.owner.check("clone")?;
+        Ok(Constraint {
+            owner: Owner::here(matches!(self.inner, LangConstraint::Slua(_))),
             inner: self.inner.clone(),
             vocab: self.vocab.clone(),
             mask: self.mask.clone(),
+            finish: TokenSet::empty(self.vocab.len()),
             text: self.text.clone(),
             finished: self.finished,
             language: self.language,
-        }
+        })
     }
 
-    fn __copy__(&self) -> Self {
+    fn __copy__(&self) -> PyResult<Self> {
         self.clone()
     }
 
     fn __repr__(&self) -> String {
+        let complete = if self.owner.allows_here() {
+            self.inner.is_complete().to_string()
+        } else {
+            "(another thread's)".to_string()
+        };
         format!(
-            "Constraint(language={:?}, committed={} bytes, complete={}, finished={})",
+            "Constraint(language={:?}, committed={} bytes, complete={complete}, finished={})",
             self.language,
             self.text.len(),
-            self.inner.is_complete(),
             self.finished
         )
+    }
+}
+
+// SAFETY: the Python, Go, grammar and fill-in-the-middle constraints are `Send + Sync`
+// (asserted in `owner.rs`); the sLua one holds `Rc`s, reached only on the thread that
+// built it: every method that touches `inner` checks `owner` first, and `Drop` on
+// another thread leaks the tree instead of dropping it. The other fields are
+// `Send + Sync` data.
+unsafe impl Send for Constraint {}
+unsafe impl Sync for Constraint {}
+
+impl Drop for Constraint {
+    fn drop(&mut self) {
+        if !self.owner.allows_here() {
+            let inner = std::mem::replace(&mut self.inner, LangConstraint::None(Unconstrained));
+            std::mem::forget(inner);
+        }
     }
 }

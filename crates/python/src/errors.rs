@@ -55,6 +55,12 @@ create_exception!(
     EspalierError,
     "A mask or logits buffer of the wrong type, layout or mutability."
 );
+create_exception!(
+    espalier,
+    ThreadError,
+    EspalierError,
+    "Use of an sLua constraint from a thread other than the one that built it."
+);
 
 /// Adds the exception classes to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -68,5 +74,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TokenIdError", py.get_type::<TokenIdError>())?;
     m.add("FinishedError", py.get_type::<FinishedError>())?;
     m.add("BufferError", py.get_type::<BufferError>())?;
+    m.add("ThreadError", py.get_type::<ThreadError>())?;
     Ok(())
 }

@@ -10,6 +10,7 @@
 //!   `mask_logits`, `is_complete`, `inspect`, `clone`;
 //! - [`inner`]: the Rust constraint inside (the decoder's, or fill-in-the-middle);
 //! - [`buffer`]: masks written into caller-owned memory (the buffer protocol);
+//! - `owner`: which threads may use a constraint (any; sLua: the one that built it);
 //! - [`errors`]: the exception classes, all subclasses of `EspalierError`.
 //!
 //! Built and tested by `scripts/test-python.sh`; not in the workspace's default members
@@ -18,6 +19,7 @@
 pub mod buffer;
 pub mod constraint;
 pub mod errors;
+mod owner;
 pub mod vocabulary;
 
 use pyo3::prelude::*;
@@ -27,5 +29,6 @@ fn _espalier(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<vocabulary::Vocabulary>()?;
     m.add_class::<constraint::Constraint>()?;
     errors::register(m)?;
+    m.add("WRAP_UP_MARGIN", espalier_decode::generator::WRAP_UP_MARGIN)?;
     Ok(())
 }

@@ -101,9 +101,10 @@ mod tests {
         std::fs::write(&good, "package p\n\nfunc f[T any](x T) T {\n\treturn x\n}\n").unwrap();
         std::fs::write(&bad, "package p\n\nfunc f() {\n\tgo g\n}\n").unwrap();
         let mut out = Vec::new();
-        assert!(LANGUAGE.check_files(std::slice::from_ref(&good), &Default::default(), &mut out).unwrap());
+        assert!(LANGUAGE.check_files(std::slice::from_ref(&good), &Default::default(), &mut out, &mut Vec::new()).unwrap().all_valid());
         assert!(out.is_empty());
-        assert!(!LANGUAGE.check_files(&[good, bad.clone()], &Default::default(), &mut out).unwrap());
+        let found = LANGUAGE.check_files(&[good, bad.clone()], &Default::default(), &mut out, &mut Vec::new()).unwrap();
+        assert_eq!((found.invalid, found.unreadable), (1, 0));
         let text = String::from_utf8(out).unwrap();
         assert_eq!(text.lines().count(), 1, "{text}");
         assert!(text.starts_with(&format!("{}:4:6: expected one of ", bad.display())), "{text}");

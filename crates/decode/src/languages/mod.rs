@@ -16,7 +16,7 @@ use std::hash::{Hash, Hasher};
 
 mod spec;
 
-pub use spec::{Benchmark, BenchmarkFormat, CheckOptions, Framing, LangSpec};
+pub use spec::{Benchmark, BenchmarkFormat, CheckOptions, Checked, Framing, LangSpec};
 
 /// Declares the language modules and the registry in one list.
 macro_rules! registry {

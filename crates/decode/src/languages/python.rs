@@ -123,9 +123,9 @@ mod tests {
         let (good, bad) = (dir.join("good.py"), dir.join("bad.py"));
         std::fs::write(&good, "match = 1\nif match:\n    pass\n").unwrap();
         std::fs::write(&bad, "x = 1\n)\n").unwrap();
-        let ok = LANGUAGE.check_files(std::slice::from_ref(&good), &Default::default(), &mut out).unwrap();
+        let ok = LANGUAGE.check_files(std::slice::from_ref(&good), &Default::default(), &mut out, &mut Vec::new()).unwrap().all_valid();
         assert!(ok && out.is_empty(), "{}", String::from_utf8_lossy(&out));
-        let ok = LANGUAGE.check_files(&[good, bad.clone()], &Default::default(), &mut out).unwrap();
+        let ok = LANGUAGE.check_files(&[good, bad.clone()], &Default::default(), &mut out, &mut Vec::new()).unwrap().all_valid();
         let text = String::from_utf8(out).unwrap();
         assert!(!ok);
         assert_eq!(text.lines().count(), 1, "{text}");

@@ -11,7 +11,7 @@ use espalier_constraint::TokTrie;
 use espalier_slua::dfa::DfaCache;
 use espalier_slua::{check, prompt, translate, Api, Env, SluaConstraint};
 
-use super::{Benchmark, BenchmarkFormat, CheckOptions, Framing, LangSpec};
+use super::{Benchmark, BenchmarkFormat, CheckOptions, Checked, Framing, LangSpec};
 use crate::{ConstraintInput, Kit, LangConstraint, LangError, Mode};
 
 /// The registry's entry.
@@ -178,13 +178,32 @@ impl LangSpec for Slua {
 
     /// Checks the scripts in order (an effect registers itself for the scripts after
     /// it); `FILE:OFFSET: expected /REGEX/` for each invalid one.
-    fn check_files(&self, files: &[PathBuf], options: &CheckOptions, out: &mut dyn Write) -> Result<bool, LangError> {
+    fn check_files(
+        &self,
+        files: &[PathBuf],
+        options: &CheckOptions,
+        out: &mut dyn Write,
+        errors: &mut dyn Write,
+    ) -> Result<Checked, LangError> {
         let api = load_api(options.api.as_deref())?;
         let mut effects: Vec<String> = Vec::new();
-        let mut all_ok = true;
+        let mut found = Checked::default();
         for path in files {
-            let line = match std::fs::read_to_string(path) {
-                Err(e) => Some(format!("{}:0: expected /(a readable UTF-8 file)/ ({e})", path.display())),
+            let bytes = match crate::source_file::read_source(path) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    found.unreadable += 1;
+                    let _ = writeln!(errors, "{}", crate::source_file::cannot_read(path, &e));
+                    continue;
+                }
+            };
+            // Invalid UTF-8 is an invalid script (a verdict), not an unreadable file.
+            let line = match String::from_utf8(bytes) {
+                Err(e) => Some(format!(
+                    "{}:{}: expected /(valid UTF-8)/",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                )),
                 Ok(text) => match check(Rc::new(Env::new(api.clone(), effects.clone())), &text) {
                     Ok(script) => {
                         if script.kind == "effect" {
@@ -196,13 +215,13 @@ impl LangSpec for Slua {
                 },
             };
             if let Some(line) = line {
-                all_ok = false;
+                found.invalid += 1;
                 if writeln!(out, "{line}").is_err() {
                     break;
                 }
             }
         }
-        Ok(all_ok)
+        Ok(found)
     }
 
     fn benchmarks(&self) -> &'static [Benchmark] {

@@ -66,6 +66,34 @@ pub struct CheckOptions {
     pub api: Option<PathBuf>,
 }
 
+/// What `espalier check` found ([`LangSpec::check_files`]): how many files were
+/// invalid and how many could not be read at all (missing, a directory, an I/O error,
+/// over [`crate::source_file::MAX_SOURCE_BYTES`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Checked {
+    pub invalid: usize,
+    pub unreadable: usize,
+}
+
+impl Checked {
+    /// Every file was read and is valid.
+    pub fn all_valid(&self) -> bool {
+        self.invalid == 0 && self.unreadable == 0
+    }
+
+    /// The exit status of `espalier check`: 2 when a file could not be read (an input
+    /// error), else 1 when one is invalid, else 0.
+    pub fn exit_code(&self) -> u8 {
+        if self.unreadable > 0 {
+            2
+        } else if self.invalid > 0 {
+            1
+        } else {
+            0
+        }
+    }
+}
+
 /// One language of the registry. Grammar languages implement [`LangSpec::grammar`]
 /// and inherit the kit, the constraint and the file check.
 pub trait LangSpec: Sync + 'static {
@@ -195,19 +223,21 @@ pub trait LangSpec: Sync + 'static {
         None
     }
 
-    /// `espalier check`: checks `files`, writing one line per invalid file to `out`;
-    /// `Ok(true)` when all are valid. The default serves grammar languages: the
-    /// recognizer over each file, `FILE:LINE:COL: expected one of ...`.
+    /// `espalier check`: checks `files`, writing one line per invalid file to `out` and
+    /// one line per file it cannot read to `errors` (`cannot read FILE: why`). The
+    /// default serves grammar languages: the recognizer over each file, `FILE:LINE:COL:
+    /// expected one of ...`.
     fn check_files(
         &self,
         files: &[PathBuf],
         _options: &CheckOptions,
         out: &mut dyn Write,
-    ) -> Result<bool, LangError> {
+        errors: &mut dyn Write,
+    ) -> Result<Checked, LangError> {
         let grammar = self.grammar().ok_or_else(|| {
             LangError::Setup(format!("{} has no grammar to check files with", self.name()))
         })??;
-        Ok(crate::grammar_check::check_files(&grammar, self.check_renames(), files, out))
+        Ok(crate::grammar_check::check_files(&grammar, self.check_renames(), files, out, errors))
     }
 
     /// The benchmarks of `espalier eval` in this language.

@@ -15,7 +15,8 @@ The Rust core (``espalier._espalier``, built with PyO3) gives:
 - exceptions, all subclasses of :class:`EspalierError`.
 
 Logits processors: :mod:`espalier.hf` (transformers) and :mod:`espalier.llama_cpp`
-(llama-cpp-python). Comparison with llguidance: ``python -m espalier.bench``.
+(llama-cpp-python); both wrap up before the token budget by default
+(:mod:`espalier.wrap_up`). Comparison with llguidance: ``python -m espalier.bench``.
 """
 
 from importlib import resources as _resources
@@ -27,12 +28,15 @@ from ._espalier import (
     FinishedError,
     GrammarError,
     PromptRejectedError,
+    ThreadError,
     TokenIdError,
     TokenRejectedError,
     VocabMismatchError,
+    WRAP_UP_MARGIN,
     VocabularyError,
     Vocabulary,
 )
+from .wrap_up import WrapUp
 
 __all__ = [
     "BufferError",
@@ -41,11 +45,14 @@ __all__ = [
     "FinishedError",
     "GrammarError",
     "PromptRejectedError",
+    "ThreadError",
     "TokenIdError",
     "TokenRejectedError",
     "VocabMismatchError",
     "VocabularyError",
     "Vocabulary",
+    "WRAP_UP_MARGIN",
+    "WrapUp",
     "python_lines_grammar",
 ]
 

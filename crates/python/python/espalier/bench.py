@@ -60,7 +60,8 @@ def generate_tokens(llm, llama_cpp, vocab, grammar, prompts, max_tokens, table="
 
     runs = []
     for prompt in prompts:
-        proc = LogitsProcessor(espalier.Constraint.grammar(vocab, grammar, prompt=prompt, table=table))
+        # No wrap-up: the replay compares the plain masks with llguidance's (which has none).
+        proc = LogitsProcessor(espalier.Constraint.grammar(vocab, grammar, prompt=prompt, table=table), wrap_up=None)
         llm.create_completion(
             prompt, max_tokens=max_tokens, temperature=0.0,
             logits_processor=llama_cpp.LogitsProcessorList([proc]),

@@ -5,8 +5,15 @@ Usage (see the README of crates/python for the whole example)::
 
     from espalier.hf import LogitsProcessor, vocabulary
     vocab = vocabulary(tokenizer)                      # from the fast tokenizer
-    proc = LogitsProcessor([espalier.Constraint.python(vocab, prompt=p) for p in prompts])
-    model.generate(**inputs, logits_processor=LogitsProcessorList([proc]))
+    proc = LogitsProcessor([espalier.Constraint.python(vocab, prompt=p) for p in prompts],
+                           max_new_tokens=128)
+    model.generate(**inputs, max_new_tokens=128, logits_processor=LogitsProcessorList([proc]))
+
+The wrap-up is on by default (:mod:`espalier.wrap_up`): give the processor the
+``max_new_tokens`` you give ``generate``, and within the last ``wrap_up`` tokens (32
+by default, earlier if the constraint's finishing distance says so) each row's mask is
+narrowed to its constraint's finishing mask, so the program closes within the budget.
+``wrap_up=None`` turns it off (then ``max_new_tokens`` may be left out).
 
 Each call commits the token every row received since the previous call
 (``input_ids[:, -1]``), then masks that row's logits: in place through the tensor's
@@ -16,7 +23,8 @@ device and one ``masked_fill_``). Rows whose constraint committed the
 end-of-sequence token are left alone (``generate`` pads them). Beam search reorders
 rows between steps, which this processor does not follow: use greedy or sampling.
 ``proc.calls`` / ``proc.seconds`` count the calls and their wall-clock time (commits,
-masks and applying them, all rows).
+masks and applying them, all rows); ``proc.wrap_ups[i].started_at`` is the generated
+token count at which row ``i`` began its wrap-up (``None``: it did not).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from ._espalier import Constraint, EspalierError, VocabMismatchError, Vocabulary
+from .wrap_up import WINDOW, WrapUp, budget_argument
 
 
 def vocabulary(tokenizer, eos_token_id: Optional[int] = None) -> Vocabulary:
@@ -45,12 +54,19 @@ def vocabulary(tokenizer, eos_token_id: Optional[int] = None) -> Vocabulary:
 class LogitsProcessor:
     """Constrains each row of a ``generate`` batch with its own ``espalier.Constraint``."""
 
-    def __init__(self, constraints: Sequence[Constraint]):
+    def __init__(
+        self,
+        constraints: Sequence[Constraint],
+        max_new_tokens: Optional[int] = None,
+        wrap_up: Optional[int] = WINDOW,
+    ):
         if isinstance(constraints, Constraint):
             constraints = [constraints]
         self.constraints: List[Constraint] = list(constraints)
         if not self.constraints:
             raise EspalierError("LogitsProcessor needs at least one constraint")
+        budget = budget_argument("max_new_tokens", max_new_tokens, wrap_up)
+        self.wrap_ups = [WrapUp(budget, wrap_up) for _ in self.constraints]
         self._prompt_len = None
         self._seen = None
         self._mask = None  # preallocated "disallowed" masks for the non-float32 / GPU path
@@ -76,6 +92,7 @@ class LogitsProcessor:
             )
         if self._seen is None:
             self._seen = seq
+            self._prompt_len = seq
         elif seq != self._seen + 1:
             raise EspalierError(
                 f"generate passed {seq} ids after {self._seen}: one token per step is expected "
@@ -88,11 +105,13 @@ class LogitsProcessor:
                     c.commit(tok)
             self._seen = seq
         width = scores.shape[-1]
+        generated = seq - self._prompt_len
+        wrapping = [not c.finished and w.in_force(c, generated) for c, w in zip(self.constraints, self.wrap_ups)]
         if scores.device.type == "cpu" and scores.dtype == torch.float32 and scores.is_contiguous():
             rows = scores.numpy()
             for i, c in enumerate(self.constraints):
                 if not c.finished:
-                    c.mask_logits(rows[i])
+                    c.mask_logits(rows[i], wrap_up=wrapping[i])
             return scores
         # Other dtypes (bfloat16, float16) or devices: a preallocated "disallowed" bool
         # mask written by Rust (invert=True), moved once and applied by masked_fill_.
@@ -103,5 +122,5 @@ class LogitsProcessor:
             if c.finished:
                 self._mask[i].fill(False)
             else:
-                c.fill_mask(self._mask[i], invert=True)
+                c.fill_mask(self._mask[i], invert=True, wrap_up=wrapping[i])
         return scores.masked_fill_(self._mask_t.to(scores.device, non_blocking=True), float("-inf"))

@@ -6,14 +6,22 @@ Usage::
     from espalier.llama_cpp import LogitsProcessor
     llm = llama_cpp.Llama(model_path="model.gguf")
     vocab = espalier.Vocabulary.from_gguf("model.gguf")
-    proc = LogitsProcessor(espalier.Constraint.python(vocab, prompt=prompt))
-    out = llm.create_completion(prompt, logits_processor=llama_cpp.LogitsProcessorList([proc]))
+    proc = LogitsProcessor(espalier.Constraint.python(vocab, prompt=prompt), max_tokens=128)
+    out = llm.create_completion(prompt, max_tokens=128,
+                                logits_processor=llama_cpp.LogitsProcessorList([proc]))
+
+The wrap-up is on by default (:mod:`espalier.wrap_up`): give the processor the
+``max_tokens`` you give ``create_completion``, and within the last ``wrap_up`` tokens
+(32 by default, earlier if the constraint's finishing distance says so) the mask is
+narrowed to the constraint's finishing mask, so the program closes within the budget.
+``wrap_up=None`` turns it off (then ``max_tokens`` may be left out).
 
 One processor serves one generation: it commits the tokens llama.cpp appended since
 its last call (llama.cpp passes all ids, prompt first; the first call's ids are the
 prompt), then sets the logits of every token the constraint refuses to -inf in place
 (no allocation per step; llama-cpp-python passes a strided float32 view, written in
-place). ``proc.constraint`` is the state after the last call.
+place). ``proc.constraint`` is the state after the last call; ``proc.wrap_up.started_at``
+the generated token count at which the wrap-up began (``None``: it did not).
 
 llama-cpp-python calls processors from a C callback that prints and swallows Python
 exceptions, and would then sample without the mask. So the processor keeps the first
@@ -23,24 +31,27 @@ the generation; check ``proc.error`` after it (``raise_error()`` re-raises it).
 
 from __future__ import annotations
 
+from typing import Optional
+
 from ._espalier import Constraint, EspalierError
+from .wrap_up import WINDOW, WrapUp, budget_argument
 
 
 class LogitsProcessor:
     """Constrains one llama-cpp-python generation with an ``espalier.Constraint``."""
 
-    def __init__(self, constraint: Constraint):
+    def __init__(self, constraint: Constraint, max_tokens: Optional[int] = None, wrap_up: Optional[int] = WINDOW):
+        self._budget = budget_argument("max_tokens", max_tokens, wrap_up)
+        self._window = wrap_up
+        self.reset(constraint)
+
+    def reset(self, constraint: Constraint) -> None:
+        """Starts over with a fresh constraint (for the next generation, same budget)."""
         self.constraint = constraint
         self.tokens = []  # the ids committed so far (after the prompt)
         self.error = None  # the first exception, if any (see the module's doc)
         self._seen = None  # number of ids committed (or taken as prompt) so far
-
-    def reset(self, constraint: Constraint) -> None:
-        """Starts over with a fresh constraint (for the next generation)."""
-        self.constraint = constraint
-        self.tokens = []
-        self.error = None
-        self._seen = None
+        self.wrap_up = WrapUp(self._budget, self._window)
 
     def raise_error(self) -> None:
         """Re-raises the error the processor met, if any."""
@@ -75,5 +86,6 @@ class LogitsProcessor:
             self.constraint.commit(tok)
             self.tokens.append(tok)
         self._seen = n
-        self.constraint.mask_logits(scores)
+        wrapping = self.wrap_up.in_force(self.constraint, len(self.tokens))
+        self.constraint.mask_logits(scores, wrap_up=wrapping)
         return scores
