@@ -125,6 +125,7 @@ clone_reusing!(Machine {
     lambdas,
     lambda_body,
     aug_target,
+    bind_target,
     for_target,
     ctx,
     ident_at,
@@ -195,6 +196,9 @@ pub(crate) struct Machine {
     /// The statement's first name, read before an operator that may be an augmented
     /// assignment (`x += 1` assigns `x` after reading it).
     aug_target: Option<Pending>,
+    /// A `for` / `as` target name just read: an assignment unless a subscript or an
+    /// attribute follows.
+    bind_target: Option<Pending>,
     /// The depth of a `for` whose targets are being read.
     for_target: Option<usize>,
     ctx: Ctx,
@@ -220,6 +224,7 @@ impl Machine {
             lambdas: Vec::new(),
             lambda_body: None,
             aug_target: None,
+            bind_target: None,
             for_target: None,
             ctx: Ctx::Ignore,
             ident_at: 0,
@@ -246,6 +251,12 @@ impl Machine {
             }
             Event::Start(b) => {
                 self.aug_target = None;
+                if let Some(t) = self.bind_target.take() {
+                    if !matches!(b, b'[' | b'.' | b'(') {
+                        self.store(&t.name, t.at, frames, sink);
+                    }
+                    frames.bind(&t.name, false);
+                }
                 if self.awaiting.is_some()
                     && !matches!(b, b'=' | b':' | b',' | b')' | b']' | b'}' | b';')
                 {
@@ -400,9 +411,12 @@ impl Machine {
             Ctx::Ignore => {}
             Ctx::Bind { module, store } => {
                 if store {
-                    self.store(&name, at, frames, sink);
+                    // `for values[i] in ...` assigns no name: decided by the next
+                    // token (then the name is bound, as before, permissively).
+                    self.bind_target = Some(Pending { name, at });
+                } else {
+                    frames.bind(&name, module)
                 }
-                frames.bind(&name, module)
             }
             Ctx::DefName | Ctx::ClassName => {
                 // The body's frame opens at the header's `:`: decorators, bases,
@@ -668,6 +682,10 @@ impl Machine {
 
     /// NEWLINE, `;` or the end of the text: the statement's undecided names are read.
     pub(crate) fn end_statement(&mut self, frames: &mut Frames, sink: &mut Sink<'_>) {
+        if let Some(t) = self.bind_target.take() {
+            self.store(&t.name, t.at, frames, sink);
+            frames.bind(&t.name, false);
+        }
         if self.awaiting.is_some() {
             self.resolve_awaiting(None, frames, sink);
         }

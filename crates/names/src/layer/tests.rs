@@ -131,6 +131,8 @@ fn assigning_a_name_the_function_read_from_outside_is_refused() {
         "x = 1\nprint(x)\nx = 2\n",
         "x = 1\ndef f():\n    print(x)\ndef g():\n    x = 2\n",
         "def f(a):\n    print(a)\n    a = 2\n",
+        "v = [0]\ndef f():\n    print(v)\n    for v[0] in range(3):\n        pass\n",
+        "v = [0]\ndef f():\n    print(v)\n    with open('p') as v.attr:\n        pass\n",
     ];
     for text in ok {
         let refused = refused_at(text);
