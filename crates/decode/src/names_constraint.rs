@@ -38,6 +38,9 @@ impl NamesConstraint {
 
     /// Whether the layer takes `bytes` after the text so far.
     fn layer_takes(&mut self, bytes: &[u8]) -> bool {
+        if self.layer.takes_inertly(bytes) {
+            return true;
+        }
         self.scratch.clone_from(&self.layer);
         self.scratch.push_bytes(bytes)
     }

@@ -28,6 +28,11 @@
 //! where the step's token goes), and adds them to the JSON line as `worst`: a user
 //! sees the slowest step, not the median (issue 16).
 //!
+//! `--names` (Python, `exact`) times mode `names` instead: the exact mask filtered by
+//! the names layer (`espalier_decode::NamesConstraint`, issue 34); a true token the
+//! layer refuses (a forward reference: generation refuses them) ends its file there
+//! (`skipped_files`), as a grammar refusal does.
+//!
 //! `--finishing` also times the finishing mask (the decoder's wrap-up) at every
 //! `--finishing-every`-th step and adds a `finishing` object to the JSON line (see
 //! [`crate::bench_finishing`]).
@@ -98,6 +103,9 @@ struct MaskArgs {
     /// the run (as the decoder's kit shares one by every request).
     #[arg(long)]
     finishing_fresh_cache: bool,
+    /// Time mode `names` (the exact mask and the names layer; Python only).
+    #[arg(long)]
+    names: bool,
     /// Source files to feed.
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -125,6 +133,9 @@ fn peak_rss_kib() -> u64 {
 
 fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let strategy: Strategy = a.strategy.parse()?;
+    if a.names && (a.lang.name() != "python" || strategy != Strategy::Exact || a.finishing) {
+        return Err("--names times mode names: Python, --strategy exact, no --finishing".into());
+    }
     let lang =
         a.lang.grammar().ok_or_else(|| format!("{} has no grammar to time masks of", a.lang))??;
     let store_path = a.store.clone().unwrap_or_else(|| {
@@ -209,6 +220,8 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         if let Some(f) = &finishing {
             c = f.attach(c);
         }
+        let mut named =
+            a.names.then(|| espalier_decode::names_constraint::NamesConstraint::new(c.clone()));
         let mut file_violations = 0;
         let mut fed = 0;
         let mut offset = 0;
@@ -224,7 +237,10 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             let ok = if strategy == Strategy::Check {
                 c.allows(bytes)
             } else {
-                c.fill_mask(&vocab, &mut mask);
+                match named.as_mut() {
+                    Some(n) => n.fill_mask(&vocab, &mut mask),
+                    None => c.fill_mask(&vocab, &mut mask),
+                }
                 mask.contains(id as usize)
             };
             let us = t.elapsed().as_secs_f64() * 1e6;
@@ -233,7 +249,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 cpu_times.push(a1.saturating_sub(a0) as f64 / 1e3);
             }
             if a.verbose && us > 5000.0 {
-                let text = c.text();
+                let text = named.as_ref().map_or(&c, |n| n.grammar()).text();
                 let (nodes, heavy) = c.last_walk_work();
                 eprintln!(
                     "slow step {us:.0} us ({nodes} nodes, {heavy} full steps) after {:?}",
@@ -244,7 +260,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 allowed_sum += mask.count();
             }
             if strategy == Strategy::Exact {
-                let (nodes, heavy) = c.last_walk_work();
+                let (nodes, heavy) = named.as_ref().map_or(&c, |n| n.grammar()).last_walk_work();
                 nodes_sum += nodes;
                 heavy_sum += heavy;
             }
@@ -256,7 +272,11 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 f.time(&mut c, &vocab, exact, step, file_index, at);
             }
             step += 1;
-            if c.commit(bytes).is_err() {
+            let committed = match named.as_mut() {
+                Some(n) => n.commit(bytes).is_ok(),
+                None => c.commit(bytes).is_ok(),
+            };
+            if !committed {
                 break;
             }
             fed += 1;
@@ -290,6 +310,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
         "bench": "mask",
         "lang": a.lang.name(),
         "strategy": strategy.name(),
+        "mode": if a.names { "names" } else { "mask" },
         "files": a.files.len(),
         "skipped_files": skipped,
         "tokens": times.len(),

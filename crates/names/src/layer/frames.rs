@@ -3,6 +3,14 @@
 //! behind an `Arc` (the mask copies the layer once per vocabulary token; the frames
 //! change only where a token defines a function or class or leaves a body). Bindings
 //! made since the last copy go to a small overlay instead (see [`Frames::bind`]).
+//!
+//! The frames also keep the reads that make a later assignment an UnboundLocalError
+//! (pyflakes' `referenced before assignment`): a function that read a name bound
+//! outside it "claims" the name; assigning it in that function afterwards is refused
+//! ([`Frames::assignment_unbinds`]). The claims follow pyflakes: a later read of the
+//! name from a class body or a comprehension (scopes pyflakes reads at once) takes
+//! the claim away; reads in nested functions and lambdas (which pyflakes reads after
+//! the function) leave it.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -32,16 +40,30 @@ pub(crate) struct Frames {
     stack: Arc<Vec<Frame>>,
     /// (frame index, name) bound since the stack was last written.
     overlay: Vec<(usize, String)>,
+    /// (function frame index, name): the function read the name, bound outside it,
+    /// before binding it itself.
+    claims: Vec<(usize, String)>,
     builtins: Arc<BTreeSet<String>>,
 }
 
-clone_reusing!(Frames { stack, overlay, builtins });
+clone_reusing!(Frames { stack, overlay, claims, builtins });
+
+/// Where a read stands, for the claims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReadSite {
+    /// In the innermost frame's own code.
+    Plain,
+    /// In a comprehension (pyflakes' generator scope, read at once).
+    Comprehension,
+    /// In a lambda's body (a function pyflakes reads later).
+    Lambda,
+}
 
 impl Frames {
     pub(crate) fn new(builtins: Arc<BTreeSet<String>>) -> Self {
         let module =
             Frame { kind: FrameKind::Module, indent: 0, names: BTreeSet::new(), star: false };
-        Self { stack: Arc::new(vec![module]), overlay: Vec::new(), builtins }
+        Self { stack: Arc::new(vec![module]), overlay: Vec::new(), claims: Vec::new(), builtins }
     }
 
     /// Moves the overlay into the frames (at a commit: the next copies share them).
@@ -91,7 +113,55 @@ impl Frames {
         if keep < self.stack.len() {
             self.settle();
             Arc::make_mut(&mut self.stack).truncate(keep);
+            self.claims.retain(|(i, _)| *i < keep);
         }
+    }
+
+    /// Whether the innermost frame binds `name` itself.
+    fn binds_here(&self, name: &str) -> bool {
+        let top = self.top();
+        self.stack[top].names.contains(name)
+            || self.overlay.iter().any(|(j, n)| *j == top && n == name)
+    }
+
+    /// Whether `name` resolves in a frame around the innermost one, or is a builtin.
+    fn bound_outside(&self, name: &str) -> bool {
+        let top = self.top();
+        self.builtins.contains(name)
+            || self.visible().any(|(i, f)| {
+                i != top
+                    && (f.names.contains(name)
+                        || self.overlay.iter().any(|(j, n)| *j == i && n == name))
+            })
+    }
+
+    /// A read of `name`, which resolved, at `site`: updates the claims.
+    pub(crate) fn note_read(&mut self, name: &str, site: ReadSite) {
+        let top = self.top();
+        let kind = self.stack[top].kind;
+        match site {
+            ReadSite::Lambda => {}
+            ReadSite::Comprehension => self.claims.retain(|(_, n)| n != name),
+            ReadSite::Plain if kind == FrameKind::Class => self.claims.retain(|(_, n)| n != name),
+            ReadSite::Plain => {
+                if kind == FrameKind::Function
+                    && !self.binds_here(name)
+                    && self.bound_outside(name)
+                    && !self.claims.iter().any(|(i, n)| *i == top && n == name)
+                {
+                    self.claims.push((top, name.to_string()));
+                }
+            }
+        }
+    }
+
+    /// Whether assigning `name` here is an UnboundLocalError: the innermost frame is a
+    /// function that read the name from outside and does not bind it yet.
+    pub(crate) fn assignment_unbinds(&self, name: &str) -> bool {
+        let top = self.top();
+        self.stack[top].kind == FrameKind::Function
+            && !self.binds_here(name)
+            && self.claims.iter().any(|(i, n)| *i == top && n == name)
     }
 
     /// The frames a read sees: the module, functions, and the innermost frame.

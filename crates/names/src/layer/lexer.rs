@@ -139,6 +139,19 @@ impl Lexer {
         &self.ident
     }
 
+    /// Inside a comment or a string's body, the two bytes that can end the stretch in
+    /// which bytes cause no event (a comment: the newline; a string: its quote and the
+    /// backslash); `None` elsewhere.
+    pub(crate) fn inert_stops(&self) -> Option<[u8; 2]> {
+        match self.mode {
+            Mode::Comment => Some([b'\n', b'\n']),
+            Mode::Str { quote, escaped: false, .. } if self.ident.first() != Some(&1) => {
+                Some([quote, b'\\'])
+            }
+            _ => None,
+        }
+    }
+
     /// Whether the lexer is inside an identifier.
     pub(crate) fn in_ident(&self) -> bool {
         self.mode == Mode::Ident

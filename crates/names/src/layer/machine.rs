@@ -19,7 +19,7 @@
 //! Permissive (nothing refused): names in strings (f-string fields included), `match`
 //! / `case` statements' names, soft keywords, names under a star import.
 
-use super::frames::{FrameKind, Frames};
+use super::frames::{FrameKind, Frames, ReadSite};
 use super::lexer::{Event, Lexer, Op};
 
 /// The kind of the statement being read, as far as names go.
@@ -71,6 +71,9 @@ enum Ctx {
     Ignore,
     Bind {
         module: bool,
+        /// An assignment (a `for` target, `with` / `except` ... `as`): the
+        /// UnboundLocalError rule applies (imports and `global` are no assignments).
+        store: bool,
     },
     DefName,
     ClassName,
@@ -102,11 +105,16 @@ struct Bracket {
     comp_targets: Vec<String>,
     /// A `def`'s parameter list.
     params: bool,
+    /// Opened after `as` (`with m() as (a, b):`): its names are bound.
+    binds: bool,
     pending: Vec<Pending>,
+    /// Names read here (resolved) while the bracket may still turn out a
+    /// comprehension: their claims wait for that to be decided.
+    tentative: Vec<String>,
 }
 
 clone_reusing!(Pending { name, at });
-clone_reusing!(Bracket { target, first, comp, comp_targets, params, pending });
+clone_reusing!(Bracket { target, first, comp, comp_targets, params, binds, pending, tentative });
 clone_reusing!(Awaiting { name, at, target });
 clone_reusing!(Machine {
     stmt,
@@ -115,6 +123,9 @@ clone_reusing!(Machine {
     segment,
     awaiting,
     lambdas,
+    lambda_body,
+    aug_target,
+    bind_target,
     for_target,
     ctx,
     ident_at,
@@ -179,6 +190,15 @@ pub(crate) struct Machine {
     awaiting: Option<Awaiting>,
     /// Depths of `lambda`s whose parameters are being read.
     lambdas: Vec<usize>,
+    /// The depth of the outermost `lambda` whose body is being read (until a bracket
+    /// around it closes or the statement ends).
+    lambda_body: Option<usize>,
+    /// The statement's first name, read before an operator that may be an augmented
+    /// assignment (`x += 1` assigns `x` after reading it).
+    aug_target: Option<Pending>,
+    /// A `for` / `as` target name just read: an assignment unless a subscript or an
+    /// attribute follows.
+    bind_target: Option<Pending>,
     /// The depth of a `for` whose targets are being read.
     for_target: Option<usize>,
     ctx: Ctx,
@@ -202,6 +222,9 @@ impl Machine {
             segment: Vec::new(),
             awaiting: None,
             lambdas: Vec::new(),
+            lambda_body: None,
+            aug_target: None,
+            bind_target: None,
             for_target: None,
             ctx: Ctx::Ignore,
             ident_at: 0,
@@ -227,9 +250,25 @@ impl Machine {
                 self.indent = indent;
             }
             Event::Start(b) => {
+                self.aug_target = None;
+                if let Some(t) = self.bind_target.take() {
+                    if !matches!(b, b'[' | b'.' | b'(') {
+                        self.store(&t.name, t.at, frames, sink);
+                    }
+                    frames.bind(&t.name, false);
+                }
                 if self.awaiting.is_some()
                     && !matches!(b, b'=' | b':' | b',' | b')' | b']' | b'}' | b';')
                 {
+                    // A statement's first name before an operator is read now; the
+                    // operator may still be `+=` (then the name is assigned too).
+                    if self.brackets.is_empty() && b"+-*/%&|^<>@".contains(&b) {
+                        self.aug_target = self
+                            .awaiting
+                            .as_ref()
+                            .filter(|a| a.target)
+                            .map(|a| Pending { name: a.name.clone(), at: a.at });
+                    }
                     self.resolve_awaiting(None, frames, sink);
                 }
                 if lexer.in_ident() {
@@ -284,12 +323,14 @@ impl Machine {
             return Ctx::Ignore;
         }
         match self.stmt {
-            Stmt::Case | Stmt::FromNames => return Ctx::Bind { module: false },
+            // `case` captures are stores in pyflakes, but the layer does not tell them
+            // from values (permissive): no UnboundLocalError rule there.
+            Stmt::Case | Stmt::FromNames => return Ctx::Bind { module: false, store: false },
             Stmt::Import if matches!(prev, Prev::Import | Prev::As | Prev::Op(Op::Comma)) => {
-                return Ctx::Bind { module: false }
+                return Ctx::Bind { module: false, store: false }
             }
             Stmt::Import | Stmt::FromModule => return Ctx::Ignore,
-            Stmt::Global => return Ctx::Bind { module: true },
+            Stmt::Global => return Ctx::Bind { module: true, store: false },
             _ => {}
         }
         match prev {
@@ -303,7 +344,11 @@ impl Machine {
         }
         if let Some(d) = self.for_target {
             if depth >= d {
-                return if d == 0 { Ctx::Bind { module: false } } else { Ctx::CompTarget };
+                return if d == 0 {
+                    Ctx::Bind { module: false, store: true }
+                } else {
+                    Ctx::CompTarget
+                };
             }
         }
         if let Some(b) = self.brackets.last() {
@@ -312,11 +357,16 @@ impl Machine {
             }
         }
         match prev {
-            Prev::As => return Ctx::Bind { module: false },
+            Prev::As => return Ctx::Bind { module: false, store: true },
             Prev::Name | Prev::Atom => return Ctx::Ignore,
             _ => {}
         }
         let opens_item = matches!(prev, Prev::Op(Op::Open(_) | Op::Comma));
+        if self.brackets.last().is_some_and(|b| b.binds)
+            && (opens_item || prev == Prev::Op(Op::Star))
+        {
+            return Ctx::Bind { module: false, store: true };
+        }
         match self.brackets.last() {
             None => {
                 let segment = matches!(self.stmt, Stmt::Start | Stmt::Segment);
@@ -359,7 +409,15 @@ impl Machine {
         }
         match self.ctx {
             Ctx::Ignore => {}
-            Ctx::Bind { module } => frames.bind(&name, module),
+            Ctx::Bind { module, store } => {
+                if store {
+                    // `for values[i] in ...` assigns no name: decided by the next
+                    // token (then the name is bound, as before, permissively).
+                    self.bind_target = Some(Pending { name, at });
+                } else {
+                    frames.bind(&name, module)
+                }
+            }
             Ctx::DefName | Ctx::ClassName => {
                 // The body's frame opens at the header's `:`: decorators, bases,
                 // defaults and annotations are read in the enclosing scope.
@@ -448,6 +506,11 @@ impl Machine {
         if self.awaiting.is_some() {
             self.resolve_awaiting(Some(op), frames, sink);
         }
+        if let Some(t) = self.aug_target.take() {
+            if op == Op::AugAssign {
+                self.store(&t.name, t.at, frames, sink);
+            }
+        }
         let before = self.prev;
         let target = self.target_spot(before);
         if self.stmt == Stmt::Start && !matches!(op, Op::At) {
@@ -458,7 +521,8 @@ impl Machine {
         match op {
             Op::Assign => {
                 if depth == 0 && self.stmt == Stmt::Segment {
-                    for p in self.segment.drain(..) {
+                    for p in std::mem::take(&mut self.segment) {
+                        self.store(&p.name, p.at, frames, sink);
                         frames.bind(&p.name, false);
                     }
                 } else if let Some(b) = self.brackets.last_mut() {
@@ -468,6 +532,7 @@ impl Machine {
             Op::Colon => {
                 if self.lambdas.last() == Some(&depth) {
                     self.lambdas.pop();
+                    self.lambda_body.get_or_insert(depth);
                 } else if depth == 0 && !matches!(self.stmt, Stmt::Segment | Stmt::Load) {
                     // A compound statement's header ends: a statement may follow.
                     if let Some(kind) = self.opening.take() {
@@ -485,6 +550,8 @@ impl Machine {
                     if b.may_comprehend() {
                         b.first = false;
                         let pending = std::mem::take(&mut b.pending);
+                        let tentative = std::mem::take(&mut b.tentative);
+                        self.settle_reads(tentative, false, frames);
                         for p in pending {
                             self.read(p.name, p.at, frames, sink);
                         }
@@ -493,13 +560,18 @@ impl Machine {
             }
             Op::Open(_) => {
                 let params = self.stmt == Stmt::Def && depth == 0;
+                let binds = before == Prev::As
+                    || (self.brackets.last().is_some_and(|b| b.binds)
+                        && matches!(before, Prev::Op(Op::Open(_) | Op::Comma | Op::Star)));
                 let b = Bracket {
                     target,
-                    first: !params,
+                    first: !params && !binds,
+                    binds,
                     comp: false,
                     comp_targets: Vec::new(),
                     params,
                     pending: Vec::new(),
+                    tentative: Vec::new(),
                 };
                 self.brackets.push(b);
             }
@@ -509,10 +581,19 @@ impl Machine {
                     if self.for_target.is_some_and(|d| d > self.brackets.len()) {
                         self.for_target = None;
                     }
+                    if self.lambda_body.is_some_and(|d| d > self.brackets.len()) {
+                        self.lambda_body = None;
+                    }
+                    self.settle_reads(b.tentative, b.comp, frames);
                     for p in b.pending {
-                        if !(b.comp && b.comp_targets.contains(&p.name)) {
-                            self.read(p.name, p.at, frames, sink);
+                        if b.comp && b.comp_targets.contains(&p.name) {
+                            continue;
                         }
+                        if b.comp && frames.resolves(&p.name) {
+                            frames.note_read(&p.name, ReadSite::Comprehension);
+                            continue;
+                        }
+                        self.read(p.name, p.at, frames, sink);
                     }
                 }
             }
@@ -528,11 +609,17 @@ impl Machine {
     fn resolve_awaiting(&mut self, op: Option<Op>, frames: &mut Frames, sink: &mut Sink<'_>) {
         let Some(a) = self.awaiting.take() else { return };
         match (a.target, op) {
-            (_, Some(Op::Walrus)) => frames.bind(&a.name, false),
+            (_, Some(Op::Walrus)) => {
+                self.store(&a.name, a.at, frames, sink);
+                frames.bind(&a.name, false)
+            }
             (true, Some(Op::Comma | Op::Close | Op::Assign)) => {
                 self.segment.push(Pending { name: a.name, at: a.at })
             }
-            (true, Some(Op::Colon)) if self.brackets.is_empty() => frames.bind(&a.name, false),
+            (true, Some(Op::Colon)) if self.brackets.is_empty() => {
+                self.store(&a.name, a.at, frames, sink);
+                frames.bind(&a.name, false)
+            }
             (false, Some(Op::Assign)) => {} // a keyword argument or parameter default
             _ => self.read(a.name, a.at, frames, sink),
         }
@@ -542,8 +629,11 @@ impl Machine {
     fn read(&mut self, name: String, at: usize, frames: &mut Frames, sink: &mut Sink<'_>) {
         if EXEMPT.contains(&name.as_str())
             || self.brackets.iter().any(|b| b.comp && b.comp_targets.contains(&name))
-            || frames.resolves(&name)
         {
+            return;
+        }
+        if frames.resolves(&name) {
+            self.note_read(name, frames);
             return;
         }
         if let Some(b) = self.brackets.iter_mut().rev().find(|b| b.may_comprehend()) {
@@ -556,8 +646,46 @@ impl Machine {
         sink.refuse(&name, at);
     }
 
+    /// A read that resolved: where it stands decides its claim (see `frames.rs`); in a
+    /// bracket that may still turn out a comprehension, the claim waits.
+    fn note_read(&mut self, name: String, frames: &mut Frames) {
+        if self.lambda_body.is_some() {
+            frames.note_read(&name, ReadSite::Lambda);
+        } else if self.brackets.iter().any(|b| b.comp) {
+            frames.note_read(&name, ReadSite::Comprehension);
+        } else if let Some(b) = self.brackets.iter_mut().rev().find(|b| b.may_comprehend()) {
+            b.tentative.push(name);
+        } else {
+            frames.note_read(&name, ReadSite::Plain);
+        }
+    }
+
+    /// A bracket's waiting reads are decided: a comprehension's (`comp`), or its first
+    /// element's (then they wait on in the next bracket out that may comprehend).
+    fn settle_reads(&mut self, names: Vec<String>, comp: bool, frames: &mut Frames) {
+        for name in names {
+            if comp {
+                frames.note_read(&name, ReadSite::Comprehension);
+            } else {
+                self.note_read(name, frames);
+            }
+        }
+    }
+
+    /// An assignment of `name` (typed at `at`): refused where it makes an earlier read
+    /// of the function an UnboundLocalError.
+    fn store(&mut self, name: &str, at: usize, frames: &Frames, sink: &mut Sink<'_>) {
+        if !EXEMPT.contains(&name) && frames.assignment_unbinds(name) {
+            sink.refuse(name, at);
+        }
+    }
+
     /// NEWLINE, `;` or the end of the text: the statement's undecided names are read.
     pub(crate) fn end_statement(&mut self, frames: &mut Frames, sink: &mut Sink<'_>) {
+        if let Some(t) = self.bind_target.take() {
+            self.store(&t.name, t.at, frames, sink);
+            frames.bind(&t.name, false);
+        }
         if self.awaiting.is_some() {
             self.resolve_awaiting(None, frames, sink);
         }
@@ -567,6 +695,7 @@ impl Machine {
         self.stmt = Stmt::Start;
         self.prev = Prev::Start;
         self.lambdas.clear();
+        self.lambda_body = None;
         self.for_target = None;
     }
 }

@@ -113,6 +113,18 @@ impl NamesLayer {
         ok
     }
 
+    /// Whether the layer takes `bytes` without reading them: inside a comment or a
+    /// string body, bytes that do not end it cause no event, so nothing can be refused
+    /// (the mask's fast path: most tokens a docstring allows). `false` means "read
+    /// them" ([`NamesLayer::push_bytes`] on a copy), not "refused".
+    pub fn takes_inertly(&self, bytes: &[u8]) -> bool {
+        !self.dead
+            && self
+                .lexer
+                .inert_stops()
+                .is_some_and(|[a, b]| !bytes.iter().any(|&c| c == a || c == b))
+    }
+
     /// Reads `bytes`; `false` at the first refused byte.
     pub fn push_bytes(&mut self, bytes: &[u8]) -> bool {
         bytes.iter().all(|&b| self.push_byte(b))

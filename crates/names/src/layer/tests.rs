@@ -36,6 +36,7 @@ fn bindings_of_every_kind_are_seen() {
         "a, (b, c) = 1, (2, 3)\n[d, e] = 4, 5\nf = g = 6\nh: int = 7\nh += a + b + c + d + e + f + g\n",
         "for i, j in []:\n    print(i, j)\nwith open('f') as fh, open('g') as gh:\n    print(fh, gh)\n",
         "try:\n    pass\nexcept ValueError as e:\n    print(e)\n",
+        "with open('f') as (fa, [fb, *fc]):\n    print(fa, fb, fc)\n",
         "if (n := 10) > 5:\n    print(n)\nwhile m := 0:\n    print(m)\n",
         "xs = [i * 2 for i in range(3) if i]\nd = {k: v for k, v in {}.items()}\ns = {x for x in xs}\n",
         "g = (y for ys in [[1]] for y in ys)\nprint(sum(x for x in range(3)))\n",
@@ -89,4 +90,52 @@ fn the_scope_is_shown_for_the_inspector() {
     layer.push_bytes(b"import os\ndef f(a):\n    b = a\n    ");
     let names = layer.names_in_scope();
     assert_eq!(names, ["a", "b", "f", "os"]);
+}
+
+#[test]
+fn assigning_a_name_the_function_read_from_outside_is_refused() {
+    // pyflakes: "local variable 'x' defined in enclosing scope on line 1 referenced
+    // before assignment" (UnboundLocalError when f runs). Refused at the byte that
+    // makes the name an assignment target (the one after `=`, which tells it from `==`).
+    let text = "x = 1\ndef f():\n    print(x)\n    x = 2\n";
+    assert_eq!(refused_at(text), Some(text.len() - 3));
+    // Every kind of assignment: augmented, annotated, walrus, `for`, `with ... as`,
+    // `except ... as`, tuple targets; builtins too (pyflakes: "defined as a builtin").
+    let refused = [
+        "x = 1\ndef f():\n    x += 1\n",
+        "x = 1\ndef f():\n    y = x\n    x: int = 2\n",
+        "x = 1\ndef f():\n    y = x\n    if (x := 2):\n        pass\n",
+        "x = 1\ndef f():\n    y = x\n    for x in []:\n        pass\n",
+        "x = 1\ndef f():\n    y = x\n    with open('p') as x:\n        pass\n",
+        "x = 1\ndef f():\n    y = x\n    try:\n        pass\n    except ValueError as x:\n        pass\n",
+        "x = 1\ndef f():\n    y = x\n    a, (b, x) = 1, (2, 3)\n",
+        "x = 1\ndef f():\n    y = x\n    with open('p') as (a, x):\n        pass\n",
+        "def f():\n    print(len([]))\n    len = 3\n",
+        "def outer():\n    v = 1\n    def inner():\n        w = v\n        v = 2\n",
+    ];
+    for text in refused {
+        assert!(refused_at(text).is_some(), "{text:?} passed");
+    }
+    // Not refused: the function binds the name first; `global` / `nonlocal`; the read
+    // was in a comprehension, a lambda or a nested function (pyflakes gives those
+    // reads to other scopes); a keyword argument; the module level; a method's
+    // read of a name its class binds.
+    let ok = [
+        "x = 1\ndef f():\n    x = 2\n    print(x)\n    x = 3\n",
+        "x = 1\ndef f():\n    global x\n    print(x)\n    x = 2\n",
+        "def outer():\n    v = 1\n    def inner():\n        nonlocal v\n        w = v\n        v = 2\n",
+        "x = 1\ndef f():\n    ys = [x for _ in range(3)]\n    x = 2\n",
+        "x = 1\ndef f():\n    g = lambda: x\n    x = 2\n",
+        "x = 1\ndef f():\n    def g():\n        return x\n    x = 2\n",
+        "x = 1\ndef f():\n    print(sep=x)\n    y = 1\n",
+        "x = 1\nprint(x)\nx = 2\n",
+        "x = 1\ndef f():\n    print(x)\ndef g():\n    x = 2\n",
+        "def f(a):\n    print(a)\n    a = 2\n",
+        "v = [0]\ndef f():\n    print(v)\n    for v[0] in range(3):\n        pass\n",
+        "v = [0]\ndef f():\n    print(v)\n    with open('p') as v.attr:\n        pass\n",
+    ];
+    for text in ok {
+        let refused = refused_at(text);
+        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
+    }
 }
