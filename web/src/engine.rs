@@ -85,11 +85,7 @@ impl Engine {
         phase("building the tokenizer").await;
         let tokenizer = Tokenizer::from_gguf(&gguf)
             .map_err(|e| LoadError { step: "building the tokenizer", message: e.to_string() })?;
-        let vocab = Arc::new(Vocab::new(
-            tokenizer.all_token_bytes().to_vec(),
-            &tokenizer.special_ids(),
-            tokenizer.eos_id(),
-        ));
+        let vocab = Arc::new(espalier_engine::vocab_of(&tokenizer));
         phase(&format!("placing the weights: {}", backend.detail)).await;
         let model = crate::model_bridge::Model::load(&gguf, &backend.device)
             .await

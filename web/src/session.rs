@@ -4,7 +4,6 @@
 
 use std::{cell::Cell, time::Duration};
 
-use espalier_decode::prompt::Chat;
 use espalier_decode::{GenerateConfig, Generator, Lang, LangConstraint, StepTrace};
 
 use crate::{
@@ -56,17 +55,6 @@ impl std::fmt::Display for SessionError {
 
 impl std::error::Error for SessionError {}
 
-/// The loaded model's chat format (its GGUF's template, BOS / EOS texts and family),
-/// so a user's own GGUF gets its own prompt format, as in the CLI.
-fn chat_of(tok: &espalier_model::Tokenizer) -> Chat<'_> {
-    Chat::of_model(
-        tok.chat_template(),
-        tok.token_text(tok.bos_id()),
-        tok.token_text(tok.eos_id()),
-        tok.pre_tokenizer(),
-    )
-}
-
 impl Session {
     /// Starts a generation of `lang` code for the user's `request` in `config`'s mode
     /// (the playground's [`crate::lang::task_for`]: its prompt, constraint and stops);
@@ -81,25 +69,11 @@ impl Session {
     ) -> Result<Session, SessionError> {
         let started_ms = now_ms();
         let task = crate::lang::task_for(lang, config.mode, request, suffix, full_prompt);
-        let constraint =
-            task.constraint(&mut engine.kits).map_err(|e| SessionError(e.to_string()))?;
-        let mut config = task.configure(config);
-        let tokenize = |e| SessionError(format!("could not tokenize the prompt: {e}"));
-        // A model trained to infill (its vocabulary has FIM tokens) gets the
-        // prefix-suffix-middle prompt, as the CLI's; the others a chat turn.
-        let fim_ids = suffix.and_then(|after| engine.tokenizer.fim_prompt(request, after));
-        let ids = match fim_ids {
-            Some(ids) => {
-                config.heal_prompt = false;
-                ids.map_err(tokenize)?
-            }
-            None => {
-                let prompt = task
-                    .prompt_with(&chat_of(&engine.tokenizer))
-                    .map_err(|e| SessionError(e.to_string()))?;
-                engine.tokenizer.encode_prompt(&prompt).map_err(tokenize)?
-            }
-        };
+        // The engine's prompt (FIM tokens for a model trained to infill, else a chat
+        // turn in the model's own format), constraint and settings, as the CLI's.
+        let prepared = espalier_engine::prepare(&engine.tokenizer, &mut engine.kits, &task, config)
+            .map_err(|e| SessionError(e.to_string()))?;
+        let (ids, constraint, config) = (prepared.ids, prepared.constraint, prepared.config);
         let prompt_tokens = ids.len();
         // The wrap-up (config.wrap_up) takes its finishing masks from the constraint.
         let generator = Generator::new(engine.vocab.clone(), constraint, &ids, config)

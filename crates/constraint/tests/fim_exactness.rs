@@ -14,16 +14,7 @@ fn fim_masks_equal_the_brute_force_oracle() {
     let (_tok, vocab, trie) = common::smollm2();
     let lang = espalier_grammar::python().unwrap();
     let mut rng = common::Rng(0xF1A0_0001);
-    let sample: Vec<u32> = {
-        let mut ids: Vec<u32> =
-            (0..vocab.len() as u32).filter(|&id| !vocab.is_special(id)).collect();
-        for i in 0..2000 {
-            let j = i + rng.below(ids.len() - i);
-            ids.swap(i, j);
-        }
-        ids.truncate(2000);
-        ids
-    };
+    let sample = common::token_sample(&vocab, &mut rng, 2000);
     let files = common::cpython_sample(if common::slow() { 15 } else { 60 }, 3, 20_000);
     let mut mask = TokenSet::empty(vocab.len());
     let (mut points, mut disagreements, mut eos_checked) = (0usize, Vec::new(), 0usize);

@@ -17,8 +17,7 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use common::finish::finish;
-use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokenSet, Vocab};
+use common::finish::{check_all, cuts, walks, Oracle, Verdict};
 
 const GOFMT: &str = "/usr/bin/gofmt";
 
@@ -41,123 +40,30 @@ fn gofmt_error(text: &[u8]) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("").to_string())
 }
 
-/// Runs `finish` from every start, then asks `gofmt -e` about the results.
-fn check_all(
-    name: &str,
-    starts: Vec<(String, GrammarConstraint)>,
-    vocab: &Vocab,
-    rng: &mut common::Rng,
-) {
-    let mut failures = Vec::new();
-    let (mut finished, mut tokens, mut costs, mut longest) = (0usize, 0usize, 0u64, 0usize);
-    let mut times = Vec::new();
-    let mut slowest = (0.0f64, String::new());
-    for (label, mut c) in starts {
-        let first_mask = times.len();
-        let before = String::from_utf8_lossy(c.text()).into_owned();
-        let tail = |t: &str| {
-            t.chars().rev().take(80).collect::<Vec<_>>().into_iter().rev().collect::<String>()
-        };
-        match finish(&mut c, vocab, rng, &mut times) {
-            Ok((n, cost)) => {
-                tokens += n;
-                costs += cost as u64;
-                longest = longest.max(n);
-                match gofmt_error(c.text()) {
-                    None => finished += 1,
-                    Some(e) => failures.push(format!(
-                        "{label}: gofmt -e refuses the finished file: {e}\n  text ended {:?}\n  now ends {:?}",
-                        tail(&before),
-                        tail(&String::from_utf8_lossy(c.text()))
-                    )),
-                }
-            }
-            Err(e) => failures.push(format!(
-                "{label}: {e}\n  text ends {:?}\n  now ends {:?}",
-                tail(&before),
-                tail(&String::from_utf8_lossy(c.text()))
-            )),
-        }
-        let worst = times[first_mask..].iter().copied().fold(0.0, f64::max);
-        if worst > slowest.0 {
-            slowest = (worst, format!("{label}, text ended {:?}", tail(&before)));
-        }
-    }
-    eprintln!("{name}: slowest finishing mask {:.1} ms: {}", slowest.0, slowest.1);
-    times.sort_by(f64::total_cmp);
-    let pct = |p: f64| {
-        times
-            .get(((times.len() as f64 * p) as usize).min(times.len().saturating_sub(1)))
-            .copied()
-            .unwrap_or(0.0)
-    };
-    eprintln!(
-        "{name}: {finished} finished and accepted by gofmt -e, {} failures; {tokens} tokens taken (longest finish {longest}), sum of start costs {costs}; finishing mask wall time p50 {:.1} ms, p90 {:.1} ms, max {:.1} ms over {} masks",
-        failures.len(),
-        pct(0.5),
-        pct(0.9),
-        times.last().copied().unwrap_or(0.0),
-        times.len()
-    );
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
-    assert!(finished > 0);
+/// `gofmt -e` verdicts, one file at a time.
+fn gofmt_verdicts(texts: &[Vec<u8>]) -> Vec<Verdict> {
+    texts.iter().map(|t| gofmt_error(t).map_or(Verdict::Accepted, Verdict::Refused)).collect()
+}
+
+/// `gofmt -e` as the oracle (it excuses nothing).
+fn oracle() -> Oracle<'static> {
+    Oracle { name: "gofmt -e", judge: &gofmt_verdicts, excused: "excused" }
 }
 
 #[test]
 fn finishing_go_from_cuts_of_the_standard_library() {
     let (_tok, vocab, trie) = common::smollm2();
-    let cuts = if common::slow() { 300 } else { 30 };
-    let files = common::go_sample(9, 2, 40_000);
-    let files: Vec<&(String, String)> =
-        files.iter().filter(|(_, t)| common::go_accepts(t)).collect();
-    assert!(files.len() > 50, "only {} Go files found", files.len());
     let mut rng = common::Rng(0x60_F151);
-    let mut starts = Vec::new();
-    for i in 0..cuts {
-        let (path, text) = files[rng.below(files.len())];
-        let mut at = rng.below(text.len() + 1);
-        while !text.is_char_boundary(at) {
-            at -= 1;
-        }
-        let mut c = common::go_constraint(&trie, Strategy::Exact, None);
-        c.commit(&text.as_bytes()[..at]).expect("a prefix of a valid file is viable");
-        starts.push((format!("cut {i} {path}@{at}"), c));
-    }
-    check_all("go cuts", starts, &vocab, &mut rng);
+    let starts = cuts(&common::GO, &trie, (9, 2, 40_000), (30, 300), &mut rng);
+    check_all("go cuts", starts, &vocab, &mut rng, &oracle());
 }
 
 #[test]
 fn finishing_go_after_masked_random_walks() {
     let (_tok, vocab, trie) = common::smollm2();
-    let walks = if common::slow() { 100 } else { 10 };
     let mut rng = common::Rng(0x60_3A1C);
-    let mut mask = TokenSet::empty(vocab.len());
-    let eos = vocab.eos() as usize;
-    let mut starts = Vec::new();
-    for w in 0..walks {
-        let mut c = common::go_constraint(&trie, Strategy::Exact, None);
-        c.commit(b"package p\n\n").unwrap();
-        // Walk, then go on (up to 40 more tokens) until the file is unfinished.
-        let steps = 10 + rng.below(80);
-        for step in 0..steps + 40 {
-            if step >= steps && !c.is_complete() {
-                break;
-            }
-            c.fill_mask(&vocab, &mut mask);
-            let members: Vec<usize> = mask
-                .iter()
-                .filter(|&t| {
-                    t != eos
-                        && !vocab.bytes(t as u32).contains(&0)
-                        && std::str::from_utf8(vocab.bytes(t as u32)).is_ok()
-                })
-                .collect();
-            if members.is_empty() {
-                break;
-            }
-            c.commit(vocab.bytes(members[rng.below(members.len())] as u32)).unwrap();
-        }
-        starts.push((format!("walk {w}"), c));
-    }
-    check_all("go walks", starts, &vocab, &mut rng);
+    // No token with a NUL byte or invalid UTF-8 of its own: gofmt refuses both.
+    let take = |b: &[u8]| !b.contains(&0) && std::str::from_utf8(b).is_ok();
+    let starts = walks(&common::GO, &vocab, &trie, "package p\n\n", (10, 100), take, &mut rng);
+    check_all("go walks", starts, &vocab, &mut rng, &oracle());
 }

@@ -17,27 +17,9 @@ fn verdicts<P: TokenParser>(
 #[test]
 fn earley_agrees_with_lr_on_corpus() {
     require_oracle();
-    let py = python().unwrap();
     let files = if slow() { corpus_files() } else { corpus_sample(60) };
-    let mut rng = Rng(7);
-    let mut n = 0;
-    for f in &files {
-        let text = std::fs::read(f).unwrap();
-        let cut = rng.below(text.len() + 1);
-        for t in [&text[..], &text[..cut]] {
-            let lr = verdicts(py.recognizer(), t);
-            let ea = verdicts(py.earley_recognizer(), t);
-            assert_eq!(
-                lr,
-                ea,
-                "{} (first {} bytes): LR {lr:?} vs Earley {ea:?}",
-                f.display(),
-                t.len()
-            );
-            n += 1;
-        }
-    }
-    eprintln!("LR and Earley agree on {n} texts (files and truncated files)");
+    let n = checks::earley_agrees_with_lr("python", &python().unwrap(), &files, 7);
+    assert!(n >= 60 || slow(), "python: only {n} texts");
 }
 
 #[test]

@@ -9,7 +9,7 @@
 mod common;
 mod gofmt;
 
-use common::{slow, Rng};
+use common::{checks, slow};
 use espalier_grammar::go;
 use gofmt::*;
 
@@ -70,13 +70,11 @@ fn corpus_agrees_with_gofmt() {
     );
 }
 
-/// Every prefix of a valid file is viable: checked byte by byte (which covers every
-/// lexeme boundary, where the semicolon layer acts), and at random offsets by
-/// resuming the rest of the file from a clone of the recognizer taken there.
+/// Every prefix of a valid file is viable ([`checks::prefix_property`]: byte by byte,
+/// which covers every lexeme boundary, where the semicolon layer acts, and resumed from
+/// clones at random offsets). CI: every 4th file of the sample outside testdata.
 #[test]
 fn prefix_property() {
-    let go = go().unwrap();
-    let mut rng = Rng(0x60_5eed);
     let mut files = files();
     if !slow() {
         // every 4th file of the sample, outside the testdata directories
@@ -86,45 +84,7 @@ fn prefix_property() {
             .step_by(4)
             .collect();
     }
-    let mut boundaries = 0usize;
-    let mut resumed = 0usize;
-    let mut checked = 0usize;
-    for f in &files {
-        let text = std::fs::read(f).unwrap();
-        if ours(&go, &text).is_err() {
-            continue; // the corpus test covers verdicts
-        }
-        checked += 1;
-        let cuts: Vec<usize> = (0..4).map(|_| rng.below(text.len() + 1)).collect();
-        let mut r = go.recognizer();
-        let mut lexemes = 0;
-        for (i, &b) in text.iter().enumerate() {
-            if cuts.contains(&i) {
-                let mut c = r.clone();
-                c.push_bytes(&text[i..]).unwrap_or_else(|e| {
-                    panic!("{}: resuming at byte {i} failed: {e}", f.display())
-                });
-                assert!(c.is_complete(), "{}: resumed at byte {i}, not complete", f.display());
-                resumed += 1;
-            }
-            r.push_byte(b).unwrap_or_else(|e| {
-                panic!("{}: prefix of {} bytes reported dead: {e}", f.display(), i + 1)
-            });
-            if r.num_lexemes() != lexemes {
-                lexemes = r.num_lexemes();
-                boundaries += 1;
-                assert!(
-                    !r.acceptable_terminals().is_empty(),
-                    "{}: nothing acceptable at byte {}",
-                    f.display(),
-                    i + 1
-                );
-            }
-        }
-        assert!(r.is_complete(), "{}", f.display());
-    }
-    eprintln!("go prefix property: {checked} files, {boundaries} lexeme boundaries, {resumed} resumptions from clones");
-    assert!(checked >= 50 || slow(), "only {checked} files checked");
+    checks::prefix_property("go", &go().unwrap(), &files, 0x60_5eed);
 }
 
 /// The Earley recognizer behind the same lexer and semicolon layer agrees with LR
@@ -132,8 +92,6 @@ fn prefix_property() {
 /// (the fill-in-the-middle quotients run on Earley). CI: 40 files under 8 KB.
 #[test]
 fn earley_agrees_with_lr() {
-    let go = go().unwrap();
-    let mut rng = Rng(0x60_ea7);
     let limit = if slow() { 400 } else { 40 };
     let files: Vec<_> = files()
         .into_iter()
@@ -141,25 +99,6 @@ fn earley_agrees_with_lr() {
         .step_by(3)
         .take(limit)
         .collect();
-    let verdict = |r: Result<(), espalier_grammar::ParseError>| r.map_err(|e| e.offset);
-    let mut n = 0;
-    for f in &files {
-        let text = std::fs::read(f).unwrap();
-        let cut = rng.below(text.len() + 1);
-        for t in [&text[..], &text[..cut]] {
-            let lr = verdict(ours(&go, t));
-            let mut e = go.earley_recognizer();
-            let ea = verdict(e.push_bytes(t).and_then(|_| e.finish()));
-            assert_eq!(
-                lr,
-                ea,
-                "{} (first {} bytes): LR {lr:?} vs Earley {ea:?}",
-                f.display(),
-                t.len()
-            );
-            n += 1;
-        }
-    }
-    eprintln!("go: LR and Earley agree on {n} texts");
-    assert!(n >= 60 || slow(), "only {n} texts");
+    let n = checks::earley_agrees_with_lr("go", &go().unwrap(), &files, 0x60_ea7);
+    assert!(n >= 60 || slow(), "go: only {n} texts");
 }

@@ -9,8 +9,8 @@
 mod common;
 mod gofmt;
 
-use common::Rng;
-use espalier_grammar::{go, lex};
+use common::checks::{self, Mutant};
+use espalier_grammar::go;
 use gofmt::*;
 
 /// Disagreements excused one by one, as the run prints them (none at the default seed).
@@ -35,13 +35,6 @@ fn goto_without_label(text: &[u8]) -> bool {
     })
 }
 
-#[derive(Clone, Copy, Debug)]
-enum Kind {
-    Delete,
-    Duplicate,
-    Swap,
-}
-
 #[test]
 fn mutants_agree_with_gofmt() {
     require_oracle();
@@ -49,61 +42,16 @@ fn mutants_agree_with_gofmt() {
     let files: Vec<_> = go_files()
         .into_iter()
         .filter(|f| !f.components().any(|c| c.as_os_str() == "testdata"))
-        .filter(|f| std::fs::metadata(f).is_ok_and(|m| m.len() > 200 && m.len() < 40_000))
         .collect();
-    let seed: u64 = std::env::var("ESPALIER_MUTANT_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0x60_C0FFEE);
-    let count: usize =
-        std::env::var("ESPALIER_MUTANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
-    let mut rng = Rng(seed);
-    let skip: Vec<u32> = ["WS", "NL", "LINE_COMMENT", "BLOCK_COMMENT", "BLOCK_COMMENT_NL"]
-        .iter()
-        .filter_map(|n| go.grammar.terminal(n))
-        .collect();
-    let mut mutants: Vec<(Vec<u8>, Kind, String, String)> = Vec::new();
-    while mutants.len() < count {
-        let f = &files[rng.below(files.len())];
-        let text = std::fs::read(f).unwrap();
-        let Ok(lexemes) = lex(&go.dfa, &text) else { continue };
-        let real: Vec<_> = lexemes.iter().filter(|l| !skip.contains(&l.terminals[0])).collect();
-        if real.len() < 3 {
-            continue;
-        }
-        let k = rng.below(real.len() - 1);
-        let (a, b) = (real[k], real[k + 1]);
-        let kind = [Kind::Delete, Kind::Duplicate, Kind::Swap][rng.below(3)];
-        let mut m = Vec::with_capacity(text.len() + 64);
-        match kind {
-            Kind::Delete => {
-                m.extend_from_slice(&text[..a.start]);
-                m.extend_from_slice(&text[a.end..]);
-            }
-            Kind::Duplicate => {
-                m.extend_from_slice(&text[..a.end]);
-                m.push(b' ');
-                m.extend_from_slice(&text[a.start..]);
-            }
-            Kind::Swap => {
-                m.extend_from_slice(&text[..a.start]);
-                m.extend_from_slice(&text[b.start..b.end]);
-                m.extend_from_slice(&text[a.end..b.start]);
-                m.extend_from_slice(&text[a.start..a.end]);
-                m.extend_from_slice(&text[b.end..]);
-            }
-        }
-        let line = text[..a.start].iter().filter(|&&c| c == b'\n').count() + 1;
-        let piece = String::from_utf8_lossy(&text[a.start..a.end]).into_owned();
-        mutants.push((m, kind, format!("{}:{line}", f.display()), piece));
-    }
-    let texts: Vec<Vec<u8>> = mutants.iter().map(|m| m.0.clone()).collect();
+    let skip = ["WS", "NL", "LINE_COMMENT", "BLOCK_COMMENT", "BLOCK_COMMENT_NL"];
+    let mutants = checks::mutants(&go, &files, &skip, 0x60_C0FFEE);
+    let texts: Vec<Vec<u8>> = mutants.iter().map(|m| m.text.clone()).collect();
     let verdicts = gofmt_texts(&texts);
     let mut agree = 0;
     let mut rejected = 0;
     let mut dis = Vec::new();
     let mut dis_texts: Vec<Vec<u8>> = Vec::new();
-    for ((text, kind, whereabouts, piece), &expected) in mutants.iter().zip(&verdicts) {
+    for (Mutant { text, kind, whereabouts, piece }, &expected) in mutants.iter().zip(&verdicts) {
         rejected += usize::from(!expected);
         let o = ours(&go, text).is_ok();
         if o == expected {

@@ -114,51 +114,14 @@ fn tree_sitter_snippets_agree() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-/// Every prefix of a valid file is viable: checked byte by byte (which covers every
-/// lexeme boundary), and at random offsets by resuming the rest of the file from a
-/// clone of the recognizer taken there.
+/// Every prefix of a valid file is viable ([`checks::prefix_property`]: byte by byte,
+/// and resumed from clones at random offsets). CI: the first 120 files of the sample.
 #[test]
 fn prefix_property() {
     require_oracle();
-    let py = python().unwrap();
-    let mut rng = Rng(0x5eed);
     let mut files = files();
     if !slow() {
         files.truncate(120);
     }
-    let mut checked_boundaries = 0usize;
-    let mut resumed = 0usize;
-    for f in &files {
-        let text = std::fs::read(f).unwrap();
-        let mut r = py.recognizer();
-        if r.clone().push_bytes(&text).and_then(|_| r.clone().finish()).is_err() {
-            // only valid files (the corpus test covers the verdicts)
-            let mut probe = py.recognizer();
-            if probe.push_bytes(&text).and_then(|_| probe.finish()).is_err() {
-                continue;
-            }
-        }
-        let cuts: Vec<usize> = (0..4).map(|_| rng.below(text.len() + 1)).collect();
-        let mut lexemes = 0;
-        for (i, &b) in text.iter().enumerate() {
-            if cuts.contains(&i) {
-                let mut c = r.clone();
-                c.push_bytes(&text[i..]).unwrap_or_else(|e| {
-                    panic!("{}: resuming at byte {i} failed: {e}", f.display())
-                });
-                assert!(c.is_complete(), "{}: resumed at byte {i}, not complete", f.display());
-                resumed += 1;
-            }
-            r.push_byte(b).unwrap_or_else(|e| {
-                panic!("{}: prefix of {} bytes reported dead: {e}", f.display(), i + 1)
-            });
-            if r.num_lexemes() != lexemes {
-                lexemes = r.num_lexemes();
-                checked_boundaries += 1;
-                assert!(!r.acceptable_terminals().is_empty());
-            }
-        }
-        assert!(r.is_complete(), "{}", f.display());
-    }
-    eprintln!("prefix property: {checked_boundaries} lexeme boundaries, {resumed} resumptions from clones");
+    checks::prefix_property("python", &python().unwrap(), &files, 0x5eed);
 }

@@ -205,7 +205,7 @@ impl Vocabulary {
             .map_err(|e| VocabularyError::new_err(format!("{}: {e}", path.display())))?;
         let tok = Tokenizer::from_gguf(&gguf)
             .map_err(|e| VocabularyError::new_err(format!("{}: {e}", path.display())))?;
-        Self::wrap(Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id()))
+        Self::wrap(espalier_engine::vocab_of(&tok))
     }
 
     /// A vocabulary from a Hugging Face `tokenizer.json` file. `eos_token_id` defaults

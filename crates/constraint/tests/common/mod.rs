@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod finish;
+pub mod masks;
 
 use std::sync::Arc;
 
@@ -69,43 +70,118 @@ fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// A grammar language of the corpus suites: its grammar, its standard-library sample
+/// and its SynCode store. The suites that check every grammar language take one of
+/// [`LANGS`] (the grammar crate's languages: Python and Go).
+pub struct GrammarLang {
+    /// The name the failure messages and the printed figures start with.
+    pub name: &'static str,
+    /// The constraint's kind (`python-lr`).
+    pub kind: &'static str,
+    /// The compiled grammar.
+    language: fn() -> Result<Arc<espalier_grammar::Language>, espalier_grammar::GrammarError>,
+    /// The standard-library sample: (stride, first, max_bytes) -> (path, text).
+    sample: fn(usize, usize, usize) -> Vec<(String, String)>,
+}
+
+/// Python 3.11 over CPython's standard library.
+pub const PYTHON: GrammarLang = GrammarLang {
+    name: "python",
+    kind: "python-lr",
+    language: espalier_grammar::python,
+    sample: cpython_sample,
+};
+
+/// Go 1.19 over Go's standard library.
+pub const GO: GrammarLang =
+    GrammarLang { name: "go", kind: "go-lr", language: espalier_grammar::go, sample: go_sample };
+
+/// Every grammar language.
+pub const LANGS: [&GrammarLang; 2] = [&PYTHON, &GO];
+
+impl GrammarLang {
+    /// The compiled grammar.
+    pub fn language(&self) -> Arc<espalier_grammar::Language> {
+        (self.language)()
+            .unwrap_or_else(|e| panic!("the {} grammar does not compile: {e}", self.name))
+    }
+
+    /// A fixed sample of standard-library files (sorted, every `stride`-th from
+    /// `first`, at most `max_bytes` each), with their text.
+    pub fn sample(&self, stride: usize, first: usize, max_bytes: usize) -> Vec<(String, String)> {
+        (self.sample)(stride, first, max_bytes)
+    }
+
+    /// The constraint over the SmolLM2 trie; `syncode` gets the store.
+    pub fn constraint(
+        &self,
+        trie: &Arc<TokTrie>,
+        strategy: Strategy,
+        store: Option<&Arc<MaskStore>>,
+    ) -> GrammarConstraint {
+        let c =
+            GrammarConstraint::new(self.language().recognizer(), trie.clone(), strategy, self.kind);
+        match store {
+            Some(s) => c.with_store(s.clone()),
+            None => c,
+        }
+    }
+
+    /// The SynCode store for this language x SmolLM2, cached under the test target
+    /// directory (built on the first run, loaded afterwards).
+    pub fn store(&self, vocab: &Vocab) -> Arc<MaskStore> {
+        let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("{}-smollm2.store", self.name));
+        let t = std::time::Instant::now();
+        let store = MaskStore::load_or_build(&self.language(), vocab, &path).expect("mask store");
+        let (rows, entries) = store.stats();
+        eprintln!(
+            "{} mask store: {rows} rows, {entries} entries, {} bytes, ready in {:?} ({})",
+            self.name,
+            store.memory_bytes(),
+            t.elapsed(),
+            path.display()
+        );
+        Arc::new(store)
+    }
+
+    /// Whether the grammar accepts `text` whole.
+    pub fn accepts(&self, text: &str) -> bool {
+        let mut r = self.language().recognizer();
+        r.push_bytes(text.as_bytes()).is_ok() && r.is_complete()
+    }
+}
+
 /// The Python constraint over the SmolLM2 trie; `syncode` gets the store.
 pub fn python_constraint(
     trie: &Arc<TokTrie>,
     strategy: Strategy,
     store: Option<&Arc<MaskStore>>,
 ) -> GrammarConstraint {
-    let lang = espalier_grammar::python().expect("the Python grammar compiles");
-    let c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
-    match store {
-        Some(s) => c.with_store(s.clone()),
-        None => c,
-    }
+    PYTHON.constraint(trie, strategy, store)
 }
 
-/// The SynCode store for Python x SmolLM2, cached under the test target directory
-/// (built on the first run, loaded afterwards).
+/// The SynCode store for Python x SmolLM2 ([`GrammarLang::store`]).
 pub fn python_store(vocab: &Vocab) -> Arc<MaskStore> {
-    let lang = espalier_grammar::python().expect("the Python grammar compiles");
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-smollm2.store");
-    let t = std::time::Instant::now();
-    let store = MaskStore::load_or_build(&lang, vocab, &path).expect("mask store");
-    let (rows, entries) = store.stats();
-    eprintln!(
-        "mask store: {rows} rows, {entries} entries, {} bytes, ready in {:?} ({})",
-        store.memory_bytes(),
-        t.elapsed(),
-        path.display()
-    );
-    Arc::new(store)
+    PYTHON.store(vocab)
 }
 
 /// Whether our Python grammar accepts `text` whole (files it rejects are skipped by
 /// the corpus tests: the grammar's own corpus test accounts for them).
 pub fn grammar_accepts(text: &str) -> bool {
-    let lang = espalier_grammar::python().expect("the Python grammar compiles");
-    let mut r = lang.recognizer();
-    r.push_bytes(text.as_bytes()).is_ok() && r.is_complete()
+    PYTHON.accepts(text)
+}
+
+/// `n` distinct non-special token ids drawn by `rng` (a partial Fisher-Yates shuffle):
+/// the fixed random sample the brute-force oracles run on.
+pub fn token_sample(vocab: &Vocab, rng: &mut Rng, n: usize) -> Vec<u32> {
+    let mut ids: Vec<u32> = (0..vocab.len() as u32).filter(|&id| !vocab.is_special(id)).collect();
+    for i in 0..n {
+        let j = i + rng.below(ids.len() - i);
+        ids.swap(i, j);
+    }
+    ids.truncate(n);
+    ids
 }
 
 /// A small deterministic generator (SplitMix64): fixed seeds make every test
@@ -175,32 +251,15 @@ pub fn go_constraint(
     strategy: Strategy,
     store: Option<&Arc<MaskStore>>,
 ) -> GrammarConstraint {
-    let lang = espalier_grammar::go().expect("the Go grammar compiles");
-    let c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "go-lr");
-    match store {
-        Some(s) => c.with_store(s.clone()),
-        None => c,
-    }
+    GO.constraint(trie, strategy, store)
 }
 
-/// The SynCode store for Go x SmolLM2, cached under the test target directory.
+/// The SynCode store for Go x SmolLM2 ([`GrammarLang::store`]).
 pub fn go_store(vocab: &Vocab) -> Arc<MaskStore> {
-    let lang = espalier_grammar::go().expect("the Go grammar compiles");
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("go-smollm2.store");
-    let t = std::time::Instant::now();
-    let store = MaskStore::load_or_build(&lang, vocab, &path).expect("mask store");
-    let (rows, entries) = store.stats();
-    eprintln!(
-        "go mask store: {rows} rows, {entries} entries, {} bytes, ready in {:?}",
-        store.memory_bytes(),
-        t.elapsed()
-    );
-    Arc::new(store)
+    GO.store(vocab)
 }
 
 /// Whether our Go grammar accepts `text` whole.
 pub fn go_accepts(text: &str) -> bool {
-    let lang = espalier_grammar::go().expect("the Go grammar compiles");
-    let mut r = lang.recognizer();
-    r.push_bytes(text.as_bytes()).is_ok() && r.is_complete()
+    GO.accepts(text)
 }

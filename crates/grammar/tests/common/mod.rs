@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod checks;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
