@@ -107,6 +107,9 @@ struct Bracket {
     params: bool,
     /// Opened after `as` (`with m() as (a, b):`): its names are bound.
     binds: bool,
+    /// The statement's possible targets listed before it opened: those after are
+    /// inside it (`c = [(i, j) for ...]`: not targets once its `for` comes).
+    segment_at: usize,
     pending: Vec<Pending>,
     /// Names read here (resolved) while the bracket may still turn out a
     /// comprehension: their claims wait for that to be decided.
@@ -114,7 +117,17 @@ struct Bracket {
 }
 
 clone_reusing!(Pending { name, at });
-clone_reusing!(Bracket { target, first, comp, comp_targets, params, binds, pending, tentative });
+clone_reusing!(Bracket {
+    target,
+    first,
+    comp,
+    comp_targets,
+    params,
+    binds,
+    segment_at,
+    pending,
+    tentative
+});
 clone_reusing!(Awaiting { name, at, target });
 clone_reusing!(Machine {
     stmt,
@@ -471,6 +484,11 @@ impl Machine {
                 if let Some(b) = self.brackets.last_mut() {
                     b.comp = true;
                     b.target = false;
+                    // Names its first element listed as possible targets are reads of
+                    // the comprehension: they wait for its targets.
+                    if b.segment_at < self.segment.len() {
+                        b.pending.extend(self.segment.drain(b.segment_at..));
+                    }
                 }
                 self.for_target = Some(depth);
             }
@@ -567,6 +585,7 @@ impl Machine {
                     target,
                     first: !params && !binds,
                     binds,
+                    segment_at: self.segment.len(),
                     comp: false,
                     comp_targets: Vec::new(),
                     params,

@@ -50,6 +50,7 @@ fn bindings_of_every_kind_are_seen() {
         "async def f(q):\n    async for z in q:\n        await z\n",
         "class K:\n    D = 1\n    class E(Exception): pass\n    class F(E): pass\n    def m(self, d=D, key=lambda v: v):\n        return d\n",
         "pairs = dict((v, k) for (k, v) in {}.items())\nflags = [f for (f, _) in []]\n",
+        "def g(xs):\n    c = [(i, j) for i in xs for j in xs]\n    d = {(k, [m]): 1 for k in xs for m in xs}\n",
     ];
     for text in ok {
         let mut layer = NamesLayer::new();
