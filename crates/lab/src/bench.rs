@@ -144,7 +144,7 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let gguf = Gguf::open(&a.model).map_err(|e| format!("{}: {e}", a.model.display()))?;
     let tok = Tokenizer::from_gguf(&gguf)?;
     drop(gguf);
-    let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
+    let vocab = espalier_engine::vocab_of(&tok);
 
     // Setup: what a strategy needs before its first mask (the grammar is compiled
     // first and not counted: every strategy shares it).

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile, thread_cpu_ns};
-use espalier_constraint::{Constraint, FimConstraint, TokTrie, TokenSet, Vocab};
+use espalier_constraint::{Constraint, FimConstraint, TokTrie, TokenSet};
 use espalier_model::{Gguf, Tokenizer, DEFAULT_MODEL_PATH};
 
 /// Arguments of `espalier bench fim`.
@@ -68,7 +68,7 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let gguf = Gguf::open(&a.model).map_err(|e| format!("{}: {e}", a.model.display()))?;
     let tok = Tokenizer::from_gguf(&gguf)?;
     drop(gguf);
-    let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
+    let vocab = espalier_engine::vocab_of(&tok);
     let lang = espalier_grammar::python()?;
     let t0 = Instant::now();
     let trie = Arc::new(TokTrie::new(&vocab));
