@@ -420,11 +420,13 @@ async function openFile() {
 async function openOneFile(what, path, archRe, formatRe, steps) {
   const t0 = Date.now();
   await page.setInputFiles("#gguf-file", path);
-  await page.waitForFunction((name) => {
+  // The page must say the model comes from the picked file: without this the checks
+  // below would pass on the model loaded before (the same SmolLM2) with a broken picker.
+  const picked = await page.waitForFunction((name) => {
     const app = document.querySelector("#app");
     return (app?.getAttribute("data-model-source") || "").startsWith("your file") &&
       (app?.getAttribute("data-model-source") || "").includes(name);
-  }, basename(path), { timeout: 5 * 60 * 1000, polling: 100 }).catch(() => {});
+  }, basename(path), { timeout: 5 * 60 * 1000, polling: 100 }).then(() => true, () => false);
   await page.waitForFunction(() => ["ready", "error"].includes(document.querySelector("#app")?.getAttribute("data-load")),
     null, { timeout: 5 * 60 * 1000, polling: 100 });
   const facts = await page.$$eval("#model-facts li", (els) => els.map((e) => e.textContent));
@@ -433,6 +435,7 @@ async function openOneFile(what, path, archRe, formatRe, steps) {
   (report.open_files ||= []).push(entry);
   if (!report.open_file) report.open_file = entry;
   log(`${what}: ${load} in ${entry.s.toFixed(1)} s from ${entry.source}; facts ${JSON.stringify(facts)}`);
+  check(picked, `${what}: the page names the picked file as the model's source (${entry.source})`);
   check(load === "ready", `${what}: the model loaded from the picker (${load})`);
   check(facts.some((f) => archRe.test(f)) && facts.some((f) => formatRe.test(f)) && facts.some((f) => /^memory: needs/.test(f)),
     `${what}: its facts show the architecture, the formats and the memory check`);
