@@ -20,7 +20,9 @@ if [[ ${#FILES[@]} -eq 0 ]]; then
 fi
 T="${CARGO_TARGET_DIR:-target}"
 mkdir -p "$T/espalier-cache"
-cargo build --release -p espalier-cli >&2
+# The test run's selection (dev units included by the example): after scripts/test.sh
+# nothing rebuilds; `-p espalier-cli` would resolve features differently and compile burn again.
+cargo build --release --workspace --exclude espalier-python --bin espalier --example synthetic_model >&2
 # Its own target folder: a separate workspace whose dependency builds must not mix
 # with the main workspace's.
 CARGO_TARGET_DIR="$T/bench-llg" cargo build --release --manifest-path bench/llguidance/Cargo.toml >&2
