@@ -42,7 +42,7 @@ impl NamesConstraint {
             return true;
         }
         self.scratch.clone_from(&self.layer);
-        self.scratch.push_bytes(bytes)
+        self.scratch.takes(bytes)
     }
 
     /// Removes from `mask` the tokens the layer refuses, and EOS where the layer does

@@ -146,6 +146,8 @@ clone_reusing!(Machine {
     opening,
     params,
     forward,
+    lazy,
+    ident_due,
 });
 
 impl Bracket {
@@ -224,6 +226,10 @@ pub(crate) struct Machine {
     /// Reads inside functions of names not bound yet are allowed (a later module
     /// binding may meet them): for checking whole files, not for generation.
     pub(crate) forward: bool,
+    /// Reading a token for its verdict only ([`super::NamesLayer::takes`]): an
+    /// identifier's prefix check waits for the end of the run (`ident_due`).
+    pub(crate) lazy: bool,
+    ident_due: bool,
 }
 
 impl Machine {
@@ -245,6 +251,8 @@ impl Machine {
             opening: None,
             params: Vec::new(),
             forward,
+            lazy: false,
+            ident_due: false,
         }
     }
 
@@ -290,18 +298,22 @@ impl Machine {
                 }
             }
             Event::IdentByte => {
-                if self.ctx == Ctx::Read && self.restricts(frames) {
-                    let typed = valid_prefix(lexer.ident());
-                    if !self.prefix_viable(typed, frames) {
-                        sink.refuse(typed, self.ident_at);
-                    }
+                if self.lazy {
+                    self.ident_due = true;
+                } else {
+                    self.check_typed(lexer, frames, sink);
                 }
             }
             Event::Name => {
+                // The whole name is checked now (a name that resolves has viable
+                // prefixes), so a deferred prefix check is moot.
+                self.ident_due = false;
                 let name = String::from_utf8_lossy(lexer.ident()).into_owned();
                 self.name(name, frames, sink);
             }
             Event::Literal => {
+                // A string prefix (`rb'`) is viable: nothing waits.
+                self.ident_due = false;
                 if self.stmt == Stmt::Start {
                     self.stmt = Stmt::Segment;
                 }
@@ -310,6 +322,27 @@ impl Machine {
             Event::Op(op) => self.op(op, frames, sink),
             Event::Newline => self.end_statement(frames, sink),
         }
+    }
+
+    /// The identifier typed so far, in a read: refused when no bound name, keyword or
+    /// string prefix starts with it.
+    fn check_typed(&self, lexer: &Lexer, frames: &Frames, sink: &mut Sink<'_>) {
+        if self.ctx == Ctx::Read && self.restricts(frames) {
+            let typed = valid_prefix(lexer.ident());
+            if !self.prefix_viable(typed, frames) {
+                sink.refuse(typed, self.ident_at);
+            }
+        }
+    }
+
+    /// The end of a lazily read run of bytes: the identifier's prefix check that
+    /// waited (the prefixes of a viable prefix are viable, so checking the last one
+    /// decides for all).
+    pub(crate) fn end_lazy(&mut self, lexer: &Lexer, frames: &Frames, sink: &mut Sink<'_>) {
+        if std::mem::take(&mut self.ident_due) {
+            self.check_typed(lexer, frames, sink);
+        }
+        self.lazy = false;
     }
 
     /// Whether reads are checked as they are typed here.

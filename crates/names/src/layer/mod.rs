@@ -125,6 +125,21 @@ impl NamesLayer {
                 .is_some_and(|[a, b]| !bytes.iter().any(|&c| c == a || c == b))
     }
 
+    /// Whether the layer takes all of `bytes` (the verdict [`NamesLayer::push_bytes`]
+    /// gives, for a mask: the state after is only good for dropping). Cheaper: an
+    /// identifier's prefix check runs once at the end of the bytes instead of at every
+    /// byte (a prefix of a viable prefix is viable).
+    pub fn takes(&mut self, bytes: &[u8]) -> bool {
+        if self.takes_inertly(bytes) {
+            return true;
+        }
+        self.machine.lazy = true;
+        let ok = self.push_bytes(bytes);
+        let mut sink = Sink { record: None, refused: false };
+        self.machine.end_lazy(&self.lexer, &self.frames, &mut sink);
+        ok && !sink.refused
+    }
+
     /// Reads `bytes`; `false` at the first refused byte.
     pub fn push_bytes(&mut self, bytes: &[u8]) -> bool {
         bytes.iter().all(|&b| self.push_byte(b))

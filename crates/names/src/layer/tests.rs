@@ -140,3 +140,24 @@ fn assigning_a_name_the_function_read_from_outside_is_refused() {
         assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
     }
 }
+
+#[test]
+fn takes_gives_push_bytes_verdict() {
+    // The mask's lazy read (one prefix check per identifier run) against the eager
+    // one, token by token after a few prefixes.
+    let prefixes = ["", "import os\ndef f(a):\n    return ", "x = [", "def g(lst):\n    c = "];
+    let tokens = [
+        "a", "ab", "os", "zq", "zq)", "a)", "rb'", "rb'x", "f\"", "len(", "lenx", "print", "pri",
+        " a", " zz", "a + zz", "os.path", "(a", "if", "ifx", "r", "R", "Rb'", "zr'", "lambda", "x",
+        "x]", "xs", "_",
+    ];
+    for p in prefixes {
+        let mut base = NamesLayer::new();
+        assert!(base.push_bytes(p.as_bytes()), "{p:?}");
+        for t in tokens {
+            let eager = base.clone().push_bytes(t.as_bytes());
+            let lazy = base.clone().takes(t.as_bytes());
+            assert_eq!(lazy, eager, "{p:?} then {t:?}");
+        }
+    }
+}
