@@ -3,8 +3,8 @@
 Always (no engine needed): the processor's argument errors, and `vocabulary` refusing
 a tokenizer that is not a fast one.
 
-With ESPALIER_SLOW=1 (scripts/test-python.sh installs torch, transformers and gguf then,
-pinned; skipped otherwise, the reason naming the gate):
+Always, with the engines (scripts/test-python.sh installs torch, transformers and gguf,
+pinned; a missing engine fails, nothing is skipped):
 - the tokenizer transformers reads from the project's GGUF gives the same vocabulary,
   byte for byte, as `Vocabulary.from_gguf`;
 - a small Llama with random weights, built from a config (no download) with the GGUF
@@ -14,7 +14,8 @@ pinned; skipped otherwise, the reason naming the gate):
 - the engine-free checks (a width mismatch is an exception; other dtypes get the same
   mask; the wrap-up of test_wrap_up.py through this processor).
 
-Also with ESPALIER_SLOW=1: SmolLM2-135M loaded by transformers from the Q4_1 GGUF
+With ESPALIER_SLOW=1 only (the slow gate; scripts/test-python.sh then also installs
+accelerate): SmolLM2-135M loaded by transformers from the Q4_1 GGUF
 (dequantized to float32 at load; needs accelerate), the first 20 HumanEval prompts in
 batches of 4, greedy, under the Python constraint: no finished generation may be a
 syntax error (ast.parse on the prompt and the generated text up to its last statement
@@ -32,13 +33,15 @@ from humaneval import MODEL, TOP_LEVEL_STOPS, checked_text, humaneval_prompts
 from slow_gate import slow
 from test_wrap_up import PROMPT, text_of, toy_logits, toy_vocab
 
-# torch (~5.6 GB with its CUDA packages) and transformers are installed only under the
-# slow gate: without it the engine tests are skipped; with it a missing engine fails.
-if slow():
-    import torch
-    import transformers
+# torch (~5.6 GB with its CUDA packages, ~2 minutes to install cold) and transformers are
+# always installed by scripts/test-python.sh: a missing engine is an import error here.
+import torch
+import transformers
+
+# The real model through transformers (dequantized from the GGUF at load, then 20 prompts
+# in batches on the CPU) is the one slow case.
 slow_only = pytest.mark.skipif(
-    not slow(), reason="needs torch + transformers: ESPALIER_SLOW=1 (scripts/test-python.sh installs them then)"
+    not slow(), reason="SmolLM2 through transformers is slow on 2 cores: ESPALIER_SLOW=1 runs it"
 )
 
 
@@ -89,7 +92,6 @@ def hf():
     return tok, model
 
 
-@slow_only
 def test_tokenizer_vocabulary_matches_the_gguf(gguf_tokenizer):
     from espalier.hf import vocabulary
 
@@ -112,7 +114,6 @@ def random_llama(vocab_size):
     return transformers.LlamaForCausalLM(config).eval()
 
 
-@slow_only
 def test_random_llama_generates_complete_programs_within_the_budget(gguf_tokenizer):
     """Random weights write noise; the constraint keeps it Python and the default
     wrap-up closes every row's program before `max_new_tokens`. The same rows with
@@ -146,7 +147,6 @@ def test_random_llama_generates_complete_programs_within_the_budget(gguf_tokeniz
     assert not all(ends[None]), "every row ended without the wrap-up: the test cannot tell it works"
 
 
-@slow_only
 def test_the_wrap_up_through_the_transformers_processor():
     """test_wrap_up.py's toy model through espalier.hf: the same tokens as the
     llama-cpp-python processor, for a batch of two rows."""
@@ -241,7 +241,6 @@ def test_humaneval_20_batched_under_the_python_constraint(hf):
     assert checked >= finished // 2, (checked, finished)
 
 
-@slow_only
 def test_width_mismatch_is_an_exception():
     from espalier.hf import LogitsProcessor
 
@@ -253,7 +252,6 @@ def test_width_mismatch_is_an_exception():
         proc(torch.zeros((2, 3), dtype=torch.long), torch.zeros((2, 2)))
 
 
-@slow_only
 def test_other_dtypes_get_the_same_mask():
     """float32 rows are masked in place by Rust; bfloat16 / float64 rows through the
     preallocated "disallowed" mask and masked_fill_: the same tokens survive."""
