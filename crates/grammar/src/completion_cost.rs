@@ -193,7 +193,7 @@ impl CompletionCosts {
                 }
             })
             .collect();
-        let nullable = nullable(g);
+        let nullable = g.nullable();
         let mut nts: Vec<Costs> = vec![Costs::default(); g.nonterminals.len()];
         let mut changed = true;
         while changed {
@@ -324,24 +324,6 @@ pub(crate) fn transitions(
         }
     }
     out.into_iter().flatten()
-}
-
-/// Which nonterminals derive the empty string.
-fn nullable(g: &Grammar) -> Vec<bool> {
-    let mut null = vec![false; g.nonterminals.len()];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for p in &g.productions {
-            if !null[p.lhs as usize]
-                && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if null[*n as usize]))
-            {
-                null[p.lhs as usize] = true;
-                changed = true;
-            }
-        }
-    }
-    null
 }
 
 /// The costs of a symbol sequence (a production's rest), and whether it is nullable.

@@ -81,6 +81,25 @@ pub struct Grammar {
 pub const END: TerminalId = 0;
 
 impl Grammar {
+    /// Which nonterminals derive the empty string (indexed by nonterminal), computed to
+    /// a fixed point.
+    pub fn nullable(&self) -> Vec<bool> {
+        let mut nullable = vec![false; self.nonterminals.len()];
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for p in &self.productions {
+                if !nullable[p.lhs as usize]
+                    && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if nullable[*n as usize]))
+                {
+                    nullable[p.lhs as usize] = true;
+                    changed = true;
+                }
+            }
+        }
+        nullable
+    }
+
     /// Reads and expands a grammar with start rule `start`.
     pub fn parse(src: &str) -> Result<Grammar, GrammarError> {
         Self::parse_with_start(src, "start")

@@ -81,6 +81,7 @@
 pub mod completion_cost;
 pub mod cursor_layout;
 pub mod earley;
+mod earley_core;
 pub mod error;
 pub mod format;
 pub mod fstring;

@@ -15,29 +15,12 @@
 //! with the real lexer and Python layer, started in a chosen layout
 //! ([`crate::Recognizer::with_layout`]).
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
+use crate::earley_core::{Chart, Item, Rules, Set, UNKNOWN_ORIGIN};
 use crate::grammar::{Grammar, Symbol, TerminalId};
 use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
-
-/// The unknown origin.
-const BOT: u32 = u32::MAX;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct Item {
-    prod: u32,
-    dot: u32,
-    origin: u32,
-}
-
-#[derive(Debug)]
-struct Set {
-    items: Vec<Item>,
-    /// (nonterminal after the dot, item index), sorted.
-    waiting: Vec<(u32, u32)>,
-}
 
 /// Grammar data shared by suffix recognizers: nullable nonterminals, every
 /// occurrence of each nonterminal, and the first set.
@@ -46,7 +29,7 @@ pub struct SuffixGrammar {
     grammar: Arc<Grammar>,
     nullable: Vec<bool>,
     /// Per nonterminal: (production, dot just after the occurrence).
-    occ: Vec<Vec<(u32, u32)>>,
+    spines: Vec<Vec<(u32, u32)>>,
     first: Arc<Set>,
 }
 
@@ -66,176 +49,59 @@ impl SuffixGrammar {
 
     fn new(grammar: Arc<Grammar>) -> Self {
         let g = &grammar;
-        let mut nullable = vec![false; g.nonterminals.len()];
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for p in &g.productions {
-                if !nullable[p.lhs as usize]
-                    && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if nullable[*n as usize]))
-                {
-                    nullable[p.lhs as usize] = true;
-                    changed = true;
-                }
-            }
-        }
-        let mut occ = vec![Vec::new(); g.nonterminals.len()];
+        let nullable = g.nullable();
+        let mut spines = vec![Vec::new(); g.nonterminals.len()];
         let mut items = Vec::new();
         for (pi, p) in g.productions.iter().enumerate() {
             for (d, s) in p.rhs.iter().enumerate() {
                 if let Symbol::N(n) = s {
-                    occ[*n as usize].push((pi as u32, d as u32 + 1));
+                    spines[*n as usize].push((pi as u32, d as u32 + 1));
                 }
-                items.push(Item { prod: pi as u32, dot: d as u32, origin: BOT });
+                items.push(Item { prod: pi as u32, dot: d as u32, origin: UNKNOWN_ORIGIN });
             }
             // Completed too: the unknown text may end with a whole A.
-            items.push(Item { prod: pi as u32, dot: p.rhs.len() as u32, origin: BOT });
+            items.push(Item { prod: pi as u32, dot: p.rhs.len() as u32, origin: UNKNOWN_ORIGIN });
         }
-        let first = Arc::new(make_set(g, items));
-        SuffixGrammar { grammar, nullable, occ, first }
+        let first = Arc::new(Set::new(g, items));
+        SuffixGrammar { grammar, nullable, spines, first }
     }
-}
 
-fn next_sym(g: &Grammar, it: &Item) -> Option<Symbol> {
-    g.productions[it.prod as usize].rhs.get(it.dot as usize).copied()
-}
-
-fn make_set(g: &Grammar, items: Vec<Item>) -> Set {
-    let mut waiting: Vec<(u32, u32)> = items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, it)| match next_sym(g, it) {
-            Some(Symbol::N(n)) => Some((n, i as u32)),
-            _ => None,
-        })
-        .collect();
-    waiting.sort_unstable();
-    Set { items, waiting }
+    fn rules(&self) -> Rules<'_> {
+        Rules { grammar: &self.grammar, nullable: &self.nullable, spines: Some(&self.spines) }
+    }
 }
 
 /// The suffix recognizer (see the module doc).
 #[derive(Clone, Debug)]
 pub struct SuffixEarley {
     g: Arc<SuffixGrammar>,
-    sets: Vec<Arc<Set>>,
+    chart: Chart,
 }
 
 impl SuffixEarley {
     /// A recognizer before the first lexeme of the suffix.
     pub fn new(g: Arc<SuffixGrammar>) -> Self {
-        let first = g.first.clone();
-        SuffixEarley { g, sets: vec![first] }
+        let chart = Chart::starting_with(g.first.clone());
+        SuffixEarley { g, chart }
     }
 
     /// Items in the last set (a size measure).
     pub fn last_set_len(&self) -> usize {
-        self.sets.last().map_or(0, |s| s.items.len())
-    }
-
-    fn close(&self, seeds: Vec<Item>) -> Set {
-        let sg = &*self.g;
-        let g = &*sg.grammar;
-        let cur = self.sets.len() as u32;
-        let mut items = Vec::with_capacity(seeds.len() * 4);
-        let mut seen: HashSet<Item> = HashSet::with_capacity(seeds.len() * 8);
-        for s in seeds {
-            if seen.insert(s) {
-                items.push(s);
-            }
-        }
-        let mut predicted = vec![false; g.nonterminals.len()];
-        let mut climbed = vec![false; g.nonterminals.len()];
-        let mut i = 0;
-        while i < items.len() {
-            let it = items[i];
-            i += 1;
-            match next_sym(g, &it) {
-                Some(Symbol::N(b)) => {
-                    if !predicted[b as usize] {
-                        predicted[b as usize] = true;
-                        for &q in &g.nonterminals[b as usize].productions {
-                            let n = Item { prod: q, dot: 0, origin: cur };
-                            if seen.insert(n) {
-                                items.push(n);
-                            }
-                        }
-                    }
-                    if sg.nullable[b as usize] {
-                        let n = Item { dot: it.dot + 1, ..it };
-                        if seen.insert(n) {
-                            items.push(n);
-                        }
-                    }
-                }
-                Some(Symbol::T(_)) => {}
-                None => {
-                    let lhs = g.productions[it.prod as usize].lhs;
-                    if it.origin == BOT {
-                        if !climbed[lhs as usize] {
-                            climbed[lhs as usize] = true;
-                            for &(p, d) in &sg.occ[lhs as usize] {
-                                let n = Item { prod: p, dot: d, origin: BOT };
-                                if seen.insert(n) {
-                                    items.push(n);
-                                }
-                            }
-                        }
-                    } else if it.origin != cur {
-                        let origin = &self.sets[it.origin as usize];
-                        let from = origin.waiting.partition_point(|&(n, _)| n < lhs);
-                        for &(n, idx) in &origin.waiting[from..] {
-                            if n != lhs {
-                                break;
-                            }
-                            let w = origin.items[idx as usize];
-                            let n = Item { dot: w.dot + 1, ..w };
-                            if seen.insert(n) {
-                                items.push(n);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        make_set(g, items)
+        self.chart.sets().last().map_or(0, |s| s.len())
     }
 }
 
 impl TokenParser for SuffixEarley {
     fn feed(&mut self, terms: &[TerminalId]) -> bool {
-        let g = &*self.g.grammar;
-        let last = self.sets.last().unwrap().clone();
-        let seeds: Vec<Item> = last
-            .items
-            .iter()
-            .filter(|it| matches!(next_sym(g, it), Some(Symbol::T(t)) if terms.contains(&t)))
-            .map(|it| Item { dot: it.dot + 1, ..*it })
-            .collect();
-        if seeds.is_empty() {
-            return false;
-        }
-        let set = self.close(seeds);
-        self.sets.push(Arc::new(set));
-        true
+        self.chart.feed(self.g.rules(), terms)
     }
 
     fn acceptable(&mut self, out: &mut TermSet) {
-        out.clear();
-        let g = &*self.g.grammar;
-        for it in self.sets.last().unwrap().items.iter() {
-            if let Some(Symbol::T(t)) = next_sym(g, it) {
-                out.insert(t);
-            }
-        }
+        self.chart.expected(&self.g.grammar, out)
     }
 
     fn accepts_end(&mut self) -> bool {
-        let g = &*self.g.grammar;
-        self.sets.last().unwrap().items.iter().any(|it| {
-            (it.origin == BOT || it.origin == 0)
-                && g.productions[it.prod as usize].lhs == g.start
-                && it.dot as usize == g.productions[it.prod as usize].rhs.len()
-        })
+        self.chart.completes_start(&self.g.grammar, |o| o == UNKNOWN_ORIGIN || o == 0)
     }
 }
 
