@@ -301,7 +301,7 @@ impl SuffixQuotient {
 
     /// Whether some program ends with the suffix (see [`Self::establish`]).
     pub fn tail_exists(&self) -> Result<(), FimError> {
-        let sg = SuffixGrammar::for_grammar(&self.lang.grammar);
+        let sg = SuffixGrammar::new(self.lang.grammar.clone());
         let mut best: Option<(usize, String)> = None;
         let mut complete_from: HashMap<usize, bool> = HashMap::new();
         for layout in cursor_layouts(&self.lang, &self.suffix) {

