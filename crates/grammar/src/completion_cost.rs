@@ -28,9 +28,11 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+use std::sync::Arc;
+
 use crate::grammar::{Grammar, Symbol, TerminalId};
-use crate::language::Language;
 use crate::lexeme_paths::LexemePaths;
+use crate::lexer_dfa::LexerDfa;
 use crate::lr_table::{LrTable, AUGMENTED};
 
 /// Derivations with more line starts than this are not tracked (Python's shortest
@@ -144,25 +146,25 @@ impl std::fmt::Debug for CompletionCosts {
     }
 }
 
-/// Layout terminals of the Python layer, if any.
-#[derive(Clone, Copy)]
-struct Layout {
-    newline: Option<TerminalId>,
-    indent: Option<TerminalId>,
-    dedent: Option<TerminalId>,
+/// Layout terminals of the Python layer, if any (all `None` for other languages).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Layout {
+    pub newline: Option<TerminalId>,
+    pub indent: Option<TerminalId>,
+    pub dedent: Option<TerminalId>,
 }
 
 impl CompletionCosts {
-    /// Computes the tables of `lang` (see [`crate::Language::completion_costs`], which
-    /// caches them).
-    pub fn new(lang: &Language) -> CompletionCosts {
-        let g: &Grammar = &lang.grammar;
-        let paths = LexemePaths::new(g, &lang.dfa);
-        let layout = Layout {
-            newline: lang.python.as_ref().map(|p| p.newline),
-            indent: lang.python.as_ref().map(|p| p.indent),
-            dedent: lang.python.as_ref().map(|p| p.dedent),
-        };
+    /// Computes the tables of a language's grammar, lexer and LR table (with Python's
+    /// layout terminals when it has them); [`crate::Language`] builds them when it is
+    /// compiled (Python: 23-35 ms, `completion_costs_build` example).
+    pub(crate) fn new(
+        g: &Grammar,
+        dfa: &LexerDfa,
+        table: &Arc<LrTable>,
+        layout: Layout,
+    ) -> CompletionCosts {
+        let paths = LexemePaths::new(g, dfa);
         let term_costs: Vec<Costs> = (0..g.num_terminals() as TerminalId)
             .map(|t| {
                 if Some(t) == layout.newline {
@@ -212,7 +214,7 @@ impl CompletionCosts {
                     .collect()
             })
             .collect();
-        let table = lang.table.clone();
+        let table = table.clone();
         let opens_block = (0..table.num_states() as u32)
             .map(|s| {
                 layout.indent.is_some() && table.accessing_symbol(s) == layout.indent.map(Symbol::T)

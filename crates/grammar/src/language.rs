@@ -1,9 +1,9 @@
 //! A compiled language: grammar, lexer DFA, LR table and the lexer layer between the
 //! DFA and the parser (plain, Python's indentation and line joining, or Go's automatic semicolons).
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-use crate::completion_cost::CompletionCosts;
+use crate::completion_cost::{CompletionCosts, Layout};
 use crate::earley::{EarleyGrammar, EarleyParser};
 use crate::error::GrammarError;
 use crate::grammar::{Grammar, TerminalId};
@@ -83,8 +83,8 @@ pub struct Language {
     pub go: Option<GoTerminals>,
     /// `%ignore`d terminals.
     pub ignored: TermSet,
-    /// Completion costs, built on first use ([`Language::completion_costs`]).
-    completion: OnceLock<CompletionCosts>,
+    /// Completion costs ([`Language::completion_costs`]).
+    completion: CompletionCosts,
 }
 
 impl Language {
@@ -133,17 +133,24 @@ impl Language {
                 })
             }
         };
+        let table = Arc::new(table);
+        let layout = python.as_ref().map_or(Layout::default(), |p| Layout {
+            newline: Some(p.newline),
+            indent: Some(p.indent),
+            dedent: Some(p.dedent),
+        });
+        let completion = CompletionCosts::new(&grammar, &dfa, &table, layout);
         let grammar = Arc::new(grammar);
         Ok(Arc::new(Language {
             earley: EarleyGrammar::new(grammar.clone()),
             grammar,
             dfa: Arc::new(dfa),
-            table: Arc::new(table),
+            table,
             layer: options.layer,
             python,
             go,
             ignored,
-            completion: OnceLock::new(),
+            completion,
         }))
     }
 
@@ -158,10 +165,10 @@ impl Language {
     }
 
     /// The completion costs of this language (how many bytes a parser stack still
-    /// needs to become a complete program; see [`CompletionCosts`]), computed on first
-    /// use (Python: see the figure in that module) and shared afterwards.
+    /// needs to become a complete program; see [`CompletionCosts`]), computed when the
+    /// language was compiled.
     pub fn completion_costs(&self) -> &CompletionCosts {
-        self.completion.get_or_init(|| CompletionCosts::new(self))
+        &self.completion
     }
 
     /// Whether `t` is an ignored terminal that still acts in the lexer layer: ending
