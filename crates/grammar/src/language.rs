@@ -4,13 +4,11 @@
 use std::sync::Arc;
 
 use crate::completion_cost::{CompletionCosts, Layout};
-use crate::earley::{EarleyGrammar, EarleyParser};
+use crate::earley::EarleyGrammar;
 use crate::error::GrammarError;
 use crate::grammar::{Grammar, TerminalId};
 use crate::lexer_dfa::LexerDfa;
-use crate::lr_parser::LrParser;
 use crate::lr_table::{LrTable, TableKind};
-use crate::recognizer::Recognizer;
 use crate::semicolons::GoTerminals;
 use crate::termset::TermSet;
 
@@ -152,16 +150,6 @@ impl Language {
             ignored,
             completion,
         }))
-    }
-
-    /// A byte-level recognizer driven by the LR parser (the fast one).
-    pub fn recognizer(self: &Arc<Self>) -> Recognizer<LrParser> {
-        Recognizer::new(self.clone(), LrParser::new(self.table.clone()))
-    }
-
-    /// A byte-level recognizer driven by the Earley parser (same lexer and layer).
-    pub fn earley_recognizer(self: &Arc<Self>) -> Recognizer<EarleyParser> {
-        Recognizer::new(self.clone(), EarleyParser::new(self.earley.clone()))
     }
 
     /// The completion costs of this language (how many bytes a parser stack still

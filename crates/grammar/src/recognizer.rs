@@ -30,11 +30,13 @@
 
 use std::sync::Arc;
 
+use crate::earley::EarleyParser;
 use crate::error::ParseError;
 use crate::grammar::TerminalId;
 use crate::indentation::Indentation;
 use crate::language::{Language, LayerKind};
 use crate::lexer_dfa::{DfaState, LexerDfa};
+use crate::lr_parser::LrParser;
 use crate::small_copy::copy_vec;
 use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
@@ -124,6 +126,20 @@ impl<P: TokenParser> Clone for Recognizer<P> {
             (a, b) => a.clone_from(b),
         }
         self.field_lambda = src.field_lambda;
+    }
+}
+
+/// A language's recognizers (built beside it: [`Language`] is compiled data and knows no
+/// recognizer).
+impl Language {
+    /// A byte-level recognizer driven by the LR parser (the fast one).
+    pub fn recognizer(self: &Arc<Self>) -> Recognizer<LrParser> {
+        Recognizer::new(self.clone(), LrParser::new(self.table.clone()))
+    }
+
+    /// A byte-level recognizer driven by the Earley parser (same lexer and layer).
+    pub fn earley_recognizer(self: &Arc<Self>) -> Recognizer<EarleyParser> {
+        Recognizer::new(self.clone(), EarleyParser::new(self.earley.clone()))
     }
 }
 
