@@ -33,7 +33,7 @@ use std::collections::{BinaryHeap, HashMap};
 use espalier_grammar::{Language, LrRecognizer, SuffixQuotient, TokenParser};
 
 use crate::fim_reentry::Reentry;
-use crate::finishing::Finisher;
+use crate::remaining_cost::Finisher;
 
 /// States expanded at most per search (a search that ends here finds no bridge).
 /// With the guide below, bridges out of 20 nested brackets and into a `class` header

@@ -30,10 +30,10 @@ use std::sync::Arc;
 
 use espalier_grammar::{Recognizer, TerminalId, TokenParser};
 
-use crate::finishing::Finisher;
 use crate::fstring_quotes::may_be_fstring;
 use crate::lexeme_starts::{LexemeStarts, Lists, NO_ACCEPT, STATE_BITS};
 use crate::lexer_walk::{LexWalker, Push};
+use crate::remaining_cost::Finisher;
 use crate::{Recognizer as _, TokTrie, TokenSet, Vocab};
 
 /// Per anchor depth: the costs memoised under it by class of lexer DFA state.

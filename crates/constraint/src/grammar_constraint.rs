@@ -260,7 +260,7 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// within this many tokens. `None` when the model finds no plan or the parser has
     /// no LR stacks.
     pub fn finishing_cost(&self) -> Option<u32> {
-        crate::finishing::remaining_cost(&self.state)
+        crate::remaining_cost::remaining_cost(&self.state)
     }
 
     /// The token mask by checking every token on its own (what adaptive rejection

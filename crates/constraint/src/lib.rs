@@ -64,6 +64,7 @@ pub mod lexer_walk;
 mod mask_memo;
 pub mod mask_store;
 pub mod recognizer;
+mod remaining_cost;
 mod start_mask;
 pub mod strategy;
 pub mod timing;
