@@ -3,9 +3,11 @@
 // and checks the page says what went wrong, never panics, and stays usable.
 //
 //   files        "Open a GGUF file" with a file that is not GGUF, a truncated GGUF, a
-//                GGUF of an unsupported architecture, and a file too big for the tab's
-//                32-bit WebAssembly memory (3 GiB, sparse on disk): each refused with
-//                its reason, the model loaded before kept, a step generated after.
+//                GGUF of an unsupported architecture, a GGUF whose load would not fit
+//                in the memory left (its header declares 100,000 blocks), and a file
+//                too big for the tab's 32-bit WebAssembly memory (3 GiB, sparse on
+//                disk): each refused with its reason, the model loaded before kept, a
+//                step generated after.
 //   clicks       Generate, Step, Reset, Back, Forward, a file and a language switch
 //                sent while a generation runs (their buttons force-enabled, as a click
 //                landing before the redraw that disables them): the run goes on, the
@@ -63,6 +65,20 @@ function otherArchitecture() {
   copy.write("mamba", value, "latin1");
   return copy;
 }
+// The model with `llama.block_count` raised to 100,000: a file of the right size whose
+// load (the memory plan from its header: a 2,048-token KV cache for 100,000 blocks,
+// ~315 GB) cannot fit in what is left of the tab's memory.
+function tooManyBlocks() {
+  const key = Buffer.from("llama.block_count");
+  const at = model.indexOf(key);
+  if (at < 0) throw new Error("llama.block_count not found in the model");
+  const type = model.readUInt32LE(at + key.length);
+  const copy = Buffer.from(model);
+  if (type === 4) copy.writeUInt32LE(100000, at + key.length + 4);
+  else if (type === 10) copy.writeBigUInt64LE(100000n, at + key.length + 4);
+  else throw new Error(`llama.block_count has GGUF type ${type}, not u32 or u64`);
+  return copy;
+}
 // A 3 GiB file that starts like the model (sparse: 1 MB on disk): over what one
 // buffer of a 32-bit WebAssembly memory can hold.
 function tooBig() {
@@ -77,6 +93,8 @@ const files = [
   { name: "not a GGUF file", path: writeFile("notes.gguf", "These are notes, not a model.\n".repeat(100)), error: /not a GGUF file: magic bytes/ },
   { name: "a truncated GGUF", path: writeFile("truncated.gguf", model.subarray(0, 8 << 20)), error: /outside the file \(8388608 bytes\)|truncated/ },
   { name: "an unsupported architecture", path: writeFile("mamba.gguf", otherArchitecture()), error: /unsupported architecture "mamba"/ },
+  { name: "a model whose load needs more memory than is left", path: writeFile("huge-cache.gguf", tooManyBlocks()),
+    error: /checking the memory: this model needs [\d.]+ GB more memory to load .* can grow by only/ },
   { name: "a model too big for wasm memory", path: tooBig(), error: /this file is 3\.2 GB but this tab's WebAssembly memory can hold a file of at most/ },
 ];
 
