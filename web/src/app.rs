@@ -270,11 +270,12 @@ impl App {
             }
             FromWorker::Loaded(Err(e)) => self.load = LoadState::Failed(e),
             FromWorker::FileRefused { error, model_loaded } => {
-                self.load = match model_loaded {
-                    true => LoadState::Ready,
-                    false => LoadState::Failed(error.clone()),
+                let (load, said) = match model_loaded {
+                    true => (LoadState::Ready, format!("{error} (the model loaded before stays)")),
+                    false => (LoadState::Failed(error.clone()), error),
                 };
-                self.file_refused = Some(error);
+                self.load = load;
+                self.file_refused = Some(said);
             }
             FromWorker::Crashed(why) => self.on_crash(why),
             FromWorker::Step(_) if self.keep.is_some_and(|keep| self.steps.len() >= keep) => {}
