@@ -25,7 +25,11 @@
 # fills in the middle of a Python file (the page's prefix + middle + suffix checked by
 # ast.parse, the inspector saying what the suffix needs), and opens the model through
 # the page's "Open a GGUF file" picker (its facts shown, one step generated).
-# Exits 0 only when both runs passed.
+# Then, once, on the CPU backend: web/tests/hostile.mjs (hostile input: files that are
+# not models, a corrupted cache, clicks during a run, a worker that panics) and
+# web/tests/game-host.mjs (the game's wasmoon host on five corpus scripts, its log
+# compared line by line with the native engine's).
+# Exits 0 only when every run passed.
 #
 # The bundle is built with cargo + wasm-bindgen directly (the steps `trunk build`
 # runs), so the test does not need trunk (a 12 CPU-minute install); `trunk serve`
@@ -53,6 +57,8 @@
 #   ESPALIER_CHECK_LUA          the real-Lua check of the translation (default:
 #                               `python3 scripts/lua-check.py --kind talent`; needs lua5.4)
 #   ESPALIER_SKIP_BUILD=1       skip `cargo build` and bundle the last built espalier-web.wasm
+#   ESPALIER_BROWSER_HOSTILE=0  skip web/tests/hostile.mjs
+#   ESPALIER_BROWSER_GAME_HOST=0  skip web/tests/game-host.mjs
 #   CARGO_TARGET_DIR            default ./target (share it with the native test run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -194,6 +200,31 @@ else
   done
 fi
 
+# Hostile input, once (the CPU backend: nothing here depends on the device).
+if [ "${ESPALIER_BROWSER_HOSTILE:-1}" = 1 ]; then
+  t=$(date +%s)
+  rm -f "$RESULTS/hostile.json"
+  if node web/tests/hostile.mjs "http://127.0.0.1:$PORT/" "$RESULTS"; then
+    log "hostile input: passed in $(( $(date +%s) - t )) s"
+  else
+    log "hostile input: FAILED after $(( $(date +%s) - t )) s"
+    status=1
+  fi
+fi
+# The game's wasmoon host against the native engine (espalier-game, built above).
+if [ "${ESPALIER_BROWSER_GAME_HOST:-1}" = 1 ]; then
+  t=$(date +%s)
+  slua=crates/slua/tests/scripts/valid
+  rm -f "$RESULTS/game-host.json"
+  if node web/tests/game-host.mjs "$RESULTS" --seed 1 --turns 100 \
+      $slua/01_burning.slua $slua/05_poison.slua $slua/11_firebolt.slua $slua/14_shockwave.slua $slua/17_vampire.slua; then
+    log "game host: passed in $(( $(date +%s) - t )) s"
+  else
+    log "game host: FAILED after $(( $(date +%s) - t )) s"
+    status=1
+  fi
+fi
+
 python3 - "$RESULTS" "$wasm_size" "$gz_size" ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu} <<'PY'
 import json, pathlib, sys
 res, size, gz = pathlib.Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
@@ -226,6 +257,17 @@ for backend in sys.argv[4:]:
         print(f"{backend:>6} open a GGUF file: {o.get('load')} in {o.get('s', 0):.1f} s; facts: {'; '.join(o.get('facts', []))}")
     for failure in s.get("failures", []):
         print(f"{backend:>6} FAILED: {failure.splitlines()[0] if failure else failure}")
+h = res / "hostile.json"
+if h.exists():
+    s = json.loads(h.read_text())
+    cases = ", ".join(f"{name} {'passed' if c.get('passed') else 'FAILED'} ({c.get('s', 0):.1f} s)" for name, c in s.get("cases", {}).items())
+    print(f"hostile input: {cases}")
+    for failure in s.get("failures", []):
+        print(f"hostile FAILED: {failure.splitlines()[0] if failure else failure}")
+g = res / "game-host.json"
+if g.exists():
+    s = json.loads(g.read_text())
+    print(f"game host: {s.get('log_lines')} log lines over {s.get('turns')} turns, agree with the native engine: {s.get('agree')}")
 PY
 log "total $(( $(date +%s) - t_start )) s wall; CPU (user/sys of this shell, then of its children):"
 times >&2

@@ -21,10 +21,11 @@ export function inWorker() {
 // Starts the worker: a module worker that imports the glue and instantiates the same
 // compiled WebAssembly module (sent with the first message; nothing is downloaded or
 // compiled again). `onMessage(text)` gets every message, `onError(text)` a failure.
-export function spawnWorker(module, onMessage, onError) {
-  // The page's URL parameters, for the worker's opt-in checks (`?check=cpu`).
+// `search`: the page's URL parameters as the worker sees them (its opt-in checks,
+// `?check=cpu`; page_params.rs).
+export function spawnWorker(module, onMessage, onError, search) {
   const source =
-    `self.ESPALIER_SEARCH = ${JSON.stringify(location.search)};\n` +
+    `self.ESPALIER_SEARCH = ${JSON.stringify(search)};\n` +
     `self.onmessage = async (e) => {\n` +
     `  self.onmessage = null;\n` +
     `  try {\n` +
@@ -37,9 +38,21 @@ export function spawnWorker(module, onMessage, onError) {
   const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
   const worker = new Worker(url, { type: "module", name: "espalier-engine" });
   worker.onmessage = (e) => onMessage(String(e.data));
-  worker.onerror = (e) => onError(`the worker failed: ${e.message || e}`);
+  // Handled here (the page reports it and offers to start again), so the browser
+  // does not also raise it as an uncaught error of the page.
+  worker.onerror = (e) => { e.preventDefault(); onError(`the worker failed: ${e.message || e}`); };
   worker.postMessage(module);
   return worker;
+}
+
+// Stops the worker at once (whatever it was doing); nothing more comes from it.
+export function terminateWorker(worker) {
+  worker.terminate();
+}
+
+// The page's URL parameters (`location.search`).
+export function pageSearch() {
+  return typeof location === "undefined" ? "" : String(location.search);
 }
 
 export function postToWorker(worker, text) {

@@ -12,6 +12,7 @@ use yew::prelude::*;
 use crate::{
     engine_link::EngineLink,
     examples::{self, Example},
+    host, page_params,
     protocol::{FromWorker, Loaded, Speed, Start, ToWorker},
     settings::Settings,
     view,
@@ -95,6 +96,9 @@ pub enum Msg {
     Stop,
     /// A GGUF file was picked (the File, or null).
     OpenFile(wasm_bindgen::JsValue),
+    /// Start a new worker and load the default model (after a failed load or a
+    /// crashed worker).
+    Restart,
 }
 
 /// The playground page.
@@ -107,7 +111,13 @@ pub struct App {
     model_source: String,
     /// The model's facts (name, architecture, formats, size, memory check).
     model_facts: Vec<String>,
+    /// Why the last file the user opened was refused (the model before it stayed).
+    file_refused: Option<String>,
+    /// The language the form picks for the next generation.
     lang: Lang,
+    /// The language of the generation shown (`None` before the first): the form's may
+    /// differ, and then Generate or Step starts a new generation.
+    shown_lang: Option<Lang>,
     prompt: String,
     /// Fill in the middle instead of answering a request (languages that can).
     fim: bool,
@@ -119,6 +129,8 @@ pub struct App {
     settings: Settings,
     /// The engine's worker.
     engine: EngineLink,
+    /// Whether the worker crashed (it is then replaced only by Start again).
+    crashed: bool,
     steps: Vec<Rc<StepTrace>>,
     /// The raw bytes of every token the steps name (for the legible token display).
     token_bytes: view::TokenBytes,
@@ -142,23 +154,36 @@ pub struct App {
 
 /// Whether the URL asks for the CPU backend (`?backend=cpu`).
 fn force_cpu() -> bool {
-    let search = web_sys::window()
-        .and_then(|w| js_sys::Reflect::get(&w, &"location".into()).ok())
-        .and_then(|l| js_sys::Reflect::get(&l, &"search".into()).ok())
-        .and_then(|s| s.as_string());
-    search.is_some_and(|q| q.contains("backend=cpu"))
+    page_params::find(&host::page_search(), "backend").as_deref() == Some("cpu")
+}
+
+/// Starts a worker that sees `search` as the page's URL parameters, its reports going
+/// to the page's reducer, and asks it to load the default model.
+fn spawn_engine(ctx: &Context<App>, search: &str) -> EngineLink {
+    let link = ctx.link().clone();
+    // One redraw per animation frame, for all the reports of that frame.
+    let engine = EngineLink::spawn(search, move |reports| {
+        link.send_message_batch(reports.into_iter().map(Msg::Worker).collect())
+    });
+    engine.send(&ToWorker::Load { force_cpu: force_cpu() });
+    engine
 }
 
 impl App {
     /// Starts a run of up to `max_steps` steps (all when `None`) in the worker: a new
-    /// generation when nothing is shown, else the current one, rewound to the shown
-    /// step first when it is not the last.
+    /// generation when nothing is shown or the form now asks for another language or
+    /// fill in the middle, else the current one, rewound to the shown step first when
+    /// it is not the last.
     fn start_run(&mut self, max_steps: Option<usize>) {
         self.translated = None;
-        let start = if self.cursor == 0 {
+        let fim = self.fim && self.lang.fills_in_the_middle();
+        // The form changed the language or fill in the middle since: a new one.
+        let form_changed = self.shown_lang != Some(self.lang) || self.shown_fim.is_some() != fim;
+        let start = if self.cursor == 0 || form_changed {
             self.steps.clear();
+            self.cursor = 0;
+            self.shown_lang = Some(self.lang);
             self.speed = Speed::default();
-            let fim = self.fim && self.lang.fills_in_the_middle();
             self.shown_fim = fim.then(|| (self.fim_prefix.clone(), self.fim_suffix.clone()));
             let request = if fim { self.fim_prefix.clone() } else { self.prompt.clone() };
             let suffix = fim.then(|| self.fim_suffix.clone());
@@ -183,6 +208,41 @@ impl App {
         self.run == RunState::Running || self.load != LoadState::Ready
     }
 
+    /// Whether a file can be opened: nothing running, nothing loading, a live worker.
+    fn can_open_file(&self) -> bool {
+        self.run != RunState::Running
+            && matches!(self.load, LoadState::Ready | LoadState::Failed(_))
+            && !self.crashed
+    }
+
+    /// Forgets the generation shown.
+    fn clear_generation(&mut self) {
+        self.steps.clear();
+        self.cursor = 0;
+        self.keep = None;
+        self.speed = Speed::default();
+        self.run = RunState::Idle;
+        self.shown_fim = None;
+        self.shown_lang = None;
+        self.translated = None;
+    }
+
+    /// The worker stopped working: say so, and end what it was doing.
+    fn on_crash(&mut self, why: String) {
+        if self.crashed {
+            // The first report (the panic's message) says more than the browser's.
+            return console_log(&format!("the engine's worker, after crashing: {why}"));
+        }
+        self.crashed = true;
+        if self.run == RunState::Running {
+            self.keep = None;
+            self.run = RunState::Failed("the engine's worker stopped".to_owned());
+        }
+        self.load = LoadState::Failed(format!(
+            "The engine's worker stopped: {why}. Start again to load the model in a new worker."
+        ));
+    }
+
     /// Applies a report of the worker.
     fn on_report(&mut self, report: FromWorker) {
         match report {
@@ -204,10 +264,20 @@ impl App {
                 self.backend_detail = backend_detail;
                 self.model_detail = model_detail;
                 self.model_source = source;
+                self.file_refused = None;
                 self.load = LoadState::Ready;
                 self.load_ms = now_ms();
             }
             FromWorker::Loaded(Err(e)) => self.load = LoadState::Failed(e),
+            FromWorker::FileRefused { error, model_loaded } => {
+                let (load, said) = match model_loaded {
+                    true => (LoadState::Ready, format!("{error} (the model loaded before stays)")),
+                    false => (LoadState::Failed(error.clone()), error),
+                };
+                self.load = load;
+                self.file_refused = Some(said);
+            }
+            FromWorker::Crashed(why) => self.on_crash(why),
             FromWorker::Step(_) if self.keep.is_some_and(|keep| self.steps.len() >= keep) => {}
             FromWorker::Step(step) => {
                 for (id, bytes) in step.token_bytes {
@@ -237,12 +307,7 @@ impl Component for App {
     type Properties = ();
 
     fn create(ctx: &Context<Self>) -> Self {
-        let link = ctx.link().clone();
-        // One redraw per animation frame, for all the reports of that frame.
-        let engine = EngineLink::spawn(move |reports| {
-            link.send_message_batch(reports.into_iter().map(Msg::Worker).collect())
-        });
-        engine.send(&ToWorker::Load { force_cpu: force_cpu() });
+        let engine = spawn_engine(ctx, &host::page_search());
         let lang = Lang::first();
         let prompt =
             examples::for_lang(lang, false).first().map(|e| e.prompt.clone()).unwrap_or_default();
@@ -254,7 +319,9 @@ impl Component for App {
             model_detail: String::new(),
             model_source: String::new(),
             model_facts: Vec::new(),
+            file_refused: None,
             lang,
+            shown_lang: None,
             prompt,
             fim: false,
             fim_prefix: fim_example.as_ref().map(|e| e.prompt.clone()).unwrap_or_default(),
@@ -262,6 +329,7 @@ impl Component for App {
             shown_fim: None,
             settings: Settings::default(),
             engine,
+            crashed: false,
             steps: Vec::new(),
             token_bytes: view::TokenBytes::new(),
             send: ctx.link().callback(|m: Msg| m),
@@ -276,7 +344,7 @@ impl Component for App {
         }
     }
 
-    fn update(&mut self, _ctx: &Context<Self>, msg: Msg) -> bool {
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
             Msg::Worker(report) => self.on_report(report),
             Msg::SetLang(key) => {
@@ -336,36 +404,45 @@ impl Component for App {
                     self.start_run(Some(1));
                 }
             }
-            Msg::Back => self.cursor = self.cursor.saturating_sub(1),
-            Msg::Forward => self.cursor = (self.cursor + 1).min(self.steps.len()),
-            Msg::Reset => {
-                if self.run != RunState::Running {
-                    self.engine.send(&ToWorker::Reset);
-                    self.steps.clear();
-                    self.cursor = 0;
-                    self.speed = Speed::default();
-                    self.run = RunState::Idle;
-                    self.shown_fim = None;
-                    self.translated = None;
-                }
+            // The buttons below are disabled while a run goes on; a click that lands
+            // before the redraw that disables them is ignored here.
+            Msg::Back if self.run != RunState::Running => {
+                self.cursor = self.cursor.saturating_sub(1)
             }
-            Msg::Stop => {
+            Msg::Forward if self.run != RunState::Running => {
+                self.cursor = (self.cursor + 1).min(self.steps.len())
+            }
+            Msg::Reset if !self.busy() => {
+                self.engine.send(&ToWorker::Reset);
+                self.clear_generation();
+            }
+            Msg::Stop if self.run == RunState::Running => {
                 let keep = self.steps.len() + 1;
                 self.keep = Some(keep);
                 self.engine.send(&ToWorker::Stop { keep });
             }
+            Msg::Back | Msg::Forward | Msg::Reset | Msg::Stop => {}
             Msg::OpenFile(file) => {
-                if !file.is_null() && !self.busy() {
-                    let name = crate::host::file_name(&file);
+                if !file.is_null() && self.can_open_file() {
+                    let name = host::file_name(&file);
                     self.load = LoadState::Preparing(format!("opening {name}"));
-                    self.steps.clear();
-                    self.cursor = 0;
-                    self.run = RunState::Idle;
-                    self.shown_fim = None;
-                    self.translated = None;
+                    self.file_refused = None;
+                    self.clear_generation();
                     self.engine
                         .send_file(&ToWorker::LoadFile { force_cpu: force_cpu(), name }, &file);
                 }
+            }
+            Msg::Restart => {
+                // The new worker never sees the test's panic switch (page_params.rs).
+                let search = page_params::without(&host::page_search(), page_params::TEST_PANIC);
+                let old = std::mem::replace(&mut self.engine, spawn_engine(ctx, &search));
+                old.terminate();
+                self.crashed = false;
+                self.clear_generation();
+                self.load = LoadState::Fetching(0, None, false);
+                self.file_refused = None;
+                self.model_facts.clear();
+                self.backend_kind = None;
             }
         }
         true
@@ -398,8 +475,9 @@ impl Component for App {
         };
         let chips: Vec<view::Chip> =
             shown.iter().map(|s| (s.clone(), self.token_bytes.get(&s.chosen).cloned())).collect();
+        let shown_lang = self.shown_lang.unwrap_or(self.lang);
         let on_file = link.callback(|e: Event| {
-            Msg::OpenFile(crate::host::picked_file(
+            Msg::OpenFile(host::picked_file(
                 &e.target().map(wasm_bindgen::JsValue::from).unwrap_or(wasm_bindgen::JsValue::NULL),
             ))
         });
@@ -415,8 +493,9 @@ impl Component for App {
                     <h1>{"Espalier playground"}</h1>
                     <p class="tagline">{"A 135M-parameter model writes code that is correct by construction: at every step the constraint decides which tokens may come next."}</p>
                 </header>
-                { view::loading(&self.load, &self.backend_detail, &self.model_detail, &self.model_source) }
-                { view::model_file(&self.model_facts, busy, on_file) }
+                { view::loading(&self.load, &self.backend_detail, &self.model_detail, &self.model_source,
+                    link.callback(|_| Msg::Restart)) }
+                { view::model_file(&self.model_facts, !self.can_open_file(), self.file_refused.as_deref(), on_file) }
                 <section class="controls">
                     <view::Form lang={self.lang} settings={self.settings.clone()} prompt={self.prompt.clone()}
                         fim={self.fim} fim_prefix={self.fim_prefix.clone()} fim_suffix={self.fim_suffix.clone()}
@@ -436,13 +515,13 @@ impl Component for App {
                     <div class="pane code-pane">
                         <h2>{"Code"}</h2>
                         { view::chips(&chips) }
-                        <div class={classes!("code-cols", self.lang.translation_label().map(|_| "two"))}>
+                        <div class={classes!("code-cols", shown_lang.translation_label().map(|_| "two"))}>
                             <div>
-                                <h2>{format!("{} text", self.lang.label())}{if self.shown_fim.is_some() { " (the middle marked)" } else { "" }}</h2>
+                                <h2 id="code-lang" data-lang={shown_lang.name()}>{format!("{} text", shown_lang.label())}{if self.shown_fim.is_some() { " (the middle marked)" } else { "" }}</h2>
                                 { code_view }
                             </div>
                             <div>
-                                { view::translation(self.lang, !code.is_empty(), translated) }
+                                { view::translation(shown_lang, !code.is_empty(), translated) }
                                 { crate::game::game_panel(lua) }
                             </div>
                         </div>

@@ -54,17 +54,37 @@ impl std::fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+/// A GGUF file read and checked, not loaded yet: its facts say what it is, and it
+/// passed the checks that need no more than its header (a GGUF file, a supported
+/// architecture and configuration, a fit in the memory left).
+pub struct Opened {
+    gguf: Gguf,
+    facts: ModelFacts,
+}
+
+impl Opened {
+    /// Parses the GGUF bytes (of the file `file_name`) and checks the model could be
+    /// loaded on `backend`'s device in the memory the worker can still take.
+    pub fn new(bytes: Vec<u8>, file_name: &str, backend: &Backend) -> Result<Opened, LoadError> {
+        let gguf = Gguf::from_bytes(bytes)
+            .map_err(|e| LoadError { step: "reading the GGUF file", message: e.to_string() })?;
+        let facts = facts(&gguf, file_name, backend)?;
+        if let Err(why) = &facts.memory {
+            return Err(LoadError { step: "checking the memory", message: why.clone() });
+        }
+        Ok(Opened { gguf, facts })
+    }
+}
+
 impl Engine {
-    /// Builds the engine from the GGUF bytes (of the file `file_name`) on `backend`'s
-    /// device, after checking it fits in the memory the worker can still take. Before
-    /// each phase it reports what comes next through `progress` and yields so the page
-    /// can paint.
+    /// Builds the engine from a checked file on `backend`'s device. Before each phase
+    /// it reports what comes next through `progress` and yields so the page can paint.
     pub async fn load(
-        bytes: Vec<u8>,
-        file_name: &str,
+        opened: Opened,
         backend: Backend,
         progress: impl Fn(&str),
     ) -> Result<Engine, LoadError> {
+        let Opened { gguf, facts } = opened;
         // Each phase is announced, painted, then run; its time goes to the console.
         let last = std::cell::Cell::new((now_ms(), String::new()));
         let phase = |what: &str| {
@@ -75,13 +95,6 @@ impl Engine {
             progress(what);
             yield_to_paint()
         };
-        phase("reading the GGUF file").await;
-        let gguf = Gguf::from_bytes(bytes)
-            .map_err(|e| LoadError { step: "reading the GGUF file", message: e.to_string() })?;
-        let facts = facts(&gguf, file_name, &backend)?;
-        if let Err(why) = &facts.memory {
-            return Err(LoadError { step: "checking the memory", message: why.clone() });
-        }
         phase("building the tokenizer").await;
         let tokenizer = Tokenizer::from_gguf(&gguf)
             .map_err(|e| LoadError { step: "building the tokenizer", message: e.to_string() })?;
@@ -141,11 +154,6 @@ fn facts(gguf: &Gguf, file_name: &str, backend: &Backend) -> Result<ModelFacts, 
         .load_bytes()
         .saturating_sub(plan.file)
         .saturating_add(plan.kv_bytes_per_token.saturating_mul(2048));
-    let used = wasm_bindgen::memory()
-        .dyn_into::<js_sys::WebAssembly::Memory>()
-        .ok()
-        .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
-        .map_or(0, |b| b.byte_length() as u64);
     let str_or = |key: &str, default: &str| {
         gguf.get_str(key).map(str::to_owned).unwrap_or_else(|_| default.to_owned())
     };
@@ -159,6 +167,17 @@ fn facts(gguf: &Gguf, file_name: &str, backend: &Backend) -> Result<ModelFacts, 
             "{} blocks, hidden {}, vocabulary {}",
             config.layers, config.hidden, config.vocab_size
         ),
-        memory: memory_verdict(needed, WASM32_MEMORY_LIMIT.saturating_sub(used)),
+        memory: memory_verdict(needed, memory_left()),
     })
+}
+
+/// How much the worker's WebAssembly memory can still grow (what it has taken so far
+/// stays taken: a wasm memory never shrinks, though the allocator reuses freed parts).
+pub fn memory_left() -> u64 {
+    let used = wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .ok()
+        .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
+        .map_or(0, |b| b.byte_length() as u64);
+    WASM32_MEMORY_LIMIT.saturating_sub(used)
 }

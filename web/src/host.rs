@@ -10,9 +10,21 @@ extern "C" {
     /// Whether this code runs in the worker (no `window`).
     #[wasm_bindgen(js_name = inWorker)]
     pub fn in_worker() -> bool;
-    /// Starts the engine's worker on `module` (this app's compiled WebAssembly).
+    /// Starts the engine's worker on `module` (this app's compiled WebAssembly), with
+    /// `search` as the page's URL parameters it sees.
     #[wasm_bindgen(js_name = spawnWorker)]
-    pub fn spawn_worker(module: &JsValue, on_message: &Function, on_error: &Function) -> JsValue;
+    pub fn spawn_worker(
+        module: &JsValue,
+        on_message: &Function,
+        on_error: &Function,
+        search: &str,
+    ) -> JsValue;
+    /// Stops the worker at once.
+    #[wasm_bindgen(js_name = terminateWorker)]
+    pub fn terminate_worker(worker: &JsValue);
+    /// The page's URL parameters (`location.search`).
+    #[wasm_bindgen(js_name = pageSearch)]
+    pub fn page_search() -> String;
     /// Sends a message to the worker.
     #[wasm_bindgen(js_name = postToWorker)]
     pub fn post_to_worker(worker: &JsValue, text: &str);

@@ -19,7 +19,7 @@
 //! [`lang::task`] (a request framed for the playground; the languages, their menu,
 //! prompts and constraints come from `espalier_decode`'s registry),
 //! [`settings::Settings`] (controls to decode config),
-//! [`examples`], [`visible`], [`protocol`], [`model_file`] — also build natively, where their tests run
+//! [`examples`], [`visible`], [`protocol`], [`model_file`], [`page_params`] — also build natively, where their tests run
 //! (`scripts/test.sh` runs them).
 //!
 //! Run it with `trunk serve` (or `bash scripts/serve.sh`, which installs the tools
@@ -38,6 +38,7 @@ mod game;
 mod lang;
 mod model_facts;
 mod model_file;
+mod page_params;
 mod protocol;
 mod settings;
 mod visible;
@@ -64,8 +65,6 @@ mod host;
 mod model_bridge;
 #[cfg(target_arch = "wasm32")]
 mod model_cache;
-#[cfg(target_arch = "wasm32")]
-mod page_params;
 #[cfg(target_arch = "wasm32")]
 mod session;
 #[cfg(target_arch = "wasm32")]

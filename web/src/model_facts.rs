@@ -10,6 +10,28 @@ use serde::{Deserialize, Serialize};
 /// loading, and everything else of the worker share it).
 pub const WASM32_MEMORY_LIMIT: u64 = 4 << 30;
 
+/// The largest buffer Rust can allocate in a 32-bit WebAssembly memory (`isize::MAX`
+/// there): a model file is read into one, so a bigger file cannot be opened at all.
+pub const WASM32_LARGEST_BUFFER: u64 = (1 << 31) - 1;
+
+/// Whether a file of `size` bytes can be read into the worker's memory, which can
+/// still grow by `available`: checked before a byte is read (reading a bigger one
+/// would fail in the allocator, and past 2 GiB Rust cannot even ask for the buffer).
+pub fn file_verdict(size: u64, available: u64) -> Result<(), String> {
+    let limit = available.min(WASM32_LARGEST_BUFFER);
+    if size > limit {
+        Err(format!(
+            "this file is {} but this tab's WebAssembly memory can hold a file of at most {} \
+             (32-bit WebAssembly: 4.3 GB in all, 2.1 GB in one piece); pick a smaller model \
+             (fewer parameters or a smaller quantization)",
+            gb(size),
+            gb(limit)
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// What the page says about a model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelFacts {
@@ -107,6 +129,18 @@ mod tests {
             .contains("629.1 MB more memory of the 3.2 GB"));
         let err = memory_verdict(5 << 30, 3 << 30).unwrap_err();
         assert!(err.contains("needs 5.4 GB") && err.contains("only 3.2 GB"), "{err}");
+    }
+
+    #[test]
+    fn a_file_over_either_limit_is_refused_before_reading() {
+        assert_eq!(file_verdict(100 << 20, 3 << 30), Ok(()));
+        // Under what the memory can grow by, but over one buffer's limit.
+        let err = file_verdict(3 << 30, 4 << 30).unwrap_err();
+        assert!(err.contains("this file is 3.2 GB") && err.contains("at most 2.1 GB"), "{err}");
+        // Under one buffer's limit, but over what is left.
+        let err = file_verdict(1 << 30, 512 << 20).unwrap_err();
+        assert!(err.contains("at most 536.9 MB"), "{err}");
+        assert_eq!(file_verdict(WASM32_LARGEST_BUFFER, 4 << 30), Ok(()));
     }
 
     #[test]

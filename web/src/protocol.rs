@@ -127,6 +127,14 @@ pub enum FromWorker {
     Preparing(String),
     /// Loading finished.
     Loaded(Result<Loaded, String>),
+    /// The file the user opened is not a model this page can load (not a GGUF file,
+    /// truncated, another architecture, too big for the tab's memory): the error, and
+    /// whether the model loaded before is still loaded (it is kept until a file passes
+    /// these checks).
+    FileRefused { error: String, model_loaded: bool },
+    /// The worker stopped working (a panic, or an error the browser reported): what
+    /// it said. Nothing more comes from this worker; the page offers to start again.
+    Crashed(String),
     /// A step finished.
     Step(Box<ShownStep>),
     /// The run ended: an error, or why the generation stopped (`None` when paused),
@@ -238,6 +246,8 @@ mod tests {
                 facts: vec!["llama".into()],
             })),
             FromWorker::Loaded(Err("no".into())),
+            FromWorker::FileRefused { error: "not a GGUF file".into(), model_loaded: true },
+            FromWorker::Crashed("panicked at worker.rs:1:1".into()),
             FromWorker::Step(Box::new(step)),
             FromWorker::RunEnded {
                 error: None,

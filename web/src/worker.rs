@@ -18,13 +18,15 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::{
     backend,
-    engine::Engine,
+    engine::{memory_left, Engine, Opened},
     host,
     model_cache::{self, Source},
+    model_facts::{file_verdict, gb},
     model_file::MODEL_URL,
+    page_params,
     protocol::{self, FromWorker, Loaded, ShownStep, Start, ToWorker},
     session::Session,
-    yield_now::{console_log, yield_now},
+    yield_now::{console_log, yield_now, yield_to_paint},
 };
 
 /// What the worker holds between messages.
@@ -42,8 +44,13 @@ struct State {
     running: Cell<bool>,
 }
 
-/// Installs the message handler and tells the page the worker is alive.
+/// Installs the message handler and tells the page the worker is alive. A panic is
+/// reported to the page (then the worker is dead: the page offers to start a new one).
 pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        send(&FromWorker::Crashed(info.to_string()));
+    }));
     let state = Rc::new(State::default());
     let on_message =
         Closure::<dyn FnMut(String, JsValue)>::new(move |text: String, file: JsValue| {
@@ -67,10 +74,13 @@ fn handle(state: &Rc<State>, text: &str, file: JsValue) {
         }
         Ok(ToWorker::LoadFile { force_cpu, name }) => {
             if state.running.get() {
-                return send(&FromWorker::Loaded(Err(
-                    "stop the generation before opening another model".to_owned(),
-                )));
+                return send(&FromWorker::FileRefused {
+                    error: "stop the generation before opening another model".to_owned(),
+                    model_loaded: state.engine.borrow().is_some(),
+                });
             }
+            // The page forgot the generation when the file was picked.
+            state.session.borrow_mut().take();
             wasm_bindgen_futures::spawn_local(load(state.clone(), force_cpu, Some((name, file))))
         }
         Ok(ToWorker::Run { start, max_steps }) => {
@@ -113,68 +123,119 @@ fn handle(state: &Rc<State>, text: &str, file: JsValue) {
     }
 }
 
-/// Loads the default model (`file` `None`) or the file the user opened (its name and
-/// the File), replacing the engine loaded before and its generation.
-async fn load(state: Rc<State>, force_cpu: bool, file: Option<(String, JsValue)>) {
-    if file.is_some() {
-        // Free the old model's memory before reading the new one.
-        state.session.borrow_mut().take();
-        state.engine.borrow_mut().take();
-    }
-    let loaded = load_engine(force_cpu, file).await.map(|(engine, source)| {
-        let loaded = Loaded {
-            backend: engine.backend.kind.key().to_owned(),
-            backend_detail: engine.backend.detail.clone(),
-            model_detail: engine.describe(),
-            source,
-            facts: engine.facts.lines(),
-        };
-        *state.engine.borrow_mut() = Some(engine);
-        loaded
-    });
-    send(&FromWorker::Loaded(loaded));
+/// Why a load did not happen.
+enum LoadFailure {
+    /// The file opened is not a model this page can load; the model loaded before (if
+    /// any) is still loaded.
+    Refused(String),
+    /// Loading failed; no model is loaded.
+    Failed(String),
 }
 
-async fn load_engine(
-    force_cpu: bool,
-    file: Option<(String, JsValue)>,
-) -> Result<(Engine, String), String> {
-    let (bytes, name, source) = match file {
-        None => {
-            let mut last = 0u64;
-            let (bytes, source) = model_cache::load_model(MODEL_URL, |got, total, source| {
-                // Report every ~1 MB, not every chunk.
-                if got == 0 || got - last >= 1 << 20 || Some(got) == total {
-                    last = got;
-                    send(&FromWorker::Progress { got, total, from_cache: source == Source::Cache });
-                }
-            })
-            .await?;
-            (
-                bytes,
-                MODEL_URL.rsplit('/').next().unwrap_or(MODEL_URL).to_owned(),
-                source.name().to_owned(),
-            )
-        }
-        Some((name, file)) => {
-            let size = host::file_size(&file) as u64;
-            send(&FromWorker::Preparing(format!(
-                "reading {name} ({:.1} MB) from your disk",
-                size as f64 / 1e6
-            )));
-            let read = JsFuture::from(host::read_file(&file))
-                .await
-                .map_err(|e| format!("could not read {name}: {e:?}"))?;
-            let bytes = js_sys::Uint8Array::new(&read).to_vec();
-            let source = format!("your file {name}");
-            (bytes, name, source)
-        }
+/// Loads the default model (`file` `None`) or the file the user opened (its name and
+/// the File), replacing the engine loaded before once the file passed its checks.
+async fn load(state: Rc<State>, force_cpu: bool, file: Option<(String, JsValue)>) {
+    let result = match file {
+        None => load_default(force_cpu).await.map_err(LoadFailure::Failed),
+        Some((name, file)) => load_file(&state, force_cpu, &name, &file).await,
     };
+    let message = match result {
+        Ok((engine, source)) => {
+            let loaded = Loaded {
+                backend: engine.backend.kind.key().to_owned(),
+                backend_detail: engine.backend.detail.clone(),
+                model_detail: engine.describe(),
+                source,
+                facts: engine.facts.lines(),
+            };
+            *state.engine.borrow_mut() = Some(engine);
+            FromWorker::Loaded(Ok(loaded))
+        }
+        Err(LoadFailure::Refused(error)) => {
+            console_log(&format!("open a file: refused: {error}"));
+            FromWorker::FileRefused { error, model_loaded: state.engine.borrow().is_some() }
+        }
+        Err(LoadFailure::Failed(error)) => FromWorker::Loaded(Err(error)),
+    };
+    send(&message);
+}
+
+/// The default model, from the browser's cache or the network.
+async fn load_default(force_cpu: bool) -> Result<(Engine, String), String> {
+    let mut last = 0u64;
+    let (bytes, source) = model_cache::load_model(MODEL_URL, |got, total, source| {
+        // Report every ~1 MB, not every chunk.
+        if got == 0 || got - last >= 1 << 20 || Some(got) == total {
+            last = got;
+            send(&FromWorker::Progress { got, total, from_cache: source == Source::Cache });
+        }
+    })
+    .await?;
+    let name = MODEL_URL.rsplit('/').next().unwrap_or(MODEL_URL);
+    let (opened, backend) = open(bytes, name, force_cpu).await.map_err(|e| e.to_string())?;
+    let engine = place(opened, backend).await?;
+    Ok((engine, source.name().to_owned()))
+}
+
+/// The file the user opened: checked (its size before it is read, then its header)
+/// while the model loaded before stays, which makes room only for a file that passed.
+async fn load_file(
+    state: &State,
+    force_cpu: bool,
+    name: &str,
+    file: &JsValue,
+) -> Result<(Engine, String), LoadFailure> {
+    let refused = |why: String| LoadFailure::Refused(format!("could not open {name}: {why}"));
+    let size = host::file_size(file) as u64;
+    file_verdict(size, memory_left()).map_err(refused)?;
+    send(&FromWorker::Preparing(format!("reading {name} ({}) from your disk", gb(size))));
+    let bytes = read_file(file).await.map_err(refused)?;
+    let (opened, backend) =
+        open(bytes, name, force_cpu).await.map_err(|e| refused(e.to_string()))?;
+    state.engine.borrow_mut().take();
+    let engine = place(opened, backend).await.map_err(LoadFailure::Failed)?;
+    Ok((engine, format!("your file {name}")))
+}
+
+/// A File's bytes, in memory reserved first (so a file the memory cannot hold is an
+/// error, not an abort in the allocator).
+async fn read_file(file: &JsValue) -> Result<Vec<u8>, String> {
+    let read = JsFuture::from(host::read_file(file))
+        .await
+        .map_err(|e| format!("the browser could not read it: {e:?}"))?;
+    let array: js_sys::Uint8Array = read.unchecked_into();
+    let len = array.length() as usize;
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(len).map_err(|_| {
+        format!(
+            "its {} do not fit in what is left of this tab's WebAssembly memory",
+            gb(len as u64)
+        )
+    })?;
+    bytes.resize(len, 0);
+    array.copy_to(&mut bytes);
+    Ok(bytes)
+}
+
+/// Chooses the device and checks the file (a GGUF file, a supported model, a fit in
+/// the memory left).
+async fn open(
+    bytes: Vec<u8>,
+    name: &str,
+    force_cpu: bool,
+) -> Result<(Opened, backend::Backend), crate::engine::LoadError> {
     send(&FromWorker::Preparing("choosing the device".into()));
     let backend = backend::choose(force_cpu).await;
+    send(&FromWorker::Preparing("reading the GGUF file".into()));
+    yield_to_paint().await;
+    let opened = Opened::new(bytes, name, &backend)?;
+    Ok((opened, backend))
+}
+
+/// Loads a checked file on the chosen device.
+async fn place(opened: Opened, backend: backend::Backend) -> Result<Engine, String> {
     let progress = |what: &str| send(&FromWorker::Preparing(what.to_owned()));
-    let engine = Engine::load(bytes, &name, backend, progress).await.map_err(|e| e.to_string())?;
-    Ok((engine, source))
+    Engine::load(opened, backend, progress).await.map_err(|e| e.to_string())
 }
 
 async fn run(state: Rc<State>, start: Start, max_steps: Option<usize>) {
@@ -231,6 +292,9 @@ async fn run_steps(
     start: Start,
     max_steps: Option<usize>,
 ) -> Result<(), String> {
+    if page_params::get(page_params::TEST_PANIC).as_deref() == Some("run") {
+        panic!("{}=run: the panic web/tests/hostile.mjs asks for", page_params::TEST_PANIC);
+    }
     let mut session = session_for(state, engine, start)?;
     let mut done = 0usize;
     let mut result = Ok(());

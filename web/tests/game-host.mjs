@@ -6,7 +6,7 @@
 // <results>/game-host.json and game-host.png.
 //
 // Usage: node web/tests/game-host.mjs <results-dir> [--seed S] [--turns T] FILE.slua...
-// Needs target/release/espalier-game (cargo build --release -p espalier-game) and
+// Needs target/release/espalier-game (scripts/browser-test.sh builds it and runs this) and
 // Debian chromium; exits 0 only when the logs agree.
 import { chromium } from "playwright-core";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";

@@ -4,10 +4,19 @@
 
 use yew::prelude::*;
 
-/// The facts of the model loaded and the picker; `on_pick` gets the input's change.
-pub fn model_file(facts: &[String], busy: bool, on_pick: Callback<Event>) -> Html {
+/// The facts of the model loaded, the picker (off while `busy`) and why the last file
+/// opened was refused; `on_pick` gets the input's change.
+pub fn model_file(
+    facts: &[String],
+    busy: bool,
+    refused: Option<&str>,
+    on_pick: Callback<Event>,
+) -> Html {
     html! {
         <section class="model-file">
+            if let Some(why) = refused {
+                <p id="file-error" class="error">{why.to_owned()}</p>
+            }
             if !facts.is_empty() {
                 <ul id="model-facts">{ for facts.iter().map(|f| html!{ <li>{f.clone()}</li> }) }</ul>
             }

@@ -6,8 +6,15 @@ use crate::app::{LoadState, RunState};
 
 /// The model loading banner: a progress bar while reading the model (from the
 /// network or the browser's cache), then which backend runs and where the model came
-/// from.
-pub fn loading(load: &LoadState, backend: &str, model: &str, source: &str) -> Html {
+/// from; after a failure (of the load or of the worker itself), the error and a button
+/// that starts a new worker and loads the default model again.
+pub fn loading(
+    load: &LoadState,
+    backend: &str,
+    model: &str,
+    source: &str,
+    on_restart: Callback<MouseEvent>,
+) -> Html {
     match load {
         LoadState::Fetching(got, total, from_cache) => {
             let whence = if *from_cache { "from the browser's cache " } else { "" };
@@ -34,7 +41,10 @@ pub fn loading(load: &LoadState, backend: &str, model: &str, source: &str) -> Ht
             </section>
         },
         LoadState::Failed(e) => html! {
-            <section id="loading" class="loading failed"><p class="error" id="load-error">{e.clone()}</p></section>
+            <section id="loading" class="loading failed">
+                <p class="error" id="load-error">{e.clone()}</p>
+                <button id="restart" onclick={on_restart}>{"Start again (load the default model)"}</button>
+            </section>
         },
     }
 }
