@@ -8,8 +8,8 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::gguf::GgmlType;
 
-use super::host_matrix::HostMatrix;
 use super::{weights, ModelError, WeightFormat};
+use espalier_kernels::HostMatrix;
 
 /// A linear layer's weights.
 #[derive(Clone, Debug)]

@@ -4,7 +4,7 @@
 
 use burn::tensor::Device;
 
-use super::host_matrix::HostFormat;
+use espalier_kernels::HostFormat;
 
 /// Storage and kernel of the linear layers (Q/K/V, attention output, FFN, the output
 /// projection).
