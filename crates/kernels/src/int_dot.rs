@@ -12,7 +12,7 @@
 //!
 //! Hand-written for the reasons of `host_kernels` (no crate multiplies ggml blocks).
 //! Every kernel has a portable twin built on one per-type sub-block decoder
-//! ([`sub_block`], integers straight from the format's layout as `gguf/formats/`
+//! ([`sub_block`], integers straight from the format's layout as `formats/`
 //! describes it), an AVX2 version (`int_dot_avx2.rs`: every type) and a simd128 one
 //! (`wasm_simd.rs`: Q8_0, Q4_1, Q4_K); the tests (and `kernel_check`, which also runs under node) compare
 //! them with exact f64 sums. Where a type has no kernel for the CPU ([`has_kernel`])
@@ -247,7 +247,7 @@ pub struct SubBlock {
 }
 
 /// Sub-block `s` of the block `b` of `ty` (a raw-block type), as the format's layout
-/// defines it (ggml's `dequantize_row_*`, `gguf/formats/`).
+/// defines it (ggml's `dequantize_row_*`, `formats/`).
 pub fn sub_block(ty: GgmlType, b: &[u8], s: usize) -> SubBlock {
     let mut q = [0i32; QK];
     let (scale, min) = match ty {

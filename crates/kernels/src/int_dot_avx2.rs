@@ -10,7 +10,7 @@
 //! a super-block's sum fits an i32 (Q6_K: 16 · 16 · 32 · 127 · 128 < 2^31).
 //! Prefill tiles (one weight row by several activation rows, the weights unpacked
 //! once per tile): Q4_1 and Q8_0 (8 rows), Q4_K (4 rows; its scales unpacked once per
-//! weight row). Layouts as in `gguf/formats/`; the tests in `int_dot` compare each
+//! weight row). Layouts as in `formats/`; the tests in `int_dot` compare each
 //! kernel with exact sums and each tile with one dot product per pair.
 
 use std::arch::x86_64::*;
