@@ -113,7 +113,7 @@ impl Q8Activations {
     }
 
     /// Rows.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.quants.len() / self.cols.max(1)
     }
 
