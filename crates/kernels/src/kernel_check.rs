@@ -2,9 +2,10 @@
 //! (AVX2 natively, simd128 in wasm) against its portable twin and against exact (f64)
 //! sums of the dequantized weights, on deterministic pseudo-random data.
 //!
-//! Public so that it runs where `cargo test` cannot: the wasm build under node
-//! (`bench/model-wasm`, `node run.mjs --check`) calls [`run`] and fails on any
-//! disagreement; natively a unit test calls it too.
+//! Public so that it runs where `cargo test` cannot: the wasm builds under node
+//! (`bench/model-wasm-kernels`, the wasm kernel check of `scripts/test.sh`, built with
+//! debug assertions; `bench/model-wasm`, `node run.mjs --check`) call [`run`] and fail
+//! on any disagreement; natively a unit test calls it too.
 
 use half::f16;
 

@@ -13,7 +13,8 @@
 //! simd128 has no fused multiply-add (that is relaxed-simd), so products are rounded
 //! before they are added, as in the portable versions; the order of the additions
 //! differs, so results agree with the portable twins within float rounding (checked by
-//! [`super::kernel_check`] under node, see `bench/model-wasm`).
+//! [`super::kernel_check`] under node: `bench/model-wasm-kernels`, run by
+//! `scripts/test.sh` with debug assertions).
 //!
 //! Every function is safe to call with the documented slice lengths: loads go through
 //! `v128_load` on pointers inside the slices (checked by the `min` of the lengths).
