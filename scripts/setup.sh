@@ -32,6 +32,9 @@ if [ "$(node -p "require('./node_modules/wasmoon/package.json').version" 2>/dev/
 fi
 
 command -v cargo-nextest >/dev/null || cargo install cargo-nextest --locked
+# The wasm kernel check (scripts/test.sh) builds the kernels for wasm32.
+rustup target list --installed | grep -qx wasm32-unknown-unknown \
+  || rustup target add wasm32-unknown-unknown
 
 # pyflakes (pinned) for the names checker's oracle test.
 bash scripts/pyflakes-venv.sh

@@ -7,9 +7,10 @@
 
 use std::cell::RefCell;
 
-use crate::host_kernels::{block_sums, dot_q4_1, dot_q8, Isa, QK8};
-use crate::int_dot;
-use crate::q8_activations::Q8Activations;
+use espalier_kernels::host_kernels::{block_sums, dot_q4_1, dot_q8};
+use espalier_kernels::int_dot;
+use espalier_kernels::q8_activations::Q8Activations;
+use espalier_kernels::{Isa, QK};
 
 const HIDDEN: usize = 576;
 const FFN: usize = 1536;
@@ -57,7 +58,7 @@ pub extern "C" fn setup() {
     let mut layers = Vec::new();
     for _ in 0..LAYERS {
         for (rows, cols) in [(960, HIDDEN), (HIDDEN, HIDDEN), (2 * FFN, HIDDEN), (HIDDEN, FFN)] {
-            let blocks = rows * cols / QK8;
+            let blocks = rows * cols / QK;
             layers.push(Q4 {
                 rows,
                 cols,
@@ -69,7 +70,10 @@ pub extern "C" fn setup() {
     }
     let weights = Weights {
         layers,
-        out_scales: bytes(VOCAB * HIDDEN / QK8, &mut s).iter().map(|&v| f32::from(v) / 4096.0).collect(),
+        out_scales: bytes(VOCAB * HIDDEN / QK, &mut s)
+            .iter()
+            .map(|&v| f32::from(v) / 4096.0)
+            .collect(),
         out_quants: bytes(VOCAB * HIDDEN, &mut s).iter().map(|&v| v as i8).collect(),
         x: bytes(HIDDEN, &mut s).iter().map(|&v| f32::from(v) / 128.0 - 1.0).collect(),
         x_ffn: bytes(FFN, &mut s).iter().map(|&v| f32::from(v) / 128.0 - 1.0).collect(),
@@ -90,18 +94,23 @@ pub extern "C" fn token_int8() -> f32 {
         let mut sum = 0f32;
         for l in &w.layers {
             let x = if l.cols == HIDDEN { &w.x } else { &w.x_ffn };
-            let q8 = Q8Activations::rows(x, l.cols, QK8);
-            let nb = l.cols / QK8;
+            let q8 = Q8Activations::rows(x, l.cols, QK);
+            let nb = l.cols / QK;
             for r in 0..l.rows {
                 let b = r * nb..(r + 1) * nb;
                 let q = &l.nibbles[r * l.cols / 2..(r + 1) * l.cols / 2];
                 sum += int_dot::dot_q4_1(isa, &l.d[b.clone()], &l.m[b], q, q8.row(0));
             }
         }
-        let q8 = Q8Activations::rows(&w.x, HIDDEN, QK8);
-        let nb = HIDDEN / QK8;
+        let q8 = Q8Activations::rows(&w.x, HIDDEN, QK);
+        let nb = HIDDEN / QK;
         for (r, y) in w.logits.iter_mut().enumerate() {
-            *y = int_dot::dot_q8_0(isa, &w.out_scales[r * nb..(r + 1) * nb], &w.out_quants[r * HIDDEN..(r + 1) * HIDDEN], q8.row(0));
+            *y = int_dot::dot_q8_0(
+                isa,
+                &w.out_scales[r * nb..(r + 1) * nb],
+                &w.out_quants[r * HIDDEN..(r + 1) * HIDDEN],
+                q8.row(0),
+            );
         }
         sum + w.logits.iter().sum::<f32>()
     })
@@ -119,16 +128,21 @@ pub extern "C" fn token(portable: u32) -> f32 {
         for l in &w.layers {
             let x = if l.cols == HIDDEN { &w.x } else { &w.x_ffn };
             let xsum = block_sums(x);
-            let nb = l.cols / QK8;
+            let nb = l.cols / QK;
             for r in 0..l.rows {
                 let b = r * nb..(r + 1) * nb;
                 let q = &l.nibbles[r * l.cols / 2..(r + 1) * l.cols / 2];
                 sum += dot_q4_1(isa, &l.d[b.clone()], &l.m[b], q, x, &xsum);
             }
         }
-        let nb = HIDDEN / QK8;
+        let nb = HIDDEN / QK;
         for (r, y) in w.logits.iter_mut().enumerate() {
-            *y = dot_q8(isa, &w.out_scales[r * nb..(r + 1) * nb], &w.out_quants[r * HIDDEN..(r + 1) * HIDDEN], &w.x);
+            *y = dot_q8(
+                isa,
+                &w.out_scales[r * nb..(r + 1) * nb],
+                &w.out_quants[r * HIDDEN..(r + 1) * HIDDEN],
+                &w.x,
+            );
         }
         sum + w.logits.iter().sum::<f32>()
     })
@@ -140,8 +154,9 @@ pub extern "C" fn prefill_setup(t: u32) {
     let t = t as usize;
     let mut s = 0x2545_f491_4f6c_dd1du64;
     let mut rows = |cols: usize| {
-        let x: Vec<f32> = bytes(t * cols, &mut s).iter().map(|&v| f32::from(v) / 128.0 - 1.0).collect();
-        Q8Activations::rows(&x, cols, QK8)
+        let x: Vec<f32> =
+            bytes(t * cols, &mut s).iter().map(|&v| f32::from(v) / 128.0 - 1.0).collect();
+        Q8Activations::rows(&x, cols, QK)
     };
     let (h, f) = (rows(HIDDEN), rows(FFN));
     PROMPT.with(|p| *p.borrow_mut() = Some((h, f, t)));
@@ -168,11 +183,17 @@ pub extern "C" fn prefill(tiled: u32) -> f32 {
                 if tiled != 0 {
                     int_dot::gemm_q4_1(isa, &l.d, &l.m, &l.nibbles, l.rows, x, t, &mut out);
                 } else {
-                    let nb = l.cols / QK8;
+                    let nb = l.cols / QK;
                     for (k, o) in out.iter_mut().enumerate() {
                         let (r, i) = (k / t, k % t);
                         let b = r * nb..(r + 1) * nb;
-                        *o = int_dot::dot_q4_1(isa, &l.d[b.clone()], &l.m[b], &l.nibbles[r * l.cols / 2..(r + 1) * l.cols / 2], x.row(i));
+                        *o = int_dot::dot_q4_1(
+                            isa,
+                            &l.d[b.clone()],
+                            &l.m[b],
+                            &l.nibbles[r * l.cols / 2..(r + 1) * l.cols / 2],
+                            x.row(i),
+                        );
                     }
                 }
                 sum += out.iter().sum::<f32>();

@@ -10,7 +10,7 @@
 //!   transformer on burn (architectures `llama` and `qwen2`, [`Architecture`]), with a [`KvCache`] that can be rolled back
 //!   ([`KvCache::truncate`]) and batched prompt prefill. The backend is picked at run
 //!   time with [`BackendKind`]; the weights' format per backend with [`WeightFormat`]
-//!   (on the CPU the linear layers run on this crate's kernels over the GGUF's own
+//!   (on the CPU the linear layers run on espalier-kernels' kernels over the GGUF's own
 //!   Q4_1 blocks: a decode step streams 112 MB instead of burn's 570 MB of f32).
 //!
 //! Without default features the crate is only the GGUF reader and the tokenizer (no

@@ -10,8 +10,6 @@
 
 mod cursor;
 mod error;
-pub(crate) mod formats;
-mod ggml_type;
 mod value;
 mod writer;
 
@@ -20,8 +18,8 @@ use std::path::Path;
 
 use cursor::Cursor;
 pub use error::GgufError;
-pub use formats::QK_K;
-pub use ggml_type::{GgmlType, QK};
+// The ggml element types and their block layouts live with the kernels that read them.
+pub use espalier_kernels::{GgmlType, QK, QK_K};
 pub use value::MetadataValue;
 pub use writer::GgufWriter;
 

@@ -15,8 +15,8 @@
 
 use burn::tensor::{Device, Tensor};
 
-use super::host_attention::{Heads, HostKv};
 use super::ModelError;
+use espalier_kernels::{Heads, HostKv};
 
 /// Keys and values of the positions already run through the model.
 #[derive(Clone, Debug)]

@@ -300,8 +300,8 @@ mod tests {
     #[test]
     fn real_model_blocks_agree_with_the_cpu_kernels() {
         use crate::gguf::Gguf;
-        use crate::llama::host_matrix::HostMatrix;
         use crate::llama::ActivationFormat;
+        use espalier_kernels::HostMatrix;
 
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),

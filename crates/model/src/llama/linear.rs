@@ -1,6 +1,6 @@
 //! One linear layer `y = x · Wᵀ` in one of its forms: a burn tensor multiplied by
-//! burn's matmul (any backend), a [`HostMatrix`] multiplied by this crate's CPU kernels
-//! (the CPU backends), or GGUF blocks resident on a cubecl GPU multiplied by this
+//! burn's matmul (any backend), a [`HostMatrix`] multiplied by espalier-kernels' CPU
+//! kernels (the CPU backends), or GGUF blocks resident on a cubecl GPU multiplied by this
 //! crate's GPU kernel (features `wgpu`, `cuda`). The forward pass calls [`Linear::forward`] and
 //! does not care which.
 
@@ -8,8 +8,8 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::gguf::GgmlType;
 
-use super::host_matrix::HostMatrix;
 use super::{weights, ModelError, WeightFormat};
+use espalier_kernels::HostMatrix;
 
 /// A linear layer's weights.
 #[derive(Clone, Debug)]

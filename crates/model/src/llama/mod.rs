@@ -4,7 +4,6 @@
 //! caller ([`BackendKind::device`]); nothing here depends on which one.
 
 mod backend;
-mod block_kernels;
 mod cache;
 mod config;
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
@@ -18,19 +17,9 @@ mod gpu_blocks;
 pub mod gpu_kernel_check;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 mod gpu_quantized;
-mod host_attention;
-mod host_kernels;
-mod host_matrix;
 mod host_norm;
-mod int_dot;
-#[cfg(target_arch = "x86_64")]
-mod int_dot_avx2;
-pub mod kernel_check;
 mod linear;
 mod memory;
-mod q8_activations;
-#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-mod wasm_simd;
 mod weight_format;
 mod weights;
 
@@ -45,12 +34,10 @@ pub use config::{Architecture, LlamaConfig, MAX_CONTEXT};
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use cuda_probe::{probe as probe_cuda, CudaDeviceInfo};
 pub use error::ModelError;
-use host_attention::{Heads, RopeTable};
-use host_kernels::Isa;
-use host_matrix::HostMatrix;
+pub use espalier_kernels::{kernel_check, ActivationFormat};
+use espalier_kernels::{Heads, HostMatrix, Isa, RopeTable};
 use linear::{host_rows, Linear};
 pub use memory::{available_memory, MemoryPlan};
-pub use q8_activations::ActivationFormat;
 pub use weight_format::WeightFormat;
 use weights::BlockWeights;
 
@@ -422,7 +409,7 @@ impl Llama {
         self.rope.rotate_qk(&mut qkv, t, past, heads);
         let kv = cache.host_layer(i)?;
         kv.append_from_qkv(&qkv, t, heads);
-        let attn = host_attention::attend(self.isa, &qkv, t, past, kv, heads);
+        let attn = espalier_kernels::attend(self.isa, &qkv, t, past, kv, heads);
         b.attn_out.forward_host(&attn, t, &self.device)
     }
 }

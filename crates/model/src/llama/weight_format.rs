@@ -4,7 +4,7 @@
 
 use burn::tensor::Device;
 
-use super::host_matrix::HostFormat;
+use espalier_kernels::HostFormat;
 
 /// Storage and kernel of the linear layers (Q/K/V, attention output, FFN, the output
 /// projection).
@@ -13,11 +13,11 @@ pub enum WeightFormat {
     /// f32 burn tensors multiplied by burn's matmul: runs on every backend; the GPU
     /// default, and the reference the CPU kernels are tested against.
     BurnF32,
-    /// f32 in host memory, this crate's CPU kernel (CPU backends only).
+    /// f32 in host memory, the CPU kernels (CPU backends only).
     F32,
-    /// f16 in host memory, this crate's CPU kernel (CPU backends only).
+    /// f16 in host memory, the CPU kernels (CPU backends only).
     F16,
-    /// ggml Q8_0 blocks in host memory, this crate's CPU kernel (CPU backends only);
+    /// ggml Q8_0 blocks in host memory, the CPU kernels (CPU backends only);
     /// Q4_1 matrices are re-quantized (~0.6% relative RMS error per weight). The tied
     /// output projection is the GGUF's own Q8_0 embedding.
     Q8_0,

@@ -35,9 +35,9 @@ use crate::gguf::{GgmlType, Gguf, GgufError, QK};
 
 use super::config::Architecture;
 
-use super::host_matrix::{HostFormat, HostMatrix};
 use super::linear::Linear;
 use super::{LlamaConfig, WeightFormat};
+use espalier_kernels::{HostFormat, HostMatrix};
 
 /// Row-major `[out][in]` f32 data of a GGUF matrix, checked against its expected shape.
 pub(crate) fn matrix_rows(

@@ -1,5 +1,5 @@
 //! Dot products of one weight row (f32, f16, Q8_0 or Q4_1 blocks) with one f32
-//! activation row: the inner loop of [`super::host_matrix::HostMatrix`].
+//! activation row: the inner loop of [`crate::HostMatrix`].
 //!
 //! Written by hand because no crate does this one thing: `gemm` / `matrixmultiply`
 //! (behind burn's CPU backends) multiply f32 / f16 matrices only and pack the weight
@@ -20,69 +20,12 @@
 
 use half::f16;
 
-/// Elements per Q8_0 block (as in ggml).
-pub(crate) const QK8: usize = 32;
-
-/// Which implementation the kernels use on this CPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Isa {
-    /// Portable Rust (autovectorised for the compilation target).
-    Portable,
-    /// x86-64 with AVX2, FMA and F16C, detected at run time.
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    /// wasm32 built with `simd128` (known at compile time: wasm has no detection).
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    Simd128,
-}
-
-impl Isa {
-    /// The best implementation this CPU runs.
-    pub(crate) fn detect() -> Isa {
-        // The `portable-kernels` feature (benchmarks only) keeps the portable versions.
-        if cfg!(feature = "portable-kernels") {
-            return Isa::Portable;
-        }
-        Self::best()
-    }
-
-    /// The fastest implementation compiled in and supported by this CPU, whatever the
-    /// `portable-kernels` feature says (the kernel check compares it to the portable one).
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    pub(crate) fn best() -> Isa {
-        Isa::Simd128
-    }
-
-    /// See the wasm `best` above.
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    pub(crate) fn best() -> Isa {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-                && std::arch::is_x86_feature_detected!("f16c")
-            {
-                return Isa::Avx2;
-            }
-        }
-        Isa::Portable
-    }
-
-    /// The implementation's name (reports, benchmarks).
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Isa::Portable => "portable",
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => "avx2",
-            #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-            Isa::Simd128 => "simd128",
-        }
-    }
-}
+use crate::formats::QK;
+use crate::Isa;
 
 /// `a · b` over f32 rows of equal length.
 #[inline]
-pub(crate) fn dot_f32(isa: Isa, a: &[f32], b: &[f32]) -> f32 {
+pub fn dot_f32(isa: Isa, a: &[f32], b: &[f32]) -> f32 {
     debug_assert_eq!(a.len(), b.len());
     match isa {
         Isa::Portable => portable::dot_f32(a, b),
@@ -96,7 +39,7 @@ pub(crate) fn dot_f32(isa: Isa, a: &[f32], b: &[f32]) -> f32 {
 
 /// `o += p * v` (attention's weighted sum of values); `v.len() == o.len()`.
 #[inline]
-pub(crate) fn axpy(isa: Isa, p: f32, v: &[f32], o: &mut [f32]) {
+pub fn axpy(isa: Isa, p: f32, v: &[f32], o: &mut [f32]) {
     debug_assert_eq!(v.len(), o.len());
     match isa {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
@@ -108,7 +51,7 @@ pub(crate) fn axpy(isa: Isa, p: f32, v: &[f32], o: &mut [f32]) {
 
 /// `w · x` with `w` in f16.
 #[inline]
-pub(crate) fn dot_f16(isa: Isa, w: &[f16], x: &[f32]) -> f32 {
+pub fn dot_f16(isa: Isa, w: &[f16], x: &[f32]) -> f32 {
     debug_assert_eq!(w.len(), x.len());
     match isa {
         Isa::Portable => portable::dot_f16(w, x),
@@ -124,9 +67,9 @@ pub(crate) fn dot_f16(isa: Isa, w: &[f16], x: &[f32]) -> f32 {
 /// `w · x` with `w` as Q8_0 blocks: `scales[i] * quants[32 i .. 32 i + 32]`;
 /// `x.len() == quants.len() == 32 * scales.len()`.
 #[inline]
-pub(crate) fn dot_q8(isa: Isa, scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
+pub fn dot_q8(isa: Isa, scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
     debug_assert_eq!(quants.len(), x.len());
-    debug_assert_eq!(quants.len(), scales.len() * QK8);
+    debug_assert_eq!(quants.len(), scales.len() * QK);
     match isa {
         Isa::Portable => portable::dot_q8(scales, quants, x),
         // SAFETY: as in `dot_f32`.
@@ -143,16 +86,9 @@ pub(crate) fn dot_q8(isa: Isa, scales: &[f32], quants: &[i8], x: &[f32]) -> f32 
 /// block `i` (computed once per activation row by the caller: the `m` term is
 /// `m[i] * xsum[i]`).
 #[inline]
-pub(crate) fn dot_q4_1(
-    isa: Isa,
-    d: &[f32],
-    m: &[f32],
-    nibbles: &[u8],
-    x: &[f32],
-    xsum: &[f32],
-) -> f32 {
+pub fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: &[f32], xsum: &[f32]) -> f32 {
     debug_assert_eq!(nibbles.len() * 2, x.len());
-    debug_assert_eq!(d.len() * QK8, x.len());
+    debug_assert_eq!(d.len() * QK, x.len());
     match isa {
         Isa::Portable => portable::dot_q4_1(d, nibbles, x) + portable::dot_f32(m, xsum),
         // SAFETY: as in `dot_f32`.
@@ -166,13 +102,13 @@ pub(crate) fn dot_q4_1(
 }
 
 /// Per-block sums of `x` (blocks of 32), the `xsum` of [`dot_q4_1`].
-pub(crate) fn block_sums(x: &[f32]) -> Vec<f32> {
-    x.chunks_exact(QK8).map(|b| b.iter().sum()).collect()
+pub fn block_sums(x: &[f32]) -> Vec<f32> {
+    x.chunks_exact(QK).map(|b| b.iter().sum()).collect()
 }
 
 /// Whether [`gemm_q4_1`] has a fast kernel for `isa` (otherwise the caller decodes
 /// the weights to f32 and multiplies them with sgemm).
-pub(crate) fn has_gemm_q4_1(isa: Isa) -> bool {
+pub fn has_gemm_q4_1(isa: Isa) -> bool {
     cfg!(target_arch = "x86_64") && !matches!(isa, Isa::Portable)
 }
 
@@ -186,7 +122,7 @@ pub(crate) fn has_gemm_q4_1(isa: Isa) -> bool {
 /// of decoding to f32 + sgemm for the FFN's matrices and 0.74-0.77x for the 576 x 576
 /// ones (one thread, AVX2); callers use it where [`has_gemm_q4_1`] holds.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn gemm_q4_1(
+pub fn gemm_q4_1(
     isa: Isa,
     d: &[f32],
     m: &[f32],
@@ -199,16 +135,16 @@ pub(crate) fn gemm_q4_1(
 ) {
     let cols = x.len() / t.max(1);
     assert!(
-        cols.is_multiple_of(QK8)
-            && d.len() == rows * cols / QK8
+        cols.is_multiple_of(QK)
+            && d.len() == rows * cols / QK
             && m.len() == d.len()
             && nibbles.len() * 2 == rows * cols
     );
-    assert!(x.len() == t * cols && xsum.len() == t * cols / QK8 && out.len() == rows * t);
+    assert!(x.len() == t * cols && xsum.len() == t * cols / QK && out.len() == rows * t);
     match isa {
         // Correct but slower than decoding to f32 for sgemm (what callers do instead).
         Isa::Portable => {
-            let (nb, half) = (cols / QK8, cols / 2);
+            let (nb, half) = (cols / QK, cols / 2);
             for r in 0..rows {
                 let (dr, mr, qr) = (
                     &d[r * nb..(r + 1) * nb],
@@ -234,7 +170,7 @@ pub(crate) fn gemm_q4_1(
 mod portable {
     use half::f16;
 
-    use super::QK8;
+    use super::QK;
 
     const LANES: usize = 8;
 
@@ -267,7 +203,7 @@ mod portable {
 
     pub(super) fn dot_q8(scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
         let mut acc = [0f32; LANES];
-        for ((&d, q), xb) in scales.iter().zip(quants.chunks_exact(QK8)).zip(x.chunks_exact(QK8)) {
+        for ((&d, q), xb) in scales.iter().zip(quants.chunks_exact(QK)).zip(x.chunks_exact(QK)) {
             let mut s = [0f32; LANES];
             for (qc, xc) in q.chunks_exact(LANES).zip(xb.chunks_exact(LANES)) {
                 for j in 0..LANES {
@@ -284,8 +220,8 @@ mod portable {
     /// `Σ d[i] * Σ_j q_ij x_ij` (the scale part of a Q4_1 dot product).
     pub(super) fn dot_q4_1(d: &[f32], nibbles: &[u8], x: &[f32]) -> f32 {
         let mut acc = [0f32; LANES];
-        for ((&d, q), xb) in d.iter().zip(nibbles.chunks_exact(QK8 / 2)).zip(x.chunks_exact(QK8)) {
-            let (lo, hi) = xb.split_at(QK8 / 2);
+        for ((&d, q), xb) in d.iter().zip(nibbles.chunks_exact(QK / 2)).zip(x.chunks_exact(QK)) {
+            let (lo, hi) = xb.split_at(QK / 2);
             let mut s = [0f32; LANES];
             for (q, (l, h)) in
                 q.chunks_exact(LANES).zip(lo.chunks_exact(LANES).zip(hi.chunks_exact(LANES)))
@@ -308,7 +244,7 @@ mod avx2 {
 
     use half::f16;
 
-    use super::QK8;
+    use super::QK;
 
     #[inline]
     #[target_feature(enable = "avx2,fma")]
@@ -386,13 +322,13 @@ mod avx2 {
     /// The CPU must support AVX2 and FMA; `quants.len() == x.len() == 32 * scales.len()`.
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn dot_q8(scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
-        let blocks = scales.len().min(quants.len() / QK8).min(x.len() / QK8);
+        let blocks = scales.len().min(quants.len() / QK).min(x.len() / QK);
         let (pq, px) = (quants.as_ptr(), x.as_ptr());
         let mut acc0 = _mm256_setzero_ps();
         let mut acc1 = _mm256_setzero_ps();
         for b in 0..blocks {
-            let q = pq.add(b * QK8);
-            let xb = px.add(b * QK8);
+            let q = pq.add(b * QK);
+            let xb = px.add(b * QK);
             // (A macro, not a closure: closures do not inherit `target_feature`.)
             macro_rules! q8 {
                 ($k:expr) => {
@@ -420,16 +356,16 @@ mod avx2 {
     /// The CPU must support AVX2 and FMA; `x.len() == 2 * nibbles.len() == 32 * d.len()`.
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn dot_q4_1(d: &[f32], nibbles: &[u8], x: &[f32]) -> f32 {
-        let blocks = d.len().min(nibbles.len() / (QK8 / 2)).min(x.len() / QK8);
+        let blocks = d.len().min(nibbles.len() / (QK / 2)).min(x.len() / QK);
         let (pq, px) = (nibbles.as_ptr(), x.as_ptr());
         let low = _mm_set1_epi8(0x0f);
         let mut acc0 = _mm256_setzero_ps();
         let mut acc1 = _mm256_setzero_ps();
         for b in 0..blocks {
-            let bytes = _mm_loadu_si128(pq.add(b * QK8 / 2) as *const __m128i);
+            let bytes = _mm_loadu_si128(pq.add(b * QK / 2) as *const __m128i);
             let lo = _mm_and_si128(bytes, low); // values 0..16
             let hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low); // values 16..32
-            let xb = px.add(b * QK8);
+            let xb = px.add(b * QK);
             // (A macro, not a closure: closures do not inherit `target_feature`.)
             macro_rules! q4 {
                 ($v:expr) => {
@@ -467,7 +403,7 @@ mod avx2 {
         cols: usize,
         out: &mut [f32],
     ) {
-        let nb = cols / QK8;
+        let nb = cols / QK;
         // Activation rows per tile: up to 8, as many as keep the tile's rows within
         // 24 KB (L1) while every weight row of the stretch passes over them.
         let most = (6144 / cols).clamp(1, 8);
@@ -475,7 +411,7 @@ mod avx2 {
         while t0 < t {
             let n = (t - t0).min(most);
             for r in 0..rows {
-                let (dr, nr) = (d.as_ptr().add(r * nb), nibbles.as_ptr().add(r * nb * QK8 / 2));
+                let (dr, nr) = (d.as_ptr().add(r * nb), nibbles.as_ptr().add(r * nb * QK / 2));
                 let xs = x.as_ptr().add(t0 * cols);
                 let o = out.as_mut_ptr().add(r * t + t0);
                 // (Const generics: the accumulators stay in registers.)
@@ -515,14 +451,14 @@ mod avx2 {
         let low = _mm_set1_epi8(0x0f);
         let mut acc = [_mm256_setzero_ps(); N];
         for b in 0..nb {
-            let bytes = _mm_loadu_si128(nib.add(b * QK8 / 2) as *const __m128i);
+            let bytes = _mm_loadu_si128(nib.add(b * QK / 2) as *const __m128i);
             let lo = _mm_and_si128(bytes, low); // values 0..16 of the block
             let hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low); // values 16..32
             let scale = _mm256_set1_ps(*d.add(b));
             let parts = [lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)];
             for (k, part) in parts.into_iter().enumerate() {
                 let w = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(part)), scale);
-                let xb = x.add(b * QK8 + 8 * k);
+                let xb = x.add(b * QK + 8 * k);
                 for (i, acc) in acc.iter_mut().enumerate() {
                     *acc = _mm256_fmadd_ps(w, _mm256_loadu_ps(xb.add(i * cols)), *acc);
                 }
@@ -535,11 +471,11 @@ mod avx2 {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+pub mod tests {
     use super::*;
 
     /// Deterministic pseudo-random values in [-1, 1) (shared with the attention tests).
-    pub(crate) fn values(n: usize, seed: u64) -> Vec<f32> {
+    pub fn values(n: usize, seed: u64) -> Vec<f32> {
         let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (0..n)
             .map(|_| {
@@ -575,13 +511,13 @@ pub(crate) mod tests {
     #[test]
     fn q8_kernels_agree_with_dequantized_rows() {
         for &blocks in &[1usize, 3, 18, 48] {
-            let n = blocks * QK8;
+            let n = blocks * QK;
             let x = values(n, blocks as u64);
             let scales: Vec<f32> =
                 values(blocks, 99).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
             let quants: Vec<i8> = values(n, 5).iter().map(|v| (v * 127.0) as i8).collect();
             let deq: Vec<f32> =
-                quants.iter().enumerate().map(|(i, &q)| scales[i / QK8] * f32::from(q)).collect();
+                quants.iter().enumerate().map(|(i, &q)| scales[i / QK] * f32::from(q)).collect();
             let want = exact(&deq, &x);
             for isa in [Isa::Portable, Isa::detect()] {
                 let got = dot_q8(isa, &scales, &quants, &x);
@@ -592,9 +528,9 @@ pub(crate) mod tests {
 
     #[test]
     fn q4_1_kernels_agree_with_ggml_dequantization() {
-        use crate::gguf::GgmlType;
+        use crate::GgmlType;
         for &blocks in &[1usize, 2, 18, 48] {
-            let n = blocks * QK8;
+            let n = blocks * QK;
             let x = values(n, 11 + blocks as u64);
             let d: Vec<f32> = values(blocks, 12).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
             let m: Vec<f32> = values(blocks, 13).iter().map(|v| v / 4.0).collect();
@@ -626,7 +562,7 @@ pub(crate) mod tests {
     #[test]
     fn q4_1_gemm_agrees_with_one_dot_product_per_pair() {
         // 3 weight rows of 2 blocks times 1..=11 activation rows: every tile width.
-        let (rows, cols) = (3, 2 * QK8);
+        let (rows, cols) = (3, 2 * QK);
         let d: Vec<f32> = values(rows * 2, 31).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
         let m: Vec<f32> = values(rows * 2, 32).iter().map(|v| v / 4.0).collect();
         let nibbles: Vec<u8> =
@@ -657,7 +593,7 @@ pub(crate) mod tests {
     #[test]
     fn kernels_see_every_element() {
         // A single non-zero at each position must show up: catches skipped tails/blocks.
-        let n = 2 * QK8 + 8;
+        let n = 2 * QK + 8;
         for pos in 0..n {
             let mut a = vec![0f32; n];
             a[pos] = 2.0;

@@ -13,15 +13,16 @@
 //! simd128 has no fused multiply-add (that is relaxed-simd), so products are rounded
 //! before they are added, as in the portable versions; the order of the additions
 //! differs, so results agree with the portable twins within float rounding (checked by
-//! [`super::kernel_check`] under node, see `bench/model-wasm`).
+//! [`super::kernel_check`] under node: `bench/model-wasm-kernels`, run by
+//! `scripts/test.sh` with debug assertions).
 //!
 //! Every function is safe to call with the documented slice lengths: loads go through
 //! `v128_load` on pointers inside the slices (checked by the `min` of the lengths).
 
 use core::arch::wasm32::*;
 
-use super::host_kernels::QK8;
-use super::q8_activations::{Q8Activations, Q8Row};
+use crate::formats::QK;
+use crate::q8_activations::{Q8Activations, Q8Row};
 
 #[inline(always)]
 fn hsum(v: v128) -> f32 {
@@ -130,15 +131,15 @@ unsafe fn mul16(q: [v128; 4], x: *const f32) -> v128 {
 // `b` also drives the raw-pointer offsets into `quants` and `x`.
 #[allow(clippy::needless_range_loop)]
 pub(super) fn dot_q8(scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
-    let blocks = scales.len().min(quants.len() / QK8).min(x.len() / QK8);
+    let blocks = scales.len().min(quants.len() / QK).min(x.len() / QK);
     let (pq, px) = (quants.as_ptr(), x.as_ptr());
     let mut acc0 = f32x4_splat(0.0);
     let mut acc1 = f32x4_splat(0.0);
     for b in 0..blocks {
         // SAFETY: block `b < blocks` spans `32 b .. 32 b + 32` of `quants` and `x`.
         let s = unsafe {
-            let q = pq.add(b * QK8) as *const v128;
-            let xb = px.add(b * QK8);
+            let q = pq.add(b * QK) as *const v128;
+            let xb = px.add(b * QK);
             f32x4_add(
                 mul16(i8x16_to_f32(v128_load(q)), xb),
                 mul16(i8x16_to_f32(v128_load(q.add(1))), xb.add(16)),
@@ -160,7 +161,7 @@ pub(super) fn dot_q8(scales: &[f32], quants: &[i8], x: &[f32]) -> f32 {
 // `b` also drives the raw-pointer offsets into `nibbles` and `x`.
 #[allow(clippy::needless_range_loop)]
 pub(super) fn dot_q4_1(d: &[f32], nibbles: &[u8], x: &[f32]) -> f32 {
-    let blocks = d.len().min(nibbles.len() / (QK8 / 2)).min(x.len() / QK8);
+    let blocks = d.len().min(nibbles.len() / (QK / 2)).min(x.len() / QK);
     let (pq, px) = (nibbles.as_ptr(), x.as_ptr());
     let mask = u8x16_splat(0x0f);
     let mut acc0 = f32x4_splat(0.0);
@@ -168,8 +169,8 @@ pub(super) fn dot_q4_1(d: &[f32], nibbles: &[u8], x: &[f32]) -> f32 {
     for b in 0..blocks {
         // SAFETY: block `b < blocks` spans 16 bytes of `nibbles` and 32 floats of `x`.
         let s = unsafe {
-            let bytes = v128_load(pq.add(b * QK8 / 2) as *const v128);
-            let xb = px.add(b * QK8);
+            let bytes = v128_load(pq.add(b * QK / 2) as *const v128);
+            let xb = px.add(b * QK);
             let lo = u8x16_to_f32(v128_and(bytes, mask));
             let hi = u8x16_to_f32(u8x16_shr(bytes, 4));
             f32x4_add(mul16(lo, xb), mul16(hi, xb.add(16)))
@@ -212,12 +213,12 @@ unsafe fn load16<T>(p: *const T) -> v128 {
 
 /// [`super::int_dot::dot_q8_0`]: `w` as Q8_0 blocks times 8-bit activations.
 pub(super) fn int_dot_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
-    let n = scales.len().min(quants.len() / QK8).min(x.sums.len()).min(x.quants.len() / QK8);
+    let n = scales.len().min(quants.len() / QK).min(x.sums.len()).min(x.quants.len() / QK);
     let mut acc = [f32x4_splat(0.0); 2];
     for k in 0..n {
         // SAFETY: block `k < n` spans `32 k .. 32 k + 32` of both byte slices.
         let s = unsafe {
-            let (w, a) = (quants.as_ptr().add(k * QK8), x.quants.as_ptr().add(k * QK8));
+            let (w, a) = (quants.as_ptr().add(k * QK), x.quants.as_ptr().add(k * QK));
             i32x4_add(
                 dot_bytes(load16(w), load16(a), true),
                 dot_bytes(load16(w.add(16)), load16(a.add(16)), true),
@@ -237,17 +238,17 @@ pub(super) fn int_dot_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f3
     let n = d
         .len()
         .min(m.len())
-        .min(nibbles.len() / (QK8 / 2))
+        .min(nibbles.len() / (QK / 2))
         .min(x.sums.len())
-        .min(x.quants.len() / QK8);
+        .min(x.quants.len() / QK);
     let mask = u8x16_splat(0x0f);
     let mut acc = [f32x4_splat(0.0); 2];
     let mut mins = 0f32;
     for k in 0..n {
         // SAFETY: block `k < n` spans 16 bytes of `nibbles` and 32 of `x.quants`.
         let s = unsafe {
-            let bytes = load16(nibbles.as_ptr().add(k * QK8 / 2));
-            let a = x.quants.as_ptr().add(k * QK8);
+            let bytes = load16(nibbles.as_ptr().add(k * QK / 2));
+            let a = x.quants.as_ptr().add(k * QK);
             i32x4_add(
                 dot_bytes(v128_and(bytes, mask), load16(a), false),
                 dot_bytes(u8x16_shr(bytes, 4), load16(a.add(16)), false),
@@ -284,9 +285,9 @@ pub(super) fn gemm_q4_1(
     out: &mut [f32],
 ) {
     let cols = x.cols();
-    let nb = cols / QK8;
+    let nb = cols / QK;
     assert!(
-        cols.is_multiple_of(QK8) && x.block() == QK8 && x.len() >= t,
+        cols.is_multiple_of(QK) && x.block() == QK && x.len() >= t,
         "activations rounded in blocks of 32, at least {t} rows"
     );
     assert!(
@@ -362,8 +363,8 @@ fn q4_1_tile<const N: usize>(
     let nb = d.len();
     assert!(
         N <= TILE
-            && nib.len() == nb * QK8 / 2
-            && nb * QK8 <= cols
+            && nib.len() == nb * QK / 2
+            && nb * QK <= cols
             && a16.len() >= N * cols
             && scales.len() >= TILE * nb
             && o.len() == N
@@ -375,7 +376,7 @@ fn q4_1_tile<const N: usize>(
         // SAFETY: block `b < nb` spans bytes `16 b .. 16 b + 16` of `nib`, and values
         // `i cols + 32 b .. i cols + 32 b + 32` of `a16` for `i < N` (asserted above).
         unsafe {
-            let bytes = load16(pn.add(b * QK8 / 2));
+            let bytes = load16(pn.add(b * QK / 2));
             let (lo, hi) = (v128_and(bytes, mask), u8x16_shr(bytes, 4));
             // Values 0-7, 8-15 (low nibbles), 16-23, 24-31 (high nibbles) as i16.
             let w = [
@@ -386,7 +387,7 @@ fn q4_1_tile<const N: usize>(
             ];
             let db = d[b];
             for (i, acc) in acc.iter_mut().enumerate() {
-                let a = pa.add(i * cols + b * QK8);
+                let a = pa.add(i * cols + b * QK);
                 let s = i32x4_add(
                     i32x4_add(
                         i32x4_dot_i16x8(w[0], load16(a)),
@@ -412,9 +413,9 @@ fn q4_1_tile<const N: usize>(
 /// [`super::int_dot::dot_blocks`] for Q4_K: `row` whole super-blocks times 8-bit
 /// activations.
 pub(super) fn int_dot_q4_k(row: &[u8], x: Q8Row) -> f32 {
-    use crate::gguf::formats::{f16_at, q4_k, QK_K};
+    use crate::formats::{f16_at, q4_k, QK_K};
     let n =
-        (row.len() / q4_k::BLOCK_BYTES).min(x.sums.len() / (QK_K / QK8)).min(x.quants.len() / QK_K);
+        (row.len() / q4_k::BLOCK_BYTES).min(x.sums.len() / (QK_K / QK)).min(x.quants.len() / QK_K);
     let mask = u8x16_splat(0x0f);
     let mut acc = [f32x4_splat(0.0); 2];
     let mut mins = 0f32;
@@ -430,8 +431,7 @@ pub(super) fn int_dot_q4_k(row: &[u8], x: Q8Row) -> f32 {
             let (s1, s2) = unsafe {
                 let q = b.as_ptr().add(16 + 32 * p);
                 let (q0, q1) = (load16(q), load16(q.add(16)));
-                let (a1, a2) =
-                    (x.quants.as_ptr().add(k * QK8), x.quants.as_ptr().add((k + 1) * QK8));
+                let (a1, a2) = (x.quants.as_ptr().add(k * QK), x.quants.as_ptr().add((k + 1) * QK));
                 (
                     i32x4_add(
                         dot_bytes(v128_and(q0, mask), load16(a1), false),

@@ -11,7 +11,7 @@ pub const BLOCK_BYTES: usize = 144;
 
 /// Scale and minimum `j` (0..8) of the packed 12 bytes (ggml's `get_scale_min_k4`).
 #[inline]
-pub(crate) fn scale_min(j: usize, q: &[u8]) -> (u8, u8) {
+pub fn scale_min(j: usize, q: &[u8]) -> (u8, u8) {
     if j < 4 {
         (q[j] & 63, q[j + 4] & 63)
     } else {

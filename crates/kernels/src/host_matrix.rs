@@ -1,6 +1,6 @@
 //! A weight matrix held in host memory in a compact format (f32, f16, Q8_0 or Q4_1) and
-//! multiplied by activation rows with this crate's CPU kernels ([`super::host_kernels`]):
-//! the CPU backends' linear layers.
+//! multiplied by activation rows with this crate's CPU kernels ([`crate::host_kernels`]):
+//! espalier-model's linear layers on its CPU backends.
 //!
 //! Why not burn's matmul on the CPU: burn-ndarray multiplies through `matrixmultiply`,
 //! which packs the whole f32 weight matrix on every call, so a one-token decode step
@@ -9,8 +9,8 @@
 //! thread; burn's quantized tensors dequantize the whole matrix before each matmul.
 //! Here the weights stay in their compact format, each output row is streamed from
 //! memory once per call and multiplied in registers, output rows are split over the
-//! rayon threads natively (sequential in wasm). The burn path
-//! ([`super::WeightFormat::BurnF32`]) stays as the twin these kernels are tested
+//! rayon threads natively (sequential in wasm). The burn path (espalier-model's
+//! `WeightFormat::BurnF32`) stays as the twin these kernels are tested
 //! against, and is what the GPU backends use.
 //!
 //! Layout: row-major `[out][in]` (one output feature per row), the GGUF's own order.
@@ -22,14 +22,14 @@ use std::sync::Arc;
 
 use half::f16;
 
-use crate::gguf::GgmlType;
-
-use super::block_kernels::{decode_row, dot_blocks};
-use super::host_kernels::{
-    block_sums, dot_f16, dot_f32, dot_q4_1, dot_q8, gemm_q4_1, has_gemm_q4_1, Isa, QK8,
+use crate::block_kernels::{decode_row, dot_blocks};
+use crate::formats::QK;
+use crate::host_kernels::{
+    block_sums, dot_f16, dot_f32, dot_q4_1, dot_q8, gemm_q4_1, has_gemm_q4_1,
 };
-use super::int_dot;
-use super::q8_activations::{ActivationFormat, Q8Activations};
+use crate::int_dot;
+use crate::q8_activations::{ActivationFormat, Q8Activations};
+use crate::{GgmlType, Isa};
 
 /// The element format a [`HostMatrix`] stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,7 +78,7 @@ enum Data {
 
 /// An `[rows, cols]` weight matrix on the host; `y = x · Wᵀ` for activation rows `x`.
 #[derive(Clone, Debug)]
-pub(crate) struct HostMatrix {
+pub struct HostMatrix {
     rows: usize,
     cols: usize,
     data: Arc<Data>,
@@ -91,13 +91,13 @@ impl HostMatrix {
     /// Stores row-major `[rows][cols]` f32 data in `format`. Q8_0 needs `cols` to be a
     /// multiple of 32; otherwise the matrix is kept as f16 (a documented fallback, not
     /// an error: every format gives the same results within its rounding).
-    pub(crate) fn from_rows(data: &[f32], rows: usize, cols: usize, format: HostFormat) -> Self {
+    pub fn from_rows(data: &[f32], rows: usize, cols: usize, format: HostFormat) -> Self {
         debug_assert_eq!(data.len(), rows * cols);
         let data = match format {
             HostFormat::F32 => Data::F32(data.to_vec()),
             HostFormat::F16 => Data::F16(data.iter().map(|&v| f16::from_f32(v)).collect()),
             // Values given as f32 have no encoding of their own: `Gguf` holds them as Q8_0.
-            HostFormat::Q8_0 | HostFormat::Q4_1 | HostFormat::Gguf if cols.is_multiple_of(QK8) => {
+            HostFormat::Q8_0 | HostFormat::Q4_1 | HostFormat::Gguf if cols.is_multiple_of(QK) => {
                 let (scales, quants) = quantize_q8_0(data);
                 Data::Q8 { scales, quants }
             }
@@ -117,11 +117,11 @@ impl HostMatrix {
     /// Takes GGUF Q8_0 blocks (`d: f16` then 32 `i8`, row after row) as they are.
     /// `bytes` must hold exactly `rows * cols / 32` blocks and `cols % 32 == 0` (checked
     /// by the caller against the tensor's shape).
-    pub(crate) fn from_q8_0_blocks(bytes: &[u8], rows: usize, cols: usize) -> Self {
-        let blocks = rows * cols / QK8;
+    pub fn from_q8_0_blocks(bytes: &[u8], rows: usize, cols: usize) -> Self {
+        let blocks = rows * cols / QK;
         let mut scales = Vec::with_capacity(blocks);
         let mut quants = Vec::with_capacity(rows * cols);
-        for b in bytes.chunks_exact(2 + QK8).take(blocks) {
+        for b in bytes.chunks_exact(2 + QK).take(blocks) {
             scales.push(f16::from_le_bytes([b[0], b[1]]).to_f32());
             quants.extend(b[2..].iter().map(|&q| q as i8));
         }
@@ -138,13 +138,13 @@ impl HostMatrix {
     /// blocks of `d: f16, m: f16, 16 bytes`, checked by the caller) and a factor both
     /// `d` and `m` are multiplied by (exact for powers of two, e.g. the attention scale
     /// 1/8 folded into Q).
-    pub(crate) fn from_q4_1_rows(rows: &[(&[u8], f32)], cols: usize) -> Self {
-        let blocks = rows.len() * cols / QK8;
+    pub fn from_q4_1_rows(rows: &[(&[u8], f32)], cols: usize) -> Self {
+        let blocks = rows.len() * cols / QK;
         let mut scales = Vec::with_capacity(blocks);
         let mut mins = Vec::with_capacity(blocks);
-        let mut nibbles = Vec::with_capacity(blocks * QK8 / 2);
+        let mut nibbles = Vec::with_capacity(blocks * QK / 2);
         for &(row, factor) in rows {
-            for b in row.chunks_exact(4 + QK8 / 2).take(cols / QK8) {
+            for b in row.chunks_exact(4 + QK / 2).take(cols / QK) {
                 scales.push(f16::from_le_bytes([b[0], b[1]]).to_f32() * factor);
                 mins.push(f16::from_le_bytes([b[2], b[3]]).to_f32() * factor);
                 nibbles.extend_from_slice(&b[4..]);
@@ -164,7 +164,7 @@ impl HostMatrix {
     /// its type and a factor its values are multiplied by. Consecutive rows of one type
     /// form one matrix (Q4_1 and Q8_0 with their kernels, F32 / F16 as such, the other
     /// types as raw blocks); rows of several types give a stack of those.
-    pub(crate) fn from_gguf_rows(rows: &[(GgmlType, &[u8], f32)], cols: usize) -> Self {
+    pub fn from_gguf_rows(rows: &[(GgmlType, &[u8], f32)], cols: usize) -> Self {
         let mut parts = Vec::new();
         let mut start = 0;
         while start < rows.len() {
@@ -196,7 +196,7 @@ impl HostMatrix {
                 let bytes: Vec<u8> = rows.iter().flat_map(|r| r.1.iter().copied()).collect();
                 let mut m = Self::from_q8_0_blocks(&bytes, rows.len(), cols);
                 if let Data::Q8 { scales, .. } = Arc::get_mut(&mut m.data).expect("fresh matrix") {
-                    for (s, r) in scales.chunks_exact_mut(cols / QK8).zip(rows) {
+                    for (s, r) in scales.chunks_exact_mut(cols / QK).zip(rows) {
                         s.iter_mut().for_each(|s| *s *= r.2);
                     }
                 }
@@ -228,17 +228,17 @@ impl HostMatrix {
     }
 
     /// `self` with its products taking the activations as `activations` says.
-    pub(crate) fn set_activations(&mut self, activations: ActivationFormat) {
+    pub fn set_activations(&mut self, activations: ActivationFormat) {
         self.activations = activations;
     }
 
     /// Output features (rows of W).
-    pub(crate) fn rows(&self) -> usize {
+    pub fn rows(&self) -> usize {
         self.rows
     }
 
     /// The format the weights are stored in.
-    pub(crate) fn format(&self) -> HostFormat {
+    pub fn format(&self) -> HostFormat {
         match *self.data {
             Data::F32(_) => HostFormat::F32,
             Data::F16(_) => HostFormat::F16,
@@ -249,12 +249,12 @@ impl HostMatrix {
     }
 
     /// Whether `self` and `other` are the same storage (the tied embedding / output).
-    pub(crate) fn shares_storage(&self, other: &HostMatrix) -> bool {
+    pub fn shares_storage(&self, other: &HostMatrix) -> bool {
         Arc::ptr_eq(&self.data, &other.data)
     }
 
     /// Bytes the weights take in memory.
-    pub(crate) fn bytes(&self) -> usize {
+    pub fn bytes(&self) -> usize {
         match &*self.data {
             Data::F32(v) => v.len() * 4,
             Data::F16(v) => v.len() * 2,
@@ -267,7 +267,7 @@ impl HostMatrix {
 
     /// Writes row `r` (`r < rows`, checked by the caller) as f32 into `out`
     /// (`cols` long): the embedding lookup.
-    pub(crate) fn row_f32(&self, r: usize, out: &mut [f32]) {
+    pub fn row_f32(&self, r: usize, out: &mut [f32]) {
         let c = self.cols;
         match &*self.data {
             Data::F32(v) => out.copy_from_slice(&v[r * c..(r + 1) * c]),
@@ -276,19 +276,18 @@ impl HostMatrix {
             }
             Data::Q8 { scales, quants } => {
                 let q = &quants[r * c..(r + 1) * c];
-                let s = &scales[r * c / QK8..(r + 1) * c / QK8];
-                for ((o, q), &d) in out.chunks_exact_mut(QK8).zip(q.chunks_exact(QK8)).zip(s) {
+                let s = &scales[r * c / QK..(r + 1) * c / QK];
+                for ((o, q), &d) in out.chunks_exact_mut(QK).zip(q.chunks_exact(QK)).zip(s) {
                     o.iter_mut().zip(q).for_each(|(o, &q)| *o = d * f32::from(q));
                 }
             }
             Data::Q4 { scales, mins, nibbles } => {
-                let (b0, nb) = (r * c / QK8, c / QK8);
-                let q = &nibbles[b0 * QK8 / 2..(b0 + nb) * QK8 / 2];
-                for (i, (o, q)) in
-                    out.chunks_exact_mut(QK8).zip(q.chunks_exact(QK8 / 2)).enumerate()
+                let (b0, nb) = (r * c / QK, c / QK);
+                let q = &nibbles[b0 * QK / 2..(b0 + nb) * QK / 2];
+                for (i, (o, q)) in out.chunks_exact_mut(QK).zip(q.chunks_exact(QK / 2)).enumerate()
                 {
                     let (d, m) = (scales[b0 + i], mins[b0 + i]);
-                    let (lo, hi) = o.split_at_mut(QK8 / 2);
+                    let (lo, hi) = o.split_at_mut(QK / 2);
                     for (j, &byte) in q.iter().enumerate() {
                         lo[j] = f32::from(byte & 0x0f) * d + m;
                         hi[j] = f32::from(byte >> 4) * d + m;
@@ -314,7 +313,7 @@ impl HostMatrix {
     }
 
     /// `x · Wᵀ` for `t` activation rows `x` (`[t][cols]`, row-major); returns `[t][rows]`.
-    pub(crate) fn matmul(&self, x: &[f32], t: usize) -> Vec<f32> {
+    pub fn matmul(&self, x: &[f32], t: usize) -> Vec<f32> {
         self.matmul_as(x, t, self.activations)
     }
 
@@ -429,12 +428,12 @@ impl HostMatrix {
                 Data::F16(v) => dot_f16(isa, &v[r * c..(r + 1) * c], x),
                 Data::Q8 { scales, quants } => dot_q8(
                     isa,
-                    &scales[r * c / QK8..(r + 1) * c / QK8],
+                    &scales[r * c / QK..(r + 1) * c / QK],
                     &quants[r * c..(r + 1) * c],
                     x,
                 ),
                 Data::Q4 { scales, mins, nibbles } => {
-                    let b = r * c / QK8..(r + 1) * c / QK8;
+                    let b = r * c / QK..(r + 1) * c / QK;
                     dot_q4_1(
                         isa,
                         &scales[b.clone()],
@@ -461,7 +460,7 @@ impl HostMatrix {
         if let (Data::Q4 { scales, mins, nibbles }, true) = (&*self.data, t > 1) {
             // Prefill of Q4_1: each weight block unpacked once per tile of tokens.
             let n = out.len() / t;
-            let b = first * c / QK8..(first + n) * c / QK8;
+            let b = first * c / QK..(first + n) * c / QK;
             return int_dot::gemm_q4_1(
                 isa,
                 &scales[b.clone()],
@@ -480,7 +479,7 @@ impl HostMatrix {
                 Data::Q8 { scales, quants } => {
                     return int_dot::gemm_q8_0(
                         isa,
-                        &scales[first * c / QK8..(first + n) * c / QK8],
+                        &scales[first * c / QK..(first + n) * c / QK],
                         &quants[first * c..(first + n) * c],
                         n,
                         q8,
@@ -511,12 +510,12 @@ impl HostMatrix {
             *o = match &*self.data {
                 Data::Q8 { scales, quants } => int_dot::dot_q8_0(
                     isa,
-                    &scales[r * c / QK8..(r + 1) * c / QK8],
+                    &scales[r * c / QK..(r + 1) * c / QK],
                     &quants[r * c..(r + 1) * c],
                     x,
                 ),
                 Data::Q4 { scales, mins, nibbles } => {
-                    let b = r * c / QK8..(r + 1) * c / QK8;
+                    let b = r * c / QK..(r + 1) * c / QK;
                     int_dot::dot_q4_1(
                         isa,
                         &scales[b.clone()],
@@ -555,7 +554,7 @@ impl HostMatrix {
         let n_rows = out.len() / t;
         if let Data::Q4 { scales, mins, nibbles } = &*self.data {
             if has_gemm_q4_1(self.isa) {
-                let b = first * c / QK8..(first + n_rows) * c / QK8;
+                let b = first * c / QK..(first + n_rows) * c / QK;
                 let q = &nibbles[first * c / 2..(first + n_rows) * c / 2];
                 return gemm_q4_1(
                     self.isa,
@@ -622,9 +621,9 @@ const BATCH_ROWS: usize = 64;
 /// `d = max |x| / 127`, `q = round(x / d)`; `d` is stored as f16 (and used here as the
 /// f16 value, so the scales equal what a GGUF Q8_0 file would hold).
 fn quantize_q8_0(data: &[f32]) -> (Vec<f32>, Vec<i8>) {
-    let mut scales = Vec::with_capacity(data.len() / QK8);
+    let mut scales = Vec::with_capacity(data.len() / QK);
     let mut quants = Vec::with_capacity(data.len());
-    for block in data.chunks_exact(QK8) {
+    for block in data.chunks_exact(QK) {
         let amax = block.iter().fold(0f32, |m, &v| m.max(v.abs()));
         let d = amax / 127.0;
         let id = if d != 0.0 { 1.0 / d } else { 0.0 };
@@ -761,15 +760,15 @@ mod tests {
 
     #[test]
     fn q4_1_rows_match_the_gguf_dequantization_and_multiply_like_the_reference() {
-        use crate::gguf::GgmlType;
+        use crate::GgmlType;
         let (rows, cols) = (300, 64);
-        let bytes: Vec<u8> = values(rows * cols / QK8 * 20, 7)
+        let bytes: Vec<u8> = values(rows * cols / QK * 20, 7)
             .iter()
             .enumerate()
             // Keep d and m finite small halves: bytes 0..4 of each 20-byte block.
             .map(|(i, v)| if i % 20 == 1 || i % 20 == 3 { 0x30 } else { ((v + 1.0) * 127.9) as u8 })
             .collect();
-        let row_bytes = cols / QK8 * 20;
+        let row_bytes = cols / QK * 20;
         let list: Vec<(&[u8], f32)> = bytes.chunks_exact(row_bytes).map(|r| (r, 1.0)).collect();
         let m = HostMatrix::from_q4_1_rows(&list, cols);
         assert_eq!((m.rows(), m.format()), (rows, HostFormat::Q4_1));
@@ -805,12 +804,12 @@ mod tests {
         // and rows beyond one task's stretch; each output must equal the f64 reference
         // from the dequantized rows, so a skipped block, row or token fails.
         let (rows, cols) = (150, 96);
-        let blocks: Vec<u8> = values(rows * cols / QK8 * 20, 21)
+        let blocks: Vec<u8> = values(rows * cols / QK * 20, 21)
             .iter()
             .enumerate()
             .map(|(i, v)| if i % 20 == 1 || i % 20 == 3 { 0x2c } else { ((v + 1.0) * 127.9) as u8 })
             .collect();
-        let row_bytes = cols / QK8 * 20;
+        let row_bytes = cols / QK * 20;
         let list: Vec<(&[u8], f32)> = blocks.chunks_exact(row_bytes).map(|r| (r, 1.0)).collect();
         for activations in [ActivationFormat::F32, ActivationFormat::Int8] {
             let mut m = HostMatrix::from_q4_1_rows(&list, cols);
@@ -830,7 +829,7 @@ mod tests {
     fn gguf_blocks_and_stacks_multiply_like_the_reference() {
         // Q4_K and Q6_K rows (integer kernels on AVX2) and a stack of both with a Q4_1
         // part: one decode row within the activations' rounding, prefill rows exactly.
-        use crate::gguf::GgmlType;
+        use crate::GgmlType;
         let cols = 512;
         let block = |ty: GgmlType, rows: usize, seed: u64| -> Vec<u8> {
             let mut b: Vec<u8> = values(rows * cols / ty.block_len() * ty.block_bytes(), seed)
@@ -901,14 +900,14 @@ mod tests {
         // equal the products of its rows fed one at a time (what the KV cache relies
         // on), whatever the rows' magnitudes (10^-2 .. 10^2, so a row read with another
         // row's scale is far off).
-        use crate::gguf::GgmlType;
+        use crate::GgmlType;
         let (rows, cols) = (70, 256);
-        let q41: Vec<u8> = values(rows * cols / QK8 * 20, 81)
+        let q41: Vec<u8> = values(rows * cols / QK * 20, 81)
             .iter()
             .enumerate()
             .map(|(i, v)| if i % 20 == 1 || i % 20 == 3 { 0x2c } else { ((v + 1.0) * 127.9) as u8 })
             .collect();
-        let list: Vec<(&[u8], f32)> = q41.chunks_exact(cols / QK8 * 20).map(|r| (r, 1.0)).collect();
+        let list: Vec<(&[u8], f32)> = q41.chunks_exact(cols / QK * 20).map(|r| (r, 1.0)).collect();
         let mut k4: Vec<u8> =
             values(rows * cols / 256 * 144, 82).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
         for blk in k4.chunks_exact_mut(144) {

@@ -12,21 +12,20 @@
 //!
 //! Hand-written for the reasons of `host_kernels` (no crate multiplies ggml blocks).
 //! Every kernel has a portable twin built on one per-type sub-block decoder
-//! ([`sub_block`], integers straight from the format's layout as `gguf/formats/`
+//! ([`sub_block`], integers straight from the format's layout as `formats/`
 //! describes it), an AVX2 version (`int_dot_avx2.rs`: every type) and a simd128 one
 //! (`wasm_simd.rs`: Q8_0, Q4_1, Q4_K); the tests (and `kernel_check`, which also runs under node) compare
 //! them with exact f64 sums. Where a type has no kernel for the CPU ([`has_kernel`])
 //! the caller keeps f32 activations (`block_kernels`).
 
-use crate::gguf::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK_K};
-use crate::gguf::GgmlType;
+use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
+use crate::{GgmlType, Isa};
 
-use super::host_kernels::{Isa, QK8};
 use super::q8_activations::{Q8Activations, Q8Row};
 
 /// Whether weights of type `ty` have an integer kernel for `isa` (Q8_0 and Q4_1 in
 /// their host layouts, the others as raw blocks).
-pub(crate) fn has_kernel(isa: Isa, ty: GgmlType) -> bool {
+pub fn has_kernel(isa: Isa, ty: GgmlType) -> bool {
     match isa {
         Isa::Portable => !matches!(ty, GgmlType::F32 | GgmlType::F16),
         #[cfg(target_arch = "x86_64")]
@@ -42,7 +41,7 @@ pub(crate) fn has_kernel(isa: Isa, ty: GgmlType) -> bool {
 /// prefilled Q4_0 / Q5_0 / Q5_1 / Q5_K at 0.23-0.46x llama.cpp's on-CPU rate against
 /// 0.35-1.05x for f32 activations through sgemm (the bench model, same runs).
 /// Elsewhere as before: every type with a kernel.
-pub(crate) fn prefill_takes_int8(isa: Isa, ty: GgmlType) -> bool {
+pub fn prefill_takes_int8(isa: Isa, ty: GgmlType) -> bool {
     match isa {
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => {
@@ -57,16 +56,16 @@ pub(crate) fn prefill_takes_int8(isa: Isa, ty: GgmlType) -> bool {
 /// 32 for the others.
 ///
 /// [`Q8Activations`]: super::q8_activations::Q8Activations
-pub(crate) fn activation_block(ty: GgmlType) -> usize {
+pub fn activation_block(ty: GgmlType) -> usize {
     match ty {
         GgmlType::Q4_K | GgmlType::Q5_K | GgmlType::Q6_K => QK_K,
-        _ => QK8,
+        _ => QK,
     }
 }
 
 /// `w · x` for `w` as Q8_0 blocks (`scales[b] * quants[32 b ..]`).
 #[inline]
-pub(crate) fn dot_q8_0(isa: Isa, scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
+pub fn dot_q8_0(isa: Isa, scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
     debug_assert_eq!(quants.len(), x.quants.len());
     match isa {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection of AVX2 + FMA.
@@ -81,7 +80,7 @@ pub(crate) fn dot_q8_0(isa: Isa, scales: &[f32], quants: &[i8], x: Q8Row) -> f32
 /// `w · x` for `w` as Q4_1 blocks in `host_kernels::dot_q4_1`'s layout (`d`, `m` per
 /// block, 16 bytes of nibbles: value `j` low, `j + 16` high).
 #[inline]
-pub(crate) fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
+pub fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
     debug_assert_eq!(nibbles.len() * 2, x.quants.len());
     match isa {
         // SAFETY: as in `dot_q8_0`.
@@ -99,7 +98,7 @@ pub(crate) fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row)
 /// unpack each weight block once per tile of up to 8 activation rows; the portable
 /// version takes one [`dot_q4_1`] per (row, token).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn gemm_q4_1(
+pub fn gemm_q4_1(
     isa: Isa,
     d: &[f32],
     m: &[f32],
@@ -111,12 +110,12 @@ pub(crate) fn gemm_q4_1(
 ) {
     let cols = x.cols();
     assert!(
-        cols.is_multiple_of(QK8)
-            && d.len() == rows * cols / QK8
+        cols.is_multiple_of(QK)
+            && d.len() == rows * cols / QK
             && m.len() == d.len()
             && nibbles.len() * 2 == rows * cols
     );
-    assert!(out.len() == rows * t && x.len() >= t && x.block() == QK8);
+    assert!(out.len() == rows * t && x.len() >= t && x.block() == QK);
     match isa {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
         // lengths are checked above.
@@ -125,7 +124,7 @@ pub(crate) fn gemm_q4_1(
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         Isa::Simd128 => super::wasm_simd::gemm_q4_1(d, m, nibbles, rows, x, t, out),
         _ => {
-            let nb = cols / QK8;
+            let nb = cols / QK;
             for (k, o) in out.iter_mut().enumerate() {
                 let (r, i) = (k / t, k % t);
                 let b = r * nb..(r + 1) * nb;
@@ -145,7 +144,7 @@ pub(crate) fn gemm_q4_1(
 /// `t` rows of `x`, written `out[row * t + token]`. AVX2 takes each weight block's
 /// signs once per tile of up to 8 activation rows; elsewhere one [`dot_q8_0`] per
 /// (row, token).
-pub(crate) fn gemm_q8_0(
+pub fn gemm_q8_0(
     isa: Isa,
     scales: &[f32],
     quants: &[i8],
@@ -156,18 +155,16 @@ pub(crate) fn gemm_q8_0(
 ) {
     let cols = x.cols();
     assert!(
-        cols.is_multiple_of(QK8)
-            && scales.len() == rows * cols / QK8
-            && quants.len() == rows * cols
+        cols.is_multiple_of(QK) && scales.len() == rows * cols / QK && quants.len() == rows * cols
     );
-    assert!(out.len() == rows * t && x.len() >= t && x.block() == QK8);
+    assert!(out.len() == rows * t && x.len() >= t && x.block() == QK);
     match isa {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
         // lengths are checked above.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q8_0(scales, quants, rows, x, t, out) },
         _ => {
-            let nb = cols / QK8;
+            let nb = cols / QK;
             for (k, o) in out.iter_mut().enumerate() {
                 let (r, i) = (k / t, k % t);
                 *o = dot_q8_0(
@@ -184,7 +181,7 @@ pub(crate) fn gemm_q8_0(
 /// Prefill's `x · Wᵀ` for `rows` Q4_K weight rows of `row_bytes` bytes times the `t`
 /// rows of `x`, written `out[row * t + token]`. AVX2 unpacks each super-block once per
 /// tile of up to 4 activation rows; elsewhere one [`dot_blocks`] per (row, token).
-pub(crate) fn gemm_q4_k(
+pub fn gemm_q4_k(
     isa: Isa,
     bytes: &[u8],
     row_bytes: usize,
@@ -220,7 +217,7 @@ pub(crate) fn gemm_q4_k(
 
 /// `w · x` for `row`, whole blocks of `ty` (a type [`has_kernel`] accepts for `isa`).
 #[inline]
-pub(crate) fn dot_blocks(isa: Isa, ty: GgmlType, row: &[u8], x: Q8Row) -> f32 {
+pub fn dot_blocks(isa: Isa, ty: GgmlType, row: &[u8], x: Q8Row) -> f32 {
     match (isa, ty) {
         // SAFETY: as in `dot_q8_0`.
         #[cfg(target_arch = "x86_64")]
@@ -243,16 +240,16 @@ pub(crate) fn dot_blocks(isa: Isa, ty: GgmlType, row: &[u8], x: Q8Row) -> f32 {
 
 /// One sub-block of 32 weights: `scale[0] * q[j] + min` for `j < 16`, `scale[1] * q[j]
 /// + min` for the others.
-pub(crate) struct SubBlock {
-    pub q: [i32; QK8],
+pub struct SubBlock {
+    pub q: [i32; QK],
     pub scale: [f32; 2],
     pub min: f32,
 }
 
 /// Sub-block `s` of the block `b` of `ty` (a raw-block type), as the format's layout
-/// defines it (ggml's `dequantize_row_*`, `gguf/formats/`).
-pub(crate) fn sub_block(ty: GgmlType, b: &[u8], s: usize) -> SubBlock {
-    let mut q = [0i32; QK8];
+/// defines it (ggml's `dequantize_row_*`, `formats/`).
+pub fn sub_block(ty: GgmlType, b: &[u8], s: usize) -> SubBlock {
+    let mut q = [0i32; QK];
     let (scale, min) = match ty {
         GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q5_1 => {
             let (nib, qh, d, min, offset) = match ty {
@@ -324,9 +321,9 @@ fn q6_low(ql: &[u8], l: usize, c: usize) -> u8 {
 /// Bytes and values per block of a raw-block type.
 fn layout(ty: GgmlType) -> (usize, usize) {
     match ty {
-        GgmlType::Q4_0 => (q4_0::BLOCK_BYTES, QK8),
-        GgmlType::Q5_0 => (q5_0::BLOCK_BYTES, QK8),
-        GgmlType::Q5_1 => (q5_1::BLOCK_BYTES, QK8),
+        GgmlType::Q4_0 => (q4_0::BLOCK_BYTES, QK),
+        GgmlType::Q5_0 => (q5_0::BLOCK_BYTES, QK),
+        GgmlType::Q5_1 => (q5_1::BLOCK_BYTES, QK),
         GgmlType::Q4_K => (q4_k::BLOCK_BYTES, QK_K),
         GgmlType::Q5_K => (q5_k::BLOCK_BYTES, QK_K),
         GgmlType::Q6_K => (q6_k::BLOCK_BYTES, QK_K),
@@ -336,13 +333,13 @@ fn layout(ty: GgmlType) -> (usize, usize) {
 
 fn portable_blocks(ty: GgmlType, row: &[u8], x: Q8Row) -> f32 {
     let (bytes, len) = layout(ty);
-    let subs = len / QK8;
+    let subs = len / QK;
     let mut acc = 0f32;
     for (bi, b) in row.chunks_exact(bytes).enumerate() {
         for s in 0..subs {
             let k = bi * subs + s;
             let sb = sub_block(ty, b, s);
-            let a = &x.quants[k * QK8..(k + 1) * QK8];
+            let a = &x.quants[k * QK..(k + 1) * QK];
             let lo: i32 = (0..16).map(|j| sb.q[j] * i32::from(a[j])).sum();
             let hi: i32 = (16..32).map(|j| sb.q[j] * i32::from(a[j])).sum();
             acc += x.scale(k) * (sb.scale[0] * lo as f32 + sb.scale[1] * hi as f32)
@@ -354,8 +351,8 @@ fn portable_blocks(ty: GgmlType, row: &[u8], x: Q8Row) -> f32 {
 
 fn portable_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
     let mut acc = 0f32;
-    for (k, (&d, w)) in scales.iter().zip(quants.chunks_exact(QK8)).enumerate() {
-        let a = &x.quants[k * QK8..(k + 1) * QK8];
+    for (k, (&d, w)) in scales.iter().zip(quants.chunks_exact(QK)).enumerate() {
+        let a = &x.quants[k * QK..(k + 1) * QK];
         let s: i32 = w.iter().zip(a).map(|(&w, &a)| i32::from(w) * i32::from(a)).sum();
         acc += d * x.scale(k) * s as f32;
     }
@@ -364,8 +361,8 @@ fn portable_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
 
 fn portable_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
     let mut acc = 0f32;
-    for (k, q) in nibbles.chunks_exact(QK8 / 2).enumerate() {
-        let a = &x.quants[k * QK8..(k + 1) * QK8];
+    for (k, q) in nibbles.chunks_exact(QK / 2).enumerate() {
+        let a = &x.quants[k * QK..(k + 1) * QK];
         let s: i32 = q
             .iter()
             .enumerate()
@@ -382,8 +379,8 @@ fn portable_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
 mod tests {
     use half::f16;
 
-    use super::super::host_kernels::tests::values;
     use super::*;
+    use crate::host_kernels::tests::values;
 
     /// Blocks of `ty` with varied bytes and finite, small f16 scale fields.
     fn blocks(ty: GgmlType, n: usize, seed: u64) -> Vec<u8> {
@@ -481,11 +478,11 @@ mod tests {
             let b = blocks(ty, 1, 77);
             let mut want = vec![0f32; ty.block_len()];
             ty.dequantize(&b, &mut want);
-            for s in 0..ty.block_len() / QK8 {
+            for s in 0..ty.block_len() / QK {
                 let sb = sub_block(ty, &b, s);
-                for j in 0..QK8 {
+                for j in 0..QK {
                     let got = sb.scale[j / 16] * sb.q[j] as f32 + sb.min;
-                    let w = want[s * QK8 + j];
+                    let w = want[s * QK + j];
                     assert!(
                         (got - w).abs() <= 1e-6 * (1.0 + w.abs()),
                         "{ty:?} sub-block {s} value {j}: {got} vs {w}"
@@ -498,23 +495,23 @@ mod tests {
     #[test]
     fn q8_0_and_q4_1_kernels_agree_with_exact_sums() {
         for n in [1usize, 3, 18, 48] {
-            let cols = n * QK8;
+            let cols = n * QK;
             let x: Vec<f32> = values(cols, 50 + n as u64)
                 .iter()
                 .enumerate()
                 .map(|(i, v)| v * (1 + i % 5) as f32)
                 .collect();
-            let q = Q8Activations::rows(&x, cols, QK8);
+            let q = Q8Activations::rows(&x, cols, QK);
             let scales: Vec<f32> = values(n, 51).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
             let quants: Vec<i8> = values(cols, 52).iter().map(|v| (v * 127.0) as i8).collect();
             let w8: Vec<f32> =
-                quants.iter().enumerate().map(|(i, &v)| scales[i / QK8] * f32::from(v)).collect();
+                quants.iter().enumerate().map(|(i, &v)| scales[i / QK] * f32::from(v)).collect();
             let d: Vec<f32> = values(n, 53).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
             let m: Vec<f32> = values(n, 54).iter().map(|v| v / 4.0).collect();
             let nib: Vec<u8> =
                 values(cols / 2, 55).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
             let mut w4 = vec![0f32; cols];
-            for (k, o) in w4.chunks_exact_mut(QK8).enumerate() {
+            for (k, o) in w4.chunks_exact_mut(QK).enumerate() {
                 for j in 0..16 {
                     o[j] = d[k] * f32::from(nib[16 * k + j] & 0x0f) + m[k];
                     o[j + 16] = d[k] * f32::from(nib[16 * k + j] >> 4) + m[k];
@@ -542,7 +539,7 @@ mod tests {
     #[test]
     fn q4_1_gemm_agrees_with_one_dot_product_per_pair() {
         // 3 weight rows of 2 blocks times 1..=17 activation rows: every tile width.
-        let (rows, cols) = (3, 2 * QK8);
+        let (rows, cols) = (3, 2 * QK);
         let d: Vec<f32> = values(rows * 2, 61).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
         let m: Vec<f32> = values(rows * 2, 62).iter().map(|v| v / 4.0).collect();
         let nib: Vec<u8> =
@@ -553,7 +550,7 @@ mod tests {
                 .enumerate()
                 .map(|(i, v)| v * (1 + i % 3) as f32)
                 .collect();
-            let q = Q8Activations::rows(&x, cols, QK8);
+            let q = Q8Activations::rows(&x, cols, QK);
             for isa in [Isa::Portable, Isa::detect()] {
                 let mut out = vec![0f32; rows * t];
                 gemm_q4_1(isa, &d, &m, &nib, rows, &q, t, &mut out);
@@ -582,7 +579,7 @@ mod tests {
         // 3 weight rows of 2 super-blocks (16 blocks of 32) times 1..=17 activation rows.
         let (rows, cols) = (3, 2 * QK_K);
         let scales: Vec<f32> =
-            values(rows * cols / QK8, 71).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
+            values(rows * cols / QK, 71).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
         let quants: Vec<i8> = values(rows * cols, 72).iter().map(|v| (v * 127.0) as i8).collect();
         let k_bytes = blocks(GgmlType::Q4_K, rows * 2, 73);
         let row_bytes = 2 * q4_k::BLOCK_BYTES;
@@ -593,14 +590,14 @@ mod tests {
                 .map(|(i, v)| v * (1 + i % 3) as f32)
                 .collect();
             let (q32, q256) =
-                (Q8Activations::rows(&x, cols, QK8), Q8Activations::rows(&x, cols, QK_K));
+                (Q8Activations::rows(&x, cols, QK), Q8Activations::rows(&x, cols, QK_K));
             for isa in [Isa::Portable, Isa::detect()] {
                 let (mut o8, mut ok) = (vec![0f32; rows * t], vec![0f32; rows * t]);
                 gemm_q8_0(isa, &scales, &quants, rows, &q32, t, &mut o8);
                 gemm_q4_k(isa, &k_bytes, row_bytes, rows, &q256, t, &mut ok);
                 for r in 0..rows {
                     for i in 0..t {
-                        let nb = cols / QK8;
+                        let nb = cols / QK;
                         let w8 = dot_q8_0(
                             Isa::Portable,
                             &scales[r * nb..(r + 1) * nb],
@@ -642,10 +639,10 @@ mod tests {
             let cols = 2 * ty.block_len();
             let mut w = vec![0f32; cols];
             ty.dequantize(&row, &mut w);
-            for k in 0..cols / QK8 {
+            for k in 0..cols / QK {
                 let x: Vec<f32> = (0..cols)
                     .map(|i| {
-                        if i / QK8 == k {
+                        if i / QK == k {
                             if i % 3 == 0 {
                                 -1.0
                             } else {
@@ -673,7 +670,7 @@ mod tests {
         // Q8_0 weights of -128 and activations of ±127 (the AVX2 sign trick's limits).
         let quants = vec![-128i8; 64];
         let x: Vec<f32> = (0..64).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
-        let q = Q8Activations::rows(&x, 64, QK8);
+        let q = Q8Activations::rows(&x, 64, QK);
         let w = vec![-128f32 * 0.5; 64];
         for isa in [Isa::Portable, Isa::detect()] {
             check(

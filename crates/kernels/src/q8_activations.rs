@@ -14,7 +14,7 @@
 //! one sign) instead of `w`, losing the cancellation; on SmolLM2 that moved logits by
 //! 2.2 instead of 0.35 (measured).
 
-use super::host_kernels::QK8;
+use crate::formats::QK;
 
 /// How the CPU kernels take a matrix product's activations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -34,7 +34,7 @@ pub enum ActivationFormat {
 /// `t` activation rows of `cols` values rounded to 8 bits in blocks of `block` (32 or
 /// 256) values.
 #[derive(Clone, Debug)]
-pub(crate) struct Q8Activations {
+pub struct Q8Activations {
     cols: usize,
     block: usize,
     scales: Vec<f32>,
@@ -45,7 +45,7 @@ pub(crate) struct Q8Activations {
 /// One row of [`Q8Activations`]: value `j` is `scales[j / block] * quants[j]`, and
 /// `sums[b]` the sum of the rounded values `32 b .. 32 b + 32`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Q8Row<'a> {
+pub struct Q8Row<'a> {
     pub scales: &'a [f32],
     pub quants: &'a [i8],
     pub sums: &'a [f32],
@@ -59,13 +59,13 @@ type RowTask<'a> = ((&'a [f32], &'a mut [i8]), (&'a mut [f32], &'a mut [f32]));
 impl Q8Activations {
     /// Rounds `x` (`[t][cols]`) in blocks of `block` values (32 or 256; `cols` a
     /// multiple of it, checked by the caller).
-    pub(crate) fn rows(x: &[f32], cols: usize, block: usize) -> Self {
-        debug_assert!(block == QK8 || block == 8 * QK8);
+    pub fn rows(x: &[f32], cols: usize, block: usize) -> Self {
+        debug_assert!(block == QK || block == 8 * QK);
         debug_assert_eq!(cols % block, 0);
-        let per = block / QK8;
+        let per = block / QK;
         let mut scales = vec![0f32; x.len() / block];
         let mut quants = vec![0i8; x.len()];
-        let mut sums = vec![0f32; x.len() / QK8];
+        let mut sums = vec![0f32; x.len() / QK];
         // A prompt's rows are rounded in parallel (one task per activation row); the
         // result does not depend on how the rows are split.
         let round_row = |((x, q), (d, s)): RowTask<'_>| {
@@ -83,7 +83,7 @@ impl Q8Activations {
                     .zip(b)
                     .for_each(|(q, &v)| *q = (v * id).round().clamp(-127.0, 127.0) as i8);
             }
-            for (k, (s, q)) in s.iter_mut().zip(q.chunks_exact(QK8)).enumerate() {
+            for (k, (s, q)) in s.iter_mut().zip(q.chunks_exact(QK)).enumerate() {
                 *s = d[k / per] * q.iter().map(|&v| i32::from(v)).sum::<i32>() as f32;
             }
         };
@@ -91,25 +91,24 @@ impl Q8Activations {
         if x.len() > cols {
             use rayon::prelude::*;
             let rows = x.par_chunks_exact(cols).zip(quants.par_chunks_exact_mut(cols));
-            let meta = scales
-                .par_chunks_exact_mut(cols / block)
-                .zip(sums.par_chunks_exact_mut(cols / QK8));
+            let meta =
+                scales.par_chunks_exact_mut(cols / block).zip(sums.par_chunks_exact_mut(cols / QK));
             rows.zip(meta).for_each(round_row);
             return Self { cols, block, scales, quants, sums };
         }
         let rows = x.chunks_exact(cols).zip(quants.chunks_exact_mut(cols));
-        let meta = scales.chunks_exact_mut(cols / block).zip(sums.chunks_exact_mut(cols / QK8));
+        let meta = scales.chunks_exact_mut(cols / block).zip(sums.chunks_exact_mut(cols / QK));
         rows.zip(meta).for_each(round_row);
         Self { cols, block, scales, quants, sums }
     }
 
     /// Values per row.
-    pub(crate) fn cols(&self) -> usize {
+    pub fn cols(&self) -> usize {
         self.cols
     }
 
     /// Values per scale (32 or 256).
-    pub(crate) fn block(&self) -> usize {
+    pub fn block(&self) -> usize {
         self.block
     }
 
@@ -119,13 +118,13 @@ impl Q8Activations {
     }
 
     /// Row `i`.
-    pub(crate) fn row(&self, i: usize) -> Q8Row<'_> {
+    pub fn row(&self, i: usize) -> Q8Row<'_> {
         let (c, per) = (self.cols, self.cols / self.block);
         Q8Row {
             scales: &self.scales[i * per..(i + 1) * per],
             quants: &self.quants[i * c..(i + 1) * c],
-            sums: &self.sums[i * c / QK8..(i + 1) * c / QK8],
-            shift: (self.block / QK8).trailing_zeros(),
+            sums: &self.sums[i * c / QK..(i + 1) * c / QK],
+            shift: (self.block / QK).trailing_zeros(),
         }
     }
 }
@@ -133,21 +132,21 @@ impl Q8Activations {
 impl Q8Row<'_> {
     /// The scale of the 32 values `32 k .. 32 k + 32`.
     #[inline(always)]
-    pub(crate) fn scale(&self, k: usize) -> f32 {
+    pub fn scale(&self, k: usize) -> f32 {
         self.scales[k >> self.shift]
     }
 
     /// The rounded values as f32 (tests: the exact reference of the integer kernels).
     #[cfg(test)]
-    pub(crate) fn dequantized(&self) -> Vec<f32> {
-        self.quants.iter().enumerate().map(|(i, &q)| self.scale(i / QK8) * f32::from(q)).collect()
+    pub fn dequantized(&self) -> Vec<f32> {
+        self.quants.iter().enumerate().map(|(i, &q)| self.scale(i / QK) * f32::from(q)).collect()
     }
 
     /// The bound on how far `w · x` moves when `x` is replaced by this row's rounded
     /// values: `Σ_b d_b / 2 · Σ_{j in b} |w_j|` (tests).
     #[cfg(test)]
-    pub(crate) fn rounding_bound(&self, w: &[f32]) -> f64 {
-        w.chunks(QK8)
+    pub fn rounding_bound(&self, w: &[f32]) -> f64 {
+        w.chunks(QK)
             .enumerate()
             .map(|(k, wb)| {
                 f64::from(self.scale(k)) / 2.0 * wb.iter().map(|v| f64::from(v.abs())).sum::<f64>()
@@ -168,15 +167,15 @@ mod tests {
         assert_eq!(r.scales.len(), 3);
         let back = r.dequantized();
         for (i, (&v, &b)) in x.iter().zip(&back).enumerate() {
-            assert!((v - b).abs() <= r.scales[i / QK8] / 2.0 * 1.0001, "{i}: {v} vs {b}");
+            assert!((v - b).abs() <= r.scales[i / QK] / 2.0 * 1.0001, "{i}: {v} vs {b}");
         }
         // The largest value of each block maps to ±127 exactly.
         for b in 0..3 {
             assert_eq!(
-                r.quants[b * QK8..(b + 1) * QK8].iter().map(|q| q.unsigned_abs()).max(),
+                r.quants[b * QK..(b + 1) * QK].iter().map(|q| q.unsigned_abs()).max(),
                 Some(127)
             );
-            let rounded: f32 = back[b * QK8..(b + 1) * QK8].iter().sum();
+            let rounded: f32 = back[b * QK..(b + 1) * QK].iter().sum();
             assert!(
                 (r.sums[b] - rounded).abs() <= 1e-5 * (1.0 + rounded.abs()),
                 "block {b}: {} vs {rounded}",

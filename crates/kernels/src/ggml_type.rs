@@ -12,10 +12,10 @@
 
 use half::f16;
 
-use super::formats::{q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK_K};
+use crate::formats::{q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
 
 /// Decodes one block's bytes into its values (the `decode` of a `formats/` module).
-pub(crate) type BlockDecoder = fn(&[u8], &mut [f32]);
+pub type BlockDecoder = fn(&[u8], &mut [f32]);
 
 /// A ggml element type supported by the reader (named as ggml names them).
 #[allow(non_camel_case_types)]
@@ -42,9 +42,6 @@ pub enum GgmlType {
     /// 6-bit super-blocks of 256 with 8-bit sub-block scales.
     Q6_K,
 }
-
-/// Elements per block of the block-quantized types.
-pub const QK: usize = 32;
 
 impl GgmlType {
     /// The type for a ggml type id, or `Err(name)` with the type's name (for the error
@@ -136,7 +133,7 @@ impl GgmlType {
 
     /// The block decoder of the types whose blocks `formats/` decodes (`None` for the
     /// four original types, decoded in [`GgmlType::dequantize`] itself).
-    pub(crate) fn block_decoder(self) -> Option<BlockDecoder> {
+    pub fn block_decoder(self) -> Option<BlockDecoder> {
         match self {
             GgmlType::F32 | GgmlType::F16 | GgmlType::Q8_0 | GgmlType::Q4_1 => None,
             GgmlType::Q4_0 => Some(q4_0::decode),
@@ -160,7 +157,7 @@ impl GgmlType {
 
     /// Decodes `bytes` (a whole number of blocks) into `out`, which must hold exactly
     /// the number of elements those blocks encode. Lengths are checked by the caller
-    /// ([`super::Gguf::tensor_f32`]); on a mismatch only the common prefix is decoded.
+    /// (espalier-model's `Gguf::tensor_f32`); on a mismatch only the common prefix is decoded.
     pub fn dequantize(self, bytes: &[u8], out: &mut [f32]) {
         if let Some(decode) = self.block_decoder() {
             let (n, len) = (self.block_bytes(), self.block_len());

@@ -10,14 +10,13 @@
 //! a super-block's sum fits an i32 (Q6_K: 16 · 16 · 32 · 127 · 128 < 2^31).
 //! Prefill tiles (one weight row by several activation rows, the weights unpacked
 //! once per tile): Q4_1 and Q8_0 (8 rows), Q4_K (4 rows; its scales unpacked once per
-//! weight row). Layouts as in `gguf/formats/`; the tests in `int_dot` compare each
+//! weight row). Layouts as in `formats/`; the tests in `int_dot` compare each
 //! kernel with exact sums and each tile with one dot product per pair.
 
 use std::arch::x86_64::*;
 
-use crate::gguf::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK_K};
+use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
 
-use super::host_kernels::QK8;
 use super::q8_activations::{Q8Activations, Q8Row};
 
 #[inline]
@@ -33,7 +32,7 @@ unsafe fn hsum(v: __m256) -> f32 {
 #[inline]
 #[target_feature(enable = "avx2")]
 unsafe fn act(x: &Q8Row, k: usize) -> __m256i {
-    _mm256_loadu_si256(x.quants.as_ptr().add(k * QK8) as *const __m256i)
+    _mm256_loadu_si256(x.quants.as_ptr().add(k * QK) as *const __m256i)
 }
 
 /// Σ of unsigned `q` (each < 128) times signed `a`, eight i32 partial sums.
@@ -49,12 +48,12 @@ unsafe fn sum_u8_i8(q: __m256i, a: __m256i) -> __m256i {
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn dot_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
     debug_assert_eq!(x.shift, 0);
-    let n = scales.len().min(quants.len() / QK8).min(x.sums.len()).min(x.scales.len());
+    let n = scales.len().min(quants.len() / QK).min(x.sums.len()).min(x.scales.len());
     // Block `k`'s `Σ w a` (|w| · (a with w's sign): unsigned × signed for maddubs).
     // (Macros, not closures: closures do not inherit `target_feature`.)
     macro_rules! sum {
         ($k:expr) => {{
-            let w = _mm256_loadu_si256(quants.as_ptr().add($k * QK8) as *const __m256i);
+            let w = _mm256_loadu_si256(quants.as_ptr().add($k * QK) as *const __m256i);
             let a = act(&x, $k);
             _mm256_cvtepi32_ps(_mm256_madd_epi16(
                 _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)),
@@ -94,12 +93,12 @@ pub(super) unsafe fn dot_q8_0(scales: &[f32], quants: &[i8], x: Q8Row) -> f32 {
 pub(super) unsafe fn dot_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
     debug_assert_eq!(x.shift, 0);
     let n =
-        d.len().min(m.len()).min(nibbles.len() / (QK8 / 2)).min(x.sums.len()).min(x.scales.len());
+        d.len().min(m.len()).min(nibbles.len() / (QK / 2)).min(x.sums.len()).min(x.scales.len());
     let low = _mm_set1_epi8(0x0f);
     // Block `k`'s `Σ q a`.
     macro_rules! sum {
         ($k:expr) => {{
-            let bytes = _mm_loadu_si128(nibbles.as_ptr().add($k * QK8 / 2) as *const __m128i);
+            let bytes = _mm_loadu_si128(nibbles.as_ptr().add($k * QK / 2) as *const __m128i);
             // Values 0..16 in the low lane, 16..32 in the high one.
             let q = _mm256_set_m128i(
                 _mm_and_si128(_mm_srli_epi16(bytes, 4), low),
@@ -409,7 +408,7 @@ pub(super) unsafe fn gemm_q4_1(
             a[i] = r.quants.as_ptr();
         }
         for r in 0..rows {
-            let (dr, nr) = (d.as_ptr().add(r * nb), nibbles.as_ptr().add(r * nb * QK8 / 2));
+            let (dr, nr) = (d.as_ptr().add(r * nb), nibbles.as_ptr().add(r * nb * QK / 2));
             let o = out.as_mut_ptr().add(r * t + t0);
             // (Const generics: the accumulators stay in registers.)
             match n {
@@ -447,14 +446,14 @@ unsafe fn q4_1_tile<const N: usize>(
     let low = _mm_set1_epi8(0x0f);
     let mut acc = [_mm256_setzero_ps(); N];
     for b in 0..nb {
-        let bytes = _mm_loadu_si128(nib.add(b * QK8 / 2) as *const __m128i);
+        let bytes = _mm_loadu_si128(nib.add(b * QK / 2) as *const __m128i);
         let q = _mm256_set_m128i(
             _mm_and_si128(_mm_srli_epi16(bytes, 4), low),
             _mm_and_si128(bytes, low),
         );
         let db = _mm256_set1_ps(*d.add(b));
         for (i, acc) in acc.iter_mut().enumerate() {
-            let s = sum_u8_i8(q, _mm256_loadu_si256(a[i].add(b * QK8) as *const __m256i));
+            let s = sum_u8_i8(q, _mm256_loadu_si256(a[i].add(b * QK) as *const __m256i));
             let ds = _mm256_mul_ps(db, _mm256_broadcast_ss(&*scales.add(8 * b + i)));
             *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), ds, *acc);
         }
@@ -491,7 +490,7 @@ pub(super) unsafe fn gemm_q8_0(
         let n = (t - t0).min(8);
         let tile = tile_rows(x, t0, n);
         for r in 0..rows {
-            let (s, q) = (scales.as_ptr().add(r * nb), quants.as_ptr().add(r * nb * QK8));
+            let (s, q) = (scales.as_ptr().add(r * nb), quants.as_ptr().add(r * nb * QK));
             let o = out.as_mut_ptr().add(r * t + t0);
             match n {
                 8 => q8_0_tile::<8>(s, q, nb, &tile, o),
@@ -520,7 +519,7 @@ unsafe fn q8_0_tile<const N: usize>(
 ) {
     let mut acc = [_mm256_setzero_ps(); N];
     for b in 0..nb {
-        let wb = _mm256_loadu_si256(w.add(b * QK8) as *const __m256i);
+        let wb = _mm256_loadu_si256(w.add(b * QK) as *const __m256i);
         let abs = _mm256_sign_epi8(wb, wb);
         let db = *d.add(b);
         for (i, acc) in acc.iter_mut().enumerate() {

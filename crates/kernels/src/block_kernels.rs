@@ -1,6 +1,6 @@
 //! Dot products of one weight row stored as ggml blocks of the types decoded in
-//! `gguf/formats/` (Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) with one f32 activation row:
-//! the inner loop of [`super::host_matrix::HostMatrix`] for those types.
+//! `formats/` (Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) with one f32 activation row:
+//! the inner loop of [`crate::HostMatrix`] for those types.
 //!
 //! Each block is decoded into a stack buffer by the format's own decoder (the same
 //! function the GGUF reader dequantizes with, tested against gguf-py's reference) and
@@ -11,15 +11,14 @@
 //! go through [`super::int_dot`] instead (8-bit activations, as ggml); this is the
 //! path with f32 activations (`ActivationFormat::F32`, and types without one).
 
-use crate::gguf::{GgmlType, QK_K};
-
-use super::host_kernels::{dot_f32, Isa};
+use crate::host_kernels::dot_f32;
+use crate::{GgmlType, Isa, QK_K};
 
 /// `w · x` for `row`, whole blocks of `ty` (one of the types with a block decoder),
 /// and `x` of as many values as the blocks encode.
 #[inline]
-pub(crate) fn dot_blocks(isa: Isa, ty: GgmlType, row: &[u8], x: &[f32]) -> f32 {
-    use crate::gguf::formats::*;
+pub fn dot_blocks(isa: Isa, ty: GgmlType, row: &[u8], x: &[f32]) -> f32 {
+    use crate::formats::*;
     match ty {
         GgmlType::Q4_0 => dot_with(isa, q4_0::decode, q4_0::BLOCK_BYTES, 32, row, x),
         GgmlType::Q5_0 => dot_with(isa, q5_0::decode, q5_0::BLOCK_BYTES, 32, row, x),
@@ -37,7 +36,7 @@ pub(crate) fn dot_blocks(isa: Isa, ty: GgmlType, row: &[u8], x: &[f32]) -> f32 {
 }
 
 /// Decodes `row` into f32 values (`out`: as many as the blocks encode).
-pub(crate) fn decode_row(ty: GgmlType, row: &[u8], out: &mut [f32]) {
+pub fn decode_row(ty: GgmlType, row: &[u8], out: &mut [f32]) {
     ty.dequantize(row, out);
 }
 

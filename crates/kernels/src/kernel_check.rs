@@ -2,17 +2,19 @@
 //! (AVX2 natively, simd128 in wasm) against its portable twin and against exact (f64)
 //! sums of the dequantized weights, on deterministic pseudo-random data.
 //!
-//! Public so that it runs where `cargo test` cannot: the wasm build under node
-//! (`bench/model-wasm`, `node run.mjs --check`) calls [`run`] and fails on any
-//! disagreement; natively a unit test calls it too.
+//! Public so that it runs where `cargo test` cannot: the wasm builds under node
+//! (`bench/model-wasm-kernels`, the wasm kernel check of `scripts/test.sh`, built with
+//! debug assertions; `bench/model-wasm`, `node run.mjs --check`) call [`run`] and fail
+//! on any disagreement; natively a unit test calls it too.
 
 use half::f16;
 
 use super::host_attention::{attend, Heads, HostKv};
-use super::host_kernels::{axpy, block_sums, dot_f32, dot_q4_1, dot_q8, Isa, QK8};
+use super::host_kernels::{axpy, block_sums, dot_f32, dot_q4_1, dot_q8};
 use super::int_dot;
 use super::q8_activations::Q8Activations;
-use crate::gguf::GgmlType;
+use crate::formats::QK;
+use crate::{GgmlType, Isa};
 
 /// What [`run`] found.
 #[derive(Clone, Debug)]
@@ -102,7 +104,7 @@ fn check_f32(check: &mut KernelCheck, isa: Isa) {
 
 fn check_q8(check: &mut KernelCheck, isa: Isa) {
     for blocks in [1usize, 2, 3, 18, 48] {
-        let n = blocks * QK8;
+        let n = blocks * QK;
         let x = values(n, blocks as u64 + 3);
         let scales: Vec<f32> = values(blocks, 99).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
         let mut quants: Vec<i8> = values(n, 5).iter().map(|v| (v * 127.0) as i8).collect();
@@ -110,7 +112,7 @@ fn check_q8(check: &mut KernelCheck, isa: Isa) {
         quants[0] = -128;
         quants[n - 1] = 127;
         let deq: Vec<f32> =
-            quants.iter().enumerate().map(|(i, &q)| scales[i / QK8] * f32::from(q)).collect();
+            quants.iter().enumerate().map(|(i, &q)| scales[i / QK] * f32::from(q)).collect();
         check.compare(
             format!("dot_q8 {} blocks={blocks}", isa.name()),
             dot_q8(isa, &scales, &quants, &x),
@@ -121,7 +123,7 @@ fn check_q8(check: &mut KernelCheck, isa: Isa) {
 
 fn check_q4_1(check: &mut KernelCheck, isa: Isa) {
     for blocks in [1usize, 2, 3, 18, 48] {
-        let n = blocks * QK8;
+        let n = blocks * QK;
         let x = values(n, 11 + blocks as u64);
         let d: Vec<f32> = values(blocks, 12)
             .iter()
@@ -135,12 +137,11 @@ fn check_q4_1(check: &mut KernelCheck, isa: Isa) {
         nibbles[n / 2 - 1] = 0x0f;
         // ggml's layout: byte j of a block is value j (low nibble) and j + 16 (high).
         let mut deq = vec![0f32; n];
-        for (b, (q, out)) in
-            nibbles.chunks_exact(QK8 / 2).zip(deq.chunks_exact_mut(QK8)).enumerate()
+        for (b, (q, out)) in nibbles.chunks_exact(QK / 2).zip(deq.chunks_exact_mut(QK)).enumerate()
         {
             for (j, &byte) in q.iter().enumerate() {
                 out[j] = d[b] * f32::from(byte & 0x0f) + m[b];
-                out[j + QK8 / 2] = d[b] * f32::from(byte >> 4) + m[b];
+                out[j + QK / 2] = d[b] * f32::from(byte >> 4) + m[b];
             }
         }
         let got = dot_q4_1(isa, &d, &m, &nibbles, &x, &block_sums(&x));
@@ -196,7 +197,7 @@ fn check_int8(check: &mut KernelCheck, isa: Isa) {
                 .quants
                 .iter()
                 .enumerate()
-                .map(|(i, &v)| row.scale(i / QK8) * f32::from(v))
+                .map(|(i, &v)| row.scale(i / QK) * f32::from(v))
                 .collect();
             let got = match ty {
                 GgmlType::Q8_0 => {
@@ -240,7 +241,7 @@ fn check_int8(check: &mut KernelCheck, isa: Isa) {
 /// a skipped block, row, token or minimum term fails.
 fn check_gemm_q4_1(check: &mut KernelCheck, isa: Isa) {
     let (rows, cols) = (5usize, 576usize);
-    let nb = cols / QK8;
+    let nb = cols / QK;
     let d: Vec<f32> = values(rows * nb, 61)
         .iter()
         .map(|v| f16::from_f32(v.abs() / 8.0 + 1e-3).to_f32())
@@ -250,10 +251,10 @@ fn check_gemm_q4_1(check: &mut KernelCheck, isa: Isa) {
     let nibbles: Vec<u8> =
         values(rows * cols / 2, 63).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
     let mut w = vec![0f32; rows * cols];
-    for (b, (q, out)) in nibbles.chunks_exact(QK8 / 2).zip(w.chunks_exact_mut(QK8)).enumerate() {
+    for (b, (q, out)) in nibbles.chunks_exact(QK / 2).zip(w.chunks_exact_mut(QK)).enumerate() {
         for (j, &byte) in q.iter().enumerate() {
             out[j] = d[b] * f32::from(byte & 0x0f) + m[b];
-            out[j + QK8 / 2] = d[b] * f32::from(byte >> 4) + m[b];
+            out[j + QK / 2] = d[b] * f32::from(byte >> 4) + m[b];
         }
     }
     for t in [1usize, 2, 3, 4, 5, 6, 7, 8, 9, 16, 19] {
@@ -263,7 +264,7 @@ fn check_gemm_q4_1(check: &mut KernelCheck, isa: Isa) {
             .enumerate()
             .map(|(k, v)| v * (1 + (k / cols) % 5) as f32)
             .collect();
-        let q = Q8Activations::rows(&x, cols, QK8);
+        let q = Q8Activations::rows(&x, cols, QK);
         let mut out = vec![f32::NAN; rows * t];
         int_dot::gemm_q4_1(isa, &d, &m, &nibbles, rows, &q, t, &mut out);
         for i in 0..t {
@@ -272,7 +273,7 @@ fn check_gemm_q4_1(check: &mut KernelCheck, isa: Isa) {
                 .quants
                 .iter()
                 .enumerate()
-                .map(|(k, &v)| row.scale(k / QK8) * f32::from(v))
+                .map(|(k, &v)| row.scale(k / QK) * f32::from(v))
                 .collect();
             for r in 0..rows {
                 let want = exact(&w[r * cols..(r + 1) * cols], &rounded);

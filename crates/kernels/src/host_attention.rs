@@ -13,11 +13,12 @@
 //! head `head_dim` wide in RoPE's half-split order (see `weights`); the store keeps
 //! `[position][kv_heads * head_dim]` for keys and values alike.
 
-use super::host_kernels::{axpy, dot_f32, Isa};
+use crate::host_kernels::{axpy, dot_f32};
+use crate::Isa;
 
 /// Head counts and size of one attention layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Heads {
+pub struct Heads {
     /// Query heads (9 for SmolLM2-135M).
     pub heads: usize,
     /// Key/value heads (3); query head `h` reads key/value head `h / (heads / kv_heads)`.
@@ -28,12 +29,12 @@ pub(crate) struct Heads {
 
 impl Heads {
     /// Floats of one fused QKV row.
-    pub(crate) fn qkv_width(self) -> usize {
+    pub fn qkv_width(self) -> usize {
         (self.heads + 2 * self.kv_heads) * self.head_dim
     }
 
     /// Floats of one cached key (or value) row: every key/value head of a position.
-    pub(crate) fn kv_width(self) -> usize {
+    pub fn kv_width(self) -> usize {
         self.kv_heads * self.head_dim
     }
 
@@ -45,7 +46,7 @@ impl Heads {
 /// RoPE's cos / sin of `position * base^(-2i/d)`, `[context][head_dim / 2]`, computed
 /// in f64 and rounded once; shared by the host path and (as tensors) the burn path.
 #[derive(Clone, Debug)]
-pub(crate) struct RopeTable {
+pub struct RopeTable {
     pub half: usize,
     pub cos: Vec<f32>,
     pub sin: Vec<f32>,
@@ -54,7 +55,7 @@ pub(crate) struct RopeTable {
 impl RopeTable {
     /// The table for `context` positions of heads `head_dim` wide; positions are
     /// multiplied by `freq_scale` (linear RoPE scaling; 1 without).
-    pub(crate) fn new(context: usize, head_dim: usize, base: f32, freq_scale: f32) -> Self {
+    pub fn new(context: usize, head_dim: usize, base: f32, freq_scale: f32) -> Self {
         let half = head_dim / 2;
         let mut cos = Vec::with_capacity(context * half);
         let mut sin = Vec::with_capacity(context * half);
@@ -71,7 +72,7 @@ impl RopeTable {
 
     /// Rotates the query and key heads of `t` fused QKV rows (row `r` at position
     /// `past + r`, which the caller has checked against the context length) in place.
-    pub(crate) fn rotate_qk(&self, qkv: &mut [f32], t: usize, past: usize, h: Heads) {
+    pub fn rotate_qk(&self, qkv: &mut [f32], t: usize, past: usize, h: Heads) {
         let (d, half) = (h.head_dim, self.half);
         let rotated = (h.heads + h.kv_heads) * d;
         for (r, row) in qkv.chunks_exact_mut(h.qkv_width()).take(t).enumerate() {
@@ -92,20 +93,20 @@ impl RopeTable {
 
 /// One layer's cached keys and values, `[position][kv_heads * head_dim]` each.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct HostKv {
+pub struct HostKv {
     k: Vec<f32>,
     v: Vec<f32>,
 }
 
 impl HostKv {
     /// Positions stored (including ones of a step not yet committed).
-    pub(crate) fn positions(&self, h: Heads) -> usize {
+    pub fn positions(&self, h: Heads) -> usize {
         self.k.len() / h.kv_width()
     }
 
     /// Appends the (already rotated) keys and the values of `t` fused QKV rows: copies
     /// only the new rows (amortised O(t); the vectors grow geometrically).
-    pub(crate) fn append_from_qkv(&mut self, qkv: &[f32], t: usize, h: Heads) {
+    pub fn append_from_qkv(&mut self, qkv: &[f32], t: usize, h: Heads) {
         let (kw, q) = (h.kv_width(), h.heads * h.head_dim);
         self.k.reserve(t * kw);
         self.v.reserve(t * kw);
@@ -116,14 +117,14 @@ impl HostKv {
     }
 
     /// Keeps the first `len` positions (capacity is kept for the next append).
-    pub(crate) fn truncate(&mut self, len: usize, h: Heads) {
+    pub fn truncate(&mut self, len: usize, h: Heads) {
         self.k.truncate(len * h.kv_width());
         self.v.truncate(len * h.kv_width());
     }
 
     /// Key and value of `position`'s kv head `kv_head` (tests and checks).
     #[cfg(test)]
-    pub(crate) fn row(&self, position: usize, kv_head: usize, h: Heads) -> (&[f32], &[f32]) {
+    pub fn row(&self, position: usize, kv_head: usize, h: Heads) -> (&[f32], &[f32]) {
         let at = position * h.kv_width() + kv_head * h.head_dim;
         (&self.k[at..at + h.head_dim], &self.v[at..at + h.head_dim])
     }
@@ -138,14 +139,7 @@ const ROW_BLOCK: usize = 64;
 /// Causal grouped-query attention of the `t` newest positions: `qkv` holds their fused
 /// rows (rotated), `kv` every position `0..past + t` (the new ones appended). Row `r`
 /// attends to positions `0..=past + r`. Returns `[t][heads * head_dim]`.
-pub(crate) fn attend(
-    isa: Isa,
-    qkv: &[f32],
-    t: usize,
-    past: usize,
-    kv: &HostKv,
-    h: Heads,
-) -> Vec<f32> {
+pub fn attend(isa: Isa, qkv: &[f32], t: usize, past: usize, kv: &HostKv, h: Heads) -> Vec<f32> {
     debug_assert!(kv.positions(h) >= past + t);
     if t < SGEMM_MIN_ROWS {
         attend_rows(isa, qkv, t, past, kv, h)
@@ -282,7 +276,7 @@ fn softmax_in_place(scores: &mut [f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llama::host_kernels::tests::values;
+    use crate::host_kernels::tests::values;
 
     const H: Heads = Heads { heads: 6, kv_heads: 2, head_dim: 8 };
 
