@@ -24,7 +24,9 @@
 # a Go function (checked by `gofmt -e` after the package clause the prompt supplies),
 # fills in the middle of a Python file (the page's prefix + middle + suffix checked by
 # ast.parse, the inspector saying what the suffix needs), and opens the model through
-# the page's "Open a GGUF file" picker (its facts shown, one step generated).
+# the page's "Open a GGUF file" picker (its facts shown, one step generated), and
+# writes a few steps of Python in mode `names` (the names layer): back in the function's
+# body, the inspector must list the function's parameters among the names in scope.
 # Then, once, on the CPU backend: web/tests/hostile.mjs (hostile input: files that are
 # not models, a corrupted cache, clicks during a run, a worker that panics) and
 # web/tests/game-host.mjs (the game's wasmoon host on five corpus scripts, its log
@@ -40,7 +42,7 @@
 #   ESPALIER_BROWSER_MODE       constraint mode, default mask
 #   ESPALIER_BROWSER_PARALLEL=1 run the backends at the same time (faster, slower speeds)
 #   ESPALIER_BROWSER_LANGS_WEBGPU / _CPU   what each run writes (default: WebGPU "python",
-#                               CPU "python slua go fim"; SwiftShader needs ~10-19 s per token)
+#                               CPU "python slua go fim names"; SwiftShader needs ~10-19 s per token)
 #   ESPALIER_BROWSER_MAX_TASK_MS  longest main-thread task allowed while generating (unset:
 #                               reported only; the target is 50)
 #   ESPALIER_BROWSER_MAX_TASK_CPU_MS  the most CPU time one main-thread task may use while
@@ -50,7 +52,7 @@
 #   ESPALIER_BROWSER_CHECK_CPU=0  skip the WebGPU run's comparison of its logits with the
 #                               CPU path's (on by default: the first visit loads a CPU
 #                               twin in the worker, runs a prompt and 4 greedy steps)
-#   ESPALIER_BROWSER_MAX_TOKENS_PYTHON / _SLUA   token budgets (browser.mjs defaults)
+#   ESPALIER_BROWSER_MAX_TOKENS_PYTHON / _SLUA / _NAMES   token budgets (browser.mjs defaults)
 #   ESPALIER_WASM_OPT=1         run wasm-opt -Oz (npm binaryen; minutes of CPU; off by default)
 #   ESPALIER_CHECK_SLUA         sLua checker command (default: the workspace's
 #                               `espalier check --lang slua`, built if missing)

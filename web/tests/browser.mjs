@@ -265,6 +265,56 @@ async function backAndForward() {
     `back over the last step + step: the same final code (${lastState}, ${JSON.stringify(last)} vs ${JSON.stringify(before)})`);
 }
 
+// Mode `names` (Python; the exact mask less the reads of names no scope binds): a few
+// steps of the Python example, then back over them until the cursor is in the body of
+// the function the model wrote: the inspector lists the names in scope there, which
+// must include the function's parameters (the prompt asks for `add(a, b)`).
+async function namesRun() {
+  const budget = process.env.ESPALIER_BROWSER_MAX_TOKENS_NAMES || "20";
+  // The settings the runs after this one found before it, put back at its end.
+  const before = { mode: await page.inputValue("#mode"), maxTokens: await page.inputValue("#max-tokens"),
+    wrapUp: await page.inputValue("#wrap-up") };
+  await page.selectOption("#lang", "python");
+  await page.selectOption("#mode", "names");
+  if (await page.$("#fim")) await page.setChecked("#fim", false);
+  await page.click(`button.example:text-is("${example.python}")`);
+  await setNumber("max-tokens", budget);
+  // The wrap-up starts when this many tokens are left: under the page's 48 the whole
+  // run would be the finishing mask, whose shortest way out is the empty program.
+  await setNumber("wrap-up", "4");
+  await page.click("#reset");
+  const t0 = Date.now();
+  await page.click("#generate", { timeout: generationTimeoutMs });
+  const state = await waitRunEnd(generationTimeoutMs);
+  const steps = Number(await attr("data-steps"));
+  const code = await page.$eval("#code", (el) => el.textContent);
+  log(`names: ${state} in ${((Date.now() - t0) / 1000).toFixed(1)} s, ${steps} tokens:\n${code}`);
+  check(state === "done" && steps > 0, `names: the generation ran (${state}, ${steps} steps)`);
+  const def = /def\s+\w+\(([^)]*)\)\s*(->[^:]*)?:/.exec(code);
+  const params = def ? def[1].split(",").map((p) => p.split(/[:=]/)[0].trim()).filter(Boolean) : [];
+  check(params.length > 0, `names: the model wrote a function with parameters (${JSON.stringify(params)})`);
+  // From the last step back: the first step whose code ends inside the function's body
+  // (after its header, the last line indented) shows what the body sees.
+  let seen = null;
+  for (let i = steps; i > 0 && seen === null; i--) {
+    const shown = await page.$eval("#code", (el) => el.textContent);
+    const last = shown.split("\n").pop();
+    if (def && shown.includes(def[0]) && /^\s+\S/.test(last)) {
+      seen = { step: i, code: shown, names: await page.$$eval("#names li", (els) => els.map((e) => e.textContent)) };
+    } else if (i > 1) {
+      await page.click("#back");
+    }
+  }
+  log(`names: the inspector in the body: ${JSON.stringify(seen)}`);
+  report.names = { mode: "names", max_tokens: Number(budget), state, steps, code, params, in_body: seen };
+  check(seen !== null && params.every((p) => seen.names.includes(p)),
+    `names: the inspector lists the parameters ${JSON.stringify(params)} in the function's body (${JSON.stringify(seen?.names)})`);
+  await page.screenshot({ path: join(outDir, `${backend}-names.png`), fullPage: true });
+  await page.selectOption("#mode", before.mode);
+  await setNumber("max-tokens", before.maxTokens);
+  await setNumber("wrap-up", before.wrapUp);
+}
+
 // Stop while generating: a click while tokens are still coming. The run pauses with at
 // most one more step after those the page shows at the click (the one in flight):
 // the worker reads the Stop between two steps, and the Stop says how many steps to
@@ -518,7 +568,7 @@ try {
     // SwiftShader runs WebGPU on the CPU at ~19 s per token here: the WebGPU run
     // writes the Python function only unless ESPALIER_BROWSER_LANGS_WEBGPU says more.
     const langs = (process.env[`ESPALIER_BROWSER_LANGS_${backend.toUpperCase()}`] ||
-      (backend === "webgpu" ? "python" : "python slua go fim")).split(/\s+/).filter(Boolean);
+      (backend === "webgpu" ? "python" : "python slua go fim names")).split(/\s+/).filter(Boolean);
     report.langs = langs;
     if (langs.includes("python")) {
       await generate("python", mode);
@@ -527,6 +577,7 @@ try {
       if (backend === "cpu" || process.env.ESPALIER_BROWSER_RESUME_CHECKS) await stopCheck();
     }
     for (const lang of ["slua", "go", "fim"]) if (langs.includes(lang)) await generate(lang, mode);
+    if (langs.includes("names")) await namesRun();
     log(`main-thread tasks while generating, CPU time from a trace: ${JSON.stringify(report.main_thread_cpu)}`);
     if (backend === "cpu" || process.env.ESPALIER_BROWSER_OPEN_FILE) await openFile();
   }

@@ -156,13 +156,29 @@ impl Constraint {
         }
     }
 
-    /// A constraint of the registry's grammar language `name` (see `Constraint.python`).
-    fn registered(vocab: &Vocabulary, name: &str, strategy: &str, prompt: &str) -> PyResult<Self> {
-        let mode = match self::strategy(strategy)? {
-            Strategy::Syncode => Mode::Syncode,
+    /// A constraint of the registry's grammar language `name` (see `Constraint.python`);
+    /// with `names`, the `names` mode (the exact mask intersected with the names layer).
+    fn registered(
+        vocab: &Vocabulary,
+        name: &str,
+        strategy: &str,
+        prompt: &str,
+        names: bool,
+    ) -> PyResult<Self> {
+        let mode = match (self::strategy(strategy)?, names) {
+            (Strategy::Syncode, true) => return Err(pyo3::exceptions::PyValueError::new_err(
+                "names=True narrows the exact mask: it takes strategy=\"exact\", not \"syncode\"",
+            )),
+            (_, true) => Mode::Names,
+            (Strategy::Syncode, false) => Mode::Syncode,
             _ => Mode::Mask,
         };
         let lang = Lang::from_name(name).map_err(|e| GrammarError::new_err(e.to_string()))?;
+        lang.check_mode(mode).map_err(|e| {
+            GrammarError::new_err(format!(
+                "names=True: {e} (the names layer follows Python's scoping rules: Python only)"
+            ))
+        })?;
         let kit = vocab.grammar_kit(lang, mode == Mode::Syncode)?;
         // The kit feeds the prompt itself; refusals keep their offset.
         let inner = kit.constraint(mode, "").map_err(|e| GrammarError::new_err(e.to_string()))?;
@@ -219,20 +235,25 @@ impl Constraint {
     /// Python 3 (Espalier's Python 3.11 grammar with its indentation layer), with the
     /// `exact` masks (sound and complete) or `syncode` (SynCode's mask store: may allow
     /// a token the parser then refuses, raising `TokenRejectedError` at commit).
-    /// `prompt` is code already written before the cursor.
+    /// `prompt` is code already written before the cursor. With `names=True` (the
+    /// `names` mode, exact strategy only) the mask is also narrowed by the names layer:
+    /// a name the text reads must be bound by Python's scoping rules (a parameter, an
+    /// assignment, an import, a builtin...), so the program raises no `NameError`;
+    /// `inspect()["tree"]["state"]` lists the names in scope.
     #[staticmethod]
-    #[pyo3(signature = (vocab, strategy = "exact", prompt = ""))]
-    fn python(vocab: &Vocabulary, strategy: &str, prompt: &str) -> PyResult<Self> {
-        Constraint::registered(vocab, "python", strategy, prompt)
+    #[pyo3(signature = (vocab, strategy = "exact", prompt = "", names = false))]
+    fn python(vocab: &Vocabulary, strategy: &str, prompt: &str, names: bool) -> PyResult<Self> {
+        Constraint::registered(vocab, "python", strategy, prompt, names)
     }
 
     /// Go 1.19 (Espalier's Go grammar, generics included, with automatic semicolons),
     /// a whole source file from its `package` clause; strategies as for
-    /// [`Constraint::python`].
+    /// [`Constraint::python`]. `names=True` raises `GrammarError`: the names layer
+    /// follows Python's scoping rules only.
     #[staticmethod]
-    #[pyo3(signature = (vocab, strategy = "exact", prompt = ""))]
-    fn go(vocab: &Vocabulary, strategy: &str, prompt: &str) -> PyResult<Self> {
-        Constraint::registered(vocab, "go", strategy, prompt)
+    #[pyo3(signature = (vocab, strategy = "exact", prompt = "", names = false))]
+    fn go(vocab: &Vocabulary, strategy: &str, prompt: &str, names: bool) -> PyResult<Self> {
+        Constraint::registered(vocab, "go", strategy, prompt, names)
     }
 
     /// A grammar of the caller's in Espalier's Lark-style format (rules, terminals as

@@ -1,10 +1,11 @@
 //! Which threads may use an `espalier.Constraint`.
 //!
-//! - Python, Go, a Lark grammar, fill-in-the-middle: any thread. Their Rust constraints
-//!   are `Send + Sync` (asserted below at compile time) and share their caches through
-//!   `Arc`s and locks; PyO3's borrow flag lets one call at a time reach a constraint
-//!   (a second thread calling while the first computes a mask with the GIL released
-//!   gets PyO3's `RuntimeError: Already borrowed`, never a data race).
+//! - Python (with or without the names layer), Go, a Lark grammar, fill-in-the-middle:
+//!   any thread. Their Rust constraints are `Send + Sync` (asserted below at compile
+//!   time) and share their caches through `Arc`s and locks; PyO3's borrow flag lets
+//!   one call at a time reach a constraint (a second thread calling while the first
+//!   computes a mask with the GIL released gets PyO3's `RuntimeError: Already
+//!   borrowed`, never a data race).
 //! - sLua: only the thread that built it (its tree of parsers shares `Rc`s with its
 //!   clones); any other thread gets `ThreadError`, and a drop there leaks the tree
 //!   rather than touch its reference counts (as PyO3 does for `unsendable` classes,
@@ -13,6 +14,7 @@
 use std::thread::ThreadId;
 
 use espalier_constraint::{FimConstraint, GrammarConstraint};
+use espalier_decode::names_constraint::NamesConstraint;
 use espalier_decode::Unconstrained;
 use pyo3::PyResult;
 
@@ -22,6 +24,7 @@ const _: () = {
     const fn send_sync<T: Send + Sync>() {}
     send_sync::<GrammarConstraint>();
     send_sync::<FimConstraint>();
+    send_sync::<NamesConstraint>();
     send_sync::<Unconstrained>();
 };
 

@@ -1,6 +1,7 @@
 //! The constraint's state after the shown step, from `Constraint::inspect()`: the
 //! tree of parsers and current regex (sLua), or the parser stack, accept sequences
-//! and remainder (Python), and under fill-in-the-middle what the suffix still needs.
+//! and remainder (Python), under fill-in-the-middle what the suffix still needs, and
+//! in mode `names` the names in scope at the cursor (the names layer's).
 
 use espalier_constraint::TreeNode;
 use espalier_decode::StepTrace;
@@ -18,6 +19,23 @@ fn tree(node: &TreeNode) -> Html {
     }
 }
 
+/// The node kind `NamesConstraint::inspect` gives its tree: the names in scope at the
+/// cursor, as its state (`a, f`; builtins are not listed).
+const NAMES_IN_SCOPE: &str = "names in scope";
+
+/// The names in scope at the cursor (mode `names`), one item each.
+fn names_in_scope(node: &TreeNode) -> Html {
+    let names: Vec<&str> = node.state.split(", ").filter(|n| !n.is_empty()).collect();
+    html! {
+        <>
+            <p>{"names in scope at the cursor (besides the builtins): "}
+                if names.is_empty() { <span class="muted">{"none"}</span> }
+            </p>
+            <ul id="names" class="names">{ for names.iter().map(|n| html!{ <li><code>{n.to_string()}</code></li> }) }</ul>
+        </>
+    }
+}
+
 /// The inspection panel of `step`.
 pub fn inspection(step: Option<&StepTrace>) -> Html {
     let Some(step) = step else { return html! {} };
@@ -29,7 +47,10 @@ pub fn inspection(step: Option<&StepTrace>) -> Html {
         <div id="inspection" class="inspection">
             <p class="muted">{format!("{} · {}{}", ins.kind, mask, if step.wrap_up { " · wrapping up: finishing mask" } else { "" })}</p>
             if let Some(re) = &ins.regex { <p>{"next segment regex: "}<code id="regex">{re.clone()}</code></p> }
-            if let Some(root) = &ins.tree { <ul id="tree" class="tree">{ tree(root) }</ul> }
+            if let Some(root) = &ins.tree {
+                if root.kind == NAMES_IN_SCOPE { { names_in_scope(root) } }
+                else { <ul id="tree" class="tree">{ tree(root) }</ul> }
+            }
             if !ins.stack.is_empty() {
                 <p>{"parser stack: "}<code id="stack">{ins.stack.join(" ")}</code></p>
             }

@@ -6,8 +6,9 @@ The Rust core (``espalier._espalier``, built with PyO3) gives:
   (``Vocabulary.from_gguf``), a Hugging Face ``tokenizer.json``
   (``from_tokenizer_json`` / ``from_tokenizer_str``) or byte strings
   (``from_token_bytes``);
-- :class:`Constraint`: Python (``Constraint.python(vocab, strategy="exact"|"syncode")``),
-  Go 1.19 (``Constraint.go``, same arguments), fill-in-the-middle
+- :class:`Constraint`: Python (``Constraint.python(vocab, strategy="exact"|"syncode")``;
+  ``names=True``: no read of an unbound name, the CLI's mode ``names``), Go 1.19
+  (``Constraint.go``, same arguments), fill-in-the-middle
   (``Constraint.fim(vocab, prefix=..., suffix=...)``), a Lark grammar of yours
   (``Constraint.grammar``) or sLua over a game API (``Constraint.slua``), with
   ``commit(token_id)``, ``fill_mask(buffer)``, ``fill_bitmask(words)``,
