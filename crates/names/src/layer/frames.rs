@@ -195,6 +195,28 @@ impl Frames {
             })
     }
 
+    /// Whether `other` (a copy of these frames that read more bytes) sees the same
+    /// names: it shares the stack and bound nothing more. (A copy that wrote the
+    /// stack holds a new allocation: the original keeps its own alive.)
+    pub(crate) fn same_names(&self, other: &Frames) -> bool {
+        Arc::ptr_eq(&self.stack, &other.stack)
+            && self.overlay.len() == other.overlay.len()
+            && Arc::ptr_eq(&self.builtins, &other.builtins)
+    }
+
+    /// Every name a read resolves besides the builtins (frames visible from the
+    /// innermost one, with their recent bindings); `None` under a star import (every
+    /// name may be bound).
+    pub(crate) fn visible_names(&self) -> Option<impl Iterator<Item = &str>> {
+        if self.visible().any(|(_, f)| f.star) {
+            return None;
+        }
+        let visible: Vec<usize> = self.visible().map(|(i, _)| i).collect();
+        let overlay =
+            self.overlay.iter().filter(move |(j, _)| visible.contains(j)).map(|(_, n)| n.as_str());
+        Some(self.visible().flat_map(|(_, f)| f.names.iter().map(String::as_str)).chain(overlay))
+    }
+
     /// The names a read sees, for the inspector: the frames' names, innermost first
     /// (without the builtins).
     pub(crate) fn in_scope(&self) -> Vec<String> {

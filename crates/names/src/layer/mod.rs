@@ -33,6 +33,8 @@ macro_rules! clone_reusing {
 mod frames;
 mod lexer;
 mod machine;
+mod token_classes;
+mod vocab_mask;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
@@ -40,6 +42,8 @@ use std::sync::{Arc, OnceLock};
 use frames::Frames;
 use lexer::{Event, Lexer};
 use machine::{Machine, Sink};
+pub use token_classes::TokenClasses;
+pub use vocab_mask::VocabMask;
 
 /// A name the layer refused: the name and the byte offset where it starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -123,6 +127,31 @@ impl NamesLayer {
                 .lexer
                 .inert_stops()
                 .is_some_and(|[a, b]| !bytes.iter().any(|&c| c == a || c == b))
+    }
+
+    /// The bytes at which a token without identifier bytes may be refused from here
+    /// (a 256-bit set; `None`: any byte may), see `Machine::refusing_bytes`. An
+    /// operator not ended yet ends at any byte: any byte may then refuse where the
+    /// operator may decide a name (`Machine::waits_on_operator`).
+    pub(crate) fn refusing_bytes(&self) -> Option<[u64; 4]> {
+        if self.dead
+            || self.lexer.in_ident()
+            || (self.lexer.in_op() && self.machine.waits_on_operator())
+        {
+            return None;
+        }
+        let set = self.machine.refusing_bytes()?;
+        // In a comment or a string body nothing happens before a byte that ends it.
+        match self.lexer.inert_stops() {
+            Some([a, b]) if set != [0; 4] => {
+                let mut stops = [0u64; 4];
+                for c in [a, b] {
+                    stops[c as usize / 64] |= 1 << (c % 64);
+                }
+                Some(stops)
+            }
+            _ => Some(set),
+        }
     }
 
     /// Whether the layer takes all of `bytes` (the verdict [`NamesLayer::push_bytes`]
