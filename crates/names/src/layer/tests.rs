@@ -200,7 +200,7 @@ fn the_vocabulary_mask_gives_each_tokens_push_bytes_verdict() {
     vocab.dedup();
     let classes = TokenClasses::new(&vocab);
     let mut all = vec![u64::MAX; vocab.len().div_ceil(64)];
-    if vocab.len() % 64 != 0 {
+    if !vocab.len().is_multiple_of(64) {
         *all.last_mut().unwrap() >>= 64 - vocab.len() % 64;
     }
     // A token the caller leaves out (EOS): never judged.
