@@ -164,6 +164,13 @@ impl Frames {
             && self.claims.iter().any(|(i, n)| *i == top && n == name)
     }
 
+    /// Whether assigning `name` here may be an UnboundLocalError, whatever this
+    /// function reads before: the innermost frame is a function that does not bind
+    /// the name yet.
+    pub(crate) fn assignment_may_unbind(&self, name: &str) -> bool {
+        self.stack[self.top()].kind == FrameKind::Function && !self.binds_here(name)
+    }
+
     /// The frames a read sees: the module, functions, and the innermost frame.
     fn visible(&self) -> impl Iterator<Item = (usize, &Frame)> {
         let top = self.top();

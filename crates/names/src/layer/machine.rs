@@ -354,10 +354,10 @@ impl Machine {
     /// The bytes at which a token without identifier bytes may be refused from here
     /// (a 256-bit set), or `None` where any byte may (an identifier's check is due).
     /// Every refusal is of a name typed or waiting: a name waiting for its role learns
-    /// it at the next significant byte (any but blanks), a statement's possible
-    /// targets at `=` or the statement's end, a bracket's waiting reads at its commas
-    /// and its close.
-    pub(crate) fn refusing_bytes(&self) -> Option<[u64; 4]> {
+    /// it at the next significant byte (any but blanks; none where every role it may
+    /// take passes, see [`decided_harmlessly`]), a statement's possible targets at `=`
+    /// or the statement's end, a bracket's waiting reads at its commas and its close.
+    pub(crate) fn refusing_bytes(&self, frames: &Frames) -> Option<[u64; 4]> {
         if self.ident_due {
             return None;
         }
@@ -367,7 +367,12 @@ impl Machine {
                 *s |= b;
             }
         };
-        if self.awaiting.is_some() || self.aug_target.is_some() || self.bind_target.is_some() {
+        let waiting = [
+            self.awaiting.as_ref().map(|a| &a.name),
+            self.aug_target.as_ref().map(|t| &t.name),
+            self.bind_target.as_ref().map(|t| &t.name),
+        ];
+        if waiting.into_iter().flatten().any(|n| !decided_harmlessly(n, frames)) {
             add(SIGNIFICANT);
         }
         if !self.segment.is_empty() {
@@ -822,6 +827,13 @@ impl Machine {
         self.lambda_body = None;
         self.for_target = None;
     }
+}
+
+/// Whether every role a waiting name may take passes: a read (it resolves) and an
+/// assignment (never an UnboundLocalError: not in a function, or bound there), then
+/// or later in the statement.
+fn decided_harmlessly(name: &str, frames: &Frames) -> bool {
+    EXEMPT.contains(&name) || (frames.resolves(name) && !frames.assignment_may_unbind(name))
 }
 
 /// `bytes` as a 256-bit set.

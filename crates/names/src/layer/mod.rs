@@ -140,7 +140,7 @@ impl NamesLayer {
         {
             return None;
         }
-        let set = self.machine.refusing_bytes()?;
+        let set = self.machine.refusing_bytes(&self.frames)?;
         // In a comment or a string body nothing happens before a byte that ends it.
         match self.lexer.inert_stops() {
             Some([a, b]) if set != [0; 4] => {

@@ -174,10 +174,13 @@ fn the_vocabulary_mask_gives_each_tokens_push_bytes_verdict() {
         "def g(lst):\n    c = {k: v for k, v in {}.items()}\n    y = lambda p: p[0] + len(lst)\n    if (n := 10) > 5:\n        print(n, sep='')\n    return sorted(lst, key=y)\n",
         "class K:\n    D = 1\n    def m(self, d=D):\n        '''doc: not names'''  # nor here\n        total = 0\n        for idx, val in enumerate([1.5e3, 0x1f]):\n            total += idx * val\n        return rb'a' + f'{total}'\n",
         "caf\u{e9} = 1\nprint(caf\u{e9})\nfrom json import *\nprint(anything)\n",
+        // After `    total`, ` +=` assigns a global the function reads: refused.
+        "total = 0\ndef f(total2):\n    total2 += total\n    return total2\n",
     ];
     let mut vocab: Vec<Vec<u8>> = [
         "é", "caf", "\u{e9}x", " caf", "zq", " zq", "Rb'", "rb", "R", "F\"", "lambda", " None",
         "ifx", "if", " in", ")", "):\n", "\n", "\n    ", "    ", " =", " ==", ":=", "0", "1e", "_",
+        " +=",
     ]
     .iter()
     .map(|t| t.as_bytes().to_vec())

@@ -128,8 +128,12 @@ pub struct TokenClasses {
     pub(crate) fixed: Vec<u64>,
     pub(crate) fixed_names: Vec<String>,
     /// For the bytes that end a comment or a string body (newline, quotes,
-    /// backslash): the tokens holding the byte, as bitset words.
+    /// backslash) and those at which a waiting name's statement or bracket decides it
+    /// (`=`, `;`, commas and closing brackets, see `NamesLayer::refusing_bytes`): the
+    /// tokens holding the byte, as bitset words.
     holding: Vec<(u8, Vec<u64>)>,
+    /// The tokens without identifier bytes (and without a tail), as bitset words.
+    pub(crate) bare: Vec<u64>,
     /// The groups of at least [`BIG`] tokens, with their tokens as bitset words.
     pub(crate) big: Vec<(u32, Vec<u64>)>,
     /// The tokens of the other groups, as bitset words.
@@ -172,7 +176,7 @@ impl TokenClasses {
             tails.mark_prefixes(n.as_bytes(), &mut fixed);
         }
         let words = tokens.len().div_ceil(64);
-        let holding = b"\n'\"\\"
+        let holding = b"\n'\"\\=;,)]}"
             .iter()
             .map(|&stop| {
                 (stop, bitset(words, (0..tokens.len()).filter(|&t| tokens[t].contains(&stop))))
@@ -189,6 +193,13 @@ impl TokenClasses {
             })
             .collect();
         let small = bitset(words, (0..tokens.len()).filter(|&t| sizes[group[t] as usize] < BIG));
+        let bare = bitset(
+            words,
+            (0..tokens.len()).filter(|&t| {
+                let g = &groups[group[t] as usize];
+                g.first.is_none() && g.last_ident == 0
+            }),
+        );
         let (tail_start, tail_ids) = by_node(&tail, tails.children.len());
         Self {
             group,
@@ -202,6 +213,7 @@ impl TokenClasses {
             fixed,
             fixed_names,
             holding,
+            bare,
             big,
             small,
         }

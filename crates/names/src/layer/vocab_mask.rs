@@ -77,6 +77,8 @@ pub struct VocabMask {
     used: usize,
     /// The candidates to judge one by one.
     todo: Vec<usize>,
+    /// The tokens taken without a look (`VocabMask::bare_taken`).
+    taken: Vec<u64>,
     words: Vec<u64>,
 }
 
@@ -108,6 +110,7 @@ impl VocabMask {
             marks: Vec::new(),
             used: 0,
             todo: Vec::new(),
+            taken: Vec::new(),
             words: Vec::new(),
         }
     }
@@ -154,9 +157,19 @@ impl VocabMask {
             Some(_) => false,
             None => true,
         };
+        // Tokens without identifier bytes holding no byte at which a name waiting may
+        // be refused are taken (where the bytes have bitsets).
+        let taken = self.refusing.and_then(|set| self.bare_taken(classes, &set));
         let mut todo = std::mem::take(&mut self.todo);
         todo.clear();
-        let small = |i: usize| if bulk { classes.small[i] } else { u64::MAX };
+        let small = |i: usize| {
+            let taken = taken.as_ref().map_or(0, |t| t[i]);
+            if bulk {
+                classes.small[i] & !taken
+            } else {
+                u64::MAX
+            }
+        };
         push_ids(words.iter().enumerate().map(|(i, &w)| (i, w & small(i))), &mut todo);
         for &t in &todo {
             if stops.is_some() && layer.takes_inertly(&tokens[t]) {
@@ -173,6 +186,28 @@ impl VocabMask {
         }
         self.todo = todo;
         self.words = words;
+        if let Some(t) = taken {
+            self.taken = t;
+        }
+    }
+
+    /// The tokens without identifier bytes that hold no byte of `set`, as bitset
+    /// words; `None` where a byte of `set` has no bitset of its tokens.
+    fn bare_taken(&mut self, classes: &TokenClasses, set: &[u64; 4]) -> Option<Vec<u64>> {
+        let mut taken = std::mem::take(&mut self.taken);
+        taken.clone_from(&classes.bare);
+        for b in 0..=255u8 {
+            if set[b as usize / 64] >> (b % 64) & 1 == 1 {
+                let Some(holding) = classes.holding(b) else {
+                    self.taken = taken;
+                    return None;
+                };
+                for (t, h) in taken.iter_mut().zip(holding) {
+                    *t &= !h;
+                }
+            }
+        }
+        Some(taken)
     }
 
     /// The verdict on token `t`.
