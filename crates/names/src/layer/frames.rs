@@ -1,6 +1,6 @@
 //! The names layer's scopes: a stack of frames (the module, then each `def` and
 //! `class` whose body the text is in), each with the names bound in it so far, kept
-//! behind an `Arc` (the mask copies the layer once per vocabulary token; the frames
+//! behind an `Arc` (the mask copies the layer hundreds of times per step; the frames
 //! change only where a token defines a function or class or leaves a body). Bindings
 //! made since the last copy go to a small overlay instead (see [`Frames::bind`]).
 //!

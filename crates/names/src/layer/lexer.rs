@@ -62,7 +62,7 @@ enum Mode {
     Continuation,
 }
 
-/// The lexer's state (small: cloned per vocabulary token by the mask).
+/// The lexer's state (small: the mask clones the layer hundreds of times per step).
 #[derive(Debug)]
 pub(crate) struct Lexer {
     mode: Mode,

@@ -194,7 +194,7 @@ impl Sink<'_> {
     }
 }
 
-/// The machine's state (small: cloned per vocabulary token by the mask).
+/// The machine's state (small: the mask clones the layer hundreds of times per step).
 #[derive(Debug)]
 pub(crate) struct Machine {
     stmt: Stmt,

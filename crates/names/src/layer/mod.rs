@@ -12,11 +12,12 @@
 //! allowed, as Python allows them when the module binds the name before the call.
 //!
 //! The layer is a byte recognizer of its own: the mask intersects it with the
-//! grammar's (a token is allowed when both take all its bytes).
+//! grammar's (a token is allowed when both take all its bytes). [`VocabMask`] gives
+//! the layer's verdict on a whole vocabulary at once (`vocab_mask.rs`).
 
 /// `Clone` whose `clone_from` reuses every field's allocations (derived `Clone`
-/// allocates anew): the mask copies the layer once per allowed token, ~38k times per
-/// step, into the same scratch copy.
+/// allocates anew): the mask copies the layer once per group of tokens and per lead
+/// prefix it reads (`vocab_mask.rs`), hundreds of times per step, into reused copies.
 macro_rules! clone_reusing {
     ($t:ident { $($f:ident),+ $(,)? }) => {
         impl Clone for $t {
@@ -188,7 +189,7 @@ impl NamesLayer {
     }
 
     /// Moves the bindings made since the last call into the shared frames (call after
-    /// a commit: the mask's per-token copies then share them).
+    /// a commit: the mask's copies then share them).
     pub fn settle(&mut self) {
         self.frames.settle();
     }

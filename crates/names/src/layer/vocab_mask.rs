@@ -13,13 +13,21 @@
 //! prefix check [`NamesLayer::takes`] makes at the end of a token), looked up in marks
 //! over the vocabulary's tails: each name is walked once through the tails' trie.
 //!
-//! Two shortcuts: in a comment or a string body only the tokens holding a byte that
-//! ends it are judged (bitset words per such byte); and tokens with no identifier
-//! byte (punctuation, white space) are taken whole where none of their bytes, or none
-//! after their first, is one at which a name waiting may be refused
-//! (`NamesLayer::refusing_bytes`: every refusal is of a name typed or waiting). The big groups (an identifier, or a space and an identifier: most of the
-//! vocabulary) are judged by bitset words. Only where the identifier typed before is
-//! not whole UTF-8 is each token of a group read on its own.
+//! The leads are read prefix by prefix, each prefix once per position (the leads'
+//! trie), and a token without identifier bytes is taken as soon as the rest of its
+//! lead holds no byte at which a name waiting may be refused
+//! (`NamesLayer::refusing_bytes`: every refusal is of a name typed or waiting): at the
+//! position itself, by bitset words (tokens holding `=`, `;`, a comma or a closing
+//! bracket), or after its first bytes. In a comment or a string body only the tokens
+//! holding a byte that ends it are judged. The big groups (an identifier, or a space
+//! and an identifier: most of the vocabulary) are judged by bitset words. Only where
+//! the identifier typed before is not whole UTF-8 is each token of a group read on
+//! its own.
+//!
+//! Exactness: `layer/tests.rs` checks every token's verdict against
+//! [`NamesLayer::push_bytes`] at every offset of its texts, and
+//! `crates/decode/tests/names_masks.rs` the whole mask against the brute-force set on
+//! HumanEval.
 
 use super::token_classes::{get, set, TokenClasses};
 use super::NamesLayer;
