@@ -22,14 +22,14 @@ use espalier_constraint::{
 use espalier_names::layer::{NamesLayer, TokenClasses, VocabMask};
 
 /// The grammar constraint and the names layer, read together.
-#[derive(Clone)]
 pub struct NamesConstraint {
     grammar: GrammarConstraint,
     layer: NamesLayer,
     /// The vocabulary's groups (shared by every constraint over the same trie).
     classes: Option<Arc<TokenClasses>>,
-    /// Reused by the masks.
-    mask: VocabMask,
+    /// Reused by the masks (taken from `SCRATCH` at the first mask, given back on
+    /// drop).
+    mask: Option<VocabMask>,
     /// The tokens the layer refuses at the position (reused).
     refused: TokenSet,
 }
@@ -44,6 +44,24 @@ pub fn prepare(trie: &Arc<TokTrie>, vocab: &Vocab) {
     classes_for(trie, vocab);
 }
 
+/// The masks' scratch of constraints dropped (a fresh one fills its copies of the
+/// layer on its first masks: ~1 ms, the first step of every request otherwise).
+static SCRATCH: Mutex<Vec<VocabMask>> = Mutex::new(Vec::new());
+
+/// How many scratches `SCRATCH` keeps.
+const SCRATCH_KEPT: usize = 4;
+
+impl Drop for NamesConstraint {
+    fn drop(&mut self) {
+        if let Some(m) = self.mask.take() {
+            let mut kept = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
+            if kept.len() < SCRATCH_KEPT {
+                kept.push(m);
+            }
+        }
+    }
+}
+
 /// `vocab`'s groups, built once per trie (`trie` is `vocab`'s).
 fn classes_for(trie: &Arc<TokTrie>, vocab: &Vocab) -> Arc<TokenClasses> {
     let mut cache = CLASSES.lock().unwrap_or_else(|e| e.into_inner());
@@ -56,6 +74,19 @@ fn classes_for(trie: &Arc<TokTrie>, vocab: &Vocab) -> Arc<TokenClasses> {
     classes
 }
 
+impl Clone for NamesConstraint {
+    /// A copy takes its masks' scratch from `SCRATCH` too.
+    fn clone(&self) -> Self {
+        Self {
+            grammar: self.grammar.clone(),
+            layer: self.layer.clone(),
+            classes: self.classes.clone(),
+            mask: None,
+            refused: self.refused.clone(),
+        }
+    }
+}
+
 impl NamesConstraint {
     /// `grammar` (nothing committed yet) with a fresh names layer.
     pub fn new(grammar: GrammarConstraint) -> Self {
@@ -63,7 +94,7 @@ impl NamesConstraint {
             grammar,
             layer: NamesLayer::new(),
             classes: None,
-            mask: VocabMask::new(),
+            mask: None,
             refused: TokenSet::empty(0),
         }
     }
@@ -79,7 +110,11 @@ impl NamesConstraint {
         let classes = match &self.classes {
             Some(c) if c.len() == vocab.len() => c.clone(),
             _ => {
-                let c = classes_for(self.grammar.trie(), vocab);
+                let mut c = classes_for(self.grammar.trie(), vocab);
+                if c.len() != vocab.len() {
+                    // Not the trie's vocabulary: its own groups, not shared.
+                    c = Arc::new(TokenClasses::new(vocab.tokens()));
+                }
                 self.classes = Some(c.clone());
                 c
             }
@@ -88,7 +123,10 @@ impl NamesConstraint {
         if self.refused.capacity() != mask.capacity() {
             self.refused = TokenSet::empty(mask.capacity());
         }
-        self.mask.refused(
+        let scratch = self.mask.get_or_insert_with(|| {
+            SCRATCH.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default()
+        });
+        scratch.refused(
             &self.layer,
             &classes,
             vocab.tokens(),

@@ -180,7 +180,8 @@ impl VocabMask {
         };
         push_ids(words.iter().enumerate().map(|(i, &w)| (i, w & small(i))), &mut todo);
         for &t in &todo {
-            if stops.is_some() && layer.takes_inertly(&tokens[t]) {
+            let Some(bytes) = tokens.get(t).filter(|_| t < classes.len()) else { continue };
+            if stops.is_some() && layer.takes_inertly(bytes) {
                 continue;
             }
             if !self.token_takes(layer, classes, tokens, t) {
@@ -232,7 +233,7 @@ impl VocabMask {
             Verdict::Tails(i) => get(&self.marks[i].tails, classes.tail[t] as usize),
             Verdict::Each => {
                 self.scratch.clone_from(layer);
-                self.scratch.takes(&tokens[t])
+                self.scratch.takes(&tokens[t]) // `refused` checked `t`
             }
         }
     }
@@ -271,8 +272,9 @@ impl VocabMask {
                 let mut ids = Vec::new();
                 push_ids(words.iter().zip(members).map(|(w, m)| w & m).enumerate(), &mut ids);
                 for t in ids {
+                    let Some(bytes) = tokens.get(t) else { continue };
                     self.scratch.clone_from(layer);
-                    if !self.scratch.takes(&tokens[t]) {
+                    if !self.scratch.takes(bytes) {
                         set(refused, t);
                     }
                 }
