@@ -245,7 +245,7 @@ impl<P: TokenParser> GrammarConstraint<P> {
     }
 
     /// The vocabulary's trie.
-    pub(crate) fn trie(&self) -> &Arc<TokTrie> {
+    pub fn trie(&self) -> &Arc<TokTrie> {
         &self.trie
     }
 

@@ -133,6 +133,12 @@ impl TokenSet {
         &self.words
     }
 
+    /// The raw words, to write a set by words (bits at or past the bound must stay
+    /// clear).
+    pub fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
     /// Rebuilds a set from [`TokenSet::words`]; `None` when the word count does not fit `len`.
     pub fn from_words(words: Vec<u64>, len: usize) -> Option<Self> {
         if words.len() != len.div_ceil(64) {

@@ -4,31 +4,99 @@
 //! is allowed when the grammar's recognizer and the layer both take all its bytes;
 //! EOS when the grammar is complete and the layer lets the text end there.
 //!
-//! The layer is checked on each token the grammar allows, on a copy of its state
-//! (its scopes are shared behind an `Arc`, so a copy is a few small vectors): a
-//! token's verdict is exactly what pushing its bytes through the layer gives.
+//! The layer judges the tokens the grammar allows by groups (`espalier_names::layer`'s
+//! `VocabMask`): tokens with the same bytes before their trailing identifier run are
+//! read once, on a copy of the layer, and the runs are checked against the names in
+//! scope through a trie of the vocabulary's runs, built once per vocabulary. A token's
+//! verdict is exactly what pushing its bytes through the layer gives (the brute-force
+//! suite `tests/names_masks.rs`).
 //! Forward references are refused (`espalier_names::layer`): generation under the
 //! HumanEval stop strings ends at the next top-level statement, so a helper the text
 //! has not defined yet would never be.
 
+use std::sync::{Arc, Mutex, Weak};
+
 use espalier_constraint::{
-    Commit, Constraint, GrammarConstraint, Inspection, Rejected, TokenSet, TreeNode, Vocab,
+    Commit, Constraint, GrammarConstraint, Inspection, Rejected, TokTrie, TokenSet, TreeNode, Vocab,
 };
-use espalier_names::layer::NamesLayer;
+use espalier_names::layer::{NamesLayer, TokenClasses, VocabMask};
 
 /// The grammar constraint and the names layer, read together.
-#[derive(Clone)]
 pub struct NamesConstraint {
     grammar: GrammarConstraint,
     layer: NamesLayer,
-    /// Reused by the per-token checks.
-    scratch: NamesLayer,
+    /// The vocabulary's groups (shared by every constraint over the same trie).
+    classes: Option<Arc<TokenClasses>>,
+    /// Reused by the masks (taken from `SCRATCH` at the first mask, given back on
+    /// drop).
+    mask: Option<VocabMask>,
+    /// The tokens the layer refuses at the position (reused).
+    refused: TokenSet,
+}
+
+/// The vocabularies' groups, by the trie they were built for (a live trie's address
+/// names one vocabulary).
+static CLASSES: Mutex<Vec<(Weak<TokTrie>, Arc<TokenClasses>)>> = Mutex::new(Vec::new());
+
+/// Builds `vocab`'s groups for the masks of constraints over `trie` (`vocab`'s), so
+/// that the first mask does not (setup work; a mask builds them where missing).
+pub fn prepare(trie: &Arc<TokTrie>, vocab: &Vocab) {
+    classes_for(trie, vocab);
+}
+
+/// The masks' scratch of constraints dropped (a fresh one fills its copies of the
+/// layer on its first masks: ~1 ms, the first step of every request otherwise).
+static SCRATCH: Mutex<Vec<VocabMask>> = Mutex::new(Vec::new());
+
+/// How many scratches `SCRATCH` keeps.
+const SCRATCH_KEPT: usize = 4;
+
+impl Drop for NamesConstraint {
+    fn drop(&mut self) {
+        if let Some(m) = self.mask.take() {
+            let mut kept = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
+            if kept.len() < SCRATCH_KEPT {
+                kept.push(m);
+            }
+        }
+    }
+}
+
+/// `vocab`'s groups, built once per trie (`trie` is `vocab`'s).
+fn classes_for(trie: &Arc<TokTrie>, vocab: &Vocab) -> Arc<TokenClasses> {
+    let mut cache = CLASSES.lock().unwrap_or_else(|e| e.into_inner());
+    cache.retain(|(t, _)| t.strong_count() > 0);
+    if let Some((_, c)) = cache.iter().find(|(t, _)| std::ptr::eq(t.as_ptr(), Arc::as_ptr(trie))) {
+        return c.clone();
+    }
+    let classes = Arc::new(TokenClasses::new(vocab.tokens()));
+    cache.push((Arc::downgrade(trie), classes.clone()));
+    classes
+}
+
+impl Clone for NamesConstraint {
+    /// A copy takes its masks' scratch from `SCRATCH` too.
+    fn clone(&self) -> Self {
+        Self {
+            grammar: self.grammar.clone(),
+            layer: self.layer.clone(),
+            classes: self.classes.clone(),
+            mask: None,
+            refused: self.refused.clone(),
+        }
+    }
 }
 
 impl NamesConstraint {
     /// `grammar` (nothing committed yet) with a fresh names layer.
     pub fn new(grammar: GrammarConstraint) -> Self {
-        Self { grammar, layer: NamesLayer::new(), scratch: NamesLayer::new() }
+        Self {
+            grammar,
+            layer: NamesLayer::new(),
+            classes: None,
+            mask: None,
+            refused: TokenSet::empty(0),
+        }
     }
 
     /// The grammar constraint inside.
@@ -36,24 +104,37 @@ impl NamesConstraint {
         &self.grammar
     }
 
-    /// Whether the layer takes `bytes` after the text so far.
-    fn layer_takes(&mut self, bytes: &[u8]) -> bool {
-        if self.layer.takes_inertly(bytes) {
-            return true;
-        }
-        self.scratch.clone_from(&self.layer);
-        self.scratch.takes(bytes)
-    }
-
     /// Removes from `mask` the tokens the layer refuses, and EOS where the layer does
     /// not let the text end.
     fn filter(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
+        let classes = match &self.classes {
+            Some(c) if c.len() == vocab.len() => c.clone(),
+            _ => {
+                let mut c = classes_for(self.grammar.trie(), vocab);
+                if c.len() != vocab.len() {
+                    // Not the trie's vocabulary: its own groups, not shared.
+                    c = Arc::new(TokenClasses::new(vocab.tokens()));
+                }
+                self.classes = Some(c.clone());
+                c
+            }
+        };
         let eos = vocab.eos() as usize;
-        let refused: Vec<usize> =
-            mask.iter().filter(|&t| t != eos && !self.layer_takes(vocab.bytes(t as u32))).collect();
-        for t in refused {
-            mask.remove(t);
+        if self.refused.capacity() != mask.capacity() {
+            self.refused = TokenSet::empty(mask.capacity());
         }
+        let scratch = self.mask.get_or_insert_with(|| {
+            SCRATCH.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default()
+        });
+        scratch.refused(
+            &self.layer,
+            &classes,
+            vocab.tokens(),
+            mask.words(),
+            Some(eos),
+            self.refused.words_mut(),
+        );
+        mask.subtract(&self.refused);
         if mask.contains(eos) && !self.layer.may_end() {
             mask.remove(eos);
         }

@@ -20,7 +20,8 @@
 //! does not inflate (wall time counts the waits for a core), with `load_avg_1m` for
 //! context.
 //! `setup_ms` counts what a strategy builds before its first mask: the trie, plus
-//! the summaries (`exact`) or loading / building the store (`syncode`);
+//! the summaries (`exact`) or loading / building the store (`syncode`), and with
+//! `--names` the names layer's groups of the vocabulary;
 //! `setup_cpu_ms` the same on the thread's CPU clock (-1 where there is none).
 //!
 //! `--worst N` prints the N slowest steps by on-CPU time (wall time where the
@@ -155,6 +156,9 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut summaries_bytes = 0;
     if strategy == Strategy::Exact {
         summaries_bytes = trie.lexeme_starts(&lang.dfa).map_or(0, |s| s.memory_bytes());
+    }
+    if a.names {
+        espalier_decode::names_constraint::prepare(&trie, &vocab);
     }
     let mut store: Option<Arc<MaskStore>> = None;
     if strategy == Strategy::Syncode {

@@ -1,6 +1,6 @@
 //! The names layer's scopes: a stack of frames (the module, then each `def` and
 //! `class` whose body the text is in), each with the names bound in it so far, kept
-//! behind an `Arc` (the mask copies the layer once per vocabulary token; the frames
+//! behind an `Arc` (the mask copies the layer hundreds of times per step; the frames
 //! change only where a token defines a function or class or leaves a body). Bindings
 //! made since the last copy go to a small overlay instead (see [`Frames::bind`]).
 //!
@@ -164,6 +164,13 @@ impl Frames {
             && self.claims.iter().any(|(i, n)| *i == top && n == name)
     }
 
+    /// Whether assigning `name` here may be an UnboundLocalError, whatever this
+    /// function reads before: the innermost frame is a function that does not bind
+    /// the name yet.
+    pub(crate) fn assignment_may_unbind(&self, name: &str) -> bool {
+        self.stack[self.top()].kind == FrameKind::Function && !self.binds_here(name)
+    }
+
     /// The frames a read sees: the module, functions, and the innermost frame.
     fn visible(&self) -> impl Iterator<Item = (usize, &Frame)> {
         let top = self.top();
@@ -193,6 +200,28 @@ impl Frames {
                     || starts(&f.names)
                     || self.overlay.iter().any(|(j, n)| *j == i && n.starts_with(prefix))
             })
+    }
+
+    /// Whether `other` (a copy of these frames that read more bytes) sees the same
+    /// names: it shares the stack and bound nothing more. (A copy that wrote the
+    /// stack holds a new allocation: the original keeps its own alive.)
+    pub(crate) fn same_names(&self, other: &Frames) -> bool {
+        Arc::ptr_eq(&self.stack, &other.stack)
+            && self.overlay.len() == other.overlay.len()
+            && Arc::ptr_eq(&self.builtins, &other.builtins)
+    }
+
+    /// Every name a read resolves besides the builtins (frames visible from the
+    /// innermost one, with their recent bindings); `None` under a star import (every
+    /// name may be bound).
+    pub(crate) fn visible_names(&self) -> Option<impl Iterator<Item = &str>> {
+        if self.visible().any(|(_, f)| f.star) {
+            return None;
+        }
+        let visible: Vec<usize> = self.visible().map(|(i, _)| i).collect();
+        let overlay =
+            self.overlay.iter().filter(move |(j, _)| visible.contains(j)).map(|(_, n)| n.as_str());
+        Some(self.visible().flat_map(|(_, f)| f.names.iter().map(String::as_str)).chain(overlay))
     }
 
     /// The names a read sees, for the inspector: the frames' names, innermost first

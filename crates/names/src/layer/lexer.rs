@@ -62,7 +62,7 @@ enum Mode {
     Continuation,
 }
 
-/// The lexer's state (small: cloned per vocabulary token by the mask).
+/// The lexer's state (small: the mask clones the layer hundreds of times per step).
 #[derive(Debug)]
 pub(crate) struct Lexer {
     mode: Mode,
@@ -84,6 +84,42 @@ const OPS: &[&[u8]] = &[
     b".", b"..", b"...", b";", b"=", b"->", b"+=", b"-=", b"*=", b"/=", b"//=", b"%=", b"@=",
     b"&=", b"|=", b"^=", b">>=", b"<<=", b"**=",
 ];
+
+/// An operator's bytes as one number (length in the top byte).
+const fn op_key(op: &[u8]) -> u32 {
+    let mut key = (op.len() as u32) << 24;
+    let mut i = 0;
+    while i < op.len() && i < 3 {
+        key |= (op[i] as u32) << (8 * i);
+        i += 1;
+    }
+    key
+}
+
+const OP_KEYS: [u32; OPS.len()] = {
+    let mut keys = [0; OPS.len()];
+    let mut i = 0;
+    while i < OPS.len() {
+        keys[i] = op_key(OPS[i]);
+        i += 1;
+    }
+    keys
+};
+
+/// Whether some operator starts with `p` (`OPS` holds every prefix of its members,
+/// so: whether `p` is one). Compared as numbers: the lexer asks at every operator
+/// byte, and the mask reads operators of many tokens.
+fn is_op_prefix(p: &[u8]) -> bool {
+    p.len() <= 3 && OP_KEYS.contains(&op_key(p))
+}
+
+/// Whether a longer operator starts with `p`.
+fn op_extends(p: &[u8]) -> bool {
+    match p {
+        [a] => b"+-*/%@<>&|^=!:.".contains(a),
+        _ => matches!(p, b"//" | b"**" | b"<<" | b">>" | b".."),
+    }
+}
 
 fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
@@ -157,6 +193,11 @@ impl Lexer {
         self.mode == Mode::Ident
     }
 
+    /// Whether the lexer is inside an operator that may go on (not emitted yet).
+    pub(crate) fn in_op(&self) -> bool {
+        self.mode == Mode::Op
+    }
+
     /// Ends what the end of the text ends (an identifier, an operator) as if a newline
     /// came: the events before a program's end.
     pub(crate) fn finish(&mut self, out: &mut Vec<Event>) {
@@ -209,7 +250,7 @@ impl Lexer {
                 let mut cand = self.op;
                 if len < 3 {
                     cand[len] = b;
-                    if OPS.iter().any(|o| o.starts_with(&cand[..len + 1])) {
+                    if is_op_prefix(&cand[..len + 1]) {
                         self.op = cand;
                         self.op_len = len + 1;
                         self.finish_op_if_whole(out);
@@ -287,7 +328,7 @@ impl Lexer {
     /// Emits the operator now when no longer operator starts with it.
     fn finish_op_if_whole(&mut self, out: &mut Vec<Event>) {
         let cur = &self.op[..self.op_len];
-        if !OPS.iter().any(|o| o.len() > cur.len() && o.starts_with(cur)) {
+        if !op_extends(cur) {
             self.emit_op(out);
         }
     }
@@ -347,5 +388,33 @@ impl Lexer {
             _ => next(false, 0),
         };
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operator_prefixes_are_the_operators_prefixes() {
+        let bytes: Vec<u8> = OPS.iter().flat_map(|o| o.iter().copied()).chain(*b"a ").collect();
+        let mut seqs: Vec<Vec<u8>> = bytes.iter().map(|&b| vec![b]).collect();
+        for _ in 0..2 {
+            let longer: Vec<Vec<u8>> = seqs
+                .iter()
+                .flat_map(|s| bytes.iter().map(move |&b| [s.as_slice(), &[b]].concat()))
+                .collect();
+            seqs.extend(longer);
+            seqs.sort();
+            seqs.dedup();
+        }
+        for p in &seqs {
+            let prefix = OPS.iter().any(|o| o.starts_with(p));
+            let extends = OPS.iter().any(|o| o.len() > p.len() && o.starts_with(p));
+            assert_eq!(is_op_prefix(p), prefix, "{:?}", String::from_utf8_lossy(p));
+            if prefix {
+                assert_eq!(op_extends(p), extends, "{:?}", String::from_utf8_lossy(p));
+            }
+        }
     }
 }

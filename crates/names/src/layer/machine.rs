@@ -194,7 +194,7 @@ impl Sink<'_> {
     }
 }
 
-/// The machine's state (small: cloned per vocabulary token by the mask).
+/// The machine's state (small: the mask clones the layer hundreds of times per step).
 #[derive(Debug)]
 pub(crate) struct Machine {
     stmt: Stmt,
@@ -345,10 +345,87 @@ impl Machine {
         self.lazy = false;
     }
 
+    /// Whether a prefix check waits for the end of a lazily read run (an identifier
+    /// byte came since the last whole name).
+    pub(crate) fn ident_due(&self) -> bool {
+        self.ident_due
+    }
+
+    /// The bytes at which a token without identifier bytes may be refused from here
+    /// (a 256-bit set), or `None` where any byte may (an identifier's check is due).
+    /// Every refusal is of a name typed or waiting: a name waiting for its role learns
+    /// it at the next significant byte (any but blanks; none where every role it may
+    /// take passes, see [`decided_harmlessly`]), a statement's possible targets at `=`
+    /// or the statement's end, a bracket's waiting reads at its commas and its close.
+    pub(crate) fn refusing_bytes(&self, frames: &Frames) -> Option<[u64; 4]> {
+        if self.ident_due {
+            return None;
+        }
+        let mut set = [0u64; 4];
+        let mut add = |bytes: [u64; 4]| {
+            for (s, b) in set.iter_mut().zip(bytes) {
+                *s |= b;
+            }
+        };
+        let waiting = [
+            self.awaiting.as_ref().map(|a| &a.name),
+            self.aug_target.as_ref().map(|t| &t.name),
+            self.bind_target.as_ref().map(|t| &t.name),
+        ];
+        if waiting.into_iter().flatten().any(|n| !decided_harmlessly(n, frames)) {
+            add(SIGNIFICANT);
+        }
+        if !self.segment.is_empty() {
+            add(byte_set(b"=\n;"));
+        }
+        if self.brackets.iter().any(|b| !b.pending.is_empty()) {
+            add(byte_set(b",)]}"));
+        }
+        Some(set)
+    }
+
+    /// Whether an operator may decide a name waiting here (its role, an augmented or
+    /// plain assignment's target).
+    pub(crate) fn waits_on_operator(&self) -> bool {
+        self.awaiting.is_some() || self.aug_target.is_some() || !self.segment.is_empty()
+    }
+
+    /// Whether the identifier being typed is checked as typed: a read, where reads
+    /// are restricted ([`Machine::check_typed`]).
+    pub(crate) fn checks_typed(&self, frames: &Frames) -> bool {
+        self.ctx == Ctx::Read && self.restricts(frames)
+    }
+
+    /// The targets of the comprehensions being read (names a typed read may start).
+    pub(crate) fn comp_targets(&self) -> impl Iterator<Item = &str> {
+        self.brackets
+            .iter()
+            .filter(|b| b.comp)
+            .flat_map(|b| b.comp_targets.iter().map(String::as_str))
+    }
+
     /// Whether reads are checked as they are typed here.
     fn restricts(&self, frames: &Frames) -> bool {
         !(self.brackets.iter().any(Bracket::may_comprehend)
             || (self.forward && frames.in_function()))
+    }
+
+    /// The names a typed read may start besides the frames' and the comprehensions'
+    /// (keywords, soft keywords and exempt names, string prefixes in every case).
+    pub(crate) fn fixed_names() -> Vec<String> {
+        let mut out: Vec<String> = KEYWORDS.iter().chain(EXEMPT).map(|k| k.to_string()).collect();
+        for p in STRING_PREFIXES {
+            let n = p.len();
+            for cases in 0..1u32 << n {
+                let variant = p
+                    .chars()
+                    .enumerate()
+                    .map(|(i, c)| if cases >> i & 1 == 1 { c.to_ascii_uppercase() } else { c })
+                    .collect();
+                out.push(variant);
+            }
+        }
+        out
     }
 
     fn prefix_viable(&self, typed: &str, frames: &Frames) -> bool {
@@ -751,6 +828,30 @@ impl Machine {
         self.for_target = None;
     }
 }
+
+/// Whether every role a waiting name may take passes: a read (it resolves) and an
+/// assignment (never an UnboundLocalError: not in a function, or bound there), then
+/// or later in the statement.
+fn decided_harmlessly(name: &str, frames: &Frames) -> bool {
+    EXEMPT.contains(&name) || (frames.resolves(name) && !frames.assignment_may_unbind(name))
+}
+
+/// `bytes` as a 256-bit set.
+const fn byte_set(bytes: &[u8]) -> [u64; 4] {
+    let mut set = [0u64; 4];
+    let mut i = 0;
+    while i < bytes.len() {
+        set[bytes[i] as usize / 64] |= 1 << (bytes[i] % 64);
+        i += 1;
+    }
+    set
+}
+
+/// Every byte but blanks (which cause no event).
+const SIGNIFICANT: [u64; 4] = {
+    let blanks = byte_set(b" \t\x0c\r");
+    [!blanks[0], !blanks[1], !blanks[2], !blanks[3]]
+};
 
 /// The longest UTF-8 prefix of `bytes` (an identifier may end inside a character).
 fn valid_prefix(bytes: &[u8]) -> &str {

@@ -12,11 +12,12 @@
 //! allowed, as Python allows them when the module binds the name before the call.
 //!
 //! The layer is a byte recognizer of its own: the mask intersects it with the
-//! grammar's (a token is allowed when both take all its bytes).
+//! grammar's (a token is allowed when both take all its bytes). [`VocabMask`] gives
+//! the layer's verdict on a whole vocabulary at once (`vocab_mask.rs`).
 
 /// `Clone` whose `clone_from` reuses every field's allocations (derived `Clone`
-/// allocates anew): the mask copies the layer once per allowed token, ~38k times per
-/// step, into the same scratch copy.
+/// allocates anew): the mask copies the layer once per group of tokens and per lead
+/// prefix it reads (`vocab_mask.rs`), hundreds of times per step, into reused copies.
 macro_rules! clone_reusing {
     ($t:ident { $($f:ident),+ $(,)? }) => {
         impl Clone for $t {
@@ -33,6 +34,8 @@ macro_rules! clone_reusing {
 mod frames;
 mod lexer;
 mod machine;
+mod token_classes;
+mod vocab_mask;
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
@@ -40,6 +43,8 @@ use std::sync::{Arc, OnceLock};
 use frames::Frames;
 use lexer::{Event, Lexer};
 use machine::{Machine, Sink};
+pub use token_classes::TokenClasses;
+pub use vocab_mask::VocabMask;
 
 /// A name the layer refused: the name and the byte offset where it starts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,6 +130,31 @@ impl NamesLayer {
                 .is_some_and(|[a, b]| !bytes.iter().any(|&c| c == a || c == b))
     }
 
+    /// The bytes at which a token without identifier bytes may be refused from here
+    /// (a 256-bit set; `None`: any byte may), see `Machine::refusing_bytes`. An
+    /// operator not ended yet ends at any byte: any byte may then refuse where the
+    /// operator may decide a name (`Machine::waits_on_operator`).
+    pub(crate) fn refusing_bytes(&self) -> Option<[u64; 4]> {
+        if self.dead
+            || self.lexer.in_ident()
+            || (self.lexer.in_op() && self.machine.waits_on_operator())
+        {
+            return None;
+        }
+        let set = self.machine.refusing_bytes(&self.frames)?;
+        // In a comment or a string body nothing happens before a byte that ends it.
+        match self.lexer.inert_stops() {
+            Some([a, b]) if set != [0; 4] => {
+                let mut stops = [0u64; 4];
+                for c in [a, b] {
+                    stops[c as usize / 64] |= 1 << (c % 64);
+                }
+                Some(stops)
+            }
+            _ => Some(set),
+        }
+    }
+
     /// Whether the layer takes all of `bytes` (the verdict [`NamesLayer::push_bytes`]
     /// gives, for a mask: the state after is only good for dropping). Cheaper: an
     /// identifier's prefix check runs once at the end of the bytes instead of at every
@@ -159,7 +189,7 @@ impl NamesLayer {
     }
 
     /// Moves the bindings made since the last call into the shared frames (call after
-    /// a commit: the mask's per-token copies then share them).
+    /// a commit: the mask's copies then share them).
     pub fn settle(&mut self) {
         self.frames.settle();
     }

@@ -161,3 +161,84 @@ fn takes_gives_push_bytes_verdict() {
         }
     }
 }
+
+#[test]
+fn the_vocabulary_mask_gives_each_tokens_push_bytes_verdict() {
+    // Texts the layer takes whole; at every byte offset, every token of a vocabulary
+    // made of their own pieces (and a few awkward ones: non-ASCII, a character cut in
+    // two, string prefixes, keywords) is judged by the grouped mask and by reading it
+    // on a fresh copy. Mutations of each of the mask's paths (bulk groups, tails,
+    // the shortcut for tokens without identifier bytes) make it fail.
+    let texts = [
+        "import os\ndef f(a, bb=1):\n    x = [i * 2 for i in range(a) if i]\n    return os.path.join(str(x), bb)\n",
+        "def g(lst):\n    c = {k: v for k, v in {}.items()}\n    y = lambda p: p[0] + len(lst)\n    if (n := 10) > 5:\n        print(n, sep='')\n    return sorted(lst, key=y)\n",
+        "class K:\n    D = 1\n    def m(self, d=D):\n        '''doc: not names'''  # nor here\n        total = 0\n        for idx, val in enumerate([1.5e3, 0x1f]):\n            total += idx * val\n        return rb'a' + f'{total}'\n",
+        "caf\u{e9} = 1\nprint(caf\u{e9})\nfrom json import *\nprint(anything)\n",
+        // After `    total`, ` +=` assigns a global the function reads: refused.
+        "total = 0\ndef f(total2):\n    total2 += total\n    return total2\n",
+    ];
+    let mut vocab: Vec<Vec<u8>> = [
+        "é", "caf", "\u{e9}x", " caf", "zq", " zq", "Rb'", "rb", "R", "F\"", "lambda", " None",
+        "ifx", "if", " in", ")", "):\n", "\n", "\n    ", "    ", " =", " ==", ":=", "0", "1e", "_",
+        " +=",
+    ]
+    .iter()
+    .map(|t| t.as_bytes().to_vec())
+    .collect();
+    vocab.push(vec![0xc3]);
+    vocab.push(vec![b'a', 0xc3]);
+    vocab.push(vec![b' ', 0xc3, 0xa9]);
+    for text in texts {
+        let b = text.as_bytes();
+        for len in 1..=5 {
+            vocab.extend(b.windows(len).step_by(len.max(2) - 1).map(<[u8]>::to_vec));
+        }
+    }
+    // Enough identifiers for the two big groups (`x`, ` x`) to be judged in bulk.
+    for k in 0..300 {
+        vocab.push(format!("v{k}").into_bytes());
+        vocab.push(format!(" x{k}").into_bytes());
+    }
+    vocab.sort();
+    vocab.dedup();
+    let classes = TokenClasses::new(&vocab);
+    let mut all = vec![u64::MAX; vocab.len().div_ceil(64)];
+    if !vocab.len().is_multiple_of(64) {
+        *all.last_mut().unwrap() >>= 64 - vocab.len() % 64;
+    }
+    // A token the caller leaves out (EOS): never judged.
+    let skip = vocab.iter().position(|t| t.as_slice() == b"zq").unwrap();
+    let mut mask = VocabMask::new();
+    let (mut positions, mut refusals) = (0, 0);
+    for text in texts {
+        let mut layer = NamesLayer::new();
+        for (at, &byte) in text.as_bytes().iter().enumerate() {
+            let mut words = vec![u64::MAX; all.len()];
+            mask.refused(&layer, &classes, &vocab, &all, Some(skip), &mut words);
+            let refused: Vec<usize> =
+                (0..vocab.len()).filter(|&t| words[t / 64] >> (t % 64) & 1 == 1).collect();
+            let expected: Vec<usize> = (0..vocab.len())
+                .filter(|&t| t != skip && !layer.clone().push_bytes(&vocab[t]))
+                .collect();
+            assert_eq!(
+                refused,
+                expected,
+                "after {:?}: {:?}",
+                &text[..at],
+                refused
+                    .iter()
+                    .chain(&expected)
+                    .filter(|t| refused.contains(t) != expected.contains(t))
+                    .map(|&t| String::from_utf8_lossy(&vocab[t]))
+                    .collect::<Vec<_>>()
+            );
+            positions += 1;
+            refusals += refused.len();
+            assert!(layer.push_byte(byte), "{text:?} at {at}");
+            if byte == b'\n' {
+                layer.settle();
+            }
+        }
+    }
+    assert!(positions > 400 && refusals > 1000, "{positions} positions, {refusals} refusals");
+}
