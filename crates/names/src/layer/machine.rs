@@ -140,6 +140,7 @@ clone_reusing!(Machine {
     aug_target,
     bind_target,
     for_target,
+    assigning,
     ctx,
     ident_at,
     indent,
@@ -216,6 +217,10 @@ pub(crate) struct Machine {
     bind_target: Option<Pending>,
     /// The depth of a `for` whose targets are being read.
     for_target: Option<usize>,
+    /// Names the statement assigns (the targets before an `=`), bound when it ends:
+    /// Python binds them after reading the right side (`n = n + 1` reads an unbound
+    /// `n` unless something bound it before).
+    assigning: Vec<String>,
     ctx: Ctx,
     ident_at: usize,
     indent: u32,
@@ -245,6 +250,7 @@ impl Machine {
             aug_target: None,
             bind_target: None,
             for_target: None,
+            assigning: Vec::new(),
             ctx: Ctx::Ignore,
             ident_at: 0,
             indent: 0,
@@ -407,7 +413,8 @@ impl Machine {
     /// Whether reads are checked as they are typed here.
     fn restricts(&self, frames: &Frames) -> bool {
         !(self.brackets.iter().any(Bracket::may_comprehend)
-            || (self.forward && frames.in_function()))
+            || (self.forward && frames.in_function())
+            || (self.lambda_body.is_some() && !self.assigning.is_empty()))
     }
 
     /// The names a typed read may start besides the frames' and the comprehensions'
@@ -651,7 +658,7 @@ impl Machine {
                 if depth == 0 && self.stmt == Stmt::Segment {
                     for p in std::mem::take(&mut self.segment) {
                         self.store(&p.name, p.at, frames, sink);
-                        frames.bind(&p.name, false);
+                        self.assigning.push(p.name);
                     }
                 } else if let Some(b) = self.brackets.last_mut() {
                     b.first = false; // a keyword argument: no comprehension here
@@ -758,6 +765,7 @@ impl Machine {
     fn read(&mut self, name: String, at: usize, frames: &mut Frames, sink: &mut Sink<'_>) {
         if EXEMPT.contains(&name.as_str())
             || self.brackets.iter().any(|b| b.comp && b.comp_targets.contains(&name))
+            || (self.lambda_body.is_some() && self.assigning.contains(&name))
         {
             return;
         }
@@ -820,6 +828,9 @@ impl Machine {
         }
         for p in std::mem::take(&mut self.segment) {
             self.read(p.name, p.at, frames, sink);
+        }
+        for name in self.assigning.drain(..) {
+            frames.bind(&name, false);
         }
         self.stmt = Stmt::Start;
         self.prev = Prev::Start;

@@ -242,3 +242,24 @@ fn the_vocabulary_mask_gives_each_tokens_push_bytes_verdict() {
     }
     assert!(positions > 400 && refusals > 1000, "{positions} positions, {refusals} refusals");
 }
+
+#[test]
+fn an_assignment_binds_its_targets_after_its_right_side() {
+    // HumanEval/55 under mode names wrote this: an UnboundLocalError at run time.
+    let text = "def fib(n):\n    fib_n = fib(n - 1) + fib_n\n";
+    // Refused as typed: at `fib_` no bound name (`fib`, `n`) nor builtin goes on.
+    assert_eq!(refused_at(text), text.rfind("fib_").map(|i| i + 3));
+    assert!(!passes("y = y\n"), "a NameError at module level");
+    let ok = [
+        "x = 1\nx = x + 1\n",
+        "def f():\n    n = 0\n    n = n + 1\n    return n\n",
+        "n = 0\ndef f():\n    global n\n    n = n + 1\n",
+        "print = print\n",
+        "f = lambda: f()\n",
+        "a = b = 1\nc = a + b\n",
+        "x = 1; y = x\n",
+    ];
+    for text in ok {
+        assert!(passes(text), "{text:?} refused at {:?}", refused_at(text));
+    }
+}
