@@ -115,163 +115,161 @@ impl<'a> Lexer<'a> {
         let mut out = Vec::new();
         while let Some(c) = self.peek() {
             let pos = self.pos();
-            match c {
+            let next_is = |d: char| self.chars.get(self.i + 1) == Some(&d);
+            let tok = match c {
                 ' ' | '\t' | '\r' => {
                     self.bump();
+                    continue;
                 }
                 '\n' => {
                     self.bump();
-                    out.push((Tok::Newline, pos));
+                    Tok::Newline
                 }
-                '/' if self.chars.get(self.i + 1) == Some(&'/') => {
-                    while let Some(c) = self.peek() {
-                        if c == '\n' {
-                            break;
-                        }
-                        self.bump();
-                    }
+                '/' if next_is('/') => {
+                    self.skip_to_line_end();
+                    continue;
                 }
                 '#' => {
-                    while let Some(c) = self.peek() {
-                        if c == '\n' {
-                            break;
-                        }
-                        self.bump();
-                    }
+                    self.skip_to_line_end();
+                    continue;
                 }
-                '"' => {
-                    self.bump();
-                    let mut s = String::new();
-                    loop {
-                        let here = self.pos();
-                        match self.bump() {
-                            None | Some('\n') => {
-                                return Err(Self::err(pos, "unterminated string literal"))
-                            }
-                            Some('"') => break,
-                            Some('\\') => match self.bump() {
-                                Some('n') => s.push('\n'),
-                                Some('t') => s.push('\t'),
-                                Some('r') => s.push('\r'),
-                                Some('f') => s.push('\x0c'),
-                                Some('\\') => s.push('\\'),
-                                Some('"') => s.push('"'),
-                                Some(c) => {
-                                    return Err(Self::err(
-                                        here,
-                                        format!("unknown escape `\\{c}` in string literal"),
-                                    ))
-                                }
-                                None => return Err(Self::err(pos, "unterminated string literal")),
-                            },
-                            Some(c) => s.push(c),
-                        }
-                    }
-                    if s.is_empty() {
-                        return Err(Self::err(pos, "empty string literal"));
-                    }
-                    let ci = self.peek() == Some('i');
-                    if ci {
-                        self.bump();
-                    }
-                    out.push((Tok::Str(s, ci), pos));
-                }
-                '/' => {
-                    self.bump();
-                    let mut s = String::new();
-                    loop {
-                        match self.bump() {
-                            None | Some('\n') => {
-                                return Err(Self::err(pos, "unterminated regular expression"))
-                            }
-                            Some('/') => break,
-                            Some('\\') => {
-                                let c = self.bump().ok_or_else(|| {
-                                    Self::err(pos, "unterminated regular expression")
-                                })?;
-                                if c != '/' {
-                                    s.push('\\');
-                                }
-                                s.push(c);
-                            }
-                            Some(c) => s.push(c),
-                        }
-                    }
-                    let mut flags = String::new();
-                    while let Some(c) = self.peek() {
-                        if "imsxu".contains(c) {
-                            flags.push(c);
-                            self.bump();
-                        } else {
-                            break;
-                        }
-                    }
-                    out.push((Tok::Re(s, flags), pos));
-                }
+                '"' => self.string_literal(pos)?,
+                '/' => self.regex(pos)?,
                 '%' => {
                     self.bump();
-                    let mut s = String::new();
-                    while let Some(c) =
-                        self.peek().filter(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    {
-                        s.push(c);
-                        self.bump();
-                    }
-                    out.push((Tok::Directive(s), pos));
+                    Tok::Directive(self.word())
                 }
-                c if c.is_ascii_alphabetic() || c == '_' => {
-                    let mut s = String::new();
-                    while let Some(c) =
-                        self.peek().filter(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    {
-                        s.push(c);
-                        self.bump();
-                    }
-                    out.push((Tok::Ident(s), pos));
-                }
+                c if c.is_ascii_alphabetic() || c == '_' => Tok::Ident(self.word()),
                 c if c.is_ascii_digit()
                     || c == '-'
                         && self.chars.get(self.i + 1).is_some_and(|d| d.is_ascii_digit()) =>
                 {
-                    let mut s = String::new();
-                    s.push(c);
-                    self.bump();
-                    while let Some(c) = self.peek().filter(|c| c.is_ascii_digit()) {
-                        s.push(c);
-                        self.bump();
-                    }
-                    let n = s.parse().map_err(|_| Self::err(pos, "number out of range"))?;
-                    out.push((Tok::Num(n), pos));
+                    self.number(pos)?
                 }
-                _ => {
-                    self.bump();
-                    let t = match c {
-                        ':' => Tok::Colon,
-                        '|' => Tok::Bar,
-                        '(' => Tok::LPar,
-                        ')' => Tok::RPar,
-                        '[' => Tok::LBrk,
-                        ']' => Tok::RBrk,
-                        '?' => Tok::Quest,
-                        '*' => Tok::Star,
-                        '+' => Tok::Plus,
-                        '~' => Tok::Tilde,
-                        '.' if self.peek() == Some('.') => {
-                            self.bump();
-                            Tok::DotDot
-                        }
-                        '.' => Tok::Dot,
-                        '-' if self.peek() == Some('>') => {
-                            self.bump();
-                            Tok::Arrow
-                        }
-                        _ => return Err(Self::err(pos, format!("unexpected character `{c}`"))),
-                    };
-                    out.push((t, pos));
-                }
-            }
+                _ => self.punctuation(c, pos)?,
+            };
+            out.push((tok, pos));
         }
         Ok(out)
+    }
+
+    fn skip_to_line_end(&mut self) {
+        while self.peek().is_some_and(|c| c != '\n') {
+            self.bump();
+        }
+    }
+
+    /// `[A-Za-z0-9_]*` from here.
+    fn word(&mut self) -> String {
+        let mut s = String::new();
+        while let Some(c) = self.peek().filter(|c| c.is_ascii_alphanumeric() || *c == '_') {
+            s.push(c);
+            self.bump();
+        }
+        s
+    }
+
+    /// `"..."` with its escapes, then an optional `i` (case-insensitive).
+    fn string_literal(&mut self, pos: Pos) -> Result<Tok, GrammarError> {
+        self.bump();
+        let mut s = String::new();
+        loop {
+            let here = self.pos();
+            match self.bump() {
+                None | Some('\n') => return Err(Self::err(pos, "unterminated string literal")),
+                Some('"') => break,
+                Some('\\') => match self.bump() {
+                    Some('n') => s.push('\n'),
+                    Some('t') => s.push('\t'),
+                    Some('r') => s.push('\r'),
+                    Some('f') => s.push('\x0c'),
+                    Some('\\') => s.push('\\'),
+                    Some('"') => s.push('"'),
+                    Some(c) => {
+                        return Err(Self::err(
+                            here,
+                            format!("unknown escape `\\{c}` in string literal"),
+                        ))
+                    }
+                    None => return Err(Self::err(pos, "unterminated string literal")),
+                },
+                Some(c) => s.push(c),
+            }
+        }
+        if s.is_empty() {
+            return Err(Self::err(pos, "empty string literal"));
+        }
+        let ci = self.peek() == Some('i');
+        if ci {
+            self.bump();
+        }
+        Ok(Tok::Str(s, ci))
+    }
+
+    /// `/.../` (a `\/` unescaped, other escapes kept) and its flags.
+    fn regex(&mut self, pos: Pos) -> Result<Tok, GrammarError> {
+        self.bump();
+        let mut s = String::new();
+        loop {
+            match self.bump() {
+                None | Some('\n') => return Err(Self::err(pos, "unterminated regular expression")),
+                Some('/') => break,
+                Some('\\') => {
+                    let c = self
+                        .bump()
+                        .ok_or_else(|| Self::err(pos, "unterminated regular expression"))?;
+                    if c != '/' {
+                        s.push('\\');
+                    }
+                    s.push(c);
+                }
+                Some(c) => s.push(c),
+            }
+        }
+        let mut flags = String::new();
+        while let Some(c) = self.peek().filter(|c| "imsxu".contains(*c)) {
+            flags.push(c);
+            self.bump();
+        }
+        Ok(Tok::Re(s, flags))
+    }
+
+    /// An integer, optionally negative.
+    fn number(&mut self, pos: Pos) -> Result<Tok, GrammarError> {
+        let mut s = String::new();
+        s.extend(self.bump());
+        while let Some(c) = self.peek().filter(|c| c.is_ascii_digit()) {
+            s.push(c);
+            self.bump();
+        }
+        let n = s.parse().map_err(|_| Self::err(pos, "number out of range"))?;
+        Ok(Tok::Num(n))
+    }
+
+    fn punctuation(&mut self, c: char, pos: Pos) -> Result<Tok, GrammarError> {
+        self.bump();
+        Ok(match c {
+            ':' => Tok::Colon,
+            '|' => Tok::Bar,
+            '(' => Tok::LPar,
+            ')' => Tok::RPar,
+            '[' => Tok::LBrk,
+            ']' => Tok::RBrk,
+            '?' => Tok::Quest,
+            '*' => Tok::Star,
+            '+' => Tok::Plus,
+            '~' => Tok::Tilde,
+            '.' if self.peek() == Some('.') => {
+                self.bump();
+                Tok::DotDot
+            }
+            '.' => Tok::Dot,
+            '-' if self.peek() == Some('>') => {
+                self.bump();
+                Tok::Arrow
+            }
+            _ => return Err(Self::err(pos, format!("unexpected character `{c}`"))),
+        })
     }
 }
 
