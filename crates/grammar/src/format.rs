@@ -345,96 +345,96 @@ impl Parser {
         Ok(if items.len() == 1 { items.pop().unwrap() } else { Expr::Seq(items) })
     }
 
+    /// An atom and its postfix operators (`?`, `*`, `+`, `~ n..m`).
     fn item(&mut self, depth: u32) -> Result<Expr, GrammarError> {
-        let pos = self.pos();
-        let mut e = match self.toks[self.i].0.clone() {
-            Tok::Ident(n) => {
-                self.i += 1;
-                Expr::Name(n, pos)
-            }
-            Tok::Str(s, ci) => {
-                self.i += 1;
-                if self.peek() == Some(&Tok::DotDot) {
-                    self.i += 1;
-                    let Some(Tok::Str(hi, _)) = self.peek().cloned() else {
-                        return self.err("expected a string after `..` in a range");
-                    };
-                    self.i += 1;
-                    let (a, b) = (s.chars().next().unwrap(), hi.chars().next().unwrap());
-                    if s.chars().count() != 1 || hi.chars().count() != 1 || a > b {
-                        return Err(GrammarError::Syntax {
-                            pos,
-                            message: "a range needs two single characters, low..high".into(),
-                        });
-                    }
-                    Expr::Regex(
-                        format!(
-                            "[{}-{}]",
-                            regex_syntax::escape(&a.to_string()),
-                            regex_syntax::escape(&b.to_string())
-                        ),
-                        String::new(),
-                        pos,
-                    )
-                } else {
-                    Expr::Literal(s, ci, pos)
-                }
-            }
-            Tok::Re(r, f) => {
-                self.i += 1;
-                Expr::Regex(r, f, pos)
-            }
-            Tok::LPar => {
-                self.i += 1;
-                let e = self.alternatives(depth + 1)?;
-                if self.peek() != Some(&Tok::RPar) {
-                    return self.err("expected `)`");
-                }
-                self.i += 1;
-                e
-            }
-            Tok::LBrk => {
-                self.i += 1;
-                let e = self.alternatives(depth + 1)?;
-                if self.peek() != Some(&Tok::RBrk) {
-                    return self.err("expected `]`");
-                }
-                self.i += 1;
-                Expr::Opt(Box::new(e))
-            }
-            _ => return self.err("expected a name, literal, regex or group"),
-        };
+        let mut e = self.atom(depth)?;
         loop {
-            match self.peek() {
-                Some(Tok::Quest) => e = Expr::Opt(Box::new(e)),
-                Some(Tok::Star) => e = Expr::Star(Box::new(e)),
-                Some(Tok::Plus) => e = Expr::Plus(Box::new(e)),
+            e = match self.peek() {
+                Some(Tok::Quest) => Expr::Opt(Box::new(e)),
+                Some(Tok::Star) => Expr::Star(Box::new(e)),
+                Some(Tok::Plus) => Expr::Plus(Box::new(e)),
                 Some(Tok::Tilde) => {
-                    self.i += 1;
-                    let Some(Tok::Num(lo)) = self.peek().cloned() else {
-                        return self.err("expected a count after `~`");
-                    };
-                    self.i += 1;
-                    let mut hi = lo;
-                    if self.peek() == Some(&Tok::DotDot) {
-                        self.i += 1;
-                        let Some(Tok::Num(h)) = self.peek().cloned() else {
-                            return self.err("expected a count after `..`");
-                        };
-                        self.i += 1;
-                        hi = h;
-                    }
-                    if lo < 0 || hi < lo || hi > 1000 {
-                        return self.err("bad repetition range (need 0 <= n <= m <= 1000)");
-                    }
-                    e = Expr::Repeat(Box::new(e), lo as u32, hi as u32);
+                    let (lo, hi) = self.repetition()?;
+                    e = Expr::Repeat(Box::new(e), lo, hi);
                     continue;
                 }
-                _ => break,
-            }
+                _ => return Ok(e),
+            };
             self.i += 1;
         }
+    }
+
+    /// A name, a literal (or a `"a".."z"` range), a regex, `( ... )` or `[ ... ]`.
+    fn atom(&mut self, depth: u32) -> Result<Expr, GrammarError> {
+        let pos = self.pos();
+        let tok = self.toks[self.i].0.clone();
+        self.i += 1;
+        Ok(match tok {
+            Tok::Ident(n) => Expr::Name(n, pos),
+            Tok::Str(s, _) if self.peek() == Some(&Tok::DotDot) => self.range(&s, pos)?,
+            Tok::Str(s, ci) => Expr::Literal(s, ci, pos),
+            Tok::Re(r, f) => Expr::Regex(r, f, pos),
+            Tok::LPar => self.group(depth, Tok::RPar, "expected `)`")?,
+            Tok::LBrk => Expr::Opt(Box::new(self.group(depth, Tok::RBrk, "expected `]`")?)),
+            _ => {
+                self.i -= 1;
+                return self.err("expected a name, literal, regex or group");
+            }
+        })
+    }
+
+    /// After `"a"`: `.. "z"`, a character class.
+    fn range(&mut self, lo: &str, pos: Pos) -> Result<Expr, GrammarError> {
+        self.i += 1;
+        let Some(Tok::Str(hi, _)) = self.peek().cloned() else {
+            return self.err("expected a string after `..` in a range");
+        };
+        self.i += 1;
+        let (a, b) = (lo.chars().next().unwrap(), hi.chars().next().unwrap());
+        if lo.chars().count() != 1 || hi.chars().count() != 1 || a > b {
+            return Err(GrammarError::Syntax {
+                pos,
+                message: "a range needs two single characters, low..high".into(),
+            });
+        }
+        let class = format!(
+            "[{}-{}]",
+            regex_syntax::escape(&a.to_string()),
+            regex_syntax::escape(&b.to_string())
+        );
+        Ok(Expr::Regex(class, String::new(), pos))
+    }
+
+    /// Alternatives inside a bracket, then its closing token.
+    fn group(&mut self, depth: u32, close: Tok, missing: &str) -> Result<Expr, GrammarError> {
+        let e = self.alternatives(depth + 1)?;
+        if self.peek() != Some(&close) {
+            return self.err(missing);
+        }
+        self.i += 1;
         Ok(e)
+    }
+
+    /// `~ n` or `~ n..m` (0 <= n <= m <= 1000).
+    fn repetition(&mut self) -> Result<(u32, u32), GrammarError> {
+        self.i += 1;
+        let Some(Tok::Num(lo)) = self.peek().cloned() else {
+            return self.err("expected a count after `~`");
+        };
+        self.i += 1;
+        let mut hi = lo;
+        if self.peek() == Some(&Tok::DotDot) {
+            self.i += 1;
+            let Some(Tok::Num(h)) = self.peek().cloned() else {
+                return self.err("expected a count after `..`");
+            };
+            self.i += 1;
+            hi = h;
+        }
+        if lo < 0 || hi < lo || hi > 1000 {
+            return self.err("bad repetition range (need 0 <= n <= m <= 1000)");
+        }
+        Ok((lo as u32, hi as u32))
     }
 
     fn expect_line_end(&mut self) -> Result<(), GrammarError> {
