@@ -93,7 +93,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let gguf =
         Gguf::open(MODEL).map_err(|e| format!("{MODEL}: {e} (run scripts/fetch-model.sh)"))?;
     let tok = Tokenizer::from_gguf(&gguf)?;
-    let vocab = Arc::new(Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id()));
+    let vocab =
+        Arc::new(Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id()));
     let store_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/espalier-cache");
     std::fs::create_dir_all(&store_dir)?;
     for (name, files) in [("python", &python), ("go", &go)] {
