@@ -1,5 +1,5 @@
 //! One exact mask at a state inside an f-string, timed cold and warm: the figures
-//! behind `field_start_mask.rs` and the field memos of `fstring_fields.rs`.
+//! behind `python/field_start_mask.rs` and the field memos of `python/fstring_layer.rs`.
 //!
 //! `cargo run --release -p espalier-constraint --example field_mask_probe -- FILE MARKER [REPS]`
 //!

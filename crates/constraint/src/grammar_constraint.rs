@@ -145,8 +145,8 @@ impl<P: TokenParser> GrammarConstraint<P> {
     }
 
     /// Computes a few throwaway masks (the state stays as it was), so that first-call
-    /// costs fall here rather than on a decoder's first steps: the lexeme-start
-    /// summaries of a trie that has none yet and, in wasm, the engine compiling the
+    /// costs fall here rather than on a decoder's first steps (the kit's summaries
+    /// and layer data were built with the kit): in wasm, the engine compiling the
     /// mask's functions on their first call (V8 compiles lazily: node's first mask
     /// took 1.2-4 ms against 0.3 ms once compiled; see `results/masks/README.md`).
     /// The first mask is the current state's; the others follow the longest allowed

@@ -1,7 +1,7 @@
 //! The nested mask at a fresh f-string replacement field: right after a level-0 `{`
 //! the field's nested recognizer is always the same state
 //! ([`espalier_grammar::Recognizer::field_start`], fed `(`), so the exact mask of
-//! that recognizer (the first part of a field's mask, see [`crate::fstring_fields`])
+//! that recognizer (the first part of a field's mask, see [`super::fstring_layer`])
 //! is always the same too, for one trie and one language. It is computed once, at
 //! setup, and copied at every field's first byte afterwards.
 //!

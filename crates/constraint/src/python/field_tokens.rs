@@ -55,7 +55,7 @@ pub(super) struct Cand {
 pub(super) const NONE: u32 = u32::MAX;
 
 /// The vocabulary's tokens that f-string fields may decide differently from their
-/// nested recognizer (built from the trie on the first mask inside an f-string).
+/// nested recognizer (built from the trie with the kit).
 #[derive(Debug)]
 pub(crate) struct FieldTokens {
     pub(super) cands: Vec<Cand>,
