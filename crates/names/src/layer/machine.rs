@@ -22,6 +22,8 @@
 use super::frames::{FrameKind, Frames, ReadSite};
 use super::lexer::{Event, Lexer, Op};
 
+mod obligations;
+
 /// The kind of the statement being read, as far as names go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stmt {
@@ -693,14 +695,17 @@ impl Machine {
                     }
                 }
             }
-            Op::Open(_) => {
+            Op::Open(c) => {
                 let params = self.stmt == Stmt::Def && depth == 0;
+                // A subscript never holds a comprehension (`a[x for x in y]` is a
+                // SyntaxError): its reads are decided outside it.
+                let subscript = c == b'[' && matches!(before, Prev::Name | Prev::Atom);
                 let binds = before == Prev::As
                     || (self.brackets.last().is_some_and(|b| b.binds)
                         && matches!(before, Prev::Op(Op::Open(_) | Op::Comma | Op::Star)));
                 let b = Bracket {
                     target,
-                    first: !params && !binds,
+                    first: !params && !binds && !subscript,
                     binds,
                     segment_at: self.segment.len(),
                     comp: false,
