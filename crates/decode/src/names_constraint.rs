@@ -17,7 +17,7 @@
 use std::sync::{Arc, Mutex, Weak};
 
 use espalier_constraint::{
-    Commit, Constraint, GrammarConstraint, Inspection, Rejected, TokTrie, TokenSet, TreeNode, Vocab,
+    Commit, Constraint, GrammarConstraint, Inspection, Rejected, TokTrie, TokenSet, Vocab,
 };
 use espalier_names::layer::{NamesLayer, TokenClasses, VocabMask};
 
@@ -108,6 +108,12 @@ impl NamesConstraint {
     /// The grammar constraint inside.
     pub fn grammar(&self) -> &GrammarConstraint {
         &self.grammar
+    }
+
+    /// The names a read sees at the end of the text, innermost scope first, builtins
+    /// left out (what the inspector lists: [`Inspection::names_in_scope`]).
+    pub fn names_in_scope(&self) -> Vec<String> {
+        self.layer.names_in_scope()
     }
 
     /// Removes from `mask` the tokens the layer refuses, and EOS where the layer does
@@ -214,14 +220,12 @@ impl Constraint for NamesConstraint {
         Ok(commit)
     }
 
+    /// The grammar's inspection, of kind `python-names`, with the names in scope
+    /// ([`NamesConstraint::names_in_scope`]).
     fn inspect(&self) -> Inspection {
         let mut out = self.grammar.inspect();
         out.kind = "python-names".to_string();
-        out.tree = Some(TreeNode {
-            kind: "names in scope".to_string(),
-            state: self.layer.names_in_scope().join(", "),
-            children: Vec::new(),
-        });
+        out.names_in_scope = Some(self.names_in_scope());
         out
     }
 
@@ -307,7 +311,8 @@ mod tests {
         assert_eq!(err.offset, 2, "the layer refuses the second `z` on commit too");
         let inspection = c.inspect();
         assert_eq!(inspection.kind, "python-names");
-        assert_eq!(inspection.tree.unwrap().state, "a, f");
+        assert_eq!(inspection.names_in_scope, Some(vec!["a".to_string(), "f".to_string()]));
+        assert_eq!(c.names_in_scope(), ["a", "f"]);
     }
 
     #[test]
