@@ -305,3 +305,19 @@ fn a_subscript_never_waits_for_a_comprehension() {
     assert!(passes("def f(s):\n    return [s[i] for i in range(3)]\n"));
     assert!(passes("def f(s):\n    return {s[k]: v for k, v in s}\n"));
 }
+
+#[test]
+fn a_walrus_binds_its_target_after_its_value() {
+    // HumanEval/161 under mode names: `i := (i + 1)` reads `i` before binding it.
+    // (decided at the `)`: a generator's `for` could still bind the inner `i`).
+    let text = "def f(s):\n    if s[i:=(i+1)";
+    assert_eq!(refused_at(text), Some(text.len() - 1));
+    for ok in [
+        "def f(s):\n    i = 0\n    return s[(i := i + 1)], i\n",
+        "def f(a):\n    if (n := len(a)) > 1 and n:\n        return n\n",
+        "def f(g):\n    while chunk := g():\n        print(chunk)\n",
+        "def f(g):\n    print(y := g(), y)\n    return [z := 1, z]\n",
+    ] {
+        assert!(passes(ok), "{ok:?}");
+    }
+}
