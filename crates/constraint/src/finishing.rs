@@ -83,6 +83,40 @@ pub(crate) fn finishing_mask<P: TokenParser>(
     }))
 }
 
+/// The bytes that strictly lower the remaining cost of `c`'s text, with the cost
+/// after each, fewest first (ties in byte order), into `out` (cleared first); the
+/// remaining cost now is returned (`None`: no plan, or no LR stacks; `Some(0)`:
+/// complete, `out` empty). For a constraint that layers checks of its own on the
+/// grammar (mode `names`) and plans its way out byte by byte. From every unfinished
+/// state with a plan some byte lowers the cost (see the module doc).
+pub(crate) fn lowering_bytes<P: TokenParser>(
+    c: &GrammarConstraint<P>,
+    out: &mut Vec<(u8, u32)>,
+) -> Option<u32> {
+    out.clear();
+    c.state().parser().lr_stacks()?;
+    let state = c.state();
+    c.cost_cache().clone().with(state.language(), |memo| {
+        let mut f = Finisher::with_memo(state.language(), std::mem::take(memo));
+        let now = f.remaining(state);
+        if let Some(n) = now.filter(|&n| n > 0) {
+            let mut next = state.clone();
+            for b in 0..=255u8 {
+                next.clone_from(state);
+                if !next.try_push_byte(b) {
+                    continue;
+                }
+                if let Some(cost) = f.remaining(&next).filter(|&x| x < n) {
+                    out.push((b, cost));
+                }
+            }
+        }
+        out.sort_by_key(|&(b, cost)| (cost, b));
+        *memo = f.into_memo();
+        now
+    })
+}
+
 /// The finishing mask of `state` among the `allowed` tokens (its exact mask, without
 /// EOS) into `mask` (cleared first); `state` must not be complete. Shared with
 /// fill-in-the-middle, whose left side falls back to it when no bridge is found.

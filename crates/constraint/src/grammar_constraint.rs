@@ -248,6 +248,14 @@ impl<P: TokenParser> GrammarConstraint<P> {
         crate::finishing::finishing_mask(self, vocab, mask, crate::finishing::Scoring::PerToken)
     }
 
+    /// The bytes that strictly lower the remaining cost ([`Self::finishing_cost`]) of
+    /// the text, with the cost after each, fewest first, into `out`; returns the cost
+    /// now (`None`: no plan, or no LR stacks). For constraints that check more than
+    /// the grammar and plan their wrap-up byte by byte (mode `names`).
+    pub fn lowering_bytes(&self, out: &mut Vec<(u8, u32)>) -> Option<u32> {
+        crate::finishing::lowering_bytes(self, out)
+    }
+
     /// The vocabulary's trie.
     pub fn trie(&self) -> &Arc<TokTrie> {
         self.kit.trie()

@@ -44,6 +44,7 @@ pub mod lang_error;
 pub mod languages;
 pub mod mode;
 pub mod names_constraint;
+pub mod names_finish;
 pub mod prompt;
 pub mod sampler;
 pub mod source_file;

@@ -18,7 +18,7 @@
 use std::sync::{Arc, Mutex};
 
 use espalier_constraint::{
-    Commit, Constraint, GrammarConstraint, Inspection, Rejected, TokenSet, TreeNode, Vocab,
+    Commit, Constraint, GrammarConstraint, Inspection, Rejected, TokenSet, Vocab,
 };
 use espalier_names::layer::{NamesLayer, TokenClasses, VocabMask};
 
@@ -35,6 +35,10 @@ pub struct NamesConstraint {
     mask: Option<VocabMask>,
     /// The tokens the layer refuses at the position (reused).
     refused: TokenSet,
+    /// The wrap-up's way out being followed (`crate::names_finish`): the bytes still
+    /// to write, once the grammar's finishing mask was refused by the layer; dropped
+    /// when a commit leaves it.
+    plan: Option<Vec<u8>>,
 }
 
 /// Mode `names`' per-vocabulary state, a kit's part: the vocabulary's groups (built
@@ -81,6 +85,7 @@ impl Clone for NamesConstraint {
             pool: self.pool.clone(),
             mask: None,
             refused: self.refused.clone(),
+            plan: self.plan.clone(),
         }
     }
 }
@@ -96,12 +101,19 @@ impl NamesConstraint {
             pool: kit.pool.clone(),
             mask: None,
             refused: TokenSet::empty(0),
+            plan: None,
         }
     }
 
     /// The grammar constraint inside.
     pub fn grammar(&self) -> &GrammarConstraint {
         &self.grammar
+    }
+
+    /// The names a read sees at the end of the text, innermost scope first, builtins
+    /// left out (what the inspector lists: [`Inspection::names_in_scope`]).
+    pub fn names_in_scope(&self) -> Vec<String> {
+        self.layer.names_in_scope()
     }
 
     /// Removes from `mask` the tokens the layer refuses, and EOS where the layer does
@@ -135,6 +147,40 @@ impl NamesConstraint {
     }
 }
 
+impl NamesConstraint {
+    /// The way out after `bytes` were committed: its rest when they began it, else
+    /// none.
+    fn follow_plan(&mut self, bytes: &[u8]) {
+        match &mut self.plan {
+            Some(p) if p.starts_with(bytes) => {
+                p.drain(..bytes.len());
+            }
+            _ => self.plan = None,
+        }
+    }
+
+    /// Fills `mask` with the tokens whose bytes start the way out (each a prefix of
+    /// the plan: the grammar and the layer read them all when it was made); `false`
+    /// when there is no plan or no such token (then `mask` is empty).
+    fn along_plan(&self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+        if mask.capacity() != vocab.len() {
+            *mask = TokenSet::empty(vocab.len());
+        }
+        mask.clear();
+        let Some(plan) = self.plan.as_deref() else { return false };
+        for id in 0..vocab.len() as u32 {
+            let bytes = vocab.bytes(id);
+            if !vocab.is_special(id) && !bytes.is_empty() && plan.starts_with(bytes) {
+                mask.insert(id as usize);
+            }
+        }
+        if plan.is_empty() {
+            mask.insert(vocab.eos() as usize);
+        }
+        !mask.is_empty()
+    }
+}
+
 impl Constraint for NamesConstraint {
     fn is_complete(&self) -> bool {
         self.grammar.is_complete() && self.layer.may_end()
@@ -164,36 +210,50 @@ impl Constraint for NamesConstraint {
         let commit = self.grammar.commit(bytes)?;
         layer.settle();
         self.layer = layer;
+        self.follow_plan(bytes);
         Ok(commit)
     }
 
+    /// The grammar's inspection, of kind `python-names`, with the names in scope
+    /// ([`NamesConstraint::names_in_scope`]).
     fn inspect(&self) -> Inspection {
         let mut out = self.grammar.inspect();
         out.kind = "python-names".to_string();
-        out.tree = Some(TreeNode {
-            kind: "names in scope".to_string(),
-            state: self.layer.names_in_scope().join(", "),
-            children: Vec::new(),
-        });
+        out.names_in_scope = Some(self.names_in_scope());
         out
     }
 
+    /// The grammar's finishing mask less what the layer refuses; where that leaves
+    /// nothing (every shortest way out reads a name the layer holds open), the tokens
+    /// along the way out of `crate::names_finish`, followed to the end once begun;
+    /// where no way out is found, every allowed token.
     fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+        if self.plan.as_ref().is_some_and(|p| !p.is_empty()) && self.along_plan(vocab, mask) {
+            return true;
+        }
         if !self.grammar.fill_finishing_mask(vocab, mask) {
             return false;
         }
-        let before = mask.clone();
         self.filter(vocab, mask);
-        if mask.is_empty() {
-            // Every shortest way out reads an unbound name: any allowed token instead.
-            *mask = before;
+        if !mask.is_empty() {
+            return true;
+        }
+        self.plan = crate::names_finish::way_out(&self.grammar, &self.layer);
+        if !self.along_plan(vocab, mask) {
+            self.plan = None;
             self.fill_mask(vocab, mask);
         }
         true
     }
 
+    /// The grammar's remaining cost, or where the layer owes a name the length of the
+    /// way out (`crate::names_finish`), which settles it first.
     fn finishing_distance(&mut self, vocab: &Vocab, enough: usize) -> Option<usize> {
-        self.grammar.finishing_distance(vocab, enough)
+        let grammar = self.grammar.finishing_distance(vocab, enough);
+        if self.layer.owed() == 0 {
+            return grammar;
+        }
+        crate::names_finish::way_out(&self.grammar, &self.layer).map(|p| p.len()).or(grammar)
     }
 
     fn vocab_width(&self) -> Option<usize> {
@@ -240,7 +300,8 @@ mod tests {
         assert_eq!(err.offset, 2, "the layer refuses the second `z` on commit too");
         let inspection = c.inspect();
         assert_eq!(inspection.kind, "python-names");
-        assert_eq!(inspection.tree.unwrap().state, "a, f");
+        assert_eq!(inspection.names_in_scope, Some(vec!["a".to_string(), "f".to_string()]));
+        assert_eq!(c.names_in_scope(), ["a", "f"]);
     }
 
     #[test]

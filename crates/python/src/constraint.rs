@@ -239,7 +239,8 @@ impl Constraint {
     /// `names` mode, exact strategy only) the mask is also narrowed by the names layer:
     /// a name the text reads must be bound by Python's scoping rules (a parameter, an
     /// assignment, an import, a builtin...), so the program raises no `NameError`;
-    /// `inspect()["tree"]["state"]` lists the names in scope.
+    /// `inspect()["names_in_scope"]` lists the names in scope (a list; `None` without
+    /// the layer).
     #[staticmethod]
     #[pyo3(signature = (vocab, strategy = "exact", prompt = "", names = false))]
     fn python(vocab: &Vocabulary, strategy: &str, prompt: &str, names: bool) -> PyResult<Self> {
