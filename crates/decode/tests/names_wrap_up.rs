@@ -11,8 +11,8 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
-use espalier_decode::names_constraint::NamesConstraint;
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
+use espalier_decode::names_constraint::{NamesConstraint, NamesKit};
 use espalier_decode::{run, GenerateConfig, Generator, LanguageModel, Mode, StopReason};
 use espalier_model::{Gguf, Tokenizer};
 
@@ -67,15 +67,13 @@ fn looped() -> Vec<(String, String)> {
         .collect()
 }
 
-fn constraint(vocab: &Vocab, trie: &Arc<TokTrie>) -> NamesConstraint {
-    espalier_decode::names_constraint::prepare(trie, vocab);
-    let lang = espalier_grammar::python().unwrap();
-    NamesConstraint::new(GrammarConstraint::new(
-        lang.recognizer(),
-        trie.clone(),
-        Strategy::Exact,
-        "python-lr",
-    ))
+/// Python's mask kit and mode names' kit for `vocab`.
+fn kits(vocab: &Vocab) -> (MaskKit, NamesKit) {
+    (MaskKit::for_vocab(espalier_grammar::python().unwrap(), vocab), NamesKit::new(vocab))
+}
+
+fn constraint((kit, names_kit): &(MaskKit, NamesKit)) -> NamesConstraint {
+    NamesConstraint::new(GrammarConstraint::new(kit, Strategy::Exact, "python-lr"), names_kit)
 }
 
 /// Commits `text` byte by byte, as far as the constraint takes it; the bytes taken.
@@ -170,9 +168,9 @@ const HUMANEVAL_5: &str =
 #[test]
 fn a_comprehension_element_waiting_for_its_for_is_settled_by_the_wrap_up() {
     let vocab = vocab();
-    let trie = Arc::new(TokTrie::new(&vocab));
+    let kits = kits(&vocab);
     let prompt = &prompts()["HumanEval/5"];
-    let mut c = constraint(&vocab, &trie);
+    let mut c = constraint(&kits);
     let text = format!("{prompt}{HUMANEVAL_5}");
     assert_eq!(commit_prefix(&mut c, &text), text.len(), "the layer takes the text");
     let (mut grammar_fin, mut names_mask, mut fin) =
@@ -222,9 +220,9 @@ impl LanguageModel for Looping {
 #[test]
 fn the_generator_wraps_up_a_looping_comprehension_under_names() {
     let vocab = Arc::new(vocab());
-    let trie = Arc::new(TokTrie::new(&vocab));
+    let kits = kits(&vocab);
     let prompt = &prompts()["HumanEval/5"];
-    let mut c = constraint(&vocab, &trie);
+    let mut c = constraint(&kits);
     let text = format!("{prompt}{HUMANEVAL_5}");
     assert_eq!(commit_prefix(&mut c, &text), text.len());
     let ids = tokenizer().encode(" and i % 2 == 0").unwrap();
@@ -243,7 +241,7 @@ fn the_generator_wraps_up_a_looping_comprehension_under_names() {
 #[test]
 fn every_forced_finish_of_the_looped_completions_parses_and_resolves() {
     let vocab = vocab();
-    let trie = Arc::new(TokTrie::new(&vocab));
+    let kits = kits(&vocab);
     let prompts = prompts();
     let slow = espalier_testkit::slow();
     let (cuts, seeds): (&[f64], u64) =
@@ -258,7 +256,7 @@ fn every_forced_finish_of_the_looped_completions_parses_and_resolves() {
         for &cut in cuts {
             let at = completion.floor_char_boundary((completion.len() as f64 * cut) as usize);
             for seed in 0..seeds {
-                let mut c = constraint(&vocab, &trie);
+                let mut c = constraint(&kits);
                 let prompt = &prompts[id];
                 assert_eq!(commit_prefix(&mut c, prompt), prompt.len(), "{id}: the prompt");
                 let taken = commit_prefix(&mut c, &completion[..at]);
