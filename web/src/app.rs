@@ -515,7 +515,7 @@ impl Component for App {
                     <div class="pane code-pane">
                         <h2>{"Code"}</h2>
                         { view::chips(&chips) }
-                        <div class={classes!("code-cols", shown_lang.translation_label().map(|_| "two"))}>
+                        <div class={classes!("code-cols", shown_lang.evaluation().translation_label().map(|_| "two"))}>
                             <div>
                                 <h2 id="code-lang" data-lang={shown_lang.name()}>{format!("{} text", shown_lang.label())}{if self.shown_fim.is_some() { " (the middle marked)" } else { "" }}</h2>
                                 { code_view }

@@ -34,8 +34,8 @@ mod tests {
             assert!(
                 p.ends_with(&format!(
                     "<|im_start|>assistant\n{}{}",
-                    lang.fence(),
-                    lang.answer_start()
+                    lang.prompting().fence(),
+                    lang.prompting().answer_start()
                 )),
                 "{lang}"
             );

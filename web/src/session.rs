@@ -101,7 +101,7 @@ impl Session {
     /// written.
     pub fn translation(&self) -> Option<Result<String, String>> {
         self.generator.stop_reason()?;
-        self.translated_as?.translation(&self.generator.text())
+        self.translated_as?.evaluation().translation(&self.generator.text())
     }
 
     /// Whether the generation has stopped (EOS, budget, stop string, dead end).

@@ -1,5 +1,5 @@
 //! `espalier check --lang LANG FILE...`: validates source files against a language of
-//! the registry ([`espalier_decode::LangSpec::check_files`]).
+//! the registry ([`espalier_decode::Evaluation::check_files`]).
 //!
 //! Contract (used by checks outside the test suite; keep it stable): exit status 0
 //! when every file is valid, 1 when one is invalid, 2 when one cannot be read; for each invalid file exactly one line on
@@ -68,8 +68,12 @@ pub fn run(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
     }
     let options = CheckOptions { api: args.api };
     let mut errors = Vec::new();
-    let found =
-        args.lang.check_files(&args.files, &options, &mut std::io::stdout().lock(), &mut errors)?;
+    let found = args.lang.evaluation().check_files(
+        &args.files,
+        &options,
+        &mut std::io::stdout().lock(),
+        &mut errors,
+    )?;
     for line in String::from_utf8_lossy(&errors).lines() {
         eprintln!("espalier check: {line}");
     }

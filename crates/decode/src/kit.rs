@@ -42,7 +42,7 @@ impl Kit {
 pub struct ConstraintInput<'a> {
     /// The code left of the cursor (already in the prompt).
     pub prefix: &'a str,
-    /// The kind of program ([`crate::LangSpec::kind_of`]; sLua: effect or talent).
+    /// The kind of program ([`crate::Prompting::kind_of`]; sLua: effect or talent).
     pub kind: &'a str,
     /// sLua: the names of the effects already written (talents may apply them).
     pub effects: &'a [String],

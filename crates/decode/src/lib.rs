@@ -65,7 +65,8 @@ pub use kit::{ConstraintInput, Kit, Kits};
 pub use lang_constraint::LangConstraint;
 pub use lang_error::LangError;
 pub use languages::{
-    Benchmark, BenchmarkFormat, CheckOptions, Checked, Framing, Lang, LangSpec, UnknownLang,
+    Benchmark, BenchmarkFormat, CheckOptions, Checked, Evaluation, Framing, Lang, LangSpec,
+    Prompting, UnknownLang,
 };
 pub use mode::{Mode, UnknownMode};
 pub use sampler::{Sampler, SamplingConfig};

@@ -2,7 +2,7 @@
 //! minijinja as Hugging Face's `apply_chat_template` does: `tests/chat_templates.rs`
 //! compares both on the templates of the families we support), and the family's own
 //! format ([`ChatFamily`]: ChatML, Llama-2, Llama-3, DeepSeek-Coder) without one.
-//! What each language asks is its own ([`crate::LangSpec::instruction`]); a
+//! What each language asks is its own ([`crate::Prompting::instruction`]); a
 //! [`crate::Task`] puts the two together.
 
 use serde::Serialize;

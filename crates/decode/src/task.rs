@@ -20,7 +20,7 @@ pub struct Task {
     /// How the request becomes the prompt.
     pub framing: Framing,
     /// The kind of program (sLua: `effect` or `talent`); `None`: the language's guess
-    /// from the request ([`crate::LangSpec::kind_of`]).
+    /// from the request ([`crate::Prompting::kind_of`]).
     pub kind: Option<String>,
     /// sLua: the effects already written, which talents may apply.
     pub effects: Vec<String>,
@@ -38,11 +38,12 @@ pub struct Prepared {
 }
 
 impl Task {
-    /// A task in the framing the command line gives `lang` ([`crate::LangSpec::cli_framing`]),
+    /// A task in the framing the command line gives `lang` ([`crate::Prompting::cli_framing`]),
     /// or without a language a chat with the request as the user's message.
     pub fn new(lang: Option<Lang>, mode: Mode, request: impl Into<String>) -> Self {
-        let framing = lang
-            .map_or(Framing::Chat { system: false, fence: false, full: true }, |l| l.cli_framing());
+        let framing = lang.map_or(Framing::Chat { system: false, fence: false, full: true }, |l| {
+            l.prompting().cli_framing()
+        });
         Self {
             lang,
             mode,
@@ -88,7 +89,7 @@ impl Task {
     pub fn program_kind(&self) -> String {
         match (&self.kind, self.lang) {
             (Some(k), _) => k.clone(),
-            (None, Some(l)) => l.kind_of(&self.request).to_string(),
+            (None, Some(l)) => l.prompting().kind_of(&self.request).to_string(),
             (None, None) => String::new(),
         }
     }
@@ -111,11 +112,11 @@ impl Task {
                 let user = format!(
                     "Here is the end of a {label} file:\n{fence}{suffix}\n```\nWrite the beginning of the file so \
                      that it continues exactly into the code above.",
-                    fence = lang.fence(),
+                    fence = lang.prompting().fence(),
                     suffix = self.suffix
                 );
                 let mut text = render_chat_with(chat, &[Message::new("user", user)], true)?;
-                text.push_str(lang.fence());
+                text.push_str(lang.prompting().fence());
                 text.push_str(&self.request);
                 Ok(text)
             }
@@ -123,16 +124,17 @@ impl Task {
                 Ok(render_chat_with(chat, &[Message::new("user", self.request.as_str())], true)?)
             }
             (Framing::Chat { system, fence, full }, Some(lang)) => {
-                let user = lang.instruction(self.request.trim(), &self.program_kind(), full);
+                let user =
+                    lang.prompting().instruction(self.request.trim(), &self.program_kind(), full);
                 let mut messages = Vec::new();
                 if system {
-                    messages.push(Message::new("system", lang.system()));
+                    messages.push(Message::new("system", lang.prompting().system()));
                 }
                 messages.push(Message::new("user", user));
                 let mut text = render_chat_with(chat, &messages, true)?;
                 if fence {
-                    text.push_str(lang.fence());
-                    text.push_str(lang.answer_start());
+                    text.push_str(lang.prompting().fence());
+                    text.push_str(lang.prompting().answer_start());
                 }
                 Ok(text)
             }
@@ -163,7 +165,7 @@ impl Task {
         let kind = self.program_kind();
         let prefix = match self.framing {
             Framing::Completion => self.request.as_str(),
-            Framing::Chat { fence: true, .. } => lang.answer_start(),
+            Framing::Chat { fence: true, .. } => lang.prompting().answer_start(),
             _ => "",
         };
         let input = ConstraintInput { prefix, kind: &kind, effects: &self.effects };
@@ -194,7 +196,9 @@ impl Task {
             // at the answer's closing fence.
             (_, Framing::Fim) if self.mode == Mode::None => config.stop_strings.push("```".into()),
             (_, Framing::Fim) | (None, _) => {}
-            (Some(lang), framing) => config.stop_strings.extend(lang.stop_strings(framing)),
+            (Some(lang), framing) => {
+                config.stop_strings.extend(lang.prompting().stop_strings(framing))
+            }
         }
         config.heal_prompt = match self.framing {
             Framing::Completion => true,

@@ -79,7 +79,8 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
         a.lang.check_mode(mode)?;
     }
     let mut loaded = load_with(a.model.as_deref(), &a.backend, a.weights)?;
-    let request = a.prompt.clone().unwrap_or_else(|| a.lang.sample_request().to_string());
+    let request =
+        a.prompt.clone().unwrap_or_else(|| a.lang.prompting().sample_request().to_string());
     let task = |mode| Task::new(Some(a.lang), mode, request.clone()).kind(a.kind.clone());
     let text = task(Mode::None).prompt_with(&chat_of(&loaded.tokenizer))?;
     let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);

@@ -94,7 +94,7 @@ pub fn form(p: &FormProps) -> Html {
                         { number("wrap-up", "wrap up at", s.wrap_up.to_string(), "1") }
                     </span>
                 }
-                if p.lang.has_full_instruction() && !fim_on {
+                if p.lang.prompting().has_full_instruction() && !fim_on {
                     <label title="Prompt with the language's full instruction (sLua: the whole language document and game API, about 3k tokens: slow on the CPU backend)">
                         <input id="full-prompt" type="checkbox" checked={s.full_prompt} disabled={busy} onchange={checkbox(Msg::SetFullPrompt)} />
                         {" full language doc + API in the prompt"}

@@ -1,6 +1,6 @@
 //! For a language that is translated before it runs, the translation beside the
 //! generated code (sLua: the slua crate's checker builds the AST, its translator
-//! writes Lua 5.4), from the registry ([`espalier_decode::LangSpec::translation`]).
+//! writes Lua 5.4), from the registry ([`espalier_decode::Evaluation::translation`]).
 
 use espalier_decode::Lang;
 use yew::prelude::*;
@@ -14,7 +14,7 @@ pub fn translation(
     has_code: bool,
     translated: Option<&Result<String, String>>,
 ) -> Html {
-    let Some(title) = lang.translation_label() else { return html! {} };
+    let Some(title) = lang.evaluation().translation_label() else { return html! {} };
     if !has_code {
         return html! {};
     }

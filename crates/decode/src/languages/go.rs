@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::{Benchmark, BenchmarkFormat, Framing, LangSpec};
+use super::{Benchmark, BenchmarkFormat, Evaluation, Framing, LangSpec, Prompting};
 use crate::LangError;
 
 /// The registry's entry.
@@ -41,11 +41,12 @@ impl LangSpec for Go {
         Some(espalier_grammar::go().map_err(|e| LangError::Grammar { lang: "go", message: e.to_string() }))
     }
 
-    fn check_renames(&self) -> &'static [(&'static str, &'static str)] {
-        // DNAME is the parser's reading of an identifier as a declared name
-        &[("DNAME", "NAME"), ("IMPORT_PATH", "STRING"), ("$END", "EOF")]
+    fn has_finishing_mask(&self) -> bool {
+        true
     }
+}
 
+impl Prompting for Go {
     fn sample_request(&self) -> &'static str {
         SAMPLE
     }
@@ -58,10 +59,6 @@ impl LangSpec for Go {
         "package main\n\n"
     }
 
-    fn has_finishing_mask(&self) -> bool {
-        true
-    }
-
     fn stop_strings(&self, framing: Framing) -> Vec<String> {
         match framing {
             // A chat's answer is a whole file after `package main` (imports, types, more
@@ -71,6 +68,13 @@ impl LangSpec for Go {
             Framing::Chat { .. } => Vec::new(),
             _ => go_stop_strings(),
         }
+    }
+}
+
+impl Evaluation for Go {
+    fn check_renames(&self) -> &'static [(&'static str, &'static str)] {
+        // DNAME is the parser's reading of an identifier as a declared name
+        &[("DNAME", "NAME"), ("IMPORT_PATH", "STRING"), ("$END", "EOF")]
     }
 
     fn benchmarks(&self) -> &'static [Benchmark] {

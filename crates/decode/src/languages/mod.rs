@@ -1,22 +1,36 @@
 //! The language registry: every language generation can be constrained to is one
-//! module of this directory implementing [`LangSpec`] (its name, its constraint
-//! builder, the modes it supports, its prompts, its stop rules, its file checker and
-//! its benchmarks; the lab holds their oracles), registered in the `registry!` list below. The CLI's
+//! module of this directory implementing three facets: [`LangSpec`], the core a
+//! constraint needs (its name, the modes it supports, its grammar, kit and constraint
+//! builder); [`Prompting`] (its prompts and stop rules); [`Evaluation`] (its file
+//! checker, its translation and its benchmarks; the lab holds their oracles). Each
+//! is registered in the `registry!` list below. The CLI's
 //! `--lang` values and help, the web app's language menu and the evaluation harness
 //! all read the registry through [`Lang`]; nothing outside this directory matches on
 //! a language's name.
 //!
 //! Adding a language: write `languages/NAME.rs` with a `pub static LANGUAGE` of a
-//! type implementing [`LangSpec`] (a grammar language implements
+//! type implementing the three facets (a grammar language implements
 //! [`LangSpec::grammar`] and gets its kit, constraints and `check` from the
-//! defaults), then add `NAME` to the `registry!` line.
+//! defaults), then add `NAME` to the `registry!` line. A [`Lang`] dereferences to the
+//! core facet; [`Lang::prompting`] and [`Lang::evaluation`] give the others.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
+mod evaluation;
+mod prompting;
 mod spec;
 
-pub use spec::{Benchmark, BenchmarkFormat, CheckOptions, Checked, Framing, LangSpec};
+pub use evaluation::{Benchmark, BenchmarkFormat, CheckOptions, Checked, Evaluation};
+pub use prompting::{Framing, Prompting};
+pub use spec::LangSpec;
+
+/// A registered language: its facets, all views of one `LANGUAGE` static.
+struct Registered {
+    core: &'static dyn LangSpec,
+    prompting: &'static dyn Prompting,
+    evaluation: &'static dyn Evaluation,
+}
 
 /// Declares the language modules and the registry in one list.
 macro_rules! registry {
@@ -24,7 +38,11 @@ macro_rules! registry {
         $(pub mod $m;)+
         /// Every registered language, in the order menus list them (the first is the
         /// web app's default).
-        static REGISTRY: &[&dyn LangSpec] = &[$(&$m::LANGUAGE),+];
+        static REGISTRY: &[Registered] = &[$(Registered {
+            core: &$m::LANGUAGE,
+            prompting: &$m::LANGUAGE,
+            evaluation: &$m::LANGUAGE,
+        }),+];
     };
 }
 
@@ -33,18 +51,28 @@ registry!(slua, python, go);
 /// A registered language: a cheap, copyable handle on its [`LangSpec`] (which it
 /// dereferences to). Equal when the names are; serialized as the name.
 #[derive(Clone, Copy)]
-pub struct Lang(&'static dyn LangSpec);
+pub struct Lang(&'static Registered);
 
 impl Lang {
     /// Every registered language, in menu order.
     pub fn all() -> impl Iterator<Item = Lang> {
-        REGISTRY.iter().map(|&spec| Lang(spec))
+        REGISTRY.iter().map(Lang)
+    }
+
+    /// How it is prompted: framing, system message, fence, stop strings.
+    pub fn prompting(self) -> &'static dyn Prompting {
+        self.0.prompting
+    }
+
+    /// How its programs are checked, translated and benchmarked.
+    pub fn evaluation(self) -> &'static dyn Evaluation {
+        self.0.evaluation
     }
 
     /// The first language of the registry (the web app's default).
     pub fn first() -> Lang {
         // The registry! macro takes one language at least.
-        Lang(REGISTRY[0])
+        Lang(&REGISTRY[0])
     }
 
     /// The language called `name` ([`LangSpec::name`]).
@@ -59,12 +87,14 @@ impl Lang {
 
     /// The language whose benchmark is called `name`, with that benchmark.
     pub fn benchmark(name: &str) -> Option<(Lang, &'static Benchmark)> {
-        Lang::all().find_map(|l| l.benchmarks().iter().find(|b| b.name == name).map(|b| (l, b)))
+        Lang::all().find_map(|l| {
+            l.evaluation().benchmarks().iter().find(|b| b.name == name).map(|b| (l, b))
+        })
     }
 
     /// Every benchmark name of every language.
     pub fn benchmark_names() -> Vec<&'static str> {
-        Lang::all().flat_map(|l| l.benchmarks().iter().map(|b| b.name)).collect()
+        Lang::all().flat_map(|l| l.evaluation().benchmarks().iter().map(|b| b.name)).collect()
     }
 }
 
@@ -81,7 +111,7 @@ impl std::ops::Deref for Lang {
     type Target = dyn LangSpec;
 
     fn deref(&self) -> &Self::Target {
-        self.0
+        self.0.core
     }
 }
 
@@ -170,7 +200,7 @@ mod tests {
         for lang in Lang::all() {
             assert!(lang.modes().contains(&crate::Mode::None), "{lang}");
             assert!(lang.modes().iter().any(|m| *m != crate::Mode::None), "{lang}");
-            assert!(!lang.label().is_empty() && !lang.fence().is_empty(), "{lang}");
+            assert!(!lang.label().is_empty() && !lang.prompting().fence().is_empty(), "{lang}");
         }
     }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{Benchmark, BenchmarkFormat, Framing, LangSpec};
+use super::{Benchmark, BenchmarkFormat, Evaluation, Framing, LangSpec, Prompting};
 use crate::{LangError, Mode};
 
 /// The registry's entry.
@@ -61,10 +61,16 @@ impl LangSpec for Python {
         Some(espalier_grammar::python().map_err(|e| LangError::Grammar { lang: "python", message: e.to_string() }))
     }
 
-    fn check_renames(&self) -> &'static [(&'static str, &'static str)] {
-        &[("NL", "NEWLINE"), ("$END", "EOF"), ("MATCH", "\"match\""), ("CASE", "\"case\"")]
+    fn has_finishing_mask(&self) -> bool {
+        true
     }
 
+    fn fills_in_the_middle(&self) -> bool {
+        true
+    }
+}
+
+impl Prompting for Python {
     fn sample_request(&self) -> &'static str {
         SAMPLE
     }
@@ -73,19 +79,17 @@ impl LangSpec for Python {
         "```python\n"
     }
 
-    fn has_finishing_mask(&self) -> bool {
-        true
-    }
-
-    fn fills_in_the_middle(&self) -> bool {
-        true
-    }
-
     fn stop_strings(&self, framing: Framing) -> Vec<String> {
         match framing {
             Framing::Chat { fence: true, .. } => python_top_level_stops(),
             _ => python_stop_strings(),
         }
+    }
+}
+
+impl Evaluation for Python {
+    fn check_renames(&self) -> &'static [(&'static str, &'static str)] {
+        &[("NL", "NEWLINE"), ("$END", "EOF"), ("MATCH", "\"match\""), ("CASE", "\"case\"")]
     }
 
     fn benchmarks(&self) -> &'static [Benchmark] {

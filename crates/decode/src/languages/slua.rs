@@ -11,7 +11,7 @@ use espalier_constraint::TokTrie;
 use espalier_slua::dfa::DfaCache;
 use espalier_slua::{check, prompt, translate, Api, Env, SluaConstraint};
 
-use super::{Benchmark, BenchmarkFormat, CheckOptions, Checked, Framing, LangSpec};
+use super::{Benchmark, BenchmarkFormat, CheckOptions, Checked, Evaluation, Framing, LangSpec, Prompting};
 use crate::{ConstraintInput, Kit, LangConstraint, LangError, Mode};
 
 /// The registry's entry.
@@ -119,6 +119,12 @@ impl LangSpec for Slua {
         Ok(c)
     }
 
+    fn has_finishing_mask(&self) -> bool {
+        true
+    }
+}
+
+impl Prompting for Slua {
     fn cli_framing(&self) -> Framing {
         Framing::Chat { system: false, fence: false, full: true }
     }
@@ -151,17 +157,15 @@ impl LangSpec for Slua {
         true
     }
 
-    fn has_finishing_mask(&self) -> bool {
-        true
-    }
-
     fn stop_strings(&self, framing: Framing) -> Vec<String> {
         match framing {
             Framing::Chat { fence: true, .. } => vec!["```".to_string()],
             _ => Vec::new(),
         }
     }
+}
 
+impl Evaluation for Slua {
     fn translation_label(&self) -> Option<&'static str> {
         Some("Translated Lua")
     }

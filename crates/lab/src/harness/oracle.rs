@@ -2,7 +2,7 @@
 //! language's own parser for syntax, its toolchain for the tests (CPython for Python,
 //! `gofmt -e` and `go test` for Go).
 //! [`oracle_of`] is the lab's evaluation facet of the language registry: the oracle of
-//! each language that has benchmarks (the registry's [`espalier_decode::LangSpec`] knows
+//! each language that has benchmarks (the registry's [`espalier_decode::Evaluation`] facet knows
 //! no oracle, so the product links no evaluation code).
 
 use std::path::Path;
