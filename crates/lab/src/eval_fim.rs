@@ -36,7 +36,7 @@ use crate::harness::{PythonChecker, TestOutcome};
 use espalier_constraint::{Constraint, FimConstraint, MaskKit, Vocab};
 use espalier_decode::{GenerateConfig, Generator, Mode, SamplingConfig, StopReason};
 
-use crate::eval::Args;
+use crate::eval_args::Args;
 use crate::fim_sets::{load_set, FimCase};
 use espalier_engine::{fim_prompt_ids, load, Loaded, PromptIds};
 

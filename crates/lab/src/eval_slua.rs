@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use espalier_decode::{Kits, Lang, Mode, Task};
 use espalier_engine::{chat_of, generate, load, Loaded};
 
-use crate::eval::{generate_config, last_line, open_out, write_record, Args};
+use crate::eval_args::{generate_config, Args};
+use crate::eval_output::{last_line, open_out, write_record};
 use crate::harness::slua::{check_and_run, Category, ScriptOutcome, CATEGORIES};
 
 /// One generated sLua script.

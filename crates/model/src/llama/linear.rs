@@ -8,7 +8,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 
 use crate::gguf::GgmlType;
 
-use super::{weights, ModelError, WeightFormat};
+use super::{ModelError, WeightFormat};
 use espalier_kernels::HostMatrix;
 
 /// A linear layer's weights.
@@ -34,7 +34,7 @@ impl Linear {
         device: &Device,
     ) -> Self {
         match format.host() {
-            None => Linear::Burn(weights::weight_in_out(rows, out, inp, device)),
+            None => Linear::Burn(weight_in_out(rows, out, inp, device)),
             Some(host) => Linear::Host(HostMatrix::from_rows(rows, out, inp, host)),
         }
     }
@@ -59,7 +59,7 @@ impl Linear {
             ty.dequantize(bytes, out);
             out.iter_mut().for_each(|v| *v *= factor);
         }
-        Linear::Burn(weights::weight_in_out(&values, rows.len(), inp, device))
+        Linear::Burn(weight_in_out(&values, rows.len(), inp, device))
     }
 
     /// `x · Wᵀ` for `x` of shape `[t, in]`; returns `[t, out]` on `x`'s device.
@@ -130,4 +130,27 @@ pub(crate) fn host_rows<const D: usize>(x: Tensor<D>) -> Result<Vec<f32>, ModelE
         .map_err(|e| ModelError::Execution(format!("{e:?}")))?
         .try_into_vec::<f32>()
         .map_err(|e| ModelError::Execution(format!("{e:?}")))
+}
+
+/// Transposes row-major `[rows][cols]` into `[cols][rows]`.
+pub(crate) fn transpose(data: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0f32; data.len()];
+    // Blocked so both sides stay in cache (a naive loop took ~3x longer on the 49152 x
+    // 576 embedding).
+    const B: usize = 32;
+    for r0 in (0..rows).step_by(B) {
+        for c0 in (0..cols).step_by(B) {
+            for r in r0..(r0 + B).min(rows) {
+                for c in c0..(c0 + B).min(cols) {
+                    out[c * rows + r] = data[r * cols + c];
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A `[in, out]` f32 weight on `device` from `[out][in]` rows.
+pub(crate) fn weight_in_out(rows: &[f32], out: usize, inp: usize, device: &Device) -> Tensor<2> {
+    Tensor::from_data(TensorData::new(transpose(rows, out, inp), [inp, out]), device)
 }

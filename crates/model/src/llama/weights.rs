@@ -164,29 +164,6 @@ pub(crate) fn own_matrix(
     Ok(HostMatrix::from_gguf_rows(&with_factor(typed_rows(gguf, name, out, inp)?, 1.0), inp))
 }
 
-/// Transposes row-major `[rows][cols]` into `[cols][rows]`.
-pub(crate) fn transpose(data: &[f32], rows: usize, cols: usize) -> Vec<f32> {
-    let mut out = vec![0f32; data.len()];
-    // Blocked so both sides stay in cache (a naive loop took ~3x longer on the 49152 x
-    // 576 embedding).
-    const B: usize = 32;
-    for r0 in (0..rows).step_by(B) {
-        for c0 in (0..cols).step_by(B) {
-            for r in r0..(r0 + B).min(rows) {
-                for c in c0..(c0 + B).min(cols) {
-                    out[c * rows + r] = data[r * cols + c];
-                }
-            }
-        }
-    }
-    out
-}
-
-/// A `[in, out]` f32 weight on `device` from `[out][in]` rows.
-pub(crate) fn weight_in_out(rows: &[f32], out: usize, inp: usize, device: &Device) -> Tensor<2> {
-    Tensor::from_data(TensorData::new(transpose(rows, out, inp), [inp, out]), device)
-}
-
 /// A 1-D f32 vector (norm weights) of length `len`.
 pub(crate) fn vector(
     gguf: &Gguf,
@@ -488,6 +465,7 @@ impl BlockWeights {
 
 #[cfg(test)]
 mod tests {
+    use super::super::linear::transpose;
     use super::*;
 
     #[test]

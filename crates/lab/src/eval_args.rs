@@ -1,0 +1,102 @@
+//! [`Args`]: the command line of `espalier eval` (shared by the problem benchmarks,
+//! sLua's and the infilling sets), and the generation settings it makes.
+
+use std::path::PathBuf;
+
+use espalier_decode::{GenerateConfig, Mode, SamplingConfig, Task};
+
+/// Arguments of `espalier eval`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The benchmark, one of a language of the registry: humaneval, mbpp (Python),
+    /// slua, ...
+    pub dataset: String,
+    /// Constraint modes, comma-separated (e.g. `none,mask,rejection`), run in turn
+    /// (`eval fim` also takes `checked`, see `crate::eval_fim`).
+    #[arg(long = "mode", value_delimiter = ',', default_value = "mask")]
+    pub mode_names: Vec<String>,
+    /// The parsed `--mode` (filled by [`run`]).
+    #[arg(skip)]
+    pub mode: Vec<Mode>,
+    /// Evaluate only the first N problems (after --offset).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Skip the first N problems.
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+    /// Write per-sample records (JSON lines) here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Samples per problem (pass@1 is averaged over them).
+    #[arg(long, default_value_t = 1)]
+    pub samples: usize,
+    /// Sampling temperature (0: greedy).
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f32,
+    /// Nucleus mass when sampling.
+    #[arg(long, default_value_t = 0.95)]
+    pub top_p: f32,
+    /// Seed of the first sample (sample i uses seed + i).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Token budget per completion.
+    #[arg(long, default_value_t = 300)]
+    pub max_tokens: usize,
+    /// Seconds allowed to each test run.
+    #[arg(long, default_value_t = 10)]
+    pub timeout: u64,
+    /// The data file (default: the benchmark's file in ../shared/data, e.g.
+    /// HumanEval.jsonl.gz or mxeval-mbpp_release_v1.jsonl).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// The interpreter or tool the language's oracle runs for checks (Python: default
+    /// /usr/bin/python3.11; Go: the `go` command, default /usr/bin/go, with `gofmt`
+    /// beside it).
+    #[arg(long)]
+    pub python: Option<PathBuf>,
+    /// Backend: ndarray (CPU), wgpu, cuda (when compiled in); a list (`cuda,ndarray`)
+    /// tries each in turn.
+    #[arg(long, default_value = "ndarray")]
+    pub backend: String,
+    /// The GGUF model.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Wrap up (on by default, in every constraining mode): when this many tokens of
+    /// the budget are left (default 32; earlier where the constraint's finishing
+    /// distance needs more: Python, Go, FIM), allow only tokens that lead towards
+    /// finishing the program (the constraint's finishing mask: Python, Go, FIM, sLua),
+    /// and a loop the repetition guard finds wraps up instead of stopping.
+    /// So a constrained program ends complete within the budget. 0: on the finishing
+    /// distance alone.
+    #[arg(long, conflicts_with = "no_wrap_up")]
+    pub wrap_up: Option<usize>,
+    /// Turn the wrap-up off: the generation may end where the budget or the repetition
+    /// guard cuts it, mid-statement.
+    #[arg(long)]
+    pub no_wrap_up: bool,
+    /// The default (kept so that older command lines run): a loop wraps up.
+    #[arg(long, hide = true, conflicts_with = "no_wrap_up")]
+    pub wrap_up_on_repetition: bool,
+    /// `eval fim`: the infilling set, singleline, randomspan, stack-boundary or
+    /// stack-randspan (`crate::eval_fim`).
+    #[arg(long)]
+    pub set: Option<String>,
+}
+
+/// The generation settings of `--temperature`, `--top-p`, `--max-tokens` and the
+/// wrap-up flags, with the task's own (stop strings, budget) applied.
+pub(crate) fn generate_config(args: &Args, task: &Task, seed: u64) -> GenerateConfig {
+    task.configure(
+        GenerateConfig {
+            sampling: SamplingConfig {
+                temperature: args.temperature,
+                top_k: 0,
+                top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
+                seed,
+            },
+            max_tokens: args.max_tokens,
+            ..GenerateConfig::default()
+        }
+        .with_wrap_up(args.wrap_up, args.no_wrap_up),
+    )
+}
