@@ -30,7 +30,10 @@
 # Then, once, on the CPU backend: web/tests/hostile.mjs (hostile input: files that are
 # not models, a corrupted cache, clicks during a run, a worker that panics) and
 # web/tests/game-host.mjs (the game's wasmoon host on five corpus scripts, its log
-# compared line by line with the native engine's).
+# compared line by line with the native engine's), then web/tests/backend-race.mjs
+# (the page with WebGPU offered and no ?backend=: its warm-up race must keep the CPU
+# over SwiftShader and show both speeds). The WebGPU run asks for WebGPU
+# (?backend=webgpu), since the race would not choose SwiftShader.
 # Exits 0 only when every run passed.
 #
 # The bundle is built with cargo + wasm-bindgen directly (the steps `trunk build`
@@ -217,12 +220,27 @@ run_game_host() {
     return 1
   fi
 }
+# The page's own choice where WebGPU is offered (no ?backend=): its warm-up race
+# must keep the CPU over SwiftShader and say both speeds (web/src/backend_race.rs).
+run_backend_race() {
+  [ "${ESPALIER_BROWSER_RACE:-1}" = 1 ] || return 0
+  local t
+  t=$(date +%s)
+  rm -f "$RESULTS/backend-race.json"
+  if node web/tests/backend-race.mjs "http://127.0.0.1:$PORT/" "$RESULTS"; then
+    log "backend race: passed in $(( $(date +%s) - t )) s"
+  else
+    log "backend race: FAILED after $(( $(date +%s) - t )) s"
+    return 1
+  fi
+}
 # The checks that do not need a backend of their own, run once; every one runs even
 # when an earlier one failed.
 run_extras() {
   local failed=0
   run_hostile || failed=1
   run_game_host || failed=1
+  run_backend_race || failed=1
   return $failed
 }
 if [ "${ESPALIER_BROWSER_PARALLEL:-0}" = 1 ]; then

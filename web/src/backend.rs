@@ -1,7 +1,8 @@
 //! Chooses where the model runs: burn's wgpu backend on WebGPU when the browser
 //! offers an adapter, burn's ndarray backend on the CPU otherwise. The page shows the
 //! choice and why, and a small matmul checks the device computes correctly before
-//! the model is placed on it.
+//! the model is placed on it. Whether WebGPU is also faster than the CPU is decided
+//! once the model is placed (`backend_race`).
 
 use burn::tensor::{Device, Tensor, TensorData};
 use js_sys::Reflect;

@@ -15,7 +15,8 @@ use espalier_model::{Gguf, LlamaConfig, MemoryPlan, Tokenizer, WeightFormat};
 use wasm_bindgen::JsCast;
 
 use crate::{
-    backend::Backend,
+    backend::{Backend, BackendKind},
+    backend_race,
     model_facts::{format_counts, memory_verdict, ModelFacts, WASM32_MEMORY_LIMIT},
     yield_now::{console_log, now_ms, yield_to_paint},
 };
@@ -103,6 +104,14 @@ impl Engine {
         let model = crate::model_bridge::Model::load(&gguf, &backend.device)
             .await
             .map_err(|message| LoadError { step: "placing the weights on the device", message })?;
+        let (model, backend, facts) =
+            match backend.kind == BackendKind::WebGpu && !backend_race::forced_webgpu() {
+                true => {
+                    phase("timing WebGPU against the CPU (a few tokens each)").await;
+                    race(&gguf, &tokenizer, model, backend, facts).await
+                }
+                false => (model, backend, facts),
+            };
         drop(gguf);
         // Each language's kit: for a grammar language the LR(1) tables (cached by the
         // grammar crate) and the vocabulary trie. A failure here is not fatal: the other
@@ -132,6 +141,34 @@ impl Engine {
     /// A one-line description of the model for the page.
     pub fn describe(&self) -> String {
         self.model.describe()
+    }
+}
+
+/// Runs [`backend_race::race`] on a short piece of code and keeps the faster side,
+/// with the facts (the memory verdict) of the backend kept.
+async fn race(
+    gguf: &Gguf,
+    tokenizer: &Tokenizer,
+    model: crate::model_bridge::Model,
+    backend: Backend,
+    facts: ModelFacts,
+) -> (crate::model_bridge::Model, Backend, ModelFacts) {
+    #[allow(deprecated)] // ndarray is what the model crate's CPU feature builds on
+    let cpu = Backend {
+        device: burn::tensor::Device::ndarray(),
+        kind: BackendKind::Cpu,
+        detail: String::new(),
+    };
+    let cpu_facts = self::facts(gguf, &facts.name, &cpu);
+    let fits = match &cpu_facts {
+        Ok(f) => f.memory.clone().map(|_| ()),
+        Err(e) => Err(e.to_string()),
+    };
+    let ids = tokenizer.encode("def add(a, b):\n    return a + b\n").unwrap_or_default();
+    let (model, backend) = backend_race::race(gguf, model, backend, &ids, fits).await;
+    match (backend.kind, cpu_facts) {
+        (BackendKind::Cpu, Ok(cpu_facts)) => (model, backend, cpu_facts),
+        _ => (model, backend, facts),
     }
 }
 

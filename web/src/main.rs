@@ -33,6 +33,7 @@
 // Natively only the tests use the pure modules.
 #![cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 
+mod backend_race;
 mod examples;
 mod game;
 mod lang;

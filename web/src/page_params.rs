@@ -3,6 +3,7 @@
 //! script's). Used for opt-in checks the browser test asks for:
 //!
 //! - `backend=cpu`: the CPU backend even where WebGPU is offered (read by the page);
+//!   `backend=webgpu`: WebGPU whatever its speed (no warm-up race, `backend_race`);
 //! - `check=cpu`: on WebGPU, compare the logits with the CPU path's (`gpu_agreement`);
 //! - `weights=<format>`: load another weight format (`model_bridge`);
 //! - `test-panic=run`: the worker panics at the start of the next run, so

@@ -13,8 +13,12 @@ import { playGame } from "./game.mjs";
 import { countGpuWork } from "./gpu-counts.mjs";
 import { markGeneration, startCpuTrace, stopCpuTrace } from "./main-thread-cpu.mjs";
 
-const [url, backend, outDir] = process.argv.slice(2);
-if (!url || !["webgpu", "cpu"].includes(backend) || !outDir) {
+const [siteUrl, backend, outDir] = process.argv.slice(2);
+// The WebGPU run asks for WebGPU whatever its speed (`?backend=webgpu`): without it the
+// page's warm-up race (web/src/backend_race.rs) keeps the CPU, which on SwiftShader is
+// many times faster. web/tests/backend-race.mjs checks that race.
+const url = backend === "webgpu" && siteUrl ? `${siteUrl}${siteUrl.includes("?") ? "&" : "?"}backend=webgpu` : siteUrl;
+if (!siteUrl || !["webgpu", "cpu"].includes(backend) || !outDir) {
   console.error("usage: browser.mjs <url> <webgpu|cpu> <results-dir>");
   process.exit(2);
 }
@@ -541,7 +545,7 @@ try {
   // path's (gpu_agreement.rs: a CPU twin, a prompt and 4 greedy steps), so that
   // visit's time to ready includes the check; ESPALIER_BROWSER_CHECK_CPU=0 skips it.
   const checkCpu = backend === "webgpu" && process.env.ESPALIER_BROWSER_CHECK_CPU !== "0";
-  await page.goto(checkCpu ? `${url}${url.includes("?") ? "&" : "?"}check=cpu` : url);
+  await page.goto(checkCpu ? `${url}&check=cpu` : url);
   await page.waitForSelector("#progress", { timeout: 60_000 });
   await page.screenshot({ path: join(outDir, `${backend}-loading.png`) });
   await page.waitForFunction(() => {
