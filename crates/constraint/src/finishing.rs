@@ -144,7 +144,7 @@ pub(crate) fn finishing_among<P: TokenParser>(
     // a closer are scored: each one of them that lowers the cost may be taken, and the
     // one-byte closers are among them (measured: a 60-field literal of a HumanEval run
     // took minutes per step when all 48k allowed tokens were scored).
-    let in_fstring = state.language().python.is_some()
+    let in_fstring = state.language().python().is_some()
         && !crate::python::fstring_closer::closers(state.remainder_bytes()).is_empty();
     if in_fstring || scoring == Scoring::PerToken {
         // Names cannot lower the cost when the literal's own closer is the best way

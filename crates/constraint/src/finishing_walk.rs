@@ -127,7 +127,7 @@ pub(crate) fn score_along_trie<P: TokenParser>(
         vocab,
         allowed,
         starts,
-        string: lang.python.as_ref().and_then(|py| py.string),
+        string: lang.python().and_then(|py| py.string),
         out: scored,
         path: Vec::new(),
         scratch: state.clone(),
@@ -164,7 +164,7 @@ impl<P: TokenParser> Walk<'_, P> {
         let m = &mut self.memos[d];
         m.exact_only = full.at_line_start();
         m.maybe_fstring =
-            full.language().python.is_some() && may_be_fstring(full.remainder_bytes());
+            full.language().python().is_some() && may_be_fstring(full.remainder_bytes());
         m.costs.clear();
     }
 

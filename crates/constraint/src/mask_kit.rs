@@ -57,7 +57,7 @@ impl MaskKit {
     /// summaries, the layer's data and the empty text's mask, now.
     pub fn new(language: Arc<Language>, trie: Arc<TokTrie>) -> Self {
         let starts = LexemeStarts::build(&trie, &language.dfa).map(Arc::new);
-        let layer = match language.python {
+        let layer = match language.python() {
             Some(_) => LayerData::FStrings(FStringData::build(&trie, &language, starts.clone())),
             None => LayerData::None,
         };

@@ -14,7 +14,8 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::error::GrammarError;
-use crate::language::{Language, LanguageOptions, LayerKind};
+use crate::language::{Language, LanguageOptions};
+use crate::layers::LayerKind;
 use crate::lr_table::TableKind;
 
 /// The text of the Go grammar.

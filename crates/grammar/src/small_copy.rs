@@ -33,3 +33,10 @@ mod tests {
         assert!(d.is_empty());
     }
 }
+
+/// `a == b`, element by element: a slice comparison is a call to `memcmp`, which in
+/// wasm is compiler-builtins' loop over single bytes.
+#[inline]
+pub(crate) fn same<T: Copy + PartialEq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}

@@ -33,7 +33,7 @@
 
 use std::sync::Arc;
 
-use espalier_grammar::recognizer::{FieldExprView, FieldView};
+use espalier_grammar::{FieldExprView, FieldView};
 use espalier_grammar::{
     Language, LrParser, Recognizer as GrammarRecognizer, TerminalId, TokenParser,
 };
@@ -82,7 +82,7 @@ impl FStringData {
             quote_ends: Arc::new(QuoteEnds::new(trie)),
             tokens: Arc::new(FieldTokens::new(trie)),
             start_masks: None,
-            string: lang.python.as_ref().and_then(|py| py.string),
+            string: lang.python().and_then(|py| py.string),
         };
         // The child walk a field's first byte would make (representatives only).
         let fresh = GrammarRecognizer::field_start(lang);
@@ -252,7 +252,7 @@ impl<P: TokenParser> FieldMasks<P> {
     ) {
         let spot = Spot::of(&v);
         let tokens = self.data.tokens.clone();
-        let nested: &GrammarRecognizer<LrParser> = match v.nested {
+        let nested: &GrammarRecognizer<LrParser> = match v.nested_recognizer() {
             Some(n) => {
                 // Inside a name, and at the same expression state in another field, the
                 // child's mask is one computed before (see `memo_for`).
