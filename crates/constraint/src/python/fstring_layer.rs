@@ -46,7 +46,7 @@ use super::quote_ends::{may_be_fstring, QuoteEnds};
 use crate::exact::ExactWalker;
 use crate::lexeme_starts::LexemeStarts;
 use crate::lexer_walk::LexWalker;
-use crate::mask_layer::MaskLayer;
+use crate::mask_layer::{FinishingLayer, MaskLayer};
 use crate::mask_memo::MaskMemo;
 use crate::{StackRecognizer, TokTrie, TokenSet};
 
@@ -100,6 +100,25 @@ impl FStringData {
         }
         data.start_masks = Some(Arc::new(FieldStartMasks::new(masks, child)));
         data
+    }
+}
+
+/// Python's f-strings in finishing masks: the STRING lexemes that are f-strings.
+impl FinishingLayer for FStringData {
+    fn checked_terminal(&self) -> Option<TerminalId> {
+        self.string
+    }
+
+    fn may_become_checked(&self, lexeme: &[u8]) -> bool {
+        may_be_fstring(lexeme)
+    }
+
+    fn closable(&self, lexeme: &[u8]) -> bool {
+        !super::fstring_closer::closers(lexeme).is_empty()
+    }
+
+    fn may_close(&self, token: &[u8]) -> bool {
+        super::fstring_closer::may_close(token)
     }
 }
 
