@@ -158,17 +158,8 @@ pub(crate) fn finishing_among<P: TokenParser>(
             score_one_by_one(state, allowed, vocab, &mut f, closing, false, &mut scored);
         }
     } else {
-        let starts = kit.lexeme_starts();
-        crate::finishing_walk::score_along_trie(
-            state,
-            allowed,
-            trie,
-            starts,
-            vocab,
-            layer,
-            &mut f,
-            &mut scored,
-        );
+        let along = crate::finishing_walk::Along { trie, starts: kit.lexeme_starts(), layer };
+        crate::finishing_walk::score_along_trie(state, allowed, along, vocab, &mut f, &mut scored);
     }
     let least = scored.least();
     let steered = matches!((now, least), (Some(n), Some(l)) if l < n);

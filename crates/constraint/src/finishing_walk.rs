@@ -86,6 +86,15 @@ impl Scored {
     }
 }
 
+/// What a walk goes along (the kit's): the trie, its lexeme-start summaries, and the
+/// layer's lexemes checked whole.
+#[derive(Clone, Copy)]
+pub(crate) struct Along<'a> {
+    pub(crate) trie: &'a TokTrie,
+    pub(crate) starts: Option<&'a Arc<LexemeStarts>>,
+    pub(crate) layer: Option<&'a dyn FinishingLayer>,
+}
+
 /// One walk: the walker, the anchors' memos and what it scores.
 struct Walk<'a, P: TokenParser> {
     walker: LexWalker<P>,
@@ -112,13 +121,12 @@ struct Walk<'a, P: TokenParser> {
 pub(crate) fn score_along_trie<P: TokenParser>(
     state: &Recognizer<P>,
     allowed: &TokenSet,
-    trie: &TokTrie,
-    starts: Option<&Arc<LexemeStarts>>,
+    along: Along<'_>,
     vocab: &Vocab,
-    layer: Option<&dyn FinishingLayer>,
     f: &mut Finisher<'_>,
     scored: &mut Scored,
 ) {
+    let Along { trie, starts, layer } = along;
     let starts = starts.cloned();
     scored.starts = starts.clone();
     scored.root_q = state.remainder().dfa_state;
