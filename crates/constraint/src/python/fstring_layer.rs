@@ -1,5 +1,5 @@
 //! Exact masks inside Python f-strings, whose replacement fields the grammar crate's
-//! recognizer checks byte by byte (`recognizer/fstring_field.rs` there): the trie
+//! recognizer checks byte by byte (`layers/python/fstring_field.rs` there): the trie
 //! walk's light paths ([`crate::lexer_walk`], [`crate::lexeme_starts`]) decide bytes
 //! inside a lexeme from the lexer DFA alone, which knows nothing of fields.
 //!

@@ -5,7 +5,7 @@
 //!
 //! CPython 3.11 lexes an f-string as one STRING token and parses its fields afterwards
 //! (Parser/string_parser.c: `fstring_find_literal`, `fstring_find_expr`); the closing
-//! quote keeps that check as the final word (`fstring_quote.rs`, on `crate::fstring`).
+//! quote keeps that check as the final word (`python_layer.rs`, on `fstring.rs`).
 //! This scanner follows the same two functions incrementally: literal text with
 //! `{{` / `}}`, escapes and `\N{...}`; a field's expression scanned for nested strings,
 //! brackets, `!=` / `==` / `<=` / `>=`, and the `!` `:` `=` `}` that end it at bracket
