@@ -33,7 +33,7 @@ impl SuffixNeeds {
             .iter()
             .find(|l| l.opener.is_empty())
             .map_or(0, |l| l.depth);
-        let next_line_col = lang.python.as_ref().and_then(|_| next_line_col(suffix));
+        let next_line_col = lang.python().and_then(|_| next_line_col(suffix));
         let word = suffix.iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'_').count();
         let head =
             (word > 0).then(|| String::from_utf8_lossy(&suffix[..word.min(24)]).into_owned());

@@ -21,6 +21,7 @@ use espalier_grammar::{Recognizer, TokenParser};
 
 use crate::cost_cache::CostMemo;
 use crate::mask_kit::MaskKit;
+use crate::mask_layer::FinishingLayer;
 use crate::remaining_cost::Finisher;
 use crate::{Constraint, GrammarConstraint, TokenSet, Vocab};
 
@@ -144,28 +145,21 @@ pub(crate) fn finishing_among<P: TokenParser>(
     // a closer are scored: each one of them that lowers the cost may be taken, and the
     // one-byte closers are among them (measured: a 60-field literal of a HumanEval run
     // took minutes per step when all 48k allowed tokens were scored).
-    let in_fstring = state.language().python.is_some()
-        && !crate::python::fstring_closer::closers(state.remainder_bytes()).is_empty();
+    let layer = kit.finishing_layer();
+    let in_fstring = layer.is_some_and(|l| l.closable(state.remainder_bytes()));
     if in_fstring || scoring == Scoring::PerToken {
         // Names cannot lower the cost when the literal's own closer is the best way
         // (see `names_cannot_lower`): skipped, unless then no token lowers it.
         let skip_names = in_fstring && scoring == Scoring::Trie && f.closer_is_best(state, now);
-        score_one_by_one(state, allowed, vocab, &mut f, in_fstring, skip_names, &mut scored);
+        let closing = layer.filter(|_| in_fstring);
+        score_one_by_one(state, allowed, vocab, &mut f, closing, skip_names, &mut scored);
         if skip_names && !matches!((now, scored.least()), (Some(n), Some(l)) if l < n) {
             scored.tokens.clear();
-            score_one_by_one(state, allowed, vocab, &mut f, in_fstring, false, &mut scored);
+            score_one_by_one(state, allowed, vocab, &mut f, closing, false, &mut scored);
         }
     } else {
-        let starts = kit.lexeme_starts();
-        crate::finishing_walk::score_along_trie(
-            state,
-            allowed,
-            trie,
-            starts,
-            vocab,
-            &mut f,
-            &mut scored,
-        );
+        let along = crate::finishing_walk::Along { trie, starts: kit.lexeme_starts(), layer };
+        crate::finishing_walk::score_along_trie(state, allowed, along, vocab, &mut f, &mut scored);
     }
     let least = scored.least();
     let steered = matches!((now, least), (Some(n), Some(l)) if l < n);
@@ -184,21 +178,22 @@ pub(crate) fn finishing_among<P: TokenParser>(
     Finishing { cost: now, steered }
 }
 
-/// Scores the `allowed` tokens one by one into `scored`; inside an f-string only the
-/// closer-like ones, and with `skip_names` none made of name characters alone.
+/// Scores the `allowed` tokens one by one into `scored`; inside a lexeme the layer
+/// checks whole (`closing`: an f-string) only the closer-like ones, and with
+/// `skip_names` none made of name characters alone.
 fn score_one_by_one<P: TokenParser>(
     state: &Recognizer<P>,
     allowed: &TokenSet,
     vocab: &Vocab,
     f: &mut Finisher<'_>,
-    in_fstring: bool,
+    closing: Option<&dyn FinishingLayer>,
     skip_names: bool,
     scored: &mut crate::finishing_walk::Scored,
 ) {
     let mut s2 = state.clone();
     for id in allowed.iter() {
         let bytes = vocab.bytes(id as u32);
-        if in_fstring && !crate::python::fstring_closer::may_close(bytes) {
+        if closing.is_some_and(|l| !l.may_close(bytes)) {
             continue;
         }
         if skip_names && names_cannot_lower(bytes) {

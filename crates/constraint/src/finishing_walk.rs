@@ -32,7 +32,7 @@ use espalier_grammar::{Recognizer, TerminalId, TokenParser};
 
 use crate::lexeme_starts::{LexemeStarts, Lists, NO_ACCEPT, STATE_BITS};
 use crate::lexer_walk::{LexWalker, Push};
-use crate::python::quote_ends::may_be_fstring;
+use crate::mask_layer::FinishingLayer;
 use crate::remaining_cost::Finisher;
 use crate::{Recognizer as _, TokTrie, TokenSet, Vocab};
 
@@ -86,6 +86,15 @@ impl Scored {
     }
 }
 
+/// What a walk goes along (the kit's): the trie, its lexeme-start summaries, and the
+/// layer's lexemes checked whole.
+#[derive(Clone, Copy)]
+pub(crate) struct Along<'a> {
+    pub(crate) trie: &'a TokTrie,
+    pub(crate) starts: Option<&'a Arc<LexemeStarts>>,
+    pub(crate) layer: Option<&'a dyn FinishingLayer>,
+}
+
 /// One walk: the walker, the anchors' memos and what it scores.
 struct Walk<'a, P: TokenParser> {
     walker: LexWalker<P>,
@@ -94,7 +103,9 @@ struct Walk<'a, P: TokenParser> {
     vocab: &'a Vocab,
     allowed: &'a TokenSet,
     starts: Option<Arc<LexemeStarts>>,
-    /// Python's string terminal (an f-string's cost reads its bytes).
+    /// The layer's lexemes checked whole (an f-string's cost reads its bytes).
+    layer: Option<&'a dyn FinishingLayer>,
+    /// Their terminal (Python's STRING).
     string: Option<TerminalId>,
     out: &'a mut Scored,
     path: Vec<u8>,
@@ -110,13 +121,12 @@ struct Walk<'a, P: TokenParser> {
 pub(crate) fn score_along_trie<P: TokenParser>(
     state: &Recognizer<P>,
     allowed: &TokenSet,
-    trie: &TokTrie,
-    starts: Option<&Arc<LexemeStarts>>,
+    along: Along<'_>,
     vocab: &Vocab,
     f: &mut Finisher<'_>,
     scored: &mut Scored,
 ) {
-    let lang = state.language().clone();
+    let Along { trie, starts, layer } = along;
     let starts = starts.cloned();
     scored.starts = starts.clone();
     scored.root_q = state.remainder().dfa_state;
@@ -127,7 +137,8 @@ pub(crate) fn score_along_trie<P: TokenParser>(
         vocab,
         allowed,
         starts,
-        string: lang.python.as_ref().and_then(|py| py.string),
+        string: layer.and_then(|l| l.checked_terminal()),
+        layer,
         out: scored,
         path: Vec::new(),
         scratch: state.clone(),
@@ -163,8 +174,7 @@ impl<P: TokenParser> Walk<'_, P> {
         let full = self.walker.full_at(d);
         let m = &mut self.memos[d];
         m.exact_only = full.at_line_start();
-        m.maybe_fstring =
-            full.language().python.is_some() && may_be_fstring(full.remainder_bytes());
+        m.maybe_fstring = self.layer.is_some_and(|l| l.may_become_checked(full.remainder_bytes()));
         m.costs.clear();
     }
 

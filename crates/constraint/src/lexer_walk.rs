@@ -235,8 +235,7 @@ fn surely_refused<P: TokenParser>(
     }
     let lang = state.language();
     let layout = lang
-        .python
-        .as_ref()
+        .python()
         .is_some_and(|py| acceptable.contains(py.indent) || acceptable.contains(py.dedent));
     if layout || !winners.iter().all(|&t| lang.ignored.contains(t) && !lang.is_layout_newline(t)) {
         return false;

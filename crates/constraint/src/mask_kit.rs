@@ -25,7 +25,7 @@ use espalier_grammar::{Language, LrParser, Recognizer as GrammarRecognizer, Toke
 
 use crate::exact::ExactWalker;
 use crate::lexeme_starts::LexemeStarts;
-use crate::mask_layer::AnyLayer;
+use crate::mask_layer::{AnyLayer, FinishingLayer};
 use crate::mask_store::MaskStore;
 use crate::python::fstring_layer::{FStringData, FStringLayer};
 use crate::start_mask::StartMask;
@@ -57,7 +57,7 @@ impl MaskKit {
     /// summaries, the layer's data and the empty text's mask, now.
     pub fn new(language: Arc<Language>, trie: Arc<TokTrie>) -> Self {
         let starts = LexemeStarts::build(&trie, &language.dfa).map(Arc::new);
-        let layer = match language.python {
+        let layer = match language.python() {
             Some(_) => LayerData::FStrings(FStringData::build(&trie, &language, starts.clone())),
             None => LayerData::None,
         };
@@ -141,6 +141,16 @@ impl MaskKit {
     pub fn memory_bytes(&self) -> usize {
         let mask = |m: &TokenSet| m.words().len() * 8;
         self.starts.as_ref().map_or(0, |s| s.memory_bytes()) + mask(self.start_mask.mask())
+    }
+}
+
+impl MaskKit {
+    /// The language's layer in finishing masks, if it has one.
+    pub(crate) fn finishing_layer(&self) -> Option<&dyn FinishingLayer> {
+        match &self.layer {
+            LayerData::None => None,
+            LayerData::FStrings(data) => Some(data),
+        }
     }
 }
 

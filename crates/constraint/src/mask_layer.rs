@@ -10,7 +10,10 @@
 //! 2. during the walk, [`MaskLayer::checked_terminal`]: the terminal whose lexemes the
 //!    layer checks on the text, whose lexeme ends the walk must not reuse;
 //! 3. after the walk, [`MaskLayer::after_walk`]: re-checks of the tokens whose bytes
-//!    the light paths could not judge.
+//!    the light paths could not judge;
+//! 4. in finishing masks ([`crate::finishing`] and its trie walk), a
+//!    [`FinishingLayer`]: the lexemes the layer checks whole (Python: an f-string
+//!    with fields open), which candidates re-check one by one.
 //!
 //! Indentation and Go's semicolons need no hook here: the recognizer's layer decides
 //! them on the full states the walk already keeps at lexeme boundaries. A language
@@ -56,6 +59,25 @@ pub trait MaskLayer<P: TokenParser>: std::fmt::Debug + Send + Sync {
 
     /// A copy behind a box (a walker is cloned with its layer).
     fn boxed_clone(&self) -> Box<dyn MaskLayer<P>>;
+}
+
+/// A lexical layer's part in finishing masks (the fourth fixed point, see the module
+/// doc): the lexemes it checks on the text, whose every candidate re-checks the
+/// whole lexeme (no cost along a trie walk is shared inside one).
+pub trait FinishingLayer: std::fmt::Debug + Send + Sync {
+    /// The terminal whose lexemes the layer checks (Python: STRING).
+    fn checked_terminal(&self) -> Option<TerminalId>;
+
+    /// Whether the unfinished `lexeme` may still become one the layer checks.
+    fn may_become_checked(&self, lexeme: &[u8]) -> bool;
+
+    /// Whether the unfinished `lexeme` is one the layer checks that some bytes can
+    /// close (Python: an f-string, not after a backslash): its candidates are then
+    /// scored one by one, those that [`Self::may_close`] it only.
+    fn closable(&self, lexeme: &[u8]) -> bool;
+
+    /// Whether `token` may close such a lexeme.
+    fn may_close(&self, token: &[u8]) -> bool;
 }
 
 /// Any language's layer behind a box, or none: what a walker holds when the

@@ -310,8 +310,7 @@ impl MaskStore {
         }
         m1_start.push(m1_pairs.len() as u32);
         rows.offsets.push(rows.tokens.len() as u32);
-        let layout_terms =
-            lang.python.as_ref().map(|p| vec![p.indent, p.dedent]).unwrap_or_default();
+        let layout_terms = lang.python().map(|p| vec![p.indent, p.dedent]).unwrap_or_default();
         let (dense_of, dense) = densify(&rows.offsets, &rows.tokens, vocab.len());
         MaskStore {
             dense_of,

@@ -148,7 +148,7 @@ impl<'a> Finisher<'a> {
             key.extend_from_slice(ind.cols);
             key.extend_from_slice(ind.alt);
         }
-        if self.lang.go.is_some() {
+        if self.lang.go().is_some() {
             key.push(s.semicolon_pending() as u32);
         }
         if let Some(stacks) = s.parser().lr_stacks() {
@@ -161,7 +161,7 @@ impl<'a> Finisher<'a> {
         // `f` before a quote) keying on the bytes cost 15 s per mask, hashing them once
         // per allowed token.
         let bytes = s.remainder_bytes();
-        let quote = if self.lang.python.is_some() {
+        let quote = if self.lang.python().is_some() {
             bytes.iter().position(|&b| b == b'"' || b == b'\'')
         } else {
             None
@@ -206,7 +206,7 @@ impl<'a> Finisher<'a> {
                 best = min_opt(best, self.after_lexeme(s2).map(|c| c + d));
             }
         }
-        if lang.python.is_some() {
+        if lang.python().is_some() {
             for closer in crate::python::fstring_closer::closers(s.remainder_bytes()) {
                 if self.prune && best.is_some_and(|b| closer.len() as u32 >= b) {
                     continue;
@@ -267,7 +267,7 @@ impl<'a> Finisher<'a> {
         let paths = lang.completion_costs().lexeme_paths();
         let dfa = &lang.dfa;
         let newline =
-            lang.python.is_some() && dfa.next(q, b'\n') != espalier_grammar::LexerDfa::DEAD;
+            lang.python().is_some() && dfa.next(q, b'\n') != espalier_grammar::LexerDfa::DEAD;
         newline
             || dfa.lexed_terminals().iter().any(|&t| {
                 !lang.ignored.contains(t)
@@ -318,7 +318,7 @@ impl<'a> Finisher<'a> {
         s: &Recognizer<P>,
         ind: Indentation<'_>,
     ) -> Option<u32> {
-        let py = self.lang.python.as_ref()?;
+        let py = self.lang.python()?;
         let (col, alt) = (ind.col, ind.altcol);
         let n = ind.cols.len();
         let mut best = None;

@@ -16,7 +16,7 @@ const PYTHON: &[u8] = b"\"\"\"Doc.\n\nMore.\"\"\"\n# c\nimport re\n\n\n@d\ndef f
 
 /// The warm-up text of `lang`, if it has one.
 pub(crate) fn sample(lang: &Language) -> Option<&'static [u8]> {
-    lang.python.is_some().then_some(PYTHON)
+    lang.python().is_some().then_some(PYTHON)
 }
 
 #[cfg(test)]

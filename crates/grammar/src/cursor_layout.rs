@@ -28,7 +28,7 @@ pub struct Layout {
 /// the next line's column.
 pub fn cursor_layouts(lang: &Language, suffix: &[u8]) -> Vec<Layout> {
     let mut out = Vec::new();
-    let Some(py) = &lang.python else {
+    let Some(py) = lang.python() else {
         out.push(Layout { opener: Vec::new(), depth: 0, cols: vec![0], line_start: false });
         return out;
     };

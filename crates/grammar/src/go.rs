@@ -1,6 +1,6 @@
 //! The Go 1.19 language: `grammars/go.lark` (written from the Go specification,
 //! generics included, and checked against `gofmt -e`) with the automatic-semicolon
-//! layer ([`crate::semicolons`]), compiled once and shared.
+//! layer ([`crate::layers::go::semicolons`]), compiled once and shared.
 //!
 //! Known over-approximations against `gofmt -e` (texts we accept and gofmt
 //! refuses), each rare in real code and listed in the grammar file's header:
@@ -14,7 +14,8 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::error::GrammarError;
-use crate::language::{Language, LanguageOptions, LayerKind};
+use crate::language::{Language, LanguageOptions};
+use crate::layers::LayerKind;
 use crate::lr_table::TableKind;
 
 /// The text of the Go grammar.

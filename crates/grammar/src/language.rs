@@ -7,43 +7,11 @@ use crate::completion_cost::{CompletionCosts, Layout};
 use crate::earley::EarleyGrammar;
 use crate::error::GrammarError;
 use crate::grammar::{Grammar, TerminalId};
+use crate::layers::lexical_layer::LexicalLayer;
+use crate::layers::{Layer, LayerKind};
 use crate::lexer_dfa::LexerDfa;
 use crate::lr_table::{LrTable, TableKind};
-use crate::semicolons::GoTerminals;
 use crate::termset::TermSet;
-
-/// Which lexer layer sits between the DFA and the parser.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LayerKind {
-    /// Lexemes go straight to the parser; `%ignore`d terminals are dropped.
-    Plain,
-    /// Python: the grammar must `%ignore` a terminal `NL` (newline) and `%declare`
-    /// `NEWLINE INDENT DEDENT`. The layer turns NL into NEWLINE outside brackets and
-    /// on non-blank lines, tracks the indentation stack, and makes INDENT / DEDENT.
-    Python,
-    /// Go: the grammar must `%ignore` `NL` and `BLOCK_COMMENT_NL`; the layer turns
-    /// them into ";" after the tokens of [`crate::semicolons::TRIGGERS`].
-    Go,
-}
-
-/// Terminal ids the Python layer needs.
-#[derive(Clone, Debug)]
-pub struct PythonTerminals {
-    /// The lexed newline.
-    pub nl: TerminalId,
-    /// Parser-level NEWLINE.
-    pub newline: TerminalId,
-    /// INDENT.
-    pub indent: TerminalId,
-    /// DEDENT.
-    pub dedent: TerminalId,
-    /// `(`, `[`, `{`.
-    pub open: [TerminalId; 3],
-    /// `)`, `]`, `}`.
-    pub close: [TerminalId; 3],
-    /// STRING (its f-strings get their replacement fields checked), if defined.
-    pub string: Option<TerminalId>,
-}
 
 /// How to compile a language.
 #[derive(Clone, Debug)]
@@ -73,12 +41,8 @@ pub struct Language {
     pub table: Arc<LrTable>,
     /// Earley view of the grammar.
     pub earley: Arc<EarleyGrammar>,
-    /// The layer kind.
-    pub layer: LayerKind,
-    /// Python layer terminal ids (when `layer == Python`).
-    pub python: Option<PythonTerminals>,
-    /// Go layer terminal ids (when `layer == Go`).
-    pub go: Option<GoTerminals>,
+    /// The lexical layer (`crate::layers`): its terminals, its hooks.
+    pub layer: Layer,
     /// `%ignore`d terminals.
     pub ignored: TermSet,
     /// Completion costs ([`Language::completion_costs`]).
@@ -105,34 +69,9 @@ impl Language {
                 ignored.insert(i as TerminalId);
             }
         }
-        let go = if options.layer == LayerKind::Go {
-            Some(GoTerminals::from_grammar(&grammar)?)
-        } else {
-            None
-        };
-        let python = match options.layer {
-            LayerKind::Plain | LayerKind::Go => None,
-            LayerKind::Python => {
-                let need = |n: &str| {
-                    grammar.terminal(n).ok_or_else(|| {
-                        GrammarError::NoStart(format!(
-                            "terminal {n} (required by the Python layer)"
-                        ))
-                    })
-                };
-                Some(PythonTerminals {
-                    nl: need("NL")?,
-                    newline: need("NEWLINE")?,
-                    indent: need("INDENT")?,
-                    dedent: need("DEDENT")?,
-                    open: [need("\"(\"")?, need("\"[\"")?, need("\"{\"")?],
-                    close: [need("\")\"")?, need("\"]\"")?, need("\"}\"")?],
-                    string: grammar.terminal("STRING"),
-                })
-            }
-        };
+        let layer = Layer::build(options.layer, &grammar)?;
         let table = Arc::new(table);
-        let layout = python.as_ref().map_or(Layout::default(), |p| Layout {
+        let layout = layer.python().map_or(Layout::default(), |p| Layout {
             newline: Some(p.newline),
             indent: Some(p.indent),
             dedent: Some(p.dedent),
@@ -144,9 +83,7 @@ impl Language {
             grammar,
             dfa: Arc::new(dfa),
             table,
-            layer: options.layer,
-            python,
-            go,
+            layer,
             ignored,
             completion,
         }))
@@ -163,8 +100,17 @@ impl Language {
     /// such a lexeme may move the parser (Python's NL, Go's NL and block comments
     /// containing a newline), so it cannot be skipped as free.
     pub fn is_layout_newline(&self, t: TerminalId) -> bool {
-        self.python.as_ref().is_some_and(|p| p.nl == t)
-            || self.go.as_ref().is_some_and(|g| g.is_newline(t))
+        self.layer.is_layout_newline(t)
+    }
+
+    /// Python's layer terminals, for a Python language.
+    pub fn python(&self) -> Option<&crate::layers::python::PythonTerminals> {
+        self.layer.python()
+    }
+
+    /// Go's layer terminals, for a Go language.
+    pub fn go(&self) -> Option<&crate::layers::go::GoTerminals> {
+        self.layer.go()
     }
 
     /// Name of a terminal.

@@ -18,7 +18,7 @@
 //!   plain, or Python's NEWLINE/INDENT/DEDENT with implicit line joining).
 //!   [`python()`] gives the Python 3.11 language (`grammars/python.lark`);
 //!   [`go()`] the Go 1.19 language (`grammars/go.lark`, automatic semicolons in
-//!   [`semicolons`]).
+//!   [`layers::go::semicolons`]).
 //! - **Byte-level recognizer** ([`Recognizer`]): push bytes, get an error the moment
 //!   the text stops being a prefix of a valid program; [`Recognizer::is_complete`] for
 //!   EOS; [`Recognizer::remainder`] and [`Recognizer::accept_sequences`] (A0 / A1) for
@@ -84,11 +84,11 @@ pub mod earley;
 mod earley_core;
 pub mod error;
 pub mod format;
-pub mod fstring;
 pub mod go;
 pub mod grammar;
 pub mod indentation;
 pub mod language;
+pub mod layers;
 pub mod lexeme_paths;
 pub mod lexer;
 pub mod lexer_dfa;
@@ -97,7 +97,6 @@ pub mod lr_table;
 pub mod python;
 pub mod quotient;
 pub mod recognizer;
-pub mod semicolons;
 mod small_copy;
 mod stack_cost_memo;
 pub mod suffix_earley;
@@ -112,7 +111,10 @@ pub use grammar::{
     Grammar, NonterminalId, Production, ProductionId, Symbol, Terminal, TerminalId, END,
 };
 pub use indentation::Indentation;
-pub use language::{Language, LanguageOptions, LayerKind, PythonTerminals};
+pub use language::{Language, LanguageOptions};
+pub use layers::go::GoTerminals;
+pub use layers::python::{fstring, FieldExprView, FieldView, PythonTerminals};
+pub use layers::{Layer, LayerKind, LayerState};
 pub use lexeme_paths::LexemePaths;
 pub use lexer::{lex, Lexeme};
 pub use lexer_dfa::{DfaState, LexerDfa};
@@ -121,7 +123,6 @@ pub use lr_table::{Action, LrTable, TableKind, TableStats, AUGMENTED};
 pub use python::{python, python_with, PYTHON_GRAMMAR};
 pub use quotient::{FimError, Outcome, Part, SuffixQuotient};
 pub use recognizer::{AcceptSequences, Continuations, Recognizer, Remainder};
-pub use semicolons::GoTerminals;
 pub use stack_cost_memo::StackCostMemo;
 pub use termset::TermSet;
 pub use token_parser::TokenParser;

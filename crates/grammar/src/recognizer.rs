@@ -1,5 +1,7 @@
-//! The byte-level recognizer: lexer DFA (maximal munch, priorities), lexer layer
-//! (Python indentation / line joining) and a [`TokenParser`], fed one byte at a time.
+//! The byte-level recognizer: lexer DFA (maximal munch, priorities), a language's
+//! lexical layer (`crate::layers`: Python's layout and f-strings, Go's semicolons)
+//! and a [`TokenParser`], fed one byte at a time. It names no language: the layer
+//! joins the byte loop through [`LexicalLayer`]'s hooks at fixed points.
 //!
 //! Exactness: after every byte, the unfinished lexeme is checked against the parser:
 //! some terminal still reachable from its DFA state must be acceptable next. Together
@@ -7,22 +9,17 @@
 //! mean "`s` is a prefix of some valid program" (up to maximal-munch corner cases
 //! where the only completion would need a lexeme split the lexer never makes).
 //!
-//! One exception to "inside a lexeme only the DFA decides": Python f-strings. Their
-//! replacement fields are scanned byte by byte while the literal is open (each field's
-//! expression on a nested recognizer, `recognizer/fstring_field.rs`), so `f"{)` is
-//! refused at its `)`, and the quote that closes the literal is refused when its
-//! fields are invalid (CPython 3.11 checks them once the literal is read). Trie walks
-//! that decide in-lexeme bytes from the DFA alone handle f-strings apart
-//! (`espalier_constraint`'s Python layer, `python/quote_ends.rs` and
-//! `python/fstring_layer.rs`), from [`Recognizer::fstring_view`].
+//! One exception to "inside a lexeme only the DFA decides": a layer may refuse a byte
+//! inside a lexeme ([`LexicalLayer::lexeme_byte`]). Python's f-strings do: their
+//! replacement fields are scanned byte by byte while the literal is open (each
+//! field's expression on a nested recognizer, a [`SubReader`] this file makes), so
+//! `f"{)` is refused at its `)`. Trie walks that decide in-lexeme bytes from the DFA
+//! alone handle that layer apart (`espalier_constraint`'s `MaskLayer`).
 //!
-//! Files: this one holds the byte loop (lexer DFA, lexemes, the parser); the Python
-//! layout layer (`recognizer/python_layout.rs`), the f-string field scanner
-//! (`recognizer/fstring_field.rs`) and closing-quote check
-//! (`recognizer/fstring_quote.rs`), refusals and their errors (`recognizer/refusal.rs`),
-//! SynCode's remainder and accept sequences (`recognizer/accept_sequences.rs`) and
-//! whether two states accept the same continuations (`recognizer/continuations.rs`)
-//! live beside it.
+//! Files: this one holds the byte loop (lexer DFA, lexemes, the parser, the layer's
+//! hooks); refusals and their errors (`recognizer/refusal.rs`), SynCode's remainder
+//! and accept sequences (`recognizer/accept_sequences.rs`) and whether two states
+//! accept the same continuations (`recognizer/continuations.rs`) live beside it.
 //!
 //! Cost: the common byte (inside a lexeme) is one table lookup and one bitset
 //! intersection, no allocation. A finished lexeme costs one parser step and one
@@ -34,7 +31,9 @@ use crate::earley::EarleyParser;
 use crate::error::ParseError;
 use crate::grammar::TerminalId;
 use crate::indentation::Indentation;
-use crate::language::{Language, LayerKind};
+use crate::language::Language;
+use crate::layers::lexical_layer::{Emitted, InLexeme, LexicalLayer, ReaderSource, SubReader};
+use crate::layers::LayerState;
 use crate::lexer_dfa::{DfaState, LexerDfa};
 use crate::lr_parser::LrParser;
 use crate::small_copy::copy_vec;
@@ -43,16 +42,10 @@ use crate::token_parser::TokenParser;
 
 mod accept_sequences;
 mod continuations;
-mod fstring_field;
-mod fstring_quote;
-mod python_layout;
 mod refusal;
 
 pub use accept_sequences::{AcceptSequences, Remainder};
 pub use continuations::Continuations;
-use fstring_field::FieldScan;
-pub use fstring_field::{FieldExprView, FieldView};
-use python_layout::{LineStart, PythonLayout};
 use refusal::{Refusal, Why};
 
 /// An incremental, cloneable byte-level recognizer for a [`Language`].
@@ -68,19 +61,11 @@ pub struct Recognizer<P: TokenParser> {
     lexbuf: Vec<u8>,
     pos: usize,
     acceptable: TermSet,
-    /// Python: the layout layer (unused by other layers).
-    layout: PythonLayout,
+    /// The language's lexical layer along this text.
+    layer: LayerState,
     lexemes: usize,
-    /// Go: a newline now would insert a semicolon.
-    semi_pending: bool,
     /// Scratch for the bytes re-read after a lexeme ends (no state: not cloned).
     reread: Vec<u8>,
-    /// Python: the open f-string literal's replacement fields, while its lexeme is
-    /// read (`recognizer/fstring_field.rs`; a function of `lexbuf`).
-    fstr: Option<Box<FieldScan>>,
-    /// Python, a recognizer reading an f-string field's `(expression`: the keyword
-    /// `lambda` is refused at bracket depth 1 (its `:` would end the field there).
-    field_lambda: Option<TerminalId>,
 }
 
 impl<P: TokenParser> Clone for Recognizer<P> {
@@ -96,12 +81,9 @@ impl<P: TokenParser> Clone for Recognizer<P> {
             lexbuf: self.lexbuf.clone(),
             pos: self.pos,
             acceptable: self.acceptable,
-            layout: self.layout.clone(),
+            layer: self.layer.clone(),
             lexemes: self.lexemes,
-            semi_pending: self.semi_pending,
             reread: Vec::new(),
-            fstr: self.fstr.clone(),
-            field_lambda: self.field_lambda,
         }
     }
 
@@ -118,14 +100,8 @@ impl<P: TokenParser> Clone for Recognizer<P> {
         copy_vec(&mut self.lexbuf, &src.lexbuf);
         self.pos = src.pos;
         self.acceptable = src.acceptable;
-        self.layout.clone_from(&src.layout);
+        self.layer.clone_from(&src.layer);
         self.lexemes = src.lexemes;
-        self.semi_pending = src.semi_pending;
-        match (&mut self.fstr, &src.fstr) {
-            (Some(a), Some(b)) => a.clone_from(b),
-            (a, b) => a.clone_from(b),
-        }
-        self.field_lambda = src.field_lambda;
     }
 }
 
@@ -147,6 +123,7 @@ impl<P: TokenParser> Recognizer<P> {
     /// A recognizer at the start of a text.
     pub fn new(lang: Arc<Language>, parser: P) -> Self {
         let nt = lang.grammar.num_terminals();
+        let layer = lang.layer.start();
         let mut r = Recognizer {
             lang,
             parser,
@@ -158,21 +135,19 @@ impl<P: TokenParser> Recognizer<P> {
             lexbuf: Vec::new(),
             pos: 0,
             acceptable: TermSet::new(nt),
-            layout: PythonLayout::new(),
+            layer,
             lexemes: 0,
-            semi_pending: false,
             reread: Vec::new(),
-            fstr: None,
-            field_lambda: None,
         };
         r.refresh_acceptable();
         r
     }
 
     /// A recognizer started inside a text (for the analysis of a fill-in-the-middle
-    /// suffix): `depth` brackets already open, the indentation stack `cols` (bottom
-    /// first, starting at 0; spaces only), and either at the start of a line
-    /// (`line_start`, the next bytes are its indentation) or inside a line's content.
+    /// suffix): Python's layer with `depth` brackets already open, the indentation
+    /// stack `cols` (bottom first, starting at 0; spaces only), and either at the
+    /// start of a line (`line_start`, the next bytes are its indentation) or inside a
+    /// line's content; other layers at their start.
     pub fn with_layout(
         lang: Arc<Language>,
         parser: P,
@@ -181,7 +156,7 @@ impl<P: TokenParser> Recognizer<P> {
         line_start: bool,
     ) -> Self {
         let mut r = Self::new(lang, parser);
-        r.layout = PythonLayout::inside(depth, cols, line_start);
+        r.layer = r.lang.layer.inside(depth, cols, line_start);
         r.refresh_acceptable();
         r
     }
@@ -211,10 +186,7 @@ impl<P: TokenParser> Recognizer<P> {
             && self.state == LexerDfa::START
             && self.lex_len == 0
             && self.lexbuf.is_empty()
-            && self.layout == PythonLayout::new()
-            && !self.semi_pending
-            && self.fstr.is_none()
-            && self.field_lambda.is_none()
+            && self.lang.layer.is_start(&self.layer)
     }
 
     /// Number of complete lexemes (including ignored ones) so far.
@@ -222,114 +194,42 @@ impl<P: TokenParser> Recognizer<P> {
         self.lexemes
     }
 
-    /// Recomputes the acceptable set in lexer-terminal terms.
+    /// Recomputes the acceptable set in lexer-terminal terms (hook 1: the layer
+    /// narrows it).
     fn refresh_acceptable(&mut self) {
         self.parser.acceptable(&mut self.acceptable);
         self.acceptable.union_with(&self.lang.ignored);
-        if let Some(py) = &self.lang.python {
-            let nl_ok = self.layout.newline_is_layout() || self.acceptable.contains(py.newline);
-            if !nl_ok {
-                // NL is in `ignored`; take it out when a NEWLINE would be rejected.
-                self.acceptable.remove(py.nl);
-            }
-        }
-        if let Some(go) = &self.lang.go {
-            go.restrict(self.semi_pending, &mut self.acceptable);
-        }
+        self.lang.layer.narrow(&self.layer, &mut self.acceptable);
     }
 
-    #[inline]
-    fn feed_parser(&mut self, terms: &[TerminalId]) -> Result<(), Refusal> {
-        if !self.parser.feed(terms) {
-            let mut kept = [0; 4];
-            let n = terms.len().min(4);
-            kept[..n].copy_from_slice(&terms[..n]);
-            return Err(self.refuse(Why::Unexpected(kept, n as u8)));
-        }
-        Ok(())
-    }
-
-    /// Called when the first byte `b` of a lexeme arrives (Python: indentation).
+    /// Called when the first byte `b` of a lexeme arrives (hook 2).
     #[inline]
     fn begin_lexeme(&mut self, b: u8) -> Result<(), Refusal> {
-        if self.lang.layer != LayerKind::Python || !self.layout.begins_content(b) {
-            return Ok(());
+        let moved = self.lang.layer.begin_lexeme(&mut self.layer, b, &mut self.parser);
+        if moved.map_err(|w| self.refuse(w))? {
+            self.refresh_acceptable();
         }
-        self.start_content_line()
-    }
-
-    /// Python: a line's content begins; feeds the INDENT or DEDENTs it makes.
-    fn start_content_line(&mut self) -> Result<(), Refusal> {
-        let py = self.lang.python.clone().unwrap();
-        match self.layout.start_content_line().map_err(|m| self.refuse(Why::Text(m)))? {
-            LineStart::Same => {}
-            LineStart::Indent => {
-                self.feed_parser(&[py.indent])
-                    .map_err(|e| Refusal { why: Why::Text("unexpected indent"), ..e })?;
-            }
-            LineStart::Dedent(n) => {
-                for _ in 0..n {
-                    self.feed_parser(&[py.dedent])
-                        .map_err(|e| Refusal { why: Why::Text("unexpected unindent"), ..e })?;
-                }
-                self.layout.close_levels(n).map_err(|m| self.refuse(Why::Text(m)))?;
-            }
-        }
-        self.refresh_acceptable();
         Ok(())
     }
 
     /// A complete lexeme ends (the DFA state `at` is where it was accepted).
     fn emit(&mut self, at: DfaState) -> Result<(), Refusal> {
-        self.lexemes += 1;
         let lang = self.lang.clone();
-        let terms = lang.dfa.winners(at);
-        let t0 = terms[0];
-        if let Some(py) = &lang.python {
-            if t0 == py.nl {
-                if !self.layout.newline_is_layout() {
-                    self.feed_parser(&[py.newline])?;
-                }
-                self.layout.after_newline();
+        self.emit_terms(lang.dfa.winners(at))
+    }
+
+    /// A lexeme of the readings `terms` ends (hook 4: the layer feeds the parser).
+    fn emit_terms(&mut self, terms: &[TerminalId]) -> Result<(), Refusal> {
+        self.lexemes += 1;
+        let lang = &*self.lang;
+        match lang.layer.emit(&mut self.layer, terms, &lang.ignored, &mut self.parser) {
+            Ok(Emitted::Quiet) => Ok(()),
+            Ok(Emitted::Moved) => {
                 self.refresh_acceptable();
-                return Ok(());
+                Ok(())
             }
-            if lang.ignored.contains(t0) {
-                return Ok(());
-            }
-            if self.field_lambda.is_some_and(|l| terms.contains(&l)) && self.layout.depth() == 1 {
-                return Err(self.refuse(Why::Text(
-                    "f-string: lambda at the top of a field (its ':' would end the expression)",
-                )));
-            }
-            // An f-string's fields were checked at its closing quote ([`Self::step`]):
-            // every STRING lexeme is read there, byte by byte from its first.
-            if py.open.contains(&t0) {
-                self.layout.open_bracket().map_err(|m| self.refuse(Why::Text(m)))?;
-            } else if py.close.contains(&t0) {
-                self.layout.close_bracket();
-            }
-        } else if let Some(go) = &lang.go {
-            if go.is_newline(t0) {
-                if std::mem::take(&mut self.semi_pending) {
-                    self.feed_parser(&[go.semi])?;
-                    self.refresh_acceptable();
-                }
-                return Ok(());
-            }
-            if lang.ignored.contains(t0) {
-                return Ok(());
-            }
-            self.feed_parser(terms)?;
-            self.semi_pending = go.triggers(t0);
-            self.refresh_acceptable();
-            return Ok(());
-        } else if lang.ignored.contains(t0) {
-            return Ok(());
+            Err(w) => Err(self.refuse(w)),
         }
-        self.feed_parser(terms)?;
-        self.refresh_acceptable();
-        Ok(())
     }
 
     /// Feeds one byte. `Err` means the text is no longer a prefix of any valid program
@@ -369,23 +269,12 @@ impl<P: TokenParser> Recognizer<P> {
             self.pos += 1;
             self.lexbuf.push(b);
             let accepting = !dfa.winners(next).is_empty();
-            if self.lang.layer == LayerKind::Python
-                && (self.fstr.is_some() || (self.lex_len <= 3 && (b == b'"' || b == b'\'')))
-            {
-                self.fstring_byte(b, next)?;
-            }
+            let at = InLexeme { b, next, accepting, lexeme: &self.lexbuf, dfa };
+            let taken = self.lang.layer.lexeme_byte(&mut self.layer, &at, &self.lang);
+            taken.map_err(|w| self.refuse(w))?;
             if accepting {
                 self.last_accept = next;
                 self.last_accept_len = self.lex_len;
-                if self.lang.layer == LayerKind::Python && self.closes_string(next) {
-                    // The quote that ends an f-string: its fields are checked now, not
-                    // when the next byte ends the lexeme, so a literal CPython refuses
-                    // (`f"{a("`) is refused at its quote and never left as a dead end.
-                    self.check_fstring(&self.lexbuf)?;
-                }
-            }
-            if self.lang.layer == LayerKind::Python {
-                self.layout.track_column(b);
             }
             return Ok(());
         }
@@ -422,7 +311,7 @@ impl<P: TokenParser> Recognizer<P> {
             return Err(e);
         }
         self.pos = start + len;
-        self.fstr = None;
+        self.lang.layer.lexeme_ended(&mut self.layer);
         self.state = LexerDfa::START;
         self.lex_len = 0;
         self.last_accept = LexerDfa::DEAD;
@@ -450,13 +339,13 @@ impl<P: TokenParser> Recognizer<P> {
         self.last_accept != LexerDfa::DEAD && self.finish_lexeme().is_ok()
     }
 
-    /// Python: whether the layer is reading a logical line's indentation, so the next
+    /// Whether the layer is reading a logical line's indentation (Python), so the next
     /// content byte (not whitespace, newline or `#`) decides INDENT / DEDENT tokens
     /// and may change [`Self::acceptable_terminals`]. Always `false` for other
     /// layers. Everywhere else the first byte of a lexeme leaves the acceptable set
     /// unchanged, which is what lets a mask decide many first bytes from one state.
     pub fn at_line_start(&self) -> bool {
-        self.lang.layer == LayerKind::Python && self.layout.at_line_start()
+        self.layer.at_line_start()
     }
 
     /// Whether the text so far is a viable prefix (always true for a recognizer that
@@ -472,15 +361,12 @@ impl<P: TokenParser> Recognizer<P> {
         r.finish_in_place().map_err(|e| r.describe(e))
     }
 
+    /// Hook 5: the layer's refusals at the end, and what it still owes the parser.
     fn finish_in_place(&mut self) -> Result<(), Refusal> {
         let r = self;
-        if r.lang.go.is_some()
-            && crate::semicolons::unterminated_comment(
-                &r.lexbuf,
-                r.lang.dfa.winners(r.state).is_empty(),
-            )
-        {
-            return Err(r.refuse(Why::Text("comment not terminated")));
+        let unfinished = r.lang.dfa.winners(r.state).is_empty();
+        if let Some(m) = r.lang.layer.refuses_end(&r.lexbuf, unfinished) {
+            return Err(r.refuse(Why::Text(m)));
         }
         while r.lex_len > 0 {
             if !r.lang.dfa.winners(r.state).is_empty() {
@@ -490,38 +376,16 @@ impl<P: TokenParser> Recognizer<P> {
             if r.last_accept == LexerDfa::DEAD {
                 return Err(r.refuse(Why::Text("unfinished token at end of input")));
             }
-            if r.lang.layer == LayerKind::Python
-                && r.last_accept_len < r.lex_len
-                && opens_triple_quote(&r.lexbuf)
-            {
-                // CPython reads a string from its opening quotes on, without backing
-                // up: `"""abc"` is an unterminated triple-quoted string, not `""` then
-                // `"abc"` (found by the finishing mask's tests).
-                return Err(r.refuse(Why::Text("unterminated triple-quoted string literal")));
+            if r.last_accept_len < r.lex_len {
+                if let Some(m) = r.lang.layer.refuses_backoff(&r.lexbuf) {
+                    return Err(r.refuse(Why::Text(m)));
+                }
             }
             r.finish_lexeme()?;
         }
-        if let Some(py) = r.lang.python.clone() {
-            if r.layout.depth() > 0 {
-                return Err(Refusal {
-                    offset: r.pos,
-                    why: Why::Text("unexpected end of input inside brackets"),
-                });
-            }
-            r.lex_start = r.pos;
-            if !r.layout.newline_is_layout() {
-                r.feed_parser(&[py.newline])?;
-            }
-            while r.layout.close_level() {
-                r.feed_parser(&[py.dedent])?;
-            }
-        }
         r.lex_start = r.pos;
-        if let Some(go) = r.lang.go.clone() {
-            if std::mem::take(&mut r.semi_pending) {
-                r.feed_parser(&[go.semi])?;
-            }
-        }
+        let lang = r.lang.clone();
+        lang.layer.finish(&mut r.layer, &mut r.parser).map_err(|w| r.refuse(w))?;
         if !r.parser.accepts_end() {
             r.refresh_acceptable();
             return Err(r.refuse(Why::Text("unexpected end of input")));
@@ -558,7 +422,7 @@ impl<P: TokenParser> Recognizer<P> {
 
     /// Python: open brackets at this point (0 outside brackets and for other layers).
     pub fn bracket_depth(&self) -> u32 {
-        self.layout.depth()
+        self.layer.bracket_depth()
     }
 
     /// Whether `other` will treat every continuation exactly as `self` does: same
@@ -573,19 +437,25 @@ impl<P: TokenParser> Recognizer<P> {
             && self.last_accept == other.last_accept
             && self.last_accept_len == other.last_accept_len
             && self.lexbuf == other.lexbuf
-            && self.layout == other.layout
+            && self.lang.layer.same_future(&self.layer, &other.layer)
             && same_parser(&self.parser, &other.parser)
     }
 
     /// Python: the indentation layer's state (levels, bracket depth, the current
     /// line's columns); `None` for other layers.
     pub fn indentation(&self) -> Option<Indentation<'_>> {
-        (self.lang.layer == LayerKind::Python).then(|| self.layout.view())
+        self.layer.indentation()
     }
 
     /// Go: whether a newline now would insert a semicolon (always `false` elsewhere).
     pub fn semicolon_pending(&self) -> bool {
-        self.semi_pending
+        self.layer.semicolon_pending()
+    }
+
+    /// The lexical layer's state (its views: [`LayerState::indentation`],
+    /// [`LayerState::fstring_view`], ...).
+    pub fn layer(&self) -> &LayerState {
+        &self.layer
     }
 
     /// The bytes of the unfinished last lexeme.
@@ -600,11 +470,57 @@ impl<P: TokenParser> Recognizer<P> {
     }
 }
 
-/// Whether `lexeme` starts like a triple-quoted string: up to two prefix letters,
-/// then three equal quotes.
-fn opens_triple_quote(lexeme: &[u8]) -> bool {
-    let i = lexeme.iter().take_while(|b| b.is_ascii_alphabetic()).count();
-    i <= 2 && (lexeme[i..].starts_with(b"\"\"\"") || lexeme[i..].starts_with(b"'''"))
+/// A recognizer's language makes the readers its layer reads nested texts with.
+impl ReaderSource for Arc<Language> {
+    fn fresh_reader(&self, nested: bool) -> Box<dyn SubReader> {
+        Box::new(if nested { Recognizer::nested(self) } else { self.recognizer() })
+    }
+}
+
+impl Recognizer<LrParser> {
+    /// A recognizer of a text nested in another, in the layer's nested mode with its
+    /// prefix read (Python: an f-string field's expression, fed `(`, `lambda` refused
+    /// at depth 1).
+    pub fn nested(lang: &Arc<Language>) -> Self {
+        let mut r = lang.recognizer();
+        r.layer = lang.layer.nested();
+        let ok = r.try_push_bytes(lang.layer.nested_prefix());
+        debug_assert!(ok, "a nested text's prefix is taken");
+        r
+    }
+
+    /// The recognizer behind a layer's [`SubReader`] (all readers are these).
+    pub fn of_reader(reader: &dyn SubReader) -> Option<&Self> {
+        reader.as_any().downcast_ref::<Self>()
+    }
+}
+
+impl SubReader for Recognizer<LrParser> {
+    fn try_push_bytes(&mut self, bytes: &[u8]) -> bool {
+        Recognizer::try_push_bytes(self, bytes)
+    }
+
+    fn is_complete(&self) -> bool {
+        Recognizer::is_complete(self)
+    }
+
+    fn can_end_lexeme(&self) -> bool {
+        self.clone().end_lexeme()
+    }
+
+    fn boxed_clone(&self) -> Box<dyn SubReader> {
+        Box::new(self.clone())
+    }
+
+    fn assign(&mut self, src: &dyn SubReader) {
+        if let Some(src) = Self::of_reader(src) {
+            self.clone_from(src);
+        }
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 #[cfg(test)]

@@ -18,6 +18,13 @@ pub(crate) fn copy_vec<T: Copy>(dst: &mut Vec<T>, src: &[T]) {
     }
 }
 
+/// `a == b`, element by element: a slice comparison is a call to `memcmp`, which in
+/// wasm is compiler-builtins' loop over single bytes.
+#[inline]
+pub(crate) fn same<T: Copy + PartialEq>(a: &[T], b: &[T]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

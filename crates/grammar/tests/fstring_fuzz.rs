@@ -128,7 +128,7 @@ fn ours(lang: &std::sync::Arc<espalier_grammar::Language>, text: &[u8]) -> (bool
     if !r.try_push_bytes(text) {
         return (false, false, false);
     }
-    let string = lang.python.as_ref().and_then(|p| p.string);
+    let string = lang.python().and_then(|p| p.string);
     let rem = r.remainder();
     let read = rem.len > 0 && lang.dfa.winners(rem.dfa_state).first().copied() == string;
     (true, r.is_complete(), read)
@@ -274,7 +274,7 @@ const OPENERS: &[&str] = &[
 /// completes it) a `}`; else the first bracket or brace, then quote, that keeps the
 /// text viable.
 fn close_greedily(r: &espalier_grammar::Recognizer<espalier_grammar::LrParser>) -> Option<Vec<u8>> {
-    use espalier_grammar::recognizer::FieldView;
+    use espalier_grammar::FieldView;
     const ORDER: [&str; 7] = [")", "]", "}", "\"\"\"", "'''", "\"", "'"];
     let in_string = |r: &espalier_grammar::Recognizer<espalier_grammar::LrParser>| matches!(r.fstring_view(), FieldView::Expr(v) if v.in_string);
     let mut r = r.clone();

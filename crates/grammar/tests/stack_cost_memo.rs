@@ -44,7 +44,7 @@ fn compare(
             for st in &stacks {
                 check(st, &cols, &mut n);
             }
-            let (Some(py), Some(ind)) = (lang.python.as_ref(), s.indentation()) else { continue };
+            let (Some(py), Some(ind)) = (lang.python(), s.indentation()) else { continue };
             if !ind.at_line_start || ind.depth > 0 {
                 continue;
             }

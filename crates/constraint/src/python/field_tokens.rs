@@ -3,7 +3,7 @@
 //! trie with the kit), and where in a field the text stands ([`Spot`]), which says
 //! which of them a field's mask must re-check in full (see [`super::fstring_layer`]).
 
-use espalier_grammar::recognizer::FieldExprView;
+use espalier_grammar::FieldExprView;
 
 use crate::{TokTrie, Vocab};
 

@@ -1,5 +1,5 @@
 //! Exact masks inside Python f-strings, whose replacement fields the grammar crate's
-//! recognizer checks byte by byte (`recognizer/fstring_field.rs` there): the trie
+//! recognizer checks byte by byte (`layers/python/fstring_field.rs` there): the trie
 //! walk's light paths ([`crate::lexer_walk`], [`crate::lexeme_starts`]) decide bytes
 //! inside a lexeme from the lexer DFA alone, which knows nothing of fields.
 //!
@@ -33,7 +33,7 @@
 
 use std::sync::Arc;
 
-use espalier_grammar::recognizer::{FieldExprView, FieldView};
+use espalier_grammar::{FieldExprView, FieldView};
 use espalier_grammar::{
     Language, LrParser, Recognizer as GrammarRecognizer, TerminalId, TokenParser,
 };
@@ -46,7 +46,7 @@ use super::quote_ends::{may_be_fstring, QuoteEnds};
 use crate::exact::ExactWalker;
 use crate::lexeme_starts::LexemeStarts;
 use crate::lexer_walk::LexWalker;
-use crate::mask_layer::MaskLayer;
+use crate::mask_layer::{FinishingLayer, MaskLayer};
 use crate::mask_memo::MaskMemo;
 use crate::{StackRecognizer, TokTrie, TokenSet};
 
@@ -82,7 +82,7 @@ impl FStringData {
             quote_ends: Arc::new(QuoteEnds::new(trie)),
             tokens: Arc::new(FieldTokens::new(trie)),
             start_masks: None,
-            string: lang.python.as_ref().and_then(|py| py.string),
+            string: lang.python().and_then(|py| py.string),
         };
         // The child walk a field's first byte would make (representatives only).
         let fresh = GrammarRecognizer::field_start(lang);
@@ -100,6 +100,25 @@ impl FStringData {
         }
         data.start_masks = Some(Arc::new(FieldStartMasks::new(masks, child)));
         data
+    }
+}
+
+/// Python's f-strings in finishing masks: the STRING lexemes that are f-strings.
+impl FinishingLayer for FStringData {
+    fn checked_terminal(&self) -> Option<TerminalId> {
+        self.string
+    }
+
+    fn may_become_checked(&self, lexeme: &[u8]) -> bool {
+        may_be_fstring(lexeme)
+    }
+
+    fn closable(&self, lexeme: &[u8]) -> bool {
+        !super::fstring_closer::closers(lexeme).is_empty()
+    }
+
+    fn may_close(&self, token: &[u8]) -> bool {
+        super::fstring_closer::may_close(token)
     }
 }
 
@@ -252,7 +271,7 @@ impl<P: TokenParser> FieldMasks<P> {
     ) {
         let spot = Spot::of(&v);
         let tokens = self.data.tokens.clone();
-        let nested: &GrammarRecognizer<LrParser> = match v.nested {
+        let nested: &GrammarRecognizer<LrParser> = match v.nested_recognizer() {
             Some(n) => {
                 // Inside a name, and at the same expression state in another field, the
                 // child's mask is one computed before (see `memo_for`).

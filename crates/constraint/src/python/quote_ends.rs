@@ -81,7 +81,7 @@ impl QuoteEnds {
         scratch: &mut GrammarRecognizer<P>,
         mask: &mut TokenSet,
     ) {
-        if state.language().python.is_none() {
+        if state.language().python().is_none() {
             return;
         }
         let rem = state.remainder_bytes();

@@ -40,22 +40,10 @@ impl<P: TokenParser> Recognizer<P> {
         let mut a1 = Vec::new();
         if self.lex_len > 0 {
             for &t in self.lang.dfa.winners(self.state) {
-                let mut r = self.clone();
                 // emit just this reading of the remainder
-                let ok = if r.lang.dfa.winners(r.state).len() == 1 {
-                    r.lexbuf.clear();
-                    r.emit(r.state).is_ok()
-                } else {
-                    r.lexemes += 1;
-                    if let Some(go) = &self.lang.go {
-                        r.semi_pending = go.triggers(t);
-                    }
-                    r.feed_parser(&[t]).is_ok() && {
-                        r.refresh_acceptable();
-                        true
-                    }
-                };
-                if ok {
+                let mut r = self.clone();
+                r.lexbuf.clear();
+                if r.emit_terms(&[t]).is_ok() {
                     a1.push((t, r.acceptable));
                 }
             }

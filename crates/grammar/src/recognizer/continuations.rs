@@ -34,7 +34,9 @@
 
 use std::hash::Hasher;
 
+use crate::layers::lexical_layer::LexicalLayer;
 use crate::lexer_dfa::LexerDfa;
+use crate::small_copy::same;
 use crate::token_parser::TokenParser;
 
 use super::Recognizer;
@@ -80,12 +82,6 @@ fn string_head(lexbuf: &[u8]) -> StringHead<'_> {
     }
 }
 
-/// `a == b`, element by element: a slice comparison is a call to `memcmp`, which in
-/// wasm is compiler-builtins' loop over single bytes.
-fn same<T: Copy + PartialEq>(a: &[T], b: &[T]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
-}
-
 /// `text.starts_with(head)`, 8 bytes per comparison (see [`same`]; a docstring's
 /// text took a fifth of a reused mask's time in node).
 fn starts_with(text: &[u8], head: &[u8]) -> bool {
@@ -108,20 +104,10 @@ impl<P: TokenParser> Recognizer<P> {
     /// the same have equal keys, so a memo of many states looks at few.
     pub fn continuations_key(&self) -> u64 {
         let mut h = rustc_hash::FxHasher::default();
-        let v = self.layout.view();
-        for x in [
-            self.state,
-            self.last_accept,
-            u32::from(self.lex_len == 0),
-            u32::from(self.semi_pending),
-            v.depth,
-            v.col,
-            v.altcol,
-        ] {
+        for x in [self.state, self.last_accept, u32::from(self.lex_len == 0)] {
             h.write_u32(x);
         }
-        h.write_u8(u8::from(v.at_line_start) | u8::from(v.content) << 1);
-        v.cols.iter().chain(v.alt).for_each(|&c| h.write_u32(c));
+        self.lang.layer.hash_continuations(&self.layer, &mut h);
         std::hash::Hash::hash(&self.acceptable, &mut h);
         match string_head(&self.lexbuf) {
             StringHead::FString(_) => h.write_u8(8),
@@ -171,14 +157,12 @@ impl<P: TokenParser> Recognizer<P> {
             lexbuf,
             pos: _,
             acceptable,
-            layout,
+            // Compared by the layer, less what is a function of `lexbuf` (the open
+            // f-string's fields, which the string head compares byte for byte for an
+            // f-string past its first quote).
+            layer,
             lexemes: _,
-            semi_pending,
             reread: _,
-            // A function of `lexbuf` (the open f-string's fields), which the string
-            // head compares byte for byte for an f-string past its first quote.
-            fstr: _,
-            field_lambda,
         } = self;
         let Recognizer {
             lang: e_lang,
@@ -191,26 +175,16 @@ impl<P: TokenParser> Recognizer<P> {
             lexbuf: e_lexbuf,
             pos: _,
             acceptable: e_acceptable,
-            layout: e_layout,
+            layer: e_layer,
             lexemes: _,
-            semi_pending: e_semi_pending,
             reread: _,
-            fstr: _,
-            field_lambda: e_field_lambda,
         } = earlier;
-        let (v, e_v) = (layout.view(), e_layout.view());
-        let same_layout = same(v.cols, e_v.cols)
-            && same(v.alt, e_v.alt)
-            && (v.depth, v.at_line_start, v.content, v.col, v.altcol)
-                == (e_v.depth, e_v.at_line_start, e_v.content, e_v.col, e_v.altcol);
         if !(std::sync::Arc::ptr_eq(lang, e_lang)
             && state == e_state
             && last_accept == e_last_accept
             && (*lex_len == 0) == (*e_lex_len == 0)
-            && semi_pending == e_semi_pending
-            && field_lambda == e_field_lambda
             && acceptable == e_acceptable
-            && same_layout
+            && lang.layer.same_continuations(layer, e_layer)
             && string_head(lexbuf) == string_head(e_lexbuf)
             && same_parser(parser, e_parser))
         {

@@ -9,7 +9,8 @@
 //! `exact` mask before this type.
 
 use crate::error::ParseError;
-use crate::grammar::TerminalId;
+use crate::layers::lexical_layer::LexicalLayer;
+pub(super) use crate::layers::lexical_layer::Why;
 use crate::token_parser::TokenParser;
 
 use super::Recognizer;
@@ -19,19 +20,6 @@ use super::Recognizer;
 pub(super) struct Refusal {
     pub(super) offset: usize,
     pub(super) why: Why,
-}
-
-#[derive(Clone, Debug)]
-pub(super) enum Why {
-    /// A fixed message.
-    Text(&'static str),
-    /// No lexeme reading survives in the parser (up to four readings kept for the
-    /// message; a lexeme has at most two in the grammars we ship).
-    Unexpected([TerminalId; 4], u8),
-    /// The byte continues no lexeme.
-    Invalid(u8),
-    /// A message built at refusal time (rare: f-string checks).
-    Owned(String),
 }
 
 impl<P: TokenParser> Recognizer<P> {
@@ -66,18 +54,13 @@ impl<P: TokenParser> Recognizer<P> {
     }
 
     /// An error at `offset` listing the terminals acceptable there (ignored ones left
-    /// out, but Python's NL where a newline ends a statement).
+    /// out, but those the layer lists: Python's NL where a newline ends a statement).
     fn error(&self, offset: usize, message: impl Into<String>) -> ParseError {
         let mut expected: Vec<String> = self
             .acceptable
             .iter()
             .filter(|&t| {
-                !self.lang.ignored.contains(t)
-                    || self
-                        .lang
-                        .python
-                        .as_ref()
-                        .is_some_and(|p| p.nl == t && self.layout.depth() == 0)
+                !self.lang.ignored.contains(t) || self.lang.layer.lists_ignored(&self.layer, t)
             })
             .map(|t| self.lang.terminal_name(t).to_string())
             .collect();

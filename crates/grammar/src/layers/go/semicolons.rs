@@ -128,7 +128,7 @@ mod tests {
     #[test]
     fn go_terminals_and_unterminated_comments() {
         let go = crate::go().unwrap();
-        let g = go.go.as_ref().unwrap();
+        let g = go.go().unwrap();
         let t = |n: &str| go.grammar.terminal(n).unwrap();
         assert!(
             g.is_newline(t("NL"))

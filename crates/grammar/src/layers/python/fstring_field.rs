@@ -5,7 +5,7 @@
 //!
 //! CPython 3.11 lexes an f-string as one STRING token and parses its fields afterwards
 //! (Parser/string_parser.c: `fstring_find_literal`, `fstring_find_expr`); the closing
-//! quote keeps that check as the final word (`fstring_quote.rs`, on `crate::fstring`).
+//! quote keeps that check as the final word (`python_layer.rs`, on `fstring.rs`).
 //! This scanner follows the same two functions incrementally: literal text with
 //! `{{` / `}}`, escapes and `\N{...}`; a field's expression scanned for nested strings,
 //! brackets, `!=` / `==` / `<=` / `>=`, and the `!` `:` `=` `}` that end it at bracket
@@ -22,12 +22,7 @@
 //! quote kind close it; brackets close it), and the states between (after `!`, `=`,
 //! a conversion) are entered only when their own completion exists.
 
-use std::sync::Arc;
-
-use crate::language::Language;
-use crate::lr_parser::LrParser;
-
-use super::Recognizer;
+use crate::layers::lexical_layer::{ReaderSource, SubReader};
 
 /// The f-string literal being read (one per recognizer, while its lexeme is open).
 #[derive(Debug)]
@@ -95,8 +90,8 @@ enum Quote {
 
 #[derive(Debug)]
 struct FieldExpr {
-    /// Fed `(` and the expression's bytes.
-    rec: Box<Recognizer<LrParser>>,
+    /// Fed `(` and the expression's bytes (a recognizer of the same language).
+    rec: Box<dyn SubReader>,
     /// Bracket depth inside the expression (not counting the `(`).
     depth: u32,
     quote: Quote,
@@ -109,7 +104,7 @@ struct FieldExpr {
 impl Clone for FieldExpr {
     fn clone(&self) -> Self {
         FieldExpr {
-            rec: self.rec.clone(),
+            rec: self.rec.boxed_clone(),
             depth: self.depth,
             quote: self.quote,
             cmp: self.cmp,
@@ -118,7 +113,7 @@ impl Clone for FieldExpr {
     }
 
     fn clone_from(&mut self, src: &Self) {
-        self.rec.clone_from(&src.rec);
+        self.rec.assign(&*src.rec);
         self.depth = src.depth;
         self.quote = src.quote;
         self.cmp = src.cmp;
@@ -161,7 +156,7 @@ fn is_prefix_letter(b: u8) -> bool {
     matches!(b, b'f' | b'F' | b'r' | b'R')
 }
 
-/// Where a trie walk stands inside an f-string (see `Recognizer::fstring_view`).
+/// Where a trie walk stands inside an f-string (see `crate::Recognizer::fstring_view`).
 #[derive(Clone, Copy, Debug)]
 pub enum FieldView<'a> {
     /// Not inside an f-string literal's body.
@@ -187,8 +182,8 @@ pub enum FieldView<'a> {
 #[derive(Clone, Copy, Debug)]
 pub struct FieldExprView<'a> {
     /// The nested recognizer: `(` and the expression so far; `None` right after a
-    /// level-0 `{` (a fresh one: [`Recognizer::field_start`]).
-    pub nested: Option<&'a Recognizer<LrParser>>,
+    /// level-0 `{` (a fresh one: [`crate::Recognizer::field_start`]).
+    pub nested: Option<&'a dyn SubReader>,
     /// Bracket depth inside the expression.
     pub depth: u32,
     /// Inside a string nested in the expression (brackets and `:` `!` `=` `}` `#` are
@@ -221,8 +216,14 @@ impl FieldScan {
         Some(FieldScan { quote, raw, triple: false, mode: Mode::Open1, fields: 0, expr: None })
     }
 
+    /// Whether `b` is the literal's quote read in its body: a closing quote where
+    /// the DFA accepts there (the caller knows).
+    pub(crate) fn quote_in_body(&self, b: u8) -> bool {
+        self.in_body() && b == self.quote
+    }
+
     /// Whether the scanner reads a body (the opening quotes are behind it).
-    pub(crate) fn in_body(&self) -> bool {
+    fn in_body(&self) -> bool {
         !matches!(self.mode, Mode::Open1 | Mode::Open2 | Mode::Closed)
     }
 
@@ -262,7 +263,7 @@ impl FieldScan {
 
     /// Reads one byte of the literal (not its closing quote: the caller knows that
     /// from the lexer DFA). `Err` when no completion of the literal exists after it.
-    pub(crate) fn push(&mut self, b: u8, lang: &Arc<Language>) -> Step {
+    pub(crate) fn push(&mut self, b: u8, readers: &dyn ReaderSource) -> Step {
         match self.mode {
             Mode::Open1 => {
                 if b == self.quote {
@@ -270,7 +271,7 @@ impl FieldScan {
                     return Ok(());
                 }
                 self.mode = Mode::Lit(Lit::Plain);
-                self.lit(Lit::Plain, b, lang)
+                self.lit(Lit::Plain, b, readers)
             }
             Mode::Open2 => {
                 // `f""` then a third quote: a triple-quoted body (any other byte ends
@@ -280,7 +281,7 @@ impl FieldScan {
                 Ok(())
             }
             Mode::Closed => Ok(()),
-            Mode::Lit(s) => self.lit(s, b, lang),
+            Mode::Lit(s) => self.lit(s, b, readers),
             Mode::Expr => self.expr_byte(b),
             Mode::PendingEq => {
                 self.mode = Mode::Expr;
@@ -314,11 +315,11 @@ impl FieldScan {
     }
 
     /// Literal text (level `fields`), in sub-state `s`.
-    fn lit(&mut self, s: Lit, b: u8, lang: &Arc<Language>) -> Step {
+    fn lit(&mut self, s: Lit, b: u8, readers: &dyn ReaderSource) -> Step {
         let next = match s {
             Lit::Backslash => match b {
                 b'N' => Lit::BackslashN,
-                b'{' | b'}' => return self.lit(Lit::Plain, b, lang), // `\{`: the brace counts
+                b'{' | b'}' => return self.lit(Lit::Plain, b, readers), // `\{`: the brace counts
                 _ => Lit::Plain,
             },
             Lit::BackslashN if b == b'{' => Lit::Name,
@@ -327,7 +328,7 @@ impl FieldScan {
             Lit::Name => Lit::Name,
             Lit::OpenBrace if b == b'{' => Lit::Plain,
             Lit::OpenBrace => {
-                self.open_field(lang)?;
+                self.open_field(readers)?;
                 return self.expr_byte(b);
             }
             Lit::CloseBrace if b == b'}' => Lit::Plain,
@@ -335,7 +336,7 @@ impl FieldScan {
             Lit::Plain => match b {
                 b'\\' if !self.raw => Lit::Backslash,
                 b'{' if self.fields == 0 => Lit::OpenBrace,
-                b'{' => return self.open_field(lang),
+                b'{' => return self.open_field(readers),
                 b'}' if self.fields == 0 => Lit::CloseBrace,
                 b'}' => return self.close_field(), // ends a format spec and its field
                 _ => Lit::Plain,
@@ -345,16 +346,12 @@ impl FieldScan {
         Ok(())
     }
 
-    fn open_field(&mut self, lang: &Arc<Language>) -> Step {
+    fn open_field(&mut self, readers: &dyn ReaderSource) -> Step {
         if self.fields >= 2 {
             return Err("f-string: expressions nested too deeply");
         }
         self.fields += 1;
-        let mut rec = match self.expr.take() {
-            Some(e) => e.rec,
-            None => Box::new(lang.recognizer()),
-        };
-        rec.reset_as_field(lang);
+        let rec = readers.fresh_reader(true);
         self.expr =
             Some(FieldExpr { rec, depth: 0, quote: Quote::None, cmp: false, nonblank: false });
         self.mode = Mode::Expr;
@@ -418,7 +415,7 @@ impl FieldScan {
             Quote::Open1(c) => {
                 e.quote = if b == c { Quote::Open2(c) } else { Quote::Single(c) };
                 e.feed(&[b])?;
-                if b == c && closer == Some(c) && !(*e.rec).clone().end_lexeme() {
+                if b == c && closer == Some(c) && !e.rec.can_end_lexeme() {
                     // `f"""{[a for""`: a third `"` would end the literal, so the `""`
                     // must be an empty string, and the expression refuses one here.
                     return Err("f-string: invalid syntax");
@@ -507,72 +504,13 @@ impl FieldExpr {
 
     /// Whether the nested recognizer takes `bytes` (on a copy).
     fn takes(&self, bytes: &[u8]) -> bool {
-        let mut r = (*self.rec).clone();
+        let mut r = self.rec.boxed_clone();
         r.try_push_bytes(bytes)
     }
 
     /// Whether `(expression)` is complete.
     fn completes(&self) -> bool {
-        let mut r = (*self.rec).clone();
-        r.try_push_byte(b')') && r.is_complete()
-    }
-}
-
-impl<P: crate::token_parser::TokenParser> Recognizer<P> {
-    /// Python: byte `b` was taken into the current lexeme (the DFA is now at `next`):
-    /// starts the f-string scanner at an f-string's first quote, feeds it the body's
-    /// bytes, and leaves the closing quote to [`Self::check_fstring`].
-    #[cold]
-    pub(super) fn fstring_byte(
-        &mut self,
-        b: u8,
-        next: crate::lexer_dfa::DfaState,
-    ) -> Result<(), super::refusal::Refusal> {
-        let Some(scan) = self.fstr.as_deref_mut() else {
-            if let Some(scan) = FieldScan::start(&self.lexbuf) {
-                self.fstr = Some(Box::new(scan));
-            }
-            return Ok(());
-        };
-        if scan.in_body()
-            && b == scan.quote
-            && !self.lang.dfa.winners(next).is_empty()
-            && self.closes_string(next)
-        {
-            self.fstr.as_deref_mut().expect("scanner").close();
-            return Ok(());
-        }
-        let lang = self.lang.clone();
-        let r = self.fstr.as_deref_mut().expect("scanner").push(b, &lang);
-        r.map_err(|m| self.refuse(super::refusal::Why::Text(m)))
-    }
-
-    /// Python: where the text stands inside an open f-string literal (for trie walks
-    /// that decide in-lexeme bytes without this recognizer).
-    pub fn fstring_view(&self) -> FieldView<'_> {
-        match &self.fstr {
-            Some(scan) => scan.view(),
-            None => FieldView::None,
-        }
-    }
-}
-
-impl Recognizer<LrParser> {
-    /// A recognizer at the start of an f-string field's expression (fed `(`).
-    pub fn field_start(lang: &Arc<Language>) -> Self {
-        let mut r = lang.recognizer();
-        r.reset_as_field(lang);
-        r
-    }
-
-    /// Makes this recognizer read an f-string field's expression: a fresh start, fed
-    /// `(`, with `lambda` refused at depth 1.
-    pub(super) fn reset_as_field(&mut self, lang: &Arc<Language>) {
-        // A clean start that keeps the allocations (`reset` would need the parser's
-        // own reset; a fresh LR parser is one small vector).
-        *self = lang.recognizer();
-        self.field_lambda = lang.grammar.terminal("\"lambda\"");
-        let ok = self.try_push_byte(b'(');
-        debug_assert!(ok, "`(` starts an expression statement");
+        let mut r = self.rec.boxed_clone();
+        r.try_push_bytes(b")") && r.is_complete()
     }
 }

@@ -30,7 +30,7 @@ enum Line {
 
 /// What the first content byte of a line asks of the parser.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum LineStart {
+pub(crate) enum LineStart {
     /// The line stays at the current level.
     Same,
     /// The line opens a level (an INDENT token; the level is already pushed).
@@ -43,7 +43,7 @@ pub(super) enum LineStart {
 /// The Python layout layer's state. Equality is "same layout": every field (used by
 /// [`super::Recognizer::same_future`]).
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct PythonLayout {
+pub(crate) struct PythonLayout {
     cols: Vec<u32>,
     alt: Vec<u32>,
     depth: u32,
@@ -74,14 +74,14 @@ impl Clone for PythonLayout {
 impl PythonLayout {
     /// At the start of a text: level 0, no brackets, reading indentation.
     #[inline]
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self { cols: vec![0], alt: vec![0], depth: 0, line: Line::Indenting, col: 0, altcol: 0 }
     }
 
     /// Inside a text: `depth` brackets open, the levels `cols` (bottom first, starting
     /// at 0; spaces only, empty for level 0 alone), at a line start or in content.
     #[inline]
-    pub(super) fn inside(depth: u32, cols: &[u32], line_start: bool) -> Self {
+    pub(crate) fn inside(depth: u32, cols: &[u32], line_start: bool) -> Self {
         let mut layout = Self::new();
         layout.depth = depth;
         if !cols.is_empty() {
@@ -94,27 +94,27 @@ impl PythonLayout {
 
     /// Open brackets.
     #[inline]
-    pub(super) fn depth(&self) -> u32 {
+    pub(crate) fn depth(&self) -> u32 {
         self.depth
     }
 
     /// Whether the layer is reading a logical line's indentation.
     #[inline]
-    pub(super) fn at_line_start(&self) -> bool {
+    pub(crate) fn at_line_start(&self) -> bool {
         self.line == Line::Indenting
     }
 
     /// Whether a newline here is only layout (NL): inside brackets, or on a line
     /// without content. Otherwise it ends a statement (NEWLINE).
     #[inline]
-    pub(super) fn newline_is_layout(&self) -> bool {
+    pub(crate) fn newline_is_layout(&self) -> bool {
         self.depth > 0 || self.line != Line::Content
     }
 
     /// The first byte `b` of a lexeme: whether it begins a line's content (then
     /// [`PythonLayout::start_content_line`] must follow). A `#` makes the line blank.
     #[inline]
-    pub(super) fn begins_content(&mut self, b: u8) -> bool {
+    pub(crate) fn begins_content(&mut self, b: u8) -> bool {
         if self.line != Line::Indenting {
             return false;
         }
@@ -131,7 +131,7 @@ impl PythonLayout {
     /// A line's content begins: compares its columns with the open levels. An
     /// error is CPython's message.
     #[inline]
-    pub(super) fn start_content_line(&mut self) -> Result<LineStart, &'static str> {
+    pub(crate) fn start_content_line(&mut self) -> Result<LineStart, &'static str> {
         self.line = Line::Content;
         let (col, alt) = (self.col, self.altcol);
         let top = *self.cols.last().unwrap();
@@ -159,7 +159,7 @@ impl PythonLayout {
     /// Closes the `n` levels a dedent left and checks that the line lands on an open
     /// level, in both column counts.
     #[inline]
-    pub(super) fn close_levels(&mut self, n: usize) -> Result<(), &'static str> {
+    pub(crate) fn close_levels(&mut self, n: usize) -> Result<(), &'static str> {
         self.cols.truncate(self.cols.len() - n);
         self.alt.truncate(self.alt.len() - n);
         if self.col != *self.cols.last().unwrap() {
@@ -174,7 +174,7 @@ impl PythonLayout {
     /// At the end of the text: closes the innermost open level above 0; `false` when
     /// none is left.
     #[inline]
-    pub(super) fn close_level(&mut self) -> bool {
+    pub(crate) fn close_level(&mut self) -> bool {
         if self.cols.len() <= 1 {
             return false;
         }
@@ -184,7 +184,7 @@ impl PythonLayout {
 
     /// After a newline lexeme: outside brackets a new logical line begins.
     #[inline]
-    pub(super) fn after_newline(&mut self) {
+    pub(crate) fn after_newline(&mut self) {
         if self.depth == 0 {
             self.line = Line::Indenting;
             self.col = 0;
@@ -194,7 +194,7 @@ impl PythonLayout {
 
     /// An opening bracket.
     #[inline]
-    pub(super) fn open_bracket(&mut self) -> Result<(), &'static str> {
+    pub(crate) fn open_bracket(&mut self) -> Result<(), &'static str> {
         self.depth += 1;
         if self.depth >= MAX_BRACKET_DEPTH {
             return Err("too many nested parentheses");
@@ -204,13 +204,13 @@ impl PythonLayout {
 
     /// A closing bracket.
     #[inline]
-    pub(super) fn close_bracket(&mut self) {
+    pub(crate) fn close_bracket(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }
 
     /// Column bookkeeping for a byte at line start (tabs to the next multiple of 8).
     #[inline]
-    pub(super) fn track_column(&mut self, b: u8) {
+    pub(crate) fn track_column(&mut self, b: u8) {
         if self.line == Line::Indenting {
             match b {
                 b' ' => {
@@ -231,7 +231,7 @@ impl PythonLayout {
     }
 
     /// The read-only view.
-    pub(super) fn view(&self) -> Indentation<'_> {
+    pub(crate) fn view(&self) -> Indentation<'_> {
         Indentation {
             cols: &self.cols,
             alt: &self.alt,

@@ -1,0 +1,44 @@
+//! [`PythonTerminals`]: the terminal ids Python's layer works with, looked up in the
+//! grammar once.
+
+use crate::error::GrammarError;
+use crate::grammar::{Grammar, TerminalId};
+
+/// Terminal ids the Python layer needs.
+#[derive(Clone, Debug)]
+pub struct PythonTerminals {
+    /// The lexed newline.
+    pub nl: TerminalId,
+    /// Parser-level NEWLINE.
+    pub newline: TerminalId,
+    /// INDENT.
+    pub indent: TerminalId,
+    /// DEDENT.
+    pub dedent: TerminalId,
+    /// `(`, `[`, `{`.
+    pub open: [TerminalId; 3],
+    /// `)`, `]`, `}`.
+    pub close: [TerminalId; 3],
+    /// STRING (its f-strings get their replacement fields checked), if defined.
+    pub string: Option<TerminalId>,
+}
+
+impl PythonTerminals {
+    /// Looks the layer's terminals up in `grammar`; an error names a missing one.
+    pub fn from_grammar(grammar: &Grammar) -> Result<PythonTerminals, GrammarError> {
+        let need = |n: &str| {
+            grammar.terminal(n).ok_or_else(|| {
+                GrammarError::NoStart(format!("terminal {n} (required by the Python layer)"))
+            })
+        };
+        Ok(PythonTerminals {
+            nl: need("NL")?,
+            newline: need("NEWLINE")?,
+            indent: need("INDENT")?,
+            dedent: need("DEDENT")?,
+            open: [need("\"(\"")?, need("\"[\"")?, need("\"{\"")?],
+            close: [need("\")\"")?, need("\"]\"")?, need("\"}\"")?],
+            string: grammar.terminal("STRING"),
+        })
+    }
+}
