@@ -8,8 +8,12 @@ mod cache;
 mod config;
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 mod cuda_probe;
+mod device_logits;
 mod error;
 mod feed_forward;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+#[cfg(not(target_family = "wasm"))]
+mod gpu_argmax;
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
 // the packing is tested natively; only the GPU kernel uses it
 mod gpu_blocks;
@@ -33,6 +37,7 @@ pub use cache::KvCache;
 pub use config::{Architecture, LlamaConfig, MAX_CONTEXT};
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use cuda_probe::{probe as probe_cuda, CudaDeviceInfo};
+pub use device_logits::DeviceLogits;
 pub use error::ModelError;
 pub use espalier_kernels::{kernel_check, ActivationFormat};
 use espalier_kernels::{Heads, HostMatrix, Isa, RopeTable};
@@ -224,6 +229,17 @@ impl Llama {
     pub fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Vec<f32>, ModelError> {
         let logits = self.forward_tensor(tokens, cache)?;
         read_logits(logits.try_into_data().map_err(|e| ModelError::Execution(format!("{e:?}"))))
+    }
+
+    /// [`Llama::forward`] with the logits left on the device ([`DeviceLogits`]): the
+    /// decode loop asks them for the greedy id under its mask, and on a GPU only that id
+    /// comes back.
+    pub fn forward_logits(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+    ) -> Result<DeviceLogits, ModelError> {
+        Ok(DeviceLogits::new(self.forward_tensor(tokens, cache)?))
     }
 
     /// [`Llama::forward`] with an asynchronous read-back: the form WebGPU in the
