@@ -62,12 +62,15 @@
 #   ESPALIER_BROWSER_HOSTILE=0  skip web/tests/hostile.mjs
 #   ESPALIER_BROWSER_GAME_HOST=0  skip web/tests/game-host.mjs
 #   CARGO_TARGET_DIR            default ./target (share it with the native test run)
+#   ESPALIER_WEB_TARGET_DIR     where the wasm build goes (default CARGO_TARGET_DIR; CI: target/web)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 export CARGO_TARGET_DIR=$TARGET_DIR
+# The wasm build's own directory (CI builds it early in target/web: scripts/build-web.sh).
+WEB_TARGET_DIR=${ESPALIER_WEB_TARGET_DIR:-$TARGET_DIR}
 OUT=$TARGET_DIR/browser-test
 DIST=$OUT/dist
 RESULTS=$ROOT/results/browser
@@ -85,6 +88,7 @@ mkdir -p "$OUT"
 t=$(date +%s)
 if [ "${ESPALIER_WEB_BUILD:-direct}" = trunk ]; then
   rm -rf "$DIST"
+  WEB_TARGET_DIR=$TARGET_DIR
   trunk build --release --dist "$DIST"
   WASM=$(ls "$DIST"/*.wasm | head -1)
 else
@@ -92,9 +96,9 @@ else
   if [ "${ESPALIER_SKIP_BUILD:-0}" = 1 ]; then
     log "reusing the last cargo build of espalier-web (ESPALIER_SKIP_BUILD=1)"
   else
-    cargo build --release --target wasm32-unknown-unknown -p espalier-web
+    bash scripts/build-web.sh "$WEB_TARGET_DIR" >/dev/null
   fi
-  built=$TARGET_DIR/wasm32-unknown-unknown/release/espalier-web.wasm
+  built=$WEB_TARGET_DIR/wasm32-unknown-unknown/release/espalier-web.wasm
   wasm-bindgen --target web --no-typescript --out-dir "$DIST" --out-name espalier-web "$built"
   WASM=$DIST/espalier-web_bg.wasm
   if [ "${ESPALIER_WASM_OPT:-0}" = 1 ]; then
@@ -121,7 +125,7 @@ HTML
 fi
 [ -e "$DIST/models" ] || ln -sfn "$ROOT/static/models" "$DIST/models"
 # No export may re-run the module's constructors on each call (web/src/constructors.rs).
-python3 scripts/check-wasm-exports.py "$TARGET_DIR/wasm32-unknown-unknown/release/espalier-web.wasm"
+python3 scripts/check-wasm-exports.py "$WEB_TARGET_DIR/wasm32-unknown-unknown/release/espalier-web.wasm"
 wasm_size=$(stat -c %s "$WASM")
 gz_size=$(gzip -9 -c "$WASM" | wc -c)
 log "build took $(( $(date +%s) - t )) s; wasm $wasm_size bytes ($gz_size gzipped)"
@@ -186,45 +190,66 @@ run_backend() {
     return 1
   fi
 }
-if [ "${ESPALIER_BROWSER_PARALLEL:-0}" = 1 ]; then
-  # Both browsers at once: shorter wall time, but they share the CPU, so the speeds
-  # they report are lower than sequential runs'.
-  pids=()
-  for backend in ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu}; do
-    run_backend "$backend" > "$OUT/browser-$backend.log" 2>&1 &
-    pids+=($!)
-  done
-  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-  cat "$OUT"/browser-*.log
-else
-  for backend in ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu}; do
-    run_backend "$backend" || status=1
-  done
-fi
-
 # Hostile input, once (the CPU backend: nothing here depends on the device).
-if [ "${ESPALIER_BROWSER_HOSTILE:-1}" = 1 ]; then
+run_hostile() {
+  [ "${ESPALIER_BROWSER_HOSTILE:-1}" = 1 ] || return 0
+  local t
   t=$(date +%s)
   rm -f "$RESULTS/hostile.json"
   if node web/tests/hostile.mjs "http://127.0.0.1:$PORT/" "$RESULTS"; then
     log "hostile input: passed in $(( $(date +%s) - t )) s"
   else
     log "hostile input: FAILED after $(( $(date +%s) - t )) s"
-    status=1
+    return 1
   fi
-fi
+}
 # The game's wasmoon host against the native engine (espalier-game, built above).
-if [ "${ESPALIER_BROWSER_GAME_HOST:-1}" = 1 ]; then
+run_game_host() {
+  [ "${ESPALIER_BROWSER_GAME_HOST:-1}" = 1 ] || return 0
+  local t slua=crates/slua/tests/scripts/valid
   t=$(date +%s)
-  slua=crates/slua/tests/scripts/valid
   rm -f "$RESULTS/game-host.json"
   if node web/tests/game-host.mjs "$RESULTS" --seed 1 --turns 100 \
       $slua/01_burning.slua $slua/05_poison.slua $slua/11_firebolt.slua $slua/14_shockwave.slua $slua/17_vampire.slua; then
     log "game host: passed in $(( $(date +%s) - t )) s"
   else
     log "game host: FAILED after $(( $(date +%s) - t )) s"
-    status=1
+    return 1
   fi
+}
+# The checks that do not need a backend of their own, run once; every one runs even
+# when an earlier one failed.
+run_extras() {
+  local failed=0
+  run_hostile || failed=1
+  run_game_host || failed=1
+  return $failed
+}
+if [ "${ESPALIER_BROWSER_PARALLEL:-0}" = 1 ]; then
+  # The backends at once: shorter wall time, but they share the CPU, so the speeds
+  # they report are lower than sequential runs'. The once-only checks follow the CPU
+  # run in its job, beside the (longer) WebGPU run, so at most two browsers run at once.
+  pids=()
+  rm -f "$OUT"/browser-*.log
+  for backend in ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu}; do
+    if [ "$backend" = cpu ]; then
+      { r=0; run_backend cpu || r=1; run_extras || r=1; exit $r; } > "$OUT/browser-$backend.log" 2>&1 &
+    else
+      run_backend "$backend" > "$OUT/browser-$backend.log" 2>&1 &
+    fi
+    pids+=($!)
+  done
+  case " ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu} " in
+    *" cpu "*) ;;
+    *) run_extras > "$OUT/browser-extras.log" 2>&1 & pids+=($!) ;;
+  esac
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  cat "$OUT"/browser-*.log
+else
+  for backend in ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu}; do
+    run_backend "$backend" || status=1
+  done
+  run_extras || status=1
 fi
 
 python3 - "$RESULTS" "$wasm_size" "$gz_size" ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu} <<'PY'

@@ -18,13 +18,13 @@
 
 use std::sync::{Arc, Mutex};
 
-use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
 
 struct Harness {
     vocab: Vocab,
     files: Vec<Vec<u32>>,
     constraint: GrammarConstraint,
-    trie: Arc<TokTrie>,
+    kit: MaskKit,
     strategy: Strategy,
     mask: TokenSet,
     file: usize,
@@ -142,18 +142,15 @@ pub extern "C" fn setup(ptr: *const u8, len: usize, flags: u32) -> u32 {
     let Some((vocab, files)) = parse(bytes) else { return 0 };
     let Ok(lang) = espalier_grammar::python() else { return 0 };
     let strategy = if flags & CHECK != 0 { Strategy::Check } else { Strategy::Exact };
-    let trie = Arc::new(TokTrie::new(&vocab));
-    if strategy == Strategy::Exact {
-        let _ = trie.lexeme_starts(&lang.dfa);
-    }
-    let mut constraint = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr");
+    let kit = MaskKit::for_vocab(lang, &vocab);
+    let mut constraint = GrammarConstraint::new(&kit, strategy, "python-lr");
     if flags & COLD == 0 {
         constraint.warm_up(&vocab);
     }
     let steps = files.iter().map(Vec::len).sum::<usize>() as u32;
     let mask = TokenSet::empty(vocab.len());
     *HARNESS.lock().unwrap_or_else(|e| e.into_inner()) =
-        Some(Harness { vocab, files, constraint, trie, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0, copies: Vec::new(), copies_ready: false, reused: 0 });
+        Some(Harness { vocab, files, constraint, kit, strategy, mask, file: 0, pos: 0, violations: 0, work: [0; 3], digest: 0, copies: Vec::new(), copies_ready: false, reused: 0 });
     steps
 }
 
@@ -209,10 +206,7 @@ pub extern "C" fn commit_step() {
     if h.pos >= h.files[h.file].len() {
         h.file += 1;
         h.pos = 0;
-        let lang = espalier_grammar::python().ok();
-        if let Some(lang) = lang {
-            h.constraint = GrammarConstraint::new(lang.recognizer(), h.trie.clone(), h.strategy, "python-lr");
-        }
+        h.constraint = GrammarConstraint::new(&h.kit, h.strategy, "python-lr");
     }
 }
 
@@ -223,10 +217,9 @@ pub extern "C" fn commit_step() {
 pub extern "C" fn restart() -> u32 {
     let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(h) = guard.as_mut() else { return 0 };
-    let Ok(lang) = espalier_grammar::python() else { return 0 };
     h.file = 0;
     h.pos = 0;
-    h.constraint = GrammarConstraint::new(lang.recognizer(), h.trie.clone(), h.strategy, "python-lr");
+    h.constraint = GrammarConstraint::new(&h.kit, h.strategy, "python-lr");
     h.files.iter().map(Vec::len).sum::<usize>() as u32
 }
 
@@ -237,11 +230,10 @@ pub extern "C" fn select_file(f: u32) -> u32 {
     let mut guard = HARNESS.lock().unwrap_or_else(|e| e.into_inner());
     let Some(h) = guard.as_mut() else { return 0 };
     let Some(steps) = h.files.get(f as usize).map(Vec::len) else { return 0 };
-    let Ok(lang) = espalier_grammar::python() else { return 0 };
     h.files.truncate(f as usize + 1);
     h.file = f as usize;
     h.pos = 0;
-    h.constraint = GrammarConstraint::new(lang.recognizer(), h.trie.clone(), h.strategy, "python-lr");
+    h.constraint = GrammarConstraint::new(&h.kit, h.strategy, "python-lr");
     steps as u32
 }
 

@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile, thread_cpu_ns};
-use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokenSet, Vocab};
 use llguidance::api::TopLevelGrammar;
 use llguidance::{Matcher, ParserFactory};
 use toktrie::{ApproximateTokEnv, TokEnv, TokRxInfo, TokTrie as LlgTrie};
@@ -113,8 +113,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
     // Espalier: the Python grammar, the trie and its summaries, the SynCode store.
     let lang = espalier_grammar::python()?;
     let t = Instant::now();
-    let trie = Arc::new(TokTrie::new(&vocab));
-    let _ = trie.lexeme_starts(&lang.dfa);
+    let kit = espalier_constraint::MaskKit::for_vocab(lang.clone(), &vocab);
     let exact_setup_ms = t.elapsed().as_secs_f64() * 1e3;
     let t = Instant::now();
     let store = Arc::new(MaskStore::load_or_build(&lang, &vocab, &args.store)?);
@@ -171,7 +170,7 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
                     }
                 } else {
                     let strategy = if engine == 0 { Strategy::Exact } else { Strategy::Syncode };
-                    let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python-lr")
+                    let mut c = GrammarConstraint::new(&kit, strategy, "python-lr")
                         .with_store(store.clone());
                     for (pos, &id) in ids.iter().enumerate() {
                         let (wall, cpu) = timed(|| c.fill_mask(&vocab, &mut mask));

@@ -18,7 +18,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use espalier_constraint::{FimConstraint, TokTrie};
+use espalier_constraint::{FimConstraint, MaskKit};
 use espalier_decode::{GenerateConfig, Generator, Lang, Mode, SamplingConfig, StopReason};
 use espalier_engine::{fim_prompt_ids, load_with, PromptIds};
 
@@ -42,8 +42,8 @@ pub fn run_fim(
     }
     let lang = espalier_grammar::python()?;
     let mut loaded = load_with(args.model.as_deref(), &args.backend, args.weights)?;
-    let trie = std::sync::Arc::new(TokTrie::new(&loaded.vocab));
-    let constraint = FimConstraint::new(&lang, &prefix, &suffix, trie)
+    let kit = MaskKit::for_vocab(lang.clone(), &loaded.vocab);
+    let constraint = FimConstraint::new(&kit, &prefix, &suffix)
         .map_err(|e| format!("{} + {}: {e}", prefix_path.display(), suffix_path.display()))?;
     // Both are UTF-8 now (checked by the constraint).
     let (prefix, suffix) = (

@@ -1,5 +1,5 @@
 //! One exact mask at a state inside an f-string, timed cold and warm: the figures
-//! behind `field_start_mask.rs` and the field memos of `fstring_fields.rs`.
+//! behind `python/field_start_mask.rs` and the field memos of `python/fstring_layer.rs`.
 //!
 //! `cargo run --release -p espalier-constraint --example field_mask_probe -- FILE MARKER [REPS]`
 //!
@@ -13,10 +13,9 @@
 //! lexeme-start summaries: what is left is building the fresh-field masks) and the
 //! mean cost of the later ones. Microseconds, wall clock.
 
-use std::sync::Arc;
 use std::time::Instant;
 
-use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
 use espalier_model::{Gguf, Tokenizer};
 
 const MODEL: &str =
@@ -39,20 +38,18 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         Gguf::open(MODEL).map_err(|e| format!("{MODEL}: {e} (run scripts/fetch-model.sh)"))?;
     let tok = Tokenizer::from_gguf(&gguf)?;
     let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
-    let trie = Arc::new(TokTrie::new(&vocab));
     let lang = espalier_grammar::python()?;
+    let t = Instant::now();
+    let kit = MaskKit::for_vocab(lang.clone(), &vocab);
+    println!("MaskKit::for_vocab: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
     let text = std::fs::read_to_string(file)?;
     let at = text.find(marker.as_str()).ok_or("MARKER is not in FILE")? + marker.len();
-    let new =
-        || GrammarConstraint::new(lang.recognizer(), trie.clone(), Strategy::Exact, "python-lr");
+    let new = || GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");
 
-    // The summaries first: the first constraint over the trie then builds only the
-    // fresh-field masks (and its own scratch).
-    let _ = trie.lexeme_starts(&lang.dfa);
     let t = Instant::now();
-    let _first_over_the_trie = new();
+    let _first_from_the_kit = new();
     println!(
-        "first GrammarConstraint::new over the trie: {:.1} us",
+        "first GrammarConstraint::new from the kit: {:.1} us",
         t.elapsed().as_secs_f64() * 1e6
     );
     let t = Instant::now();

@@ -1,6 +1,5 @@
-use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
 use espalier_model::{Gguf, Tokenizer};
-use std::sync::Arc;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let text = if args[1] == "-f" {
@@ -12,9 +11,8 @@ fn main() {
     let gguf = Gguf::open("static/models/SmolLM2-135M-Instruct.Q4_1.gguf").unwrap();
     let tok = Tokenizer::from_gguf(&gguf).unwrap();
     let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
-    let trie = Arc::new(TokTrie::new(&vocab));
-    let lang = espalier_grammar::python().unwrap();
-    let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Exact, "python-lr");
+    let kit = MaskKit::for_vocab(espalier_grammar::python().unwrap(), &vocab);
+    let mut c = GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");
     c.commit(&text).unwrap();
     let mut fin = TokenSet::empty(vocab.len());
     for _ in 0..30 {

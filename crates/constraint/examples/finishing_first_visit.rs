@@ -4,9 +4,10 @@
 //! OFFSET... [--repeat N] [--shared]` (python, or go for a `.go` file; `--shared`: one
 //! cost cache for all, as a kit shares it). A profiling aid for the
 //! finishing mask's tail (`perf record` around it).
-use std::sync::Arc;
 
-use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+use espalier_constraint::{
+    Constraint, CostCache, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab,
+};
 use espalier_model::{Gguf, Tokenizer};
 
 fn main() {
@@ -36,29 +37,27 @@ fn main() {
         .expect("the model (scripts/fetch-model.sh)");
     let tok = Tokenizer::from_gguf(&gguf).expect("tokenizer");
     let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
-    let trie = Arc::new(TokTrie::new(&vocab));
     let go = path.ends_with(".go");
     let lang = if go {
         espalier_grammar::go().expect("go")
     } else {
         espalier_grammar::python().expect("python")
     };
+    let kit = MaskKit::for_vocab(lang.clone(), &vocab);
     let t = std::time::Instant::now();
     lang.completion_costs();
     eprintln!("completion costs: {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
     let mut fin = TokenSet::empty(vocab.len());
-    let cache = espalier_constraint::CostCache::new();
+    let cache = CostCache::new();
     for _ in 0..repeat {
         for &o in &offsets {
-            let mut c = GrammarConstraint::new(
-                lang.recognizer(),
-                trie.clone(),
+            let c = GrammarConstraint::new(
+                &kit,
                 Strategy::Exact,
                 if go { "go-lr" } else { "python-lr" },
             );
-            if shared {
-                c = c.with_cost_cache(cache.clone());
-            }
+            // Not shared: a cache of its own (every context costed from scratch).
+            let mut c = c.with_cost_cache(if shared { cache.clone() } else { CostCache::new() });
             if c.commit(&text[..o]).is_err() {
                 eprintln!("{o}: not a viable prefix");
                 continue;

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use espalier_constraint::timing::{percentile, thread_cpu_ns};
 use espalier_constraint::{
-    Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab,
+    Constraint, GrammarConstraint, MaskKit, MaskStore, Strategy, TokenSet, Vocab,
 };
 use espalier_model::{Gguf, Tokenizer};
 
@@ -53,14 +53,11 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let tok = Tokenizer::from_gguf(&gguf)?;
     let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
     let t0 = Instant::now();
-    let trie = Arc::new(TokTrie::new(&vocab));
-    let store = if strategy == Strategy::Syncode {
+    let mut kit = MaskKit::for_vocab(lang.clone(), &vocab);
+    if strategy == Strategy::Syncode {
         let path = std::env::temp_dir().join(format!("espalier-{lang_name}-smollm2.store"));
-        Some(Arc::new(MaskStore::load_or_build(&lang, &vocab, &path)?))
-    } else {
-        let _ = trie.lexeme_starts(&lang.dfa);
-        None
-    };
+        kit = kit.with_store(Arc::new(MaskStore::load_or_build(&lang, &vocab, &path)?));
+    }
     let setup_ms = t0.elapsed().as_secs_f64() * 1e3;
     let (mut wall, mut cpu) = (Vec::new(), Vec::new());
     let (mut violations, mut skipped) = (0usize, Vec::new());
@@ -68,15 +65,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for path in &files {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
         let ids = tok.encode(&text)?;
-        let mut c = GrammarConstraint::new(
-            lang.recognizer(),
-            trie.clone(),
-            strategy,
-            format!("{lang_name}-lr"),
-        );
-        if let Some(s) = &store {
-            c = c.with_store(s.clone());
-        }
+        let mut c = GrammarConstraint::new(&kit, strategy, format!("{lang_name}-lr"));
         let mut fed = 0;
         for &id in &ids {
             let c0 = thread_cpu_ns();

@@ -106,6 +106,11 @@ pub struct Inspection {
     /// (open brackets, pending DEDENTs, the lexeme the suffix starts inside).
     #[serde(default)]
     pub needs: Vec<String>,
+    /// Mode `names` (Python): the names a read sees at the cursor, innermost scope
+    /// first, builtins left out (the names layer's scopes); `None` for constraints
+    /// without a names layer.
+    #[serde(default)]
+    pub names_in_scope: Option<Vec<String>>,
 }
 
 /// One node of a parser tree as the visualizer shows it.

@@ -37,23 +37,26 @@
 //! and the forced inlining below (measured in wasm) depends on these private
 //! methods staying together. The lexeme-start lists it reads are in
 //! `lexeme_starts.rs`, the node-by-node walk in `lexer_walk.rs` (with its cheap
-//! refusal test), the f-string re-check in `fstring_quotes.rs`.
+//! refusal test); a language's lexical layer takes part through the hooks of
+//! [`MaskLayer`] (`mask_layer.rs`; Python's f-strings in `python/`).
 
 use std::sync::Arc;
 
-use espalier_grammar::{Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser};
+use espalier_grammar::{
+    Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TerminalId, TokenParser,
+};
 
-use crate::fstring_fields::{FieldMasks, Spot};
-use crate::fstring_quotes::QuoteEnds;
 use crate::lexeme_starts::{
     LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, ROOT_REREAD, STATE_BITS, UNUSUAL,
 };
 use crate::lexer_walk::{LexWalker, Push};
+use crate::mask_layer::{AnyLayer, MaskLayer};
 use crate::{Recognizer, TokTrie, TokenSet};
 
-/// Scratch state for exact masks, reused across steps.
+/// Scratch state for exact masks, reused across steps; `L` is the language's lexical
+/// layer (see [`MaskLayer`]), any of them by default.
 #[derive(Clone, Debug)]
-pub struct ExactWalker<P: TokenParser> {
+pub struct ExactWalker<P: TokenParser, L: MaskLayer<P> = AnyLayer<P>> {
     walker: LexWalker<P>,
     fallback: LexWalker<P>,
     starts: Option<Arc<LexemeStarts>>,
@@ -78,15 +81,10 @@ pub struct ExactWalker<P: TokenParser> {
     /// [`ROOT_REREAD`]), and whether that was refused: `None` until a boundary asks.
     reread: GrammarRecognizer<P>,
     reread_refused: Option<bool>,
-    /// Tokens ending in a quote, re-checked where an f-string may close (built on the
-    /// first mask; see [`crate::fstring_quotes`]).
-    quote_ends: Option<Arc<QuoteEnds>>,
-    quote_scratch: Option<GrammarRecognizer<P>>,
-    /// Masks inside f-string replacement fields (see [`crate::fstring_fields`]).
-    fields: Option<Box<FieldMasks<P>>>,
-    /// Set when this walker computes a field's nested mask for a parent field that
-    /// re-checks some tokens itself (see [`FieldMasks::fill_inside`]).
-    pub(crate) parent_spot: Option<Spot>,
+    /// The language's lexical layer, called at the mask's fixed points.
+    pub(crate) layer: L,
+    /// The layer's [`MaskLayer::checked_terminal`], read once per mask.
+    checked: Option<TerminalId>,
     /// Lexeme starts summarized by the last walk (plus trie nodes offered one by
     /// one, when the text ends between lexemes).
     pub last_nodes: usize,
@@ -143,10 +141,11 @@ enum Ended {
     Real,
 }
 
-impl<P: TokenParser> ExactWalker<P> {
+impl<P: TokenParser, L: MaskLayer<P> + Clone> ExactWalker<P, L> {
     /// A walker for recognizers like `start`; `starts` (built for the same trie and
-    /// lexer) enables subtree summaries.
-    pub fn new(start: &GrammarRecognizer<P>, starts: Option<Arc<LexemeStarts>>) -> Self {
+    /// lexer) enables subtree summaries; `layer` is the language's lexical layer
+    /// ([`AnyLayer::none`] for none).
+    pub fn new(start: &GrammarRecognizer<P>, starts: Option<Arc<LexemeStarts>>, layer: L) -> Self {
         Self {
             walker: LexWalker::new(start),
             fallback: LexWalker::new(start),
@@ -161,20 +160,10 @@ impl<P: TokenParser> ExactWalker<P> {
             path: Vec::new(),
             reread: start.clone(),
             reread_refused: None,
-            quote_ends: None,
-            quote_scratch: None,
-            fields: None,
-            parent_spot: None,
+            layer,
+            checked: None,
             last_nodes: 0,
             last_heavy: 0,
-        }
-    }
-
-    /// Makes the scratch for masks inside f-string fields ready (Python; call at
-    /// setup): otherwise it is built and grown on the first field's masks.
-    pub(crate) fn prepare_fields(&mut self, trie: &TokTrie, lang: &Arc<Language>) {
-        if lang.python.is_some() && self.fields.is_none() {
-            self.fields = Some(Box::new(FieldMasks::prepared(trie, lang)));
         }
     }
 
@@ -192,14 +181,15 @@ impl<P: TokenParser> ExactWalker<P> {
         mask: &mut TokenSet,
     ) {
         mask.clear();
-        if state.language().python.is_some() && FieldMasks::decides(state) {
-            // Inside an f-string's replacement field (see `fstring_fields`).
-            let fields = self.fields.get_or_insert_with(|| Box::new(FieldMasks::new()));
-            fields.fill_inside(state, trie, self.starts.clone(), self.parent_spot, mask);
-            self.last_heavy = fields.last_rechecks;
+        // Hook 1: the layer decides this mask itself (Python: inside an f-string's
+        // replacement field).
+        if self.layer.decides(state) {
+            self.last_heavy = self.layer.fill_inside(state, trie, self.starts.as_ref(), mask);
             self.last_nodes = 0;
             return;
         }
+        // Hook 2: lexeme ends of this terminal are not held (see `summarize`).
+        self.checked = self.layer.checked_terminal();
         self.walker.reset(state);
         self.last_heavy = 0;
         self.last_nodes = 0;
@@ -288,20 +278,8 @@ impl<P: TokenParser> ExactWalker<P> {
                 self.last_heavy += self.walker.heavy_steps;
             }
         }
-        if lang.python.is_some() {
-            // Built once per trie (one pass over it), at setup with the lexeme-start
-            // summaries (`LexemeStarts::build`); here only if none were built.
-            let quote_ends = self.quote_ends.get_or_insert_with(|| trie.quote_ends()).clone();
-            let scratch = self.quote_scratch.get_or_insert_with(|| state.clone());
-            if self.parent_spot.is_none() {
-                // (A parent field re-checks every token holding a quote itself.)
-                quote_ends.recheck(state, scratch, mask);
-            }
-            // f-string bytes the walk's light steps cannot judge (see `fstring_fields`).
-            let fields = self.fields.get_or_insert_with(|| Box::new(FieldMasks::new()));
-            fields.recheck_after_walk(state, trie, self.parent_spot, mask);
-            self.last_heavy += fields.last_rechecks;
-        }
+        // Hook 3: the layer re-checks what the light paths could not judge.
+        self.last_heavy += self.layer.after_walk(state, trie, mask);
         for (id, bytes) in trie.long_tokens() {
             let mut s = state.clone();
             if s.try_push_bytes(bytes) {
@@ -512,7 +490,7 @@ impl<P: TokenParser> ExactWalker<P> {
         }
         let (e_slot, scratch) = (2 * level + 1, 2 * level + 2);
         let dfa = &*lang.dfa;
-        let string = lang.python.as_ref().and_then(|py| py.string);
+        let string = self.checked;
         let anchor_at_line_start = self.slot(anchor).at_line_start();
         // The boundary parent whose lexeme end is in hand, and what it gave.
         let mut cur = usize::MAX;
@@ -559,8 +537,8 @@ impl<P: TokenParser> ExactWalker<P> {
                 // parent with the same winners gives an equivalent state (the parser
                 // and the layer see only the terminals; the lexer is back at START
                 // with nothing pending, as the boundary is clean: the DFA dies on
-                // the next byte). Not held: STRING (its f-string fields are checked
-                // on the text) and ignored lexemes, NL included (at a line start the
+                // the next byte). Not held: the layer's checked terminal (Python's
+                // STRING: its f-string fields are checked on the text) and ignored lexemes, NL included (at a line start the
                 // layer counts the indentation's columns). At an expression start
                 // this saves a path replay and a parser step for each of hundreds of
                 // NAME-prefix parents, across sibling summaries too.
@@ -723,7 +701,7 @@ impl<P: TokenParser> ExactWalker<P> {
 mod tests {
     use std::sync::Arc;
 
-    use crate::{GrammarConstraint, Strategy, TokTrie, Vocab};
+    use crate::{GrammarConstraint, MaskKit, Strategy, TokTrie, Vocab};
 
     /// Tokens that end a NAME (or keyword) under many first bytes, as at an
     /// expression start, plus indentation, strings, f-strings and comments: where
@@ -761,12 +739,12 @@ mod tests {
     fn exact_masks_equal_checking_each_token_on_python() {
         let lang = espalier_grammar::python().expect("the Python grammar compiles");
         let vocab = vocab();
-        let trie = Arc::new(TokTrie::new(&vocab));
+        let kit = MaskKit::new(lang, Arc::new(TokTrie::new(&vocab)));
         // One root summary per class of equivalent lexer states, all built at once:
         // the count is checked against Hopcroft's classes in `tests/root_summaries.rs`.
-        let starts = trie.lexeme_starts(&lang.dfa).expect("summaries");
+        let starts = kit.lexeme_starts().expect("summaries");
         assert!(starts.roots_built() > 0);
-        let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Exact, "python-lr");
+        let mut c = GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");
         let text = "def f(a, b):\n    x = a + b\n    if x:\n        return f'{x}'\n    y = [self.x, (1), 'ab', \"\"\"d\"\"\"]  #c\n\n    return y\n";
         crate::grammar_constraint::assert_exact_is_check_along(&mut c, &vocab, text.as_bytes());
     }

@@ -15,8 +15,8 @@
 //! Construction ([`FimConstraint::new`]) is the one-time cost of a request: the
 //! prefix through the recognizer, the suffix analysis (a cheap witness, else the
 //! suffix Earley recognizer over the cursor layouts), and the
-//! walker's scratch state; the vocabulary trie and its lexeme summaries are shared
-//! across requests.
+//! walker's scratch state; the vocabulary trie and its lexeme summaries are the
+//! kit's ([`MaskKit`]), shared across requests.
 
 use std::sync::Arc;
 
@@ -27,6 +27,7 @@ use crate::cost_cache::CostCache;
 use crate::exact::ExactWalker;
 use crate::fim_needs::SuffixNeeds;
 use crate::fim_reentry::Reentry;
+use crate::mask_kit::MaskKit;
 use crate::{ByteState, Commit, Constraint, Inspection, Rejected, TokTrie, TokenSet, Vocab};
 
 /// Fill-in-the-middle over a grammar language (Python): see the module doc.
@@ -37,7 +38,8 @@ pub struct FimConstraint {
     witness: Option<Vec<u8>>,
     /// What the suffix expects to follow, read off the prefix once ([`Reentry`]).
     reentry: Arc<Reentry>,
-    trie: Arc<TokTrie>,
+    /// The language's trie, summaries, layer data and cost cache.
+    kit: MaskKit,
     walker: ExactWalker<LrParser>,
     middle: Vec<u8>,
     /// The finishing mask's plan: the rest of a bridge to joining the suffix
@@ -63,8 +65,6 @@ pub struct FimConstraint {
     probe_failures: usize,
     /// What the suffix needs from the middle, in words (the inspector's).
     needs: Arc<SuffixNeeds>,
-    /// Costs the plain finishing masks of the left side found (a kit's, shared).
-    costs: CostCache,
 }
 
 /// Bytes of middle written after a failed bridge search before the next search.
@@ -79,19 +79,15 @@ const MAX_STALE_TRIES: usize = 12;
 const MAX_PROBE_FAILURES: usize = 3;
 
 impl FimConstraint {
-    /// Prepares a request: `prefix` must be a viable prefix of `lang`, and some middle
-    /// must join `suffix` (both UTF-8). Errors name the offending byte.
-    pub fn new(
-        lang: &Arc<Language>,
-        prefix: &[u8],
-        suffix: &[u8],
-        trie: Arc<TokTrie>,
-    ) -> Result<Self, FimError> {
+    /// Prepares a request in `kit`'s language and vocabulary: `prefix` must be a
+    /// viable prefix, and some middle must join `suffix` (both UTF-8). Errors name
+    /// the offending byte.
+    pub fn new(kit: &MaskKit, prefix: &[u8], suffix: &[u8]) -> Result<Self, FimError> {
+        let lang: &Arc<Language> = kit.language();
         let left = left_state(lang, prefix)?;
         let quotient = SuffixQuotient::new(lang, suffix)?;
         let witness = quotient.establish(&left)?;
-        let starts = trie.lexeme_starts(&lang.dfa);
-        let walker = ExactWalker::new(&left, starts);
+        let walker = kit.walker(&left);
         let reentry = Arc::new(Reentry::new(lang, prefix, suffix));
         let needs = Arc::new(SuffixNeeds::of(lang, suffix));
         Ok(Self {
@@ -99,7 +95,7 @@ impl FimConstraint {
             suffix: Arc::new(quotient),
             witness,
             reentry,
-            trie,
+            kit: kit.clone(),
             walker,
             middle: Vec::new(),
             plan: None,
@@ -111,14 +107,13 @@ impl FimConstraint {
             probe_failed_at: None,
             probe_failures: 0,
             needs,
-            costs: CostCache::new(),
         })
     }
 
     /// Shares `cache` (a kit's, for the same language) for the finishing masks of the
     /// left side, instead of this constraint's own.
     pub fn with_cost_cache(mut self, cache: CostCache) -> Self {
-        self.costs = cache;
+        self.kit = self.kit.with_cost_cache(cache);
         self
     }
 
@@ -187,12 +182,12 @@ impl Constraint for FimConstraint {
         if mask.capacity() != vocab.len() {
             *mask = TokenSet::empty(vocab.len());
         }
-        if vocab.len() != self.trie.vocab_len() {
+        if vocab.len() != self.kit.vocab_len() {
             // Another vocabulary than the trie's (see `vocab_width`): nothing is allowed.
             mask.clear();
             return;
         }
-        self.walker.fill(&self.left, &self.trie, mask);
+        self.walker.fill(&self.left, self.kit.trie(), mask);
         if self.is_complete() {
             mask.insert(vocab.eos() as usize);
         } else {
@@ -201,7 +196,7 @@ impl Constraint for FimConstraint {
     }
 
     fn vocab_width(&self) -> Option<usize> {
-        Some(self.trie.vocab_len())
+        Some(self.kit.vocab_len())
     }
 
     fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
@@ -319,16 +314,16 @@ impl Constraint for FimConstraint {
             None => {
                 let mut allowed = TokenSet::empty(vocab.len());
                 self.fill_mask(vocab, &mut allowed);
-                let (left, trie) = (&self.left, &self.trie);
+                let (left, kit) = (&self.left, &self.kit);
                 let steered = !left.is_complete()
-                    && self
-                        .costs
+                    && kit
+                        .cost_cache()
                         .with(left.language(), |memo| {
                             crate::finishing::finishing_among(
                                 left,
                                 &allowed,
                                 vocab,
-                                trie,
+                                kit,
                                 mask,
                                 crate::finishing::Scoring::Trie,
                                 memo,
@@ -360,7 +355,7 @@ impl Constraint for FimConstraint {
         }
         if let Some(plan) = self.plan.as_ref().filter(|p| !p.is_empty()) {
             if !self.worst.0.ends_with(plan) {
-                self.worst = (plan.clone(), worst_tokens(plan, &self.trie));
+                self.worst = (plan.clone(), worst_tokens(plan, self.kit.trie()));
             }
             return Some(self.worst.1[plan.len()]);
         }
@@ -376,7 +371,7 @@ impl Constraint for FimConstraint {
             for k in tails {
                 let tail = &stale[k..];
                 if self.rest_joins(tail) {
-                    let worst = worst_tokens(tail, &self.trie);
+                    let worst = worst_tokens(tail, self.kit.trie());
                     if worst[tail.len()] <= enough {
                         self.plan = Some(tail.to_vec());
                         self.worst = (tail.to_vec(), worst);
@@ -394,7 +389,7 @@ impl Constraint for FimConstraint {
         self.probe_failed_at = plan.is_none().then_some(self.middle.len());
         self.probe_failures += usize::from(plan.is_none());
         let d = plan.as_ref().map(|p| {
-            self.worst = (p.clone(), worst_tokens(p, &self.trie));
+            self.worst = (p.clone(), worst_tokens(p, self.kit.trie()));
             self.worst.1[p.len()]
         });
         self.plan = plan;
@@ -463,9 +458,9 @@ mod tests {
     fn masks_equal_brute_force_and_eos_is_membership() {
         let py = espalier_grammar::python().unwrap();
         let vocab = vocab();
-        let trie = Arc::new(TokTrie::new(&vocab));
-        let mut c = FimConstraint::new(&py, b"def f(a):\n    return fo", b"o(a, [1,\n 2])\n", trie)
-            .unwrap();
+        let kit = MaskKit::for_vocab(py.clone(), &vocab);
+        let mut c =
+            FimConstraint::new(&kit, b"def f(a):\n    return fo", b"o(a, [1,\n 2])\n").unwrap();
         assert_eq!(c.inspect().kind, "fim");
         let mut mask = TokenSet::empty(vocab.len());
         for step in ["o", "(", "x", ")", " +", " ", "fo"] {
@@ -486,15 +481,10 @@ mod tests {
     fn finishing_mask_joins_the_suffix() {
         let py = espalier_grammar::python().unwrap();
         let vocab = vocab();
-        let trie = Arc::new(TokTrie::new(&vocab));
+        let kit = MaskKit::for_vocab(py.clone(), &vocab);
         for pick_last in [false, true] {
-            let mut c = FimConstraint::new(
-                &py,
-                b"def f(a):\n    return fo",
-                b"\n    x = a\n",
-                trie.clone(),
-            )
-            .unwrap();
+            let mut c =
+                FimConstraint::new(&kit, b"def f(a):\n    return fo", b"\n    x = a\n").unwrap();
             for step in ["o(", "x", " +", " (", "[1", ",", " y"] {
                 let _ = c.commit(step.as_bytes());
             }
@@ -537,9 +527,8 @@ mod tests {
     fn finishing_mask_takes_any_name_for_the_plans_name() {
         let py = espalier_grammar::python().unwrap();
         let vocab = vocab();
-        let trie = Arc::new(TokTrie::new(&vocab));
-        let mut c =
-            FimConstraint::new(&py, b"def f(a):\n    x = ", b"\n    return x\n", trie).unwrap();
+        let kit = MaskKit::for_vocab(py.clone(), &vocab);
+        let mut c = FimConstraint::new(&kit, b"def f(a):\n    x = ", b"\n    return x\n").unwrap();
         let mut mask = TokenSet::empty(vocab.len());
         assert!(c.fill_finishing_mask(&vocab, &mut mask));
         let texts: Vec<&str> =
@@ -560,9 +549,9 @@ mod tests {
     fn a_stale_plan_still_bounds_the_finish() {
         let py = espalier_grammar::python().unwrap();
         let vocab = vocab();
-        let trie = Arc::new(TokTrie::new(&vocab));
+        let kit = MaskKit::for_vocab(py.clone(), &vocab);
         let mut c =
-            FimConstraint::new(&py, b"def f(a):\n    return fo", b"\n    x = a\n", trie).unwrap();
+            FimConstraint::new(&kit, b"def f(a):\n    return fo", b"\n    x = a\n").unwrap();
         c.commit(b"o(").unwrap();
         assert_eq!(c.finishing_distance(&vocab, 50), Some(1), "the bridge `)`");
         // A longer plan than the shortest, so the probe's answer tells which it used.
@@ -611,12 +600,12 @@ mod tests {
     #[test]
     fn bad_requests_are_errors() {
         let py = espalier_grammar::python().unwrap();
-        let trie = Arc::new(TokTrie::new(&vocab()));
-        let e = FimConstraint::new(&py, b"x = )", b"", trie.clone()).err().unwrap();
+        let kit = MaskKit::for_vocab(py.clone(), &vocab());
+        let e = FimConstraint::new(&kit, b"x = )", b"").err().unwrap();
         assert!(e.to_string().contains("prefix"), "{e}");
-        let e = FimConstraint::new(&py, b"x = 1\n", b"\ny = = 2\n", trie.clone()).err().unwrap();
+        let e = FimConstraint::new(&kit, b"x = 1\n", b"\ny = = 2\n").err().unwrap();
         assert!(e.to_string().contains("no middle joins the suffix"), "{e}");
-        let e = FimConstraint::new(&py, b"x = '\xe9", b"'\n", trie).err().unwrap();
+        let e = FimConstraint::new(&kit, b"x = '\xe9", b"'\n").err().unwrap();
         assert!(e.to_string().contains("offset 5"), "{e}");
     }
 }

@@ -20,8 +20,9 @@
 use espalier_grammar::{Recognizer, TokenParser};
 
 use crate::cost_cache::CostMemo;
+use crate::mask_kit::MaskKit;
 use crate::remaining_cost::Finisher;
-use crate::{Constraint, GrammarConstraint, TokTrie, TokenSet, Vocab};
+use crate::{Constraint, GrammarConstraint, TokenSet, Vocab};
 
 /// What one finishing mask found (see [`GrammarConstraint::finishing_mask`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,23 +65,56 @@ pub(crate) fn finishing_mask<P: TokenParser>(
     let mut allowed = TokenSet::empty(vocab.len());
     c.exact_mask(&mut allowed);
     let state = c.state().clone();
-    let trie = c.trie().clone();
+    let kit = c.kit().clone();
     if scoring == Scoring::PerToken {
         // The reference starts from nothing: it checks the cached costs too.
         return Some(finishing_among(
             &state,
             &allowed,
             vocab,
-            &trie,
+            &kit,
             mask,
             scoring,
             &mut CostMemo::default(),
         ));
     }
-    let cache = c.cost_cache().clone();
-    Some(cache.with(state.language(), |memo| {
-        finishing_among(&state, &allowed, vocab, &trie, mask, scoring, memo)
+    Some(kit.cost_cache().with(state.language(), |memo| {
+        finishing_among(&state, &allowed, vocab, &kit, mask, scoring, memo)
     }))
+}
+
+/// The bytes that strictly lower the remaining cost of `c`'s text, with the cost
+/// after each, fewest first (ties in byte order), into `out` (cleared first); the
+/// remaining cost now is returned (`None`: no plan, or no LR stacks; `Some(0)`:
+/// complete, `out` empty). For a constraint that layers checks of its own on the
+/// grammar (mode `names`) and plans its way out byte by byte. From every unfinished
+/// state with a plan some byte lowers the cost (see the module doc).
+pub(crate) fn lowering_bytes<P: TokenParser>(
+    c: &GrammarConstraint<P>,
+    out: &mut Vec<(u8, u32)>,
+) -> Option<u32> {
+    out.clear();
+    c.state().parser().lr_stacks()?;
+    let state = c.state();
+    c.cost_cache().clone().with(state.language(), |memo| {
+        let mut f = Finisher::with_memo(state.language(), std::mem::take(memo));
+        let now = f.remaining(state);
+        if let Some(n) = now.filter(|&n| n > 0) {
+            let mut next = state.clone();
+            for b in 0..=255u8 {
+                next.clone_from(state);
+                if !next.try_push_byte(b) {
+                    continue;
+                }
+                if let Some(cost) = f.remaining(&next).filter(|&x| x < n) {
+                    out.push((b, cost));
+                }
+            }
+        }
+        out.sort_by_key(|&(b, cost)| (cost, b));
+        *memo = f.into_memo();
+        now
+    })
 }
 
 /// The finishing mask of `state` among the `allowed` tokens (its exact mask, without
@@ -90,11 +124,12 @@ pub(crate) fn finishing_among<P: TokenParser>(
     state: &Recognizer<P>,
     allowed: &TokenSet,
     vocab: &Vocab,
-    trie: &TokTrie,
+    kit: &MaskKit,
     mask: &mut TokenSet,
     scoring: Scoring,
     memo: &mut CostMemo,
 ) -> Finishing {
+    let trie = kit.trie();
     if mask.capacity() != vocab.len() {
         *mask = TokenSet::empty(vocab.len());
     }
@@ -110,7 +145,7 @@ pub(crate) fn finishing_among<P: TokenParser>(
     // one-byte closers are among them (measured: a 60-field literal of a HumanEval run
     // took minutes per step when all 48k allowed tokens were scored).
     let in_fstring = state.language().python.is_some()
-        && !crate::fstring_closer::closers(state.remainder_bytes()).is_empty();
+        && !crate::python::fstring_closer::closers(state.remainder_bytes()).is_empty();
     if in_fstring || scoring == Scoring::PerToken {
         // Names cannot lower the cost when the literal's own closer is the best way
         // (see `names_cannot_lower`): skipped, unless then no token lowers it.
@@ -121,7 +156,16 @@ pub(crate) fn finishing_among<P: TokenParser>(
             score_one_by_one(state, allowed, vocab, &mut f, in_fstring, false, &mut scored);
         }
     } else {
-        crate::finishing_walk::score_along_trie(state, allowed, trie, vocab, &mut f, &mut scored);
+        let starts = kit.lexeme_starts();
+        crate::finishing_walk::score_along_trie(
+            state,
+            allowed,
+            trie,
+            starts,
+            vocab,
+            &mut f,
+            &mut scored,
+        );
     }
     let least = scored.least();
     let steered = matches!((now, least), (Some(n), Some(l)) if l < n);
@@ -154,7 +198,7 @@ fn score_one_by_one<P: TokenParser>(
     let mut s2 = state.clone();
     for id in allowed.iter() {
         let bytes = vocab.bytes(id as u32);
-        if in_fstring && !crate::fstring_closer::may_close(bytes) {
+        if in_fstring && !crate::python::fstring_closer::may_close(bytes) {
             continue;
         }
         if skip_names && names_cannot_lower(bytes) {

@@ -30,9 +30,9 @@ use std::sync::Arc;
 
 use espalier_grammar::{Recognizer, TerminalId, TokenParser};
 
-use crate::fstring_quotes::may_be_fstring;
 use crate::lexeme_starts::{LexemeStarts, Lists, NO_ACCEPT, STATE_BITS};
 use crate::lexer_walk::{LexWalker, Push};
+use crate::python::quote_ends::may_be_fstring;
 use crate::remaining_cost::Finisher;
 use crate::{Recognizer as _, TokTrie, TokenSet, Vocab};
 
@@ -111,12 +111,13 @@ pub(crate) fn score_along_trie<P: TokenParser>(
     state: &Recognizer<P>,
     allowed: &TokenSet,
     trie: &TokTrie,
+    starts: Option<&Arc<LexemeStarts>>,
     vocab: &Vocab,
     f: &mut Finisher<'_>,
     scored: &mut Scored,
 ) {
     let lang = state.language().clone();
-    let starts = trie.lexeme_starts(&lang.dfa);
+    let starts = starts.cloned();
     scored.starts = starts.clone();
     scored.root_q = state.remainder().dfa_state;
     let mut w = Walk {

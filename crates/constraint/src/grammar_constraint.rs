@@ -8,7 +8,9 @@
 //! state. EOS is allowed exactly when the recognizer says the text is complete.
 //! An exact mask is often one computed before (inside a lexeme, the last one): the
 //! constraint keeps the last 64 ([`crate::mask_memo`]); the first, from the empty
-//! text, is the trie's, computed once per language ([`crate::start_mask`]).
+//! text, is the kit's, computed once per language and vocabulary
+//! ([`crate::start_mask`]). Everything derived from the vocabulary (trie, summaries,
+//! layer data, store, cost cache) comes from the [`MaskKit`] it is made from.
 
 use std::sync::Arc;
 
@@ -17,6 +19,7 @@ use espalier_grammar::{LrParser, Recognizer as GrammarRecognizer, TokenParser};
 use crate::cost_cache::CostCache;
 use crate::exact::ExactWalker;
 use crate::finishing::Finishing;
+use crate::mask_kit::MaskKit;
 use crate::mask_memo::MaskMemo;
 use crate::mask_store::MaskStore;
 use crate::start_mask::StartMask;
@@ -33,8 +36,9 @@ const WARM_UP_MASKS: usize = 3;
 pub struct GrammarConstraint<P: TokenParser = LrParser> {
     state: GrammarRecognizer<P>,
     strategy: Strategy,
-    trie: Arc<TokTrie>,
-    store: Option<Arc<MaskStore>>,
+    /// The trie, summaries, layer data, SynCode store and cost cache of the
+    /// language and vocabulary.
+    kit: MaskKit,
     walker: ExactWalker<P>,
     /// The last exact masks (EOS decided), reused where the state accepts the same
     /// continuations as at one of them ([`crate::mask_memo`]).
@@ -44,57 +48,57 @@ pub struct GrammarConstraint<P: TokenParser = LrParser> {
     scratch: GrammarRecognizer<P>,
     kind: String,
     text: Vec<u8>,
-    /// Costs the finishing masks found, kept for the next ones (shared with the
-    /// constraints holding the same cache).
-    costs: CostCache,
-    /// The empty text's exact mask (the trie's, see [`crate::start_mask`]) when the
+    /// The empty text's exact mask (the kit's, see [`crate::start_mask`]) when the
     /// constraint starts from the empty text; used while nothing is read.
     start_mask: Option<Arc<StartMask>>,
 }
 
+impl GrammarConstraint<LrParser> {
+    /// A constraint from the empty text of `kit`'s language, over `kit`'s vocabulary
+    /// (LR parser). `kind` names it in [`Inspection::kind`] (e.g. `python-lr`). The
+    /// `syncode` strategy uses the kit's store ([`MaskKit::with_store`], or
+    /// [`Self::with_store`]).
+    pub fn new(kit: &MaskKit, strategy: Strategy, kind: impl Into<String>) -> Self {
+        Self::from_start(kit.language().recognizer(), kit, strategy, kind)
+    }
+}
+
 impl<P: TokenParser> GrammarConstraint<P> {
-    /// A constraint starting from `start` (the recognizer of the empty text), with
-    /// the vocabulary's trie. `kind` names it in [`Inspection::kind`] (e.g.
-    /// `python-lr`). The `syncode` strategy also needs [`Self::with_store`].
-    pub fn new(
+    /// A constraint starting from `start`, a recognizer of `kit`'s language (another
+    /// parser than LR, e.g. Earley, or a state already fed), over `kit`'s vocabulary.
+    pub fn from_start(
         start: GrammarRecognizer<P>,
-        trie: Arc<TokTrie>,
+        kit: &MaskKit,
         strategy: Strategy,
         kind: impl Into<String>,
     ) -> Self {
-        let starts = trie.lexeme_starts(&start.language().dfa);
-        let mut walker = ExactWalker::new(&start, starts);
-        // Python: f-string fields' scratch, and the trie's masks at a fresh field
-        // (built once per trie and language), here in setup rather than on a field.
-        walker.prepare_fields(&trie, start.language());
-        // The first mask from the empty text, built once per trie and language.
-        let start_mask = Some(trie.start_mask(start.language())).filter(|m| m.is_start_of(&start));
+        let walker = kit.walker(&start);
+        let start_mask = kit.start_mask_of(&start);
         let scratch = start.clone();
         Self {
             state: start,
             strategy,
-            trie,
-            store: None,
+            kit: kit.clone(),
             walker,
             memo: MaskMemo::new(),
             scratch,
             kind: kind.into(),
             text: Vec::new(),
-            costs: CostCache::new(),
             start_mask,
         }
     }
 
-    /// Shares `cache` (the costs other constraints' finishing masks found, for the
-    /// same language: a kit's) instead of this constraint's own.
+    /// Uses `cache` for the finishing masks' costs instead of the kit's (e.g. a
+    /// fresh one: every context costed from scratch).
     pub fn with_cost_cache(mut self, cache: CostCache) -> Self {
-        self.costs = cache;
+        self.kit = self.kit.with_cost_cache(cache);
         self
     }
 
-    /// Attaches the SynCode mask store (built for the same grammar and vocabulary).
+    /// Attaches the SynCode mask store (built for the same grammar and vocabulary)
+    /// instead of the kit's.
     pub fn with_store(mut self, store: Arc<MaskStore>) -> Self {
-        self.store = Some(store);
+        self.kit = self.kit.with_store(store);
         self
     }
 
@@ -137,12 +141,12 @@ impl<P: TokenParser> GrammarConstraint<P> {
 
     /// Whether a SynCode store is attached.
     pub fn has_store(&self) -> bool {
-        self.store.is_some()
+        self.kit.store().is_some()
     }
 
     /// Computes a few throwaway masks (the state stays as it was), so that first-call
-    /// costs fall here rather than on a decoder's first steps: the lexeme-start
-    /// summaries of a trie that has none yet and, in wasm, the engine compiling the
+    /// costs fall here rather than on a decoder's first steps (the kit's summaries
+    /// and layer data were built with the kit): in wasm, the engine compiling the
     /// mask's functions on their first call (V8 compiles lazily: node's first mask
     /// took 1.2-4 ms against 0.3 ms once compiled; see `results/masks/README.md`).
     /// The first mask is the current state's; the others follow the longest allowed
@@ -186,7 +190,7 @@ impl<P: TokenParser> GrammarConstraint<P> {
             (self.walker.last_nodes, self.walker.last_heavy) = (0, 0);
             return;
         }
-        self.walker.fill(&self.state, &self.trie, mask);
+        self.walker.fill(&self.state, self.kit.trie(), mask);
     }
 
     /// The SynCode mask (sound over-approximation). Does not set EOS. Falls back to
@@ -194,7 +198,7 @@ impl<P: TokenParser> GrammarConstraint<P> {
     /// into several lexemes (see `remainder_may_split`), and says so by returning
     /// `false`.
     pub fn syncode_mask(&mut self, mask: &mut TokenSet) -> bool {
-        if let Some(store) = &self.store {
+        if let Some(store) = self.kit.store() {
             if !self.remainder_may_split() && store.fill(&self.state, mask) {
                 return true;
             }
@@ -244,14 +248,27 @@ impl<P: TokenParser> GrammarConstraint<P> {
         crate::finishing::finishing_mask(self, vocab, mask, crate::finishing::Scoring::PerToken)
     }
 
+    /// The bytes that strictly lower the remaining cost ([`Self::finishing_cost`]) of
+    /// the text, with the cost after each, fewest first, into `out`; returns the cost
+    /// now (`None`: no plan, or no LR stacks). For constraints that check more than
+    /// the grammar and plan their wrap-up byte by byte (mode `names`).
+    pub fn lowering_bytes(&self, out: &mut Vec<(u8, u32)>) -> Option<u32> {
+        crate::finishing::lowering_bytes(self, out)
+    }
+
     /// The vocabulary's trie.
     pub fn trie(&self) -> &Arc<TokTrie> {
-        &self.trie
+        self.kit.trie()
+    }
+
+    /// The kit the constraint was made from.
+    pub fn kit(&self) -> &MaskKit {
+        &self.kit
     }
 
     /// The finishing masks' cache of costs.
     pub fn cost_cache(&self) -> &CostCache {
-        &self.costs
+        self.kit.cost_cache()
     }
 
     /// The remaining cost of the text so far: how many bytes, under the cost model of
@@ -292,7 +309,7 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
         if mask.capacity() != vocab.len() {
             *mask = TokenSet::empty(vocab.len());
         }
-        if vocab.len() != self.trie.vocab_len() {
+        if vocab.len() != self.kit.vocab_len() {
             // Another vocabulary than the trie's (see `vocab_width`): nothing is allowed.
             mask.clear();
             return;
@@ -322,7 +339,7 @@ impl<P: TokenParser> Constraint for GrammarConstraint<P> {
     }
 
     fn vocab_width(&self) -> Option<usize> {
-        Some(self.trie.vocab_len())
+        Some(self.kit.vocab_len())
     }
 
     fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
@@ -420,8 +437,8 @@ mod tests {
     #[test]
     fn exact_and_check_masks_agree_and_eos_marks_completion() {
         let vocab = vocab();
-        let trie = Arc::new(TokTrie::new(&vocab));
-        let mut c = GrammarConstraint::new(lang().recognizer(), trie, Strategy::Exact, "toy");
+        let kit = MaskKit::for_vocab(lang(), &vocab);
+        let mut c = GrammarConstraint::new(&kit, Strategy::Exact, "toy");
         let mut exact = TokenSet::empty(vocab.len());
         let mut check = TokenSet::empty(vocab.len());
         for step in b"x = (1 + ab) + ret; return (x);retur".iter() {
@@ -440,9 +457,8 @@ mod tests {
     #[test]
     fn warm_up_leaves_the_state_and_the_masks_as_they_were() {
         let vocab = vocab();
-        let trie = Arc::new(TokTrie::new(&vocab));
-        let mut cold =
-            GrammarConstraint::new(lang().recognizer(), trie.clone(), Strategy::Exact, "toy");
+        let kit = MaskKit::for_vocab(lang(), &vocab);
+        let mut cold = GrammarConstraint::new(&kit, Strategy::Exact, "toy");
         let mut warm = cold.clone();
         warm.warm_up(&vocab);
         let (mut a, mut b) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
@@ -459,8 +475,8 @@ mod tests {
     #[test]
     fn commit_refuses_at_the_first_bad_byte_and_keeps_the_state() {
         let vocab = vocab();
-        let trie = Arc::new(TokTrie::new(&vocab));
-        let mut c = GrammarConstraint::new(lang().recognizer(), trie, Strategy::Check, "toy");
+        let kit = MaskKit::for_vocab(lang(), &vocab);
+        let mut c = GrammarConstraint::new(&kit, Strategy::Check, "toy");
         c.commit(b"x = ab").unwrap();
         let err = c.commit(b"+;").unwrap_err();
         assert_eq!(err.offset, 1);

@@ -450,9 +450,6 @@ impl LexemeStarts {
     /// ids: Python has 2,616 states and a few hundred sets) — callers then walk node
     /// by node.
     pub fn build(trie: &TokTrie, dfa: &LexerDfa) -> Option<LexemeStarts> {
-        // The per-trie token lists of the f-string re-checks (~1-2 ms, one pass over
-        // the trie each), built here in setup rather than on a first mask.
-        let _ = trie.quote_ends().field_tokens(trie);
         let n = trie.node_count();
         if dfa.num_states() > STATE_BITS as usize {
             return None;

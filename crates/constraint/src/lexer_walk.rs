@@ -16,8 +16,8 @@
 //! module doc): the fast path of `push_byte` (DFA state not START, next state not
 //! DEAD) depends only on `(remainder().dfa_state, acceptable_terminals())`, but inside
 //! Python f-strings (the closing quote over invalid fields, and the replacement fields
-//! scanned byte by byte), which `exact` handles apart ([`crate::fstring_quotes`],
-//! [`crate::fstring_fields`]).
+//! scanned byte by byte), which `exact` leaves to the language's layer (`python/quote_ends.rs`,
+//! `python/fstring_layer.rs`).
 //! The exactness test (`tests/exactness.rs`) checks the result against pushing every
 //! token's bytes through the full recognizer.
 
@@ -89,7 +89,7 @@ impl<P: TokenParser> LexWalker<P> {
         hi[0].clone_from(&lo[a]);
         // These bytes were accepted on the fast path from the anchor, so the full
         // recognizer accepts them too (see the module doc), but for the quote that
-        // closes an f-string with invalid fields (`fstring_quotes` re-checks tokens
+        // closes an f-string with invalid fields (`python/quote_ends.rs` re-checks tokens
         // ending on it).
         let ok = hi[0].try_push_bytes(&self.path[a..d]);
         debug_assert!(

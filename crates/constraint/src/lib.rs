@@ -6,7 +6,12 @@
 //! Main types:
 //! - [`Vocab`] (the raw bytes of every model token, special tokens marked),
 //!   [`TokenSet`] (a bitset over token ids), [`TokTrie`] (the vocabulary as a flat
-//!   byte trie, llguidance's layout);
+//!   byte trie, llguidance's layout: plain data that knows no grammar);
+//! - [`MaskKit`]: everything one language's masks derive from one vocabulary (the
+//!   trie, lexeme-start summaries, the lexical layer's data, the empty text's mask,
+//!   the SynCode store, the cost cache), built once and passed to every constraint;
+//!   a language's lexical layer (Python's f-strings, in `python/`) takes part in
+//!   exact masks through [`MaskLayer`]'s hooks;
 //! - [`Constraint`] (what may come next), [`Inspection`] (what the visualizer draws);
 //! - [`GrammarConstraint`]: a grammar from `espalier-grammar` (Python, Go) as a
 //!   constraint, with a [`Strategy`] chosen at run time: `exact` (trie walk through
@@ -28,13 +33,11 @@
 //! the crate compiles to `wasm32-unknown-unknown` as is.
 //!
 //! ```
-//! use std::sync::Arc;
-//! use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+//! use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
 //! let tokens = ["<eos>", "x", " =", " 1", "\n", ")", "1\n"];
 //! let vocab = Vocab::new(tokens.iter().map(|t| t.as_bytes().to_vec()).collect(), &[0], 0);
-//! let trie = Arc::new(TokTrie::new(&vocab));
-//! let python = espalier_grammar::python().unwrap();
-//! let mut c = GrammarConstraint::new(python.recognizer(), trie, Strategy::Exact, "python-lr");
+//! let kit = MaskKit::for_vocab(espalier_grammar::python().unwrap(), &vocab);
+//! let mut c = GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");
 //! let mut mask = TokenSet::empty(vocab.len());
 //! c.commit(b"x =").unwrap();
 //! c.fill_mask(&vocab, &mut mask);
@@ -47,22 +50,21 @@
 pub mod constraint;
 pub mod cost_cache;
 pub mod exact;
-mod field_start_mask;
 pub mod fim;
 pub mod fim_bridge;
 pub mod fim_needs;
 pub mod fim_reentry;
 pub mod finishing;
 mod finishing_walk;
-mod fstring_closer;
-mod fstring_fields;
-mod fstring_quotes;
 pub mod grammar_constraint;
 mod grammar_state;
 pub mod lexeme_starts;
 pub mod lexer_walk;
+pub mod mask_kit;
+pub mod mask_layer;
 mod mask_memo;
 pub mod mask_store;
+mod python;
 pub mod recognizer;
 mod remaining_cost;
 mod start_mask;
@@ -78,6 +80,8 @@ pub use cost_cache::CostCache;
 pub use fim::FimConstraint;
 pub use finishing::Finishing;
 pub use grammar_constraint::GrammarConstraint;
+pub use mask_kit::MaskKit;
+pub use mask_layer::{AnyLayer, MaskLayer};
 pub use mask_store::{store_key, MaskStore, StoreError};
 pub use recognizer::{ByteState, Recognizer, StackRecognizer};
 pub use strategy::{Strategy, UnknownStrategy};

@@ -16,7 +16,7 @@
 //! Owned by the constraint ([`crate::GrammarConstraint`]): at most [`ENTRIES`] masks,
 //! the oldest overwritten; no global cache. The nested masks of f-string fields are
 //! kept the same way, in smaller memos of the constraint's field scratch
-//! (`fstring_fields`). The most recent entry is tried first
+//! (`python/fstring_layer.rs`). The most recent entry is tried first
 //! (the next step inside a lexeme), then those with the same
 //! `Recognizer::continuations_key`. Only LR parsers are compared (Earley states never
 //! match). A clone keeps only the most recent entry (constraints are cloned to look

@@ -606,9 +606,8 @@ mod tests {
             Err(StoreError::Format { .. })
         ));
 
-        let trie = Arc::new(crate::TokTrie::new(&vocab));
-        let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Syncode, "toy")
-            .with_store(store);
+        let kit = crate::MaskKit::for_vocab(lang.clone(), &vocab).with_store(store);
+        let mut c = GrammarConstraint::new(&kit, Strategy::Syncode, "toy");
         let mut exact = TokenSet::empty(vocab.len());
         let mut syn = TokenSet::empty(vocab.len());
         let mut over = 0;

@@ -207,7 +207,7 @@ impl<'a> Finisher<'a> {
             }
         }
         if lang.python.is_some() {
-            for closer in crate::fstring_closer::closers(s.remainder_bytes()) {
+            for closer in crate::python::fstring_closer::closers(s.remainder_bytes()) {
                 if self.prune && best.is_some_and(|b| closer.len() as u32 >= b) {
                     continue;
                 }
@@ -227,7 +227,8 @@ impl<'a> Finisher<'a> {
         s: &Recognizer<P>,
         now: Option<u32>,
     ) -> bool {
-        let Some(tail) = crate::fstring_closer::closers(s.remainder_bytes()).into_iter().next()
+        let Some(tail) =
+            crate::python::fstring_closer::closers(s.remainder_bytes()).into_iter().next()
         else {
             return false;
         };

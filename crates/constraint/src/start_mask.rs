@@ -15,11 +15,9 @@
 //! A start with another layout (fill in the middle) or a parser fed before does not
 //! match, nor does a parser without LR stacks (Earley). The mask is the set of tokens
 //! whose bytes keep the empty text viable, whatever parser computed it. Held by the
-//! trie per language (weakly, like the lexeme-start summaries), not a global cache.
+//! kit ([`crate::MaskKit`], one per language and vocabulary), not a global cache.
 
-use std::sync::Arc;
-
-use espalier_grammar::{Language, Recognizer as GrammarRecognizer, TokenParser};
+use espalier_grammar::{LrParser, Recognizer as GrammarRecognizer, TokenParser};
 
 use crate::exact::ExactWalker;
 use crate::{TokTrie, TokenSet};
@@ -34,13 +32,15 @@ pub(crate) struct StartMask {
 }
 
 impl StartMask {
-    /// Walks the trie from the language's empty text.
-    pub(crate) fn build(trie: &TokTrie, lang: &Arc<Language>) -> Self {
-        let start = lang.recognizer();
-        let mut walker = ExactWalker::new(&start, trie.lexeme_starts(&lang.dfa));
-        walker.prepare_fields(trie, lang);
+    /// Walks the trie from `start`, the language's empty text, with `walker` (the
+    /// kit's: summaries and layer).
+    pub(crate) fn build(
+        start: &GrammarRecognizer<LrParser>,
+        trie: &TokTrie,
+        walker: &mut ExactWalker<LrParser>,
+    ) -> Self {
         let mut mask = TokenSet::empty(trie.vocab_len());
-        walker.fill(&start, trie, &mut mask);
+        walker.fill(start, trie, &mut mask);
         let stacks = start.parser().lr_stacks().map(<[Vec<u32>]>::to_vec).unwrap_or_default();
         StartMask { stacks, mask }
     }
@@ -61,8 +61,7 @@ impl StartMask {
 mod tests {
     use std::sync::Arc;
 
-    use crate::exact::ExactWalker;
-    use crate::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+    use crate::{Constraint, GrammarConstraint, MaskKit, Strategy, TokTrie, TokenSet, Vocab};
 
     /// Statement starts, expressions, strings, comments, indentation, Go keywords.
     fn vocab() -> Vocab {
@@ -77,19 +76,17 @@ mod tests {
     #[test]
     fn the_empty_texts_mask_is_built_once_and_equals_a_fresh_walk() {
         let vocab = vocab();
-        let trie = TokTrie::new(&vocab);
+        let trie = Arc::new(TokTrie::new(&vocab));
         for lang in [
             espalier_grammar::python().expect("Python compiles"),
             espalier_grammar::go().expect("Go compiles"),
         ] {
-            let kept = trie.start_mask(&lang);
-            assert!(
-                Arc::ptr_eq(&kept, &trie.start_mask(&lang)),
-                "built once per trie and language"
-            );
+            let kit = MaskKit::new(lang.clone(), trie.clone());
             let start = lang.recognizer();
-            let mut walker = ExactWalker::new(&start, trie.lexeme_starts(&lang.dfa));
-            walker.prepare_fields(&trie, &lang);
+            let kept = kit.start_mask_of(&start).expect("the empty text's mask");
+            let again = kit.clone().start_mask_of(&start).expect("the empty text's mask");
+            assert!(Arc::ptr_eq(&kept, &again), "built once per kit");
+            let mut walker = kit.walker(&start);
             let mut mask = TokenSet::empty(vocab.len());
             walker.fill(&start, &trie, &mut mask);
             assert_eq!(&mask, kept.mask());
@@ -100,9 +97,9 @@ mod tests {
     #[test]
     fn only_the_empty_text_with_the_initial_parser_matches() {
         let vocab = vocab();
-        let trie = TokTrie::new(&vocab);
         let lang = espalier_grammar::python().expect("Python compiles");
-        let kept = trie.start_mask(&lang);
+        let kit = MaskKit::for_vocab(lang.clone(), &vocab);
+        let kept = kit.start_mask_of(&lang.recognizer()).expect("the empty text's mask");
         assert!(kept.is_start_of(&lang.recognizer()));
         let mut read = lang.recognizer();
         assert!(read.try_push_bytes(b"x"));
@@ -139,35 +136,27 @@ mod tests {
         let vocab = vocab();
         let trie = Arc::new(TokTrie::new(&vocab));
         let python = espalier_grammar::python().expect("Python compiles");
+        let py_kit = MaskKit::new(python.clone(), trie.clone());
         for text in [
             "x = 1\n",
             "import os\n\n\ndef f():\n    return x\n",
             "# c\nx = f'{x}'\n",
             "\"\"\"\"\"\"\n",
         ] {
-            let mut c = GrammarConstraint::new(
-                python.recognizer(),
-                trie.clone(),
-                Strategy::Exact,
-                "python-lr",
-            );
+            let mut c = GrammarConstraint::new(&py_kit, Strategy::Exact, "python-lr");
             crate::grammar_constraint::assert_exact_is_check_along(&mut c, &vocab, text.as_bytes());
         }
         let go = espalier_grammar::go().expect("Go compiles");
-        let mut c = GrammarConstraint::new(go.recognizer(), trie.clone(), Strategy::Exact, "go-lr");
+        let go_kit = MaskKit::new(go, trie);
+        let mut c = GrammarConstraint::new(&go_kit, Strategy::Exact, "go-lr");
         crate::grammar_constraint::assert_exact_is_check_along(
             &mut c,
             &vocab,
             b"package main\n\nfunc f() {\n\treturn\n}\n",
         );
         // Syncode falls back to the exact mask where it has no store: same first mask.
-        let mut s = GrammarConstraint::new(
-            python.recognizer(),
-            trie.clone(),
-            Strategy::Syncode,
-            "python-lr",
-        );
-        let mut e = GrammarConstraint::new(python.recognizer(), trie, Strategy::Exact, "python-lr");
+        let mut s = GrammarConstraint::new(&py_kit, Strategy::Syncode, "python-lr");
+        let mut e = GrammarConstraint::new(&py_kit, Strategy::Exact, "python-lr");
         let (mut ms, mut me) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
         s.fill_mask(&vocab, &mut ms);
         e.fill_mask(&vocab, &mut me);

@@ -13,9 +13,14 @@
 //! have them) and special tokens are kept out of the trie: special tokens are never
 //! allowed by a grammar, long tokens are listed in [`TokTrie::long_tokens`] and a
 //! mask checks them one by one.
+//!
+//! The trie is plain data over the vocabulary: it knows no grammar. What a language
+//! derives from it (lexeme-start summaries, start masks) is the kit's
+//! ([`crate::MaskKit`]).
 
 use crate::recognizer::Recognizer;
-use crate::{TokenSet, Vocab};
+use crate::token_set::TokenSet;
+use crate::vocab::Vocab;
 
 /// Deepest path the trie stores. The per-node pop count has 8 bits, which bounds the
 /// depth; 255 bytes is far above any real BPE token (SmolLM2's longest is 81 bytes).
@@ -72,63 +77,6 @@ pub struct TokTrie {
     vocab_len: usize,
     /// The longest token stored in the trie, in bytes.
     max_depth: usize,
-    /// Subtree summaries per lexer (built on first use, shared by every constraint
-    /// over this trie; see [`crate::lexeme_starts`]).
-    starts: std::sync::Arc<std::sync::Mutex<Vec<StartsEntry>>>,
-    /// The tokens ending in a quote (built on first use, ~1 ms, shared by every Python
-    /// constraint over this trie; see [`crate::fstring_quotes`]).
-    quote_ends:
-        std::sync::Arc<std::sync::OnceLock<std::sync::Arc<crate::fstring_quotes::QuoteEnds>>>,
-    /// The nested masks at a fresh f-string field, per language (built at setup,
-    /// 12 KB with SmolLM2's vocabulary; see [`crate::field_start_mask`]).
-    field_starts: std::sync::Arc<std::sync::Mutex<Vec<FieldStartsEntry>>>,
-    /// The exact mask of the empty text, per language (built with the first
-    /// constraint, 6 KB with SmolLM2's vocabulary; see [`crate::start_mask`]).
-    start_masks: std::sync::Arc<std::sync::Mutex<Vec<StartMaskEntry>>>,
-}
-
-/// A language (held weakly, compared by address) and its empty text's exact mask.
-type StartMaskEntry =
-    (std::sync::Weak<espalier_grammar::Language>, std::sync::Arc<crate::start_mask::StartMask>);
-
-/// A language (held weakly, compared by address) and its fresh-field masks.
-type FieldStartsEntry = (
-    std::sync::Weak<espalier_grammar::Language>,
-    std::sync::Arc<crate::field_start_mask::FieldStartMasks>,
-);
-
-/// A lexer (held weakly, compared by address) and the summaries built for it.
-type StartsEntry = (
-    std::sync::Weak<espalier_grammar::LexerDfa>,
-    Option<std::sync::Arc<crate::lexeme_starts::LexemeStarts>>,
-);
-
-/// What `cache` holds for `lang` (languages held weakly, compared by address; dead
-/// ones dropped), else `build()`'s, kept. Built without the lock (the builds walk the
-/// trie and read its other caches; two threads may both build, the first one kept).
-fn per_language<T>(
-    cache: &std::sync::Mutex<Vec<(std::sync::Weak<espalier_grammar::Language>, std::sync::Arc<T>)>>,
-    lang: &std::sync::Arc<espalier_grammar::Language>,
-    build: impl FnOnce() -> T,
-) -> std::sync::Arc<T> {
-    let find =
-        |cache: &mut Vec<(std::sync::Weak<espalier_grammar::Language>, std::sync::Arc<T>)>| {
-            cache.retain(|(w, _)| w.strong_count() > 0);
-            cache
-                .iter()
-                .find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(lang)))
-                .map(|(_, m)| m.clone())
-        };
-    if let Some(m) = find(&mut cache.lock().unwrap_or_else(|e| e.into_inner())) {
-        return m;
-    }
-    let built = std::sync::Arc::new(build());
-    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(m) = find(&mut cache) {
-        return m;
-    }
-    cache.push((std::sync::Arc::downgrade(lang), built.clone()));
-    built
 }
 
 impl TokTrie {
@@ -203,17 +151,7 @@ impl TokTrie {
             nodes[i].b = size | ((pops as u32) << 24);
         }
         duplicates.sort_unstable();
-        Self {
-            nodes,
-            duplicates,
-            long_tokens,
-            vocab_len: vocab.len(),
-            max_depth,
-            starts: Default::default(),
-            quote_ends: Default::default(),
-            field_starts: Default::default(),
-            start_masks: Default::default(),
-        }
+        Self { nodes, duplicates, long_tokens, vocab_len: vocab.len(), max_depth }
     }
 
     /// Number of nodes, root included.
@@ -382,54 +320,6 @@ impl TokTrie {
             }
         }
         offered
-    }
-
-    /// The subtree summaries of this trie for `dfa`, built on the first call for each
-    /// lexer and shared afterwards (`None` if the lexer is too large for them).
-    pub fn lexeme_starts(
-        &self,
-        dfa: &std::sync::Arc<espalier_grammar::LexerDfa>,
-    ) -> Option<std::sync::Arc<crate::lexeme_starts::LexemeStarts>> {
-        let mut cache = self.starts.lock().unwrap_or_else(|e| e.into_inner());
-        cache.retain(|(w, _)| w.strong_count() > 0);
-        if let Some((_, s)) =
-            cache.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), std::sync::Arc::as_ptr(dfa)))
-        {
-            return s.clone();
-        }
-        let built = crate::lexeme_starts::LexemeStarts::build(self, dfa).map(std::sync::Arc::new);
-        cache.push((std::sync::Arc::downgrade(dfa), built.clone()));
-        built
-    }
-
-    /// The tokens ending in a quote, for the f-string closing-quote re-check (built
-    /// once per trie, on first use: `LexemeStarts::build` asks for it at setup).
-    pub(crate) fn quote_ends(&self) -> std::sync::Arc<crate::fstring_quotes::QuoteEnds> {
-        self.quote_ends
-            .get_or_init(|| std::sync::Arc::new(crate::fstring_quotes::QuoteEnds::new(self)))
-            .clone()
-    }
-
-    /// The nested masks at a fresh f-string field for `lang` (see
-    /// [`crate::field_start_mask`]), built on the first call for each language (a
-    /// Python constraint asks at setup) and shared afterwards.
-    pub(crate) fn field_start_masks(
-        &self,
-        lang: &std::sync::Arc<espalier_grammar::Language>,
-    ) -> std::sync::Arc<crate::field_start_mask::FieldStartMasks> {
-        per_language(&self.field_starts, lang, || {
-            crate::field_start_mask::FieldStartMasks::build(self, lang)
-        })
-    }
-
-    /// The exact mask of `lang`'s empty text (see [`crate::start_mask`]), built on the
-    /// first call for each language (the first constraint over this trie asks) and
-    /// shared afterwards.
-    pub(crate) fn start_mask(
-        &self,
-        lang: &std::sync::Arc<espalier_grammar::Language>,
-    ) -> std::sync::Arc<crate::start_mask::StartMask> {
-        per_language(&self.start_masks, lang, || crate::start_mask::StartMask::build(self, lang))
     }
 
     /// Node `i`'s edge byte, token id (`u32::MAX` if none), subtree size and pop

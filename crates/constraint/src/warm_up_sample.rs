@@ -21,17 +21,15 @@ pub(crate) fn sample(lang: &Language) -> Option<&'static [u8]> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use crate::{Constraint, GrammarConstraint, Strategy, TokTrie, Vocab};
+    use crate::{Constraint, GrammarConstraint, MaskKit, Strategy, Vocab};
 
     #[test]
     fn the_python_sample_is_read_whole_from_a_file_start() {
         let lang = espalier_grammar::python().expect("the Python grammar compiles");
         let text = super::sample(&lang).expect("Python has a sample");
         let vocab = Vocab::new(vec![b"<eos>".to_vec(), b"x".to_vec()], &[0], 0);
-        let trie = Arc::new(TokTrie::new(&vocab));
-        let mut c = GrammarConstraint::new(lang.recognizer(), trie, Strategy::Exact, "python-lr");
+        let kit = MaskKit::for_vocab(lang.clone(), &vocab);
+        let mut c = GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");
         for (i, &b) in text.iter().enumerate() {
             assert!(
                 c.commit(&[b]).is_ok(),

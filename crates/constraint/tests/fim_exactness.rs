@@ -12,7 +12,8 @@ use espalier_constraint::{Constraint, FimConstraint, TokenSet};
 #[test]
 fn fim_masks_equal_the_brute_force_oracle() {
     let (_tok, vocab, trie) = common::smollm2();
-    let lang = espalier_grammar::python().unwrap();
+    let kit = common::PYTHON.kit(&trie);
+    let lang = kit.language().clone();
     let mut rng = common::Rng(0xF1A0_0001);
     let sample = common::token_sample(&vocab, &mut rng, 2000);
     let files = common::cpython_sample(if common::slow() { 15 } else { 60 }, 3, 20_000);
@@ -32,7 +33,7 @@ fn fim_masks_equal_the_brute_force_oracle() {
             b += 1;
         }
         let (prefix, middle, suffix) = (&bytes[..a], &bytes[a..b], &bytes[b..]);
-        let mut c = FimConstraint::new(&lang, prefix, suffix, trie.clone())
+        let mut c = FimConstraint::new(&kit, prefix, suffix)
             .unwrap_or_else(|e| panic!("{path} at {a}..{b}: {e}"));
         let stops: Vec<usize> = (0..3).map(|_| rng.below(middle.len() + 1)).collect();
         let mut fed = 0;

@@ -24,7 +24,8 @@ use espalier_constraint::{fim_bridge, Constraint, FimConstraint, TokenSet};
 #[test]
 fn fim_finishing_mask_joins_from_astray_middles() {
     let (_tok, vocab, trie) = common::smollm2();
-    let lang = espalier_grammar::python().unwrap();
+    let kit = common::PYTHON.kit(&trie);
+    let lang = kit.language().clone();
     let files = common::cpython_sample(if common::slow() { 4 } else { 30 }, 5, 8_000);
     let (mut cases, mut found, mut joined) = (0usize, 0usize, 0usize);
     let mut problems = Vec::new();
@@ -47,7 +48,7 @@ fn fim_finishing_mask_joins_from_astray_middles() {
             b += 1;
         }
         let (prefix, middle, suffix) = (&bytes[..a], &bytes[a..b], &bytes[b..]);
-        let Ok(mut c) = FimConstraint::new(&lang, prefix, suffix, trie.clone()) else {
+        let Ok(mut c) = FimConstraint::new(&kit, prefix, suffix) else {
             problems.push(format!("{path} at {a}..{b}: request refused"));
             continue;
         };

@@ -90,7 +90,8 @@ fn oracle() -> Oracle<'static> {
 fn finishing_from_cuts_of_the_standard_library() {
     let (_tok, vocab, trie) = common::smollm2();
     let mut rng = common::Rng(0xF1_0151);
-    let starts = cuts(&common::PYTHON, &trie, (7, 3, 60_000), (40, 400), &mut rng);
+    let starts =
+        cuts(&common::PYTHON, &common::PYTHON.kit(&trie), (7, 3, 60_000), (40, 400), &mut rng);
     check_all("cuts", starts, &vocab, &mut rng, &oracle());
 }
 
@@ -98,6 +99,14 @@ fn finishing_from_cuts_of_the_standard_library() {
 fn finishing_after_masked_random_walks() {
     let (_tok, vocab, trie) = common::smollm2();
     let mut rng = common::Rng(0x3A1C);
-    let starts = walks(&common::PYTHON, &vocab, &trie, "", (12, 100), |_| true, &mut rng);
+    let starts = walks(
+        &common::PYTHON,
+        &vocab,
+        &common::PYTHON.kit(&trie),
+        "",
+        (12, 100),
+        |_| true,
+        &mut rng,
+    );
     check_all("walks", starts, &vocab, &mut rng, &oracle());
 }

@@ -99,10 +99,11 @@ fn compare_at(
 #[test]
 fn trie_walk_scores_equal_per_token_scores_on_python() {
     let (_tok, vocab, trie) = common::smollm2();
+    let py_kit = common::PYTHON.kit(&trie);
     let files = common::cpython_sample(if common::slow() { 20 } else { 160 }, 11, 20_000);
     let cache = CostCache::new();
     let make = || {
-        common::python_constraint(&trie, espalier_constraint::Strategy::Exact, None)
+        common::python_constraint(&py_kit, espalier_constraint::Strategy::Exact, None)
             .with_cost_cache(cache.clone())
     };
     let mut rng = common::Rng(0xF1_4150);
@@ -115,10 +116,11 @@ fn trie_walk_scores_equal_per_token_scores_on_python() {
 #[test]
 fn trie_walk_scores_equal_per_token_scores_on_go() {
     let (_tok, vocab, trie) = common::smollm2();
+    let go_kit = common::GO.kit(&trie);
     let files = common::go_sample(if common::slow() { 40 } else { 400 }, 5, 20_000);
     let cache = CostCache::new();
     let make = || {
-        common::go_constraint(&trie, espalier_constraint::Strategy::Exact, None)
+        common::go_constraint(&go_kit, espalier_constraint::Strategy::Exact, None)
             .with_cost_cache(cache.clone())
     };
     let mut rng = common::Rng(0xF1_4151);
@@ -131,11 +133,12 @@ fn trie_walk_scores_equal_per_token_scores_on_go() {
 #[test]
 fn trie_walk_scores_equal_per_token_scores_in_the_slowest_contexts() {
     let (_tok, vocab, trie) = common::smollm2();
+    let py_kit = common::PYTHON.kit(&trie);
     let data = include_str!("data/slow-finishing-contexts.json");
     let contexts: Vec<serde_json::Value> = serde_json::from_str(data).expect("the contexts parse");
     let cache = CostCache::new();
     let make = || {
-        common::python_constraint(&trie, espalier_constraint::Strategy::Exact, None)
+        common::python_constraint(&py_kit, espalier_constraint::Strategy::Exact, None)
             .with_cost_cache(cache.clone())
     };
     let (mut steps, mut steered) = (0, 0);
@@ -161,9 +164,10 @@ fn trie_walk_scores_equal_per_token_scores_in_the_slowest_contexts() {
 #[test]
 fn trie_walk_scores_equal_per_token_scores_inside_lexemes_and_string_prefixes() {
     let (_tok, vocab, trie) = common::smollm2();
+    let py_kit = common::PYTHON.kit(&trie);
     let cache = CostCache::new();
     let make = || {
-        common::python_constraint(&trie, espalier_constraint::Strategy::Exact, None)
+        common::python_constraint(&py_kit, espalier_constraint::Strategy::Exact, None)
             .with_cost_cache(cache.clone())
     };
     let texts = [

@@ -56,7 +56,8 @@ const HAND: &[&str] = &[
 #[test]
 fn exact_masks_inside_fstrings_equal_the_brute_force_oracle() {
     let (_tok, vocab, trie) = common::smollm2();
-    let lang = espalier_grammar::python().unwrap();
+    let kit = common::PYTHON.kit(&trie);
+    let lang = kit.language().clone();
     let mut texts: Vec<String> = HAND.iter().map(|s| s.to_string()).collect();
     // Every byte of the first f-string literals of a few CPython files.
     let files = common::cpython_sample(if common::slow() { 20 } else { 80 }, 3, 60_000);
@@ -92,7 +93,7 @@ fn exact_masks_inside_fstrings_equal_the_brute_force_oracle() {
             continue; // a file whose prefix our grammar refuses is not this test's subject
         }
         positions += 1;
-        let mut c = GrammarConstraint::new(rec.clone(), trie.clone(), Strategy::Exact, "python-lr");
+        let mut c = GrammarConstraint::from_start(rec.clone(), &kit, Strategy::Exact, "python-lr");
         c.fill_mask(&vocab, &mut mask);
         for id in 0..vocab.len() as u32 {
             if vocab.is_special(id) {
@@ -133,13 +134,14 @@ fn exact_masks_inside_fstrings_equal_the_brute_force_oracle() {
 #[test]
 fn the_quote_token_is_not_allowed_inside_an_open_field() {
     let (tok, vocab, trie) = common::smollm2();
-    let lang = espalier_grammar::python().unwrap();
+    let kit = common::PYTHON.kit(&trie);
+    let lang = kit.language().clone();
     let quote = tok.encode("\"").unwrap();
     assert_eq!(quote.len(), 1);
     let mut mask = TokenSet::empty(vocab.len());
     let mut rec = lang.recognizer();
     rec.push_bytes(b"def fix(name):\n    return f\"{name.replace(Name(").unwrap();
-    let mut c = GrammarConstraint::new(rec, trie.clone(), Strategy::Exact, "python-lr");
+    let mut c = GrammarConstraint::from_start(rec, &kit, Strategy::Exact, "python-lr");
     c.fill_mask(&vocab, &mut mask);
     assert!(!mask.contains(quote[0] as usize), "`\"` ends the literal with the field open");
     assert!(mask.contains(tok.encode("'").unwrap()[0] as usize), "`'` opens a nested string");
@@ -150,7 +152,8 @@ fn tokens_that_break_a_field_are_not_allowed() {
     // Independent of the recognizer (the oracle above): on main (3ff683c) each of
     // these was allowed, and nothing could close the literal after it.
     let (tok, vocab, trie) = common::smollm2();
-    let lang = espalier_grammar::python().unwrap();
+    let kit = common::PYTHON.kit(&trie);
+    let lang = kit.language().clone();
     let mut mask = TokenSet::empty(vocab.len());
     for (text, bad, good) in [
         ("x = f\"{", ")", "a"),
@@ -165,7 +168,7 @@ fn tokens_that_break_a_field_are_not_allowed() {
     ] {
         let mut rec = lang.recognizer();
         rec.push_bytes(text.as_bytes()).unwrap();
-        let mut c = GrammarConstraint::new(rec, trie.clone(), Strategy::Exact, "python-lr");
+        let mut c = GrammarConstraint::from_start(rec, &kit, Strategy::Exact, "python-lr");
         c.fill_mask(&vocab, &mut mask);
         let id = |s: &str| {
             let ids = tok.encode(s).unwrap();

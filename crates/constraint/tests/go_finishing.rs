@@ -54,7 +54,7 @@ fn oracle() -> Oracle<'static> {
 fn finishing_go_from_cuts_of_the_standard_library() {
     let (_tok, vocab, trie) = common::smollm2();
     let mut rng = common::Rng(0x60_F151);
-    let starts = cuts(&common::GO, &trie, (9, 2, 40_000), (30, 300), &mut rng);
+    let starts = cuts(&common::GO, &common::GO.kit(&trie), (9, 2, 40_000), (30, 300), &mut rng);
     check_all("go cuts", starts, &vocab, &mut rng, &oracle());
 }
 
@@ -64,6 +64,14 @@ fn finishing_go_after_masked_random_walks() {
     let mut rng = common::Rng(0x60_3A1C);
     // No token with a NUL byte or invalid UTF-8 of its own: gofmt refuses both.
     let take = |b: &[u8]| !b.contains(&0) && std::str::from_utf8(b).is_ok();
-    let starts = walks(&common::GO, &vocab, &trie, "package p\n\n", (10, 100), take, &mut rng);
+    let starts = walks(
+        &common::GO,
+        &vocab,
+        &common::GO.kit(&trie),
+        "package p\n\n",
+        (10, 100),
+        take,
+        &mut rng,
+    );
     check_all("go walks", starts, &vocab, &mut rng, &oracle());
 }

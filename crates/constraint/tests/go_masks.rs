@@ -54,8 +54,9 @@ fn go_semicolon_snippets_for_every_strategy() {
         ],
     );
     let (tok, vocab, trie) = common::smollm2();
+    let kit = common::GO.kit(&trie);
     let mut mask = TokenSet::empty(vocab.len());
-    let mut c = common::go_constraint(&trie, Strategy::Exact, None);
+    let mut c = common::go_constraint(&kit, Strategy::Exact, None);
     c.commit(b"package p\nfunc f() { go f").unwrap();
     c.fill_mask(&vocab, &mut mask);
     let nl_tokens: Vec<u32> =

@@ -10,18 +10,17 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
 
-fn setup() -> (Vocab, Arc<TokTrie>) {
+fn setup() -> (Vocab, MaskKit) {
     let (_, vocab, trie) = common::smollm2();
-    (vocab, trie)
+    (vocab, common::PYTHON.kit(&trie))
 }
 
-fn python(trie: &Arc<TokTrie>) -> GrammarConstraint {
-    common::python_constraint(trie, Strategy::Exact, None)
+fn python(kit: &MaskKit) -> GrammarConstraint {
+    common::python_constraint(kit, Strategy::Exact, None)
 }
 
 fn mask_of(c: &mut GrammarConstraint, vocab: &Vocab) -> TokenSet {
@@ -52,8 +51,8 @@ fn masks_along(
 fn a_grammar_constraint_is_send_and_its_clones_share_caches_safely_across_threads() {
     fn is_send<T: Send>() {}
     is_send::<GrammarConstraint>();
-    let (vocab, trie) = setup();
-    let base = python(&trie);
+    let (vocab, kit) = setup();
+    let base = python(&kit);
     // Every 25th corpus file up to 6 KB (a stride of 400 left only 2): the first 6 the
     // grammar accepts (slow: 12).
     let threads = if common::slow() { 12 } else { 6 };
@@ -89,20 +88,20 @@ fn a_grammar_constraint_is_send_and_its_clones_share_caches_safely_across_thread
 
 #[test]
 fn a_clone_taken_mid_string_is_independent_of_its_original() {
-    let (vocab, trie) = setup();
+    let (vocab, kit) = setup();
     for (head, a, b) in [
         ("x = \"abc", "def\"\n", "\" + y\n"),
         ("s = f\"{a", "}b\"\n", " + 1:>4}\"\n"),
         ("t = '''line\n", "more'''\n", "'''\n"),
         ("b = b'\\x", "00'\n", "ff' + c\n"),
     ] {
-        let mut c = python(&trie);
+        let mut c = python(&kit);
         c.commit(head.as_bytes()).unwrap();
         let mut d = c.clone();
         c.commit(a.as_bytes()).unwrap();
         d.commit(b.as_bytes()).unwrap();
         for (mut got, whole) in [(c, format!("{head}{a}")), (d, format!("{head}{b}"))] {
-            let mut fresh = python(&trie);
+            let mut fresh = python(&kit);
             fresh.commit(whole.as_bytes()).unwrap();
             assert_eq!(mask_of(&mut got, &vocab), mask_of(&mut fresh, &vocab), "{whole:?}");
             assert!(got.is_complete() && fresh.is_complete(), "{whole:?}");
@@ -112,8 +111,8 @@ fn a_clone_taken_mid_string_is_independent_of_its_original() {
 
 #[test]
 fn a_vocabulary_of_the_wrong_width_is_refused_without_a_panic() {
-    let (vocab, trie) = setup();
-    let mut c = python(&trie);
+    let (vocab, kit) = setup();
+    let mut c = python(&kit);
     c.commit(b"x = ").unwrap();
     assert_eq!(c.vocab_width(), Some(vocab.len()));
     for width in [3, vocab.len() - 1, vocab.len() + 100] {
@@ -135,17 +134,17 @@ fn a_vocabulary_of_the_wrong_width_is_refused_without_a_panic() {
 
 #[test]
 fn a_one_megabyte_prompt_is_taken_or_refused_in_bounded_time() {
-    let (vocab, trie) = setup();
+    let (vocab, kit) = setup();
     let line = "value = compute(alpha, beta) + [1, 2, 3][0]  # a comment\n";
     let prompt = line.repeat((1 << 20) / line.len() + 1);
     let t = Instant::now();
-    let mut c = python(&trie);
+    let mut c = python(&kit);
     c.commit(prompt.as_bytes()).expect("a valid 1 MB prompt is taken");
     let m = mask_of(&mut c, &vocab);
     assert!(m.contains(vocab.eos() as usize) && m.count() > 1000);
     let took = t.elapsed();
     // Invalid at its last byte: refused at that offset, the constraint unchanged.
-    let mut bad = python(&trie);
+    let mut bad = python(&kit);
     let mut text = prompt.clone().into_bytes();
     text.extend_from_slice(b"def )");
     let r = bad.commit(&text).unwrap_err();

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use espalier_constraint::{
-    Commit, Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab,
+    Commit, Constraint, GrammarConstraint, MaskKit, MaskStore, Strategy, TokenSet, Vocab,
 };
 
 /// Tokens with a NUL byte beside the ones that lead into each context.
@@ -54,14 +54,13 @@ fn has_nul(vocab: &Vocab, t: usize) -> bool {
 #[test]
 fn no_mask_allows_a_nul_byte() {
     let vocab = vocab();
-    let trie = Arc::new(TokTrie::new(&vocab));
     let lang = espalier_grammar::python().unwrap();
+    let kit = MaskKit::for_vocab(lang.clone(), &vocab);
     let store = Arc::new(MaskStore::build(&lang, &vocab));
     let mut mask = TokenSet::empty(vocab.len());
     for strategy in [Strategy::Exact, Strategy::Syncode, Strategy::Check] {
         for text in CONTEXTS {
-            let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), strategy, "python")
-                .with_store(store.clone());
+            let mut c = GrammarConstraint::new(&kit, strategy, "python").with_store(store.clone());
             c.commit(text.as_bytes()).unwrap_or_else(|e| panic!("{text:?} is viable: {e:?}"));
             c.fill_mask(&vocab, &mut mask);
             assert!(mask.count() > 1, "{strategy:?} after {text:?}: the mask allows some token");

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use espalier_constraint::lexeme_starts::LexemeStarts;
 use espalier_constraint::{TokTrie, Vocab};
 use espalier_grammar::LexerDfa;
 
@@ -101,7 +102,7 @@ fn one_root_summary_per_class_of_equivalent_lexer_states() {
             .iter()
             .filter(|c| !c.contains(&LexerDfa::DEAD) && !c.contains(&LexerDfa::START))
             .count();
-        let starts = trie.lexeme_starts(dfa).expect("summaries");
+        let starts = LexemeStarts::build(&trie, dfa).expect("summaries");
         eprintln!(
             "{name}: {} lexer states, {} classes of equivalent states, {remainder_classes} \
              without DEAD or START: {} root summaries",

@@ -1,54 +1,61 @@
 //! [`GrammarKit`]: everything needed to make constraints of one grammar language
-//! repeatedly (the compiled grammar, the vocabulary trie, the finishing masks' cost
-//! cache and, for mode `syncode`, the SynCode mask store are built once and shared by
-//! every constraint).
+//! repeatedly over one vocabulary: the constraint crate's [`MaskKit`] (the compiled
+//! grammar, the vocabulary trie, the lexeme-start summaries and layer data, the
+//! finishing masks' cost cache and, for mode `syncode`, the SynCode mask store) and,
+//! for a language with mode `names`, the names layer's [`NamesKit`]. Built once, in
+//! setup, and shared by every constraint made from it.
 
 use std::sync::Arc;
 
 use espalier_constraint::{
-    Constraint, CostCache, FimConstraint, GrammarConstraint, MaskStore, Strategy, TokTrie, Vocab,
+    Constraint, FimConstraint, GrammarConstraint, MaskKit, MaskStore, Strategy, Vocab,
 };
 use espalier_grammar::Language;
 
+use crate::names_constraint::{NamesConstraint, NamesKit};
 use crate::{LangConstraint, LangError, Mode};
 
-/// A compiled grammar with the vocabulary's trie, ready to make constraints.
+/// A compiled grammar with the vocabulary's mask data, ready to make constraints.
 #[derive(Clone)]
 pub struct GrammarKit {
     lang: &'static str,
-    language: Arc<Language>,
-    trie: Arc<TokTrie>,
-    store: Option<Arc<MaskStore>>,
-    /// The costs every constraint's finishing masks found (the decoder's wrap-up):
-    /// a context costed for one request is not costed again for the next.
-    costs: CostCache,
+    masks: MaskKit,
+    /// Mode `names`' vocabulary groups and scratch (languages with that mode).
+    names: Option<NamesKit>,
 }
 
 impl GrammarKit {
-    /// A kit for `language` (named `lang` in errors and inspections) over `vocab`.
+    /// A kit for `language` (named `lang` in errors and inspections) over `vocab`:
+    /// its trie, summaries and layer data are built now (~0.1-0.2 s natively with
+    /// SmolLM2's vocabulary).
     pub fn new(lang: &'static str, language: Arc<Language>, vocab: &Vocab) -> Self {
-        Self {
-            lang,
-            language,
-            trie: Arc::new(TokTrie::new(vocab)),
-            store: None,
-            costs: CostCache::new(),
-        }
+        Self { lang, masks: MaskKit::for_vocab(language, vocab), names: None }
+    }
+
+    /// Also builds what mode `names` reads per vocabulary ([`NamesKit`]).
+    pub fn with_names(mut self, vocab: &Vocab) -> Self {
+        self.names = Some(NamesKit::new(vocab));
+        self
     }
 
     /// The compiled grammar.
     pub fn language(&self) -> &Arc<Language> {
-        &self.language
+        self.masks.language()
+    }
+
+    /// The constraint crate's part of the kit (trie, summaries, store, cost cache).
+    pub fn masks(&self) -> &MaskKit {
+        &self.masks
     }
 
     /// Whether a SynCode mask store is attached.
     pub fn has_store(&self) -> bool {
-        self.store.is_some()
+        self.masks.store().is_some()
     }
 
     /// Attaches a SynCode mask store for mode `syncode`.
     pub fn with_store(mut self, store: Arc<MaskStore>) -> Self {
-        self.store = Some(store);
+        self.masks = self.masks.with_store(store);
         self
     }
 
@@ -57,7 +64,7 @@ impl GrammarKit {
     /// only: the browser keeps store bytes itself ([`MaskStore::from_bytes`]).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn with_store_at(self, vocab: &Vocab, path: &std::path::Path) -> Result<Self, LangError> {
-        let store = MaskStore::load_or_build(&self.language, vocab, path).map_err(|e| {
+        let store = MaskStore::load_or_build(self.language(), vocab, path).map_err(|e| {
             LangError::Grammar { lang: self.lang, message: format!("SynCode mask store: {e}") }
         })?;
         Ok(self.with_store(Arc::new(store)))
@@ -70,29 +77,28 @@ impl GrammarKit {
             Mode::Syncode => Strategy::Syncode,
             _ => Strategy::Exact,
         };
-        let kind = format!("{}-lr", self.lang);
-        let mut c =
-            GrammarConstraint::new(self.language.recognizer(), self.trie.clone(), strategy, kind)
-                .with_cost_cache(self.costs.clone());
-        if mode == Mode::Syncode {
-            match &self.store {
-                Some(store) => c = c.with_store(store.clone()),
-                None => {
-                    return Err(LangError::Mode {
-                        mode,
-                        lang: self.lang,
-                        why: "no SynCode mask store was built for this vocabulary",
-                    })
-                }
-            }
+        if mode == Mode::Syncode && !self.has_store() {
+            return Err(LangError::Mode {
+                mode,
+                lang: self.lang,
+                why: "no SynCode mask store was built for this vocabulary",
+            });
         }
+        let mut c = GrammarConstraint::new(&self.masks, strategy, format!("{}-lr", self.lang));
         let prefix_error = |rejected: espalier_constraint::Rejected| LangError::Prefix {
             lang: self.lang,
             offset: rejected.offset,
             rejected,
         };
         if mode == Mode::Names {
-            let mut names = crate::names_constraint::NamesConstraint::new(c);
+            let Some(names) = &self.names else {
+                return Err(LangError::Mode {
+                    mode,
+                    lang: self.lang,
+                    why: "this kit was built without the names layer's data",
+                });
+            };
+            let mut names = NamesConstraint::new(c, names);
             if !prefix.is_empty() {
                 names.commit(prefix.as_bytes()).map_err(prefix_error)?;
             }
@@ -104,30 +110,23 @@ impl GrammarKit {
         Ok(LangConstraint::Grammar(Box::new(c)))
     }
 
-    /// Takes the first-use costs of this kit's masks off a user's first step: builds
-    /// a constraint (which builds the trie's lexeme-start summaries, ~0.1 s natively)
-    /// and computes one throwaway mask from the empty text (in wasm, V8 compiles the
-    /// mask's functions on their first call: 2-4 ms on the first step otherwise); and
-    /// builds the language's completion-cost tables, which the first finishing mask
-    /// would otherwise pay (Python ~8-25 ms on CPU, `espalier bench mask --finishing`'s
-    /// `cost_tables_cpu_ms`).
+    /// Takes the first-use costs of this kit's masks off a user's first step: the
+    /// language's completion-cost tables, which the first finishing mask would
+    /// otherwise pay (Python ~8-25 ms on CPU, `espalier bench mask --finishing`'s
+    /// `cost_tables_cpu_ms`), and a few throwaway masks (in wasm, V8 compiles the
+    /// mask's functions on their first call: 2-4 ms on the first step otherwise).
+    /// The summaries and layer data were built with the kit.
     pub fn warm_up(&self, vocab: &Vocab) {
-        self.language.completion_costs();
-        let kind = format!("{}-lr", self.lang);
-        GrammarConstraint::new(
-            self.language.recognizer(),
-            self.trie.clone(),
-            Strategy::Exact,
-            kind,
-        )
-        .warm_up(vocab);
+        self.language().completion_costs();
+        GrammarConstraint::new(&self.masks, Strategy::Exact, format!("{}-lr", self.lang))
+            .warm_up(vocab);
     }
 
     /// A fill-in-the-middle constraint: the middle between `prefix` and `suffix`
     /// (prepared once here: an error names the byte that cannot be joined).
     pub fn fim_constraint(&self, prefix: &str, suffix: &str) -> Result<LangConstraint, LangError> {
-        FimConstraint::new(&self.language, prefix.as_bytes(), suffix.as_bytes(), self.trie.clone())
-            .map(|c| LangConstraint::Fim(Box::new(c.with_cost_cache(self.costs.clone()))))
+        FimConstraint::new(&self.masks, prefix.as_bytes(), suffix.as_bytes())
+            .map(|c| LangConstraint::Fim(Box::new(c)))
             .map_err(|error| LangError::Fim { lang: self.lang, error })
     }
 }

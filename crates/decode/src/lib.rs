@@ -45,6 +45,7 @@ pub mod languages;
 pub mod logits;
 pub mod mode;
 pub mod names_constraint;
+pub mod names_finish;
 pub mod prompt;
 pub mod sampler;
 pub mod source_file;

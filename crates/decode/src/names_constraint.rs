@@ -7,17 +7,18 @@
 //! The layer judges the tokens the grammar allows by groups (`espalier_names::layer`'s
 //! `VocabMask`): tokens with the same bytes before their trailing identifier run are
 //! read once, on a copy of the layer, and the runs are checked against the names in
-//! scope through a trie of the vocabulary's runs, built once per vocabulary. A token's
+//! scope through a trie of the vocabulary's runs, built once per vocabulary (with the
+//! kit: [`NamesKit`], which also keeps the masks' scratch between requests). A token's
 //! verdict is exactly what pushing its bytes through the layer gives (the brute-force
 //! suite `tests/names_masks.rs`).
 //! Forward references are refused (`espalier_names::layer`): generation under the
 //! HumanEval stop strings ends at the next top-level statement, so a helper the text
 //! has not defined yet would never be.
 
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use espalier_constraint::{
-    Commit, Constraint, GrammarConstraint, Inspection, Rejected, TokTrie, TokenSet, TreeNode, Vocab,
+    Commit, Constraint, GrammarConstraint, Inspection, Rejected, TokenSet, Vocab,
 };
 use espalier_names::layer::{NamesLayer, TokenClasses, VocabMask};
 
@@ -25,36 +26,48 @@ use espalier_names::layer::{NamesLayer, TokenClasses, VocabMask};
 pub struct NamesConstraint {
     grammar: GrammarConstraint,
     layer: NamesLayer,
-    /// The vocabulary's groups (shared by every constraint over the same trie).
-    classes: Option<Arc<TokenClasses>>,
-    /// Reused by the masks (taken from `SCRATCH` at the first mask, given back on
+    /// The vocabulary's groups (the kit's).
+    classes: Arc<TokenClasses>,
+    /// The kit's pool of scratch the masks reuse.
+    pool: Arc<Mutex<Vec<VocabMask>>>,
+    /// Reused by the masks (taken from `pool` at the first mask, given back on
     /// drop).
     mask: Option<VocabMask>,
     /// The tokens the layer refuses at the position (reused).
     refused: TokenSet,
+    /// The wrap-up's way out being followed (`crate::names_finish`): the bytes still
+    /// to write, once the grammar's finishing mask was refused by the layer; dropped
+    /// when a commit leaves it.
+    plan: Option<Vec<u8>>,
 }
 
-/// The vocabularies' groups, by the trie they were built for (a live trie's address
-/// names one vocabulary).
-static CLASSES: Mutex<Vec<(Weak<TokTrie>, Arc<TokenClasses>)>> = Mutex::new(Vec::new());
-
-/// Builds `vocab`'s groups for the masks of constraints over `trie` (`vocab`'s), so
-/// that the first mask does not (setup work; a mask builds them where missing).
-pub fn prepare(trie: &Arc<TokTrie>, vocab: &Vocab) {
-    classes_for(trie, vocab);
+/// Mode `names`' per-vocabulary state, a kit's part: the vocabulary's groups (built
+/// now, in setup, so that no first mask does) and the masks' scratch of constraints
+/// dropped (a fresh one fills its copies of the layer on its first masks: ~1 ms, the
+/// first step of every request otherwise).
+#[derive(Clone)]
+pub struct NamesKit {
+    classes: Arc<TokenClasses>,
+    pool: Arc<Mutex<Vec<VocabMask>>>,
 }
 
-/// The masks' scratch of constraints dropped (a fresh one fills its copies of the
-/// layer on its first masks: ~1 ms, the first step of every request otherwise).
-static SCRATCH: Mutex<Vec<VocabMask>> = Mutex::new(Vec::new());
-
-/// How many scratches `SCRATCH` keeps.
+/// How many scratches a kit's pool keeps.
 const SCRATCH_KEPT: usize = 4;
+
+impl NamesKit {
+    /// Builds `vocab`'s groups.
+    pub fn new(vocab: &Vocab) -> Self {
+        Self {
+            classes: Arc::new(TokenClasses::new(vocab.tokens())),
+            pool: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+}
 
 impl Drop for NamesConstraint {
     fn drop(&mut self) {
         if let Some(m) = self.mask.take() {
-            let mut kept = SCRATCH.lock().unwrap_or_else(|e| e.into_inner());
+            let mut kept = self.pool.lock().unwrap_or_else(|e| e.into_inner());
             if kept.len() < SCRATCH_KEPT {
                 kept.push(m);
             }
@@ -62,40 +75,33 @@ impl Drop for NamesConstraint {
     }
 }
 
-/// `vocab`'s groups, built once per trie (`trie` is `vocab`'s).
-fn classes_for(trie: &Arc<TokTrie>, vocab: &Vocab) -> Arc<TokenClasses> {
-    let mut cache = CLASSES.lock().unwrap_or_else(|e| e.into_inner());
-    cache.retain(|(t, _)| t.strong_count() > 0);
-    if let Some((_, c)) = cache.iter().find(|(t, _)| std::ptr::eq(t.as_ptr(), Arc::as_ptr(trie))) {
-        return c.clone();
-    }
-    let classes = Arc::new(TokenClasses::new(vocab.tokens()));
-    cache.push((Arc::downgrade(trie), classes.clone()));
-    classes
-}
-
 impl Clone for NamesConstraint {
-    /// A copy takes its masks' scratch from `SCRATCH` too.
+    /// A copy takes its masks' scratch from the kit's pool too.
     fn clone(&self) -> Self {
         Self {
             grammar: self.grammar.clone(),
             layer: self.layer.clone(),
             classes: self.classes.clone(),
+            pool: self.pool.clone(),
             mask: None,
             refused: self.refused.clone(),
+            plan: self.plan.clone(),
         }
     }
 }
 
 impl NamesConstraint {
-    /// `grammar` (nothing committed yet) with a fresh names layer.
-    pub fn new(grammar: GrammarConstraint) -> Self {
+    /// `grammar` (nothing committed yet) with a fresh names layer, reading `kit`'s
+    /// groups (the vocabulary's).
+    pub fn new(grammar: GrammarConstraint, kit: &NamesKit) -> Self {
         Self {
             grammar,
             layer: NamesLayer::new(),
-            classes: None,
+            classes: kit.classes.clone(),
+            pool: kit.pool.clone(),
             mask: None,
             refused: TokenSet::empty(0),
+            plan: None,
         }
     }
 
@@ -104,27 +110,27 @@ impl NamesConstraint {
         &self.grammar
     }
 
+    /// The names a read sees at the end of the text, innermost scope first, builtins
+    /// left out (what the inspector lists: [`Inspection::names_in_scope`]).
+    pub fn names_in_scope(&self) -> Vec<String> {
+        self.layer.names_in_scope()
+    }
+
     /// Removes from `mask` the tokens the layer refuses, and EOS where the layer does
     /// not let the text end.
     fn filter(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
-        let classes = match &self.classes {
-            Some(c) if c.len() == vocab.len() => c.clone(),
-            _ => {
-                let mut c = classes_for(self.grammar.trie(), vocab);
-                if c.len() != vocab.len() {
-                    // Not the trie's vocabulary: its own groups, not shared.
-                    c = Arc::new(TokenClasses::new(vocab.tokens()));
-                }
-                self.classes = Some(c.clone());
-                c
-            }
-        };
+        if self.classes.len() != vocab.len() {
+            // Not the kit's vocabulary: its own groups, not shared.
+            self.classes = Arc::new(TokenClasses::new(vocab.tokens()));
+        }
+        let classes = self.classes.clone();
         let eos = vocab.eos() as usize;
         if self.refused.capacity() != mask.capacity() {
             self.refused = TokenSet::empty(mask.capacity());
         }
+        let pool = &self.pool;
         let scratch = self.mask.get_or_insert_with(|| {
-            SCRATCH.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default()
+            pool.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default()
         });
         scratch.refused(
             &self.layer,
@@ -138,6 +144,40 @@ impl NamesConstraint {
         if mask.contains(eos) && !self.layer.may_end() {
             mask.remove(eos);
         }
+    }
+}
+
+impl NamesConstraint {
+    /// The way out after `bytes` were committed: its rest when they began it, else
+    /// none.
+    fn follow_plan(&mut self, bytes: &[u8]) {
+        match &mut self.plan {
+            Some(p) if p.starts_with(bytes) => {
+                p.drain(..bytes.len());
+            }
+            _ => self.plan = None,
+        }
+    }
+
+    /// Fills `mask` with the tokens whose bytes start the way out (each a prefix of
+    /// the plan: the grammar and the layer read them all when it was made); `false`
+    /// when there is no plan or no such token (then `mask` is empty).
+    fn along_plan(&self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+        if mask.capacity() != vocab.len() {
+            *mask = TokenSet::empty(vocab.len());
+        }
+        mask.clear();
+        let Some(plan) = self.plan.as_deref() else { return false };
+        for id in 0..vocab.len() as u32 {
+            let bytes = vocab.bytes(id);
+            if !vocab.is_special(id) && !bytes.is_empty() && plan.starts_with(bytes) {
+                mask.insert(id as usize);
+            }
+        }
+        if plan.is_empty() {
+            mask.insert(vocab.eos() as usize);
+        }
+        !mask.is_empty()
     }
 }
 
@@ -170,36 +210,50 @@ impl Constraint for NamesConstraint {
         let commit = self.grammar.commit(bytes)?;
         layer.settle();
         self.layer = layer;
+        self.follow_plan(bytes);
         Ok(commit)
     }
 
+    /// The grammar's inspection, of kind `python-names`, with the names in scope
+    /// ([`NamesConstraint::names_in_scope`]).
     fn inspect(&self) -> Inspection {
         let mut out = self.grammar.inspect();
         out.kind = "python-names".to_string();
-        out.tree = Some(TreeNode {
-            kind: "names in scope".to_string(),
-            state: self.layer.names_in_scope().join(", "),
-            children: Vec::new(),
-        });
+        out.names_in_scope = Some(self.names_in_scope());
         out
     }
 
+    /// The grammar's finishing mask less what the layer refuses; where that leaves
+    /// nothing (every shortest way out reads a name the layer holds open), the tokens
+    /// along the way out of `crate::names_finish`, followed to the end once begun;
+    /// where no way out is found, every allowed token.
     fn fill_finishing_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) -> bool {
+        if self.plan.as_ref().is_some_and(|p| !p.is_empty()) && self.along_plan(vocab, mask) {
+            return true;
+        }
         if !self.grammar.fill_finishing_mask(vocab, mask) {
             return false;
         }
-        let before = mask.clone();
         self.filter(vocab, mask);
-        if mask.is_empty() {
-            // Every shortest way out reads an unbound name: any allowed token instead.
-            *mask = before;
+        if !mask.is_empty() {
+            return true;
+        }
+        self.plan = crate::names_finish::way_out(&self.grammar, &self.layer);
+        if !self.along_plan(vocab, mask) {
+            self.plan = None;
             self.fill_mask(vocab, mask);
         }
         true
     }
 
+    /// The grammar's remaining cost, or where the layer owes a name the length of the
+    /// way out (`crate::names_finish`), which settles it first.
     fn finishing_distance(&mut self, vocab: &Vocab, enough: usize) -> Option<usize> {
-        self.grammar.finishing_distance(vocab, enough)
+        let grammar = self.grammar.finishing_distance(vocab, enough);
+        if self.layer.owed() == 0 {
+            return grammar;
+        }
+        crate::names_finish::way_out(&self.grammar, &self.layer).map(|p| p.len()).or(grammar)
     }
 
     fn vocab_width(&self) -> Option<usize> {
@@ -209,9 +263,7 @@ impl Constraint for NamesConstraint {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use espalier_constraint::{Strategy, TokTrie};
+    use espalier_constraint::{MaskKit, Strategy};
 
     use super::*;
 
@@ -224,14 +276,11 @@ mod tests {
     }
 
     fn constraint(v: &Vocab) -> NamesConstraint {
-        let lang = espalier_grammar::python().unwrap();
-        let trie = Arc::new(TokTrie::new(v));
-        NamesConstraint::new(GrammarConstraint::new(
-            lang.recognizer(),
-            trie,
-            Strategy::Exact,
-            "python-lr",
-        ))
+        let kit = MaskKit::for_vocab(espalier_grammar::python().unwrap(), v);
+        NamesConstraint::new(
+            GrammarConstraint::new(&kit, Strategy::Exact, "python-lr"),
+            &NamesKit::new(v),
+        )
     }
 
     #[test]
@@ -251,7 +300,8 @@ mod tests {
         assert_eq!(err.offset, 2, "the layer refuses the second `z` on commit too");
         let inspection = c.inspect();
         assert_eq!(inspection.kind, "python-names");
-        assert_eq!(inspection.tree.unwrap().state, "a, f");
+        assert_eq!(inspection.names_in_scope, Some(vec!["a".to_string(), "f".to_string()]));
+        assert_eq!(c.names_in_scope(), ["a", "f"]);
     }
 
     #[test]

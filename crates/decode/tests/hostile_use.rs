@@ -7,15 +7,15 @@ mod common;
 use std::sync::Arc;
 
 use common::{vocab, HashModel};
-use espalier_constraint::{GrammarConstraint, Strategy, TokTrie};
+use espalier_constraint::{GrammarConstraint, MaskKit, Strategy};
 use espalier_decode::{run, DecodeError, GenerateConfig, Generator, Mode};
 
 const TOKENS: &[&str] = &["x", " =", " 1", "\n", "(", ")"];
 
 fn python_over(tokens: &[&str]) -> GrammarConstraint {
     let lang = espalier_grammar::python().expect("the Python grammar compiles");
-    let trie = Arc::new(TokTrie::new(&vocab(tokens)));
-    GrammarConstraint::new(lang.recognizer(), trie, Strategy::Exact, "python")
+    let kit = MaskKit::for_vocab(lang, &vocab(tokens));
+    GrammarConstraint::new(&kit, Strategy::Exact, "python")
 }
 
 #[test]

@@ -6,10 +6,9 @@
 //! Prints the mask times of `mask` and `names` at the same positions (not asserted).
 
 use std::io::Read;
-use std::sync::Arc;
 
-use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
-use espalier_decode::names_constraint::NamesConstraint;
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
+use espalier_decode::names_constraint::{NamesConstraint, NamesKit};
 use espalier_model::{Gguf, Tokenizer};
 use espalier_names::layer::NamesLayer;
 
@@ -54,11 +53,11 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
 #[test]
 fn names_masks_equal_the_brute_force_set() {
     let vocab = vocab();
-    let trie = Arc::new(TokTrie::new(&vocab));
+    let kit = MaskKit::for_vocab(espalier_grammar::python().unwrap(), &vocab);
+    let lang = kit.language().clone();
     // The vocabulary's groups, built once (setup), so that the first position's time
     // is a mask's.
-    espalier_decode::names_constraint::prepare(&trie, &vocab);
-    let lang = espalier_grammar::python().unwrap();
+    let names_kit = NamesKit::new(&vocab);
     let slow = espalier_testkit::slow();
     let (stride, per_program) = if slow { (1, 12) } else { (16, 6) };
     let mut mask = TokenSet::empty(vocab.len());
@@ -76,14 +75,9 @@ fn names_masks_equal_the_brute_force_set() {
         }
         for k in 1..=per_program {
             let pos = bytes.len() * k / (per_program + 1);
-            let grammar = GrammarConstraint::new(
-                lang.recognizer(),
-                trie.clone(),
-                Strategy::Exact,
-                "python-lr",
-            );
+            let grammar = GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");
             let mut plain = grammar.clone();
-            let mut c = NamesConstraint::new(grammar);
+            let mut c = NamesConstraint::new(grammar, &names_kit);
             // Committed as a decoder would: token-sized pieces, each settling the layer.
             for piece in bytes[..pos].chunks(3) {
                 c.commit(piece).expect("a prefix the layer took whole");

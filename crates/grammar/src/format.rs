@@ -115,163 +115,161 @@ impl<'a> Lexer<'a> {
         let mut out = Vec::new();
         while let Some(c) = self.peek() {
             let pos = self.pos();
-            match c {
+            let next_is = |d: char| self.chars.get(self.i + 1) == Some(&d);
+            let tok = match c {
                 ' ' | '\t' | '\r' => {
                     self.bump();
+                    continue;
                 }
                 '\n' => {
                     self.bump();
-                    out.push((Tok::Newline, pos));
+                    Tok::Newline
                 }
-                '/' if self.chars.get(self.i + 1) == Some(&'/') => {
-                    while let Some(c) = self.peek() {
-                        if c == '\n' {
-                            break;
-                        }
-                        self.bump();
-                    }
+                '/' if next_is('/') => {
+                    self.skip_to_line_end();
+                    continue;
                 }
                 '#' => {
-                    while let Some(c) = self.peek() {
-                        if c == '\n' {
-                            break;
-                        }
-                        self.bump();
-                    }
+                    self.skip_to_line_end();
+                    continue;
                 }
-                '"' => {
-                    self.bump();
-                    let mut s = String::new();
-                    loop {
-                        let here = self.pos();
-                        match self.bump() {
-                            None | Some('\n') => {
-                                return Err(Self::err(pos, "unterminated string literal"))
-                            }
-                            Some('"') => break,
-                            Some('\\') => match self.bump() {
-                                Some('n') => s.push('\n'),
-                                Some('t') => s.push('\t'),
-                                Some('r') => s.push('\r'),
-                                Some('f') => s.push('\x0c'),
-                                Some('\\') => s.push('\\'),
-                                Some('"') => s.push('"'),
-                                Some(c) => {
-                                    return Err(Self::err(
-                                        here,
-                                        format!("unknown escape `\\{c}` in string literal"),
-                                    ))
-                                }
-                                None => return Err(Self::err(pos, "unterminated string literal")),
-                            },
-                            Some(c) => s.push(c),
-                        }
-                    }
-                    if s.is_empty() {
-                        return Err(Self::err(pos, "empty string literal"));
-                    }
-                    let ci = self.peek() == Some('i');
-                    if ci {
-                        self.bump();
-                    }
-                    out.push((Tok::Str(s, ci), pos));
-                }
-                '/' => {
-                    self.bump();
-                    let mut s = String::new();
-                    loop {
-                        match self.bump() {
-                            None | Some('\n') => {
-                                return Err(Self::err(pos, "unterminated regular expression"))
-                            }
-                            Some('/') => break,
-                            Some('\\') => {
-                                let c = self.bump().ok_or_else(|| {
-                                    Self::err(pos, "unterminated regular expression")
-                                })?;
-                                if c != '/' {
-                                    s.push('\\');
-                                }
-                                s.push(c);
-                            }
-                            Some(c) => s.push(c),
-                        }
-                    }
-                    let mut flags = String::new();
-                    while let Some(c) = self.peek() {
-                        if "imsxu".contains(c) {
-                            flags.push(c);
-                            self.bump();
-                        } else {
-                            break;
-                        }
-                    }
-                    out.push((Tok::Re(s, flags), pos));
-                }
+                '"' => self.string_literal(pos)?,
+                '/' => self.regex(pos)?,
                 '%' => {
                     self.bump();
-                    let mut s = String::new();
-                    while let Some(c) =
-                        self.peek().filter(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    {
-                        s.push(c);
-                        self.bump();
-                    }
-                    out.push((Tok::Directive(s), pos));
+                    Tok::Directive(self.word())
                 }
-                c if c.is_ascii_alphabetic() || c == '_' => {
-                    let mut s = String::new();
-                    while let Some(c) =
-                        self.peek().filter(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    {
-                        s.push(c);
-                        self.bump();
-                    }
-                    out.push((Tok::Ident(s), pos));
-                }
+                c if c.is_ascii_alphabetic() || c == '_' => Tok::Ident(self.word()),
                 c if c.is_ascii_digit()
                     || c == '-'
                         && self.chars.get(self.i + 1).is_some_and(|d| d.is_ascii_digit()) =>
                 {
-                    let mut s = String::new();
-                    s.push(c);
-                    self.bump();
-                    while let Some(c) = self.peek().filter(|c| c.is_ascii_digit()) {
-                        s.push(c);
-                        self.bump();
-                    }
-                    let n = s.parse().map_err(|_| Self::err(pos, "number out of range"))?;
-                    out.push((Tok::Num(n), pos));
+                    self.number(pos)?
                 }
-                _ => {
-                    self.bump();
-                    let t = match c {
-                        ':' => Tok::Colon,
-                        '|' => Tok::Bar,
-                        '(' => Tok::LPar,
-                        ')' => Tok::RPar,
-                        '[' => Tok::LBrk,
-                        ']' => Tok::RBrk,
-                        '?' => Tok::Quest,
-                        '*' => Tok::Star,
-                        '+' => Tok::Plus,
-                        '~' => Tok::Tilde,
-                        '.' if self.peek() == Some('.') => {
-                            self.bump();
-                            Tok::DotDot
-                        }
-                        '.' => Tok::Dot,
-                        '-' if self.peek() == Some('>') => {
-                            self.bump();
-                            Tok::Arrow
-                        }
-                        _ => return Err(Self::err(pos, format!("unexpected character `{c}`"))),
-                    };
-                    out.push((t, pos));
-                }
-            }
+                _ => self.punctuation(c, pos)?,
+            };
+            out.push((tok, pos));
         }
         Ok(out)
+    }
+
+    fn skip_to_line_end(&mut self) {
+        while self.peek().is_some_and(|c| c != '\n') {
+            self.bump();
+        }
+    }
+
+    /// `[A-Za-z0-9_]*` from here.
+    fn word(&mut self) -> String {
+        let mut s = String::new();
+        while let Some(c) = self.peek().filter(|c| c.is_ascii_alphanumeric() || *c == '_') {
+            s.push(c);
+            self.bump();
+        }
+        s
+    }
+
+    /// `"..."` with its escapes, then an optional `i` (case-insensitive).
+    fn string_literal(&mut self, pos: Pos) -> Result<Tok, GrammarError> {
+        self.bump();
+        let mut s = String::new();
+        loop {
+            let here = self.pos();
+            match self.bump() {
+                None | Some('\n') => return Err(Self::err(pos, "unterminated string literal")),
+                Some('"') => break,
+                Some('\\') => match self.bump() {
+                    Some('n') => s.push('\n'),
+                    Some('t') => s.push('\t'),
+                    Some('r') => s.push('\r'),
+                    Some('f') => s.push('\x0c'),
+                    Some('\\') => s.push('\\'),
+                    Some('"') => s.push('"'),
+                    Some(c) => {
+                        return Err(Self::err(
+                            here,
+                            format!("unknown escape `\\{c}` in string literal"),
+                        ))
+                    }
+                    None => return Err(Self::err(pos, "unterminated string literal")),
+                },
+                Some(c) => s.push(c),
+            }
+        }
+        if s.is_empty() {
+            return Err(Self::err(pos, "empty string literal"));
+        }
+        let ci = self.peek() == Some('i');
+        if ci {
+            self.bump();
+        }
+        Ok(Tok::Str(s, ci))
+    }
+
+    /// `/.../` (a `\/` unescaped, other escapes kept) and its flags.
+    fn regex(&mut self, pos: Pos) -> Result<Tok, GrammarError> {
+        self.bump();
+        let mut s = String::new();
+        loop {
+            match self.bump() {
+                None | Some('\n') => return Err(Self::err(pos, "unterminated regular expression")),
+                Some('/') => break,
+                Some('\\') => {
+                    let c = self
+                        .bump()
+                        .ok_or_else(|| Self::err(pos, "unterminated regular expression"))?;
+                    if c != '/' {
+                        s.push('\\');
+                    }
+                    s.push(c);
+                }
+                Some(c) => s.push(c),
+            }
+        }
+        let mut flags = String::new();
+        while let Some(c) = self.peek().filter(|c| "imsxu".contains(*c)) {
+            flags.push(c);
+            self.bump();
+        }
+        Ok(Tok::Re(s, flags))
+    }
+
+    /// An integer, optionally negative.
+    fn number(&mut self, pos: Pos) -> Result<Tok, GrammarError> {
+        let mut s = String::new();
+        s.extend(self.bump());
+        while let Some(c) = self.peek().filter(|c| c.is_ascii_digit()) {
+            s.push(c);
+            self.bump();
+        }
+        let n = s.parse().map_err(|_| Self::err(pos, "number out of range"))?;
+        Ok(Tok::Num(n))
+    }
+
+    fn punctuation(&mut self, c: char, pos: Pos) -> Result<Tok, GrammarError> {
+        self.bump();
+        Ok(match c {
+            ':' => Tok::Colon,
+            '|' => Tok::Bar,
+            '(' => Tok::LPar,
+            ')' => Tok::RPar,
+            '[' => Tok::LBrk,
+            ']' => Tok::RBrk,
+            '?' => Tok::Quest,
+            '*' => Tok::Star,
+            '+' => Tok::Plus,
+            '~' => Tok::Tilde,
+            '.' if self.peek() == Some('.') => {
+                self.bump();
+                Tok::DotDot
+            }
+            '.' => Tok::Dot,
+            '-' if self.peek() == Some('>') => {
+                self.bump();
+                Tok::Arrow
+            }
+            _ => return Err(Self::err(pos, format!("unexpected character `{c}`"))),
+        })
     }
 }
 
@@ -347,96 +345,96 @@ impl Parser {
         Ok(if items.len() == 1 { items.pop().unwrap() } else { Expr::Seq(items) })
     }
 
+    /// An atom and its postfix operators (`?`, `*`, `+`, `~ n..m`).
     fn item(&mut self, depth: u32) -> Result<Expr, GrammarError> {
-        let pos = self.pos();
-        let mut e = match self.toks[self.i].0.clone() {
-            Tok::Ident(n) => {
-                self.i += 1;
-                Expr::Name(n, pos)
-            }
-            Tok::Str(s, ci) => {
-                self.i += 1;
-                if self.peek() == Some(&Tok::DotDot) {
-                    self.i += 1;
-                    let Some(Tok::Str(hi, _)) = self.peek().cloned() else {
-                        return self.err("expected a string after `..` in a range");
-                    };
-                    self.i += 1;
-                    let (a, b) = (s.chars().next().unwrap(), hi.chars().next().unwrap());
-                    if s.chars().count() != 1 || hi.chars().count() != 1 || a > b {
-                        return Err(GrammarError::Syntax {
-                            pos,
-                            message: "a range needs two single characters, low..high".into(),
-                        });
-                    }
-                    Expr::Regex(
-                        format!(
-                            "[{}-{}]",
-                            regex_syntax::escape(&a.to_string()),
-                            regex_syntax::escape(&b.to_string())
-                        ),
-                        String::new(),
-                        pos,
-                    )
-                } else {
-                    Expr::Literal(s, ci, pos)
-                }
-            }
-            Tok::Re(r, f) => {
-                self.i += 1;
-                Expr::Regex(r, f, pos)
-            }
-            Tok::LPar => {
-                self.i += 1;
-                let e = self.alternatives(depth + 1)?;
-                if self.peek() != Some(&Tok::RPar) {
-                    return self.err("expected `)`");
-                }
-                self.i += 1;
-                e
-            }
-            Tok::LBrk => {
-                self.i += 1;
-                let e = self.alternatives(depth + 1)?;
-                if self.peek() != Some(&Tok::RBrk) {
-                    return self.err("expected `]`");
-                }
-                self.i += 1;
-                Expr::Opt(Box::new(e))
-            }
-            _ => return self.err("expected a name, literal, regex or group"),
-        };
+        let mut e = self.atom(depth)?;
         loop {
-            match self.peek() {
-                Some(Tok::Quest) => e = Expr::Opt(Box::new(e)),
-                Some(Tok::Star) => e = Expr::Star(Box::new(e)),
-                Some(Tok::Plus) => e = Expr::Plus(Box::new(e)),
+            e = match self.peek() {
+                Some(Tok::Quest) => Expr::Opt(Box::new(e)),
+                Some(Tok::Star) => Expr::Star(Box::new(e)),
+                Some(Tok::Plus) => Expr::Plus(Box::new(e)),
                 Some(Tok::Tilde) => {
-                    self.i += 1;
-                    let Some(Tok::Num(lo)) = self.peek().cloned() else {
-                        return self.err("expected a count after `~`");
-                    };
-                    self.i += 1;
-                    let mut hi = lo;
-                    if self.peek() == Some(&Tok::DotDot) {
-                        self.i += 1;
-                        let Some(Tok::Num(h)) = self.peek().cloned() else {
-                            return self.err("expected a count after `..`");
-                        };
-                        self.i += 1;
-                        hi = h;
-                    }
-                    if lo < 0 || hi < lo || hi > 1000 {
-                        return self.err("bad repetition range (need 0 <= n <= m <= 1000)");
-                    }
-                    e = Expr::Repeat(Box::new(e), lo as u32, hi as u32);
+                    let (lo, hi) = self.repetition()?;
+                    e = Expr::Repeat(Box::new(e), lo, hi);
                     continue;
                 }
-                _ => break,
-            }
+                _ => return Ok(e),
+            };
             self.i += 1;
         }
+    }
+
+    /// A name, a literal (or a `"a".."z"` range), a regex, `( ... )` or `[ ... ]`.
+    fn atom(&mut self, depth: u32) -> Result<Expr, GrammarError> {
+        let pos = self.pos();
+        let tok = self.toks[self.i].0.clone();
+        self.i += 1;
+        Ok(match tok {
+            Tok::Ident(n) => Expr::Name(n, pos),
+            Tok::Str(s, _) if self.peek() == Some(&Tok::DotDot) => self.range(&s, pos)?,
+            Tok::Str(s, ci) => Expr::Literal(s, ci, pos),
+            Tok::Re(r, f) => Expr::Regex(r, f, pos),
+            Tok::LPar => self.group(depth, Tok::RPar, "expected `)`")?,
+            Tok::LBrk => Expr::Opt(Box::new(self.group(depth, Tok::RBrk, "expected `]`")?)),
+            _ => {
+                self.i -= 1;
+                return self.err("expected a name, literal, regex or group");
+            }
+        })
+    }
+
+    /// After `"a"`: `.. "z"`, a character class.
+    fn range(&mut self, lo: &str, pos: Pos) -> Result<Expr, GrammarError> {
+        self.i += 1;
+        let Some(Tok::Str(hi, _)) = self.peek().cloned() else {
+            return self.err("expected a string after `..` in a range");
+        };
+        self.i += 1;
+        let (a, b) = (lo.chars().next().unwrap(), hi.chars().next().unwrap());
+        if lo.chars().count() != 1 || hi.chars().count() != 1 || a > b {
+            return Err(GrammarError::Syntax {
+                pos,
+                message: "a range needs two single characters, low..high".into(),
+            });
+        }
+        let class = format!(
+            "[{}-{}]",
+            regex_syntax::escape(&a.to_string()),
+            regex_syntax::escape(&b.to_string())
+        );
+        Ok(Expr::Regex(class, String::new(), pos))
+    }
+
+    /// Alternatives inside a bracket, then its closing token.
+    fn group(&mut self, depth: u32, close: Tok, missing: &str) -> Result<Expr, GrammarError> {
+        let e = self.alternatives(depth + 1)?;
+        if self.peek() != Some(&close) {
+            return self.err(missing);
+        }
+        self.i += 1;
         Ok(e)
+    }
+
+    /// `~ n` or `~ n..m` (0 <= n <= m <= 1000).
+    fn repetition(&mut self) -> Result<(u32, u32), GrammarError> {
+        self.i += 1;
+        let Some(Tok::Num(lo)) = self.peek().cloned() else {
+            return self.err("expected a count after `~`");
+        };
+        self.i += 1;
+        let mut hi = lo;
+        if self.peek() == Some(&Tok::DotDot) {
+            self.i += 1;
+            let Some(Tok::Num(h)) = self.peek().cloned() else {
+                return self.err("expected a count after `..`");
+            };
+            self.i += 1;
+            hi = h;
+        }
+        if lo < 0 || hi < lo || hi > 1000 {
+            return self.err("bad repetition range (need 0 <= n <= m <= 1000)");
+        }
+        Ok((lo as u32, hi as u32))
     }
 
     fn expect_line_end(&mut self) -> Result<(), GrammarError> {

@@ -368,63 +368,33 @@ impl<'a> Builder<'a> {
 
     /// Expands an EBNF expression into its list of alternative symbol sequences.
     fn expand(&mut self, e: &Expr) -> Result<Vec<Vec<Symbol>>, GrammarError> {
-        const MAX_ALTS: usize = 4096;
         Ok(match e {
-            Expr::Name(n, pos) => {
-                let Some(d) = self.defs.get(n.as_str()).copied() else {
-                    if self.term_index.contains_key(n.as_str()) {
-                        return Ok(vec![vec![Symbol::T(self.term_index[n.as_str()])]]);
-                    }
-                    return Err(GrammarError::Undefined { pos: *pos, name: n.clone() });
-                };
-                if d.is_terminal {
-                    vec![vec![Symbol::T(self.named_terminal(n, *pos)?)]]
-                } else {
-                    vec![vec![Symbol::N(self.nonterminal(n))]]
-                }
-            }
+            Expr::Name(n, pos) => vec![vec![self.name_symbol(n, *pos)?]],
             Expr::Literal(s, ci, _) => vec![vec![Symbol::T(self.literal_terminal(s, *ci))]],
             Expr::Regex(r, f, _) => vec![vec![Symbol::T(self.regex_terminal(r, f))]],
             Expr::Seq(items) => {
                 let mut acc: Vec<Vec<Symbol>> = vec![vec![]];
                 for it in items {
-                    let alts = self.expand(it)?;
-                    let mut next = Vec::with_capacity(acc.len() * alts.len());
-                    for a in &acc {
-                        for b in &alts {
-                            let mut v = a.clone();
-                            v.extend_from_slice(b);
-                            next.push(v);
-                        }
-                    }
-                    if next.len() > MAX_ALTS {
+                    acc = concat(&acc, &self.expand(it)?);
+                    if acc.len() > MAX_ALTS {
                         return Err(GrammarError::Syntax {
                             pos: first_pos(e),
                             message: format!("expansion has more than {MAX_ALTS} alternatives; move optional parts into helper rules"),
                         });
                     }
-                    acc = next;
                 }
                 acc
             }
             Expr::Alt(v) => {
                 let mut out = Vec::new();
                 for x in v {
-                    for a in self.expand(x)? {
-                        if !out.contains(&a) {
-                            out.push(a);
-                        }
-                    }
+                    push_new(&mut out, self.expand(x)?);
                 }
                 out
             }
             Expr::Opt(x) => {
                 let mut out = vec![vec![]];
-                for a in self.expand(x)? {
-                    if !out.contains(&a) {
-                        out.push(a);
-                    }
-                }
+                push_new(&mut out, self.expand(x)?);
                 out
             }
             Expr::Plus(x) => vec![vec![Symbol::N(self.plus(x)?)]],
@@ -435,15 +405,7 @@ impl<'a> Builder<'a> {
                 for k in *lo..=*hi {
                     let mut acc: Vec<Vec<Symbol>> = vec![vec![]];
                     for _ in 0..k {
-                        let mut next = Vec::new();
-                        for a in &acc {
-                            for b in &alts {
-                                let mut v = a.clone();
-                                v.extend_from_slice(b);
-                                next.push(v);
-                            }
-                        }
-                        acc = next;
+                        acc = concat(&acc, &alts);
                         if acc.len() > MAX_ALTS {
                             return Err(GrammarError::Syntax {
                                 pos: first_pos(e),
@@ -455,6 +417,22 @@ impl<'a> Builder<'a> {
                 }
                 out
             }
+        })
+    }
+
+    /// The symbol a name stands for: a rule, a terminal definition, or a terminal
+    /// made earlier under that name.
+    fn name_symbol(&mut self, n: &str, pos: Pos) -> Result<Symbol, GrammarError> {
+        let Some(d) = self.defs.get(n).copied() else {
+            return match self.term_index.get(n) {
+                Some(&t) => Ok(Symbol::T(t)),
+                None => Err(GrammarError::Undefined { pos, name: n.to_string() }),
+            };
+        };
+        Ok(if d.is_terminal {
+            Symbol::T(self.named_terminal(n, pos)?)
+        } else {
+            Symbol::N(self.nonterminal(n))
         })
     }
 
@@ -534,6 +512,31 @@ impl<'a> Builder<'a> {
             productions: self.productions,
             start: start_id,
         })
+    }
+}
+
+/// The most alternatives one expression may expand to.
+const MAX_ALTS: usize = 4096;
+
+/// Every sequence of `acc` followed by every one of `alts`.
+fn concat(acc: &[Vec<Symbol>], alts: &[Vec<Symbol>]) -> Vec<Vec<Symbol>> {
+    let mut next = Vec::with_capacity(acc.len() * alts.len());
+    for a in acc {
+        for b in alts {
+            let mut v = a.clone();
+            v.extend_from_slice(b);
+            next.push(v);
+        }
+    }
+    next
+}
+
+/// Appends the alternatives `out` does not have yet, in order.
+fn push_new(out: &mut Vec<Vec<Symbol>>, alts: Vec<Vec<Symbol>>) {
+    for a in alts {
+        if !out.contains(&a) {
+            out.push(a);
+        }
     }
 }
 

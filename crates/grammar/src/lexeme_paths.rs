@@ -45,63 +45,93 @@ fn preferred_bytes() -> Vec<u8> {
     order
 }
 
-impl LexemePaths {
-    /// Computes the paths of every lexed terminal of `grammar` in `dfa`.
-    pub fn new(grammar: &Grammar, dfa: &LexerDfa) -> LexemePaths {
+/// One representative byte per byte class, in preferred order.
+fn class_representatives(dfa: &LexerDfa) -> Vec<u8> {
+    let mut seen = vec![false; dfa.num_classes()];
+    preferred_bytes()
+        .into_iter()
+        .filter(|&b| {
+            let c = dfa.byte_class(b) as usize;
+            !std::mem::replace(&mut seen[c], true)
+        })
+        .collect()
+}
+
+/// The automaton's edges reversed (one per state and representative byte), in
+/// compressed rows: the sources into state `q` are `src[start[q]..start[q + 1]]`.
+struct ReverseEdges {
+    start: Vec<u32>,
+    src: Vec<DfaState>,
+}
+
+impl ReverseEdges {
+    fn new(dfa: &LexerDfa, reps: &[u8]) -> ReverseEdges {
         let ns = dfa.num_states();
-        let nt = grammar.num_terminals();
-        // One representative byte per class, in preferred order.
-        let mut seen = vec![false; dfa.num_classes()];
-        let reps: Vec<u8> = preferred_bytes()
-            .into_iter()
-            .filter(|&b| {
-                let c = dfa.byte_class(b) as usize;
-                !std::mem::replace(&mut seen[c], true)
-            })
-            .collect();
-        // Reverse edges (compressed rows).
-        let mut indeg = vec![0u32; ns + 1];
+        let mut start = vec![0u32; ns + 1];
         for q in 0..ns as DfaState {
-            for &b in &reps {
-                indeg[dfa.next(q, b) as usize + 1] += 1;
+            for &b in reps {
+                start[dfa.next(q, b) as usize + 1] += 1;
             }
         }
         for i in 1..=ns {
-            indeg[i] += indeg[i - 1];
+            start[i] += start[i - 1];
         }
-        let mut fill = indeg.clone();
-        let mut src = vec![0 as DfaState; indeg[ns] as usize];
+        let mut fill = start.clone();
+        let mut src = vec![0 as DfaState; start[ns] as usize];
         for q in 0..ns as DfaState {
-            for &b in &reps {
+            for &b in reps {
                 let to = dfa.next(q, b) as usize;
                 src[fill[to] as usize] = q;
                 fill[to] += 1;
             }
         }
+        ReverseEdges { start, src }
+    }
+
+    /// Breadth-first from the states where `t` wins, backwards: `d[q]` = the fewest
+    /// bytes from `q` to such a state (`FAR` if none).
+    fn distances_to(
+        &self,
+        dfa: &LexerDfa,
+        t: TerminalId,
+        d: &mut [u16],
+        queue: &mut Vec<DfaState>,
+    ) {
+        queue.clear();
+        for (q, dq) in d.iter_mut().enumerate().skip(1) {
+            if dfa.winners(q as DfaState).contains(&t) {
+                *dq = 0;
+                queue.push(q as DfaState);
+            }
+        }
+        let mut head = 0;
+        while head < queue.len() {
+            let q = queue[head] as usize;
+            head += 1;
+            for &p in &self.src[self.start[q] as usize..self.start[q + 1] as usize] {
+                if p != LexerDfa::DEAD && d[p as usize] == FAR {
+                    d[p as usize] = d[q] + 1;
+                    queue.push(p);
+                }
+            }
+        }
+    }
+}
+
+impl LexemePaths {
+    /// Computes the paths of every lexed terminal of `grammar` in `dfa`.
+    pub fn new(grammar: &Grammar, dfa: &LexerDfa) -> LexemePaths {
+        let ns = dfa.num_states();
+        let nt = grammar.num_terminals();
+        let reps = class_representatives(dfa);
+        let edges = ReverseEdges::new(dfa, &reps);
         let mut dist = vec![FAR; nt * ns];
         let mut step = vec![0u8; nt * ns];
         let mut queue = Vec::with_capacity(ns);
         for &t in dfa.lexed_terminals() {
             let base = t as usize * ns;
             let d = &mut dist[base..base + ns];
-            queue.clear();
-            for (q, dq) in d.iter_mut().enumerate().skip(1) {
-                if dfa.winners(q as DfaState).contains(&t) {
-                    *dq = 0;
-                    queue.push(q as DfaState);
-                }
-            }
-            let mut head = 0;
-            while head < queue.len() {
-                let q = queue[head] as usize;
-                head += 1;
-                for &p in &src[indeg[q] as usize..indeg[q + 1] as usize] {
-                    if p != LexerDfa::DEAD && d[p as usize] == FAR {
-                        d[p as usize] = d[q] + 1;
-                        queue.push(p);
-                    }
-                }
-            }
+            edges.distances_to(dfa, t, d, &mut queue);
             for q in 1..ns {
                 if d[q] != FAR && d[q] > 0 {
                     let want = d[q] - 1;
@@ -124,17 +154,26 @@ impl LexemePaths {
         for &t in dfa.lexed_terminals() {
             paths.texts[t as usize] = paths.path(dfa, LexerDfa::START, t);
         }
-        // Complete lexemes a canonical text could be glued to: accepting states with a
-        // winner that is not skipped.
-        let ignored = |t: TerminalId| grammar.terminals[t as usize].ignored;
-        let ends: Vec<DfaState> =
-            (1..ns as DfaState).filter(|&q| dfa.winners(q).iter().any(|&w| !ignored(w))).collect();
-        for t in 0..nt {
-            if let Some(first) = paths.texts[t].as_ref().and_then(|x| x.first().copied()) {
-                paths.space_before[t] = ends.iter().any(|&q| dfa.next(q, first) != LexerDfa::DEAD);
-            }
-        }
+        paths.space_before = paths.space_before(grammar, dfa);
         paths
+    }
+
+    /// Per terminal: whether its canonical text could be glued to a complete lexeme
+    /// before it (an accepting state with a winner that is not skipped reads on with
+    /// the text's first byte), so a space must come first.
+    fn space_before(&self, grammar: &Grammar, dfa: &LexerDfa) -> Vec<bool> {
+        let ignored = |t: TerminalId| grammar.terminals[t as usize].ignored;
+        let ends: Vec<DfaState> = (1..self.num_states as DfaState)
+            .filter(|&q| dfa.winners(q).iter().any(|&w| !ignored(w)))
+            .collect();
+        self.texts
+            .iter()
+            .map(|text| {
+                text.as_ref()
+                    .and_then(|x| x.first().copied())
+                    .is_some_and(|first| ends.iter().any(|&q| dfa.next(q, first) != LexerDfa::DEAD))
+            })
+            .collect()
     }
 
     /// Bytes from `q` to a state where `t` wins, if any.

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use regex_automata::dfa::{dense, Automaton, StartKind};
+use regex_automata::util::primitives::StateID;
 use regex_automata::util::start;
 use regex_automata::{Anchored, MatchKind};
 
@@ -43,137 +44,22 @@ impl LexerDfa {
 
     /// Compiles the terminals of `grammar` that have a pattern.
     pub fn build(grammar: &Grammar) -> Result<LexerDfa, GrammarError> {
-        let lexed: Vec<TerminalId> = grammar
-            .terminals
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.pattern.is_some())
-            .map(|(i, _)| i as TerminalId)
-            .collect();
-        let patterns: Vec<&str> = lexed
-            .iter()
-            .map(|&t| grammar.terminals[t as usize].pattern.as_deref().unwrap())
-            .collect();
-        if patterns.is_empty() {
-            return Err(GrammarError::Lexer("the grammar has no lexical terminals".into()));
-        }
-        let dfa = dense::Builder::new()
-            .configure(
-                dense::Config::new()
-                    .match_kind(MatchKind::All)
-                    .start_kind(StartKind::Anchored)
-                    .dfa_size_limit(Some(1 << 30))
-                    .determinize_size_limit(Some(1 << 30)),
-            )
-            .build_many(&patterns)
-            .map_err(|e| GrammarError::Lexer(e.to_string()))?;
+        let (lexed, dfa) = compile(grammar)?;
         let s0 = dfa
             .start_state(&start::Config::new().anchored(Anchored::Yes))
             .map_err(|e| GrammarError::Lexer(e.to_string()))?;
-
-        // Walk reachable states; ids 0 (dead placeholder) and 1 (start).
-        let mut ids: HashMap<regex_automata::util::primitives::StateID, u32> = HashMap::new();
-        let mut order = vec![s0];
-        ids.insert(s0, 1);
-        let mut raw_trans: Vec<u32> = Vec::new();
-        let mut i = 0;
-        while i < order.len() {
-            let s = order[i];
-            for b in 0..=255u8 {
-                let n = dfa.next_state(s, b);
-                let id = if dfa.is_dead_state(n) {
-                    0
-                } else {
-                    *ids.entry(n).or_insert_with(|| {
-                        order.push(n);
-                        order.len() as u32
-                    })
-                };
-                raw_trans.push(id);
-            }
-            i += 1;
-        }
-        let n = order.len() + 1;
-        // matches per state (index = our id)
-        let rank = |t: TerminalId| {
-            let term = &grammar.terminals[t as usize];
-            (term.priority, term.is_literal)
-        };
-        let mut matches = vec![Vec::new(); n];
-        let mut winners = vec![Vec::new(); n];
-        for (k, &s) in order.iter().enumerate() {
-            let eoi = dfa.next_eoi_state(s);
-            if dfa.is_match_state(eoi) {
-                let mut m: Vec<TerminalId> = (0..dfa.match_len(eoi))
-                    .map(|j| lexed[dfa.match_pattern(eoi, j).as_usize()])
-                    .collect();
-                m.sort_unstable();
-                m.dedup();
-                let best = m.iter().map(|&t| rank(t)).max().unwrap();
-                winners[k + 1] = m.iter().copied().filter(|&t| rank(t) == best).collect();
-                matches[k + 1] = m;
-            }
-        }
-        // full 256-wide table with our ids: state k+1 row = raw_trans[k*256..]
-        let mut full = vec![0u32; n * 256];
-        full[256..].copy_from_slice(&raw_trans);
-        // reachable winners, backwards fixpoint
-        let nt = grammar.num_terminals();
-        let mut reach: Vec<TermSet> = (0..n).map(|_| TermSet::new(nt)).collect();
-        for s in 1..n {
-            for &t in &winners[s] {
-                reach[s].insert(t);
-            }
-        }
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for s in (1..n).rev() {
-                for b in 0..256 {
-                    let t = full[s * 256 + b] as usize;
-                    if t != 0 && t != s {
-                        let (a, c) = if s < t {
-                            let (lo, hi) = reach.split_at_mut(t);
-                            (&mut lo[s], &hi[0])
-                        } else {
-                            let (lo, hi) = reach.split_at_mut(s);
-                            (&mut hi[0], &lo[t])
-                        };
-                        changed |= a.union_with(c);
-                    }
-                }
-            }
-        }
+        let (order, mut full) = number_states(&dfa, s0);
+        let (matches, winners) = matches_and_winners(grammar, &dfa, &order, &lexed);
+        let reach = reachable_winners(&full, &winners, grammar.num_terminals());
         // Redirect transitions into states that can reach nothing to DEAD.
-        for s in 0..n {
-            for b in 0..256 {
-                let t = full[s * 256 + b] as usize;
-                if t != 0 && reach[t].is_empty() {
-                    full[s * 256 + b] = 0;
-                }
+        for t in full.iter_mut() {
+            if *t != 0 && reach[*t as usize].is_empty() {
+                *t = 0;
             }
         }
-        // byte classes: bytes with identical columns
-        let mut classes = [0u8; 256];
-        let mut reps: Vec<usize> = Vec::new();
-        for b in 0..256 {
-            let found =
-                reps.iter().position(|&r| (0..n).all(|s| full[s * 256 + r] == full[s * 256 + b]));
-            classes[b] = match found {
-                Some(c) => c as u8,
-                None => {
-                    reps.push(b);
-                    (reps.len() - 1) as u8
-                }
-            };
-        }
+        let (classes, reps) = byte_classes(&full, winners.len());
         let num_classes = reps.len();
-        let mut trans = vec![0u32; n * num_classes];
-        for s in 0..n {
-            for (c, &r) in reps.iter().enumerate() {
-                trans[s * num_classes + c] = full[s * 256 + r];
-            }
-        }
+        let trans = full.chunks(256).flat_map(|row| reps.iter().map(move |&r| row[r])).collect();
         Ok(LexerDfa { classes, num_classes, trans, matches, winners, reachable: reach, lexed })
     }
 
@@ -240,6 +126,148 @@ impl LexerDfa {
     pub fn run(&self, bytes: &[u8]) -> DfaState {
         bytes.iter().fold(Self::START, |s, &b| self.next(s, b))
     }
+}
+
+/// The grammar's lexical terminals (those with a pattern) and their patterns
+/// determinized together (anchored, every match reported).
+fn compile(grammar: &Grammar) -> Result<(Vec<TerminalId>, dense::DFA<Vec<u32>>), GrammarError> {
+    let lexed: Vec<TerminalId> = grammar
+        .terminals
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.pattern.is_some())
+        .map(|(i, _)| i as TerminalId)
+        .collect();
+    let patterns: Vec<&str> =
+        grammar.terminals.iter().filter_map(|t| t.pattern.as_deref()).collect();
+    if patterns.is_empty() {
+        return Err(GrammarError::Lexer("the grammar has no lexical terminals".into()));
+    }
+    let dfa = dense::Builder::new()
+        .configure(
+            dense::Config::new()
+                .match_kind(MatchKind::All)
+                .start_kind(StartKind::Anchored)
+                .dfa_size_limit(Some(1 << 30))
+                .determinize_size_limit(Some(1 << 30)),
+        )
+        .build_many(&patterns)
+        .map_err(|e| GrammarError::Lexer(e.to_string()))?;
+    Ok((lexed, dfa))
+}
+
+/// The states reachable from `s0` in breadth-first order, numbered from 1 (0 is the
+/// dead state), and the full 256-wide transition table in those numbers (row 0, the
+/// dead state's, all zero).
+fn number_states(dfa: &dense::DFA<Vec<u32>>, s0: StateID) -> (Vec<StateID>, Vec<u32>) {
+    let mut ids: HashMap<StateID, u32> = HashMap::new();
+    let mut order = vec![s0];
+    ids.insert(s0, 1);
+    let mut full = vec![0u32; 256];
+    let mut i = 0;
+    while i < order.len() {
+        let s = order[i];
+        for b in 0..=255u8 {
+            let n = dfa.next_state(s, b);
+            let id = if dfa.is_dead_state(n) {
+                0
+            } else {
+                *ids.entry(n).or_insert_with(|| {
+                    order.push(n);
+                    order.len() as u32
+                })
+            };
+            full.push(id);
+        }
+        i += 1;
+    }
+    (order, full)
+}
+
+/// Per state (our numbers): the terminals whose pattern matches the text read so far,
+/// and among them the winners (highest priority, then literals).
+fn matches_and_winners(
+    grammar: &Grammar,
+    dfa: &dense::DFA<Vec<u32>>,
+    order: &[StateID],
+    lexed: &[TerminalId],
+) -> (Vec<Vec<TerminalId>>, Vec<Vec<TerminalId>>) {
+    let rank = |t: TerminalId| {
+        let term = &grammar.terminals[t as usize];
+        (term.priority, term.is_literal)
+    };
+    let n = order.len() + 1;
+    let mut matches = vec![Vec::new(); n];
+    let mut winners = vec![Vec::new(); n];
+    for (k, &s) in order.iter().enumerate() {
+        let eoi = dfa.next_eoi_state(s);
+        if !dfa.is_match_state(eoi) {
+            continue;
+        }
+        let mut m: Vec<TerminalId> =
+            (0..dfa.match_len(eoi)).map(|j| lexed[dfa.match_pattern(eoi, j).as_usize()]).collect();
+        m.sort_unstable();
+        m.dedup();
+        let best = m.iter().map(|&t| rank(t)).max().unwrap();
+        winners[k + 1] = m.iter().copied().filter(|&t| rank(t) == best).collect();
+        matches[k + 1] = m;
+    }
+    (matches, winners)
+}
+
+/// Per state, the winners of every state reachable from it (itself included): a
+/// backwards fixpoint over the full table.
+fn reachable_winners(
+    full: &[u32],
+    winners: &[Vec<TerminalId>],
+    num_terminals: usize,
+) -> Vec<TermSet> {
+    let n = winners.len();
+    let mut reach: Vec<TermSet> = (0..n).map(|_| TermSet::new(num_terminals)).collect();
+    for s in 1..n {
+        for &t in &winners[s] {
+            reach[s].insert(t);
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for s in (1..n).rev() {
+            for b in 0..256 {
+                let t = full[s * 256 + b] as usize;
+                if t != 0 && t != s {
+                    let (a, c) = if s < t {
+                        let (lo, hi) = reach.split_at_mut(t);
+                        (&mut lo[s], &hi[0])
+                    } else {
+                        let (lo, hi) = reach.split_at_mut(s);
+                        (&mut hi[0], &lo[t])
+                    };
+                    changed |= a.union_with(c);
+                }
+            }
+        }
+    }
+    reach
+}
+
+/// Bytes with identical columns in the `n`-state table share a class: each byte's
+/// class, and each class's representative byte.
+fn byte_classes(full: &[u32], n: usize) -> ([u8; 256], Vec<usize>) {
+    let mut classes = [0u8; 256];
+    let mut reps: Vec<usize> = Vec::new();
+    for b in 0..256 {
+        let found =
+            reps.iter().position(|&r| (0..n).all(|s| full[s * 256 + r] == full[s * 256 + b]));
+        classes[b] = match found {
+            Some(c) => c as u8,
+            None => {
+                reps.push(b);
+                (reps.len() - 1) as u8
+            }
+        };
+    }
+    (classes, reps)
 }
 
 #[cfg(test)]

@@ -135,6 +135,49 @@ impl<'g> Builder<'g> {
         true
     }
 
+    /// A conflict in `state` on lookahead `t` between the encoded actions `first` and
+    /// `second`, named by rule and production.
+    fn conflict(
+        &self,
+        state: u32,
+        t: TerminalId,
+        first: u32,
+        second: u32,
+        items: &[Item],
+    ) -> Conflict {
+        let (r1, d1) = self.describe(first, items, t);
+        let (r2, d2) = self.describe(second, items, t);
+        let rule = if r1 == r2 || r1.is_empty() { r2 } else { format!("{r1} / {r2}") };
+        Conflict {
+            state,
+            lookahead: self.g.terminals[t as usize].name.clone(),
+            rule,
+            first: d1,
+            second: d2,
+        }
+    }
+
+    /// The rule an encoded action belongs to and the action in words.
+    fn describe(&self, a: u32, items: &[Item], t: TerminalId) -> (String, String) {
+        let g = self.g;
+        let rule_of = |p: u32| g.nonterminals[g.productions[p as usize].lhs as usize].name.clone();
+        match a & 3 {
+            1 => {
+                let (rule, shown) = items
+                    .iter()
+                    .find(|it| self.sym_at(**it) == Some(Symbol::T(t)) && it.0 != AUGMENTED)
+                    .map(|it| (rule_of(it.0), g.render_production(it.0, Some(it.1 as usize))))
+                    .unwrap_or_default();
+                (rule, format!("shift ({shown})"))
+            }
+            2 => {
+                let p = a >> 2;
+                (rule_of(p), format!("reduce {}", g.render_production(p, None)))
+            }
+            _ => (String::new(), "accept".into()),
+        }
+    }
+
     /// LR(1) closure of a kernel.
     fn closure(&self, kernel: &[Item], las: &[TermSet]) -> (Vec<Item>, Vec<TermSet>) {
         let mut items: Vec<Item> = kernel.to_vec();
@@ -212,145 +255,150 @@ fn weakly_compatible(a: &[TermSet], b: &[TermSet]) -> bool {
     true
 }
 
-impl LrTable {
-    /// Builds the table of `kind` for `grammar`; conflicts are an error naming the
-    /// rule, the lookahead and both actions.
-    pub fn build(grammar: &Grammar, kind: TableKind) -> Result<LrTable, GrammarError> {
-        let t0 = Clock::start();
-        let g = grammar;
-        let nt_count = g.nonterminals.len();
-        let t_count = g.terminals.len();
-        // nullable + FIRST
-        let mut nullable = vec![false; nt_count];
-        let mut first: Vec<TermSet> = (0..nt_count).map(|_| TermSet::new(t_count)).collect();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for p in &g.productions {
-                let lhs = p.lhs as usize;
-                let mut all_null = true;
-                for s in &p.rhs {
-                    match *s {
-                        Symbol::T(t) => {
-                            changed |= first[lhs].insert(t);
-                            all_null = false;
-                            break;
-                        }
-                        Symbol::N(n) => {
-                            if n as usize != lhs {
-                                let f = first[n as usize];
-                                changed |= first[lhs].union_with(&f);
-                            }
-                            if !nullable[n as usize] {
-                                all_null = false;
-                                break;
-                            }
-                        }
-                    }
-                }
-                if all_null && !nullable[lhs] {
-                    nullable[lhs] = true;
-                    changed = true;
-                }
-            }
-        }
-        let b = Builder { g, t_count, first, nullable };
-
-        let mut kernels: Vec<Vec<Item>> = Vec::new();
-        let mut las: Vec<Vec<TermSet>> = Vec::new();
-        let mut trans: Vec<Vec<(Symbol, u32)>> = Vec::new();
-        let mut by_core: HashMap<Vec<Item>, Vec<u32>> = HashMap::new();
-        let mut queue: VecDeque<u32> = VecDeque::new();
-        let mut queued: Vec<bool> = Vec::new();
-
-        let mut end = TermSet::new(t_count);
-        end.insert(END);
-        kernels.push(vec![(u32::MAX, 0)]);
-        las.push(vec![end]);
-        trans.push(Vec::new());
-        by_core.insert(vec![(u32::MAX, 0)], vec![0]);
-        queue.push_back(0);
-        queued.push(true);
-
-        while let Some(s) = queue.pop_front() {
-            queued[s as usize] = false;
-            let (items, sets) = b.closure(&kernels[s as usize], &las[s as usize]);
-            // group successors by symbol
-            let mut succ: Vec<(Symbol, Vec<Item>, Vec<TermSet>)> = Vec::new();
-            let mut succ_index: HashMap<Symbol, usize> = HashMap::new();
-            for (it, la) in items.iter().zip(&sets) {
-                let Some(x) = b.sym_at(*it) else { continue };
-                let k = *succ_index.entry(x).or_insert_with(|| {
-                    succ.push((x, Vec::new(), Vec::new()));
-                    succ.len() - 1
-                });
-                let adv = (it.0, it.1 + 1);
-                if let Some(pos) = succ[k].1.iter().position(|i| *i == adv) {
-                    succ[k].2[pos].union_with(la);
-                } else {
-                    succ[k].1.push(adv);
-                    succ[k].2.push(*la);
-                }
-            }
-            let mut new_trans = Vec::with_capacity(succ.len());
-            for (x, mut kitems, klas) in succ {
-                // canonical order
-                let mut order: Vec<usize> = (0..kitems.len()).collect();
-                order.sort_by_key(|&i| kitems[i]);
-                let klas: Vec<TermSet> = order.iter().map(|&i| klas[i]).collect();
-                kitems.sort();
-                let cands = by_core.get(&kitems).cloned().unwrap_or_default();
-                let mut target = None;
-                for c in cands {
-                    let cur = &las[c as usize];
-                    let ok = match kind {
-                        TableKind::Lr1 => *cur == klas,
-                        TableKind::Lalr1 => true,
-                        TableKind::Pager => {
-                            cur.iter().zip(&klas).all(|(a, b)| b.is_subset(a))
-                                || weakly_compatible(cur, &klas)
-                        }
-                    };
-                    if ok {
-                        let mut grew = false;
-                        for (a, bb) in las[c as usize].iter_mut().zip(&klas) {
-                            grew |= a.union_with(bb);
-                        }
-                        if grew && !queued[c as usize] {
-                            queued[c as usize] = true;
-                            queue.push_back(c);
-                        }
-                        target = Some(c);
+/// FIRST of every nonterminal, given which are nullable.
+fn first_sets(g: &Grammar, nullable: &[bool]) -> Vec<TermSet> {
+    let t_count = g.terminals.len();
+    let mut first: Vec<TermSet> =
+        (0..g.nonterminals.len()).map(|_| TermSet::new(t_count)).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for p in &g.productions {
+            let lhs = p.lhs as usize;
+            for s in &p.rhs {
+                match *s {
+                    Symbol::T(t) => {
+                        changed |= first[lhs].insert(t);
                         break;
                     }
-                }
-                let target = match target {
-                    Some(t) => t,
-                    None => {
-                        let id = kernels.len() as u32;
-                        kernels.push(kitems.clone());
-                        las.push(klas);
-                        trans.push(Vec::new());
-                        queued.push(true);
-                        queue.push_back(id);
-                        by_core.entry(kitems).or_default().push(id);
-                        id
+                    Symbol::N(n) => {
+                        if n as usize != lhs {
+                            let f = first[n as usize];
+                            changed |= first[lhs].union_with(&f);
+                        }
+                        if !nullable[n as usize] {
+                            break;
+                        }
                     }
-                };
-                new_trans.push((x, target));
+                }
             }
-            trans[s as usize] = new_trans;
         }
+    }
+    first
+}
 
-        // Keep reachable states only (merging can orphan states), renumber.
-        let n = kernels.len();
-        let mut newid = vec![u32::MAX; n];
+/// The states still to expand, each at most once in the queue.
+#[derive(Default)]
+struct Worklist {
+    queue: VecDeque<u32>,
+    queued: Vec<bool>,
+}
+
+impl Worklist {
+    fn push_new(&mut self) -> u32 {
+        let id = self.queued.len() as u32;
+        self.queued.push(true);
+        self.queue.push_back(id);
+        id
+    }
+    fn push(&mut self, s: u32) {
+        if !self.queued[s as usize] {
+            self.queued[s as usize] = true;
+            self.queue.push_back(s);
+        }
+    }
+    fn pop(&mut self) -> Option<u32> {
+        let s = self.queue.pop_front()?;
+        self.queued[s as usize] = false;
+        Some(s)
+    }
+}
+
+/// One state's successors on one symbol: the advanced kernel items (sorted) and their
+/// lookaheads.
+type Successor = (Symbol, Vec<Item>, Vec<TermSet>);
+
+/// The LR automaton as built (merged states may be unreachable): each state's kernel
+/// items, their lookaheads and its transitions.
+struct Automaton {
+    kernels: Vec<Vec<Item>>,
+    las: Vec<Vec<TermSet>>,
+    trans: Vec<Vec<(Symbol, u32)>>,
+    by_core: HashMap<Vec<Item>, Vec<u32>>,
+    work: Worklist,
+}
+
+impl Automaton {
+    /// Expands states from the augmented start item until no lookahead grows, merging
+    /// a successor into an existing state with the same core when `kind` allows.
+    fn explore(b: &Builder, kind: TableKind) -> Automaton {
+        let mut a = Automaton {
+            kernels: Vec::new(),
+            las: Vec::new(),
+            trans: Vec::new(),
+            by_core: HashMap::new(),
+            work: Worklist::default(),
+        };
+        let mut end = TermSet::new(b.t_count);
+        end.insert(END);
+        a.add(vec![(AUGMENTED, 0)], vec![end]);
+        while let Some(s) = a.work.pop() {
+            let (items, sets) = b.closure(&a.kernels[s as usize], &a.las[s as usize]);
+            let trans = successors(b, &items, &sets)
+                .into_iter()
+                .map(|(x, kitems, klas)| (x, a.merge_or_add(kitems, klas, kind)))
+                .collect();
+            a.trans[s as usize] = trans;
+        }
+        a
+    }
+
+    fn add(&mut self, kitems: Vec<Item>, klas: Vec<TermSet>) -> u32 {
+        let id = self.work.push_new();
+        self.kernels.push(kitems.clone());
+        self.las.push(klas);
+        self.trans.push(Vec::new());
+        self.by_core.entry(kitems).or_default().push(id);
+        id
+    }
+
+    /// The state a successor goes to: the first same-core state `kind` lets it merge
+    /// into (its lookaheads joined, re-queued if they grew), else a new state.
+    fn merge_or_add(&mut self, kitems: Vec<Item>, klas: Vec<TermSet>, kind: TableKind) -> u32 {
+        let candidates = self.by_core.get(&kitems).cloned().unwrap_or_default();
+        for c in candidates {
+            let cur = &self.las[c as usize];
+            let ok = match kind {
+                TableKind::Lr1 => *cur == klas,
+                TableKind::Lalr1 => true,
+                TableKind::Pager => {
+                    cur.iter().zip(&klas).all(|(a, b)| b.is_subset(a))
+                        || weakly_compatible(cur, &klas)
+                }
+            };
+            if ok {
+                let mut grew = false;
+                for (a, b) in self.las[c as usize].iter_mut().zip(&klas) {
+                    grew |= a.union_with(b);
+                }
+                if grew {
+                    self.work.push(c);
+                }
+                return c;
+            }
+        }
+        self.add(kitems, klas)
+    }
+
+    /// The states reachable from the start (merging can orphan states) in breadth-first
+    /// order, and every state's new number (`u32::MAX` if unreachable).
+    fn reachable(&self) -> (Vec<u32>, Vec<u32>) {
+        let mut newid = vec![u32::MAX; self.kernels.len()];
         let mut order = vec![0u32];
         newid[0] = 0;
         let mut i = 0;
         while i < order.len() {
-            let s = order[i] as usize;
-            for &(_, t) in &trans[s] {
+            for &(_, t) in &self.trans[order[i] as usize] {
                 if newid[t as usize] == u32::MAX {
                     newid[t as usize] = order.len() as u32;
                     order.push(t);
@@ -358,100 +406,143 @@ impl LrTable {
             }
             i += 1;
         }
-        let ns = order.len();
-        let mut action = vec![0u32; ns * t_count];
-        let mut goto = vec![0u32; ns * nt_count];
-        let mut conflicts = Vec::new();
-        let mut valid: Vec<TermSet> = (0..ns).map(|_| TermSet::new(t_count)).collect();
-        let mut accessing: Vec<Option<Symbol>> = vec![None; ns];
-        let describe = |a: u32, s_items: &[Item], t: TerminalId| -> (String, String) {
-            match a & 3 {
-                1 => {
-                    let rule = s_items
-                        .iter()
-                        .find(|it| b.sym_at(**it) == Some(Symbol::T(t)) && it.0 != u32::MAX)
-                        .map(|it| {
-                            (
-                                g.nonterminals[g.productions[it.0 as usize].lhs as usize]
-                                    .name
-                                    .clone(),
-                                g.render_production(it.0, Some(it.1 as usize)),
-                            )
-                        })
-                        .unwrap_or_default();
-                    (rule.0, format!("shift ({})", rule.1))
-                }
-                2 => {
-                    let p = a >> 2;
-                    (
-                        g.nonterminals[g.productions[p as usize].lhs as usize].name.clone(),
-                        format!("reduce {}", g.render_production(p, None)),
-                    )
-                }
-                _ => (String::new(), "accept".into()),
+        (order, newid)
+    }
+}
+
+/// A closed state's successors grouped by the symbol after the dot, each kernel in
+/// canonical (sorted) order.
+fn successors(b: &Builder, items: &[Item], sets: &[TermSet]) -> Vec<Successor> {
+    let mut succ: Vec<Successor> = Vec::new();
+    let mut succ_index: HashMap<Symbol, usize> = HashMap::new();
+    for (it, la) in items.iter().zip(sets) {
+        let Some(x) = b.sym_at(*it) else { continue };
+        let k = *succ_index.entry(x).or_insert_with(|| {
+            succ.push((x, Vec::new(), Vec::new()));
+            succ.len() - 1
+        });
+        let adv = (it.0, it.1 + 1);
+        if let Some(pos) = succ[k].1.iter().position(|i| *i == adv) {
+            succ[k].2[pos].union_with(la);
+        } else {
+            succ[k].1.push(adv);
+            succ[k].2.push(*la);
+        }
+    }
+    for (_, kitems, klas) in &mut succ {
+        let mut order: Vec<usize> = (0..kitems.len()).collect();
+        order.sort_by_key(|&i| kitems[i]);
+        *klas = order.iter().map(|&i| klas[i]).collect();
+        kitems.sort();
+    }
+    succ
+}
+
+/// The action, goto, valid-terminal and accessing-symbol tables being filled, state by
+/// state, in the final numbering.
+struct Tables {
+    t_count: usize,
+    nt_count: usize,
+    action: Vec<u32>,
+    goto: Vec<u32>,
+    valid: Vec<TermSet>,
+    accessing: Vec<Option<Symbol>>,
+    conflicts: Vec<Conflict>,
+}
+
+impl Tables {
+    fn new(g: &Grammar, states: usize) -> Tables {
+        let (t_count, nt_count) = (g.terminals.len(), g.nonterminals.len());
+        Tables {
+            t_count,
+            nt_count,
+            action: vec![0; states * t_count],
+            goto: vec![0; states * nt_count],
+            valid: (0..states).map(|_| TermSet::new(t_count)).collect(),
+            accessing: vec![None; states],
+            conflicts: Vec::new(),
+        }
+    }
+
+    /// State `s`'s shifts and gotos (its transitions, renumbered by `newid`), then its
+    /// reductions on their lookaheads, conflicts recorded.
+    fn fill_state(
+        &mut self,
+        b: &Builder,
+        s: usize,
+        trans: &[(Symbol, u32)],
+        newid: &[u32],
+        items: &[Item],
+        sets: &[TermSet],
+    ) {
+        let row = s * self.t_count;
+        for &(x, t) in trans {
+            let t = newid[t as usize];
+            self.accessing[t as usize] = Some(x);
+            match x {
+                Symbol::T(term) => self.action[row + term as usize] = (t << 2) | 1,
+                Symbol::N(nt) => self.goto[s * self.nt_count + nt as usize] = t + 1,
             }
-        };
-        for (new_s, &old_s) in order.iter().enumerate() {
-            let (items, sets) = b.closure(&kernels[old_s as usize], &las[old_s as usize]);
-            let row = new_s * t_count;
-            for &(x, t) in &trans[old_s as usize] {
-                let t = newid[t as usize];
-                accessing[t as usize] = Some(x);
-                match x {
-                    Symbol::T(term) => action[row + term as usize] = (t << 2) | 1,
-                    Symbol::N(nt) => goto[new_s * nt_count + nt as usize] = t + 1,
-                }
+        }
+        for (it, la) in items.iter().zip(sets) {
+            if b.sym_at(*it).is_some() {
+                continue;
             }
-            for (it, la) in items.iter().zip(&sets) {
-                if b.sym_at(*it).is_some() {
-                    continue;
-                }
-                let a = if it.0 == u32::MAX { 3 } else { (it.0 << 2) | 2 };
-                for t in la.iter() {
-                    let cell = &mut action[row + t as usize];
-                    if *cell == 0 || *cell == a {
-                        *cell = a;
-                    } else {
-                        let (r1, d1) = describe(*cell, &items, t);
-                        let (r2, d2) = describe(a, &items, t);
-                        let rule =
-                            if r1 == r2 || r1.is_empty() { r2 } else { format!("{r1} / {r2}") };
-                        conflicts.push(Conflict {
-                            state: new_s as u32,
-                            lookahead: g.terminals[t as usize].name.clone(),
-                            rule,
-                            first: d1,
-                            second: d2,
-                        });
-                    }
-                }
-            }
-            for t in 0..t_count {
-                if action[row + t] != 0 {
-                    valid[new_s].insert(t as u32);
+            let a = if it.0 == AUGMENTED { 3 } else { (it.0 << 2) | 2 };
+            for t in la.iter() {
+                let cell = self.action[row + t as usize];
+                if cell == 0 || cell == a {
+                    self.action[row + t as usize] = a;
+                } else {
+                    self.conflicts.push(b.conflict(s as u32, t, cell, a, items));
                 }
             }
         }
-        if !conflicts.is_empty() {
-            return Err(GrammarError::Conflicts(conflicts));
+        for t in 0..self.t_count {
+            if self.action[row + t] != 0 {
+                self.valid[s].insert(t as u32);
+            }
+        }
+    }
+}
+
+impl LrTable {
+    /// Builds the table of `kind` for `grammar`; conflicts are an error naming the
+    /// rule, the lookahead and both actions.
+    pub fn build(grammar: &Grammar, kind: TableKind) -> Result<LrTable, GrammarError> {
+        let t0 = Clock::start();
+        let g = grammar;
+        let nullable = g.nullable();
+        let b =
+            Builder { g, t_count: g.terminals.len(), first: first_sets(g, &nullable), nullable };
+        let automaton = Automaton::explore(&b, kind);
+        let (order, newid) = automaton.reachable();
+        let mut tables = Tables::new(g, order.len());
+        for (s, &old) in order.iter().enumerate() {
+            let (items, sets) =
+                b.closure(&automaton.kernels[old as usize], &automaton.las[old as usize]);
+            tables.fill_state(&b, s, &automaton.trans[old as usize], &newid, &items, &sets);
+        }
+        if !tables.conflicts.is_empty() {
+            return Err(GrammarError::Conflicts(tables.conflicts));
         }
         let stats = TableStats {
             kind,
-            states: ns,
-            actions: action.iter().filter(|a| **a != 0).count(),
-            gotos: goto.iter().filter(|a| **a != 0).count(),
+            states: order.len(),
+            actions: tables.action.iter().filter(|a| **a != 0).count(),
+            gotos: tables.goto.iter().filter(|a| **a != 0).count(),
             build_time: t0.elapsed(),
         };
         Ok(LrTable {
-            num_terms: t_count,
-            num_nts: nt_count,
-            action,
-            goto,
+            num_terms: tables.t_count,
+            num_nts: tables.nt_count,
+            action: tables.action,
+            goto: tables.goto,
             prod_lhs: g.productions.iter().map(|p| p.lhs).collect(),
             prod_len: g.productions.iter().map(|p| p.rhs.len() as u32).collect(),
-            valid,
-            accessing,
-            kernels: order.iter().map(|&o| kernels[o as usize].clone()).collect(),
+            valid: tables.valid,
+            accessing: tables.accessing,
+            kernels: order.iter().map(|&o| automaton.kernels[o as usize].clone()).collect(),
             exact_errors: kind == TableKind::Lr1,
             stats,
         })

@@ -13,8 +13,8 @@
 //! refused at its `)`, and the quote that closes the literal is refused when its
 //! fields are invalid (CPython 3.11 checks them once the literal is read). Trie walks
 //! that decide in-lexeme bytes from the DFA alone handle f-strings apart
-//! (`espalier_constraint`'s `fstring_quotes` and `fstring_fields`), from
-//! [`Recognizer::fstring_view`].
+//! (`espalier_constraint`'s Python layer, `python/quote_ends.rs` and
+//! `python/fstring_layer.rs`), from [`Recognizer::fstring_view`].
 //!
 //! Files: this one holds the byte loop (lexer DFA, lexemes, the parser); the Python
 //! layout layer (`recognizer/python_layout.rs`), the f-string field scanner

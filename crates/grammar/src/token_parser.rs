@@ -6,7 +6,7 @@ use crate::grammar::{Symbol, TerminalId};
 use crate::termset::TermSet;
 
 /// A parser consuming a stream of lexemes.
-pub trait TokenParser: Clone {
+pub trait TokenParser: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// Feeds one lexeme. `terms` lists every terminal the lexeme may be (usually one;
     /// NAME plus a soft keyword such as `match`); the parser keeps every reading that
     /// survives. Returns `false` when no reading survives (the state is then garbage).

@@ -12,7 +12,7 @@ use half::f16;
 use super::host_attention::{attend, Heads, HostKv};
 use super::host_kernels::{axpy, block_sums, dot_f32, dot_q4_1, dot_q8};
 use super::int_dot;
-use super::q8_activations::Q8Activations;
+use super::q8_activations::{Q8Activations, Q8Row};
 use crate::formats::QK;
 use crate::{GgmlType, Isa};
 
@@ -149,6 +149,49 @@ fn check_q4_1(check: &mut KernelCheck, isa: Isa) {
     }
 }
 
+/// `blocks` blocks of `ty` with pseudo-random quants and small finite f16 scale fields
+/// where each type keeps them.
+fn int8_test_blocks(ty: GgmlType, blocks: usize) -> Vec<u8> {
+    let mut bytes: Vec<u8> = values(blocks * ty.block_bytes(), 40 + blocks as u64)
+        .iter()
+        .map(|v| ((v + 1.0) * 127.9) as u8)
+        .collect();
+    let halves: &[usize] = match ty {
+        GgmlType::Q6_K => &[208],
+        GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q8_0 => &[0],
+        _ => &[0, 2],
+    };
+    for (b, block) in bytes.chunks_exact_mut(ty.block_bytes()).enumerate() {
+        for &h in halves {
+            block[h..h + 2]
+                .copy_from_slice(&f16::from_f32(0.01 + 0.002 * (b % 4) as f32).to_le_bytes());
+        }
+    }
+    bytes
+}
+
+/// The integer dot product of `ty`'s blocks with one row of 8-bit activations, through
+/// the entry point the model calls for that type (Q8_0 and Q4_1 take split fields).
+fn int8_dot(isa: Isa, ty: GgmlType, bytes: &[u8], row: Q8Row<'_>) -> f32 {
+    let f16_at = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
+    match ty {
+        GgmlType::Q8_0 => {
+            let scales: Vec<f32> = bytes.chunks_exact(34).map(|b| f16_at(b, 0)).collect();
+            let quants: Vec<i8> =
+                bytes.chunks_exact(34).flat_map(|b| b[2..].iter().map(|&v| v as i8)).collect();
+            int_dot::dot_q8_0(isa, &scales, &quants, row)
+        }
+        GgmlType::Q4_1 => {
+            let d: Vec<f32> = bytes.chunks_exact(20).map(|b| f16_at(b, 0)).collect();
+            let m: Vec<f32> = bytes.chunks_exact(20).map(|b| f16_at(b, 2)).collect();
+            let nibbles: Vec<u8> =
+                bytes.chunks_exact(20).flat_map(|b| b[4..].iter().copied()).collect();
+            int_dot::dot_q4_1(isa, &d, &m, &nibbles, row)
+        }
+        _ => int_dot::dot_blocks(isa, ty, bytes, row),
+    }
+}
+
 /// The integer kernels (8-bit activations) of every type `isa` has them for, against
 /// the exact sum of the dequantized weights times the rounded activations (the integer
 /// sums are exact, so only the float combination rounds).
@@ -167,23 +210,7 @@ fn check_int8(check: &mut KernelCheck, isa: Isa) {
         // 19 blocks: the AVX2 kernels' eight-block stretches and a tail.
         for blocks in [1usize, 2, 6, 19] {
             let n = blocks * ty.block_len();
-            let mut bytes: Vec<u8> = values(blocks * ty.block_bytes(), 40 + blocks as u64)
-                .iter()
-                .map(|v| ((v + 1.0) * 127.9) as u8)
-                .collect();
-            // Small finite f16 scale fields where each type keeps them.
-            let halves: &[usize] = match ty {
-                GgmlType::Q6_K => &[208],
-                GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q8_0 => &[0],
-                _ => &[0, 2],
-            };
-            for (b, block) in bytes.chunks_exact_mut(ty.block_bytes()).enumerate() {
-                for &h in halves {
-                    block[h..h + 2].copy_from_slice(
-                        &f16::from_f32(0.01 + 0.002 * (b % 4) as f32).to_le_bytes(),
-                    );
-                }
-            }
+            let bytes = int8_test_blocks(ty, blocks);
             let mut w = vec![0f32; n];
             ty.dequantize(&bytes, &mut w);
             let x: Vec<f32> = values(n, 41 + blocks as u64)
@@ -199,33 +226,7 @@ fn check_int8(check: &mut KernelCheck, isa: Isa) {
                 .enumerate()
                 .map(|(i, &v)| row.scale(i / QK) * f32::from(v))
                 .collect();
-            let got = match ty {
-                GgmlType::Q8_0 => {
-                    let scales: Vec<f32> = bytes
-                        .chunks_exact(34)
-                        .map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32())
-                        .collect();
-                    let quants: Vec<i8> = bytes
-                        .chunks_exact(34)
-                        .flat_map(|b| b[2..].iter().map(|&v| v as i8))
-                        .collect();
-                    int_dot::dot_q8_0(isa, &scales, &quants, row)
-                }
-                GgmlType::Q4_1 => {
-                    let d: Vec<f32> = bytes
-                        .chunks_exact(20)
-                        .map(|b| f16::from_le_bytes([b[0], b[1]]).to_f32())
-                        .collect();
-                    let m: Vec<f32> = bytes
-                        .chunks_exact(20)
-                        .map(|b| f16::from_le_bytes([b[2], b[3]]).to_f32())
-                        .collect();
-                    let nibbles: Vec<u8> =
-                        bytes.chunks_exact(20).flat_map(|b| b[4..].iter().copied()).collect();
-                    int_dot::dot_q4_1(isa, &d, &m, &nibbles, row)
-                }
-                _ => int_dot::dot_blocks(isa, ty, &bytes, row),
-            };
+            let got = int8_dot(isa, ty, &bytes, row);
             check.compare(
                 format!("int8 {} {} blocks={blocks}", ty.name(), isa.name()),
                 got,

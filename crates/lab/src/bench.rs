@@ -19,8 +19,9 @@
 //! the thread (`CLOCK_THREAD_CPUTIME_ID`, exact per step), which a loaded machine
 //! does not inflate (wall time counts the waits for a core), with `load_avg_1m` for
 //! context.
-//! `setup_ms` counts what a strategy builds before its first mask: the trie, plus
-//! the summaries (`exact`) or loading / building the store (`syncode`), and with
+//! `setup_ms` counts what a strategy builds before its first mask: the kit (the
+//! trie, the lexeme-start summaries, the layer's data and the empty text's mask:
+//! every strategy's kit builds them), plus loading / building the store (`syncode`), and with
 //! `--names` the names layer's groups of the vocabulary;
 //! `setup_cpu_ms` the same on the thread's CPU clock (-1 where there is none).
 //!
@@ -45,7 +46,7 @@ use std::time::Instant;
 
 use espalier_constraint::timing::{percentile, thread_cpu_ns};
 use espalier_constraint::{
-    Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab,
+    Constraint, GrammarConstraint, MaskKit, MaskStore, Strategy, TokenSet, Vocab,
 };
 use espalier_model::{Gguf, Tokenizer, DEFAULT_MODEL_PATH};
 
@@ -151,21 +152,19 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     // first and not counted: every strategy shares it).
     let t0 = Instant::now();
     let setup_cpu0 = thread_cpu_ns();
-    let trie = Arc::new(TokTrie::new(&vocab));
+    let mut kit = MaskKit::for_vocab(lang.clone(), &vocab);
     let mut store_bytes = 0;
     let mut summaries_bytes = 0;
     if strategy == Strategy::Exact {
-        summaries_bytes = trie.lexeme_starts(&lang.dfa).map_or(0, |s| s.memory_bytes());
+        summaries_bytes = kit.lexeme_starts().map_or(0, |s| s.memory_bytes());
     }
-    if a.names {
-        espalier_decode::names_constraint::prepare(&trie, &vocab);
-    }
-    let mut store: Option<Arc<MaskStore>> = None;
+    let names_kit = a.names.then(|| espalier_decode::names_constraint::NamesKit::new(&vocab));
     if strategy == Strategy::Syncode {
         let s = MaskStore::load_or_build(&lang, &vocab, &store_path)?;
         store_bytes = s.memory_bytes();
-        store = Some(Arc::new(s));
+        kit = kit.with_store(Arc::new(s));
     }
+    let trie = kit.trie().clone();
     let setup_ms = t0.elapsed().as_secs_f64() * 1e3;
     let setup_cpu_ms = match (setup_cpu0, thread_cpu_ns()) {
         (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e6,
@@ -212,20 +211,13 @@ fn bench_mask(a: MaskArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
                 export.extend_from_slice(&id.to_le_bytes());
             }
         }
-        let mut c = GrammarConstraint::new(
-            lang.recognizer(),
-            trie.clone(),
-            strategy,
-            format!("{}-lr", a.lang.name()),
-        );
-        if let Some(s) = &store {
-            c = c.with_store(s.clone());
-        }
+        let mut c = GrammarConstraint::new(&kit, strategy, format!("{}-lr", a.lang.name()));
         if let Some(f) = &finishing {
             c = f.attach(c);
         }
-        let mut named =
-            a.names.then(|| espalier_decode::names_constraint::NamesConstraint::new(c.clone()));
+        let mut named = names_kit
+            .as_ref()
+            .map(|n| espalier_decode::names_constraint::NamesConstraint::new(c.clone(), n));
         let mut file_violations = 0;
         let mut fed = 0;
         let mut offset = 0;

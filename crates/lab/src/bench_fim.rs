@@ -20,11 +20,10 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile, thread_cpu_ns};
-use espalier_constraint::{Constraint, FimConstraint, TokTrie, TokenSet};
+use espalier_constraint::{Constraint, FimConstraint, MaskKit, TokenSet};
 use espalier_model::{Gguf, Tokenizer, DEFAULT_MODEL_PATH};
 
 /// Arguments of `espalier bench fim`.
@@ -71,8 +70,7 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let vocab = espalier_engine::vocab_of(&tok);
     let lang = espalier_grammar::python()?;
     let t0 = Instant::now();
-    let trie = Arc::new(TokTrie::new(&vocab));
-    trie.lexeme_starts(&lang.dfa);
+    let kit = MaskKit::for_vocab(lang.clone(), &vocab);
     let setup_ms = t0.elapsed().as_secs_f64() * 1e3;
 
     let mut files = Vec::new();
@@ -130,7 +128,7 @@ pub fn bench_fim(a: FimArgs) -> Result<ExitCode, Box<dyn std::error::Error>> {
             (&text[..a_cut], &text[a_cut..a_cut + mid_len], &text[a_cut + mid_len..]);
         let c0 = thread_cpu_ns();
         let t = Instant::now();
-        let mut c = FimConstraint::new(&lang, prefix.as_bytes(), suffix.as_bytes(), trie.clone())
+        let mut c = FimConstraint::new(&kit, prefix.as_bytes(), suffix.as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))?;
         prepare.push(t.elapsed().as_secs_f64() * 1e3);
         if let (Some(x), Some(y)) = (c0, thread_cpu_ns()) {

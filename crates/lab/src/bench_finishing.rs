@@ -84,12 +84,10 @@ impl FinishingTimes {
         }
     }
 
-    /// `c` with the run's shared cost cache, if there is one.
+    /// `c` with the run's shared cost cache, if there is one, else a fresh cache of
+    /// its own (every context costed from scratch).
     pub fn attach(&self, c: GrammarConstraint) -> GrammarConstraint {
-        match &self.cache {
-            Some(cache) => c.with_cost_cache(cache.clone()),
-            None => c,
-        }
+        c.with_cost_cache(self.cache.clone().unwrap_or_default())
     }
 
     /// Times `c`'s finishing mask at step `step` of file `file` (at byte `offset`),
@@ -191,8 +189,7 @@ fn round1(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use espalier_constraint::{Strategy, TokTrie};
-    use std::sync::Arc;
+    use espalier_constraint::{MaskKit, Strategy};
 
     /// Over a small Python program: one sample per sampled step, the finishing mask
     /// checked against the exact mask (a mask that refuses everything is caught), and
@@ -207,12 +204,8 @@ mod tests {
         let py = espalier_grammar::python().unwrap();
         let text: [u32; 9] = [2, 3, 4, 5, 6, 7, 8, 9, 12];
         let run = |every: usize, refuse_all: bool| {
-            let mut c = GrammarConstraint::new(
-                py.recognizer(),
-                Arc::new(TokTrie::new(&vocab)),
-                Strategy::Exact,
-                "python-lr",
-            );
+            let kit = MaskKit::for_vocab(py.clone(), &vocab);
+            let mut c = GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");
             let mut f = FinishingTimes::new(&py, &vocab, every, true);
             c = f.attach(c);
             let mut exact = TokenSet::empty(vocab.len());

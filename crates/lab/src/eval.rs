@@ -131,7 +131,7 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         lang.check_mode(mode)?;
     }
     if benchmark.format == BenchmarkFormat::SluaCategories {
-        return run_slua(&args, lang);
+        return crate::eval_slua::run_slua(&args, lang);
     }
     let mut problems = load_problems(&data_path(args.data.as_deref(), benchmark.data_file)?)?;
     problems.drain(..args.offset.min(problems.len()));
@@ -147,12 +147,7 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
 
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
     let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
-    let mut out = match &args.out {
-        Some(p) => {
-            Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?))
-        }
-        None => None,
-    };
+    let mut out = open_out(args.out.as_deref())?;
     eprintln!(
         "{}: {} problems x {} samples, modes {:?}, max {} tokens, temperature {}",
         args.dataset,
@@ -162,30 +157,15 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         args.max_tokens,
         args.temperature
     );
-
-    let mut summaries: Vec<Summary> = Vec::new();
     // Problem-major: each problem runs in every mode before the next problem, so the
     // modes see the same machine load (the speed ratios are taken within one run on a
     // shared machine); each generation prefills its prompt afresh (`fresh_prefill`).
     let mut by_mode: Vec<Vec<ProblemRecord>> = vec![Vec::new(); args.mode.len()];
     for problem in &problems {
         for (m, &mode) in args.mode.iter().enumerate() {
-            let records = &mut by_mode[m];
             for sample in 0..args.samples {
                 let task = Task::new(Some(lang), mode, oracle.prompt(problem));
-                let config = task.configure(
-                    GenerateConfig {
-                        sampling: SamplingConfig {
-                            temperature: args.temperature,
-                            top_k: 0,
-                            top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
-                            seed: args.seed + sample as u64,
-                        },
-                        max_tokens: args.max_tokens,
-                        ..GenerateConfig::default()
-                    }
-                    .with_wrap_up(args.wrap_up, args.no_wrap_up),
-                );
+                let config = generate_config(&args, &task, args.seed + sample as u64);
                 let record = eval_one(
                     &mut loaded,
                     &mut kits,
@@ -195,46 +175,97 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
                     sample,
                     config,
                 );
-                eprintln!(
-                    "[{mode}] {} #{sample}: {} tokens, {:.1} tok/s, stop {}, syntax {}, tests {}",
-                    record.task_id,
-                    record.tokens,
-                    record.decode_tps,
-                    record.stop.as_ref().map_or("error", |s| s.name()),
-                    if record.syntax_error.is_some() { "ERROR" } else { "ok" },
-                    match &record.test {
-                        Some(TestOutcome::Passed) => "passed",
-                        Some(TestOutcome::Failed { .. }) => "failed",
-                        Some(TestOutcome::TimedOut) => "timed out",
-                        None => "not run",
-                    }
-                );
-                if let Some(out) = out.as_mut() {
-                    writeln!(out, "{}", serde_json::to_string(&record)?)?;
-                    out.flush()?;
-                }
-                records.push(record);
+                log_record(&record);
+                write_record(&mut out, &record)?;
+                by_mode[m].push(record);
             }
         }
     }
+    let mut summaries = Vec::new();
     for (&mode, records) in args.mode.iter().zip(&by_mode) {
         let summary = Summary::from_records(&args.dataset, mode, args.samples, records);
         println!("{}", serde_json::to_string(&summary)?);
-        summaries.push(summary);
+        summaries.push(serde_json::to_value(&summary)?);
     }
+    println!("{}", last_line(summaries));
+    Ok(ExitCode::SUCCESS)
+}
 
-    let last = summaries.last().cloned().unwrap_or_default();
-    let none_tps = summaries.iter().find(|s| s.mode == "none").map(|s| s.decode_tps);
-    let mut last_line = serde_json::to_value(&last)?;
-    last_line["by_mode"] = serde_json::to_value(&summaries)?;
-    if let Some(base) = none_tps.filter(|&t| t > 0.0) {
-        last_line["decode_tps_vs_none"] = summaries
+/// The file `--out` names, created, or none.
+pub(crate) fn open_out(path: Option<&Path>) -> Result<Option<BufWriter<File>>, String> {
+    path.map(|p| File::create(p).map(BufWriter::new).map_err(|e| format!("{}: {e}", p.display())))
+        .transpose()
+}
+
+/// One JSON line per record, flushed at once (a long run's records survive a crash).
+pub(crate) fn write_record(
+    out: &mut Option<BufWriter<File>>,
+    record: &impl serde::Serialize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(out) = out.as_mut() {
+        writeln!(out, "{}", serde_json::to_string(record)?)?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// The generation settings of `--temperature`, `--top-p`, `--max-tokens` and the
+/// wrap-up flags, with the task's own (stop strings, budget) applied.
+pub(crate) fn generate_config(args: &Args, task: &Task, seed: u64) -> GenerateConfig {
+    task.configure(
+        GenerateConfig {
+            sampling: SamplingConfig {
+                temperature: args.temperature,
+                top_k: 0,
+                top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
+                seed,
+            },
+            max_tokens: args.max_tokens,
+            ..GenerateConfig::default()
+        }
+        .with_wrap_up(args.wrap_up, args.no_wrap_up),
+    )
+}
+
+/// The summary line printed last: the last mode's fields, every mode's summary
+/// (`by_mode`) and the throughput ratio of each mode against `none` where it ran.
+pub(crate) fn last_line(summaries: Vec<serde_json::Value>) -> serde_json::Value {
+    let mut last = summaries.last().cloned().unwrap_or_else(|| serde_json::json!({}));
+    let none_tps = summaries
+        .iter()
+        .find(|s| s["mode"] == "none")
+        .and_then(|s| s["decode_tps"].as_f64())
+        .filter(|&t| t > 0.0);
+    if let Some(base) = none_tps {
+        last["decode_tps_vs_none"] = summaries
             .iter()
-            .map(|s| (s.mode.clone(), serde_json::json!(s.decode_tps / base)))
+            .map(|s| {
+                let tps = s["decode_tps"].as_f64().unwrap_or(0.0);
+                (s["mode"].as_str().unwrap_or("?").to_string(), serde_json::json!(tps / base))
+            })
             .collect();
     }
-    println!("{last_line}");
-    Ok(ExitCode::SUCCESS)
+    last["by_mode"] = serde_json::Value::Array(summaries);
+    last
+}
+
+fn log_record(record: &ProblemRecord) {
+    eprintln!(
+        "[{}] {} #{}: {} tokens, {:.1} tok/s, stop {}, syntax {}, tests {}",
+        record.mode,
+        record.task_id,
+        record.sample,
+        record.tokens,
+        record.decode_tps,
+        record.stop.as_ref().map_or("error", |s| s.name()),
+        if record.syntax_error.is_some() { "ERROR" } else { "ok" },
+        match &record.test {
+            Some(TestOutcome::Passed) => "passed",
+            Some(TestOutcome::Failed { .. }) => "failed",
+            Some(TestOutcome::TimedOut) => "timed out",
+            None => "not run",
+        }
+    );
 }
 
 /// Forgets the KV cache, so the next generation prefills its whole prompt: a reused
@@ -318,208 +349,4 @@ fn eval_one(
         }
     }
     record
-}
-
-/// One generated sLua script.
-#[derive(serde::Serialize)]
-struct SluaRecord {
-    category: &'static str,
-    kind: &'static str,
-    mode: Mode,
-    text: String,
-    stop: Option<espalier_decode::StopReason>,
-    finished: bool,
-    tokens: usize,
-    decode_tps: f64,
-    decode_s: f64,
-    outcome: Option<crate::harness::slua::ScriptOutcome>,
-    stats: espalier_decode::Stats,
-    error: Option<String>,
-}
-
-/// `espalier eval slua`: for each category an effect, then a talent that may apply
-/// it; finished scripts are checked, translated and run for 100 turns.
-fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    use crate::harness::slua::{check_and_run, ScriptOutcome, CATEGORIES};
-    let categories =
-        &CATEGORIES[args.offset.min(8)..(args.offset + args.limit.unwrap_or(8)).min(8)];
-    let mut loaded = load(args.model.as_deref(), &args.backend)?;
-    let mut out = match &args.out {
-        Some(p) => {
-            Some(BufWriter::new(File::create(p).map_err(|e| format!("{}: {e}", p.display()))?))
-        }
-        None => None,
-    };
-    let mut kits = Kits::new(loaded.vocab.clone());
-    let mut summaries = Vec::new();
-    // Category-major, as for Python: every mode writes a category's effect and talent
-    // before the next category (same machine load for all modes, shared prefill).
-    let mut by_mode: Vec<Vec<SluaRecord>> = args.mode.iter().map(|_| Vec::new()).collect();
-    for cat in categories {
-        for (m, &mode) in args.mode.iter().enumerate() {
-            let records = &mut by_mode[m];
-            let mut effects: Vec<(String, String)> = Vec::new();
-            for kind in ["effect", "talent"] {
-                let mut task =
-                    if kind == "effect" { cat.effect.to_string() } else { cat.talent.to_string() };
-                if kind == "talent" {
-                    if let Some((name, _)) = effects.first() {
-                        task.push_str(&format!(" (it may apply the effect {name}, e.g. `{name}(target, {{ power = 2, turns = 3 }});`)"));
-                    }
-                }
-                let task = Task::new(Some(lang), mode, task)
-                    .kind(kind)
-                    .effects(effects.iter().map(|(n, _)| n.clone()).collect());
-                let prepared = task.prepare_with(&mut kits, &chat_of(&loaded.tokenizer))?;
-                let ids = loaded.tokenizer.encode_prompt(&prepared.prompt)?;
-                let constraint = prepared.constraint;
-                let config = task.configure(
-                    GenerateConfig {
-                        sampling: SamplingConfig {
-                            temperature: args.temperature,
-                            top_k: 0,
-                            top_p: if args.temperature > 0.0 { args.top_p } else { 1.0 },
-                            seed: args.seed,
-                        },
-                        max_tokens: args.max_tokens,
-                        ..GenerateConfig::default()
-                    }
-                    .with_wrap_up(args.wrap_up, args.no_wrap_up),
-                );
-                let mut rec = SluaRecord {
-                    category: cat.name,
-                    kind,
-                    mode,
-                    text: String::new(),
-                    stop: None,
-                    finished: false,
-                    tokens: 0,
-                    decode_tps: 0.0,
-                    decode_s: 0.0,
-                    outcome: None,
-                    stats: Default::default(),
-                    error: None,
-                };
-                match generate(&mut loaded, constraint, &ids, config, None, false) {
-                    Err(e) => rec.error = Some(e.to_string()),
-                    Ok((g, timing)) => {
-                        rec.text = g.text();
-                        rec.stop = g.stop_reason().cloned();
-                        rec.finished = rec.stop.as_ref().is_some_and(|s| s.is_finished());
-                        rec.tokens = timing.decode_tokens;
-                        rec.decode_tps = timing.decode_tps();
-                        rec.decode_s = timing.decode_s;
-                        rec.stats = g.stats().clone();
-                        if rec.finished {
-                            let (outcome, loaded_script) = check_and_run(
-                                &rec.text,
-                                &effects,
-                                100,
-                                args.seed + records.len() as u64,
-                            );
-                            if let Some((k, name, lua)) = loaded_script {
-                                if k == "effect" {
-                                    effects.push((name, lua));
-                                }
-                            }
-                            rec.outcome = Some(outcome);
-                        }
-                    }
-                }
-                eprintln!(
-                    "[{mode}] {} {kind}: {} tokens, {:.1} tok/s, stop {}{}, {}",
-                    cat.name,
-                    rec.tokens,
-                    rec.decode_tps,
-                    rec.stop.as_ref().map_or("error", |s| s.name()),
-                    match (&rec.stats.loop_detected, rec.stats.wrap_up_from) {
-                        (Some(l), Some(s)) =>
-                            format!(" (loop {} at step {s}: wrapped up)", l.name()),
-                        (_, Some(s)) => format!(" (wrap-up from step {s})"),
-                        _ => String::new(),
-                    },
-                    rec.outcome.as_ref().map_or("not checked".to_string(), |o| {
-                        serde_json::to_value(o)
-                            .map(|v| v["outcome"].to_string())
-                            .unwrap_or_default()
-                    })
-                );
-                if let Some(out) = out.as_mut() {
-                    writeln!(out, "{}", serde_json::to_string(&rec)?)?;
-                    out.flush()?;
-                }
-                records.push(rec);
-            }
-        }
-    }
-    for (&mode, records) in args.mode.iter().zip(&by_mode) {
-        let n = records.len();
-        let finished = records.iter().filter(|r| r.finished).count();
-        let ran =
-            records.iter().filter(|r| matches!(r.outcome, Some(ScriptOutcome::Ran { .. }))).count();
-        let check_failed = records
-            .iter()
-            .filter(|r| matches!(r.outcome, Some(ScriptOutcome::CheckFailed { .. })))
-            .count();
-        let runtime = records
-            .iter()
-            .filter(|r| {
-                matches!(
-                    r.outcome,
-                    Some(ScriptOutcome::RuntimeError { .. })
-                        | Some(ScriptOutcome::LoadFailed { .. })
-                )
-            })
-            .count();
-        let tokens: usize = records.iter().map(|r| r.tokens).sum();
-        let secs: f64 = records.iter().map(|r| r.decode_s).sum();
-        let mut stops = std::collections::BTreeMap::new();
-        for r in records.iter() {
-            *stops.entry(r.stop.as_ref().map_or("error", |s| s.name())).or_insert(0usize) += 1;
-        }
-        let summary = serde_json::json!({
-            "dataset": args.dataset,
-            "mode": mode,
-            "problems": n,
-            "finished": finished,
-            "finished_fraction": if n > 0 { finished as f64 / n as f64 } else { 0.0 },
-            // Over all scripts, as for Python: an unfinished or failed generation is
-            // not a valid script; among finished ones, those the checker refuses.
-            "syntax_errors": n - finished + check_failed,
-            "syntax_errors_all": n - finished + check_failed,
-            "syntax_errors_finished": check_failed,
-            "ran_100_turns": ran,
-            "runtime_errors": runtime,
-            "pass_at_1": if n > 0 { ran as f64 / n as f64 } else { 0.0 },
-            "stops": stops,
-            "wrap_up_fired": records.iter().filter(|r| r.stats.wrap_up_from.is_some()).count(),
-            "finished_after_wrap_up": records.iter().filter(|r| r.finished && r.stats.wrap_up_from.is_some()).count(),
-            "loops_wrapped_up": records.iter().filter(|r| r.stats.loop_detected.is_some()).count(),
-            "tokens": tokens,
-            "decode_tps": if secs > 0.0 { tokens as f64 / secs } else { 0.0 },
-            "constraint_s": records.iter().map(|r| r.stats.constraint_s).sum::<f64>(),
-        });
-        println!("{summary}");
-        summaries.push(summary);
-    }
-    let mut last = summaries.last().cloned().unwrap_or_default();
-    let none_tps = summaries
-        .iter()
-        .find(|s| s["mode"] == "none")
-        .and_then(|s| s["decode_tps"].as_f64())
-        .filter(|&t| t > 0.0);
-    if let Some(base) = none_tps {
-        last["decode_tps_vs_none"] = summaries
-            .iter()
-            .map(|s| {
-                (
-                    s["mode"].as_str().unwrap_or("?").to_string(),
-                    serde_json::json!(s["decode_tps"].as_f64().unwrap_or(0.0) / base),
-                )
-            })
-            .collect();
-    }
-    last["by_mode"] = serde_json::Value::Array(summaries);
-    println!("{last}");
-    Ok(ExitCode::SUCCESS)
 }

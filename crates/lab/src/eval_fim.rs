@@ -30,11 +30,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use crate::harness::{PythonChecker, TestOutcome};
-use espalier_constraint::{Constraint, FimConstraint, TokTrie, Vocab};
+use espalier_constraint::{Constraint, FimConstraint, MaskKit, Vocab};
 use espalier_decode::{GenerateConfig, Generator, Mode, SamplingConfig, StopReason};
 
 use crate::eval::Args;
@@ -237,7 +236,7 @@ pub fn run_eval_fim(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
         .collect();
     let lang = espalier_grammar::python()?;
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
-    let trie = Arc::new(TokTrie::new(&loaded.vocab));
+    let kit = MaskKit::for_vocab(lang, &loaded.vocab);
     let checker = PythonChecker { python, timeout: Duration::from_secs(args.timeout) };
     let mut out = match &args.out {
         Some(p) => Some(std::io::BufWriter::new(
@@ -253,8 +252,7 @@ pub fn run_eval_fim(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
     );
     let mut tallies: Vec<Tally> = modes.iter().map(|_| Tally::default()).collect();
     for (k, case) in cases.iter().enumerate() {
-        let prepared =
-            FimConstraint::new(&lang, case.prompt.as_bytes(), case.suffix.as_bytes(), trie.clone());
+        let prepared = FimConstraint::new(&kit, case.prompt.as_bytes(), case.suffix.as_bytes());
         // One decoding run per decoding mode the requested modes read.
         let mut runs: Vec<(Mode, Generated, Vec<u32>)> = Vec::new();
         for (m, &mode) in modes.iter().enumerate() {
@@ -349,8 +347,8 @@ mod tests {
         let words = ["<eos>", "<bos>", "z", " =", " 3", " +", "("];
         let vocab = Vocab::new(words.iter().map(|w| w.as_bytes().to_vec()).collect(), &[0, 1], 0);
         let py = espalier_grammar::python().unwrap();
-        let c = FimConstraint::new(&py, b"x = 1\n", b"\ny = 2\n", Arc::new(TokTrie::new(&vocab)))
-            .unwrap();
+        let kit = MaskKit::for_vocab(py, &vocab);
+        let c = FimConstraint::new(&kit, b"x = 1\n", b"\ny = 2\n").unwrap();
         assert_eq!(checked_cut(&c, &vocab, &[2, 3, 4, 5], b"z = 3 +"), Some(5));
         assert_eq!(checked_cut(&c, &vocab, &[2, 3, 4, 0], b"z = 3"), Some(5));
         assert_eq!(checked_cut(&c, &vocab, &[6, 3], b"( ="), None);

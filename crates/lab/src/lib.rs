@@ -20,6 +20,7 @@ mod bench_fim;
 mod bench_finishing;
 pub mod eval;
 mod eval_fim;
+mod eval_slua;
 mod fim_sets;
 pub mod harness;
 

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{id, HashModel};
-use espalier_constraint::{Constraint, FimConstraint, GrammarConstraint, Strategy, TokTrie, Vocab};
+use espalier_constraint::{Constraint, FimConstraint, GrammarConstraint, MaskKit, Strategy, Vocab};
 use espalier_decode::{
     run, GenerateConfig, Generator, LangConstraint, Mode, SamplingConfig, StopReason,
 };
@@ -89,11 +89,9 @@ fn python_checker() -> PythonChecker {
 fn python_nested_blocks_close_within_the_budget() {
     let checker = python_checker();
     let vocab = Arc::new(vocab(&["if x:\n", "    ", "pass"], true));
-    let trie = Arc::new(TokTrie::new(&vocab));
-    let python = espalier_grammar::python().unwrap();
+    let kit = MaskKit::for_vocab(espalier_grammar::python().unwrap(), &vocab);
     for (k, max_tokens) in [24, 31, 40, 57, 64].into_iter().enumerate() {
-        let c =
-            GrammarConstraint::new(python.recognizer(), trie.clone(), Strategy::Exact, "python-lr");
+        let c = GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");
         let g = generate(
             &vocab,
             LangConstraint::Grammar(Box::new(c)),
@@ -119,12 +117,10 @@ fn go_nested_blocks_close_within_the_budget() {
     );
     let checker = GoChecker::new(&go, Duration::from_secs(30));
     let vocab = Arc::new(vocab(&["if x {\n", "}"], false));
-    let trie = Arc::new(TokTrie::new(&vocab));
-    let grammar = espalier_grammar::go().unwrap();
+    let kit = MaskKit::for_vocab(espalier_grammar::go().unwrap(), &vocab);
     let prompt = "package p\n\nfunc f(x bool) {\n";
     for (k, max_tokens) in [24, 31, 40, 57, 64].into_iter().enumerate() {
-        let mut c =
-            GrammarConstraint::new(grammar.recognizer(), trie.clone(), Strategy::Exact, "go-lr");
+        let mut c = GrammarConstraint::new(&kit, Strategy::Exact, "go-lr");
         c.commit(prompt.as_bytes()).unwrap();
         let g = generate(
             &vocab,
@@ -149,13 +145,11 @@ fn go_nested_blocks_close_within_the_budget() {
 fn fim_middles_nested_deep_join_the_suffix_within_the_budget() {
     let checker = python_checker();
     let vocab = Arc::new(vocab(&["def g():\n", "    ", "pass"], true));
-    let trie = Arc::new(TokTrie::new(&vocab));
-    let python = espalier_grammar::python().unwrap();
+    let kit = MaskKit::for_vocab(espalier_grammar::python().unwrap(), &vocab);
     let prefix = "def f(x):\n    for y in x:\n        if x:\n            if y:\n";
     let suffix = "            elif x:\n                pass\n    return x\n";
     for (k, max_tokens) in [32, 40, 57, 64].into_iter().enumerate() {
-        let c = FimConstraint::new(&python, prefix.as_bytes(), suffix.as_bytes(), trie.clone())
-            .unwrap();
+        let c = FimConstraint::new(&kit, prefix.as_bytes(), suffix.as_bytes()).unwrap();
         let g = generate(
             &vocab,
             LangConstraint::Fim(Box::new(c)),

@@ -184,6 +184,55 @@ impl std::fmt::Debug for Tokenizer {
     }
 }
 
+/// The byte-level BPE model of the vocabulary's tokens and its merges (`"a b"` each).
+fn bpe(tokens: &[&str], merges_raw: &[&str]) -> Result<BPE, TokenizerError> {
+    let vocab: tokenizers::models::bpe::Vocab =
+        tokens.iter().enumerate().map(|(i, t)| ((*t).to_owned(), i as u32)).collect();
+    let mut merges = Vec::with_capacity(merges_raw.len());
+    for (index, m) in merges_raw.iter().enumerate() {
+        let (a, b) = m
+            .split_once(' ')
+            .ok_or_else(|| TokenizerError::BadMerge { index, merge: (*m).to_owned() })?;
+        merges.push((a.to_owned(), b.to_owned()));
+    }
+    BPE::builder()
+        .vocab_and_merges(vocab, merges)
+        .build()
+        .map_err(|e| TokenizerError::Tokenizers(e.to_string()))
+}
+
+/// Adds the control tokens (special) and user-defined tokens to `inner`, by the
+/// vocabulary's token types; which ids are special (never text: control, unused and
+/// padding tokens).
+fn add_special_tokens(
+    inner: &mut tokenizers::Tokenizer,
+    tokens: &[&str],
+    types: &[u64],
+) -> Result<Vec<bool>, TokenizerError> {
+    let mut special = vec![false; tokens.len()];
+    let mut specials = Vec::new();
+    let mut user = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        match types.get(i).copied() {
+            Some(TOKEN_TYPE_CONTROL) => {
+                special[i] = true;
+                specials.push(AddedToken::from(*t, true));
+            }
+            Some(TOKEN_TYPE_USER_DEFINED) => {
+                // llama.cpp's converter pads the vocabulary to the embedding's rows
+                // with `[PAD<id>]` (Qwen2: 290 of them): never a real token.
+                special[i] = is_padding(t, i);
+                user.push(AddedToken::from(*t, false));
+            }
+            Some(TOKEN_TYPE_UNUSED) => special[i] = true,
+            _ => {}
+        }
+    }
+    inner.add_special_tokens(specials).map_err(|e| TokenizerError::Tokenizers(e.to_string()))?;
+    inner.add_tokens(user).map_err(|e| TokenizerError::Tokenizers(e.to_string()))?;
+    Ok(special)
+}
+
 impl Tokenizer {
     /// Builds the tokenizer from a GGUF file's `tokenizer.*` metadata.
     pub fn from_gguf(gguf: &Gguf) -> Result<Self, TokenizerError> {
@@ -199,7 +248,7 @@ impl Tokenizer {
         let pre_name = gguf.get_str("tokenizer.ggml.pre").ok().map(str::to_owned);
         let pre = pre_tokenizer(pre_name.as_deref().unwrap_or("smollm"))?;
         let tokens = gguf.get_str_array("tokenizer.ggml.tokens")?;
-        let merges_raw = gguf.get_str_array("tokenizer.ggml.merges")?;
+        let merges = gguf.get_str_array("tokenizer.ggml.merges")?;
         let types: Vec<u64> = match gguf.get_array("tokenizer.ggml.token_type") {
             Ok(a) => a.iter().map(|v| v.as_u64().unwrap_or(1)).collect(),
             Err(_) => vec![1; tokens.len()],
@@ -213,57 +262,15 @@ impl Tokenizer {
         };
         let bos = id("tokenizer.ggml.bos_token_id")?;
         let eos = id("tokenizer.ggml.eos_token_id")?;
-        let chat_template = gguf.get_str("tokenizer.chat_template").ok().map(str::to_owned);
-
-        let vocab: tokenizers::models::bpe::Vocab =
-            tokens.iter().enumerate().map(|(i, t)| ((*t).to_owned(), i as u32)).collect();
-        let mut merges = Vec::with_capacity(merges_raw.len());
-        for (index, m) in merges_raw.iter().enumerate() {
-            let (a, b) = m
-                .split_once(' ')
-                .ok_or_else(|| TokenizerError::BadMerge { index, merge: (*m).to_owned() })?;
-            merges.push((a.to_owned(), b.to_owned()));
-        }
-        let bpe = BPE::builder()
-            .vocab_and_merges(vocab, merges)
-            .build()
-            .map_err(|e| TokenizerError::Tokenizers(e.to_string()))?;
-
-        let mut inner = tokenizers::Tokenizer::new(bpe);
+        let mut inner = tokenizers::Tokenizer::new(bpe(&tokens, &merges)?);
         inner.with_pre_tokenizer(Some(pre));
         inner.with_decoder(Some(ByteLevelDecoder::default()));
-
-        let mut special = vec![false; vocab_size];
-        let mut specials = Vec::new();
-        let mut user = Vec::new();
-        for (i, t) in tokens.iter().enumerate() {
-            match types.get(i).copied() {
-                Some(TOKEN_TYPE_CONTROL) => {
-                    special[i] = true;
-                    specials.push(AddedToken::from(*t, true));
-                }
-                Some(TOKEN_TYPE_USER_DEFINED) => {
-                    // llama.cpp's converter pads the vocabulary to the embedding's rows
-                    // with `[PAD<id>]` (Qwen2: 290 of them): never a real token.
-                    special[i] = is_padding(t, i);
-                    user.push(AddedToken::from(*t, false));
-                }
-                Some(TOKEN_TYPE_UNUSED) => special[i] = true,
-                _ => {}
-            }
-        }
-        inner
-            .add_special_tokens(specials)
-            .map_err(|e| TokenizerError::Tokenizers(e.to_string()))?;
-        inner.add_tokens(user).map_err(|e| TokenizerError::Tokenizers(e.to_string()))?;
-
+        let special = add_special_tokens(&mut inner, &tokens, &types)?;
         let token_bytes = tokens
             .iter()
             .zip(&special)
             .map(|(t, &s)| if s { t.as_bytes().to_vec() } else { byte_level_decode(t) })
             .collect();
-
-        let fim = FimTokens::find(gguf, &tokens);
         // llama.cpp's default for byte-level BPE vocabularies without the key: no BOS.
         let add_bos = matches!(
             gguf.get("tokenizer.ggml.add_bos_token"),
@@ -275,8 +282,8 @@ impl Tokenizer {
             special,
             bos,
             eos,
-            chat_template,
-            fim,
+            chat_template: gguf.get_str("tokenizer.chat_template").ok().map(str::to_owned),
+            fim: FimTokens::find(gguf, &tokens),
             add_bos,
             pre: pre_name,
         })

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use espalier_constraint::{
-    Commit, Constraint as _, FimConstraint, GrammarConstraint, Strategy, TokenSet, Vocab,
+    Commit, Constraint as _, FimConstraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab,
 };
 use espalier_decode::{Lang, LangConstraint, Mode, Unconstrained};
 use espalier_grammar::lr_table::TableKind;
@@ -239,7 +239,8 @@ impl Constraint {
     /// `names` mode, exact strategy only) the mask is also narrowed by the names layer:
     /// a name the text reads must be bound by Python's scoping rules (a parameter, an
     /// assignment, an import, a builtin...), so the program raises no `NameError`;
-    /// `inspect()["tree"]["state"]` lists the names in scope.
+    /// `inspect()["names_in_scope"]` lists the names in scope (a list; `None` without
+    /// the layer).
     #[staticmethod]
     #[pyo3(signature = (vocab, strategy = "exact", prompt = "", names = false))]
     fn python(vocab: &Vocabulary, strategy: &str, prompt: &str, names: bool) -> PyResult<Self> {
@@ -289,10 +290,12 @@ impl Constraint {
             LanguageOptions { start: start.to_string(), table, ..LanguageOptions::default() };
         let lang: Arc<Language> = Language::compile(grammar, &options)
             .map_err(|e| GrammarError::new_err(format!("the grammar does not compile: {e}")))?;
-        let mut c = GrammarConstraint::new(lang.recognizer(), vocab.trie(), strategy, "grammar-lr");
+        let mut kit = MaskKit::new(lang.clone(), vocab.trie());
         if strategy == Strategy::Syncode {
-            c = c.with_store(Arc::new(espalier_constraint::MaskStore::build(&lang, &vocab.vocab)));
+            kit = kit
+                .with_store(Arc::new(espalier_constraint::MaskStore::build(&lang, &vocab.vocab)));
         }
+        let c = GrammarConstraint::new(&kit, strategy, "grammar-lr");
         Constraint::new(LangConstraint::Grammar(Box::new(c)), vocab, "grammar", prompt)
     }
 
@@ -321,8 +324,7 @@ impl Constraint {
             )));
         }
         let kit = vocab.grammar_kit(lang, false)?;
-        let c = FimConstraint::new(kit.language(), &prefix, &suffix, vocab.trie())
-            .map_err(fim_error)?;
+        let c = FimConstraint::new(kit.masks(), &prefix, &suffix).map_err(fim_error)?;
         Constraint::new(LangConstraint::Fim(Box::new(c)), vocab, lang.name(), "")
     }
 

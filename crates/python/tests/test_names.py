@@ -78,9 +78,10 @@ def test_inspect_lists_the_names_in_scope(toy):
     c = Constraint.python(toy, prompt="import os\ndef f(a):\n    b = a\n    return ", names=True)
     info = c.inspect()
     assert info["kind"] == "python-names"
-    scope = info["tree"]["state"].split(", ")
+    scope = info["names_in_scope"]
     assert {"a", "b", "f", "os"} <= set(scope), scope
     assert "len" not in scope, "builtins are not listed"
+    assert Constraint.python(toy, prompt="x = 1\n").inspect()["names_in_scope"] is None
 
 
 def test_the_prompt_is_checked_too(toy):

@@ -74,10 +74,11 @@ fn stats(name: &str, mut t: Vec<f64>) {
     );
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
-    let vocab_path = args.get(1).ok_or("usage: mask_speed VOCAB.hex [SCRIPT.slua...]")?;
-    let text = std::fs::read_to_string(vocab_path)?;
+type Error = Box<dyn std::error::Error>;
+
+/// The vocabulary file: one token per line as hex bytes, or `special`.
+fn read_vocab(path: &str) -> Result<Vocab, Error> {
+    let text = std::fs::read_to_string(path)?;
     let mut tokens = Vec::new();
     let mut special = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -93,9 +94,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
-    let eos = 2;
-    let vocab = Vocab::new(tokens, &special, eos);
-    let scripts: Vec<String> = if args.len() > 2 {
+    Ok(Vocab::new(tokens, &special, EOS))
+}
+
+const EOS: u32 = 2;
+
+/// The scripts named on the command line (else four of the valid test scripts), and
+/// with `LONG=N` the two long talents.
+fn scripts(args: &[String]) -> Result<Vec<String>, Error> {
+    let mut scripts: Vec<String> = if args.len() > 2 {
         args[2..].iter().map(std::fs::read_to_string).collect::<Result<_, _>>()?
     } else {
         vec![
@@ -105,43 +112,44 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             include_str!("../tests/scripts/valid/19_strings.slua").to_string(),
         ]
     };
-    let mut scripts = scripts;
     let long: usize = std::env::var("LONG").ok().map(|v| v.parse()).transpose()?.unwrap_or(0);
     if long > 0 {
         scripts.push(long_locals(long));
         scripts.push(long_nested(long));
     }
-    let dfas = Rc::new(DfaCache::default());
-    // One vocabulary trie for every script, as a decoder's kit holds it.
-    let t = Instant::now();
-    let trie = Arc::new(TokTrie::new(&vocab));
-    println!("vocabulary trie built in {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
-    let (mut first_quarter, mut last_quarter) = (Vec::new(), Vec::new());
-    // Steps taken over all scripts (every 8th is a cut point for the wrap-up).
-    let mut steps_taken = 0usize;
-    let mut walls = Vec::new();
-    let verify = std::env::var("VERIFY").is_ok();
-    let mut cuts: Vec<(SluaConstraint, String)> = Vec::new();
-    let (mut fast, mut slow) = (Vec::new(), Vec::new());
-    let (mut allowed, mut disagreements, mut first) = (0usize, 0usize, None);
-    // On-CPU time of making each script's constraint (its setup, see `SluaConstraint::new`).
-    let mut setups = Vec::new();
-    // `WARM=1`: replay every script once untimed first, with the same segment
-    // cache, as a decoder that has written such scripts before (the figures then
-    // leave out compiling segment DFAs and caching state masks on first sight).
-    let passes = if std::env::var("WARM").is_ok() { 2 } else { 1 };
-    for (n, script) in (0..passes).flat_map(|_| scripts.iter()).enumerate() {
-        if passes == 2 && n == scripts.len() {
-            // The untimed pass is over.
-            fast.clear();
-            walls.clear();
-            slow.clear();
-            first_quarter.clear();
-            last_quarter.clear();
-            cuts.clear();
-            setups.clear();
-            (allowed, steps_taken) = (0, 0);
-        }
+    Ok(scripts)
+}
+
+/// What the replays measure, over all scripts.
+#[derive(Default)]
+struct Replays {
+    /// On-CPU time of each step's `fill_mask` (the run's first mask apart).
+    fast: Vec<f64>,
+    first: Option<f64>,
+    walls: Vec<f64>,
+    /// Time of each step's reference mask (`fill_mask_per_token`).
+    slow: Vec<f64>,
+    first_quarter: Vec<f64>,
+    last_quarter: Vec<f64>,
+    /// On-CPU time of making each script's constraint.
+    setups: Vec<f64>,
+    allowed: usize,
+    disagreements: usize,
+    /// Steps taken over all scripts (every 8th is a cut point for the wrap-up).
+    steps_taken: usize,
+    cuts: Vec<(SluaConstraint, String)>,
+}
+
+impl Replays {
+    /// Replays `script` greedily: at each step the longest allowed token that is a
+    /// prefix of the remaining text (what a model agreeing with it would do).
+    fn replay(
+        &mut self,
+        script: &str,
+        vocab: &Vocab,
+        trie: &Arc<TokTrie>,
+        dfas: &Rc<DfaCache>,
+    ) -> Result<(), Error> {
         // Talents may apply the Burning effect; an effect must not redefine a name.
         let effects =
             if script.starts_with("talent") { vec!["Burning".to_string()] } else { vec![] };
@@ -149,139 +157,182 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let c0 = thread_cpu_ns();
         let mut c = SluaConstraint::new(env).with_trie(trie.clone());
         if let (Some(a), Some(b)) = (c0, thread_cpu_ns()) {
-            setups.push(b.saturating_sub(a) as f64 / 1e9);
+            self.setups.push(b.saturating_sub(a) as f64 / 1e9);
         }
         let mut times = Vec::new();
         let mut mask = TokenSet::empty(vocab.len());
         let mut reference = TokenSet::empty(vocab.len());
-        // Replay the script greedily: at each step take the longest allowed token that
-        // is a prefix of the remaining text (what a model agreeing with it would do).
         let mut rest = script.trim_end().as_bytes();
         loop {
-            let t = Instant::now();
-            let c0 = thread_cpu_ns();
-            c.fill_mask(&vocab, &mut mask);
-            let wall_dt = t.elapsed().as_secs_f64();
-            // On-CPU time of the step (waiting for a core on a loaded machine is not
-            // work); wall-clock where the thread clock is missing.
-            let dt = match (c0, thread_cpu_ns()) {
-                (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e9,
-                _ => wall_dt,
-            };
-            walls.push(wall_dt);
-            if first.is_none() {
-                // The first mask of the run (the first segments' DFAs): reported apart.
-                first = Some(dt);
-            } else {
-                fast.push(dt);
+            let dt = self.time_mask(&mut c, vocab, &mut mask);
+            if let Some(dt) = dt {
                 times.push(dt);
             }
-            if std::env::var("NO_REFERENCE").is_err() {
-                let t = Instant::now();
-                c.fill_mask_per_token(&vocab, &mut reference);
-                slow.push(t.elapsed().as_secs_f64());
-            } else {
-                reference.clone_from(&mask);
-            }
-            if std::env::var("SHOW_SLOW").is_ok() && dt > 0.002 {
+            if std::env::var("SHOW_SLOW").is_ok() && dt.unwrap_or(0.0) > 0.002 {
                 println!(
                     "slow step {:.1} ms: partial {:?}, carry {:?}, before {:?}",
-                    dt * 1e3,
+                    dt.unwrap_or(0.0) * 1e3,
                     String::from_utf8_lossy(c.partial()),
                     c.tree().carry().map(char::from),
                     String::from_utf8_lossy(&rest[..rest.len().min(24)])
                 );
             }
-            allowed += mask.count();
-            if mask.words() != reference.words() {
-                disagreements += 1;
-                for id in 0..vocab.len() {
-                    if mask.contains(id) != reference.contains(id) {
-                        println!(
-                            "disagreement: token {:?} trie {} per-token {} (remainder {:?})",
-                            String::from_utf8_lossy(vocab.bytes(id as u32)),
-                            mask.contains(id),
-                            reference.contains(id),
-                            String::from_utf8_lossy(c.partial())
-                        );
-                    }
-                }
-            }
-            if verify {
-                for id in 0..vocab.len() as u32 {
-                    let b = vocab.bytes(id);
-                    if b.is_empty() || vocab.is_special(id) {
-                        continue;
-                    }
-                    let truth = c.clone().commit(b).is_ok();
-                    if truth != mask.contains(id as usize) {
-                        disagreements += 1;
-                        println!(
-                            "token {:?} mask {} truth {truth} (remainder {:?})",
-                            String::from_utf8_lossy(b),
-                            mask.contains(id as usize),
-                            String::from_utf8_lossy(c.partial())
-                        );
-                    }
-                }
+            self.check_against_reference(&mut c, vocab, &mask, &mut reference);
+            if std::env::var("VERIFY").is_ok() {
+                self.verify(&c, vocab, &mask);
             }
             if rest.is_empty() {
-                assert!(c.is_complete() && mask.contains(eos as usize));
+                assert!(c.is_complete() && mask.contains(EOS as usize));
                 if times.len() >= 400 {
                     let q = times.len() / 4;
-                    first_quarter.extend_from_slice(&times[..q]);
-                    last_quarter.extend_from_slice(&times[times.len() - q..]);
+                    self.first_quarter.extend_from_slice(&times[..q]);
+                    self.last_quarter.extend_from_slice(&times[times.len() - q..]);
                 }
-                break;
+                return Ok(());
             }
-            steps_taken += 1;
-            if steps_taken % 8 == 1 {
+            self.steps_taken += 1;
+            if self.steps_taken % 8 == 1 {
                 let done = script.trim_end().len() - rest.len();
-                cuts.push((c.clone(), script[..done].to_string()));
+                self.cuts.push((c.clone(), script[..done].to_string()));
             }
-            let best = mask
-                .iter()
-                .filter(|&id| {
-                    rest.starts_with(vocab.bytes(id as u32)) && !vocab.bytes(id as u32).is_empty()
-                })
-                .max_by_key(|&id| vocab.bytes(id as u32).len())
-                .ok_or_else(|| {
-                    format!(
-                        "no allowed token continues the script at {:?}; {} allowed, partial {:?}",
-                        String::from_utf8_lossy(&rest[..rest.len().min(20)]),
-                        mask.count(),
-                        String::from_utf8_lossy(c.partial())
-                    )
-                })?;
-            let b = vocab.bytes(best as u32);
+            let b = longest_allowed_prefix(&c, vocab, &mask, rest)?;
             c.commit(b).map_err(|e| format!("{e}"))?;
             rest = &rest[b.len()..];
         }
     }
-    println!("first mask of the run: {:.1} ms", first.unwrap_or(0.0) * 1e3);
-    let steps = fast.len() + 1;
-    stats("constraint setup, on-CPU        ", setups);
-    stats("trie walk  (fill_mask), on-CPU  ", fast);
-    stats("trie walk  (fill_mask), wall    ", walls);
-    if !first_quarter.is_empty() {
-        stats("  long scripts, first quarter   ", first_quarter);
-        stats("  long scripts, last quarter    ", last_quarter);
+
+    /// Fills the mask, recording its on-CPU time (wall-clock where the thread clock is
+    /// missing: waiting for a core on a loaded machine is not work); the time, unless
+    /// it was the run's first mask (the first segments' DFAs: reported apart).
+    fn time_mask(
+        &mut self,
+        c: &mut SluaConstraint,
+        vocab: &Vocab,
+        mask: &mut TokenSet,
+    ) -> Option<f64> {
+        let t = Instant::now();
+        let c0 = thread_cpu_ns();
+        c.fill_mask(vocab, mask);
+        let wall_dt = t.elapsed().as_secs_f64();
+        let dt = match (c0, thread_cpu_ns()) {
+            (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e9,
+            _ => wall_dt,
+        };
+        self.walls.push(wall_dt);
+        self.allowed += mask.count();
+        if self.first.is_none() {
+            self.first = Some(dt);
+            return None;
+        }
+        self.fast.push(dt);
+        Some(dt)
     }
-    if !slow.is_empty() {
-        stats("per token  (fill_mask_per_token)", slow);
+
+    /// The reference mask (`fill_mask_per_token`, unless `NO_REFERENCE`), timed and
+    /// compared token by token.
+    fn check_against_reference(
+        &mut self,
+        c: &mut SluaConstraint,
+        vocab: &Vocab,
+        mask: &TokenSet,
+        reference: &mut TokenSet,
+    ) {
+        if std::env::var("NO_REFERENCE").is_ok() {
+            return;
+        }
+        let t = Instant::now();
+        c.fill_mask_per_token(vocab, reference);
+        self.slow.push(t.elapsed().as_secs_f64());
+        if mask.words() == reference.words() {
+            return;
+        }
+        self.disagreements += 1;
+        for id in (0..vocab.len()).filter(|&id| mask.contains(id) != reference.contains(id)) {
+            println!(
+                "disagreement: token {:?} trie {} per-token {} (remainder {:?})",
+                String::from_utf8_lossy(vocab.bytes(id as u32)),
+                mask.contains(id),
+                reference.contains(id),
+                String::from_utf8_lossy(c.partial())
+            );
+        }
     }
-    println!(
-        "mean allowed tokens {:.0} of {}; {disagreements} disagreements",
-        allowed as f64 / steps as f64,
-        vocab.len()
-    );
-    if disagreements > 0 {
-        return Err("masks disagree".into());
+
+    /// Ground truth (`VERIFY=1`): every token committed on a clone.
+    fn verify(&mut self, c: &SluaConstraint, vocab: &Vocab, mask: &TokenSet) {
+        for id in 0..vocab.len() as u32 {
+            let b = vocab.bytes(id);
+            if b.is_empty() || vocab.is_special(id) {
+                continue;
+            }
+            let truth = c.clone().commit(b).is_ok();
+            if truth != mask.contains(id as usize) {
+                self.disagreements += 1;
+                println!(
+                    "token {:?} mask {} truth {truth} (remainder {:?})",
+                    String::from_utf8_lossy(b),
+                    mask.contains(id as usize),
+                    String::from_utf8_lossy(c.partial())
+                );
+            }
+        }
     }
-    if std::env::var("MASKS_ONLY").is_ok() {
-        return Ok(());
+
+    /// Forgets what an untimed pass measured.
+    fn reset(&mut self) {
+        let (first, disagreements) = (self.first, self.disagreements);
+        *self = Replays { first, disagreements, ..Replays::default() };
     }
-    // Wrap-up from the cut points: random finishing tokens until complete.
+
+    fn report(&self, vocab: &Vocab) {
+        println!("first mask of the run: {:.1} ms", self.first.unwrap_or(0.0) * 1e3);
+        let steps = self.fast.len() + 1;
+        stats("constraint setup, on-CPU        ", self.setups.clone());
+        stats("trie walk  (fill_mask), on-CPU  ", self.fast.clone());
+        stats("trie walk  (fill_mask), wall    ", self.walls.clone());
+        if !self.first_quarter.is_empty() {
+            stats("  long scripts, first quarter   ", self.first_quarter.clone());
+            stats("  long scripts, last quarter    ", self.last_quarter.clone());
+        }
+        if !self.slow.is_empty() {
+            stats("per token  (fill_mask_per_token)", self.slow.clone());
+        }
+        println!(
+            "mean allowed tokens {:.0} of {}; {} disagreements",
+            self.allowed as f64 / steps as f64,
+            vocab.len(),
+            self.disagreements
+        );
+    }
+}
+
+/// The longest allowed token that `rest` starts with.
+fn longest_allowed_prefix<'v>(
+    c: &SluaConstraint,
+    vocab: &'v Vocab,
+    mask: &TokenSet,
+    rest: &[u8],
+) -> Result<&'v [u8], Error> {
+    let best = mask
+        .iter()
+        .filter(|&id| {
+            rest.starts_with(vocab.bytes(id as u32)) && !vocab.bytes(id as u32).is_empty()
+        })
+        .max_by_key(|&id| vocab.bytes(id as u32).len())
+        .ok_or_else(|| {
+            format!(
+                "no allowed token continues the script at {:?}; {} allowed, partial {:?}",
+                String::from_utf8_lossy(&rest[..rest.len().min(20)]),
+                mask.count(),
+                String::from_utf8_lossy(c.partial())
+            )
+        })?;
+    Ok(vocab.bytes(best as u32))
+}
+
+/// Wrap-up from the cut points: random finishing tokens until complete, each finished
+/// script checked again from scratch.
+fn wrap_up(cuts: Vec<(SluaConstraint, String)>, vocab: &Vocab) -> Result<(), Error> {
     let mut rng = espalier_slua::walker::Rng::new(1);
     let (mut times, mut lens, mut sizes) = (Vec::new(), Vec::new(), 0usize);
     let n_cuts = cuts.len();
@@ -291,7 +342,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut tokens = 0;
         loop {
             let t = Instant::now();
-            c.fill_finishing_mask(&vocab, &mut mask);
+            c.fill_finishing_mask(vocab, &mut mask);
             times.push(t.elapsed().as_secs_f64());
             sizes += mask.count();
             if c.is_complete() {
@@ -324,4 +375,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         sizes as f64 / steps as f64
     );
     Ok(())
+}
+
+fn main() -> Result<(), Error> {
+    let args: Vec<String> = std::env::args().collect();
+    let vocab = read_vocab(args.get(1).ok_or("usage: mask_speed VOCAB.hex [SCRIPT.slua...]")?)?;
+    let scripts = scripts(&args)?;
+    let dfas = Rc::new(DfaCache::default());
+    // One vocabulary trie for every script, as a decoder's kit holds it.
+    let t = Instant::now();
+    let trie = Arc::new(TokTrie::new(&vocab));
+    println!("vocabulary trie built in {:.1} ms", t.elapsed().as_secs_f64() * 1e3);
+    let mut replays = Replays::default();
+    // `WARM=1`: replay every script once untimed first, with the same segment
+    // cache, as a decoder that has written such scripts before (the figures then
+    // leave out compiling segment DFAs and caching state masks on first sight).
+    if std::env::var("WARM").is_ok() {
+        for script in &scripts {
+            replays.replay(script, &vocab, &trie, &dfas)?;
+        }
+        replays.reset();
+    }
+    for script in &scripts {
+        replays.replay(script, &vocab, &trie, &dfas)?;
+    }
+    replays.report(&vocab);
+    if replays.disagreements > 0 {
+        return Err("masks disagree".into());
+    }
+    if std::env::var("MASKS_ONLY").is_ok() {
+        return Ok(());
+    }
+    wrap_up(replays.cuts, &vocab)
 }

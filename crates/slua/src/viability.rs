@@ -139,104 +139,150 @@ fn pack(stack: &[(Type, BinOp)], cur: &Type) -> Option<u64> {
 /// [`push_op`] on vectors cost 3 ms; numbering states when they are first met and
 /// keeping successors as numbers in one flat list took it from 1.7 to 1.1 ms.
 fn reach_table() -> FxHashMap<u64, u8> {
-    let base = |t: Option<Type>| t.as_ref().and_then(base_index).map(|i| i as u8);
-    let result: Vec<[[Option<u8>; 3]; 3]> = BIN_OPS
-        .iter()
-        .map(|op| {
-            std::array::from_fn(|l| std::array::from_fn(|r| base(op.result(&BASES[l], &BASES[r]))))
-        })
-        .collect();
-    let accepts: Vec<[bool; 3]> =
-        BIN_OPS.iter().map(|op| std::array::from_fn(|t| op.accepts_left(&BASES[t]))).collect();
-    // A state: pending (left type, operator index) pairs and the operand's type.
-    let unpack = |key: u64| -> (usize, u8, [(u8, usize); MAX_PACKED]) {
-        let mut st = [(0u8, 0usize); MAX_PACKED];
-        let len = (key & 15) as usize;
-        for (k, e) in st.iter_mut().enumerate().take(len) {
-            let bits = key >> (6 + 6 * k);
-            *e = ((bits & 3) as u8, ((bits >> 2) & 15) as usize);
-        }
-        (len, ((key >> 4) & 3) as u8, st)
-    };
-    let pack = |st: &[(u8, usize)], cur: u8| -> u64 {
-        st.iter().enumerate().fold(st.len() as u64 | (u64::from(cur) << 4), |key, (k, &(t, op))| {
-            key | ((u64::from(t) | ((op as u64) << 2)) << (6 + 6 * k))
-        })
-    };
-    let reduce_all = |st: &[(u8, usize)], cur: u8| {
-        st.iter().rev().try_fold(cur, |cur, &(l, op)| result[op][usize::from(l)][usize::from(cur)])
-    };
-    // `push_op` on a packed state: the stack after the operator, if well typed.
-    let push =
-        |st: &[(u8, usize)], cur: u8, op: usize| -> Option<([(u8, usize); MAX_PACKED], usize)> {
-            let mut out = [(0u8, 0usize); MAX_PACKED];
-            out[..st.len()].copy_from_slice(st);
-            let (mut len, mut cur) = (st.len(), cur);
-            let o = BIN_OPS[op];
-            while len > 0 {
-                let (l, top) = out[len - 1];
-                let t = BIN_OPS[top];
-                if !(t.prec() > o.prec() || (t.prec() == o.prec() && !o.right_assoc())) {
-                    break;
-                }
-                cur = result[top][usize::from(l)][usize::from(cur)]?;
-                len -= 1;
-            }
-            if !accepts[op][usize::from(cur)] || len == MAX_PACKED {
-                return None;
-            }
-            out[len] = (cur, op);
-            Some((out, len + 1))
-        };
-    // States are numbered when first met (breadth first); each one's successors are
-    // kept as numbers in one flat list, so every successor costs one hash look-up.
-    let mut index: FxHashMap<u64, u32> = FxHashMap::default();
-    let mut states: Vec<u64> = Vec::new();
-    let number = |key: u64, index: &mut FxHashMap<u64, u32>, states: &mut Vec<u64>| -> u32 {
-        *index.entry(key).or_insert_with(|| {
-            states.push(key);
-            states.len() as u32 - 1
-        })
-    };
+    let ops = OpTables::new();
+    let mut graph = StateGraph::default();
     for b in 0..3 {
-        number(pack(&[], b), &mut index, &mut states);
+        graph.number(pack_indices(&[], b));
     }
-    let (mut succ, mut succ_end): (Vec<u32>, Vec<usize>) = (Vec::new(), Vec::new());
     let mut mask: Vec<u8> = Vec::new();
     let mut i = 0;
-    while i < states.len() {
-        let (len, cur, st) = unpack(states[i]);
+    while i < graph.states.len() {
+        let (len, cur, st) = unpack_indices(graph.states[i]);
         let st = &st[..len];
-        mask.push(reduce_all(st, cur).map_or(0, |i| 1 << i));
+        mask.push(ops.reduce_all(st, cur).map_or(0, |i| 1 << i));
         if len < MAX_PENDING {
             for op in 0..BIN_OPS.len() {
-                if let Some((st2, len2)) = push(st, cur, op) {
+                if let Some((st2, len2)) = ops.push(st, cur, op) {
                     // The operand's type is bits 4-5 of a key.
-                    let key = pack(&st2[..len2], 0);
+                    let key = pack_indices(&st2[..len2], 0);
                     for b in 0..3u64 {
-                        succ.push(number(key | (b << 4), &mut index, &mut states));
+                        let k = graph.number(key | (b << 4));
+                        graph.succ.push(k);
                     }
                 }
             }
         }
-        succ_end.push(succ.len());
+        graph.succ_end.push(graph.succ.len());
         i += 1;
     }
-    loop {
-        let mut changed = false;
-        for i in (0..states.len()).rev() {
-            let from = if i == 0 { 0 } else { succ_end[i - 1] };
-            let m = succ[from..succ_end[i]].iter().fold(mask[i], |m, &k| m | mask[k as usize]);
-            if m != mask[i] {
-                mask[i] = m;
-                changed = true;
+    graph.close(&mut mask);
+    graph.states.into_iter().zip(mask).collect()
+}
+
+/// A packed state: pending (left type, operator index) pairs and the operand's type.
+type Pending = [(u8, usize); MAX_PACKED];
+
+/// A key's pending pairs (by base type and operator index), their count and the
+/// operand's base type.
+fn unpack_indices(key: u64) -> (usize, u8, Pending) {
+    let mut st = [(0u8, 0usize); MAX_PACKED];
+    let len = (key & 15) as usize;
+    for (k, e) in st.iter_mut().enumerate().take(len) {
+        let bits = key >> (6 + 6 * k);
+        *e = ((bits & 3) as u8, ((bits >> 2) & 15) as usize);
+    }
+    (len, ((key >> 4) & 3) as u8, st)
+}
+
+/// The key of pending pairs by index (as [`unpack_indices`] reads it).
+fn pack_indices(st: &[(u8, usize)], cur: u8) -> u64 {
+    st.iter().enumerate().fold(st.len() as u64 | (u64::from(cur) << 4), |key, (k, &(t, op))| {
+        key | ((u64::from(t) | ((op as u64) << 2)) << (6 + 6 * k))
+    })
+}
+
+/// The operators' typing on base types, tabulated: `result[op][left][right]` and
+/// `accepts[op][left]`.
+struct OpTables {
+    result: Vec<[[Option<u8>; 3]; 3]>,
+    accepts: Vec<[bool; 3]>,
+}
+
+impl OpTables {
+    fn new() -> OpTables {
+        let base = |t: Option<Type>| t.as_ref().and_then(base_index).map(|i| i as u8);
+        let result = BIN_OPS
+            .iter()
+            .map(|op| {
+                std::array::from_fn(|l| {
+                    std::array::from_fn(|r| base(op.result(&BASES[l], &BASES[r])))
+                })
+            })
+            .collect();
+        let accepts =
+            BIN_OPS.iter().map(|op| std::array::from_fn(|t| op.accepts_left(&BASES[t]))).collect();
+        OpTables { result, accepts }
+    }
+
+    /// The type of the whole expression if it ended here.
+    fn reduce_all(&self, st: &[(u8, usize)], cur: u8) -> Option<u8> {
+        st.iter()
+            .rev()
+            .try_fold(cur, |cur, &(l, op)| self.result[op][usize::from(l)][usize::from(cur)])
+    }
+
+    /// `push_op` on a packed state: the stack after the operator, if well typed.
+    fn push(&self, st: &[(u8, usize)], cur: u8, op: usize) -> Option<(Pending, usize)> {
+        let mut out = [(0u8, 0usize); MAX_PACKED];
+        out[..st.len()].copy_from_slice(st);
+        let (mut len, mut cur) = (st.len(), cur);
+        let o = BIN_OPS[op];
+        while len > 0 {
+            let (l, top) = out[len - 1];
+            let t = BIN_OPS[top];
+            if !(t.prec() > o.prec() || (t.prec() == o.prec() && !o.right_assoc())) {
+                break;
+            }
+            cur = self.result[top][usize::from(l)][usize::from(cur)]?;
+            len -= 1;
+        }
+        if !self.accepts[op][usize::from(cur)] || len == MAX_PACKED {
+            return None;
+        }
+        out[len] = (cur, op);
+        Some((out, len + 1))
+    }
+}
+
+/// States numbered when first met (breadth first); each one's successors kept as
+/// numbers in one flat list, so every successor costs one hash look-up.
+#[derive(Default)]
+struct StateGraph {
+    index: FxHashMap<u64, u32>,
+    states: Vec<u64>,
+    succ: Vec<u32>,
+    /// Where each state's successors end in `succ`.
+    succ_end: Vec<usize>,
+}
+
+impl StateGraph {
+    fn number(&mut self, key: u64) -> u32 {
+        let states = &mut self.states;
+        *self.index.entry(key).or_insert_with(|| {
+            states.push(key);
+            states.len() as u32 - 1
+        })
+    }
+
+    /// Each state's mask joined with its successors' until nothing changes.
+    fn close(&self, mask: &mut [u8]) {
+        loop {
+            let mut changed = false;
+            for i in (0..self.states.len()).rev() {
+                let from = if i == 0 { 0 } else { self.succ_end[i - 1] };
+                let m = self.succ[from..self.succ_end[i]]
+                    .iter()
+                    .fold(mask[i], |m, &k| m | mask[k as usize]);
+                if m != mask[i] {
+                    mask[i] = m;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return;
             }
         }
-        if !changed {
-            break;
-        }
     }
-    states.into_iter().zip(mask).collect()
 }
 
 #[cfg(test)]

@@ -19,13 +19,9 @@ fn tree(node: &TreeNode) -> Html {
     }
 }
 
-/// The node kind `NamesConstraint::inspect` gives its tree: the names in scope at the
-/// cursor, as its state (`a, f`; builtins are not listed).
-const NAMES_IN_SCOPE: &str = "names in scope";
-
-/// The names in scope at the cursor (mode `names`), one item each.
-fn names_in_scope(node: &TreeNode) -> Html {
-    let names: Vec<&str> = node.state.split(", ").filter(|n| !n.is_empty()).collect();
+/// The names in scope at the cursor (mode `names`: `Inspection::names_in_scope`, the
+/// names layer's scopes, builtins left out), one item each.
+fn names_in_scope(names: &[String]) -> Html {
     html! {
         <>
             <p>{"names in scope at the cursor (besides the builtins): "}
@@ -47,10 +43,8 @@ pub fn inspection(step: Option<&StepTrace>) -> Html {
         <div id="inspection" class="inspection">
             <p class="muted">{format!("{} · {}{}", ins.kind, mask, if step.wrap_up { " · wrapping up: finishing mask" } else { "" })}</p>
             if let Some(re) = &ins.regex { <p>{"next segment regex: "}<code id="regex">{re.clone()}</code></p> }
-            if let Some(root) = &ins.tree {
-                if root.kind == NAMES_IN_SCOPE { { names_in_scope(root) } }
-                else { <ul id="tree" class="tree">{ tree(root) }</ul> }
-            }
+            if let Some(names) = &ins.names_in_scope { { names_in_scope(names) } }
+            if let Some(root) = &ins.tree { <ul id="tree" class="tree">{ tree(root) }</ul> }
             if !ins.stack.is_empty() {
                 <p>{"parser stack: "}<code id="stack">{ins.stack.join(" ")}</code></p>
             }

@@ -34,7 +34,7 @@ fn main() {
     let trie = Arc::new(TokTrie::new(&vocab));
     let t = Instant::now();
     let c0 = espalier_constraint::timing::thread_cpu_ns().unwrap_or(0);
-    let starts = trie.lexeme_starts(&lang.dfa).expect("starts");
+    let starts = espalier_constraint::lexeme_starts::LexemeStarts::build(&trie, &lang.dfa).expect("starts");
     let cpu_ms = (espalier_constraint::timing::thread_cpu_ns().unwrap_or(0) - c0) as f64 / 1e6;
     println!("summaries: {cpu_ms:.1} ms CPU");
     println!(

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use espalier_constraint::timing::thread_cpu_ns;
-use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokTrie, TokenSet, Vocab};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokenSet, Vocab};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -39,15 +39,14 @@ fn main() {
         .collect();
     let vocab = Vocab::new(toks, &special, eos);
     let lang = espalier_grammar::python().expect("grammar");
-    let trie = Arc::new(TokTrie::new(&vocab));
-    let store = syncode.then(|| Arc::new(MaskStore::load_or_build(&lang, &vocab, std::path::Path::new("/tmp/mask-dev/store.bin")).expect("store")));
+    let mut kit = espalier_constraint::MaskKit::for_vocab(lang.clone(), &vocab);
+    if syncode {
+        kit = kit.with_store(Arc::new(MaskStore::load_or_build(&lang, &vocab, std::path::Path::new("/tmp/mask-dev/store.bin")).expect("store")));
+    }
     let mut steps = Vec::new();
     let mut mask = TokenSet::empty(vocab.len());
     for (f, ids) in files.iter().enumerate() {
-        let mut c = GrammarConstraint::new(lang.recognizer(), trie.clone(), if syncode { Strategy::Syncode } else { Strategy::Exact }, "py");
-        if let Some(s) = &store {
-            c = c.with_store(s.clone());
-        }
+        let mut c = GrammarConstraint::new(&kit, if syncode { Strategy::Syncode } else { Strategy::Exact }, "py");
         for (pos, &id) in ids.iter().enumerate() {
             let t0 = thread_cpu_ns().unwrap_or(0);
             c.fill_mask(&vocab, &mut mask);

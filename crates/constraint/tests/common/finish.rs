@@ -3,9 +3,7 @@
 //! ends of masked random walks, each finished program then judged by the language's own
 //! parser (shared by the Python and Go finishing tests: `finishing`, `go_finishing`).
 
-use std::sync::Arc;
-
-use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, TokenSet, Vocab};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
 
 use super::{GrammarLang, Rng};
 
@@ -106,7 +104,7 @@ pub struct Oracle<'a> {
 /// seeded offsets, each prefix committed to a fresh `exact` constraint.
 pub fn cuts(
     lang: &GrammarLang,
-    trie: &Arc<TokTrie>,
+    kit: &MaskKit,
     (stride, first, max_bytes): (usize, usize, usize),
     (cuts, slow_cuts): (usize, usize),
     rng: &mut Rng,
@@ -122,7 +120,7 @@ pub fn cuts(
         while !text.is_char_boundary(at) {
             at -= 1;
         }
-        let mut c = lang.constraint(trie, Strategy::Exact, None);
+        let mut c = lang.constraint(kit, Strategy::Exact, None);
         c.commit(&text.as_bytes()[..at]).expect("a prefix of a valid file is viable");
         starts.push((format!("cut {i} {path}@{at}"), c));
     }
@@ -135,7 +133,7 @@ pub fn cuts(
 pub fn walks(
     lang: &GrammarLang,
     vocab: &Vocab,
-    trie: &Arc<TokTrie>,
+    kit: &MaskKit,
     prelude: &str,
     (walks, slow_walks): (usize, usize),
     take: impl Fn(&[u8]) -> bool,
@@ -146,7 +144,7 @@ pub fn walks(
     let eos = vocab.eos() as usize;
     let mut starts = Vec::new();
     for w in 0..walks {
-        let mut c = lang.constraint(trie, Strategy::Exact, None);
+        let mut c = lang.constraint(kit, Strategy::Exact, None);
         if !prelude.is_empty() {
             c.commit(prelude.as_bytes()).unwrap();
         }

@@ -31,6 +31,7 @@ pub fn true_next_token_is_always_allowed(
 ) {
     let name = lang.name;
     let (tok, vocab, trie) = smollm2();
+    let kit = lang.kit(&trie);
     let store = lang.store(&vocab);
     let (stride, max_bytes) = if slow() { slow_size } else { ci };
     let files = lang.sample(stride, first, max_bytes);
@@ -48,7 +49,7 @@ pub fn true_next_token_is_always_allowed(
         checked_files += 1;
         let ids = tok.encode(text).expect("tokenize");
         for strategy in Strategy::ALL {
-            let mut c = lang.constraint(&trie, strategy, Some(&store));
+            let mut c = lang.constraint(&kit, strategy, Some(&store));
             for (i, &id) in ids.iter().enumerate() {
                 let allowed = match strategy {
                     Strategy::Check => c.allows(vocab.bytes(id)),
@@ -99,6 +100,7 @@ pub fn true_next_token_is_always_allowed(
 pub fn snippets_are_sound(lang: &GrammarLang, snippets: &[&str]) {
     let name = lang.name;
     let (tok, vocab, trie) = smollm2();
+    let kit = lang.kit(&trie);
     let store = lang.store(&vocab);
     let mut mask = TokenSet::empty(vocab.len());
     let mut violations = Vec::new();
@@ -106,7 +108,7 @@ pub fn snippets_are_sound(lang: &GrammarLang, snippets: &[&str]) {
         assert!(lang.accepts(text), "the {name} grammar rejects {text:?}");
         let ids = tok.encode(text).expect("tokenize");
         for strategy in Strategy::ALL {
-            let mut c = lang.constraint(&trie, strategy, Some(&store));
+            let mut c = lang.constraint(&kit, strategy, Some(&store));
             for &id in &ids {
                 let ok = match strategy {
                     Strategy::Check => c.allows(vocab.bytes(id)),
@@ -160,6 +162,7 @@ pub struct Exactness {
 pub fn exact_masks_equal_the_brute_force_oracle(lang: &GrammarLang, run: &Exactness) {
     let name = lang.name;
     let (_tok, vocab, trie) = smollm2();
+    let kit = lang.kit(&trie);
     let store = lang.store(&vocab);
     let mut rng = Rng(run.seed);
     let mut sample = token_sample(&vocab, &mut rng, 2000);
@@ -175,7 +178,7 @@ pub fn exact_masks_equal_the_brute_force_oracle(lang: &GrammarLang, run: &Exactn
     let pick = |(ci, slow_size): (usize, usize)| if slow() { slow_size } else { ci };
     let positions_per_file = pick(run.positions_per_file);
     let files = lang.sample(pick(run.stride), run.first, run.max_bytes);
-    let grammar = lang.language();
+    let grammar = kit.language().clone();
     let mut mask = TokenSet::empty(vocab.len());
     let mut syncode_mask = TokenSet::empty(vocab.len());
     let (mut positions, mut over, mut viable_total, mut store_answers) =
@@ -192,7 +195,7 @@ pub fn exact_masks_equal_the_brute_force_oracle(lang: &GrammarLang, run: &Exactn
             let mut rec = grammar.recognizer();
             rec.push_bytes(&bytes[..pos]).expect("a prefix of an accepted file is viable");
             let mut c =
-                GrammarConstraint::new(rec.clone(), trie.clone(), Strategy::Exact, lang.kind)
+                GrammarConstraint::from_start(rec.clone(), &kit, Strategy::Exact, lang.kind)
                     .with_store(store.clone());
             c.fill_mask(&vocab, &mut mask);
             c.set_strategy(Strategy::Syncode);

@@ -8,7 +8,7 @@ pub mod masks;
 
 use std::sync::Arc;
 
-use espalier_constraint::{GrammarConstraint, MaskStore, Strategy, TokTrie, Vocab};
+use espalier_constraint::{GrammarConstraint, MaskKit, MaskStore, Strategy, TokTrie, Vocab};
 use espalier_model::{Gguf, Tokenizer};
 
 /// The model file the set-up step fetched.
@@ -112,15 +112,20 @@ impl GrammarLang {
         (self.sample)(stride, first, max_bytes)
     }
 
-    /// The constraint over the SmolLM2 trie; `syncode` gets the store.
+    /// The language's kit over `trie` (built now: summaries, layer data, start mask).
+    pub fn kit(&self, trie: &Arc<TokTrie>) -> MaskKit {
+        MaskKit::new(self.language(), trie.clone())
+    }
+
+    /// The constraint from `kit` (this language's, [`Self::kit`]); `syncode` gets the
+    /// store.
     pub fn constraint(
         &self,
-        trie: &Arc<TokTrie>,
+        kit: &MaskKit,
         strategy: Strategy,
         store: Option<&Arc<MaskStore>>,
     ) -> GrammarConstraint {
-        let c =
-            GrammarConstraint::new(self.language().recognizer(), trie.clone(), strategy, self.kind);
+        let c = GrammarConstraint::new(kit, strategy, self.kind);
         match store {
             Some(s) => c.with_store(s.clone()),
             None => c,
@@ -152,13 +157,13 @@ impl GrammarLang {
     }
 }
 
-/// The Python constraint over the SmolLM2 trie; `syncode` gets the store.
+/// The Python constraint from `kit` (Python's); `syncode` gets the store.
 pub fn python_constraint(
-    trie: &Arc<TokTrie>,
+    kit: &MaskKit,
     strategy: Strategy,
     store: Option<&Arc<MaskStore>>,
 ) -> GrammarConstraint {
-    PYTHON.constraint(trie, strategy, store)
+    PYTHON.constraint(kit, strategy, store)
 }
 
 /// The SynCode store for Python x SmolLM2 ([`GrammarLang::store`]).
@@ -245,13 +250,13 @@ pub fn go_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(String, 
         .collect()
 }
 
-/// The Go constraint over the SmolLM2 trie; `syncode` gets the store.
+/// The Go constraint from `kit` (Go's); `syncode` gets the store.
 pub fn go_constraint(
-    trie: &Arc<TokTrie>,
+    kit: &MaskKit,
     strategy: Strategy,
     store: Option<&Arc<MaskStore>>,
 ) -> GrammarConstraint {
-    GO.constraint(trie, strategy, store)
+    GO.constraint(kit, strategy, store)
 }
 
 /// The SynCode store for Go x SmolLM2 ([`GrammarLang::store`]).

@@ -134,10 +134,12 @@ pub trait LangSpec: Sync + 'static {
 
     /// What the language builds once per vocabulary (a grammar's kit).
     fn kit(&self, vocab: &Vocab) -> Result<Kit, LangError> {
-        match self.grammar() {
-            Some(grammar) => Ok(Kit::Grammar(GrammarKit::new(self.name(), grammar?, vocab))),
-            None => Ok(Kit::Plain),
-        }
+        let Some(grammar) = self.grammar() else { return Ok(Kit::Plain) };
+        let kit = GrammarKit::new(self.name(), grammar?, vocab);
+        Ok(Kit::Grammar(match self.modes().contains(&Mode::Names) {
+            true => kit.with_names(vocab),
+            false => kit,
+        }))
     }
 
     /// A fresh constraint for a constraining `mode` from the language's `kit`.

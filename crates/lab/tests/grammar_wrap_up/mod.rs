@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::common::HashModel;
-use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokTrie, Vocab};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, Vocab};
 use espalier_decode::{
     run, GenerateConfig, Generator, Lang, LangConstraint, Mode, SamplingConfig, StopReason,
 };
@@ -58,8 +58,8 @@ pub fn wrapping_up_finishes(f: &Fixture) {
         .unwrap_or_else(|| panic!("{name} has no oracle in the lab"));
     assert_eq!(oracle.syntax_error(f.valid), Ok(None), "{name}: the oracle refuses {:?}", f.valid);
     let vocab = Arc::new(byte_vocab(f));
-    let trie = Arc::new(TokTrie::new(&vocab));
     let grammar = lang.grammar().unwrap_or_else(|| panic!("{name} has no grammar")).unwrap();
+    let kit = MaskKit::for_vocab(grammar, &vocab);
     let mut wrapped = 0;
     for wander in [0, 20, 60] {
         for seed in 0..4 {
@@ -71,12 +71,7 @@ pub fn wrapping_up_finishes(f: &Fixture) {
                 repetition: None,
                 ..GenerateConfig::default()
             };
-            let mut c = GrammarConstraint::new(
-                grammar.recognizer(),
-                trie.clone(),
-                Strategy::Exact,
-                format!("{name}-lr"),
-            );
+            let mut c = GrammarConstraint::new(&kit, Strategy::Exact, format!("{name}-lr"));
             if !f.prompt.is_empty() {
                 c.commit(f.prompt.as_bytes()).unwrap();
             }

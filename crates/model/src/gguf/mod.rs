@@ -76,6 +76,146 @@ impl std::fmt::Debug for Gguf {
     }
 }
 
+/// The magic, the version (2 or 3) and the two counts, each count checked against the
+/// bytes left before any memory is reserved for it.
+fn read_header(c: &mut Cursor<'_>) -> Result<(u32, u64, u64), GgufError> {
+    let magic = c.take(4, &|| "magic".into())?;
+    if magic != b"GGUF" {
+        let mut found = [0u8; 4];
+        found.copy_from_slice(magic);
+        return Err(GgufError::BadMagic { found });
+    }
+    let version = c.u32(&|| "version".into())?;
+    if !(2..=3).contains(&version) {
+        return Err(GgufError::UnsupportedVersion { version });
+    }
+    let tensor_count = c.u64(&|| "tensor count".into())?;
+    let kv_count = c.u64(&|| "metadata count".into())?;
+    // Each key/value pair takes at least 12 bytes, each tensor info at least 24:
+    // reject impossible counts before reserving memory for them.
+    check_count(c, kv_count, 12, "metadata count", 16)?;
+    check_count(c, tensor_count, 24, "tensor count", 8)?;
+    Ok((version, tensor_count, kv_count))
+}
+
+fn read_metadata(
+    c: &mut Cursor<'_>,
+    kv_count: u64,
+) -> Result<BTreeMap<String, MetadataValue>, GgufError> {
+    let mut metadata = BTreeMap::new();
+    for i in 0..kv_count {
+        let key = c.string(&|| format!("metadata key #{i}"))?;
+        let type_at = c.pos() as u64;
+        let type_id = c.u32(&|| format!("type of metadata key {key:?}"))?;
+        let value = read_value(c, &key, type_id, type_at, 0)?;
+        metadata.insert(key, value);
+    }
+    Ok(metadata)
+}
+
+/// `general.alignment` (a power of two up to 1 MiB), or the default.
+fn alignment_of(metadata: &BTreeMap<String, MetadataValue>) -> Result<u64, GgufError> {
+    let Some(v) = metadata.get("general.alignment") else { return Ok(DEFAULT_ALIGNMENT) };
+    let a = v.as_u64().ok_or(GgufError::WrongKeyType {
+        key: "general.alignment".into(),
+        expected: "unsigned integer",
+        found: v.type_name(),
+    })?;
+    if a == 0 || !a.is_power_of_two() || a > 1 << 20 {
+        return Err(GgufError::BadAlignment { alignment: a });
+    }
+    Ok(a)
+}
+
+/// A tensor's entry in the header, as read: not yet checked against its type or the
+/// data section.
+struct RawInfo {
+    name: String,
+    dims: Vec<u64>,
+    type_id: u32,
+    offset: u64,
+    info_offset: u64,
+}
+
+impl RawInfo {
+    fn read(c: &mut Cursor<'_>, i: u64) -> Result<RawInfo, GgufError> {
+        let info_offset = c.pos() as u64;
+        let name = c.string(&|| format!("name of tensor #{i}"))?;
+        let n_dims = c.u32(&|| format!("dimension count of tensor {name:?}"))?;
+        if n_dims == 0 || n_dims > MAX_DIMS {
+            return Err(GgufError::BadShape {
+                tensor: name,
+                dims: vec![],
+                offset: info_offset,
+                reason: format!("{n_dims} dimensions (ggml allows 1 to {MAX_DIMS})"),
+            });
+        }
+        let mut dims = Vec::with_capacity(n_dims as usize);
+        for d in 0..n_dims {
+            dims.push(c.u64(&|| format!("dimension {d} of tensor {name:?}"))?);
+        }
+        let type_id = c.u32(&|| format!("type of tensor {name:?}"))?;
+        let offset = c.u64(&|| format!("data offset of tensor {name:?}"))?;
+        Ok(RawInfo { name, dims, type_id, offset, info_offset })
+    }
+}
+
+/// Where the tensor data starts, the file's length and the alignment every tensor's
+/// offset must keep.
+struct DataSection {
+    start: u64,
+    file_len: u64,
+    alignment: u64,
+}
+
+impl DataSection {
+    /// The tensor's type and shape checked (whole blocks per row, no overflow) and its
+    /// bytes placed inside the file.
+    fn place(&self, raw: RawInfo) -> Result<TensorInfo, GgufError> {
+        let RawInfo { name, dims, type_id, offset, info_offset } = raw;
+        let ggml_type =
+            GgmlType::from_id(type_id).map_err(|type_name| GgufError::UnsupportedTensorType {
+                tensor: name.clone(),
+                type_id,
+                type_name,
+                offset: info_offset,
+            })?;
+        let bad_shape = |reason: &str| GgufError::BadShape {
+            tensor: name.clone(),
+            dims: dims.clone(),
+            offset: info_offset,
+            reason: reason.to_owned(),
+        };
+        let elements = dims
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d))
+            .ok_or_else(|| bad_shape("element count overflows"))?;
+        if dims[0] % ggml_type.block_len() as u64 != 0 {
+            return Err(bad_shape(&format!(
+                "rows of {} elements are not a whole number of {}-element blocks",
+                dims[0],
+                ggml_type.block_len()
+            )));
+        }
+        let data_len =
+            ggml_type.byte_len(elements).ok_or_else(|| bad_shape("byte size overflows"))?;
+        let data_start = self.start.checked_add(offset);
+        let data_end = data_start.and_then(|s| s.checked_add(data_len));
+        match (data_start, data_end) {
+            (Some(start), Some(end)) if end <= self.file_len && offset % self.alignment == 0 => {
+                Ok(TensorInfo { name, dims, ggml_type, data_start: start, data_len, info_offset })
+            }
+            _ => Err(GgufError::TensorOutOfBounds {
+                tensor: name,
+                start: self.start.saturating_add(offset),
+                end: self.start.saturating_add(offset).saturating_add(data_len),
+                file_len: self.file_len,
+                alignment: self.alignment,
+            }),
+        }
+    }
+}
+
 impl Gguf {
     /// Reads and parses the file at `path`.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, GgufError> {
@@ -88,138 +228,29 @@ impl Gguf {
     /// Parses a GGUF file held in memory (in the browser the file arrives this way).
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Self, GgufError> {
         let mut c = Cursor::new(&bytes);
-        let magic = c.take(4, &|| "magic".into())?;
-        if magic != b"GGUF" {
-            let mut found = [0u8; 4];
-            found.copy_from_slice(magic);
-            return Err(GgufError::BadMagic { found });
-        }
-        let version = c.u32(&|| "version".into())?;
-        if !(2..=3).contains(&version) {
-            return Err(GgufError::UnsupportedVersion { version });
-        }
-        let tensor_count = c.u64(&|| "tensor count".into())?;
-        let kv_count = c.u64(&|| "metadata count".into())?;
-
-        // Each key/value pair takes at least 12 bytes, each tensor info at least 24:
-        // reject impossible counts before reserving memory for them.
-        check_count(&c, kv_count, 12, "metadata count", 16)?;
-        check_count(&c, tensor_count, 24, "tensor count", 8)?;
-
-        let mut metadata = BTreeMap::new();
-        for i in 0..kv_count {
-            let key = c.string(&|| format!("metadata key #{i}"))?;
-            let type_at = c.pos() as u64;
-            let type_id = c.u32(&|| format!("type of metadata key {key:?}"))?;
-            let value = read_value(&mut c, &key, type_id, type_at, 0)?;
-            metadata.insert(key, value);
-        }
-
-        let alignment = match metadata.get("general.alignment") {
-            None => DEFAULT_ALIGNMENT,
-            Some(v) => {
-                let a = v.as_u64().ok_or(GgufError::WrongKeyType {
-                    key: "general.alignment".into(),
-                    expected: "unsigned integer",
-                    found: v.type_name(),
-                })?;
-                if a == 0 || !a.is_power_of_two() || a > 1 << 20 {
-                    return Err(GgufError::BadAlignment { alignment: a });
-                }
-                a
-            }
-        };
-
-        let mut raw_infos = Vec::with_capacity(tensor_count as usize);
-        for i in 0..tensor_count {
-            let info_offset = c.pos() as u64;
-            let name = c.string(&|| format!("name of tensor #{i}"))?;
-            let n_dims = c.u32(&|| format!("dimension count of tensor {name:?}"))?;
-            if n_dims == 0 || n_dims > MAX_DIMS {
-                return Err(GgufError::BadShape {
-                    tensor: name,
-                    dims: vec![],
-                    offset: info_offset,
-                    reason: format!("{n_dims} dimensions (ggml allows 1 to {MAX_DIMS})"),
-                });
-            }
-            let mut dims = Vec::with_capacity(n_dims as usize);
-            for d in 0..n_dims {
-                dims.push(c.u64(&|| format!("dimension {d} of tensor {name:?}"))?);
-            }
-            let type_id = c.u32(&|| format!("type of tensor {name:?}"))?;
-            let offset = c.u64(&|| format!("data offset of tensor {name:?}"))?;
-            raw_infos.push((name, dims, type_id, offset, info_offset));
-        }
+        let (version, tensor_count, kv_count) = read_header(&mut c)?;
+        let metadata = read_metadata(&mut c, kv_count)?;
+        let alignment = alignment_of(&metadata)?;
+        let raw_infos =
+            (0..tensor_count).map(|i| RawInfo::read(&mut c, i)).collect::<Result<Vec<_>, _>>()?;
         // A file without tensors (llama.cpp's vocabulary-only GGUFs) may end right after
         // its metadata, with no padding.
         if !raw_infos.is_empty() {
             c.align(alignment as usize, &|| "padding before the tensor data".into())?;
         }
-        let data_section = c.pos() as u64;
-        let file_len = bytes.len() as u64;
-
+        let data = DataSection { start: c.pos() as u64, file_len: bytes.len() as u64, alignment };
         let mut tensors = Vec::with_capacity(raw_infos.len());
         let mut by_name = HashMap::with_capacity(raw_infos.len());
-        for (name, dims, type_id, offset, info_offset) in raw_infos {
-            let ggml_type = GgmlType::from_id(type_id).map_err(|type_name| {
-                GgufError::UnsupportedTensorType {
-                    tensor: name.clone(),
-                    type_id,
-                    type_name,
-                    offset: info_offset,
-                }
-            })?;
-            let bad_shape = |reason: &str| GgufError::BadShape {
-                tensor: name.clone(),
-                dims: dims.clone(),
-                offset: info_offset,
-                reason: reason.to_owned(),
-            };
-            let elements = dims
-                .iter()
-                .try_fold(1u64, |acc, &d| acc.checked_mul(d))
-                .ok_or_else(|| bad_shape("element count overflows"))?;
-            if dims[0] % ggml_type.block_len() as u64 != 0 {
-                return Err(bad_shape(&format!(
-                    "rows of {} elements are not a whole number of {}-element blocks",
-                    dims[0],
-                    ggml_type.block_len()
-                )));
+        for raw in raw_infos {
+            let info = data.place(raw)?;
+            if by_name.insert(info.name.clone(), tensors.len()).is_some() {
+                return Err(GgufError::DuplicateTensor {
+                    tensor: info.name,
+                    offset: info.info_offset,
+                });
             }
-            let data_len =
-                ggml_type.byte_len(elements).ok_or_else(|| bad_shape("byte size overflows"))?;
-            let data_start = data_section.checked_add(offset);
-            let data_end = data_start.and_then(|s| s.checked_add(data_len));
-            match (data_start, data_end) {
-                (Some(start), Some(end)) if end <= file_len && offset % alignment == 0 => {
-                    if by_name.insert(name.clone(), tensors.len()).is_some() {
-                        return Err(GgufError::DuplicateTensor {
-                            tensor: name,
-                            offset: info_offset,
-                        });
-                    }
-                    tensors.push(TensorInfo {
-                        name,
-                        dims,
-                        ggml_type,
-                        data_start: start,
-                        data_len,
-                        info_offset,
-                    });
-                }
-                _ => {
-                    return Err(GgufError::TensorOutOfBounds {
-                        tensor: name,
-                        start: data_section.saturating_add(offset),
-                        end: data_section.saturating_add(offset).saturating_add(data_len),
-                        file_len,
-                        alignment,
-                    })
-                }
-            }
+            tensors.push(info);
         }
-
         Ok(Self { bytes, version, alignment, metadata, tensors, by_name })
     }
 

@@ -224,6 +224,11 @@ impl Frames {
         Some(self.visible().flat_map(|(_, f)| f.names.iter().map(String::as_str)).chain(overlay))
     }
 
+    /// CPython's builtins (every read resolves them).
+    pub(crate) fn builtin_names(&self) -> impl Iterator<Item = &str> {
+        self.builtins.iter().map(String::as_str)
+    }
+
     /// The names a read sees, for the inspector: the frames' names, innermost first
     /// (without the builtins).
     pub(crate) fn in_scope(&self) -> Vec<String> {

@@ -22,6 +22,8 @@
 use super::frames::{FrameKind, Frames, ReadSite};
 use super::lexer::{Event, Lexer, Op};
 
+mod obligations;
+
 /// The kind of the statement being read, as far as names go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Stmt {
@@ -137,6 +139,7 @@ clone_reusing!(Machine {
     awaiting,
     lambdas,
     lambda_body,
+    walrus,
     aug_target,
     bind_target,
     for_target,
@@ -209,6 +212,11 @@ pub(crate) struct Machine {
     /// The depth of the outermost `lambda` whose body is being read (until a bracket
     /// around it closes or the statement ends).
     lambda_body: Option<usize>,
+    /// Walrus targets (name, bracket depth) whose value is being read: Python binds
+    /// the name after its value (`i := i + 1` reads an unbound `i`), so it is bound at
+    /// the next comma at that depth, the close of its bracket, or the statement's
+    /// (or header's) end.
+    walrus: Vec<(String, usize)>,
     /// The statement's first name, read before an operator that may be an augmented
     /// assignment (`x += 1` assigns `x` after reading it).
     aug_target: Option<Pending>,
@@ -247,6 +255,7 @@ impl Machine {
             awaiting: None,
             lambdas: Vec::new(),
             lambda_body: None,
+            walrus: Vec::new(),
             aug_target: None,
             bind_target: None,
             for_target: None,
@@ -653,6 +662,9 @@ impl Machine {
         }
         let depth = self.brackets.len();
         self.prev = Prev::Op(op);
+        if matches!(op, Op::Comma | Op::Colon) {
+            self.bind_walrus(depth, frames);
+        }
         match op {
             Op::Assign => {
                 if depth == 0 && self.stmt == Stmt::Segment {
@@ -693,14 +705,17 @@ impl Machine {
                     }
                 }
             }
-            Op::Open(_) => {
+            Op::Open(c) => {
                 let params = self.stmt == Stmt::Def && depth == 0;
+                // A subscript never holds a comprehension (`a[x for x in y]` is a
+                // SyntaxError): its reads are decided outside it.
+                let subscript = c == b'[' && matches!(before, Prev::Name | Prev::Atom);
                 let binds = before == Prev::As
                     || (self.brackets.last().is_some_and(|b| b.binds)
                         && matches!(before, Prev::Op(Op::Open(_) | Op::Comma | Op::Star)));
                 let b = Bracket {
                     target,
-                    first: !params && !binds,
+                    first: !params && !binds && !subscript,
                     binds,
                     segment_at: self.segment.len(),
                     comp: false,
@@ -720,6 +735,7 @@ impl Machine {
                     if self.lambda_body.is_some_and(|d| d > self.brackets.len()) {
                         self.lambda_body = None;
                     }
+                    self.bind_walrus(self.brackets.len() + 1, frames);
                     self.settle_reads(b.tentative, b.comp, frames);
                     for p in b.pending {
                         if b.comp && b.comp_targets.contains(&p.name) {
@@ -747,7 +763,7 @@ impl Machine {
         match (a.target, op) {
             (_, Some(Op::Walrus)) => {
                 self.store(&a.name, a.at, frames, sink);
-                frames.bind(&a.name, false)
+                self.walrus.push((a.name, self.brackets.len()));
             }
             (true, Some(Op::Comma | Op::Close | Op::Assign)) => {
                 self.segment.push(Pending { name: a.name, at: a.at })
@@ -758,6 +774,15 @@ impl Machine {
             }
             (false, Some(Op::Assign)) => {} // a keyword argument or parameter default
             _ => self.read(a.name, a.at, frames, sink),
+        }
+    }
+
+    /// Binds the walrus targets whose value ends here: those at `depth` or deeper.
+    fn bind_walrus(&mut self, depth: usize, frames: &mut Frames) {
+        while self.walrus.last().is_some_and(|(_, d)| *d >= depth) {
+            if let Some((name, _)) = self.walrus.pop() {
+                frames.bind(&name, false);
+            }
         }
     }
 
@@ -819,6 +844,7 @@ impl Machine {
 
     /// NEWLINE, `;` or the end of the text: the statement's undecided names are read.
     pub(crate) fn end_statement(&mut self, frames: &mut Frames, sink: &mut Sink<'_>) {
+        self.bind_walrus(0, frames);
         if let Some(t) = self.bind_target.take() {
             self.store(&t.name, t.at, frames, sink);
             frames.bind(&t.name, false);

@@ -188,6 +188,24 @@ impl NamesLayer {
         !sink.refused
     }
 
+    /// How many names the text owes: read (or possibly read) where no scope binds
+    /// them, waiting for what may still bind them (a comprehension's `for`, an `=`);
+    /// 0 when none (`machine/obligations.rs`).
+    pub fn owed(&self) -> usize {
+        self.machine.owed(&self.lexer, &self.frames)
+    }
+
+    /// Texts that may settle what the text owes (` for x in ()`, ` = 0`, the rest of
+    /// a name being typed, ...), most specific first; each is only offered: written
+    /// next it may still be refused by the grammar or the layer, or settle nothing
+    /// (compare [`NamesLayer::owed`] after it). Empty when nothing is owed.
+    pub fn settlements(&self) -> Vec<Vec<u8>> {
+        if self.dead {
+            return Vec::new();
+        }
+        self.machine.settlements(&self.lexer, &self.frames)
+    }
+
     /// Moves the bindings made since the last call into the shared frames (call after
     /// a commit: the mask's copies then share them).
     pub fn settle(&mut self) {

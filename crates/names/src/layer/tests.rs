@@ -263,3 +263,61 @@ fn an_assignment_binds_its_targets_after_its_right_side() {
         assert!(passes(text), "{text:?} refused at {:?}", refused_at(text));
     }
 }
+
+/// The layer after `text` (taken whole).
+fn after(text: &str) -> NamesLayer {
+    let mut layer = NamesLayer::new();
+    assert!(layer.push_bytes(text.as_bytes()), "{text:?} refused");
+    layer
+}
+
+#[test]
+fn what_the_text_owes_and_what_settles_it() {
+    let def = "def f(xs):\n    return ";
+    // A comprehension element's read waits for a `for` clause.
+    let l = after(&format!("{def}[y + i for i in xs if i"));
+    assert_eq!(l.owed(), 1);
+    let settle = b" for y in ()".to_vec();
+    assert!(l.settlements().contains(&settle), "{:?}", l.settlements());
+    let mut done = l.clone();
+    assert!(done.push_bytes(&settle) && done.owed() == 0 && done.push_bytes(b"]\n"));
+    // Names waiting for their role are owed once each.
+    let l = after(&format!("{def}[y * y + z"));
+    assert_eq!(l.owed(), 3, "y twice and z being typed");
+    assert!(l.settlements().contains(&b" for y, z in ()".to_vec()), "{:?}", l.settlements());
+    // A statement's possible target needs an `=`; a name typed as a prefix its rest.
+    let l = after("x = 1\ny = hashlib_md5");
+    assert_eq!(l.owed(), 1);
+    let mut done = l.clone();
+    assert!(done.push_bytes(b" = 0") && done.owed() == 0 && done.may_end());
+    let l = after("def f(number):\n    return numbe");
+    assert_eq!(l.settlements().first(), Some(&b"r".to_vec()));
+    // Nothing owed: nothing offered.
+    let l = after(&format!("{def}[i for i in xs"));
+    assert_eq!((l.owed(), l.settlements()), (0, Vec::<Vec<u8>>::new()));
+}
+
+#[test]
+fn a_subscript_never_waits_for_a_comprehension() {
+    // `s[i for i in x]` is a SyntaxError: `i` is decided where the subscript closes.
+    let text = "def f(s):\n    return s[i]";
+    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert!(passes("def f(s):\n    return [s[i] for i in range(3)]\n"));
+    assert!(passes("def f(s):\n    return {s[k]: v for k, v in s}\n"));
+}
+
+#[test]
+fn a_walrus_binds_its_target_after_its_value() {
+    // HumanEval/161 under mode names: `i := (i + 1)` reads `i` before binding it.
+    // (decided at the `)`: a generator's `for` could still bind the inner `i`).
+    let text = "def f(s):\n    if s[i:=(i+1)";
+    assert_eq!(refused_at(text), Some(text.len() - 1));
+    for ok in [
+        "def f(s):\n    i = 0\n    return s[(i := i + 1)], i\n",
+        "def f(a):\n    if (n := len(a)) > 1 and n:\n        return n\n",
+        "def f(g):\n    while chunk := g():\n        print(chunk)\n",
+        "def f(g):\n    print(y := g(), y)\n    return [z := 1, z]\n",
+    ] {
+        assert!(passes(ok), "{ok:?}");
+    }
+}

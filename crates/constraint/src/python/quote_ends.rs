@@ -28,9 +28,6 @@ pub(crate) struct QuoteEnds {
     bytes: Vec<u8>,
     /// Indices into `toks` of the tokens that open an f-string before their last byte.
     own: Vec<u32>,
-    /// The tokens f-string fields may judge apart from the lexer DFA, built on first
-    /// use (see [`crate::fstring_fields`]), once per trie.
-    fields: std::sync::OnceLock<std::sync::Arc<crate::fstring_fields::FieldTokens>>,
 }
 
 impl QuoteEnds {
@@ -61,17 +58,6 @@ impl QuoteEnds {
         }
         out.toks.push((u32::MAX, out.bytes.len() as u32));
         out
-    }
-
-    /// The trie's [`crate::fstring_fields::FieldTokens`] (`trie` is the trie these
-    /// were built from).
-    pub(crate) fn field_tokens(
-        &self,
-        trie: &TokTrie,
-    ) -> std::sync::Arc<crate::fstring_fields::FieldTokens> {
-        self.fields
-            .get_or_init(|| std::sync::Arc::new(crate::fstring_fields::FieldTokens::new(trie)))
-            .clone()
     }
 
     fn add(&mut self, tok: u32, bytes: &[u8]) {
@@ -178,7 +164,7 @@ impl OpenLiteral {
             }
             escaped = !escaped && b == b'\\';
         }
-        let closer = crate::fstring_closer::closers(lexeme);
+        let closer = super::fstring_closer::closers(lexeme);
         let tail = closer.first()?;
         Some(OpenLiteral { quote, field_open: tail.len() > 1 })
     }
