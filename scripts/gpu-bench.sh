@@ -18,7 +18,9 @@
 # the difference of a 16-token and a 128-token run); null elsewhere. `agreement`: the
 # same token ids as ndarray in the same mode.
 #
-# UNTESTED: written in a session without a GPU (issue 33); the lavapipe check
+# Run on: NOTHING YET. Written in a session without a GPU (issue 33, stop 40); no session
+# since has had a device (stop 41: `status` said not drawn), so neither --make-bundle nor
+# --bundle has ever run; it is only known to parse (`bash -n`). The lavapipe check
 # (scripts/check-gpu-lavapipe.sh) runs the same commands on the CPU. The synthetic
 # Qwen2.5-Coder-1.5B-shaped Q4_K model the issue asks for is not here: the GPU block
 # kernel reads Q4_1 and Q8_0 only, so Q4_K would run as burn-f32.
