@@ -97,6 +97,36 @@ impl KvCache {
         v: Tensor<3>,
     ) -> Result<(Tensor<3>, Tensor<3>), ModelError> {
         let at = self.len;
+        let kv = self.append_device_layer(layer, k, v)?;
+        let n = at + kv.added;
+        Ok((kv.k.clone().narrow(1, 0, n), kv.v.clone().narrow(1, 0, n)))
+    }
+
+    /// [`KvCache::append_device`] returning the whole stores, `[kv_heads, capacity,
+    /// head_dim]` (rows past `len + t` stale or zero): for a kernel that reads the
+    /// positions it needs in place (`gpu_attention.rs`).
+    #[cfg_attr(
+        not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))),
+        allow(dead_code)
+    )]
+    pub(crate) fn append_device_store(
+        &mut self,
+        layer: usize,
+        k: Tensor<3>,
+        v: Tensor<3>,
+    ) -> Result<(Tensor<3>, Tensor<3>), ModelError> {
+        let kv = self.append_device_layer(layer, k, v)?;
+        Ok((kv.k.clone(), kv.v.clone()))
+    }
+
+    /// Writes a layer's new rows at `len..` and returns its store.
+    fn append_device_layer(
+        &mut self,
+        layer: usize,
+        k: Tensor<3>,
+        v: Tensor<3>,
+    ) -> Result<&DeviceKv, ModelError> {
+        let at = self.len;
         match &mut self.store {
             Store::Device { max, layers } => {
                 let slot = &mut layers[layer];
@@ -104,12 +134,7 @@ impl KvCache {
                     Some(kv) => kv.append(at, k, v, *max),
                     None => DeviceKv::first(k, v, *max),
                 };
-                let out = (
-                    kv.k.clone().narrow(1, 0, at + kv.added),
-                    kv.v.clone().narrow(1, 0, at + kv.added),
-                );
-                *slot = Some(kv);
-                Ok(out)
+                Ok(slot.insert(kv))
             }
             Store::Host { .. } => Err(mismatch()),
         }
@@ -271,6 +296,18 @@ mod tests {
         let (kd1, ve1) = (first(&d1), first(&e1));
         assert_eq!(read(k), stack(&[(&kd1, 25), (&d3, 50)]));
         assert_eq!(read(v), stack(&[(&ve1, 25), (&e3, 50)]));
+    }
+
+    /// The whole store: the initial capacity, the appended rows first.
+    #[test]
+    fn device_store_is_the_whole_store() {
+        let mut cache = KvCache::device(1, 1 << 12);
+        let (k1, d1) = rows(3, 0.0);
+        let (v1, e1) = rows(3, 0.5);
+        let (k, v) = cache.append_device_store(0, k1, v1).unwrap();
+        assert_eq!(k.dims(), [H.kv_heads, DeviceKv::MIN_CAPACITY, H.head_dim]);
+        assert_eq!(read(k.narrow(1, 0, 3)), stack(&[(&d1, 3)]));
+        assert_eq!(read(v.narrow(1, 0, 3)), stack(&[(&e1, 3)]));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! three activation rows, SmolLM2's widths), and the launch geometry the kernel sees
 //! (every row's index, activation row and scalar arguments, read back); then the greedy
 //! argmax under a token mask (`gpu_argmax.rs`) against its host twin, with ties, NaN,
-//! infinities, refused ids and an empty mask.
+//! infinities, refused ids and an empty mask; then the kernels around the products
+//! (`gpu_fused_check.rs`).
 //!
 //! Public so that it runs where `cargo test` cannot: a binary carried to a GPU machine
 //! without Rust (the agreement test prints it before the model runs; issue 20 found the
@@ -51,6 +52,8 @@ pub fn run(device: &Device) -> Result<GpuKernelCheck, ModelError> {
     }
     #[cfg(not(feature = "fusion"))]
     check_argmax(&mut check, device)?;
+    #[cfg(not(feature = "fusion"))]
+    super::gpu_fused_check::run(&mut check, device)?;
     Ok(check)
 }
 

@@ -40,17 +40,22 @@ const ROWS_PER_CUBE: u32 = 4;
 /// `out[t][r] = Σ_j d[j][r] · Σ_i q[j][r][i] · x[t][32 j + i] + m[j][r] · Σ_i x[t][32 j + i]`
 /// over the layout of `gpu_blocks.rs`, in its order of sums; `bits` = 4 (Q4_1, `mins`
 /// read) or 8 (Q8_0, signed, `mins` unused). Unit (lane, slot) of cube (c, t) works on
-/// row `c * ROWS_PER_CUBE + slot` of activation row `t`.
+/// row `c * ROWS_PER_CUBE + slot` of activation row `t`. With `add`, `residual[t][r]` is
+/// added to the sum (o-proj and down + the residual stream: issue 33 step 4, one launch
+/// fewer each; `residual` is not read otherwise).
+#[allow(clippy::too_many_arguments)]
 #[cube(launch_unchecked)]
 fn block_matvec(
     x: &[f32],
     words: &[u32],
     scales: &[f32],
     mins: &[f32],
+    residual: &[f32],
     out: &mut [f32],
     rows: usize,
     cols: usize,
     #[comptime] bits: u32,
+    #[comptime] add: bool,
 ) {
     let lanes = comptime![LANES];
     let lane = usize::cast_from(UNIT_POS_X);
@@ -108,7 +113,11 @@ fn block_matvec(
         half /= 2;
     }
     if lane == 0 && r < rows {
-        out[t * rows + r] = partials[at];
+        if comptime![add] {
+            out[t * rows + r] = partials[at] + residual[t * rows + r];
+        } else {
+            out[t * rows + r] = partials[at];
+        }
     }
 }
 
@@ -245,8 +254,9 @@ impl GpuQuantized {
         self.bytes
     }
 
-    /// `x · Wᵀ` on cube tensors: `x` `[t, cols]` f32 -> `[t, rows]` f32.
-    fn launch(&self, x: CubeTensor) -> CubeTensor {
+    /// `x · Wᵀ` (`+ residual`, `[t, rows]` contiguous) on cube tensors: `x` `[t, cols]`
+    /// f32 -> `[t, rows]` f32.
+    fn launch(&self, x: CubeTensor, residual: Option<&CubeTensor>) -> CubeTensor {
         let x = burn_cubecl::kernel::into_contiguous(x);
         let t = x.meta.shape()[0];
         // Contiguous, not `empty_device_dtype`: that asks for the runtime's optimized
@@ -272,10 +282,17 @@ impl GpuQuantized {
                 BufferArg::from_raw_parts(words, blocks * self.kind.words()),
                 BufferArg::from_raw_parts(self.scales.clone(), blocks),
                 BufferArg::from_raw_parts(self.mins.clone(), blocks),
+                // Without a residual the kernel never reads it: the scales stand in (a
+                // read-only buffer; wgpu refuses one bound both read-only and writable).
+                match residual {
+                    Some(r) => BufferArg::from_raw_parts(r.handle.clone(), t * self.rows),
+                    None => BufferArg::from_raw_parts(self.scales.clone(), blocks),
+                },
                 BufferArg::from_raw_parts(out.handle.clone(), t * self.rows),
                 self.rows,
                 self.cols,
                 self.kind.bits(),
+                residual.is_some(),
             )
         };
         out
@@ -300,7 +317,30 @@ impl GpuQuantized {
 
     #[cfg(not(feature = "fusion"))]
     fn run(&self, x: CubeTensor) -> CubeTensor {
-        self.launch(x)
+        self.launch(x, None)
+    }
+
+    /// `residual + x · Wᵀ` in one launch (`residual` `[t, rows]`, f32, on this layer's
+    /// device).
+    #[cfg(not(feature = "fusion"))]
+    pub(crate) fn forward_add(
+        &self,
+        x: Tensor<2>,
+        residual: Tensor<2>,
+    ) -> Result<Tensor<2>, ModelError> {
+        let [t, cols] = x.dims();
+        if cols != self.cols || residual.dims() != [t, self.rows] {
+            return Err(ModelError::Execution(format!(
+                "GPU block layer {}x{}: input of width {cols}, residual {:?}",
+                self.rows,
+                self.cols,
+                residual.dims()
+            )));
+        }
+        let what = "GPU block layer";
+        let x = super::gpu_tensor::cube(x, what)?;
+        let residual = super::gpu_tensor::cube(residual, what)?;
+        Ok(super::gpu_tensor::tensor(self.launch(x, Some(&residual))))
     }
 
     /// Registers the launch in fusion's stream (executed in order with the rest).
@@ -350,7 +390,7 @@ mod fused {
             handles: &mut HandleContainer<CubeFusionHandle>,
         ) -> Result<(), ExecutionError> {
             let x = handles.get_float_tensor::<CubeBackend>(&self.input);
-            let y = self.layer.launch(x);
+            let y = self.layer.launch(x, None);
             handles.register_float_tensor::<CubeBackend>(&self.out.id, y);
             Ok(())
         }

@@ -14,13 +14,54 @@ mod feed_forward;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 #[cfg(not(target_family = "wasm"))]
 mod gpu_argmax;
+// The kernels around the products (issue 33 step 4): their host twins are compiled
+// everywhere (tested natively), the kernels where they run.
+#[cfg_attr(
+    not(all(
+        any(feature = "wgpu", feature = "cuda"),
+        not(feature = "fusion"),
+        not(target_family = "wasm")
+    )),
+    allow(dead_code)
+)]
+mod gpu_attention;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+mod gpu_block;
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
 // the packing is tested natively; only the GPU kernel uses it
 mod gpu_blocks;
+#[cfg(all(
+    any(feature = "wgpu", feature = "cuda"),
+    not(feature = "fusion"),
+    not(target_family = "wasm")
+))]
+mod gpu_fused_check;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(target_family = "wasm")))]
 pub mod gpu_kernel_check;
+#[cfg_attr(
+    not(all(
+        any(feature = "wgpu", feature = "cuda"),
+        not(feature = "fusion"),
+        not(target_family = "wasm")
+    )),
+    allow(dead_code)
+)]
+mod gpu_norm;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 mod gpu_quantized;
+#[cfg_attr(
+    not(all(
+        any(feature = "wgpu", feature = "cuda"),
+        not(feature = "fusion"),
+        not(target_family = "wasm")
+    )),
+    allow(dead_code)
+)]
+mod gpu_rope;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+mod gpu_swiglu;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+mod gpu_tensor;
 mod host_norm;
 mod linear;
 mod memory;
@@ -67,6 +108,9 @@ pub struct Llama {
     rope: Arc<RopeTable>,
     /// The CPU kernels' instruction set (host attention path).
     isa: Isa,
+    /// Whether the blocks run in this crate's GPU kernels (`gpu_block.rs`): a cubecl
+    /// device, a device weight format, not under burn's `fusion`.
+    gpu_kernels: bool,
 }
 
 impl Llama {
@@ -114,6 +158,10 @@ impl Llama {
             config.rope_freq_scale,
         ));
         let (cos, sin) = rope_tensors(&rope, config.context_len, device);
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        let gpu_kernels = format.host().is_none() && gpu_quantized::is_block_kernel_device(device);
+        #[cfg(not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))))]
+        let gpu_kernels = false;
         Ok(Self {
             config,
             device: device.clone(),
@@ -126,6 +174,7 @@ impl Llama {
             sin,
             rope,
             isa: Isa::detect(),
+            gpu_kernels,
         })
     }
 
@@ -298,7 +347,17 @@ impl Llama {
         cache.advance(t);
 
         let last = x.narrow(0, t - 1, 1);
-        self.output.forward(rms_norm(last, &self.output_norm, c.rms_eps))
+        self.output.forward(self.norm(last, &self.output_norm)?)
+    }
+
+    /// RMSNorm of `x` with weights `w`: one launch of this crate's kernel where the
+    /// blocks run in them, burn's ops otherwise.
+    fn norm(&self, x: Tensor<2>, w: &Tensor<2>) -> Result<Tensor<2>, ModelError> {
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        if self.gpu_kernels {
+            return gpu_norm::rms_norm(x, w, self.config.rms_eps);
+        }
+        Ok(rms_norm(x, w, self.config.rms_eps))
     }
 
     /// The transformer blocks over `x` (`[t, hidden]`, positions `past..past + t`);
@@ -314,6 +373,10 @@ impl Llama {
         if let Some(heads) = self.host_heads() {
             let x = self.blocks_forward_host(host_rows(x)?, t, past, heads, cache)?;
             return Ok(Tensor::from_data(TensorData::new(x, [t, c.hidden]), &self.device));
+        }
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        if self.gpu_kernels {
+            return self.blocks_forward_gpu(x, past, cache);
         }
         // This step's RoPE rows and causal mask as tensors.
         let cos = self.cos.clone().narrow(0, past, t).unsqueeze_dim::<3>(0);
