@@ -1,9 +1,9 @@
 //! The transformer blocks on a cubecl GPU (native wgpu, CUDA; not under burn's `fusion`,
 //! which fuses burn's element-wise ops itself) in this crate's kernels (issue 33 step 4):
-//! per block RMSNorm, the QKV product, the split + bias + RoPE, the two cache writes
-//! (burn's `slice_assign`), attention over the cache, the output product with the
-//! residual added, RMSNorm, the gate/up product, SwiGLU, and the down product with the
-//! residual added: 11 launches, where burn's element-wise ops made ~53. The same
+//! per block RMSNorm, the QKV product, the split + bias + RoPE + the cache write,
+//! attention over the cache, the output product with the residual added, RMSNorm, the
+//! gate/up product, SwiGLU, and the down product with the residual added: 9 launches,
+//! where burn's element-wise ops made ~53. The same
 //! arithmetic as the burn path (`Llama::blocks_forward`), each kernel checked against its
 //! host twin by `gpu_kernel_check`, the whole against the CPU by the agreement test.
 
@@ -31,8 +31,10 @@ impl Llama {
             let h = rms_norm(x.clone(), &b.attn_norm, c.rms_eps)?;
             let qkv = b.qkv.forward(h)?;
             let bias = b.qkv_bias.as_ref().map(|q| &q.tensor);
-            let [q, k, v] = rope_split(qkv, bias, &self.cos, &self.sin, past, heads)?;
-            let (k, v) = cache.append_device_store(i, k, v)?;
+            let t = qkv.dims()[0];
+            let (k, v) = cache.take_device_stores(i, [c.kv_heads, t, c.head_dim], &self.device)?;
+            let [q, k, v] = rope_split(qkv, bias, &self.cos, &self.sin, past, heads, k, v)?;
+            cache.put_device_stores(i, k.clone(), v.clone(), t);
             x = b.attn_out.forward_add(attend(q, &k, &v, past)?, x)?;
             let h = rms_norm(x.clone(), &b.ffn_norm, c.rms_eps)?;
             let gu = b.gate_up.forward(h)?;

@@ -13,7 +13,7 @@ use super::gpu_blocks::{gguf_rows, noise, GpuBlocks};
 use super::gpu_kernel_check::GpuKernelCheck;
 use super::gpu_norm::{rms_norm, rms_norm_twin};
 use super::gpu_quantized::GpuQuantized;
-use super::gpu_rope::{rope_split, rope_split_twin};
+use super::gpu_rope::{rope_split, rope_split_twin, Stores};
 use super::gpu_swiglu::swiglu;
 use super::linear::host_rows;
 use super::ModelError;
@@ -90,13 +90,20 @@ fn check_rope(check: &mut GpuKernelCheck, device: &Device, t: usize) -> Result<(
         (tensor(&table.cos, [context, half], device), tensor(&table.sin, [context, half], device));
     let qkv = values(t * width, 43 + t as u32, 3.0);
     let bias = values(width, 44, 0.5);
+    // Stores with rows before `past` already written, which must stay.
+    let (capacity, store) = (32usize, [HEADS.kv_heads, 32, HEADS.head_dim]);
+    let old = values(HEADS.kv_heads * capacity * HEADS.head_dim, 52, 1.0);
     for with_bias in [false, true] {
         let b = with_bias.then(|| tensor(&bias, [1, width], device));
-        let got =
-            rope_split(tensor(&qkv, [t, width], device), b.as_ref(), &cos, &sin, past, HEADS)?;
+        let (k, v) = (tensor(&old, store, device), tensor(&old, store, device));
+        let x = tensor(&qkv, [t, width], device);
+        let got = rope_split(x, b.as_ref(), &cos, &sin, past, HEADS, k, v)?;
         let b = with_bias.then_some(bias.as_slice());
-        let want = rope_split_twin(&qkv, b, &table.cos, &table.sin, t, past, HEADS);
-        for ((part, got), want) in ["q", "k", "v"].iter().zip(got).zip(&want) {
+        let (mut k, mut v) = (old.clone(), old.clone());
+        let stores = Stores { k: &mut k, v: &mut v, capacity };
+        let q = rope_split_twin(&qkv, b, &table.cos, &table.sin, t, past, HEADS, stores);
+        let want = [q, k, v];
+        for ((part, got), want) in ["q", "k store", "v store"].iter().zip(got).zip(&want) {
             let name = format!("QKV split + RoPE {t} row(s) at {past}, bias {with_bias}: {part}");
             record(check, &name, &host_rows(got)?, want);
         }

@@ -1,20 +1,31 @@
-//! The QKV product's rows split into heads, the QKV bias added (Qwen2) and RoPE applied
-//! to the queries and keys, in one launch on a cubecl GPU (issue 33 step 4). The burn
-//! path (`mod.rs`: three `narrow` + `reshape` + `swap_dims`, the bias add, `rope`'s two
-//! halves, four products, a subtraction, an addition and a `cat`, for queries and keys)
-//! is ~20 launches per layer without `fusion`.
+//! The QKV product's rows split into heads, the QKV bias added (Qwen2), RoPE applied to
+//! the queries and keys, and the keys and values written into the KV cache's stores, in
+//! one launch on a cubecl GPU (issue 33 step 4). The burn path (`mod.rs`: three `narrow`
+//! + `reshape` + `swap_dims`, the bias add, `rope`'s two halves, four products, a
+//! subtraction, an addition and a `cat`, for queries and keys, then two `slice_assign`s
+//! into the cache) is ~22 launches per layer without `fusion`.
 //!
 //! Cube (slot, row) handles head slot `slot` (queries `0..heads`, keys, then values) of
 //! activation row `row`; unit `i < d / 2` the pair `(i, i + d / 2)` of the half-split
 //! layout (see `weights`): `x1 · cos - x2 · sin`, `x2 · cos + x1 · sin` at position
-//! `past + row`, as `rope` computes. Values are copied. The outputs are `[heads, t, d]`,
-//! `[kv_heads, t, d]` twice: the layouts attention and the cache take.
+//! `past + row`, as `rope` computes. Values are copied. The queries go to `[heads, t,
+//! d]` (the layout `gpu_attention.rs` reads), keys and values to row `past + row` of the
+//! stores `[kv_heads, capacity, d]` (`KvCache::take_device_stores`), in place.
 //! [`rope_split_twin`] is the same on the host.
 
 use espalier_kernels::Heads;
 
+/// The stores [`rope_split_twin`] writes keys and values into: `[kv_heads][capacity][d]`.
+pub(crate) struct Stores<'a> {
+    pub k: &'a mut [f32],
+    pub v: &'a mut [f32],
+    pub capacity: usize,
+}
+
 /// `qkv` (`[t][(heads + 2 kv_heads) d]`) plus `bias`, rotated at positions `past..`:
-/// `(q [heads][t][d], k [kv_heads][t][d], v [kv_heads][t][d])`, as the kernel computes.
+/// returns the queries `[heads][t][d]` and writes keys and values at rows `past..` of
+/// `stores`, as the kernel computes.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn rope_split_twin(
     qkv: &[f32],
     bias: Option<&[f32]>,
@@ -23,14 +34,12 @@ pub(crate) fn rope_split_twin(
     t: usize,
     past: usize,
     h: Heads,
-) -> [Vec<f32>; 3] {
+    stores: Stores,
+) -> Vec<f32> {
     let (d, half) = (h.head_dim, h.head_dim / 2);
     let width = (h.heads + 2 * h.kv_heads) * d;
-    let mut out = [
-        vec![0f32; h.heads * t * d],
-        vec![0f32; h.kv_heads * t * d],
-        vec![0f32; h.kv_heads * t * d],
-    ];
+    let mut q = vec![0f32; h.heads * t * d];
+    let out: [&mut [f32]; 3] = [&mut q, stores.k, stores.v];
     for r in 0..t {
         let (c, s) = (&cos[(past + r) * half..], &sin[(past + r) * half..]);
         for slot in 0..h.heads + 2 * h.kv_heads {
@@ -41,7 +50,11 @@ pub(crate) fn rope_split_twin(
             } else {
                 (2, slot - h.heads - h.kv_heads)
             };
-            let at = (head * t + r) * d;
+            let at = if which == 0 {
+                (head * t + r) * d
+            } else {
+                (head * stores.capacity + past + r) * d
+            };
             for i in 0..half {
                 let src = r * width + slot * d + i;
                 let (mut a, mut b) = (qkv[src], qkv[src + half]);
@@ -56,7 +69,7 @@ pub(crate) fn rope_split_twin(
             }
         }
     }
-    out
+    q
 }
 
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
@@ -64,7 +77,9 @@ pub(crate) use device::rope_split;
 
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 mod device {
+    use burn::backend::Cube;
     use burn::tensor::Tensor;
+    use burn_cubecl::tensor::CubeTensor;
     use cubecl::prelude::*;
     use espalier_kernels::Heads;
 
@@ -86,6 +101,7 @@ mod device {
         past: usize,
         heads: usize,
         kv_heads: usize,
+        capacity: usize,
         #[comptime] biased: bool,
     ) {
         let i = usize::cast_from(UNIT_POS_X);
@@ -107,20 +123,23 @@ mod device {
             q[at] = a * c - b * s;
             q[at + half] = b * c + a * s;
         } else if slot < heads + kv_heads {
-            let at = ((slot - heads) * t + r) * d + i;
+            let at = ((slot - heads) * capacity + past + r) * d + i;
             k[at] = a * c - b * s;
             k[at + half] = b * c + a * s;
         } else {
-            let at = ((slot - heads - kv_heads) * t + r) * d + i;
+            let at = ((slot - heads - kv_heads) * capacity + past + r) * d + i;
             v[at] = a;
             v[at + half] = b;
         }
     }
 
     /// Splits `qkv` (`[t, (heads + 2 kv_heads) d]`) into rotated queries
-    /// `[heads, t, d]`, rotated keys and values `[kv_heads, t, d]`, adding `bias`
-    /// (`[1, width]`) first; `cos` / `sin` are the `[context, d / 2]` tables, `past` the
-    /// position of the first row.
+    /// `[heads, t, d]` and rotated keys and values written at rows `past..past + t` of
+    /// the stores `k`, `v` (`[kv_heads, capacity, d]`: in place when nothing else holds
+    /// them, else into copies), adding `bias` (`[1, width]`) first; `cos` / `sin` are the
+    /// `[context, d / 2]` tables. Returns the queries and the stores. On an error the
+    /// stores are gone (the cache then refuses its next step: `take_device_stores`).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn rope_split(
         qkv: Tensor<2>,
         bias: Option<&Tensor<2>>,
@@ -128,12 +147,22 @@ mod device {
         sin: &Tensor<2>,
         past: usize,
         h: Heads,
+        k: Tensor<3>,
+        v: Tensor<3>,
     ) -> Result<[Tensor<3>; 3], ModelError> {
         let [t, width] = qkv.dims();
         let (d, half) = (h.head_dim, h.head_dim / 2);
         let slots = h.heads + 2 * h.kv_heads;
         let [context, table] = cos.dims();
-        if width != slots * d || table != half || past + t > context || d % 2 != 0 {
+        let [kvh, capacity, kd] = k.dims();
+        if width != slots * d
+            || table != half
+            || past + t > context.min(capacity)
+            || d % 2 != 0
+            || kvh != h.kv_heads
+            || kd != d
+            || v.dims() != k.dims()
+        {
             return Err(ModelError::Execution(format!(
                 "GPU RoPE: rows of {width} for {slots} heads of {d}, a [{context}, {table}] table, positions {past}..{}",
                 past + t
@@ -148,11 +177,11 @@ mod device {
             Some(b) => cube(b.clone(), what)?,
             None => cos.clone(),
         };
+        let (k, v) = (writable(k)?, writable(v)?);
         let q = empty(&qkv, &[h.heads, t, d]);
-        let k = empty(&qkv, &[h.kv_heads, t, d]);
-        let v = empty(&qkv, &[h.kv_heads, t, d]);
         // SAFETY: cube (slot, row) reads row `row` of qkv (width checked), its slot's
-        // bias, table row past + row (< context, checked) and writes its own head row.
+        // bias, table row past + row (< context, checked) and writes its own head's row
+        // of q or row past + row (< capacity, checked) of its store.
         unsafe {
             rope_split_rows::launch_unchecked(
                 &qkv.client,
@@ -169,10 +198,24 @@ mod device {
                 past,
                 h.heads,
                 h.kv_heads,
+                capacity,
                 biased,
             )
         };
         Ok([tensor(q), tensor(k), tensor(v)])
+    }
+
+    /// A store as a cube tensor the kernel may write: itself when nothing else holds
+    /// its buffer, else a copy (one launch; a cache its user cloned).
+    fn writable(x: Tensor<3>) -> Result<CubeTensor, ModelError> {
+        let x = x.try_into_primitive::<Cube>().map_err(|e| {
+            ModelError::Execution(format!("GPU RoPE: the cache is not on a cubecl device: {e:?}"))
+        })?;
+        Ok(if x.can_mut() && x.is_contiguous() {
+            x
+        } else {
+            burn_cubecl::kernel::into_contiguous(x.copy())
+        })
     }
 }
 
@@ -182,8 +225,9 @@ mod tests {
     use espalier_kernels::RopeTable;
 
     /// The twin's queries and keys equal the host path's rotation (`RopeTable::rotate_qk`
-    /// on the fused rows) and its values the rows' values, bit for bit, in the head-major
-    /// layout; the bias is added before.
+    /// on the fused rows) and its values the rows' values, bit for bit, queries in the
+    /// head-major layout, keys and values at their positions' rows of the stores; the
+    /// bias is added before.
     #[test]
     fn the_twin_is_the_host_rotation() {
         let h = Heads { heads: 3, kv_heads: 1, head_dim: 8 };
@@ -192,17 +236,19 @@ mod tests {
         let width = 5 * 8;
         let qkv: Vec<f32> = (0..t * width).map(|i| ((i * 29 % 31) as f32 - 15.0) / 7.0).collect();
         let bias: Vec<f32> = (0..width).map(|i| i as f32 / 64.0).collect();
-        let [q, k, v] = rope_split_twin(&qkv, Some(&bias), &rope.cos, &rope.sin, t, past, h);
+        let capacity = past + t + 1;
+        let (mut k, mut v) = (vec![0f32; capacity * 8], vec![0f32; capacity * 8]);
+        let stores = Stores { k: &mut k, v: &mut v, capacity };
+        let q = rope_split_twin(&qkv, Some(&bias), &rope.cos, &rope.sin, t, past, h, stores);
         let mut host: Vec<f32> = qkv.iter().enumerate().map(|(i, x)| x + bias[i % width]).collect();
         rope.rotate_qk(&mut host, t, past, h);
         for r in 0..t {
             for slot in 0..5 {
-                let (out, head) = match slot {
-                    0..=2 => (&q, slot),
-                    3 => (&k, 0),
-                    _ => (&v, 0),
+                let got = match slot {
+                    0..=2 => &q[(slot * t + r) * 8..][..8],
+                    3 => &k[(past + r) * 8..][..8],
+                    _ => &v[(past + r) * 8..][..8],
                 };
-                let got = &out[(head * t + r) * 8..][..8];
                 assert_eq!(got, &host[r * width + slot * 8..][..8], "row {r} slot {slot}");
             }
         }
