@@ -1,7 +1,7 @@
 //! The QKV product's rows split into heads, the QKV bias added (Qwen2), RoPE applied to
 //! the queries and keys, and the keys and values written into the KV cache's stores, in
-//! one launch on a cubecl GPU (issue 33 step 4). The burn path (`mod.rs`: three `narrow`
-//! + `reshape` + `swap_dims`, the bias add, `rope`'s two halves, four products, a
+//! one launch on a cubecl GPU (issue 33 step 4). The burn path (`mod.rs`: three `narrow`,
+//! `reshape` and `swap_dims`, the bias add, `rope`'s two halves, four products, a
 //! subtraction, an addition and a `cat`, for queries and keys, then two `slice_assign`s
 //! into the cache) is ~22 launches per layer without `fusion`.
 //!

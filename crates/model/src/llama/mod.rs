@@ -110,6 +110,10 @@ pub struct Llama {
     isa: Isa,
     /// Whether the blocks run in this crate's GPU kernels (`gpu_block.rs`): a cubecl
     /// device, a device weight format, not under burn's `fusion`.
+    #[cfg_attr(
+        not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))),
+        allow(dead_code)
+    )]
     gpu_kernels: bool,
 }
 
