@@ -8,7 +8,7 @@ use web_time::Instant;
 use espalier_constraint::Constraint;
 use serde::{Deserialize, Serialize};
 
-use crate::{DecodeError, Generator, StepOutcome};
+use crate::{DecodeError, Generator, Logits, StepOutcome};
 
 /// A causal language model with a KV cache, as the loop needs it.
 pub trait LanguageModel {
@@ -20,6 +20,14 @@ pub trait LanguageModel {
 
     /// Runs `tokens` after the cached positions and returns the logits of the last.
     fn forward(&mut self, tokens: &[u32]) -> Result<Vec<f32>, Self::Error>;
+
+    /// [`LanguageModel::forward`] with the logits left where the model computed them
+    /// ([`Logits`]): a GPU model keeps them on the device, and the loop reads back only
+    /// what it draws (the greedy id under the step's mask). [`run`] calls this; the
+    /// default reads the logits to the host.
+    fn forward_logits(&mut self, tokens: &[u32]) -> Result<Box<dyn Logits + '_>, Self::Error> {
+        Ok(Box::new(self.forward(tokens)?))
+    }
 }
 
 /// Speed of one generation, measured by [`run`].
@@ -81,9 +89,10 @@ pub fn run<C: Constraint, M: LanguageModel>(
         let start = Instant::now();
         model.truncate(feed.keep);
         let n = feed.tokens.len();
-        let logits = model.forward(feed.tokens).map_err(DriveError::Model)?;
+        let mut logits = model.forward_logits(feed.tokens).map_err(DriveError::Model)?;
         let model_time = start.elapsed();
-        let outcome = generator.step(&logits, model_time)?;
+        let outcome = generator.step_logits(&mut *logits, model_time)?;
+        drop(logits);
         let total = start.elapsed().as_secs_f64();
         if first {
             timing.prefill_tokens = n;

@@ -36,6 +36,9 @@ pub enum DecodeError {
         /// What the driver passed.
         got: usize,
     },
+    /// The model could not answer a question about its logits (a GPU read failed).
+    #[error("reading the logits: {0}")]
+    Logits(String),
     /// `step` was called after the generation stopped.
     #[error("the generation has already stopped; start a new one or rewind")]
     Finished,

@@ -42,6 +42,7 @@ pub mod kit;
 pub mod lang_constraint;
 pub mod lang_error;
 pub mod languages;
+pub mod logits;
 pub mod mode;
 pub mod names_constraint;
 pub mod names_finish;
@@ -68,6 +69,7 @@ pub use languages::{
     Benchmark, BenchmarkFormat, CheckOptions, Checked, Evaluation, Framing, Lang, LangSpec,
     Prompting, UnknownLang,
 };
+pub use logits::{HostLogits, Logits};
 pub use mode::{Mode, UnknownMode};
 pub use sampler::{Sampler, SamplingConfig};
 pub use stop::{RepetitionGuard, StopReason};

@@ -2,8 +2,9 @@
 //! [`LanguageModel`]), remembering the tokens its cache holds so that the next
 //! generation keeps the prompt prefix it shares with the last one.
 
-use espalier_decode::LanguageModel;
-use espalier_model::{KvCache, Llama, ModelError, WeightFormat};
+use espalier_constraint::TokenSet;
+use espalier_decode::{LanguageModel, Logits};
+use espalier_model::{DeviceLogits, KvCache, Llama, ModelError, WeightFormat};
 
 /// The model with its KV cache.
 pub struct LlamaModel {
@@ -36,5 +37,32 @@ impl LanguageModel for LlamaModel {
 
     fn forward(&mut self, tokens: &[u32]) -> Result<Vec<f32>, ModelError> {
         self.llama.forward(tokens, &mut self.cache)
+    }
+
+    fn forward_logits(&mut self, tokens: &[u32]) -> Result<Box<dyn Logits + '_>, ModelError> {
+        Ok(Box::new(ModelLogits(self.llama.forward_logits(tokens, &mut self.cache)?)))
+    }
+}
+
+/// The model's logits as the loop asks for them: on a GPU the greedy draw runs on the
+/// device ([`DeviceLogits::argmax`]) and reads back one id.
+struct ModelLogits(DeviceLogits);
+
+impl Logits for ModelLogits {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn argmax(
+        &mut self,
+        n: usize,
+        allowed: Option<&TokenSet>,
+        refused: &[u32],
+    ) -> Result<Option<u32>, String> {
+        self.0.argmax(n, allowed.map(TokenSet::words), refused).map_err(|e| e.to_string())
+    }
+
+    fn host(&mut self) -> Result<&[f32], String> {
+        self.0.host().map_err(|e| e.to_string())
     }
 }

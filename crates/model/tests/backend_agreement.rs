@@ -14,7 +14,10 @@
 //! order), host attention and cache; the GPU side the device cache, so this also checks
 //! the device cache's growth (a prompt longer than its initial capacity) and rollback on
 //! a GPU backend. Each format's largest logit difference and greedy tokens are printed
-//! (`--nocapture`) before any assertion, so one run reports both formats.
+//! (`--nocapture`) before any assertion, so one run reports both formats. In the
+//! `gpu-blocks` format the greedy tokens are also chosen on the device
+//! ([`espalier_model::DeviceLogits::argmax`]: the masked argmax kernel, one id read back)
+//! and must equal the CPU's.
 #![cfg(all(feature = "ndarray", any(feature = "wgpu", feature = "cuda")))]
 
 use espalier_model::{
@@ -106,6 +109,21 @@ fn run(model: &Llama, ids: &[u32], feed: Option<&[u32]>) -> Run {
     Run { logits, fed, cache_len: cache.len() }
 }
 
+/// The prompt, then [`STEPS`] tokens each chosen on the device by
+/// [`espalier_model::DeviceLogits::argmax`] (the logits never read back).
+fn device_greedy(model: &Llama, ids: &[u32]) -> Vec<u32> {
+    let mut cache = model.new_cache();
+    let n = model.config().vocab_size;
+    let mut logits = model.forward_logits(ids, &mut cache).unwrap();
+    let mut fed = Vec::new();
+    for _ in 0..STEPS {
+        let next = logits.argmax(n, None, &[]).unwrap().expect("a finite logit");
+        fed.push(next);
+        logits = model.forward_logits(&[next], &mut cache).unwrap();
+    }
+    fed
+}
+
 fn agree(backend: BackendKind, hint: &str) {
     let path = std::env::var("ESPALIER_MODEL").unwrap_or_else(|_| MODEL.to_string());
     let gguf = Gguf::open(&path).unwrap_or_else(|e| {
@@ -144,6 +162,16 @@ fn agree(backend: BackendKind, hint: &str) {
                 continue;
             }
         };
+        if format == WeightFormat::GpuBlocks {
+            let chosen = device_greedy(&model, &ids);
+            eprintln!("{backend} {format}: greedy on the device {chosen:?}, ndarray {:?}", cpu.fed);
+            if chosen != cpu.fed {
+                failures.push(format!(
+                    "{backend} {format}: greedy tokens chosen on the device {chosen:?}, ndarray {:?}",
+                    cpu.fed
+                ));
+            }
+        }
         let bytes = model.device_weight_bytes();
         device_bytes.push((format, bytes));
         let gpu_run = run(&model, &ids, Some(&cpu.fed));

@@ -10,12 +10,14 @@
 
 use std::time::Duration;
 
-use espalier_constraint::{Commit, Constraint};
+use espalier_constraint::{Commit, Constraint, TokenSet};
 use web_time::Instant;
 
 use crate::forced_prefix::fill_forced_mask;
+use crate::logits::{HostLogits, Logits};
 use crate::sampler::top_candidates;
 use crate::trace::{Candidate, How, StepTrace};
+use crate::Sampler;
 use crate::{DecodeError, StopReason};
 
 use super::{Generator, Snapshot, StepOutcome};
@@ -62,16 +64,29 @@ impl<C: Constraint> Generator<C> {
         logits: &[f32],
         model_time: Duration,
     ) -> Result<StepOutcome, DecodeError> {
-        let logits = self.begin_step(logits, model_time)?;
+        self.step_logits(&mut HostLogits(logits), model_time)
+    }
+
+    /// [`Generator::step`] with the logits wherever the model keeps them ([`Logits`]):
+    /// a greedy draw asks the logits for the argmax under the step's mask (on a GPU only
+    /// the id comes back); temperature sampling and traces read the whole vector.
+    pub fn step_logits(
+        &mut self,
+        logits: &mut dyn Logits,
+        model_time: Duration,
+    ) -> Result<StepOutcome, DecodeError> {
+        self.begin_step(logits.len(), model_time)?;
         let forced_at_start =
             (!self.forced.is_empty()).then(|| String::from_utf8_lossy(&self.forced).into_owned());
         let mut s = self.prepare_step();
         let candidates = if self.config.trace {
-            self.trace_candidates(logits, s.mask_valid)
+            let n = self.vocab.len();
+            let host = logits.host().map_err(DecodeError::Logits)?;
+            self.trace_candidates(&host[..n], s.mask_valid)
         } else {
             Vec::new()
         };
-        let chosen = self.choose(logits, &mut s);
+        let chosen = self.choose(logits, &mut s)?;
         self.record(chosen, &mut s);
         let trace = self.config.trace.then(|| StepTrace {
             step: self.stats.steps - 1,
@@ -93,19 +108,15 @@ impl<C: Constraint> Generator<C> {
         Ok(StepOutcome { token: chosen, how: s.how, stop: self.stop.clone(), trace })
     }
 
-    /// Checks the logits, keeps a snapshot for [`Generator::rewind`] and counts the
-    /// step; returns the logits cut to the vocabulary.
-    fn begin_step<'l>(
-        &mut self,
-        logits: &'l [f32],
-        model_time: Duration,
-    ) -> Result<&'l [f32], DecodeError> {
+    /// Checks the logits' length, keeps a snapshot for [`Generator::rewind`] and
+    /// counts the step.
+    fn begin_step(&mut self, logits: usize, model_time: Duration) -> Result<(), DecodeError> {
         if self.stop.is_some() {
             return Err(DecodeError::Finished);
         }
         let n = self.vocab.len();
-        if logits.len() < n {
-            return Err(DecodeError::LogitsLength { expected: n, got: logits.len() });
+        if logits < n {
+            return Err(DecodeError::LogitsLength { expected: n, got: logits });
         }
         self.valid_cache = self.context.len();
         if self.config.history {
@@ -119,7 +130,7 @@ impl<C: Constraint> Generator<C> {
         }
         self.stats.steps += 1;
         self.stats.model_s += model_time.as_secs_f64();
-        Ok(&logits[..n])
+        Ok(())
     }
 
     /// Before the first candidate: probes the finishing distance of the state before
@@ -161,55 +172,56 @@ impl<C: Constraint> Generator<C> {
 
     /// Draws candidates and commits them until one is taken; `None` at a dead end
     /// (nothing left to draw, or [`MAX_REFUSALS_PER_STEP`] refused).
-    fn choose(&mut self, logits: &[f32], s: &mut StepScratch) -> Option<u32> {
+    fn choose(
+        &mut self,
+        logits: &mut dyn Logits,
+        s: &mut StepScratch,
+    ) -> Result<Option<u32>, DecodeError> {
         while s.refused.len() < MAX_REFUSALS_PER_STEP {
-            let id = match self.draw(logits, s) {
+            let id = match self.draw(logits, s)? {
                 Draw::Candidate(id) => id,
                 Draw::Refused => continue,
-                Draw::Exhausted => return None,
+                Draw::Exhausted => return Ok(None),
             };
             if self.commit(id, s) {
-                return Some(id);
+                return Ok(Some(id));
             }
         }
-        None
+        Ok(None)
     }
 
     /// Samples a candidate: under the mask when a prefix is forced, the mode masks
     /// first, the cheap check failed once (rejection mode) or the wrap-up is on;
     /// otherwise from the plain logits, then the cheap check.
-    fn draw(&mut self, logits: &[f32], s: &mut StepScratch) -> Draw {
+    fn draw(&mut self, logits: &mut dyn Logits, s: &mut StepScratch) -> Result<Draw, DecodeError> {
         let constrained = self.constrained();
         let use_mask = !self.forced.is_empty()
             || (constrained && (self.config.mode.masks_first() || s.tried_unmasked || s.wrapping));
+        let n = self.vocab.len();
         if use_mask {
             self.ensure_mask(s);
             let t = Instant::now();
-            let (mask, refused) = (&self.mask, &s.refused);
-            let c = self
-                .sampler
-                .sample(logits, |id| mask.contains(id as usize) && !refused.contains(&id));
+            let c = pick(&mut self.sampler, logits, n, Some(&self.mask), &s.refused)?;
             s.sample_time += t.elapsed();
-            return c.map_or(Draw::Exhausted, Draw::Candidate);
+            return Ok(c.map_or(Draw::Exhausted, Draw::Candidate));
         }
         let t = Instant::now();
-        let refused = &s.refused;
-        let c = self.sampler.sample(logits, |id| !refused.contains(&id));
+        let c = pick(&mut self.sampler, logits, n, None, &s.refused)?;
         s.sample_time += t.elapsed();
-        let Some(id) = c else { return Draw::Exhausted };
+        let Some(id) = c else { return Ok(Draw::Exhausted) };
         if !constrained {
-            return Draw::Candidate(id);
+            return Ok(Draw::Candidate(id));
         }
         s.tried_unmasked = true;
         let t = Instant::now();
         let ok = self.allowed_now(id);
         s.constraint_time += t.elapsed();
         if ok {
-            return Draw::Candidate(id);
+            return Ok(Draw::Candidate(id));
         }
         s.refused.push(id);
         s.how = How::Resampled;
-        Draw::Refused
+        Ok(Draw::Refused)
     }
 
     /// Computes the step's mask unless it holds already.
@@ -398,4 +410,22 @@ impl<C: Constraint> Generator<C> {
             })
             .collect()
     }
+}
+
+/// One draw among ids `0..n` in `mask` (`None`: all) and not `refused`: greedy asks the
+/// logits for their argmax (a GPU answers on the device), otherwise the sampler draws
+/// from the host vector. Either way the same id as the CPU sampler on the same logits.
+fn pick(
+    sampler: &mut Sampler,
+    logits: &mut dyn Logits,
+    n: usize,
+    mask: Option<&TokenSet>,
+    refused: &[u32],
+) -> Result<Option<u32>, DecodeError> {
+    if sampler.config().is_greedy() {
+        return logits.argmax(n, mask, refused).map_err(DecodeError::Logits);
+    }
+    let host = logits.host().map_err(DecodeError::Logits)?;
+    let allowed = |id: u32| mask.is_none_or(|m| m.contains(id as usize)) && !refused.contains(&id);
+    Ok(sampler.sample(&host[..n], allowed))
 }

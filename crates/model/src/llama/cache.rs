@@ -97,19 +97,62 @@ impl KvCache {
         v: Tensor<3>,
     ) -> Result<(Tensor<3>, Tensor<3>), ModelError> {
         let at = self.len;
+        let kv = self.append_device_layer(layer, k, v)?;
+        let n = at + kv.added;
+        Ok((kv.k.clone().narrow(1, 0, n), kv.v.clone().narrow(1, 0, n)))
+    }
+
+    /// `layer`'s stores, `[kv_heads, capacity, head_dim]`, with room for `t` new rows at
+    /// `len..` (`shape` = `[kv_heads, t, head_dim]`; grown as an append grows them),
+    /// taken out of the cache for a kernel that writes the rows in place
+    /// (`gpu_rope.rs`): held only by the caller, the GPU backends write into them
+    /// without a copy. [`KvCache::put_device_stores`] puts them back.
+    #[cfg_attr(
+        not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))),
+        allow(dead_code)
+    )]
+    pub(crate) fn take_device_stores(
+        &mut self,
+        layer: usize,
+        shape: [usize; 3],
+        device: &Device,
+    ) -> Result<(Tensor<3>, Tensor<3>), ModelError> {
+        let at = self.len;
+        match &mut self.store {
+            // A store lost by a failed step (never put back): its rows are gone.
+            Store::Device { layers, .. } if at > 0 && layers[layer].is_none() => Err(mismatch()),
+            Store::Device { max, layers } => {
+                Ok(DeviceKv::with_room(layers[layer].take(), at, shape, *max, device))
+            }
+            Store::Host { .. } => Err(mismatch()),
+        }
+    }
+
+    /// Puts back the stores [`KvCache::take_device_stores`] took, `t` rows written at
+    /// `len..`.
+    #[cfg_attr(
+        not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))),
+        allow(dead_code)
+    )]
+    pub(crate) fn put_device_stores(&mut self, layer: usize, k: Tensor<3>, v: Tensor<3>, t: usize) {
+        if let Store::Device { layers, .. } = &mut self.store {
+            layers[layer] = Some(DeviceKv { k, v, added: t });
+        }
+    }
+
+    /// Writes a layer's new rows at `len..` and returns its store.
+    fn append_device_layer(
+        &mut self,
+        layer: usize,
+        k: Tensor<3>,
+        v: Tensor<3>,
+    ) -> Result<&DeviceKv, ModelError> {
+        let at = self.len;
         match &mut self.store {
             Store::Device { max, layers } => {
                 let slot = &mut layers[layer];
-                let kv = match slot.take() {
-                    Some(kv) => kv.append(at, k, v, *max),
-                    None => DeviceKv::first(k, v, *max),
-                };
-                let out = (
-                    kv.k.clone().narrow(1, 0, at + kv.added),
-                    kv.v.clone().narrow(1, 0, at + kv.added),
-                );
-                *slot = Some(kv);
-                Ok(out)
+                let kv = DeviceKv::append(slot.take(), at, k, v, *max);
+                Ok(slot.insert(kv))
             }
             Store::Host { .. } => Err(mismatch()),
         }
@@ -147,35 +190,43 @@ impl DeviceKv {
     /// Initial capacity: enough for the first call and some decode steps.
     const MIN_CAPACITY: usize = 64;
 
-    fn first(k: Tensor<3>, v: Tensor<3>, max: usize) -> Self {
-        let [kvh, t, d] = k.dims();
-        let cap = t.max(Self::MIN_CAPACITY).next_power_of_two().min(max.max(t));
-        let device = k.device();
-        let store =
-            |x: Tensor<3>| empty([kvh, cap, d], &device).slice_assign([0..kvh, 0..t, 0..d], x);
-        Self { k: store(k), v: store(v), added: t }
-    }
-
-    /// Writes rows `at..at + t`, growing (doubling, at most to `max`) when full; the
-    /// rows kept on growth are the first `at` (anything later was never committed).
-    fn append(self, at: usize, k: Tensor<3>, v: Tensor<3>, max: usize) -> Self {
-        let [kvh, t, d] = k.dims();
-        let cap = self.k.dims()[1];
-        let (mut sk, mut sv) = (self.k, self.v);
-        if at + t > cap {
-            let new_cap = (at + t).next_power_of_two().max(2 * cap).min(max.max(at + t));
-            let device = sk.device();
-            let grow = |old: Tensor<3>| {
-                let fresh = empty([kvh, new_cap, d], &device);
-                if at == 0 {
-                    fresh
-                } else {
+    /// Stores with room for rows `at..at + t` (`shape` = `[kv_heads, t, head_dim]`):
+    /// `old`'s when they have it, else new ones (doubling, at least
+    /// [`DeviceKv::MIN_CAPACITY`], at most `max` rows) holding `old`'s first `at` rows
+    /// (anything later was never committed); zeros elsewhere.
+    fn with_room(
+        old: Option<Self>,
+        at: usize,
+        shape: [usize; 3],
+        max: usize,
+        device: &Device,
+    ) -> (Tensor<3>, Tensor<3>) {
+        let [kvh, t, d] = shape;
+        let cap = old.as_ref().map_or(0, |kv| kv.k.dims()[1]);
+        let old = match old {
+            Some(kv) if at + t <= cap => return (kv.k, kv.v),
+            old => old,
+        };
+        let new_cap =
+            (at + t).next_power_of_two().max(2 * cap).max(Self::MIN_CAPACITY).min(max.max(at + t));
+        let grow = |old: Option<Tensor<3>>| {
+            let fresh = empty([kvh, new_cap, d], device);
+            match old {
+                Some(old) if at > 0 => {
                     fresh.slice_assign([0..kvh, 0..at, 0..d], old.narrow(1, 0, at))
                 }
-            };
-            sk = grow(sk);
-            sv = grow(sv);
-        }
+                _ => fresh,
+            }
+        };
+        let (k, v) = old.map(|kv| (kv.k, kv.v)).unzip();
+        (grow(k), grow(v))
+    }
+
+    /// Writes rows `at..at + t` into `old`'s stores (grown by [`DeviceKv::with_room`]).
+    fn append(old: Option<Self>, at: usize, k: Tensor<3>, v: Tensor<3>, max: usize) -> Self {
+        let shape = k.dims();
+        let [kvh, t, d] = shape;
+        let (sk, sv) = Self::with_room(old, at, shape, max, &k.device());
         Self {
             k: sk.slice_assign([0..kvh, at..at + t, 0..d], k),
             v: sv.slice_assign([0..kvh, at..at + t, 0..d], v),
@@ -271,6 +322,32 @@ mod tests {
         let (kd1, ve1) = (first(&d1), first(&e1));
         assert_eq!(read(k), stack(&[(&kd1, 25), (&d3, 50)]));
         assert_eq!(read(v), stack(&[(&ve1, 25), (&e3, 50)]));
+    }
+
+    /// Taken stores have room for the new rows and keep the committed ones; put back,
+    /// the next append sees what was written into them.
+    #[test]
+    fn taken_stores_keep_the_rows_and_grow() {
+        let mut cache = KvCache::device(1, 1 << 12);
+        let (k1, d1) = rows(60, 0.0);
+        let (v1, e1) = rows(60, 0.5);
+        cache.append_device(0, k1, v1).unwrap();
+        cache.advance(60);
+        // 10 more rows do not fit in 64: the stores double, the 60 rows kept.
+        let (k, v) = cache.take_device_stores(0, [H.kv_heads, 10, H.head_dim], &device()).unwrap();
+        assert_eq!(k.dims(), [H.kv_heads, 128, H.head_dim]);
+        assert_eq!(read(k.clone().narrow(1, 0, 60)), stack(&[(&d1, 60)]));
+        assert_eq!(read(v.clone().narrow(1, 0, 60)), stack(&[(&e1, 60)]));
+        let (k2, d2) = rows(10, 1000.0);
+        let (v2, e2) = rows(10, 1000.5);
+        let r = [0..H.kv_heads, 60..70, 0..H.head_dim];
+        cache.put_device_stores(0, k.slice_assign(r.clone(), k2), v.slice_assign(r, v2), 10);
+        cache.advance(10);
+        let (k3, d3) = rows(1, 2000.0);
+        let (v3, e3) = rows(1, 2000.5);
+        let (k, v) = cache.append_device(0, k3, v3).unwrap();
+        assert_eq!(read(k), stack(&[(&d1, 60), (&d2, 10), (&d3, 1)]));
+        assert_eq!(read(v), stack(&[(&e1, 60), (&e2, 10), (&e3, 1)]));
     }
 
     #[test]

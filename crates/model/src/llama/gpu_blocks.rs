@@ -12,16 +12,26 @@
 //!   could hold these (symmetric int8 blocks of 32), but one kernel for both types keeps
 //!   one layout and one code path, and the output projection is a mat-vec either way.
 //!
-//! Layout (`rows` output rows, `cols / 32` blocks per row): the blocks' bytes as
-//! little-endian `u32` words, word-major across rows (`words[(block * W + w) * rows +
-//! row]`, `W` = 4 for Q4_1, 8 for Q8_0), so neighbouring threads (neighbouring rows)
-//! read neighbouring words; `d` and `m` as f32 at `[block * rows + row]` (f16 in the
-//! file, widened exactly, times the row's factor, e.g. the attention scale folded into
-//! Q, as the CPU path does). Bytes per 32 weights: 24 (Q4_1), 36 (Q8_0); f32 takes 128.
+//! Layout (`rows` output rows, `B = cols / 32` blocks per row): row-major, the blocks'
+//! bytes as little-endian `u32` words (`words[(row * B + block) * W + w]`, `W` = 4 for
+//! Q4_1, 8 for Q8_0), so the [`LANES`] units of a workgroup that share one row read
+//! neighbouring words; `d` and `m` as f32 at `[row * B + block]` (f16 in the file, widened
+//! exactly, times the row's factor, e.g. the attention scale folded into Q, as the CPU
+//! path does). Bytes per 32 weights: 24 (Q4_1), 36 (Q8_0); f32 takes 128.
+//!
+//! The kernel's order of sums, which [`GpuBlocks::matmul`] repeats: a row's words are
+//! dealt to [`LANES`] lanes (lane `l` takes words `l`, `l + LANES`, ...); a lane adds per
+//! word `d * Σ q x + m * Σ x` over the word's values (4 bytes: Q4_1 values `4 w' + b` and
+//! `16 + 4 w' + b` of the block, `w'` the word in the block; Q8_0 values `4 w' + b`);
+//! then the lanes' sums fold in halves (lane `l` += lane `l + 16`, then `+ 8`, ... `+ 1`).
 
 use half::f16;
 
 use crate::gguf::{GgmlType, QK};
+
+/// Lanes (units of one workgroup) that share one output row: 32 keeps a 576-wide row
+/// (72 Q4_1 words) two or three words per lane, and a power of two for the fold.
+pub(crate) const LANES: usize = 32;
 
 /// The block type of a [`GpuBlocks`] matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,11 +84,11 @@ pub(crate) struct GpuBlocks {
     pub kind: BlockKind,
     pub rows: usize,
     pub cols: usize,
-    /// `[(block * W + w) * rows + row]`.
+    /// `[(row * blocks + block) * W + w]`.
     pub words: Vec<u32>,
-    /// `d` per block, `[block * rows + row]`.
+    /// `d` per block, `[row * blocks + block]`.
     pub scales: Vec<f32>,
-    /// `m` per block, `[block * rows + row]` (empty for Q8_0).
+    /// `m` per block, `[row * blocks + block]` (empty for Q8_0).
     pub mins: Vec<f32>,
 }
 
@@ -103,12 +113,12 @@ impl GpuBlocks {
         for (r, &(_, bytes, factor)) in rows.iter().enumerate() {
             for (j, block) in bytes.chunks_exact(ty.block_bytes()).enumerate() {
                 let (d, m, quants) = kind.split(block);
-                scales[j * n + r] = d * factor;
-                if let Some(slot) = mins.get_mut(j * n + r) {
+                scales[r * blocks + j] = d * factor;
+                if let Some(slot) = mins.get_mut(r * blocks + j) {
                     *slot = m * factor;
                 }
                 for (i, word) in quants.chunks_exact(4).enumerate() {
-                    words[(j * w + i) * n + r] =
+                    words[(r * blocks + j) * w + i] =
                         u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
                 }
             }
@@ -125,8 +135,8 @@ impl GpuBlocks {
     /// the kernel's order (as f32: 0..15 for Q4_1, -128..127 for Q8_0).
     #[cfg_attr(not(test), allow(dead_code))] // the host reference: tests
     fn quants(&self, r: usize, j: usize) -> [f32; QK] {
-        let (n, w) = (self.rows, self.kind.words());
-        let word = |i: usize| self.words[(j * w + i) * n + r];
+        let (blocks, w) = (self.cols / QK, self.kind.words());
+        let word = |i: usize| self.words[(r * blocks + j) * w + i];
         let mut q = [0f32; QK];
         match self.kind {
             BlockKind::Q4_1 => {
@@ -151,47 +161,67 @@ impl GpuBlocks {
 
     #[cfg_attr(not(test), allow(dead_code))]
     fn min(&self, r: usize, j: usize) -> f32 {
-        self.mins.get(j * self.rows + r).copied().unwrap_or(0.0)
+        self.mins.get(r * (self.cols / QK) + j).copied().unwrap_or(0.0)
     }
 
     /// Row `r`'s values, dequantized from the packed layout.
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn row_f32(&self, r: usize, out: &mut [f32]) {
         for (j, chunk) in out.chunks_exact_mut(QK).enumerate().take(self.cols / QK) {
-            let (d, m) = (self.scales[j * self.rows + r], self.min(r, j));
+            let (d, m) = (self.scales[r * (self.cols / QK) + j], self.min(r, j));
             for (o, q) in chunk.iter_mut().zip(self.quants(r, j)) {
                 *o = d * q + m;
             }
         }
     }
 
-    /// `x · Wᵀ` for `t` rows `x` (`[t][cols]`), with the kernel's arithmetic: per block
-    /// `d * Σ q x + m * Σ x`, blocks summed in order, every sum in f32.
+    /// `x · Wᵀ` for `t` rows `x` (`[t][cols]`), with the kernel's arithmetic and order
+    /// (the module doc): per lane, words in turn; then the fold. Every sum in f32.
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn matmul(&self, x: &[f32], t: usize) -> Vec<f32> {
         let mut y = vec![0f32; t * self.rows];
         for (xt, yt) in x.chunks_exact(self.cols).zip(y.chunks_exact_mut(self.rows)).take(t) {
             for (r, out) in yt.iter_mut().enumerate() {
-                let mut acc = 0f32;
-                for (j, xb) in xt.chunks_exact(QK).enumerate() {
-                    let q = self.quants(r, j);
-                    let (mut dot, mut sum) = (0f32, 0f32);
-                    // The kernel's order: Q4_1 takes value i and i + 16 together.
-                    let half = if self.kind == BlockKind::Q4_1 { QK / 2 } else { QK };
-                    for i in 0..half {
-                        if self.kind == BlockKind::Q4_1 {
-                            dot += q[i] * xb[i] + q[i + 16] * xb[i + 16];
-                            sum += xb[i] + xb[i + 16];
-                        } else {
-                            dot += q[i] * xb[i];
-                        }
-                    }
-                    acc += self.scales[j * self.rows + r] * dot + self.min(r, j) * sum;
+                let mut lanes = [0f32; LANES];
+                for (u, lane) in (0..self.cols / QK * self.kind.words()).zip((0..LANES).cycle()) {
+                    lanes[lane] += self.word_term(r, u, xt);
                 }
-                *out = acc;
+                let mut half = LANES / 2;
+                while half > 0 {
+                    for l in 0..half {
+                        lanes[l] += lanes[l + half];
+                    }
+                    half /= 2;
+                }
+                *out = lanes[0];
             }
         }
         y
+    }
+
+    /// Word `u` of row `r` against activation row `x`: `d * Σ q x + m * Σ x` over the
+    /// word's values, in the kernel's order (byte by byte; Q4_1 both nibbles together).
+    #[cfg_attr(not(test), allow(dead_code))]
+    fn word_term(&self, r: usize, u: usize, x: &[f32]) -> f32 {
+        let w = self.kind.words();
+        let (j, i) = (u / w, u % w);
+        let q = self.quants(r, j);
+        let xb = &x[j * QK..(j + 1) * QK];
+        let (mut dot, mut sum) = (0f32, 0f32);
+        for b in 0..4 {
+            let k = 4 * i + b;
+            if self.kind == BlockKind::Q4_1 {
+                dot += q[k] * xb[k] + q[k + 16] * xb[k + 16];
+                sum += xb[k] + xb[k + 16];
+            } else {
+                dot += q[k] * xb[k];
+            }
+        }
+        let d = self.scales[r * (self.cols / QK) + j];
+        match self.kind {
+            BlockKind::Q4_1 => d * dot + self.min(r, j) * sum,
+            BlockKind::Q8_0 => d * dot,
+        }
     }
 }
 
@@ -280,16 +310,21 @@ mod tests {
     }
 
     #[test]
-    fn words_are_word_major_across_rows() {
-        // Two Q8_0 rows of one block: word w of row r sits at w * 2 + r.
-        let rows = gguf_rows(GgmlType::Q8_0, 2, 32, 3);
+    fn words_are_row_major() {
+        // Two Q8_0 rows of two blocks: word w of block j of row r at (r * 2 + j) * 8 + w.
+        let rows = gguf_rows(GgmlType::Q8_0, 2, 64, 3);
         let input: Vec<(GgmlType, &[u8], f32)> =
             rows.iter().map(|b| (GgmlType::Q8_0, b.as_slice(), 1.0)).collect();
-        let packed = GpuBlocks::from_rows(&input, 32).expect("packs");
+        let packed = GpuBlocks::from_rows(&input, 64).expect("packs");
         for (r, row) in rows.iter().enumerate() {
-            for w in 0..8 {
-                let b = &row[2 + 4 * w..6 + 4 * w];
-                assert_eq!(packed.words[w * 2 + r], u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            for (j, block) in row.chunks_exact(34).enumerate() {
+                for w in 0..8 {
+                    let b = &block[2 + 4 * w..6 + 4 * w];
+                    assert_eq!(
+                        packed.words[(r * 2 + j) * 8 + w],
+                        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+                    );
+                }
             }
         }
     }

@@ -2,7 +2,10 @@
 //! against its host twin ([`GpuBlocks::matmul`], the same sums in the same order) on
 //! deterministic Q4_1 and Q8_0 blocks of several shapes (a partial last workgroup, one to
 //! three activation rows, SmolLM2's widths), and the launch geometry the kernel sees
-//! (every invocation's row, activation row and scalar arguments, read back).
+//! (every row's index, activation row and scalar arguments, read back); then the greedy
+//! argmax under a token mask (`gpu_argmax.rs`) against its host twin, with ties, NaN,
+//! infinities, refused ids and an empty mask; then the kernels around the products
+//! (`gpu_fused_check.rs`).
 //!
 //! Public so that it runs where `cargo test` cannot: a binary carried to a GPU machine
 //! without Rust (the agreement test prints it before the model runs; issue 20 found the
@@ -47,7 +50,67 @@ pub fn run(device: &Device) -> Result<GpuKernelCheck, ModelError> {
             check_kernel(&mut check, device, ty, rows, cols, t)?;
         }
     }
+    #[cfg(not(feature = "fusion"))]
+    check_argmax(&mut check, device)?;
+    #[cfg(not(feature = "fusion"))]
+    super::gpu_fused_check::run(&mut check, device)?;
     Ok(check)
+}
+
+/// The GPU argmax against [`host_argmax`] on 49,152 logits (SmolLM2's vocabulary) and
+/// on 1,000 (a partial last mask word): dense and sparse masks, refused ids, a tie
+/// planted at the maximum, NaN and infinite logits, and a mask that allows nothing.
+#[cfg(not(feature = "fusion"))]
+fn check_argmax(check: &mut GpuKernelCheck, device: &Device) -> Result<(), ModelError> {
+    use super::device_logits::{host_argmax, mask_words};
+    use super::gpu_argmax::device_argmax;
+
+    let mut wrong = Vec::new();
+    let mut cases = 0;
+    for (n, seed) in [(49_152usize, 31u32), (1_000, 32)] {
+        let mut logits: Vec<f32> =
+            noise(n, seed).iter().map(|&b| (f32::from(b) - 128.0) / 16.0).collect();
+        logits[7] = f32::NAN;
+        logits[n / 2] = f32::INFINITY;
+        logits[n / 3] = f32::NEG_INFINITY;
+        // A tie at a value above every noise logit: the lower id wins.
+        logits[n - 5] = 100.0;
+        logits[n / 4] = 100.0;
+        let dense: Vec<u64> = noise(n.div_ceil(64) * 8, seed + 1)
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+            .collect();
+        let sparse: Vec<u64> = dense.iter().map(|&w| w & (w >> 7) & (w >> 13)).collect();
+        let nothing = vec![0u64; n.div_ceil(64)];
+        let refused = [n as u32 / 4, 3, n as u32 - 5];
+        let tensor = Tensor::<2>::from_data(TensorData::new(logits.clone(), [1, n]), device);
+        for (name, mask) in [
+            ("all", None),
+            ("dense", Some(&dense)),
+            ("sparse", Some(&sparse)),
+            ("none", Some(&nothing)),
+        ] {
+            for refused in [&refused[..0], &refused[..]] {
+                let words = mask_words(mask.map(|m| m.as_slice()), refused, n);
+                let got = device_argmax(&tensor, &words, n)?;
+                let want = host_argmax(&logits, |i| words[i / 32] >> (i % 32) & 1 == 1);
+                cases += 1;
+                if got != want {
+                    wrong.push(format!(
+                        "{n} ids, mask {name}, {} refused: {got:?} vs host {want:?}",
+                        refused.len()
+                    ));
+                }
+            }
+        }
+    }
+    check
+        .lines
+        .push(format!("masked argmax: {} of {cases} cases differ from the host", wrong.len()));
+    if !wrong.is_empty() {
+        check.failures.push(format!("masked argmax: {}", wrong.join("; ")));
+    }
+    Ok(())
 }
 
 fn check_geometry(check: &mut GpuKernelCheck, device: &Device) -> Result<(), ModelError> {

@@ -5,10 +5,14 @@
 //!
 //! The kernel is written here, not taken from burn: burn 0.22's quantized tensors are
 //! symmetric (Q4_1's `d * q + m` does not fit), and one kernel for both block types
-//! keeps one layout. It is a mat-vec per activation row: one invocation per (output
-//! row, activation row), looping over the row's blocks; a decode step is one row, a
-//! prefill of `t` tokens is `t` rows in one launch (weights re-read per row, never
-//! dequantized to memory).
+//! keeps one layout. It is a mat-vec per activation row that fills the GPU: a workgroup
+//! of [`ROWS_PER_CUBE`] rows x [`LANES`] lanes, each row's words dealt to its 32 lanes
+//! and their sums folded in shared memory (the order `gpu_blocks.rs` documents and its
+//! host twin repeats). A 576-row projection is 144 workgroups of 128 units (it was 9
+//! workgroups of 64, one unit per row: issue 33 measured 74 us for it on an H100); a
+//! prefill of `t` tokens is `t` rows of workgroups in one launch (weights re-read per
+//! row, never dequantized to memory). Shared memory and barriers only, no subgroup
+//! operations: WebGPU has them only behind a feature, and lavapipe's are 8 wide.
 //!
 //! With burn's `fusion` feature (the playground's build) the launch is registered as a
 //! custom operation in fusion's stream, so it runs in order with the fused element-wise
@@ -25,42 +29,54 @@ use cubecl::client::Client;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
-use super::gpu_blocks::{BlockKind, GpuBlocks};
+use super::gpu_blocks::{BlockKind, GpuBlocks, LANES};
 use super::ModelError;
 
-/// Invocations per workgroup (output rows per cube).
-const ROWS_PER_CUBE: u32 = 64;
+/// Output rows per workgroup: [`LANES`] x 4 = 128 units, and 49,152 vocabulary rows
+/// (SmolLM2's head) are 12,288 workgroups, 151,936 (Qwen2's) 37,984: both under the
+/// 65,535 a dispatch dimension may hold.
+const ROWS_PER_CUBE: u32 = 4;
 
 /// `out[t][r] = Σ_j d[j][r] · Σ_i q[j][r][i] · x[t][32 j + i] + m[j][r] · Σ_i x[t][32 j + i]`
-/// over the layout of `gpu_blocks.rs`; `bits` = 4 (Q4_1, `mins` read) or 8 (Q8_0,
-/// signed, `mins` unused).
+/// over the layout of `gpu_blocks.rs`, in its order of sums; `bits` = 4 (Q4_1, `mins`
+/// read) or 8 (Q8_0, signed, `mins` unused). Unit (lane, slot) of cube (c, t) works on
+/// row `c * ROWS_PER_CUBE + slot` of activation row `t`. With `add`, `residual[t][r]` is
+/// added to the sum (o-proj and down + the residual stream: issue 33 step 4, one launch
+/// fewer each; `residual` is not read otherwise).
+#[allow(clippy::too_many_arguments)]
 #[cube(launch_unchecked)]
 fn block_matvec(
     x: &[f32],
     words: &[u32],
     scales: &[f32],
     mins: &[f32],
+    residual: &[f32],
     out: &mut [f32],
     rows: usize,
     cols: usize,
     #[comptime] bits: u32,
+    #[comptime] add: bool,
 ) {
-    let r = usize::cast_from(ABSOLUTE_POS_X);
+    let lanes = comptime![LANES];
+    let lane = usize::cast_from(UNIT_POS_X);
+    let slot = usize::cast_from(UNIT_POS_Y);
+    let r = usize::cast_from(CUBE_POS_X) * comptime![ROWS_PER_CUBE as usize] + slot;
     let t = usize::cast_from(CUBE_POS_Y);
-    if r >= rows {
-        terminate!();
-    }
-    let blocks = cols / 32;
-    let x0 = t * cols;
+    let per_block = comptime![if bits == 4 { 4usize } else { 8usize }];
+    let mut partials = Shared::<[f32]>::new_slice(comptime![LANES * ROWS_PER_CUBE as usize]);
     let mut acc = 0.0f32;
-    for j in 0..blocks {
-        let xb = x0 + j * 32;
-        let mut dot = 0.0f32;
-        if comptime![bits == 4] {
-            let mut sum = 0.0f32;
-            #[unroll]
-            for w in 0..4usize {
-                let word = words[(j * 4 + w) * rows + r];
+    if r < rows {
+        let blocks = cols / 32;
+        let units = blocks * per_block;
+        let mut u = lane;
+        while u < units {
+            let j = u / per_block;
+            let w = u % per_block;
+            let word = words[r * units + u];
+            let xb = t * cols + j * 32;
+            let mut dot = 0.0f32;
+            if comptime![bits == 4] {
+                let mut sum = 0.0f32;
                 #[unroll]
                 for b in 0..4usize {
                     let byte = (word >> u32::cast_from(8 * b)) & 255u32;
@@ -69,12 +85,8 @@ fn block_matvec(
                     dot += f32::cast_from(byte & 15u32) * xl + f32::cast_from(byte >> 4u32) * xh;
                     sum += xl + xh;
                 }
-            }
-            acc += scales[j * rows + r] * dot + mins[j * rows + r] * sum;
-        } else {
-            #[unroll]
-            for w in 0..8usize {
-                let word = words[(j * 8 + w) * rows + r];
+                acc += scales[r * blocks + j] * dot + mins[r * blocks + j] * sum;
+            } else {
                 #[unroll]
                 for b in 0..4usize {
                     let byte = (word >> u32::cast_from(8 * b)) & 255u32;
@@ -82,11 +94,31 @@ fn block_matvec(
                     let q = f32::cast_from(byte) - 256.0f32 * f32::cast_from(byte >> 7u32);
                     dot += q * x[xb + 4 * w + b];
                 }
+                acc += scales[r * blocks + j] * dot;
             }
-            acc += scales[j * rows + r] * dot;
+            u += lanes;
         }
     }
-    out[t * rows + r] = acc;
+    let at = slot * lanes + lane;
+    partials[at] = acc;
+    sync_cube();
+    // A runtime bound (the workgroup's x size, = LANES): a comptime one would make the
+    // loop's counter a compile-time value.
+    let mut half = usize::cast_from(CUBE_DIM_X) / 2;
+    while half > 0 {
+        if lane < half {
+            partials[at] = partials[at] + partials[at + half];
+        }
+        sync_cube();
+        half /= 2;
+    }
+    if lane == 0 && r < rows {
+        if comptime![add] {
+            out[t * rows + r] = partials[at] + residual[t * rows + r];
+        } else {
+            out[t * rows + r] = partials[at];
+        }
+    }
 }
 
 /// The launch geometry `block_matvec` sees, written out per invocation: its row, its
@@ -95,16 +127,16 @@ fn block_matvec(
 #[cfg(not(target_family = "wasm"))]
 #[cube(launch_unchecked)]
 fn geometry(out: &mut [f32], rows: usize, cols: usize) {
-    let r = usize::cast_from(ABSOLUTE_POS_X);
+    let r = usize::cast_from(CUBE_POS_X) * comptime![ROWS_PER_CUBE as usize]
+        + usize::cast_from(UNIT_POS_Y);
     let t = usize::cast_from(CUBE_POS_Y);
-    if r >= rows {
-        terminate!();
+    if r < rows && UNIT_POS_X == 0 {
+        let at = (t * rows + r) * 4;
+        out[at] = f32::cast_from(r);
+        out[at + 1] = f32::cast_from(t);
+        out[at + 2] = f32::cast_from(rows);
+        out[at + 3] = f32::cast_from(cols);
     }
-    let at = (t * rows + r) * 4;
-    out[at] = f32::cast_from(r);
-    out[at + 1] = f32::cast_from(t);
-    out[at + 2] = f32::cast_from(rows);
-    out[at + 3] = f32::cast_from(cols);
 }
 
 /// Runs [`geometry`] on `device` with `block_matvec`'s launch for `rows` x `t`; four
@@ -121,14 +153,13 @@ pub(crate) fn launch_geometry(
     let client = device.client();
     let n = rows * t * 4;
     let out = client.create_from_slice(&le_bytes(&vec![f32::NAN; n], f32::to_le_bytes));
-    let count = CubeCount::Static((rows as u32).div_ceil(ROWS_PER_CUBE), t as u32, 1);
-    // SAFETY: `out` holds `rows * t * 4` f32; each invocation writes its own four, only
-    // for r < rows and t < the launch's y.
+    // SAFETY: `out` holds `rows * t * 4` f32; lane 0 of each row writes its own four,
+    // only for r < rows and t < the launch's y.
     unsafe {
         geometry::launch_unchecked(
             &client,
-            count,
-            CubeDim::new_1d(ROWS_PER_CUBE),
+            cube_count(rows, t),
+            cube_dim(),
             BufferArg::from_raw_parts(out.clone(), n),
             rows,
             cols,
@@ -180,6 +211,16 @@ pub(crate) fn is_block_kernel_device(device: &Device) -> bool {
     matches!(cube_device(device), Some(cubecl::Device::Wgpu(_) | cubecl::Device::Cuda(_)))
 }
 
+/// `block_matvec`'s workgroup: [`LANES`] lanes x [`ROWS_PER_CUBE`] rows.
+fn cube_dim() -> CubeDim {
+    CubeDim::new_2d(LANES as u32, ROWS_PER_CUBE)
+}
+
+/// `block_matvec`'s grid for `rows` output rows and `t` activation rows.
+fn cube_count(rows: usize, t: usize) -> CubeCount {
+    CubeCount::Static((rows as u32).div_ceil(ROWS_PER_CUBE), t as u32, 1)
+}
+
 fn le_bytes<T: Copy>(values: &[T], to: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
     values.iter().flat_map(|&v| to(v)).collect()
 }
@@ -213,8 +254,9 @@ impl GpuQuantized {
         self.bytes
     }
 
-    /// `x · Wᵀ` on cube tensors: `x` `[t, cols]` f32 -> `[t, rows]` f32.
-    fn launch(&self, x: CubeTensor) -> CubeTensor {
+    /// `x · Wᵀ` (`+ residual`, `[t, rows]` contiguous) on cube tensors: `x` `[t, cols]`
+    /// f32 -> `[t, rows]` f32.
+    fn launch(&self, x: CubeTensor, residual: Option<&CubeTensor>) -> CubeTensor {
         let x = burn_cubecl::kernel::into_contiguous(x);
         let t = x.meta.shape()[0];
         // Contiguous, not `empty_device_dtype`: that asks for the runtime's optimized
@@ -227,7 +269,6 @@ impl GpuQuantized {
             [t, self.rows].into(),
             DType::F32,
         );
-        let count = CubeCount::Static((self.rows as u32).div_ceil(ROWS_PER_CUBE), t as u32, 1);
         let (words, blocks) = (self.words.clone(), self.rows * self.cols / 32);
         // SAFETY: every length is the buffer's own (words, scales and mins were uploaded
         // with exactly these counts; x and out are contiguous [t, cols] / [t, rows]), and
@@ -235,16 +276,23 @@ impl GpuQuantized {
         unsafe {
             block_matvec::launch_unchecked(
                 &self.client,
-                count,
-                CubeDim::new_1d(ROWS_PER_CUBE),
+                cube_count(self.rows, t),
+                cube_dim(),
                 BufferArg::from_raw_parts(x.handle.clone(), t * self.cols),
                 BufferArg::from_raw_parts(words, blocks * self.kind.words()),
                 BufferArg::from_raw_parts(self.scales.clone(), blocks),
                 BufferArg::from_raw_parts(self.mins.clone(), blocks),
+                // Without a residual the kernel never reads it: the scales stand in (a
+                // read-only buffer; wgpu refuses one bound both read-only and writable).
+                match residual {
+                    Some(r) => BufferArg::from_raw_parts(r.handle.clone(), t * self.rows),
+                    None => BufferArg::from_raw_parts(self.scales.clone(), blocks),
+                },
                 BufferArg::from_raw_parts(out.handle.clone(), t * self.rows),
                 self.rows,
                 self.cols,
                 self.kind.bits(),
+                residual.is_some(),
             )
         };
         out
@@ -269,7 +317,30 @@ impl GpuQuantized {
 
     #[cfg(not(feature = "fusion"))]
     fn run(&self, x: CubeTensor) -> CubeTensor {
-        self.launch(x)
+        self.launch(x, None)
+    }
+
+    /// `residual + x · Wᵀ` in one launch (`residual` `[t, rows]`, f32, on this layer's
+    /// device).
+    #[cfg(not(feature = "fusion"))]
+    pub(crate) fn forward_add(
+        &self,
+        x: Tensor<2>,
+        residual: Tensor<2>,
+    ) -> Result<Tensor<2>, ModelError> {
+        let [t, cols] = x.dims();
+        if cols != self.cols || residual.dims() != [t, self.rows] {
+            return Err(ModelError::Execution(format!(
+                "GPU block layer {}x{}: input of width {cols}, residual {:?}",
+                self.rows,
+                self.cols,
+                residual.dims()
+            )));
+        }
+        let what = "GPU block layer";
+        let x = super::gpu_tensor::cube(x, what)?;
+        let residual = super::gpu_tensor::cube(residual, what)?;
+        Ok(super::gpu_tensor::tensor(self.launch(x, Some(&residual))))
     }
 
     /// Registers the launch in fusion's stream (executed in order with the rest).
@@ -319,7 +390,7 @@ mod fused {
             handles: &mut HandleContainer<CubeFusionHandle>,
         ) -> Result<(), ExecutionError> {
             let x = handles.get_float_tensor::<CubeBackend>(&self.input);
-            let y = self.layer.launch(x);
+            let y = self.layer.launch(x, None);
             handles.register_float_tensor::<CubeBackend>(&self.out.id, y);
             Ok(())
         }

@@ -78,6 +78,24 @@ impl Linear {
         }
     }
 
+    /// `residual + x · Wᵀ` (`residual` `[t, out]`): one launch for GPU blocks without
+    /// burn's `fusion` (the sum in the product's kernel), the product then a sum otherwise.
+    #[cfg_attr(
+        not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))),
+        allow(dead_code)
+    )]
+    pub(crate) fn forward_add(
+        &self,
+        x: Tensor<2>,
+        residual: Tensor<2>,
+    ) -> Result<Tensor<2>, ModelError> {
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        if let Linear::Gpu(g) = self {
+            return g.forward_add(x, residual);
+        }
+        Ok(residual + self.forward(x)?)
+    }
+
     /// `x · Wᵀ` for `t` host rows `x` (`[t][in]`); returns `[t][out]` on the host. The
     /// host attention path calls it to stay off burn between its matmuls; a burn layer
     /// goes through a tensor on `device`.

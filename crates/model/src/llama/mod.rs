@@ -8,15 +8,60 @@ mod cache;
 mod config;
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 mod cuda_probe;
+mod device_logits;
 mod error;
 mod feed_forward;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+#[cfg(not(target_family = "wasm"))]
+mod gpu_argmax;
+// The kernels around the products (issue 33 step 4): their host twins are compiled
+// everywhere (tested natively), the kernels where they run.
+#[cfg_attr(
+    not(all(
+        any(feature = "wgpu", feature = "cuda"),
+        not(feature = "fusion"),
+        not(target_family = "wasm")
+    )),
+    allow(dead_code)
+)]
+mod gpu_attention;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+mod gpu_block;
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
 // the packing is tested natively; only the GPU kernel uses it
 mod gpu_blocks;
+#[cfg(all(
+    any(feature = "wgpu", feature = "cuda"),
+    not(feature = "fusion"),
+    not(target_family = "wasm")
+))]
+mod gpu_fused_check;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(target_family = "wasm")))]
 pub mod gpu_kernel_check;
+#[cfg_attr(
+    not(all(
+        any(feature = "wgpu", feature = "cuda"),
+        not(feature = "fusion"),
+        not(target_family = "wasm")
+    )),
+    allow(dead_code)
+)]
+mod gpu_norm;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 mod gpu_quantized;
+#[cfg_attr(
+    not(all(
+        any(feature = "wgpu", feature = "cuda"),
+        not(feature = "fusion"),
+        not(target_family = "wasm")
+    )),
+    allow(dead_code)
+)]
+mod gpu_rope;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+mod gpu_swiglu;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+mod gpu_tensor;
 mod host_norm;
 mod linear;
 mod memory;
@@ -33,6 +78,7 @@ pub use cache::KvCache;
 pub use config::{Architecture, LlamaConfig, MAX_CONTEXT};
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use cuda_probe::{probe as probe_cuda, CudaDeviceInfo};
+pub use device_logits::DeviceLogits;
 pub use error::ModelError;
 pub use espalier_kernels::{kernel_check, ActivationFormat};
 use espalier_kernels::{Heads, HostMatrix, Isa, RopeTable};
@@ -62,6 +108,13 @@ pub struct Llama {
     rope: Arc<RopeTable>,
     /// The CPU kernels' instruction set (host attention path).
     isa: Isa,
+    /// Whether the blocks run in this crate's GPU kernels (`gpu_block.rs`): a cubecl
+    /// device, a device weight format, not under burn's `fusion`.
+    #[cfg_attr(
+        not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))),
+        allow(dead_code)
+    )]
+    gpu_kernels: bool,
 }
 
 impl Llama {
@@ -109,6 +162,10 @@ impl Llama {
             config.rope_freq_scale,
         ));
         let (cos, sin) = rope_tensors(&rope, config.context_len, device);
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        let gpu_kernels = format.host().is_none() && gpu_quantized::is_block_kernel_device(device);
+        #[cfg(not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))))]
+        let gpu_kernels = false;
         Ok(Self {
             config,
             device: device.clone(),
@@ -121,6 +178,7 @@ impl Llama {
             sin,
             rope,
             isa: Isa::detect(),
+            gpu_kernels,
         })
     }
 
@@ -226,6 +284,17 @@ impl Llama {
         read_logits(logits.try_into_data().map_err(|e| ModelError::Execution(format!("{e:?}"))))
     }
 
+    /// [`Llama::forward`] with the logits left on the device ([`DeviceLogits`]): the
+    /// decode loop asks them for the greedy id under its mask, and on a GPU only that id
+    /// comes back.
+    pub fn forward_logits(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+    ) -> Result<DeviceLogits, ModelError> {
+        Ok(DeviceLogits::new(self.forward_tensor(tokens, cache)?))
+    }
+
     /// [`Llama::forward`] with an asynchronous read-back: the form WebGPU in the
     /// browser needs (it cannot block on the GPU).
     pub async fn forward_async(
@@ -282,7 +351,17 @@ impl Llama {
         cache.advance(t);
 
         let last = x.narrow(0, t - 1, 1);
-        self.output.forward(rms_norm(last, &self.output_norm, c.rms_eps))
+        self.output.forward(self.norm(last, &self.output_norm)?)
+    }
+
+    /// RMSNorm of `x` with weights `w`: one launch of this crate's kernel where the
+    /// blocks run in them, burn's ops otherwise.
+    fn norm(&self, x: Tensor<2>, w: &Tensor<2>) -> Result<Tensor<2>, ModelError> {
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        if self.gpu_kernels {
+            return gpu_norm::rms_norm(x, w, self.config.rms_eps);
+        }
+        Ok(rms_norm(x, w, self.config.rms_eps))
     }
 
     /// The transformer blocks over `x` (`[t, hidden]`, positions `past..past + t`);
@@ -298,6 +377,10 @@ impl Llama {
         if let Some(heads) = self.host_heads() {
             let x = self.blocks_forward_host(host_rows(x)?, t, past, heads, cache)?;
             return Ok(Tensor::from_data(TensorData::new(x, [t, c.hidden]), &self.device));
+        }
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        if self.gpu_kernels {
+            return self.blocks_forward_gpu(x, past, cache);
         }
         // This step's RoPE rows and causal mask as tensors.
         let cos = self.cos.clone().narrow(0, past, t).unsqueeze_dim::<3>(0);

@@ -1,0 +1,137 @@
+//! A step's logits left where the forward pass wrote them ([`DeviceLogits`]): on a GPU
+//! the decode loop asks for the greedy id under the step's mask and only that id comes
+//! back (`gpu_argmax.rs`); the whole vector is read back only when asked for (temperature
+//! sampling, traces), and at most once. On the CPU backends "reading back" is a copy.
+
+use burn::tensor::Tensor;
+
+use super::ModelError;
+
+/// The last position's logits, `[1, vocab]`, on the model's device.
+#[derive(Debug)]
+pub struct DeviceLogits {
+    logits: Tensor<2>,
+    host: Option<Vec<f32>>,
+}
+
+impl DeviceLogits {
+    pub(crate) fn new(logits: Tensor<2>) -> Self {
+        Self { logits, host: None }
+    }
+
+    /// Entries (the model's vocabulary rows).
+    pub fn len(&self) -> usize {
+        self.logits.dims()[1]
+    }
+
+    /// Whether there are no entries (never, for a loaded model).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Among ids `0..n` allowed by `allowed` (a bitset in `u64` words, bit `id % 64` of
+    /// word `id / 64`; `None`: all) and not in `refused`, the one with the highest
+    /// finite logit, ties to the lowest id (the CPU sampler's greedy choice); `None`
+    /// when no allowed id has a finite logit. On a wgpu or cuda device (native, without
+    /// fusion) it runs there and reads back 4 bytes.
+    pub fn argmax(
+        &mut self,
+        n: usize,
+        allowed: Option<&[u64]>,
+        refused: &[u32],
+    ) -> Result<Option<u32>, ModelError> {
+        if n > self.len() {
+            return Err(ModelError::Execution(format!(
+                "argmax over {n} ids of {} logits",
+                self.len()
+            )));
+        }
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        #[cfg(not(target_family = "wasm"))]
+        if self.host.is_none()
+            && super::gpu_quantized::is_block_kernel_device(&self.logits.device())
+        {
+            let mask = mask_words(allowed, refused, n);
+            return super::gpu_argmax::device_argmax(&self.logits, &mask, n);
+        }
+        let host = self.host()?;
+        let allows = |i: usize| {
+            allowed.is_none_or(|w| w.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1))
+                && !refused.contains(&(i as u32))
+        };
+        Ok(host_argmax(&host[..n], allows))
+    }
+
+    /// The whole vector on the host, read back on the first call (native only: in
+    /// wasm use [`DeviceLogits::host_async`]).
+    #[cfg(not(target_family = "wasm"))]
+    pub fn host(&mut self) -> Result<&[f32], ModelError> {
+        if self.host.is_none() {
+            let data = self.logits.clone().try_into_data();
+            self.host = Some(super::read_logits(
+                data.map_err(|e| ModelError::Execution(format!("{e:?}"))),
+            )?);
+        }
+        Ok(self.host.as_deref().unwrap_or_default())
+    }
+
+    /// [`DeviceLogits::host`] with an asynchronous read-back (WebGPU in the browser).
+    #[cfg(target_family = "wasm")]
+    pub fn host(&mut self) -> Result<&[f32], ModelError> {
+        self.host.as_deref().ok_or_else(|| {
+            ModelError::Execution("in wasm the logits are read with Llama::forward_async".into())
+        })
+    }
+}
+
+/// The host twin of the GPU argmax (and the CPU sampler's greedy choice): the allowed id
+/// with the highest finite logit, ties to the lowest.
+pub(crate) fn host_argmax(logits: &[f32], allowed: impl Fn(usize) -> bool) -> Option<u32> {
+    let mut best: Option<(u32, f32)> = None;
+    for (i, &l) in logits.iter().enumerate() {
+        if !l.is_finite() || best.is_some_and(|(_, b)| l <= b) || !allowed(i) {
+            continue;
+        }
+        best = Some((i as u32, l));
+    }
+    best.map(|b| b.0)
+}
+
+/// The mask as the GPU argmax reads it: `words` (a bitset in `u64` words; `None`: every
+/// id) less `refused`, as `u32` words (bit `id % 32` of word `id / 32`) covering `n` ids.
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
+pub(crate) fn mask_words(words: Option<&[u64]>, refused: &[u32], n: usize) -> Vec<u32> {
+    let mut out: Vec<u32> = match words {
+        Some(w) => w.iter().flat_map(|&x| [x as u32, (x >> 32) as u32]).collect(),
+        None => vec![u32::MAX; n.div_ceil(32)],
+    };
+    out.resize(n.div_ceil(32), 0);
+    for &id in refused {
+        if let Some(word) = out.get_mut(id as usize / 32) {
+            *word &= !(1 << (id % 32));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_argmax_takes_the_highest_allowed_finite_logit_and_the_lowest_id_on_ties() {
+        let l = [1.0, f32::NAN, 3.0, f32::INFINITY, 3.0, 2.0];
+        assert_eq!(host_argmax(&l, |_| true), Some(2));
+        assert_eq!(host_argmax(&l, |i| i != 2), Some(4));
+        assert_eq!(host_argmax(&l, |i| i == 1 || i == 3), None);
+    }
+
+    #[test]
+    fn mask_words_split_u64_words_and_drop_refused_ids() {
+        let words = [(1u64 << 40) | 0b101, 1];
+        let m = mask_words(Some(&words), &[2], 70);
+        assert_eq!(m, vec![0b001, 1 << 8, 1]);
+        let all = mask_words(None, &[33], 40);
+        assert_eq!(all, vec![u32::MAX, !2u32]);
+    }
+}

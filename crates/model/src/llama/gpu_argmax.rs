@@ -1,0 +1,126 @@
+//! The greedy choice under the constraint, on the GPU: the step's token mask goes up as
+//! a bitset (`u32` words, bit `i % 32` of word `i / 32`: 6 KiB for 49,152 tokens), one
+//! workgroup finds the allowed id with the highest finite logit (ties to the lowest id,
+//! as the CPU sampler's `argmax`), and only that id comes back (4 bytes instead of the
+//! 196 KB logits vector).
+//!
+//! One workgroup of [`UNITS`]: unit `u` scans ids `u`, `u + UNITS`, ... in order and
+//! keeps its best (a strictly higher logit replaces it, so its ties keep the lowest id);
+//! the units' bests fold in shared memory by (logit, then lower id). The scan is 192
+//! logits per unit for SmolLM2, a few microseconds on any GPU: more workgroups would
+//! need a second launch to merge them.
+//!
+//! Native only (it reads back synchronously) and not under burn's `fusion` (the
+//! playground's build, whose tensors are fusion's: the worker reads the logits).
+
+use burn::backend::Cube;
+use burn::tensor::Tensor;
+use cubecl::prelude::*;
+
+use super::gpu_quantized::cube_device;
+use super::ModelError;
+
+/// Units of the one workgroup.
+const UNITS: u32 = 256;
+
+/// The id `argmax` writes when no allowed id has a finite logit.
+const NONE: u32 = u32::MAX;
+
+/// `out[0]` = the allowed id (bit set in `mask`) of `logits[..n]` with the highest finite
+/// value, ties to the lowest id; [`NONE`] when there is none.
+#[cube(launch_unchecked)]
+fn masked_argmax(logits: &[f32], mask: &[u32], out: &mut [u32], n: usize) {
+    let unit = usize::cast_from(UNIT_POS_X);
+    let units = comptime![UNITS as usize];
+    let mut values = Shared::<[f32]>::new_slice(comptime![UNITS as usize]);
+    let mut ids = Shared::<[u32]>::new_slice(comptime![UNITS as usize]);
+    let mut best = 0.0f32;
+    let mut best_id = 4294967295u32; // NONE, as a runtime variable
+    let mut i = unit;
+    while i < n {
+        let l = logits[i];
+        let bit = (mask[i / 32] >> u32::cast_from(i % 32)) & 1u32;
+        if bit == 1u32 && !l.is_nan() && !l.is_inf() {
+            if best_id == 4294967295u32 || l > best {
+                best = l;
+                best_id = u32::cast_from(i);
+            }
+        }
+        i += units;
+    }
+    values[unit] = best;
+    ids[unit] = best_id;
+    sync_cube();
+    let mut half = usize::cast_from(CUBE_DIM_X) / 2;
+    while half > 0 {
+        if unit < half {
+            let a = ids[unit];
+            let b = ids[unit + half];
+            let va = values[unit];
+            let vb = values[unit + half];
+            let mut take = false;
+            if b != 4294967295u32 {
+                if a == 4294967295u32 {
+                    take = true;
+                } else if vb > va {
+                    take = true;
+                } else if vb == va && b < a {
+                    take = true;
+                }
+            }
+            if take {
+                values[unit] = vb;
+                ids[unit] = b;
+            }
+        }
+        sync_cube();
+        half /= 2;
+    }
+    if unit == 0 {
+        out[0] = ids[0];
+    }
+}
+
+/// Runs [`masked_argmax`] over the first `n` entries of `logits` (`[1, >= n]` f32 on a
+/// cubecl device) under `mask` (`device_logits::mask_words`); reads back the one id.
+pub(crate) fn device_argmax(
+    logits: &Tensor<2>,
+    mask: &[u32],
+    n: usize,
+) -> Result<Option<u32>, ModelError> {
+    let device = cube_device(&logits.device())
+        .ok_or_else(|| ModelError::Execution("GPU argmax: not a cubecl device".into()))?;
+    if mask.len() * 32 < n || logits.dims()[1] < n {
+        return Err(ModelError::Execution(format!(
+            "GPU argmax: {} mask words or {} logits for {n} ids",
+            mask.len(),
+            logits.dims()[1]
+        )));
+    }
+    let x = logits.clone().try_into_primitive::<Cube>().map_err(|e| {
+        ModelError::Execution(format!("GPU argmax: logits not on a cubecl device: {e:?}"))
+    })?;
+    let x = burn_cubecl::kernel::into_contiguous(x);
+    let client = device.client();
+    let bytes: Vec<u8> = mask.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mask_handle = client.create_from_slice(&bytes);
+    let out = client.create_from_slice(&NONE.to_le_bytes());
+    // SAFETY: `x` holds at least `n` contiguous f32 (checked above), `mask` covers `n`
+    // bits, `out` one u32 that only unit 0 writes.
+    unsafe {
+        masked_argmax::launch_unchecked(
+            &client,
+            CubeCount::Static(1, 1, 1),
+            CubeDim::new_1d(UNITS),
+            BufferArg::from_raw_parts(x.handle.clone(), n),
+            BufferArg::from_raw_parts(mask_handle, mask.len()),
+            BufferArg::from_raw_parts(out.clone(), 1),
+            n,
+        )
+    };
+    let id = client
+        .read_one(out)
+        .map_err(|e| ModelError::Execution(format!("GPU argmax: reading back the id: {e:?}")))?;
+    let id = u32::from_le_bytes([id[0], id[1], id[2], id[3]]);
+    Ok((id != NONE).then_some(id))
+}

@@ -1,0 +1,174 @@
+//! The kernels around the products (issue 33 step 4) against their host twins on a
+//! cubecl device, for [`super::gpu_kernel_check::run`]: RMSNorm (`gpu_norm.rs`), the
+//! QKV split + bias + RoPE (`gpu_rope.rs`), attention over the cache (`gpu_attention.rs`),
+//! SwiGLU (`gpu_swiglu.rs`) and the block mat-vec with the residual added
+//! (`gpu_quantized.rs`), on deterministic inputs of SmolLM2's shapes, prefill rows
+//! included. Native without `fusion` only, as the kernels.
+
+use burn::tensor::{Device, Tensor, TensorData};
+use espalier_kernels::{Heads, RopeTable};
+
+use super::gpu_attention::{attend, attend_twin, AttendShape};
+use super::gpu_blocks::{gguf_rows, noise, GpuBlocks};
+use super::gpu_kernel_check::GpuKernelCheck;
+use super::gpu_norm::{rms_norm, rms_norm_twin};
+use super::gpu_quantized::GpuQuantized;
+use super::gpu_rope::{rope_split, rope_split_twin, Stores};
+use super::gpu_swiglu::swiglu;
+use super::linear::host_rows;
+use super::ModelError;
+use crate::gguf::GgmlType;
+
+/// Tolerance relative to `1 + |host|`: the twins repeat the kernels' order of sums, so
+/// fused multiply-adds and the GPU's `exp` / `ln` / `sqrt` are what differs.
+const TOLERANCE: f64 = 1e-4;
+
+/// SmolLM2's heads.
+const HEADS: Heads = Heads { heads: 9, kv_heads: 3, head_dim: 64 };
+
+/// Runs every check on `device`.
+pub(crate) fn run(check: &mut GpuKernelCheck, device: &Device) -> Result<(), ModelError> {
+    for t in [1usize, 3] {
+        check_norm(check, device, t)?;
+        check_rope(check, device, t)?;
+        check_swiglu(check, device, t)?;
+        check_matvec_add(check, device, t)?;
+    }
+    for (past, t) in [(0usize, 1usize), (200, 1), (60, 4)] {
+        check_attention(check, device, past, t)?;
+    }
+    Ok(())
+}
+
+/// Deterministic values in about `[-scale, scale]`.
+fn values(n: usize, seed: u32, scale: f32) -> Vec<f32> {
+    noise(n, seed).iter().map(|&b| (f32::from(b) - 128.0) / 128.0 * scale).collect()
+}
+
+fn tensor<const D: usize>(x: &[f32], shape: [usize; D], device: &Device) -> Tensor<D> {
+    Tensor::from_data(TensorData::new(x.to_vec(), shape), device)
+}
+
+/// Adds the case's line (and failure, outside [`TOLERANCE`]) to `check`.
+fn record(check: &mut GpuKernelCheck, name: &str, got: &[f32], want: &[f32]) {
+    let (mut worst, mut at) = (0f64, 0usize);
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        let err = (f64::from(g) - f64::from(w)).abs() / (1.0 + f64::from(w).abs());
+        let err = if err.is_nan() { f64::INFINITY } else { err };
+        if err > worst {
+            (worst, at) = (err, i);
+        }
+    }
+    check.max_error = check.max_error.max(worst);
+    let (g, w) =
+        (got.get(at).copied().unwrap_or(f32::NAN), want.get(at).copied().unwrap_or(f32::NAN));
+    check.lines.push(format!("{name}: largest error {worst:.2e} at {at} ({g} vs host {w})"));
+    if got.len() != want.len() || worst > TOLERANCE {
+        check.failures.push(format!(
+            "{name}: {} values for {}, largest error {worst:.2e} at {at}: {g} vs host {w}",
+            got.len(),
+            want.len()
+        ));
+    }
+}
+
+fn check_norm(check: &mut GpuKernelCheck, device: &Device, t: usize) -> Result<(), ModelError> {
+    let cols = 576;
+    let x = values(t * cols, 41 + t as u32, 4.0);
+    let w = values(cols, 42, 2.0);
+    let got = rms_norm(tensor(&x, [t, cols], device), &tensor(&w, [1, cols], device), 1e-5)?;
+    record(check, &format!("RMSNorm {t}x{cols}"), &host_rows(got)?, &rms_norm_twin(&x, &w, 1e-5));
+    Ok(())
+}
+
+fn check_rope(check: &mut GpuKernelCheck, device: &Device, t: usize) -> Result<(), ModelError> {
+    let (context, past) = (64usize, 9usize);
+    let width = HEADS.qkv_width();
+    let table = RopeTable::new(context, HEADS.head_dim, 10_000.0, 1.0);
+    let half = table.half;
+    let (cos, sin) =
+        (tensor(&table.cos, [context, half], device), tensor(&table.sin, [context, half], device));
+    let qkv = values(t * width, 43 + t as u32, 3.0);
+    let bias = values(width, 44, 0.5);
+    // Stores with rows before `past` already written, which must stay.
+    let (capacity, store) = (32usize, [HEADS.kv_heads, 32, HEADS.head_dim]);
+    let old = values(HEADS.kv_heads * capacity * HEADS.head_dim, 52, 1.0);
+    for with_bias in [false, true] {
+        let b = with_bias.then(|| tensor(&bias, [1, width], device));
+        let (k, v) = (tensor(&old, store, device), tensor(&old, store, device));
+        let x = tensor(&qkv, [t, width], device);
+        let got = rope_split(x, b.as_ref(), &cos, &sin, past, HEADS, k, v)?;
+        let b = with_bias.then_some(bias.as_slice());
+        let (mut k, mut v) = (old.clone(), old.clone());
+        let stores = Stores { k: &mut k, v: &mut v, capacity };
+        let q = rope_split_twin(&qkv, b, &table.cos, &table.sin, t, past, HEADS, stores);
+        let want = [q, k, v];
+        for ((part, got), want) in ["q", "k store", "v store"].iter().zip(got).zip(&want) {
+            let name = format!("QKV split + RoPE {t} row(s) at {past}, bias {with_bias}: {part}");
+            record(check, &name, &host_rows(got)?, want);
+        }
+    }
+    Ok(())
+}
+
+fn check_attention(
+    check: &mut GpuKernelCheck,
+    device: &Device,
+    past: usize,
+    t: usize,
+) -> Result<(), ModelError> {
+    let Heads { heads, kv_heads, head_dim: d } = HEADS;
+    let capacity = (past + t).next_power_of_two().max(64);
+    let q = values(heads * t * d, 45 + past as u32, 0.5);
+    let k = values(kv_heads * capacity * d, 46 + t as u32, 2.0);
+    let v = values(kv_heads * capacity * d, 47, 1.0);
+    let got = attend(
+        tensor(&q, [heads, t, d], device),
+        &tensor(&k, [kv_heads, capacity, d], device),
+        &tensor(&v, [kv_heads, capacity, d], device),
+        past,
+    )?;
+    let s = AttendShape { heads, kv_heads, head_dim: d, capacity, t, past };
+    let name = format!("attention {t} row(s) over {} positions", past + t);
+    record(check, &name, &host_rows(got)?, &attend_twin(&q, &k, &v, s));
+    Ok(())
+}
+
+fn check_swiglu(check: &mut GpuKernelCheck, device: &Device, t: usize) -> Result<(), ModelError> {
+    let ffn = 1536;
+    let gu = values(t * 2 * ffn, 48 + t as u32, 6.0);
+    let got = swiglu(tensor(&gu, [t, 2 * ffn], device), ffn)?;
+    let want = super::feed_forward::swiglu_rows(&gu, ffn);
+    record(check, &format!("SwiGLU {t}x{ffn}"), &host_rows(got)?, &want);
+    Ok(())
+}
+
+fn check_matvec_add(
+    check: &mut GpuKernelCheck,
+    device: &Device,
+    t: usize,
+) -> Result<(), ModelError> {
+    let (rows, cols) = (576usize, 1536usize);
+    for ty in [GgmlType::Q4_1, GgmlType::Q8_0] {
+        let data = gguf_rows(ty, rows, cols, 49);
+        let input: Vec<(GgmlType, &[u8], f32)> =
+            data.iter().map(|b| (ty, b.as_slice(), 1.0)).collect();
+        let blocks = GpuBlocks::from_rows(&input, cols)
+            .ok_or_else(|| ModelError::Execution(format!("{ty:?} blocks do not pack")))?;
+        let layer = GpuQuantized::upload(&blocks, device)
+            .ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
+        let x = values(t * cols, 50 + t as u32, 1.0);
+        let residual = values(t * rows, 51, 3.0);
+        let got = layer
+            .forward_add(tensor(&x, [t, cols], device), tensor(&residual, [t, rows], device))?;
+        let mut want = blocks.matmul(&x, t);
+        want.iter_mut().zip(&residual).for_each(|(y, r)| *y += r);
+        record(
+            check,
+            &format!("{} {rows}x{cols} + residual, {t} row(s)", ty.name()),
+            &host_rows(got)?,
+            &want,
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The GPU path (native wgpu on Vulkan) proved on the CPU with Mesa's lavapipe (issue 33).
+#
+#   bash scripts/check-gpu-lavapipe.sh
+#
+# Steps (idempotent; every step runs, the script fails at the end if one failed):
+#   1. installs lavapipe, the Vulkan loader and its headers (apt-get) when missing;
+#   2. builds the counting Vulkan layer (scripts/gpu-count-layer/count_layer.c, gcc);
+#   3. builds `espalier` and the agreement test with the wgpu feature (the workspace
+#      selection, so burn is built once: ~10+ min cold on 2 cores, seconds warm);
+#   4. the agreement test (crates/model/tests/backend_agreement.rs): the block kernels and
+#      the masked argmax against their host twins, then a prompt + greedy steps on ndarray
+#      and on wgpu (logits within tolerance, the same greedy tokens);
+#   5. `espalier bench decode --backend wgpu --modes none` twice under the counting layer,
+#      with TOKENS_SHORT and TOKENS_LONG tokens: everything the two runs share (loading,
+#      kernel compilation, the prefill) cancels in the difference, so
+#      (counts_long - counts_short) / (tokens_long - tokens_short) is what one decoded token
+#      costs, counted by the layer (vkCmdDispatch*, vkQueueSubmit*, vkCmdCopyBuffer into
+#      buffers no shader binds: the read-back staging buffers).
+# The LAST line of stdout is one JSON object: `agreement`, `launches_per_token`,
+# `submits_per_token`, `readback_bytes_per_token`, `decode_tps` (the long run's, lavapipe on
+# this machine's CPUs, the layer's atomic counters included). Logs: $OUT_DIR (default
+# target/gpu-lavapipe). ESPALIER_GPU_BINS=DIR skips the build and runs DIR/espalier and
+# DIR/backend_agreement (a kept build: the baseline of results/gpu).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+out=${OUT_DIR:-$PWD/target/gpu-lavapipe}
+short=${TOKENS_SHORT:-8}
+long=${TOKENS_LONG:-40}
+mkdir -p "$out"
+failed=()
+
+echo "== 1. lavapipe and the Vulkan loader"
+missing=()
+for p in mesa-vulkan-drivers libvulkan1 libvulkan-dev gcc; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get install -y "${missing[@]}" >"$out/apt.log" 2>&1 \
+        || { echo "apt-get install ${missing[*]} failed: $out/apt.log" >&2; exit 1; }
+fi
+export WGPU_BACKEND=vulkan
+
+echo "== 2. the counting layer"
+layer=$PWD/target/gpu-count-layer
+mkdir -p "$layer"
+gcc -O2 -shared -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
+    -o "$layer/libespalier_vk_count.so" scripts/gpu-count-layer/count_layer.c -lpthread || exit 1
+cp scripts/gpu-count-layer/VK_LAYER_ESPALIER_count.json "$layer/"
+
+echo "== 3. build (wgpu feature)"
+sel=(--release --workspace --exclude espalier-python --features espalier-cli/wgpu)
+if [ -n "${ESPALIER_GPU_BINS:-}" ]; then
+    espalier=$ESPALIER_GPU_BINS/espalier
+    agreement_bin=$ESPALIER_GPU_BINS/backend_agreement
+    echo "kept binaries in $ESPALIER_GPU_BINS"
+else
+    start=$(date +%s)
+    cargo build "${sel[@]}" --bin espalier --test backend_agreement 2>&1 | tail -3
+    agreement_bin=$(cargo test "${sel[@]}" --test backend_agreement --no-run --message-format=json 2>/dev/null \
+        | sed -n 's/.*"executable":"\([^"]*backend_agreement[^"]*\)".*/\1/p' | tail -1)
+    echo "build: $(( $(date +%s) - start )) s"
+    espalier=$PWD/target/release/espalier
+fi
+[ -x "$espalier" ] && [ -x "$agreement_bin" ] || { echo "no espalier or agreement test binary" >&2; exit 1; }
+
+echo "== 4. agreement test (wgpu on lavapipe vs ndarray)"
+start=$(date +%s)
+agreement=true
+: >"$out/agreement.log"
+# One process per test: a second wgpu device in one process fails ("Service already
+# initialized"), as nextest's process per test avoids.
+for t in the_block_kernel_matches_its_host_twin_on_wgpu ndarray_and_wgpu_agree_in_both_formats; do
+    if ! ESPALIER_MODEL=$PWD/static/models/SmolLM2-135M-Instruct.Q4_1.gguf \
+        "$agreement_bin" --nocapture --exact "$t" >>"$out/agreement.log" 2>&1; then
+        agreement=false
+        failed+=("4. $t ($out/agreement.log)")
+    fi
+done
+grep -E "block kernel:|argmax|largest|greedy|test result" "$out/agreement.log" | tail -40
+echo "agreement test: $agreement, $(( $(date +%s) - start )) s"
+
+echo "== 5. counted decode (tokens $short and $long)"
+for n in "$short" "$long"; do
+    rm -f "$out/counts-$n.json"
+    VK_LAYER_PATH=$layer VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count \
+        ESPALIER_VK_COUNTS=$out/counts-$n.json \
+        "$espalier" bench decode --backend wgpu --modes none --rounds 1 --tokens "$n" \
+        >"$out/bench-$n.json" 2>"$out/bench-$n.log" || failed+=("5. bench decode --tokens $n ($out/bench-$n.log)")
+    tail -n 2 "$out/bench-$n.log"
+    cat "$out/counts-$n.json" 2>/dev/null || failed+=("5. no counts from the layer for $n tokens")
+done
+
+echo "load $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+if [ ${#failed[@]} -gt 0 ]; then
+    printf 'FAILED: %s\n' "${failed[@]}" >&2
+fi
+python3 - "$out" "$short" "$long" "$agreement" <<'EOF'
+import json, sys
+out, short, long_, agreement = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "true"
+def last_json(path):
+    try:
+        return json.loads(open(path).read().strip().splitlines()[-1])
+    except (OSError, IndexError, ValueError):
+        return None
+c1, c2 = last_json(f"{out}/counts-{short}.json"), last_json(f"{out}/counts-{long_}.json")
+b1, b2 = last_json(f"{out}/bench-{short}.json"), last_json(f"{out}/bench-{long_}.json")
+result = {"agreement": agreement, "launches_per_token": None, "submits_per_token": None,
+          "readback_bytes_per_token": None, "decode_tps": None}
+if c1 and c2 and b1 and b2:
+    t1, t2 = b1["modes"]["none"]["tokens"], b2["modes"]["none"]["tokens"]
+    if t2 > t1:
+        per = lambda k: round((c2[k] - c1[k]) / (t2 - t1), 2)
+        result.update(launches_per_token=per("dispatches"), submits_per_token=per("submits"),
+                      readback_bytes_per_token=per("readback_bytes"))
+    result["decode_tps"] = b2["modes"]["none"]["decode_tps"]
+print(json.dumps(result))
+EOF
+[ ${#failed[@]} -eq 0 ]
