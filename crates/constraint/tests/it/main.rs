@@ -11,8 +11,6 @@ mod fim_finishing;
 mod finishing;
 mod finishing_walk;
 mod fstring_masks;
-mod go_finishing;
-mod go_masks;
 mod hostile;
 mod mask_memo;
 mod nul_bytes;

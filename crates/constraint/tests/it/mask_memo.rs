@@ -2,7 +2,7 @@
 //! tokens), the constraint's mask at every step, where it may be the kept mask of
 //! an earlier step (`mask_memo`), equals the mask a fresh constraint computes on the
 //! same text (no kept mask; that mask is checked against the brute force by
-//! `exactness.rs` and `go_masks.rs`), EOS included. Python (comments, docstrings,
+//! `exactness.rs`), EOS included. Python (comments, docstrings,
 //! strings, f-strings, names) and Go (comments, raw strings); at least half of
 //! the steps must reuse a mask, so that a memo that stopped matching fails too.
 

@@ -7,8 +7,6 @@
 // The generation loop's fixtures (a deterministic hash model), shared with decode's tests.
 #[path = "../../../decode/tests/it/common/mod.rs"]
 mod common;
-mod grammar_wrap_up;
 mod wrap_up_deep;
-mod wrap_up_go;
-mod wrap_up_python;
+mod wrap_up_grammar;
 mod wrap_up_slua;

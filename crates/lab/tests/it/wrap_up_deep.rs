@@ -21,7 +21,7 @@ use espalier_decode::{
 };
 use espalier_lab::harness::{GoChecker, PythonChecker};
 
-/// Printable ASCII but `{` (see `wrap_up_python.rs`: a broken f-string field cannot be
+/// Printable ASCII but `{` (see `wrap_up_grammar.rs`: a broken f-string field cannot be
 /// finished), newline, tab and the nesting lexemes; id 0 is EOS.
 fn vocab(extra: &[&str], no_brace: bool) -> Vocab {
     let mut all = vec![b"<eos>".to_vec()];

@@ -1,7 +1,7 @@
 //! Finishing a program by random finishing-mask tokens, checking every promise of the
 //! finishing mask on the way, from cuts of a language's standard library and from the
 //! ends of masked random walks, each finished program then judged by the language's own
-//! parser (shared by the Python and Go finishing tests: `finishing`, `go_finishing`).
+//! parser (used by `finishing`, which runs it for every grammar language).
 
 use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
 

@@ -1,7 +1,7 @@
-//! The mask checks every grammar language gets (shared by the Python suites
-//! `soundness` / `exactness` and the Go suite `go_masks`): soundness on the language's
-//! standard library and on hand-picked snippets, and `exact` against the brute-force
-//! viable-prefix oracle. Every message starts with the language's name.
+//! The mask checks every grammar language gets (run for each language by the suites
+//! `soundness` and `exactness`): soundness on the language's standard library and on
+//! hand-picked snippets, and `exact` against the brute-force viable-prefix oracle. Every
+//! message starts with the language's name.
 
 use espalier_constraint::{Constraint, GrammarConstraint, Strategy, TokenSet};
 

@@ -268,3 +268,11 @@ pub fn go_store(vocab: &Vocab) -> Arc<MaskStore> {
 pub fn go_accepts(text: &str) -> bool {
     GO.accepts(text)
 }
+
+/// Runs `check` on each case of a suite's per-language table, one case for each of
+/// [`LANGS`] ([`espalier_testkit::each_language`]: every language runs, the failed ones
+/// are named, a language without a case fails).
+pub fn each_lang<C>(cases: &[C], lang: impl Fn(&C) -> &GrammarLang, check: impl Fn(&C)) {
+    let registered: Vec<&str> = LANGS.iter().map(|l| l.name).collect();
+    espalier_testkit::each_language(&registered, cases, |c| lang(c).name, check);
+}

@@ -1,7 +1,6 @@
-//! The corpus checks every grammar language gets (shared by the Python suites
-//! `python_corpus`, `earley_agreement`, `mutants` and the Go suites `go_corpus`,
-//! `go_mutants`): the prefix property on real code, Earley against LR, and the mutants
-//! of corpus files. Every message starts with the language's name.
+//! The corpus checks every grammar language gets (run for each language by the suites
+//! `corpus` and `mutants`): the prefix property on real code, Earley against LR, and the
+//! mutants of corpus files. Every message starts with the language's name.
 
 use std::path::PathBuf;
 

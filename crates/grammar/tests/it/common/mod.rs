@@ -5,9 +5,12 @@
 
 pub mod checks;
 
+use espalier_grammar::{GrammarError, Language};
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 
 /// The CPython interpreter whose version matches the corpus.
 pub const PYTHON: &str = "/usr/bin/python3.11";
@@ -126,4 +129,23 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
+}
+
+/// The grammar crate's languages, by name: the suites with a per-language table cover
+/// each ([`each_grammar`]).
+pub const GRAMMARS: [(&str, fn() -> Result<Arc<Language>, GrammarError>); 2] =
+    [("python", espalier_grammar::python), ("go", espalier_grammar::go)];
+
+/// The compiled grammar called `name` (one of [`GRAMMARS`]).
+pub fn grammar(name: &str) -> Arc<Language> {
+    let (_, build) = GRAMMARS.iter().find(|(n, _)| *n == name).expect("a grammar of GRAMMARS");
+    build().unwrap_or_else(|e| panic!("the {name} grammar does not compile: {e}"))
+}
+
+/// Runs `check` on each case of a suite's per-language table, one for each of
+/// [`GRAMMARS`] ([`espalier_testkit::each_language`]: every language runs, the failed
+/// ones are named, a language without a case fails).
+pub fn each_grammar<C>(cases: &[C], name: impl Fn(&C) -> &str, check: impl Fn(&C)) {
+    let registered: Vec<&str> = GRAMMARS.iter().map(|(n, _)| *n).collect();
+    espalier_testkit::each_language(&registered, cases, name, check);
 }

@@ -1,10 +1,10 @@
-//! The wrap-up against a grammar language's constraint, for any language of the
-//! registry with a grammar and a finishing mask (shared by `wrap_up_python` and
-//! `wrap_up_go`): a random model wanders under the exact mask after the language's
-//! prompt, then is offered only the finishing mask; it must end with EOS (the program
-//! complete) within the budget, and the language's own parser (the lab's oracle,
-//! [`espalier_lab::harness::oracle_of`]) must accept what it wrote (the guarantee
-//! `espalier eval ... --wrap-up N` leans on).
+//! The wrap-up against every grammar language of the registry with a finishing mask
+//! (Python, Go: [`FIXTURES`]): a random model wanders under the exact mask after the
+//! language's prompt, then is offered only the finishing mask; it must end with EOS (the
+//! program complete) within the budget, and the language's own parser (the lab's
+//! oracle, [`espalier_lab::harness::oracle_of`]: CPython's `ast.parse`, Go's `gofmt -e`)
+//! must accept what it wrote (the guarantee `espalier eval humaneval --wrap-up N` and
+//! `espalier eval humaneval-go --wrap-up N` lean on).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,22 +17,64 @@ use espalier_decode::{
 use espalier_lab::harness::oracle_of;
 
 /// What a language's wrap-up test writes with.
-pub struct Fixture {
+struct Fixture {
     /// The registry's name of the language.
-    pub lang: &'static str,
+    lang: &'static str,
     /// Printable ASCII bytes left out of the vocabulary.
-    pub left_out: &'static [u8],
+    left_out: &'static [u8],
     /// Multi-byte lexemes added to the vocabulary.
-    pub lexemes: &'static [&'static str],
+    lexemes: &'static [&'static str],
     /// The text the constraint is primed with; the oracle reads it with the generation.
-    pub prompt: &'static str,
+    prompt: &'static str,
     /// A program the oracle must accept before the test starts (it runs).
-    pub valid: &'static str,
+    valid: &'static str,
     /// The oracle's program, its description and install command
     /// ([`espalier_testkit::require`]).
-    pub oracle: (&'static str, &'static str, &'static str),
+    oracle: (&'static str, &'static str, &'static str),
 }
 
+/// One fixture for each grammar language of the registry with a finishing mask.
+const FIXTURES: [Fixture; 2] = [
+    Fixture {
+        lang: "python",
+        // No `{`: a random walk soon writes an f-string whose replacement field is
+        // already broken (`f"{)`), which the recognizer lets through until the closing
+        // quote (it checks fields there) and which no text can complete, so no wrap-up
+        // can either.
+        left_out: b"{",
+        lexemes: &[
+            "def", " return", "    ", "\n    ", "if", " else", "lambda", "\"\"\"", "(x", "):",
+            "for", " in",
+        ],
+        prompt: "",
+        valid: "pass\n",
+        oracle: (
+            "/usr/bin/python3.11",
+            "the ast.parse oracle (python3.11)",
+            "bash scripts/setup.sh",
+        ),
+    },
+    Fixture {
+        lang: "go",
+        left_out: b"",
+        lexemes: &[
+            "func", " return", "\n\t", "if", " else", "for", " range", ":=", "`", "/*", "//", "0x",
+            "struct", "{\n",
+        ],
+        prompt: "package p\n\nfunc f() {\n",
+        valid: "package p\n",
+        oracle: ("/usr/bin/go", "the Go toolchain (go, gofmt)", "apt-get install golang-go"),
+    },
+];
+
+#[test]
+fn wrapping_up_finishes_programs_the_language_s_parser_accepts() {
+    let registered: Vec<&str> = Lang::all()
+        .filter(|l| l.grammar().is_some() && l.has_finishing_mask())
+        .map(|l| l.name())
+        .collect();
+    espalier_testkit::each_language(&registered, &FIXTURES, |f| f.lang, wrapping_up_finishes);
+}
 /// Printable ASCII but `left_out`, newline, tab and `lexemes`; id 0 is EOS.
 fn byte_vocab(f: &Fixture) -> Vocab {
     let mut all = vec![b"<eos>".to_vec()];
@@ -48,7 +90,7 @@ fn byte_vocab(f: &Fixture) -> Vocab {
 /// 12 generations (wandering 0, 20 or 60 tokens, seeds 0 to 3), each ending with EOS,
 /// the wrap-up starting right after the wander (or the program ending before it), the
 /// oracle accepting prompt + text; at least 6 of the 12 reach the wrap-up.
-pub fn wrapping_up_finishes(f: &Fixture) {
+fn wrapping_up_finishes(f: &Fixture) {
     let name = f.lang;
     let lang = Lang::from_name(name).unwrap();
     assert!(lang.has_finishing_mask(), "{name} has no finishing mask to wrap up with");
