@@ -16,6 +16,9 @@ use std::path::PathBuf;
 use crate::common::{self, checks, slow};
 use crate::gofmt;
 
+/// Files picked from a list.
+type Pick = fn(Vec<PathBuf>) -> Vec<PathBuf>;
+
 /// One language's corpus and its parser.
 struct Case {
     name: &'static str,
@@ -35,7 +38,7 @@ struct Case {
     /// At least this many files compared, and refused by the oracle.
     least: (usize, usize),
     /// The prefix property's files from [`Case::files`] in CI, and its seed.
-    prefix: (fn(Vec<PathBuf>) -> Vec<PathBuf>, u64),
+    prefix: (Pick, u64),
     /// Earley against LR: its files and seed.
     earley: (fn() -> Vec<PathBuf>, u64),
 }

@@ -131,9 +131,12 @@ impl Rng {
     }
 }
 
+/// A grammar crate's constructor of a compiled language (`espalier_grammar::python`).
+pub type Compile = fn() -> Result<Arc<Language>, GrammarError>;
+
 /// The grammar crate's languages, by name: the suites with a per-language table cover
 /// each ([`each_grammar`]).
-pub const GRAMMARS: [(&str, fn() -> Result<Arc<Language>, GrammarError>); 2] =
+pub const GRAMMARS: [(&str, Compile); 2] =
     [("python", espalier_grammar::python), ("go", espalier_grammar::go)];
 
 /// The compiled grammar called `name` (one of [`GRAMMARS`]).
