@@ -2,7 +2,7 @@
 # The CUDA build check (issue 20), kept out of scripts/test.sh (it is heavy on 2 cores):
 #   1. scripts/setup-cuda.sh (Debian LLVM 22 in place of tracel-llvm's download);
 #   2. builds `espalier` with `--features cuda` in its own target directory;
-#   3. runs the no-device test (crates/cli/tests/backend_fallback.rs) against that binary:
+#   3. runs the no-device test (crates/cli/tests/it/backend_fallback.rs) against that binary:
 #      `--backend cuda` must exit 2 naming the missing driver, `--backend cuda,ndarray`
 #      must fall back to the CPU with the CPU's greedy tokens; never a panic;
 #   4. builds the CPU-vs-CUDA agreement test binary (not run: it needs a GPU) and packs
@@ -33,13 +33,15 @@ timed cargo build --release -p espalier-cli --features cuda
 step "no-device test"
 # The test runs the binary on the real model (CPU fallback): fetch it on a fresh clone.
 timed bash scripts/fetch-model.sh
-timed cargo test --release -p espalier-cli --features cuda --test backend_fallback
+timed cargo test --release -p espalier-cli --features cuda --test it backend_fallback::
 
 if [ $bundle = 1 ]; then
     step "agreement test binary (runs on a GPU machine)"
-    timed cargo test --release -p espalier-model --features cuda --test backend_agreement --no-run
-    agreement=$(cargo test --release -p espalier-model --features cuda --test backend_agreement --no-run --message-format=json 2>/dev/null \
-        | sed -n 's/.*"executable":"\([^"]*backend_agreement[^"]*\)".*/\1/p' | tail -1)
+    # The crate's one integration-test binary (`it`); check-cuda-gpu.sh runs its
+    # `backend_agreement::` tests alone.
+    timed cargo test --release -p espalier-model --features cuda --test it --no-run
+    agreement=$(cargo test --release -p espalier-model --features cuda --test it --no-run --message-format=json 2>/dev/null \
+        | sed -n 's/.*"executable":"\([^"]*\/it-[^"]*\)".*/\1/p' | tail -1)
     [ -x "$agreement" ] || { echo "check-cuda-build: the agreement test binary was not found" >&2; exit 1; }
 
     step "bundle"

@@ -8,7 +8,7 @@
 #
 # Steps (every step runs; the script fails at the end if any failed):
 #   1. nvidia-smi (driver and device), if present;
-#   2. the agreement test (crates/model/tests/backend_agreement.rs, --features cuda): a
+#   2. the agreement test (crates/model/tests/it/backend_agreement.rs, --features cuda): a
 #      70-token prefill, 4 greedy steps and a rollback on ndarray and on cuda in each
 #      format, largest logit difference < 0.05 and the same greedy token at every step;
 #   3. `espalier generate` greedy, 64 tokens, on ndarray and on cuda with
@@ -30,13 +30,13 @@ done
 
 if [ -n "$bundle" ]; then
     espalier=$bundle/espalier
-    agreement=("$bundle/backend_agreement" --nocapture)
+    agreement=("$bundle/backend_agreement" backend_agreement:: --nocapture)
 else
     cd "$(dirname "$0")/.." || exit 1
     export CARGO_TARGET_DIR=${ESPALIER_CUDA_TARGET_DIR:-$PWD/target/cuda}
     cargo build --release -p espalier-cli --features cuda || exit 1
     espalier=$CARGO_TARGET_DIR/release/espalier
-    agreement=(cargo test --release -p espalier-model --features cuda --test backend_agreement -- --nocapture)
+    agreement=(cargo test --release -p espalier-model --features cuda --test it -- backend_agreement:: --nocapture)
 fi
 model=${model:-static/models/SmolLM2-135M-Instruct.Q4_1.gguf}
 [ -f "$model" ] || { echo "model $model not found (--model PATH, or bash scripts/fetch-model.sh)" >&2; exit 1; }

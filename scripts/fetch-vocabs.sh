@@ -3,7 +3,7 @@
 # for Qwen2, DeepSeek-Coder and StarCoder at static/models/vocab/ (git-ignored), from
 # the llama-cpp-python 0.3.36 source distribution on PyPI (76 MB download; the files
 # are 8.8 MB). Checked by SHA-256. Does nothing when they are there.
-# Used by crates/model/tests/vocab_golden.rs.
+# Used by crates/model/tests/it/vocab_golden.rs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEST=static/models/vocab

@@ -41,5 +41,5 @@ bash scripts/pyflakes-venv.sh
 
 bash scripts/fetch-model.sh
 # llama.cpp's vocabulary-only GGUFs and tokenizer vectors (Qwen2, DeepSeek-Coder,
-# StarCoder) for crates/model/tests/vocab_golden.rs.
+# StarCoder) for crates/model/tests/it/vocab_golden.rs.
 bash scripts/fetch-vocabs.sh

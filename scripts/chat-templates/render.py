@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The oracle of crates/decode/tests/chat_templates.rs: chat templates rendered by
+"""The oracle of crates/decode/tests/it/chat_templates.rs: chat templates rendered by
 Hugging Face transformers' own `apply_chat_template` code
 (`transformers.utils.chat_template_utils.render_jinja_template`), written with their
 inputs to crates/decode/tests/data/chat-templates.json.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """llama.cpp's greedy tokens on the synthetic models in real vocabularies, the oracle of
-crates/cli/tests/byo_model.rs (`espalier generate --model FILE` end to end).
+crates/cli/tests/it/byo_model.rs (`espalier generate --model FILE` end to end).
 
 The models are written by `espalier_model::synthetic` (the example `synthetic_model`,
 run by byo-golden.sh; the same code the test runs, so the same bytes: the checksum

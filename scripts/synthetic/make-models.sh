@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes the synthetic GGUFs and llama.cpp's golden logits for
-# crates/model/tests/synthetic_golden.rs (see make_models.py) into OUT_DIR
+# crates/model/tests/it/synthetic_golden.rs (see make_models.py) into OUT_DIR
 # (default: target/synthetic-gguf). Needs llama.cpp for this CPU
 # (scripts/bench-llamacpp.sh, which also unpacks the llama-cpp-python sdist whose
 # vendor/llama.cpp/gguf-py is the gguf writer used here) and pyyaml + tqdm for gguf-py.

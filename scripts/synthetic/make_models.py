@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Tiny random-weight GGUFs for the golden tests against llama.cpp
-(crates/model/tests/synthetic_golden.rs), and llama.cpp's logits on them.
+(crates/model/tests/it/synthetic_golden.rs), and llama.cpp's logits on them.
 
 Two models, each written in F32 with gguf-py and quantized by llama.cpp's own quantizer
 (`llama_model_quantize`, `pure` so every matrix takes the named type; Q4_K_M without

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the reference dequantization vectors of crates/model/tests/quant_reference.rs.
+"""Writes the reference dequantization vectors of crates/model/tests/it/quant_reference.rs.
 
 For each ggml block type: a few blocks of random bytes (f16 scale fields set to finite
 random halves, every other byte random), and their values as dequantized by gguf-py's

@@ -438,7 +438,7 @@ function gpuWeights(detail, checkCpu) {
   check(a && a[4] === a[5] && Number(a[2]) < 0.05,
     `webgpu: the same greedy tokens as the CPU path and logits within 0.05 of its f32 twin (${JSON.stringify(report.cpu_agreement)})`);
   // The CPU fallback's default path rounds activations to 8 bits (as llama.cpp does for
-  // Q4_1): crates/model/tests/model_golden.rs accepts it within 1.0 of llama.cpp on the
+  // Q4_1): crates/model/tests/it/model_golden.rs accepts it within 1.0 of llama.cpp on the
   // top-5 logits, and one flipped rounding moves a logit by up to 0.7 on this model.
   // Over the whole vocabulary and 5 steps it measured 0.956 (two runs); 1.5 is that
   // with headroom, well under the gap that would change greedy picks wholesale.

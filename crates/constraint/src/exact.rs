@@ -741,7 +741,7 @@ mod tests {
         let vocab = vocab();
         let kit = MaskKit::new(lang, Arc::new(TokTrie::new(&vocab)));
         // One root summary per class of equivalent lexer states, all built at once:
-        // the count is checked against Hopcroft's classes in `tests/root_summaries.rs`.
+        // the count is checked against Hopcroft's classes in `tests/it/root_summaries.rs`.
         let starts = kit.lexeme_starts().expect("summaries");
         assert!(starts.roots_built() > 0);
         let mut c = GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");

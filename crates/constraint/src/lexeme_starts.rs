@@ -25,7 +25,7 @@
 //! The text usually ends inside a lexeme, so the root of the trie is one more
 //! lexeme start, read from the remainder's lexer state: the root summaries, one per
 //! class of equivalent lexer states (Python: 878 classes of 2,616 states, counted
-//! independently in `tests/root_summaries.rs`), are all
+//! independently in `tests/it/root_summaries.rs`), are all
 //! built with the rest, so no mask pays for one (issue 16: built on first use, the
 //! first mask inside a string cost 2.0-2.7 ms; all of them take ~0.1 s of CPU at
 //! setup, and string bodies keep ~49k tokens in the lexeme: one 6 KB bitset each).

@@ -18,7 +18,7 @@
 //! Python f-strings (the closing quote over invalid fields, and the replacement fields
 //! scanned byte by byte), which `exact` leaves to the language's layer (`python/quote_ends.rs`,
 //! `python/fstring_layer.rs`).
-//! The exactness test (`tests/exactness.rs`) checks the result against pushing every
+//! The exactness test (`tests/it/exactness.rs`) checks the result against pushing every
 //! token's bytes through the full recognizer.
 
 use std::sync::Arc;

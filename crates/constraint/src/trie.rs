@@ -7,7 +7,7 @@
 //! recursion or per-node allocation happens. For the SmolLM2 vocabulary (49,152
 //! tokens, 100,298 trie nodes, longest token 81 bytes) the table is 0.8 MB and a full
 //! walk with an always-accepting recognizer visits every node in about 0.5 ms on one
-//! core here (`tests/vocab_trie.rs` prints both).
+//! core here (`tests/it/vocab_trie.rs` prints both).
 //!
 //! Tokens longer than [`MAX_TRIE_DEPTH`] bytes (none in SmolLM2, but a vocabulary may
 //! have them) and special tokens are kept out of the trie: special tokens are never

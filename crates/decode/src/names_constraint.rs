@@ -10,7 +10,7 @@
 //! scope through a trie of the vocabulary's runs, built once per vocabulary (with the
 //! kit: [`NamesKit`], which also keeps the masks' scratch between requests). A token's
 //! verdict is exactly what pushing its bytes through the layer gives (the brute-force
-//! suite `tests/names_masks.rs`).
+//! suite `tests/it/names_masks.rs`).
 //! Forward references are refused (`espalier_names::layer`): generation under the
 //! HumanEval stop strings ends at the next top-level statement, so a helper the text
 //! has not defined yet would never be.

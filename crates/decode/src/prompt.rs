@@ -1,5 +1,5 @@
 //! Chat prompts: the chat template stored in the GGUF (a Jinja template, rendered with
-//! minijinja as Hugging Face's `apply_chat_template` does: `tests/chat_templates.rs`
+//! minijinja as Hugging Face's `apply_chat_template` does: `tests/it/chat_templates.rs`
 //! compares both on the templates of the families we support), and the family's own
 //! format ([`ChatFamily`]: ChatML, Llama-2, Llama-3, DeepSeek-Coder) without one.
 //! What each language asks is its own ([`crate::Prompting::instruction`]); a

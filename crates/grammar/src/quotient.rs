@@ -51,7 +51,7 @@
 //! family read off the suffix (openers `' " \'\'\' """ # \`, three indentation
 //! stacks per cursor position, spaces for tabs' alternate columns), so a suffix
 //! that only joins in another layout would be refused — the corpus test
-//! (`tests/fim_corpus.rs`) counts refusals of suffixes the true middle joins.
+//! (`tests/it/fim_corpus.rs`) counts refusals of suffixes the true middle joins.
 //!
 //! Why not the paper's right-quotient grammar on Earley for the left side too: the
 //! reduction above makes the left side plain viable-prefix parsing, where the LR

@@ -14,7 +14,7 @@
 //! in turn), `starcoder` / `smollm` / `refact` / `codeshell` (digits, then GPT-2's),
 //! `gpt2`. Each regex is a `Split` keeping matches and the text between them, as
 //! llama.cpp's `unicode_regex_split` does. Tested against the vocabulary-only GGUFs and
-//! their `.inp` / `.out` vectors that ship with llama.cpp (`tests/vocab_golden.rs`).
+//! their `.inp` / `.out` vectors that ship with llama.cpp (`tests/it/vocab_golden.rs`).
 //! Fill-in-the-middle tokens are found in the vocabulary ([`FimTokens`]).
 
 use std::collections::HashMap;

@@ -6,6 +6,8 @@
 //!   with the command that installs it (`bash scripts/setup.sh`), never a silent pass.
 //! - [`run_bounded`]: a child process under a timeout, with its peak memory measured
 //!   (the hostile-input suites).
+//! - [`each_language`]: a suite's check run on each case of its per-language table (one
+//!   suite for every language instead of a copy per language).
 //!
 //! ```
 //! if espalier_testkit::slow() {
@@ -14,9 +16,11 @@
 //! ```
 
 mod bounded;
+mod per_language;
 mod require;
 mod slow;
 
 pub use bounded::{run_bounded, Bounded};
+pub use per_language::each_language;
 pub use require::{require, SETUP};
 pub use slow::{slow, slow_from};

@@ -28,7 +28,7 @@
 //! [`FStringLayer`]; what it reads per language and vocabulary is [`FStringData`],
 //! built once with the kit ([`crate::MaskKit`]).
 //!
-//! The oracle test is `tests/fstring_masks.rs` (every token's bytes pushed through
+//! The oracle test is `tests/it/fstring_masks.rs` (every token's bytes pushed through
 //! the recognizer, at every byte of real f-strings and at broken fields).
 
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! exactly as ggml's `dequantize_row_*` does (`ggml-quants.c`), in the same order of
 //! float operations. [`crate::GgmlType::dequantize`] and the CPU kernels
 //! (`block_kernels.rs`, `int_dot.rs`) call them; espalier-model's
-//! `tests/quant_reference.rs` checks them against vectors written by gguf-py's
+//! `crates/model/tests/it/quant_reference.rs` checks them against vectors written by gguf-py's
 //! `gguf.quants` (a separate implementation, numpy).
 //!
 //! The block sizes every kernel shares live here too ([`QK`], [`QK_K`]): this module

@@ -26,7 +26,7 @@
 //!
 //! Exactness: `layer/tests.rs` checks every token's verdict against
 //! [`NamesLayer::push_bytes`] at every offset of its texts, and
-//! `crates/decode/tests/names_masks.rs` the whole mask against the brute-force set on
+//! `crates/decode/tests/it/names_masks.rs` the whole mask against the brute-force set on
 //! HumanEval.
 
 use super::token_classes::{get, set, TokenClasses};

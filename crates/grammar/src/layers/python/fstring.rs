@@ -38,7 +38,7 @@ fn parse(
                     *i += 1;
                 }
                 if *i == s.len() {
-                    // CPython's decoder then refuses it (found by tests/fstring_fuzz.rs).
+                    // CPython's decoder then refuses it (found by tests/it/fstring_fuzz.rs).
                     return Err("f-string: malformed \\N character escape".into());
                 }
                 *i += 1;

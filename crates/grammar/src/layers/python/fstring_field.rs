@@ -15,7 +15,7 @@
 //! that recognizer also refuses the keyword `lambda` at the field's top level, which
 //! could only be finished by a `:` that would end the expression there.
 //!
-//! Exactness (tested against `ast.parse` at every prefix by `tests/fstring_fuzz.rs`):
+//! Exactness (tested against `ast.parse` at every prefix by `tests/it/fstring_fuzz.rs`):
 //! every state this scanner accepts has a completion, because literal text can always
 //! be closed, a field whose nested recognizer is viable can be finished with an
 //! expression free of `\`, `#`, the enclosing quote and newlines (strings of the other
