@@ -3,9 +3,10 @@
 //! grammar, the vocabulary trie, the lexeme-start summaries and layer data, the
 //! finishing masks' cost cache and, for mode `syncode`, the SynCode mask store) and,
 //! for a language with mode `names`, the names layer's [`NamesKit`]. Built once, in
-//! setup, and shared by every constraint made from it.
+//! setup, and shared by every constraint made from it; the [`NamesKit`] only on the
+//! first names constraint asked of the kit (most requests never use mode `names`).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use espalier_constraint::{
     Constraint, FimConstraint, GrammarConstraint, MaskKit, MaskStore, Strategy, Vocab,
@@ -20,8 +21,25 @@ use crate::{LangConstraint, LangError, Mode};
 pub struct GrammarKit {
     lang: &'static str,
     masks: MaskKit,
-    /// Mode `names`' vocabulary groups and scratch (languages with that mode).
-    names: Option<NamesKit>,
+    /// Mode `names`' vocabulary groups and scratch (languages with that mode), built
+    /// on first use.
+    names: Option<LazyNames>,
+}
+
+/// A [`NamesKit`] built on the first names constraint (~30-60 ms natively with
+/// SmolLM2's vocabulary, and its memory): the vocabulary it is built from, and the
+/// cell it is built into. An explicit part of one kit, shared by the kit's clones
+/// (they are the same kit); no process-wide cache.
+#[derive(Clone)]
+struct LazyNames {
+    vocab: Arc<Vocab>,
+    kit: Arc<OnceLock<NamesKit>>,
+}
+
+impl LazyNames {
+    fn get(&self) -> &NamesKit {
+        self.kit.get_or_init(|| NamesKit::new(&self.vocab))
+    }
 }
 
 impl GrammarKit {
@@ -32,10 +50,16 @@ impl GrammarKit {
         Self { lang, masks: MaskKit::for_vocab(language, vocab), names: None }
     }
 
-    /// Also builds what mode `names` reads per vocabulary ([`NamesKit`]).
-    pub fn with_names(mut self, vocab: &Vocab) -> Self {
-        self.names = Some(NamesKit::new(vocab));
+    /// Also makes mode `names` available: what it reads per vocabulary ([`NamesKit`])
+    /// is built from `vocab` on the first names constraint.
+    pub fn with_names(mut self, vocab: Arc<Vocab>) -> Self {
+        self.names = Some(LazyNames { vocab, kit: Arc::new(OnceLock::new()) });
         self
+    }
+
+    /// Whether mode `names`' [`NamesKit`] has been built (by a names constraint).
+    pub fn names_built(&self) -> bool {
+        self.names.as_ref().is_some_and(|n| n.kit.get().is_some())
     }
 
     /// The compiled grammar.
@@ -98,7 +122,7 @@ impl GrammarKit {
                     why: "this kit was built without the names layer's data",
                 });
             };
-            let mut names = NamesConstraint::new(c, names);
+            let mut names = NamesConstraint::new(c, names.get());
             if !prefix.is_empty() {
                 names.commit(prefix.as_bytes()).map_err(prefix_error)?;
             }
@@ -128,5 +152,32 @@ impl GrammarKit {
         FimConstraint::new(&self.masks, prefix.as_bytes(), suffix.as_bytes())
             .map(|c| LangConstraint::Fim(Box::new(c)))
             .map_err(|error| LangError::Fim { lang: self.lang, error })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Kit, Lang};
+
+    #[test]
+    fn mode_names_data_is_built_by_the_first_names_constraint_only() {
+        let tokens: Vec<Vec<u8>> = ["<eos>", "x", " =", " 1", "\n", "print", "(", ")"]
+            .iter()
+            .map(|t| t.as_bytes().to_vec())
+            .collect();
+        let vocab = Arc::new(Vocab::new(tokens, &[0], 0));
+        let python = Lang::from_name("python").unwrap();
+        let Kit::Grammar(kit) = python.kit(&vocab).unwrap() else { panic!("a grammar kit") };
+        assert!(!kit.names_built(), "not built with the kit");
+        kit.warm_up(&vocab);
+        for mode in [Mode::Mask, Mode::Rejection] {
+            kit.constraint(mode, "x = 1\n").unwrap();
+        }
+        assert!(!kit.names_built(), "not built for the other modes");
+        let copy = kit.clone();
+        let c = kit.constraint(Mode::Names, "x = 1\n").unwrap();
+        assert!(kit.names_built() && copy.names_built(), "built once, shared by the clones");
+        assert!(c.allows(b"print(x)") && !c.allows(b"print(y)"), "and a names constraint");
     }
 }

@@ -151,6 +151,9 @@ impl Task {
             return Ok(LangConstraint::None(Unconstrained));
         }
         if self.framing == Framing::Fim {
+            if self.mode == Mode::Names {
+                return Err(LangError::Mode { mode: self.mode, lang: lang.name(), why: NAMES_FIM });
+            }
             return match kits.get(lang, self.mode)? {
                 Kit::Grammar(kit) if lang.fills_in_the_middle() => {
                     kit.fim_constraint(&self.request, &self.suffix)
@@ -208,6 +211,12 @@ impl Task {
         config
     }
 }
+
+/// Why mode `names` refuses fill-in-the-middle (rather than run as the plain FIM
+/// mask, as it did before s41, which a user could not tell from the names layer).
+const NAMES_FIM: &str = "the names layer reads a program from its start, and a middle \
+    would also have to be checked against the code right of the cursor (the names it reads, \
+    which the middle may bind or unbind): not built; use mode mask";
 
 #[cfg(test)]
 mod tests {
@@ -362,6 +371,13 @@ mod tests {
         let err =
             Task::fim(lang("slua"), Mode::Mask, "", "").constraint(&mut kits()).err().unwrap();
         assert!(matches!(err, LangError::Mode { lang: "slua", .. }), "{err}");
+        // Mode names has no layer across the cursor: refused, not run as mode mask.
+        let err = Task::fim(lang("python"), Mode::Names, "x = ", "\n")
+            .constraint(&mut kits())
+            .err()
+            .unwrap();
+        assert!(matches!(err, LangError::Mode { mode: Mode::Names, lang: "python", .. }), "{err}");
+        assert!(err.to_string().contains("use mode mask"), "{err}");
     }
 
     #[test]

@@ -4,9 +4,12 @@ AssertionError, other failures, syntax errors, passed, unfinished (the budget cu
 program), and pyflakes' undefined-name and local-before-assignment reports over each
 prompt + completion (pyflakes 3.2.0 from `bash scripts/pyflakes-venv.sh`: run this
 with `target/pyflakes-venv/bin/python`). `--limit N`: the first N problems of each
-record only (to compare a partial run with a whole one on the same problems).
+record only (to compare a partial run with a whole one on the same problems);
+`--same-problems-as RUN.jsonl` (repeatable): only the problems those records hold (a run started
+at an offset, or stopped early, against a whole one).
 Usage: target/pyflakes-venv/bin/python scripts/lab/eval/names_errors.py
-  [--data ../shared/data/HumanEval.jsonl.gz] [--limit N] FILE.jsonl...
+  [--data ../shared/data/HumanEval.jsonl.gz] [--limit N] [--same-problems-as RUN.jsonl]
+  FILE.jsonl...
 """
 
 import argparse
@@ -64,14 +67,20 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default="../shared/data/HumanEval.jsonl.gz")
     ap.add_argument("--limit", type=int)
+    ap.add_argument("--same-problems-as", action="append", default=[])
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     prompt = prompts(args.data)
+    keep = {
+        json.loads(line)["task_id"] for run in args.same_problems_as for line in open(run)
+    }
     for path in args.files:
         rows = [json.loads(line) for line in open(path)]
         if args.limit is not None:
             ids = list(dict.fromkeys(r["task_id"] for r in rows))[: args.limit]
             rows = [r for r in rows if r["task_id"] in set(ids)]
+        if keep:
+            rows = [r for r in rows if r["task_id"] in keep]
         for mode in dict.fromkeys(r["mode"] for r in rows):
             rs = [r for r in rows if r["mode"] == mode]
             counts = collections.Counter(kind(r) for r in rs)

@@ -98,7 +98,7 @@ impl LangSpec for Slua {
         "mode syncode needs an LR grammar's mask store; sLua uses the tree of parsers: pick mask or rejection"
     }
 
-    fn kit(&self, vocab: &espalier_constraint::Vocab) -> Result<Kit, LangError> {
+    fn kit(&self, vocab: &Arc<espalier_constraint::Vocab>) -> Result<Kit, LangError> {
         Ok(Kit::TreeOfParsers { dfas: Rc::new(DfaCache::default()), trie: Arc::new(TokTrie::new(vocab)) })
     }
 
@@ -289,7 +289,7 @@ mod tests {
             c.fill_mask(&vocab, &mut m);
             (0..vocab.len()).filter(|&i| m.contains(i)).collect::<Vec<usize>>()
         };
-        let kit = LANGUAGE.kit(&vocab).unwrap();
+        let kit = LANGUAGE.kit(&Arc::new(vocab.clone())).unwrap();
         assert!(matches!(kit, Kit::TreeOfParsers { .. }));
         let input = ConstraintInput { kind: "effect", ..ConstraintInput::default() };
         for generation in 0..2 {

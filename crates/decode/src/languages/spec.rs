@@ -46,11 +46,11 @@ pub trait LangSpec: Sync + 'static {
     }
 
     /// What the language builds once per vocabulary (a grammar's kit).
-    fn kit(&self, vocab: &Vocab) -> Result<Kit, LangError> {
+    fn kit(&self, vocab: &Arc<Vocab>) -> Result<Kit, LangError> {
         let Some(grammar) = self.grammar() else { return Ok(Kit::Plain) };
         let kit = GrammarKit::new(self.name(), grammar?, vocab);
         Ok(Kit::Grammar(match self.modes().contains(&Mode::Names) {
-            true => kit.with_names(vocab),
+            true => kit.with_names(vocab.clone()),
             false => kit,
         }))
     }

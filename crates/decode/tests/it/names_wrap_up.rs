@@ -7,11 +7,12 @@
 //! Also the reproduction of the gap this closes: a comprehension's element reading a
 //! name only a later `for` binds, where the grammar's closers are all refused.
 //!
-//! Under ESPALIER_SLOW=1 (5 cuts x 3 seeds) the random finishes meet two gaps of the
-//! names layer itself, not of the wrap-up (s40, open): a token ending inside a UTF-8
-//! character is allowed where no bound name goes on with its bytes (` \xc3` after
-//! `return`: nothing is allowed after it), and `_` is never refused (exempt for
-//! `case _`), which pyflakes reports as an undefined name (`if s[i:=_]`).
+//! Under ESPALIER_SLOW=1 (5 cuts x 3 seeds) the random finishes met two gaps of the
+//! names layer itself, not of the wrap-up (s40), closed in s41: a token ending inside
+//! a UTF-8 character was allowed where no bound name goes on with its bytes (` \xc3`
+//! after `return`: nothing was allowed after it; the layer's prefix check now reads
+//! bytes), and `_` was never refused (exempt for `case _`), which pyflakes reports as
+//! an undefined name (`if s[i:=_]`; now a name like any other but in `case` patterns).
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
@@ -283,7 +284,11 @@ fn every_forced_finish_of_the_looped_completions_parses_and_resolves() {
                         texts.push(format!("{prompt}{body}"));
                         labels.push(format!("{id} cut {cut} seed {seed}: {body:?}"));
                     }
-                    Err(e) => failures.push(format!("{id} cut {cut} seed {seed}: {e}")),
+                    Err(e) => failures.push(format!(
+                        "{id} cut {cut} seed {seed}: {e} (the text taken ends {:?})",
+                        &completion
+                            [completion.floor_char_boundary(taken.saturating_sub(80))..taken]
+                    )),
                 }
             }
         }

@@ -187,18 +187,27 @@ impl Frames {
             })
     }
 
-    /// Whether some name bound where the text is starts with `prefix`.
-    pub(crate) fn resolves_prefix(&self, prefix: &str) -> bool {
+    /// Whether some name bound where the text is starts with the bytes `prefix` (which
+    /// may end inside a UTF-8 character: then only a name with those bytes goes on).
+    pub(crate) fn resolves_prefix(&self, prefix: &[u8]) -> bool {
+        // The names starting with `prefix` start with its longest UTF-8 prefix `whole`
+        // and sort together from `whole` on (strings sort by their bytes): the scan
+        // stops at the first name not starting with `whole` (at once when `prefix` is
+        // whole).
+        let whole = match std::str::from_utf8(prefix) {
+            Ok(s) => s,
+            Err(e) => std::str::from_utf8(&prefix[..e.valid_up_to()]).unwrap_or(""),
+        };
         let starts = |set: &BTreeSet<String>| {
-            set.range::<str, _>((std::ops::Bound::Included(prefix), std::ops::Bound::Unbounded))
-                .next()
-                .is_some_and(|n| n.starts_with(prefix))
+            set.range::<str, _>((std::ops::Bound::Included(whole), std::ops::Bound::Unbounded))
+                .take_while(|n| n.starts_with(whole))
+                .any(|n| n.as_bytes().starts_with(prefix))
         };
         starts(&self.builtins)
             || self.visible().any(|(i, f)| {
                 f.star
                     || starts(&f.names)
-                    || self.overlay.iter().any(|(j, n)| *j == i && n.starts_with(prefix))
+                    || self.overlay.iter().any(|(j, n)| *j == i && n.as_bytes().starts_with(prefix))
             })
     }
 

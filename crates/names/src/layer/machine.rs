@@ -176,9 +176,31 @@ const KEYWORDS: &[&str] = &[
     "with", "yield",
 ];
 
-/// Never refused: soft keywords and names Python provides in some scopes only.
+/// The keywords a checked read may be the first bytes of: where a name is read (after
+/// an operator, an opening bracket, `return`, ...) an expression starts, and only these
+/// keywords start one (`in` and `from` for `not in` and `yield from`). Another keyword
+/// there would be a dead end: the grammar takes its bytes only as the start of an
+/// identifier (`n % else` is no Python, `n % elsewhere` is), and where no bound name
+/// goes on with them, nothing follows (s41: HumanEval/59's `elif n %` then `else`).
+/// `from` stays one where it cannot follow (no builtin starts with it; rare).
+const READ_KEYWORDS: &[&str] =
+    &["False", "None", "True", "await", "lambda", "not", "yield", "in", "from"];
+
+/// Never refused: soft keywords and names Python provides in some scopes only. Not
+/// `_`: outside the REPL it is no builtin (pyflakes reports it, CPython raises
+/// NameError); `case _:` binds nothing and reads nothing (`Machine::name`).
 const EXEMPT: &[&str] =
-    &["match", "case", "_", "type", "__class__", "__module__", "__qualname__", "__path__"];
+    &["match", "case", "type", "__class__", "__module__", "__qualname__", "__path__"];
+
+/// The soft keywords that start statements: exempt where a statement may start with
+/// them (a name waiting for its role there), but a checked read of one is a name like
+/// any other (`return 1 + match`: pyflakes reports it, CPython raises NameError).
+const SOFT_KEYWORDS: &[&str] = &["match", "case"];
+
+/// The exempt names a checked read may be the first bytes of.
+fn read_exempt() -> impl Iterator<Item = &'static &'static str> {
+    EXEMPT.iter().filter(|n| !SOFT_KEYWORDS.contains(n))
+}
 
 const STRING_PREFIXES: &[&str] = &["r", "u", "b", "f", "rb", "br", "fr", "rf"];
 
@@ -321,8 +343,12 @@ impl Machine {
             }
             Event::Name => {
                 // The whole name is checked now (a name that resolves has viable
-                // prefixes), so a deferred prefix check is moot.
-                self.ident_due = false;
+                // prefixes), so a deferred prefix check is moot; not a keyword's, which
+                // a read may not start with (`READ_KEYWORDS`).
+                let keyword = KEYWORDS.iter().any(|k| k.as_bytes() == lexer.ident());
+                if std::mem::take(&mut self.ident_due) && keyword {
+                    self.check_typed(lexer, frames, sink);
+                }
                 let name = String::from_utf8_lossy(lexer.ident()).into_owned();
                 self.name(name, frames, sink);
             }
@@ -341,11 +367,15 @@ impl Machine {
 
     /// The identifier typed so far, in a read: refused when no bound name, keyword or
     /// string prefix starts with it.
+    ///
+    /// The check is on bytes: an identifier ending inside a UTF-8 character (a token
+    /// may end there) is viable only where a name goes on with those very bytes, else
+    /// no text continuing it reads a bound name.
     fn check_typed(&self, lexer: &Lexer, frames: &Frames, sink: &mut Sink<'_>) {
         if self.ctx == Ctx::Read && self.restricts(frames) {
-            let typed = valid_prefix(lexer.ident());
+            let typed = lexer.ident();
             if !self.prefix_viable(typed, frames) {
-                sink.refuse(typed, self.ident_at);
+                sink.refuse(valid_prefix(typed), self.ident_at);
             }
         }
     }
@@ -427,9 +457,11 @@ impl Machine {
     }
 
     /// The names a typed read may start besides the frames' and the comprehensions'
-    /// (keywords, soft keywords and exempt names, string prefixes in every case).
+    /// (the keywords of reads, soft keywords and exempt names, string prefixes in
+    /// every case).
     pub(crate) fn fixed_names() -> Vec<String> {
-        let mut out: Vec<String> = KEYWORDS.iter().chain(EXEMPT).map(|k| k.to_string()).collect();
+        let mut out: Vec<String> =
+            READ_KEYWORDS.iter().chain(read_exempt()).map(|k| k.to_string()).collect();
         for p in STRING_PREFIXES {
             let n = p.len();
             for cases in 0..1u32 << n {
@@ -444,14 +476,14 @@ impl Machine {
         out
     }
 
-    fn prefix_viable(&self, typed: &str, frames: &Frames) -> bool {
-        KEYWORDS.iter().chain(EXEMPT).chain(STRING_PREFIXES).any(|k| k.starts_with(typed))
-            || STRING_PREFIXES.iter().any(|k| k.eq_ignore_ascii_case(typed))
+    /// Whether some keyword of reads, exempt name, string prefix, bound name or comprehension
+    /// target starts with the bytes `typed` (not always whole UTF-8).
+    fn prefix_viable(&self, typed: &[u8], frames: &Frames) -> bool {
+        let starts = |k: &str| k.as_bytes().starts_with(typed);
+        READ_KEYWORDS.iter().chain(read_exempt()).chain(STRING_PREFIXES).any(|k| starts(k))
+            || STRING_PREFIXES.iter().any(|k| k.as_bytes().eq_ignore_ascii_case(typed))
             || frames.resolves_prefix(typed)
-            || self
-                .brackets
-                .iter()
-                .any(|b| b.comp && b.comp_targets.iter().any(|t| t.starts_with(typed)))
+            || self.brackets.iter().any(|b| b.comp && b.comp_targets.iter().any(|t| starts(t)))
     }
 
     /// The role of a name starting now (see the module doc).
@@ -548,6 +580,8 @@ impl Machine {
         }
         match self.ctx {
             Ctx::Ignore => {}
+            // The wildcard pattern (`case _:`, `case [a, *_]:`) binds no name.
+            Ctx::Bind { .. } if self.stmt == Stmt::Case && name == "_" => {}
             Ctx::Bind { module, store } => {
                 if store {
                     // `for values[i] in ...` assigns no name: decided by the next
@@ -574,6 +608,13 @@ impl Machine {
                 if let Some(b) = self.brackets.get_mut(d - 1) {
                     b.comp_targets.push(name);
                 }
+            }
+            Ctx::Read
+                if self.restricts(frames)
+                    && SOFT_KEYWORDS.contains(&name.as_str())
+                    && !frames.resolves(&name) =>
+            {
+                sink.refuse(&name, at)
             }
             Ctx::Read => self.read(name, at, frames, sink),
             Ctx::Ambiguous => self.awaiting = Some(Awaiting { name, at, target: false }),

@@ -5,21 +5,14 @@
 //! bytes) and its tail (that run). Tokens with the same lead, and tails starting the
 //! same way (a digit, another identifier byte, or no tail), form a group: the layer
 //! reads a group's lead once per position, and the leads' common prefixes once (the
-//! leads' trie). The tails are interned in a trie (a tail's node: its longest UTF-8
-//! prefix, what the layer's prefix check reads).
+//! leads' trie). The tails are interned in a trie by their bytes (a tail may end
+//! inside a UTF-8 character: the layer's prefix check reads bytes, so such a tail is
+//! taken only where a name goes on with those very bytes).
 
 use super::machine::Machine;
 
 pub(crate) fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
-}
-
-/// The longest UTF-8 prefix of `bytes`.
-fn valid_prefix(bytes: &[u8]) -> &[u8] {
-    match std::str::from_utf8(bytes) {
-        Ok(_) => bytes,
-        Err(e) => &bytes[..e.valid_up_to()],
-    }
 }
 
 /// Byte strings (the tails, the leads) as a trie (node 0: the empty string).
@@ -113,7 +106,7 @@ const BIG: usize = 256;
 pub struct TokenClasses {
     /// Per token: its group.
     pub(crate) group: Vec<u32>,
-    /// Per token: the node of its tail's longest UTF-8 prefix.
+    /// Per token: the node of its tail.
     pub(crate) tail: Vec<u32>,
     pub(crate) groups: Vec<Group>,
     pub(crate) leads: ByteTrie,
@@ -165,7 +158,7 @@ impl TokenClasses {
                 groups.len() as u32 - 1
             });
             group.push(g);
-            tail.push(tails.insert(valid_prefix(rest)));
+            tail.push(tails.insert(rest));
         }
         let fixed_names: Vec<String> = Machine::fixed_names()
             .into_iter()

@@ -73,7 +73,7 @@ impl Machine {
         let mut out = Vec::new();
         if lexer.in_ident() && matches!(self.ctx, Ctx::Read | Ctx::Ambiguous | Ctx::Target) {
             if let Some(rest) = self.shortest_completion(lexer, frames) {
-                out.push(rest.into_bytes());
+                out.push(rest);
             }
         }
         let mut names: Vec<String> = Vec::new();
@@ -92,10 +92,11 @@ impl Machine {
     }
 
     /// The rest of the shortest name bound here (a comprehension's target included)
-    /// that the identifier being typed starts, unless it is bound itself.
-    fn shortest_completion(&self, lexer: &Lexer, frames: &Frames) -> Option<String> {
-        let typed = std::str::from_utf8(lexer.ident()).ok()?;
-        if !open(typed, frames) {
+    /// that the identifier being typed starts, unless it is bound itself (the typed
+    /// bytes may end inside a UTF-8 character: the rest then starts inside one too).
+    fn shortest_completion(&self, lexer: &Lexer, frames: &Frames) -> Option<Vec<u8>> {
+        let typed = lexer.ident();
+        if std::str::from_utf8(typed).is_ok_and(|t| !open(t, frames)) {
             return None;
         }
         let scopes = frames.visible_names()?;
@@ -103,8 +104,8 @@ impl Machine {
         scopes
             .chain(builtins)
             .chain(self.comp_targets())
-            .filter(|n| n.len() > typed.len() && n.starts_with(typed))
+            .filter(|n| n.len() > typed.len() && n.as_bytes().starts_with(typed))
             .min_by_key(|n| (n.len(), *n))
-            .map(|n| n[typed.len()..].to_string())
+            .map(|n| n.as_bytes()[typed.len()..].to_vec())
     }
 }
