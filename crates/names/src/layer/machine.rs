@@ -105,6 +105,12 @@ struct Bracket {
     /// A comprehension: its `for` came.
     comp: bool,
     comp_targets: Vec<String>,
+    /// The comprehension's `for` clauses so far.
+    fors: usize,
+    /// Reading the first `for` clause's iterable, which Python evaluates in the
+    /// enclosing scope: the comprehension's targets are not bound there
+    /// (`[n for n in range(n)]` reads the outer `n`).
+    first_iterable: bool,
     /// A `def`'s parameter list.
     params: bool,
     /// Opened after `as` (`with m() as (a, b):`): its names are bound.
@@ -124,6 +130,8 @@ clone_reusing!(Bracket {
     first,
     comp,
     comp_targets,
+    fors,
+    first_iterable,
     params,
     binds,
     segment_at,
@@ -157,6 +165,12 @@ clone_reusing!(Machine {
 impl Bracket {
     fn may_comprehend(&self) -> bool {
         self.first && !self.comp && !self.params
+    }
+
+    /// Whether a read here sees the comprehension's targets: in a comprehension, but
+    /// not in its first iterable.
+    fn sees_targets(&self) -> bool {
+        self.comp && !self.first_iterable
     }
 }
 
@@ -445,7 +459,7 @@ impl Machine {
     pub(crate) fn comp_targets(&self) -> impl Iterator<Item = &str> {
         self.brackets
             .iter()
-            .filter(|b| b.comp)
+            .filter(|b| b.sees_targets())
             .flat_map(|b| b.comp_targets.iter().map(String::as_str))
     }
 
@@ -483,7 +497,7 @@ impl Machine {
         READ_KEYWORDS.iter().chain(read_exempt()).chain(STRING_PREFIXES).any(|k| starts(k))
             || STRING_PREFIXES.iter().any(|k| k.as_bytes().eq_ignore_ascii_case(typed))
             || frames.resolves_prefix(typed)
-            || self.brackets.iter().any(|b| b.comp && b.comp_targets.iter().any(|t| starts(t)))
+            || self.brackets.iter().any(|b| b.sees_targets() && b.comp_targets.iter().any(|t| starts(t)))
     }
 
     /// The role of a name starting now (see the module doc).
@@ -651,6 +665,8 @@ impl Machine {
                 if let Some(b) = self.brackets.last_mut() {
                     b.comp = true;
                     b.target = false;
+                    b.fors += 1;
+                    b.first_iterable = false;
                     // Names its first element listed as possible targets are reads of
                     // the comprehension: they wait for its targets.
                     if b.segment_at < self.segment.len() {
@@ -663,6 +679,16 @@ impl Machine {
                 self.for_target = None;
                 if depth == 0 {
                     self.stmt = Stmt::Compound;
+                }
+                if let Some(b) = self.brackets.last_mut().filter(|b| b.comp && b.fors == 1) {
+                    b.first_iterable = true;
+                }
+            }
+            // A comprehension's condition: its first iterable has ended (an iterable is
+            // a disjunction, so an `if` at the bracket's depth cannot be inside it).
+            "if" if self.brackets.last().is_some_and(|b| b.first_iterable) => {
+                if let Some(b) = self.brackets.last_mut() {
+                    b.first_iterable = false;
                 }
             }
             "if" | "elif" | "while" if start => {
@@ -761,6 +787,8 @@ impl Machine {
                     segment_at: self.segment.len(),
                     comp: false,
                     comp_targets: Vec::new(),
+                    fors: 0,
+                    first_iterable: false,
                     params,
                     pending: Vec::new(),
                     tentative: Vec::new(),
@@ -830,7 +858,7 @@ impl Machine {
     /// A read of `name` (typed at `at`): checked now, or kept for a comprehension.
     fn read(&mut self, name: String, at: usize, frames: &mut Frames, sink: &mut Sink<'_>) {
         if EXEMPT.contains(&name.as_str())
-            || self.brackets.iter().any(|b| b.comp && b.comp_targets.contains(&name))
+            || self.brackets.iter().any(|b| b.sees_targets() && b.comp_targets.contains(&name))
             || (self.lambda_body.is_some() && self.assigning.contains(&name))
         {
             return;

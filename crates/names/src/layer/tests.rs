@@ -409,3 +409,28 @@ fn a_read_goes_on_only_as_a_keyword_that_starts_an_expression() {
         assert!(passes(ok), "{ok:?} refused at {:?}", refused_at(ok));
     }
 }
+
+#[test]
+fn a_comprehensions_first_iterable_is_read_outside_it() {
+    // MBPP/148 under mode names: the first iterable runs in the enclosing scope, where
+    // the comprehension's own target is not bound (a NameError at run time).
+    // (Decided where the brackets around the read close: a generator there could
+    // still bind it.)
+    let text = "def f(x):\n    return max(abs(num) for num in str(abs(num))";
+    assert_eq!(refused_at(text), Some(text.len() - 1));
+    let text = "def f(x):\n    return [n for n in range(n)";
+    assert_eq!(refused_at(text), Some(text.len() - 1));
+    let text = "def f(x):\n    return [zq for zq in zq";
+    assert_eq!(refused_at(text), Some(text.len() - 1));
+    // The same name bound outside is read there; later clauses and conditions see
+    // the targets; a nested comprehension in the first iterable has its own.
+    for ok in [
+        "def f(n):\n    return [n for n in range(n)]\n",
+        "def f(xs):\n    return [y for x in xs for y in x]\n",
+        "def f(xs):\n    return [x for x in xs if x]\n",
+        "def f(xs):\n    return [x for x in [y for y in xs if y] if x > 0]\n",
+        "def f(d):\n    return {k: v for k, v in d.items() if v}\n",
+    ] {
+        assert!(passes(ok), "{ok:?}");
+    }
+}
