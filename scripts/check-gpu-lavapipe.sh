@@ -58,9 +58,14 @@ if [ -n "${ESPALIER_GPU_BINS:-}" ]; then
     echo "kept binaries in $ESPALIER_GPU_BINS"
 else
     start=$(date +%s)
-    cargo build "${sel[@]}" --bin espalier --test backend_agreement 2>&1 | tail -3
-    agreement_bin=$(cargo test "${sel[@]}" --test backend_agreement --no-run --message-format=json 2>/dev/null \
-        | sed -n 's/.*"executable":"\([^"]*backend_agreement[^"]*\)".*/\1/p' | tail -1)
+    cargo build "${sel[@]}" --bin espalier 2>&1 | tail -3
+    # The agreement tests are in espalier-model's one integration-test binary (`it`).
+    agreement_bin=$(cargo test "${sel[@]}" --test it --no-run --message-format=json 2>/dev/null \
+        | python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("executable") and "espalier-model" in m["package_id"] and m["target"]["name"] == "it":
+        print(m["executable"])' | tail -1)
     echo "build: $(( $(date +%s) - start )) s"
     espalier=$PWD/target/release/espalier
 fi
@@ -74,7 +79,7 @@ agreement=true
 # initialized"), as nextest's process per test avoids.
 for t in the_block_kernel_matches_its_host_twin_on_wgpu ndarray_and_wgpu_agree_in_both_formats; do
     if ! ESPALIER_MODEL=$PWD/static/models/SmolLM2-135M-Instruct.Q4_1.gguf \
-        "$agreement_bin" --nocapture --exact "$t" >>"$out/agreement.log" 2>&1; then
+        "$agreement_bin" --nocapture --exact "backend_agreement::$t" >>"$out/agreement.log" 2>&1; then
         agreement=false
         failed+=("4. $t ($out/agreement.log)")
     fi
