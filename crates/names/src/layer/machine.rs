@@ -497,7 +497,10 @@ impl Machine {
         READ_KEYWORDS.iter().chain(read_exempt()).chain(STRING_PREFIXES).any(|k| starts(k))
             || STRING_PREFIXES.iter().any(|k| k.as_bytes().eq_ignore_ascii_case(typed))
             || frames.resolves_prefix(typed)
-            || self.brackets.iter().any(|b| b.sees_targets() && b.comp_targets.iter().any(|t| starts(t)))
+            || self
+                .brackets
+                .iter()
+                .any(|b| b.sees_targets() && b.comp_targets.iter().any(|t| starts(t)))
     }
 
     /// The role of a name starting now (see the module doc).
