@@ -147,6 +147,7 @@ clone_reusing!(Machine {
     awaiting,
     lambdas,
     lambda_body,
+    lambda_params,
     walrus,
     aug_target,
     bind_target,
@@ -248,6 +249,12 @@ pub(crate) struct Machine {
     /// The depth of the outermost `lambda` whose body is being read (until a bracket
     /// around it closes or the statement ends).
     lambda_body: Option<usize>,
+    /// The parameters of the lambdas being read, with their lambda's bracket depth:
+    /// bound in the lambda's own scope only, from the parameter on (its own and later
+    /// parameters' defaults, read outside in Python, see them: permissive) until the
+    /// lambda's body ends (a comma or a comprehension's `for` at its depth, the close
+    /// of a bracket around it, the statement's end).
+    lambda_params: Vec<(usize, String)>,
     /// Walrus targets (name, bracket depth) whose value is being read: Python binds
     /// the name after its value (`i := i + 1` reads an unbound `i`), so it is bound at
     /// the next comma at that depth, the close of its bracket, or the statement's
@@ -291,6 +298,7 @@ impl Machine {
             awaiting: None,
             lambdas: Vec::new(),
             lambda_body: None,
+            lambda_params: Vec::new(),
             walrus: Vec::new(),
             aug_target: None,
             bind_target: None,
@@ -455,12 +463,27 @@ impl Machine {
         self.ctx == Ctx::Read && self.restricts(frames)
     }
 
-    /// The targets of the comprehensions being read (names a typed read may start).
-    pub(crate) fn comp_targets(&self) -> impl Iterator<Item = &str> {
+    /// The names bound in the scopes the text is in that are not frames: the targets
+    /// of the comprehensions and the parameters of the lambdas being read (names a
+    /// typed read may start).
+    pub(crate) fn local_names(&self) -> impl Iterator<Item = &str> {
         self.brackets
             .iter()
             .filter(|b| b.sees_targets())
             .flat_map(|b| b.comp_targets.iter().map(String::as_str))
+            .chain(self.lambda_params.iter().map(|(_, n)| n.as_str()))
+    }
+
+    /// The lambdas at `depth` whose body a comma or a comprehension's `for` there ends
+    /// (not while their parameters are read: `lambda a, b: ...`).
+    fn end_lambdas_at(&mut self, depth: usize) {
+        if self.lambdas.last() == Some(&depth) {
+            return;
+        }
+        self.lambda_params.retain(|(d, _)| *d < depth);
+        if self.lambda_body == Some(depth) {
+            self.lambda_body = None;
+        }
     }
 
     /// Whether reads are checked as they are typed here.
@@ -497,10 +520,7 @@ impl Machine {
         READ_KEYWORDS.iter().chain(read_exempt()).chain(STRING_PREFIXES).any(|k| starts(k))
             || STRING_PREFIXES.iter().any(|k| k.as_bytes().eq_ignore_ascii_case(typed))
             || frames.resolves_prefix(typed)
-            || self
-                .brackets
-                .iter()
-                .any(|b| b.sees_targets() && b.comp_targets.iter().any(|t| starts(t)))
+            || self.local_names().any(starts)
     }
 
     /// The role of a name starting now (see the module doc).
@@ -618,8 +638,7 @@ impl Machine {
                 self.params.clear();
             }
             Ctx::Param => self.params.push(name),
-            // Bound in the frame around the lambda (permissive: also after it).
-            Ctx::LambdaParam => frames.bind(&name, false),
+            Ctx::LambdaParam => self.lambda_params.push((self.brackets.len(), name)),
             Ctx::CompTarget => {
                 let d = self.for_target.unwrap_or(1).max(1);
                 if let Some(b) = self.brackets.get_mut(d - 1) {
@@ -665,6 +684,7 @@ impl Machine {
                 self.for_target = Some(0);
             }
             "for" => {
+                self.end_lambdas_at(depth);
                 if let Some(b) = self.brackets.last_mut() {
                     b.comp = true;
                     b.target = false;
@@ -763,6 +783,7 @@ impl Machine {
                 }
             }
             Op::Comma => {
+                self.end_lambdas_at(depth);
                 if let Some(b) = self.brackets.last_mut() {
                     if b.may_comprehend() {
                         b.first = false;
@@ -807,6 +828,8 @@ impl Machine {
                     if self.lambda_body.is_some_and(|d| d > self.brackets.len()) {
                         self.lambda_body = None;
                     }
+                    let depth = self.brackets.len();
+                    self.lambda_params.retain(|(d, _)| *d <= depth);
                     self.bind_walrus(self.brackets.len() + 1, frames);
                     self.settle_reads(b.tentative, b.comp, frames);
                     for p in b.pending {
@@ -861,7 +884,7 @@ impl Machine {
     /// A read of `name` (typed at `at`): checked now, or kept for a comprehension.
     fn read(&mut self, name: String, at: usize, frames: &mut Frames, sink: &mut Sink<'_>) {
         if EXEMPT.contains(&name.as_str())
-            || self.brackets.iter().any(|b| b.sees_targets() && b.comp_targets.contains(&name))
+            || self.local_names().any(|n| n == name)
             || (self.lambda_body.is_some() && self.assigning.contains(&name))
         {
             return;
@@ -934,6 +957,7 @@ impl Machine {
         self.prev = Prev::Start;
         self.lambdas.clear();
         self.lambda_body = None;
+        self.lambda_params.clear();
         self.for_target = None;
     }
 }

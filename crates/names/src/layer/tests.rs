@@ -434,3 +434,32 @@ fn a_comprehensions_first_iterable_is_read_outside_it() {
         assert!(passes(ok), "{ok:?}");
     }
 }
+
+#[test]
+fn lambda_parameters_are_bound_in_the_lambda_only() {
+    // MBPP/172 wrote a lambda's parameter after its lambda: a NameError at run time.
+    let refused = [
+        "f = lambda x: x + 1\nprint(x)\n",
+        "def g(items):\n    items.sort(key=lambda p: p[0])\n    return p\n",
+        "def g(items):\n    return sorted(items, key=lambda p: p[0], reverse=p)\n",
+        "d = {'a': lambda v: v, 'b': v}\n",
+        "fs = [lambda: i for i in range(3)]\nprint(lambda k: k, k)\n",
+    ];
+    for text in refused {
+        assert!(refused_at(text).is_some(), "{text:?} passed");
+    }
+    let ok = [
+        "f = lambda x, y=1, *a, **k: x + y + len(a) + len(k)\n",
+        "g = lambda x: lambda y: x + y\n",
+        "h = lambda x: (x, [x * 2 for _ in range(x)], {x: x})\n",
+        "s = sorted([], key=lambda p: (p[0], p[1]), reverse=True)\n",
+        "m = map(lambda a, b: a + b, [1], [2])\n",
+        "c = lambda x: x if x else -x\n",
+        "fs = [lambda: i for i in range(3)]\n",
+        "def g(xs):\n    return list(filter(lambda v: v > 0, xs)), xs\n",
+    ];
+    for text in ok {
+        let refused = refused_at(text);
+        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
+    }
+}

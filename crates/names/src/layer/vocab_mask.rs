@@ -398,7 +398,7 @@ impl VocabMask {
             return Verdict::Each;
         }
         let own = layer.frames.same_names(&copy.frames)
-            && layer.machine.comp_targets().eq(copy.machine.comp_targets());
+            && layer.machine.local_names().eq(copy.machine.local_names());
         if own {
             let found = self.marks[..self.used].iter().position(|m| m.own && m.before == before);
             if let Some(i) = found {
@@ -419,7 +419,7 @@ impl VocabMask {
         marks.before.clone_from(&before);
         marks.own = own;
         marks.tokens = None;
-        mark(classes, &before, names.chain(copy.machine.comp_targets()), &mut marks.tails);
+        mark(classes, &before, names.chain(copy.machine.local_names()), &mut marks.tails);
         Verdict::Tails(i)
     }
 }

@@ -56,7 +56,7 @@ impl Machine {
         }
         if lexer.in_ident() && matches!(self.ctx, Ctx::Read | Ctx::Ambiguous | Ctx::Target) {
             let typed = String::from_utf8_lossy(lexer.ident()).into_owned();
-            let comp_target = self.comp_targets().any(|t| t == typed);
+            let comp_target = self.local_names().any(|t| t == typed);
             if open(&typed, frames) && !comp_target && !out.contains(&typed) {
                 out.push(typed);
             }
@@ -103,7 +103,7 @@ impl Machine {
         let builtins = frames.builtin_names();
         scopes
             .chain(builtins)
-            .chain(self.comp_targets())
+            .chain(self.local_names())
             .filter(|n| n.len() > typed.len() && n.as_bytes().starts_with(typed))
             .min_by_key(|n| (n.len(), *n))
             .map(|n| n.as_bytes()[typed.len()..].to_vec())
