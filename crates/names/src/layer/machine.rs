@@ -845,6 +845,15 @@ impl Machine {
                 }
             }
             Op::Semicolon => self.end_statement(frames, sink),
+            // A starred item (`f(*xs`, `[*a`, `{**d`) is no comprehension's element
+            // (`[*a for a in b]` is a SyntaxError): its reads are decided now, not left
+            // for a `for` that cannot come (MBPP/70 typed an unbound name there until
+            // the budget ran out: no way out settles it).
+            Op::Star | Op::DoubleStar if matches!(before, Prev::Op(Op::Open(_))) => {
+                if let Some(b) = self.brackets.last_mut() {
+                    b.first = false;
+                }
+            }
             Op::Star if self.stmt == Stmt::FromNames => frames.star_import(),
             Op::At if self.stmt == Stmt::Start => self.stmt = Stmt::Load,
             _ => {}

@@ -463,3 +463,22 @@ fn lambda_parameters_are_bound_in_the_lambda_only() {
         assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
     }
 }
+
+#[test]
+fn a_starred_item_is_read_at_once() {
+    // No `for` can follow a starred first item, so no comprehension can bind its names.
+    for text in ["print(*zq", "zip(*[1], *zq", "print(1, {**zq", "print(1, [*zq"] {
+        assert_eq!(refused_at(text), Some(text.len() - 1), "{text:?}");
+    }
+    let ok = [
+        "[*rest] = [1]\nprint(rest)\n",
+        "a, *b = 1, 2\nprint(a, b)\n",
+        "(*c,) = (1,)\nprint(c)\n",
+        "f = [*range(3)]\ng = {**{}, 'a': f}\nprint(*[x for x in f], *g)\n",
+        "def h(xs):\n    return list(zip(*xs))\n",
+    ];
+    for text in ok {
+        let refused = refused_at(text);
+        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
+    }
+}
