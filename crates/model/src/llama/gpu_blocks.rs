@@ -176,17 +176,20 @@ impl GpuBlocks {
     }
 
     /// `x · Wᵀ` for `t` rows `x` (`[t][cols]`), with the kernel's arithmetic and order
-    /// (the module doc): per lane, words in turn; then the fold. Every sum in f32.
+    /// (the module doc) for `lanes` units a row ([`LANES`], or 1 for one unit per row:
+    /// `gpu_quantized.rs`'s `RowSplit`): per lane, words in turn; then the fold. Every
+    /// sum in f32.
     #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) fn matmul(&self, x: &[f32], t: usize) -> Vec<f32> {
+    pub(crate) fn matmul(&self, x: &[f32], t: usize, lanes: usize) -> Vec<f32> {
         let mut y = vec![0f32; t * self.rows];
+        let width = lanes.clamp(1, LANES);
         for (xt, yt) in x.chunks_exact(self.cols).zip(y.chunks_exact_mut(self.rows)).take(t) {
             for (r, out) in yt.iter_mut().enumerate() {
                 let mut lanes = [0f32; LANES];
-                for (u, lane) in (0..self.cols / QK * self.kind.words()).zip((0..LANES).cycle()) {
+                for (u, lane) in (0..self.cols / QK * self.kind.words()).zip((0..width).cycle()) {
                     lanes[lane] += self.word_term(r, u, xt);
                 }
-                let mut half = LANES / 2;
+                let mut half = width / 2;
                 while half > 0 {
                     for l in 0..half {
                         lanes[l] += lanes[l + half];
@@ -280,7 +283,7 @@ mod tests {
         // The kernel's arithmetic against a dense f32 product of the reader's values.
         let t = 3;
         let x: Vec<f32> = noise(t * cols, 5).iter().map(|&b| (b as f32 - 128.0) / 64.0).collect();
-        let y = packed.matmul(&x, t);
+        let y = packed.matmul(&x, t, LANES);
         for k in 0..t {
             for r in 0..rows {
                 ty.dequantize(&data[r], &mut want);
@@ -361,7 +364,7 @@ mod tests {
             host.set_activations(ActivationFormat::F32);
             let x: Vec<f32> =
                 noise(2 * cols, 9).iter().map(|&b| (b as f32 - 128.0) / 128.0).collect();
-            let (got, want) = (packed.matmul(&x, 2), host.matmul(&x, 2));
+            let (got, want) = (packed.matmul(&x, 2, LANES), host.matmul(&x, 2));
             let worst = got
                 .iter()
                 .zip(&want)

@@ -161,7 +161,7 @@ fn check_matvec_add(
         let residual = values(t * rows, 51, 3.0);
         let got = layer
             .forward_add(tensor(&x, [t, cols], device), tensor(&residual, [t, rows], device))?;
-        let mut want = blocks.matmul(&x, t);
+        let mut want = blocks.matmul(&x, t, layer.split().lanes());
         want.iter_mut().zip(&residual).for_each(|(y, r)| *y += r);
         record(
             check,

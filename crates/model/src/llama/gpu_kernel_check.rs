@@ -15,7 +15,7 @@
 use burn::tensor::{Device, Tensor, TensorData};
 
 use super::gpu_blocks::{gguf_rows, noise, GpuBlocks};
-use super::gpu_quantized::{launch_geometry, GpuQuantized};
+use super::gpu_quantized::{launch_geometry, GpuQuantized, RowSplit};
 use super::ModelError;
 use crate::gguf::GgmlType;
 
@@ -43,11 +43,13 @@ const SHAPES: [(usize, usize, usize); 6] =
 /// `device` (a cubecl device: wgpu or cuda).
 pub fn run(device: &Device) -> Result<GpuKernelCheck, ModelError> {
     let mut check = GpuKernelCheck::default();
-    check_geometry(&mut check, device)?;
     report_burn_matmul(&mut check, device)?;
-    for ty in [GgmlType::Q4_1, GgmlType::Q8_0] {
-        for (rows, cols, t) in SHAPES {
-            check_kernel(&mut check, device, ty, rows, cols, t)?;
+    for split in RowSplit::ALL {
+        check_geometry(&mut check, device, split)?;
+        for ty in [GgmlType::Q4_1, GgmlType::Q8_0] {
+            for (rows, cols, t) in SHAPES {
+                check_kernel(&mut check, device, split, (ty, rows, cols, t))?;
+            }
         }
     }
     #[cfg(not(feature = "fusion"))]
@@ -113,9 +115,13 @@ fn check_argmax(check: &mut GpuKernelCheck, device: &Device) -> Result<(), Model
     Ok(())
 }
 
-fn check_geometry(check: &mut GpuKernelCheck, device: &Device) -> Result<(), ModelError> {
+fn check_geometry(
+    check: &mut GpuKernelCheck,
+    device: &Device,
+    split: RowSplit,
+) -> Result<(), ModelError> {
     let (rows, cols, t) = (100usize, 576usize, 3usize);
-    let got = launch_geometry(device, rows, cols, t)?;
+    let got = launch_geometry(device, split, rows, cols, t)?;
     let mut wrong = Vec::new();
     for k in 0..t {
         for r in 0..rows {
@@ -127,13 +133,13 @@ fn check_geometry(check: &mut GpuKernelCheck, device: &Device) -> Result<(), Mod
         }
     }
     check.lines.push(format!(
-        "launch geometry {rows}x{t} (row, t, rows, cols): {} of {} invocations wrong",
+        "launch geometry {rows}x{t} {split:?} (row, t, rows, cols): {} of {} invocations wrong",
         wrong.len(),
         rows * t
     ));
     if !wrong.is_empty() {
         check.failures.push(format!(
-            "launch geometry: {} wrong, first {}",
+            "launch geometry {split:?}: {} wrong, first {}",
             wrong.len(),
             wrong[..wrong.len().min(4)].join("; ")
         ));
@@ -141,13 +147,12 @@ fn check_geometry(check: &mut GpuKernelCheck, device: &Device) -> Result<(), Mod
     Ok(())
 }
 
+/// One case: `ty` blocks of `rows` x `cols` times `t` activation rows, under `split`.
 fn check_kernel(
     check: &mut GpuKernelCheck,
     device: &Device,
-    ty: GgmlType,
-    rows: usize,
-    cols: usize,
-    t: usize,
+    split: RowSplit,
+    (ty, rows, cols, t): (GgmlType, usize, usize, usize),
 ) -> Result<(), ModelError> {
     let data = gguf_rows(ty, rows, cols, 11 + rows as u32);
     let input: Vec<(GgmlType, &[u8], f32)> = data.iter().map(|b| (ty, b.as_slice(), 1.0)).collect();
@@ -155,8 +160,8 @@ fn check_kernel(
         .ok_or_else(|| ModelError::Execution(format!("{ty:?} blocks do not pack")))?;
     let x: Vec<f32> =
         noise(t * cols, 5 + t as u32).iter().map(|&b| (f32::from(b) - 128.0) / 64.0).collect();
-    let want = blocks.matmul(&x, t);
-    let layer = GpuQuantized::upload(&blocks, device)
+    let want = blocks.matmul(&x, t, split.lanes());
+    let layer = GpuQuantized::upload_split(&blocks, device, Some(split))
         .ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
     let y = layer.forward(Tensor::<2>::from_data(TensorData::new(x, [t, cols]), device))?;
     let got = y
@@ -172,7 +177,7 @@ fn check_kernel(
         }
     }
     check.max_error = check.max_error.max(worst);
-    let name = format!("{} {rows}x{cols}, {t} row(s)", ty.name());
+    let name = format!("{} {rows}x{cols}, {t} row(s), {split:?}", ty.name());
     check.lines.push(format!(
         "{name}: largest error {worst:.2e} at {at} ({} vs host {})",
         got[at], want[at]

@@ -5,14 +5,17 @@
 //!
 //! The kernel is written here, not taken from burn: burn 0.22's quantized tensors are
 //! symmetric (Q4_1's `d * q + m` does not fit), and one kernel for both block types
-//! keeps one layout. It is a mat-vec per activation row that fills the GPU: a workgroup
-//! of [`ROWS_PER_CUBE`] rows x [`LANES`] lanes, each row's words dealt to its 32 lanes
-//! and their sums folded in shared memory (the order `gpu_blocks.rs` documents and its
-//! host twin repeats). A 576-row projection is 144 workgroups of 128 units (it was 9
-//! workgroups of 64, one unit per row: issue 33 measured 74 us for it on an H100); a
-//! prefill of `t` tokens is `t` rows of workgroups in one launch (weights re-read per
-//! row, never dequantized to memory). Shared memory and barriers only, no subgroup
-//! operations: WebGPU has them only behind a feature, and lavapipe's are 8 wide.
+//! keeps one layout. It is a mat-vec per activation row, its rows dealt to the device's
+//! units by a [`RowSplit`] chosen per device: on a GPU a workgroup of 4 rows x [`LANES`]
+//! lanes, each row's words dealt to its 32 lanes and their sums folded in shared memory
+//! (the order `gpu_blocks.rs` documents and its host twin repeats), so a 576-row
+//! projection is 144 workgroups of 128 units (one unit per row was 9 workgroups of 64:
+//! issue 33 measured 74 us for it on an H100); on a CPU adapter (SwiftShader, lavapipe)
+//! one unit per row, 64 rows a workgroup, no shared memory or barrier (there the lanes'
+//! fold made a decode step ~4.5x slower: see [`RowSplit::Units`]). A prefill of `t`
+//! tokens is `t` rows of workgroups in one launch (weights re-read per row, never
+//! dequantized to memory). Shared memory and barriers only, no subgroup operations:
+//! WebGPU has them only behind a feature, and lavapipe's are 8 wide.
 //!
 //! With burn's `fusion` feature (the playground's build) the launch is registered as a
 //! custom operation in fusion's stream, so it runs in order with the fused element-wise
@@ -32,17 +35,71 @@ use cubecl::server::Handle;
 use super::gpu_blocks::{BlockKind, GpuBlocks, LANES};
 use super::ModelError;
 
-/// Output rows per workgroup: [`LANES`] x 4 = 128 units, and 49,152 vocabulary rows
-/// (SmolLM2's head) are 12,288 workgroups, 151,936 (Qwen2's) 37,984: both under the
-/// 65,535 a dispatch dimension may hold.
-const ROWS_PER_CUBE: u32 = 4;
+/// How a product's rows are dealt to a device's units: chosen per device at upload
+/// ([`RowSplit::for_client`]), forced by the self-check to test both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RowSplit {
+    /// A row over [`LANES`] lanes, 4 rows a workgroup (128 units), the lanes' sums
+    /// folded in shared memory: fills a GPU. 49,152 vocabulary rows (SmolLM2's head)
+    /// are 12,288 workgroups, 151,936 (Qwen2's) 37,984: both under the 65,535 a
+    /// dispatch dimension may hold.
+    Lanes,
+    /// One unit per row, 64 rows a workgroup, no shared memory or barrier: a CPU
+    /// adapter, which runs a workgroup's units as SIMD lanes and pays for each barrier.
+    /// The browser test on SwiftShader: a decode step ~3.5 s with one unit per row (stop
+    /// 40), ~16 s with the lanes' fold (the backend race of stop 41).
+    Units,
+}
+
+impl RowSplit {
+    /// Both splits (the self-check runs each).
+    #[cfg(not(target_family = "wasm"))]
+    pub(crate) const ALL: [RowSplit; 2] = [RowSplit::Lanes, RowSplit::Units];
+
+    /// [`RowSplit::Units`] on a device that is no card (cubecl names no physical device
+    /// for a CPU adapter: lavapipe natively, a fallback adapter such as SwiftShader in a
+    /// browser), [`RowSplit::Lanes`] otherwise.
+    fn for_client(client: &Client) -> Self {
+        if client.properties().identity.physical.is_none() {
+            RowSplit::Units
+        } else {
+            RowSplit::Lanes
+        }
+    }
+
+    /// Units that share one row (the host twin's fold width, `gpu_blocks.rs`).
+    pub(crate) fn lanes(self) -> usize {
+        match self {
+            RowSplit::Lanes => LANES,
+            RowSplit::Units => 1,
+        }
+    }
+
+    fn rows_per_cube(self) -> u32 {
+        match self {
+            RowSplit::Lanes => 4,
+            RowSplit::Units => 64,
+        }
+    }
+
+    /// `block_matvec`'s workgroup: lanes x rows.
+    fn cube_dim(self) -> CubeDim {
+        CubeDim::new_2d(self.lanes() as u32, self.rows_per_cube())
+    }
+
+    /// `block_matvec`'s grid for `rows` output rows and `t` activation rows.
+    fn cube_count(self, rows: usize, t: usize) -> CubeCount {
+        CubeCount::Static((rows as u32).div_ceil(self.rows_per_cube()), t as u32, 1)
+    }
+}
 
 /// `out[t][r] = Σ_j d[j][r] · Σ_i q[j][r][i] · x[t][32 j + i] + m[j][r] · Σ_i x[t][32 j + i]`
 /// over the layout of `gpu_blocks.rs`, in its order of sums; `bits` = 4 (Q4_1, `mins`
 /// read) or 8 (Q8_0, signed, `mins` unused). Unit (lane, slot) of cube (c, t) works on
-/// row `c * ROWS_PER_CUBE + slot` of activation row `t`. With `add`, `residual[t][r]` is
-/// added to the sum (o-proj and down + the residual stream: issue 33 step 4, one launch
-/// fewer each; `residual` is not read otherwise).
+/// row `c * rows_per_cube + slot` of activation row `t`, with `lanes` units a row
+/// ([`RowSplit`]). With `add`, `residual[t][r]` is added to the sum (o-proj and down +
+/// the residual stream: issue 33 step 4, one launch fewer each; `residual` is not read
+/// otherwise).
 #[allow(clippy::too_many_arguments)]
 #[cube(launch_unchecked)]
 fn block_matvec(
@@ -56,14 +113,14 @@ fn block_matvec(
     cols: usize,
     #[comptime] bits: u32,
     #[comptime] add: bool,
+    #[comptime] lanes: usize,
+    #[comptime] rows_per_cube: usize,
 ) {
-    let lanes = comptime![LANES];
     let lane = usize::cast_from(UNIT_POS_X);
     let slot = usize::cast_from(UNIT_POS_Y);
-    let r = usize::cast_from(CUBE_POS_X) * comptime![ROWS_PER_CUBE as usize] + slot;
+    let r = usize::cast_from(CUBE_POS_X) * rows_per_cube + slot;
     let t = usize::cast_from(CUBE_POS_Y);
     let per_block = comptime![if bits == 4 { 4usize } else { 8usize }];
-    let mut partials = Shared::<[f32]>::new_slice(comptime![LANES * ROWS_PER_CUBE as usize]);
     let mut acc = 0.0f32;
     if r < rows {
         let blocks = cols / 32;
@@ -99,25 +156,38 @@ fn block_matvec(
             u += lanes;
         }
     }
-    let at = slot * lanes + lane;
-    partials[at] = acc;
-    sync_cube();
-    // A runtime bound (the workgroup's x size, = LANES): a comptime one would make the
-    // loop's counter a compile-time value.
-    let mut half = usize::cast_from(CUBE_DIM_X) / 2;
-    while half > 0 {
-        if lane < half {
-            partials[at] = partials[at] + partials[at + half];
+    if comptime![lanes == 1] {
+        if r < rows {
+            store_row(residual, out, t * rows + r, acc, add);
         }
+    } else {
+        let mut partials = Shared::<[f32]>::new_slice(comptime![lanes * rows_per_cube]);
+        let at = slot * lanes + lane;
+        partials[at] = acc;
         sync_cube();
-        half /= 2;
-    }
-    if lane == 0 && r < rows {
-        if comptime![add] {
-            out[t * rows + r] = partials[at] + residual[t * rows + r];
-        } else {
-            out[t * rows + r] = partials[at];
+        // A runtime bound (the workgroup's x size, = lanes): a comptime one would make
+        // the loop's counter a compile-time value.
+        let mut half = usize::cast_from(CUBE_DIM_X) / 2;
+        while half > 0 {
+            if lane < half {
+                partials[at] = partials[at] + partials[at + half];
+            }
+            sync_cube();
+            half /= 2;
         }
+        if lane == 0 && r < rows {
+            store_row(residual, out, t * rows + r, partials[at], add);
+        }
+    }
+}
+
+/// Writes one output value, plus the residual's with `add`.
+#[cube]
+fn store_row(residual: &[f32], out: &mut [f32], i: usize, value: f32, #[comptime] add: bool) {
+    if comptime![add] {
+        out[i] = value + residual[i];
+    } else {
+        out[i] = value;
     }
 }
 
@@ -126,9 +196,8 @@ fn block_matvec(
 /// native only: it reads back synchronously).
 #[cfg(not(target_family = "wasm"))]
 #[cube(launch_unchecked)]
-fn geometry(out: &mut [f32], rows: usize, cols: usize) {
-    let r = usize::cast_from(CUBE_POS_X) * comptime![ROWS_PER_CUBE as usize]
-        + usize::cast_from(UNIT_POS_Y);
+fn geometry(out: &mut [f32], rows: usize, cols: usize, #[comptime] rows_per_cube: usize) {
+    let r = usize::cast_from(CUBE_POS_X) * rows_per_cube + usize::cast_from(UNIT_POS_Y);
     let t = usize::cast_from(CUBE_POS_Y);
     if r < rows && UNIT_POS_X == 0 {
         let at = (t * rows + r) * 4;
@@ -139,11 +208,12 @@ fn geometry(out: &mut [f32], rows: usize, cols: usize) {
     }
 }
 
-/// Runs [`geometry`] on `device` with `block_matvec`'s launch for `rows` x `t`; four
-/// values per invocation, at `(t * rows + row) * 4`.
+/// Runs [`geometry`] on `device` with `block_matvec`'s launch under `split` for `rows` x
+/// `t`; four values per invocation, at `(t * rows + row) * 4`.
 #[cfg(not(target_family = "wasm"))]
 pub(crate) fn launch_geometry(
     device: &Device,
+    split: RowSplit,
     rows: usize,
     cols: usize,
     t: usize,
@@ -158,11 +228,12 @@ pub(crate) fn launch_geometry(
     unsafe {
         geometry::launch_unchecked(
             &client,
-            cube_count(rows, t),
-            cube_dim(),
+            split.cube_count(rows, t),
+            split.cube_dim(),
             BufferArg::from_raw_parts(out.clone(), n),
             rows,
             cols,
+            split.rows_per_cube() as usize,
         )
     };
     let bytes = client
@@ -184,14 +255,15 @@ pub(crate) struct GpuQuantized {
     /// Q8_0 has no minimums: the scales' buffer stands in (the kernel never reads it).
     mins: Handle,
     bytes: usize,
+    split: RowSplit,
 }
 
 impl std::fmt::Debug for GpuQuantized {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "GpuQuantized({:?} {}x{}, {} bytes on {:?})",
-            self.kind, self.rows, self.cols, self.bytes, self.device
+            "GpuQuantized({:?} {}x{}, {} bytes on {:?}, {:?})",
+            self.kind, self.rows, self.cols, self.bytes, self.device, self.split
         )
     }
 }
@@ -211,25 +283,26 @@ pub(crate) fn is_block_kernel_device(device: &Device) -> bool {
     matches!(cube_device(device), Some(cubecl::Device::Wgpu(_) | cubecl::Device::Cuda(_)))
 }
 
-/// `block_matvec`'s workgroup: [`LANES`] lanes x [`ROWS_PER_CUBE`] rows.
-fn cube_dim() -> CubeDim {
-    CubeDim::new_2d(LANES as u32, ROWS_PER_CUBE)
-}
-
-/// `block_matvec`'s grid for `rows` output rows and `t` activation rows.
-fn cube_count(rows: usize, t: usize) -> CubeCount {
-    CubeCount::Static((rows as u32).div_ceil(ROWS_PER_CUBE), t as u32, 1)
-}
-
 fn le_bytes<T: Copy>(values: &[T], to: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
     values.iter().flat_map(|&v| to(v)).collect()
 }
 
 impl GpuQuantized {
-    /// Uploads `blocks` to `device`; `None` when it is not a cubecl device.
+    /// Uploads `blocks` to `device`, with the device's [`RowSplit`]; `None` when it is
+    /// not a cubecl device.
     pub(crate) fn upload(blocks: &GpuBlocks, device: &Device) -> Option<Self> {
+        Self::upload_split(blocks, device, None)
+    }
+
+    /// [`GpuQuantized::upload`] with the split forced (`Some`) or the device's.
+    pub(crate) fn upload_split(
+        blocks: &GpuBlocks,
+        device: &Device,
+        split: Option<RowSplit>,
+    ) -> Option<Self> {
         let device = cube_device(device)?;
         let client = device.client();
+        let split = split.unwrap_or_else(|| RowSplit::for_client(&client));
         let words = client.create_from_slice(&le_bytes(&blocks.words, u32::to_le_bytes));
         let scales = client.create_from_slice(&le_bytes(&blocks.scales, f32::to_le_bytes));
         let mins = match blocks.kind {
@@ -246,12 +319,19 @@ impl GpuQuantized {
             scales,
             mins,
             bytes: blocks.bytes(),
+            split,
         })
     }
 
     /// Bytes the weights take on the device.
     pub(crate) fn bytes(&self) -> usize {
         self.bytes
+    }
+
+    /// How the kernel deals this layer's rows to the device's units.
+    #[cfg_attr(target_family = "wasm", allow(dead_code))]
+    pub(crate) fn split(&self) -> RowSplit {
+        self.split
     }
 
     /// `x · Wᵀ` (`+ residual`, `[t, rows]` contiguous) on cube tensors: `x` `[t, cols]`
@@ -276,8 +356,8 @@ impl GpuQuantized {
         unsafe {
             block_matvec::launch_unchecked(
                 &self.client,
-                cube_count(self.rows, t),
-                cube_dim(),
+                self.split.cube_count(self.rows, t),
+                self.split.cube_dim(),
                 BufferArg::from_raw_parts(x.handle.clone(), t * self.cols),
                 BufferArg::from_raw_parts(words, blocks * self.kind.words()),
                 BufferArg::from_raw_parts(self.scales.clone(), blocks),
@@ -293,6 +373,8 @@ impl GpuQuantized {
                 self.cols,
                 self.kind.bits(),
                 residual.is_some(),
+                self.split.lanes(),
+                self.split.rows_per_cube() as usize,
             )
         };
         out
