@@ -35,6 +35,9 @@ pub struct NamesConstraint {
     mask: Option<VocabMask>,
     /// The tokens the layer refuses at the position (reused).
     refused: TokenSet,
+    /// The tokens that may type part of a keyword of reads (the kit's, see
+    /// [`NamesConstraint::keeps_a_keyword`]).
+    keyword_parts: Arc<Vec<u32>>,
     /// The wrap-up's way out being followed (`crate::names_finish`): the bytes still
     /// to write, once the grammar's finishing mask was refused by the layer; dropped
     /// when a commit leaves it.
@@ -49,6 +52,7 @@ pub struct NamesConstraint {
 pub struct NamesKit {
     classes: Arc<TokenClasses>,
     pool: Arc<Mutex<Vec<VocabMask>>>,
+    keyword_parts: Arc<Vec<u32>>,
 }
 
 /// How many scratches a kit's pool keeps.
@@ -60,6 +64,7 @@ impl NamesKit {
         Self {
             classes: Arc::new(TokenClasses::new(vocab.tokens())),
             pool: Arc::new(Mutex::new(Vec::new())),
+            keyword_parts: Arc::new(keyword_parts(vocab)),
         }
     }
 }
@@ -85,6 +90,7 @@ impl Clone for NamesConstraint {
             pool: self.pool.clone(),
             mask: None,
             refused: self.refused.clone(),
+            keyword_parts: self.keyword_parts.clone(),
             plan: self.plan.clone(),
         }
     }
@@ -101,6 +107,7 @@ impl NamesConstraint {
             pool: kit.pool.clone(),
             mask: None,
             refused: TokenSet::empty(0),
+            keyword_parts: kit.keyword_parts.clone(),
             plan: None,
         }
     }
@@ -122,6 +129,7 @@ impl NamesConstraint {
         if self.classes.len() != vocab.len() {
             // Not the kit's vocabulary: its own groups, not shared.
             self.classes = Arc::new(TokenClasses::new(vocab.tokens()));
+            self.keyword_parts = Arc::new(keyword_parts(vocab));
         }
         let classes = self.classes.clone();
         let eos = vocab.eos() as usize;
@@ -141,10 +149,37 @@ impl NamesConstraint {
             self.refused.words_mut(),
         );
         mask.subtract(&self.refused);
+        for &id in self.keyword_parts.iter() {
+            if mask.contains(id as usize) && !self.keeps_a_keyword(vocab.bytes(id)) {
+                mask.remove(id as usize);
+            }
+        }
         if mask.contains(eos) && !self.layer.may_end() {
             mask.remove(eos);
         }
     }
+
+    /// Whether the text goes on after `bytes` (which the grammar and the layer take)
+    /// where the layer leaves only keywords to complete the identifier they end in:
+    /// then the grammar must take one of them, ended (MBPP/298 wrote `... and yi`,
+    /// whose only way on, `yield`, no expression takes after `and`: a dead end).
+    fn keeps_a_keyword(&self, bytes: &[u8]) -> bool {
+        let mut after = self.layer.clone();
+        if !after.push_bytes(bytes) {
+            return false;
+        }
+        let rests = after.keyword_rests();
+        rests.is_empty()
+            || rests.iter().any(|rest| self.grammar.allows(&[bytes, rest, b" "].concat()))
+    }
+}
+
+/// The tokens of `vocab` that may type part of a keyword of reads
+/// ([`NamesLayer::may_type_a_read_keyword`]).
+fn keyword_parts(vocab: &Vocab) -> Vec<u32> {
+    (0..vocab.len() as u32)
+        .filter(|&id| !vocab.is_special(id) && NamesLayer::may_type_a_read_keyword(vocab.bytes(id)))
+        .collect()
 }
 
 impl NamesConstraint {
@@ -187,7 +222,9 @@ impl Constraint for NamesConstraint {
     }
 
     fn allows(&self, bytes: &[u8]) -> bool {
-        self.grammar.allows(bytes) && self.layer.clone().push_bytes(bytes)
+        self.grammar.allows(bytes)
+            && self.layer.clone().push_bytes(bytes)
+            && (!NamesLayer::may_type_a_read_keyword(bytes) || self.keeps_a_keyword(bytes))
     }
 
     fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
@@ -302,6 +339,35 @@ mod tests {
         assert_eq!(inspection.kind, "python-names");
         assert_eq!(inspection.names_in_scope, Some(vec!["a".to_string(), "f".to_string()]));
         assert_eq!(c.names_in_scope(), ["a", "f"]);
+    }
+
+    #[test]
+    fn a_keyword_only_the_layer_leaves_must_be_one_the_grammar_takes() {
+        let words =
+            ["<eos>", "x", " =", " 1", "\n", " and", " +", " yi", "eld", " yield", " no", " not"];
+        let v = Vocab::new(words.iter().map(|w| w.as_bytes().to_vec()).collect(), &[0], 0);
+        let kit = MaskKit::for_vocab(espalier_grammar::python().unwrap(), &v);
+        let id = |w: &str| words.iter().position(|x| *x == w).unwrap();
+        let mask_after = |text: &[u8]| {
+            let grammar = GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");
+            let mut c = NamesConstraint::new(grammar, &NamesKit::new(&v));
+            c.commit(text).unwrap();
+            let mut mask = TokenSet::empty(v.len());
+            c.fill_mask(&v, &mut mask);
+            (c, mask)
+        };
+        // `x = yield` is Python: every way to it stays.
+        let (_, m) = mask_after(b"x = 1\nx =");
+        assert!(m.contains(id(" yi")) && m.contains(id(" yield")) && m.contains(id(" not")));
+        // After `and`, `not` goes on but `yield` does not (MBPP/298's dead end).
+        let (c, m) = mask_after(b"x = 1\nx = x and");
+        assert!(!m.contains(id(" yi")) && !m.contains(id(" yield")), "yield after and");
+        assert!(m.contains(id(" no")) && m.contains(id(" not")));
+        assert!(!c.allows(b" yi") && c.allows(b" no"));
+        // After `+`, neither.
+        let (_, m) = mask_after(b"x = 1\nx = x +");
+        assert!(!m.contains(id(" no")) && !m.contains(id(" not")) && !m.contains(id(" yi")));
+        assert!(m.contains(id(" 1")) && m.contains(id("x")));
     }
 
     #[test]

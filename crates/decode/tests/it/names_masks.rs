@@ -102,7 +102,16 @@ fn names_masks_equal_the_brute_force_set() {
                     false
                 } else {
                     let tok = vocab.bytes(id);
-                    rec.clone().push_bytes(tok).is_ok() && layer.clone().push_bytes(tok)
+                    let mut after = layer.clone();
+                    let taken = rec.clone().push_bytes(tok).is_ok() && after.push_bytes(tok);
+                    // Where the layer leaves only keywords to complete the identifier
+                    // the token ends in, the grammar must take one of them, ended.
+                    let rests = after.keyword_rests();
+                    taken
+                        && (rests.is_empty()
+                            || rests.iter().any(|rest| {
+                                rec.clone().push_bytes(&[tok, rest, b" "].concat()).is_ok()
+                            }))
                 };
                 if mask.contains(id as usize) != expected {
                     disagreements.push(format!(

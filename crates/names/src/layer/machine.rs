@@ -198,7 +198,7 @@ const KEYWORDS: &[&str] = &[
 /// identifier (`n % else` is no Python, `n % elsewhere` is), and where no bound name
 /// goes on with them, nothing follows (s41: HumanEval/59's `elif n %` then `else`).
 /// `from` stays one where it cannot follow (no builtin starts with it; rare).
-const READ_KEYWORDS: &[&str] =
+pub(crate) const READ_KEYWORDS: &[&str] =
     &["False", "None", "True", "await", "lambda", "not", "yield", "in", "from"];
 
 /// Never refused: soft keywords and names Python provides in some scopes only. Not
@@ -523,6 +523,26 @@ impl Machine {
             || self.local_names().any(starts)
     }
 
+    /// The rests of the keywords that alone keep the identifier being typed (`typed`,
+    /// a checked read) viable: no bound name, local, exempt name or string prefix
+    /// starts with it. Empty when something else may follow, or when the identifier is
+    /// not checked as typed. Which keyword the grammar takes depends on where the read
+    /// stands (`x and not y` is Python, `x + not y` is not; `y = yield`, but not
+    /// `x and yield`), which the layer does not follow: the constraint asks the grammar
+    /// (MBPP/298 typed `... and yi`, whose only way on was `yield`: a dead end).
+    pub(crate) fn keyword_rests(&self, typed: &[u8], frames: &Frames) -> Vec<&'static [u8]> {
+        let starts = |k: &str| k.as_bytes().starts_with(typed);
+        if !self.checks_typed(frames)
+            || read_exempt().chain(STRING_PREFIXES).any(|k| starts(k))
+            || STRING_PREFIXES.iter().any(|k| k.as_bytes().eq_ignore_ascii_case(typed))
+            || frames.resolves_prefix(typed)
+            || self.local_names().any(starts)
+        {
+            return Vec::new();
+        }
+        READ_KEYWORDS.iter().filter(|k| starts(k)).map(|k| &k.as_bytes()[typed.len()..]).collect()
+    }
+
     /// The role of a name starting now (see the module doc).
     fn context(&self) -> Ctx {
         let depth = self.brackets.len();
@@ -796,54 +816,8 @@ impl Machine {
                     }
                 }
             }
-            Op::Open(c) => {
-                let params = self.stmt == Stmt::Def && depth == 0;
-                // A subscript never holds a comprehension (`a[x for x in y]` is a
-                // SyntaxError): its reads are decided outside it.
-                let subscript = c == b'[' && matches!(before, Prev::Name | Prev::Atom);
-                let binds = before == Prev::As
-                    || (self.brackets.last().is_some_and(|b| b.binds)
-                        && matches!(before, Prev::Op(Op::Open(_) | Op::Comma | Op::Star)));
-                let b = Bracket {
-                    target,
-                    first: !params && !binds && !subscript,
-                    binds,
-                    segment_at: self.segment.len(),
-                    comp: false,
-                    comp_targets: Vec::new(),
-                    fors: 0,
-                    first_iterable: false,
-                    params,
-                    pending: Vec::new(),
-                    tentative: Vec::new(),
-                };
-                self.brackets.push(b);
-            }
-            Op::Close => {
-                self.prev = Prev::Atom;
-                if let Some(b) = self.brackets.pop() {
-                    if self.for_target.is_some_and(|d| d > self.brackets.len()) {
-                        self.for_target = None;
-                    }
-                    if self.lambda_body.is_some_and(|d| d > self.brackets.len()) {
-                        self.lambda_body = None;
-                    }
-                    let depth = self.brackets.len();
-                    self.lambda_params.retain(|(d, _)| *d <= depth);
-                    self.bind_walrus(self.brackets.len() + 1, frames);
-                    self.settle_reads(b.tentative, b.comp, frames);
-                    for p in b.pending {
-                        if b.comp && b.comp_targets.contains(&p.name) {
-                            continue;
-                        }
-                        if b.comp && frames.resolves(&p.name) {
-                            frames.note_read(&p.name, ReadSite::Comprehension);
-                            continue;
-                        }
-                        self.read(p.name, p.at, frames, sink);
-                    }
-                }
-            }
+            Op::Open(c) => self.open_bracket(c, before, target, depth),
+            Op::Close => self.close_bracket(frames, sink),
             Op::Semicolon => self.end_statement(frames, sink),
             // A starred item (`f(*xs`, `[*a`, `{**d`) is no comprehension's element
             // (`[*a for a in b]` is a SyntaxError): its reads are decided now, not left
@@ -878,6 +852,59 @@ impl Machine {
             }
             (false, Some(Op::Assign)) => {} // a keyword argument or parameter default
             _ => self.read(a.name, a.at, frames, sink),
+        }
+    }
+
+    /// A bracket opens (`c`) after `before`, at `depth`.
+    fn open_bracket(&mut self, c: u8, before: Prev, target: bool, depth: usize) {
+        let params = self.stmt == Stmt::Def && depth == 0;
+        // A subscript never holds a comprehension (`a[x for x in y]` is a
+        // SyntaxError): its reads are decided outside it.
+        let subscript = c == b'[' && matches!(before, Prev::Name | Prev::Atom);
+        let binds = before == Prev::As
+            || (self.brackets.last().is_some_and(|b| b.binds)
+                && matches!(before, Prev::Op(Op::Open(_) | Op::Comma | Op::Star)));
+        let b = Bracket {
+            target,
+            first: !params && !binds && !subscript,
+            binds,
+            segment_at: self.segment.len(),
+            comp: false,
+            comp_targets: Vec::new(),
+            fors: 0,
+            first_iterable: false,
+            params,
+            pending: Vec::new(),
+            tentative: Vec::new(),
+        };
+        self.brackets.push(b);
+    }
+
+    /// A bracket closes: what waited for it is decided (its comprehension's reads, the
+    /// walrus targets and lambda parameters inside it).
+    fn close_bracket(&mut self, frames: &mut Frames, sink: &mut Sink<'_>) {
+        self.prev = Prev::Atom;
+        if let Some(b) = self.brackets.pop() {
+            if self.for_target.is_some_and(|d| d > self.brackets.len()) {
+                self.for_target = None;
+            }
+            if self.lambda_body.is_some_and(|d| d > self.brackets.len()) {
+                self.lambda_body = None;
+            }
+            let depth = self.brackets.len();
+            self.lambda_params.retain(|(d, _)| *d <= depth);
+            self.bind_walrus(self.brackets.len() + 1, frames);
+            self.settle_reads(b.tentative, b.comp, frames);
+            for p in b.pending {
+                if b.comp && b.comp_targets.contains(&p.name) {
+                    continue;
+                }
+                if b.comp && frames.resolves(&p.name) {
+                    frames.note_read(&p.name, ReadSite::Comprehension);
+                    continue;
+                }
+                self.read(p.name, p.at, frames, sink);
+            }
         }
     }
 

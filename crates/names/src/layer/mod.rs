@@ -175,6 +175,30 @@ impl NamesLayer {
         bytes.iter().all(|&b| self.push_byte(b))
     }
 
+    /// Where the text ends inside an identifier that only keywords of reads may
+    /// complete (see `Machine::keyword_rests`): the rest of each such keyword; empty
+    /// otherwise. A constraint keeps the text only where its grammar takes one of them.
+    pub fn keyword_rests(&self) -> Vec<&'static [u8]> {
+        if self.dead || !self.lexer.in_ident() {
+            return Vec::new();
+        }
+        self.machine.keyword_rests(self.lexer.ident(), &self.frames)
+    }
+
+    /// Whether `token` may type part of a keyword of reads (see
+    /// [`NamesLayer::keyword_rests`]): its trailing run of identifier bytes is found
+    /// inside one of them (` yi`, `ield`, `(not`). A constraint checks
+    /// [`NamesLayer::keyword_rests`] after these tokens only.
+    pub fn may_type_a_read_keyword(token: &[u8]) -> bool {
+        let start =
+            token.iter().rposition(|&b| !token_classes::is_ident_byte(b)).map_or(0, |i| i + 1);
+        let run = &token[start..];
+        !run.is_empty()
+            && machine::READ_KEYWORDS
+                .iter()
+                .any(|k| k.as_bytes().windows(run.len()).any(|w| w == run))
+    }
+
     /// Whether the text may end here: its last statement's undecided names resolve
     /// (the statement ends as a newline would end it).
     pub fn may_end(&self) -> bool {
