@@ -354,7 +354,7 @@ impl<'a> MaskRun<'a> {
         let (a, setup, steps) = (self.a, self.setup, &self.steps);
         let (wall, cpu) = (sorted(&steps.times), sorted(&steps.cpu_times));
         let n = steps.times.len();
-        let per_step = |sum: usize| if n == 0 { 0 } else { sum / n };
+        let per_step = |sum: usize| sum.checked_div(n).unwrap_or(0);
         let trie = setup.kit.trie();
         let mut out = serde_json::json!({
             "bench": "mask",
