@@ -64,6 +64,19 @@ impl RunState {
 pub enum Msg {
     /// A report from the engine's worker (loading, steps, the end of a run).
     Worker(FromWorker),
+    /// The request form changed.
+    Form(FormMsg),
+    /// A run button was clicked.
+    Run(RunMsg),
+    /// A GGUF file was picked (the File, or null).
+    OpenFile(wasm_bindgen::JsValue),
+    /// Start a new worker and load the default model (after a failed load or a
+    /// crashed worker).
+    Restart,
+}
+
+/// Edits of the request form.
+pub enum FormMsg {
     /// Language selector changed.
     SetLang(String),
     /// Prompt edited.
@@ -82,6 +95,11 @@ pub enum Msg {
     SetFullPrompt(bool),
     /// A numeric setting changed: which, and the raw text.
     SetNumber(&'static str, String),
+}
+
+/// The run buttons.
+#[derive(Clone, Copy)]
+pub enum RunMsg {
     /// Run to the end.
     Generate,
     /// Compute one more step.
@@ -94,11 +112,6 @@ pub enum Msg {
     Reset,
     /// Stop a running generation after the current step.
     Stop,
-    /// A GGUF file was picked (the File, or null).
-    OpenFile(wasm_bindgen::JsValue),
-    /// Start a new worker and load the default model (after a failed load or a
-    /// crashed worker).
-    Restart,
 }
 
 /// The playground page.
@@ -134,8 +147,9 @@ pub struct App {
     steps: Vec<Rc<StepTrace>>,
     /// The raw bytes of every token the steps name (for the legible token display).
     token_bytes: view::TokenBytes,
-    /// The reducer as a callback, made once (the form's props compare it).
-    send: Callback<Msg>,
+    /// The reducer of the form's edits as a callback, made once (the form's props
+    /// compare it).
+    send: Callback<FormMsg>,
     cursor: usize,
     /// After Stop: how many steps the run keeps (those shown at the click and the one
     /// in flight); later reports, from steps the worker undoes, are left out.
@@ -243,6 +257,105 @@ impl App {
         ));
     }
 
+    /// Applies an edit of the form.
+    fn on_form(&mut self, edit: FormMsg) {
+        match edit {
+            FormMsg::SetLang(key) => {
+                if let Ok(lang) = Lang::from_name(&key) {
+                    self.set_lang(lang);
+                }
+            }
+            FormMsg::SetPrompt(p) => self.prompt = p,
+            FormMsg::PickExample(e) => match e.suffix {
+                Some(suffix) => {
+                    self.fim_prefix = e.prompt;
+                    self.fim_suffix = suffix;
+                }
+                None => self.prompt = e.prompt,
+            },
+            FormMsg::SetFim(on) => self.fim = on,
+            FormMsg::SetFimPrefix(p) => self.fim_prefix = p,
+            FormMsg::SetFimSuffix(s) => self.fim_suffix = s,
+            FormMsg::SetMode(m) => {
+                if let Ok(mode) = m.parse::<Mode>() {
+                    self.settings.mode = mode;
+                }
+            }
+            FormMsg::SetFullPrompt(full) => self.settings.full_prompt = full,
+            FormMsg::SetNumber(which, raw) => {
+                let ok = self.settings.set_number(which, &raw);
+                self.error = (!ok).then(|| format!("{which}: {raw:?} is not a number"));
+            }
+        }
+    }
+
+    /// Picks another language: its first examples fill the boxes, and a mode it lacks
+    /// falls back to `mask`.
+    fn set_lang(&mut self, lang: Lang) {
+        if lang == self.lang {
+            return;
+        }
+        self.lang = lang;
+        if !lang.modes().contains(&self.settings.mode) {
+            self.settings.mode = Mode::Mask;
+        }
+        if let Some(e) = examples::for_lang(lang, false).first() {
+            self.prompt = e.prompt.clone();
+        }
+        if let Some(e) = examples::for_lang(lang, true).first() {
+            self.fim_prefix = e.prompt.clone();
+            self.fim_suffix = e.suffix.clone().unwrap_or_default();
+        }
+    }
+
+    /// Applies a click of a run button. The buttons but Generate and Step are
+    /// disabled while a run goes on; a click that lands before the redraw that
+    /// disables them is ignored here.
+    fn on_run(&mut self, click: RunMsg) {
+        let running = self.run == RunState::Running;
+        match click {
+            RunMsg::Generate if !self.busy() => self.start_run(None),
+            RunMsg::Step if !self.busy() => self.start_run(Some(1)),
+            RunMsg::Back if !running => self.cursor = self.cursor.saturating_sub(1),
+            RunMsg::Forward if !running => self.cursor = (self.cursor + 1).min(self.steps.len()),
+            RunMsg::Reset if !self.busy() => {
+                self.engine.send(&ToWorker::Reset);
+                self.clear_generation();
+            }
+            RunMsg::Stop if running => {
+                let keep = self.steps.len() + 1;
+                self.keep = Some(keep);
+                self.engine.send(&ToWorker::Stop { keep });
+            }
+            _ => {}
+        }
+    }
+
+    /// Loads the GGUF file the user picked (none: the picker was cancelled).
+    fn open_file(&mut self, file: wasm_bindgen::JsValue) {
+        if !file.is_null() && self.can_open_file() {
+            let name = host::file_name(&file);
+            self.load = LoadState::Preparing(format!("opening {name}"));
+            self.file_refused = None;
+            self.clear_generation();
+            self.engine.send_file(&ToWorker::LoadFile { force_cpu: force_cpu(), name }, &file);
+        }
+    }
+
+    /// Replaces the worker by a new one, which loads the default model.
+    fn restart(&mut self, ctx: &Context<Self>) {
+        // The new worker never sees the test's panic switch (page_params.rs).
+        let search = page_params::without(&host::page_search(), page_params::TEST_PANIC);
+        let old = std::mem::replace(&mut self.engine, spawn_engine(ctx, &search));
+        old.terminate();
+        self.crashed = false;
+        self.clear_generation();
+        self.load = LoadState::Fetching(0, None, false);
+        self.file_refused = None;
+        self.model_facts.clear();
+        self.backend_kind = None;
+    }
+
     /// Applies a report of the worker.
     fn on_report(&mut self, report: FromWorker) {
         match report {
@@ -332,7 +445,7 @@ impl Component for App {
             crashed: false,
             steps: Vec::new(),
             token_bytes: view::TokenBytes::new(),
-            send: ctx.link().callback(|m: Msg| m),
+            send: ctx.link().callback(Msg::Form),
             cursor: 0,
             keep: None,
             run: RunState::Idle,
@@ -347,103 +460,10 @@ impl Component for App {
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
             Msg::Worker(report) => self.on_report(report),
-            Msg::SetLang(key) => {
-                if let Ok(lang) = Lang::from_name(&key) {
-                    if lang != self.lang {
-                        self.lang = lang;
-                        if !lang.modes().contains(&self.settings.mode) {
-                            self.settings.mode = Mode::Mask;
-                        }
-                        if let Some(e) = examples::for_lang(lang, false).first() {
-                            self.prompt = e.prompt.clone();
-                        }
-                        if let Some(e) = examples::for_lang(lang, true).first() {
-                            self.fim_prefix = e.prompt.clone();
-                            self.fim_suffix = e.suffix.clone().unwrap_or_default();
-                        }
-                    }
-                }
-            }
-            Msg::SetPrompt(p) => self.prompt = p,
-            Msg::PickExample(e) => match e.suffix {
-                Some(suffix) => {
-                    self.fim_prefix = e.prompt;
-                    self.fim_suffix = suffix;
-                }
-                None => self.prompt = e.prompt,
-            },
-            Msg::SetFim(on) => self.fim = on,
-            Msg::SetFimPrefix(p) => self.fim_prefix = p,
-            Msg::SetFimSuffix(s) => self.fim_suffix = s,
-            Msg::SetMode(m) => {
-                if let Ok(mode) = m.parse::<Mode>() {
-                    self.settings.mode = mode;
-                }
-            }
-            Msg::SetFullPrompt(full) => self.settings.full_prompt = full,
-            Msg::SetNumber(which, raw) => {
-                let s = &mut self.settings;
-                let ok = match which {
-                    "temperature" => raw.parse().map(|v| s.temperature = v).is_ok(),
-                    "top-k" => raw.parse().map(|v| s.top_k = v).is_ok(),
-                    "top-p" => raw.parse().map(|v| s.top_p = v).is_ok(),
-                    "seed" => raw.parse().map(|v| s.seed = v).is_ok(),
-                    "max-tokens" => raw.parse().map(|v| s.max_tokens = v).is_ok(),
-                    "wrap-up" => raw.parse().map(|v| s.wrap_up = v).is_ok(),
-                    _ => false,
-                };
-                self.error = (!ok).then(|| format!("{which}: {raw:?} is not a number"));
-            }
-            Msg::Generate => {
-                if !self.busy() {
-                    self.start_run(None);
-                }
-            }
-            Msg::Step => {
-                if !self.busy() {
-                    self.start_run(Some(1));
-                }
-            }
-            // The buttons below are disabled while a run goes on; a click that lands
-            // before the redraw that disables them is ignored here.
-            Msg::Back if self.run != RunState::Running => {
-                self.cursor = self.cursor.saturating_sub(1)
-            }
-            Msg::Forward if self.run != RunState::Running => {
-                self.cursor = (self.cursor + 1).min(self.steps.len())
-            }
-            Msg::Reset if !self.busy() => {
-                self.engine.send(&ToWorker::Reset);
-                self.clear_generation();
-            }
-            Msg::Stop if self.run == RunState::Running => {
-                let keep = self.steps.len() + 1;
-                self.keep = Some(keep);
-                self.engine.send(&ToWorker::Stop { keep });
-            }
-            Msg::Back | Msg::Forward | Msg::Reset | Msg::Stop => {}
-            Msg::OpenFile(file) => {
-                if !file.is_null() && self.can_open_file() {
-                    let name = host::file_name(&file);
-                    self.load = LoadState::Preparing(format!("opening {name}"));
-                    self.file_refused = None;
-                    self.clear_generation();
-                    self.engine
-                        .send_file(&ToWorker::LoadFile { force_cpu: force_cpu(), name }, &file);
-                }
-            }
-            Msg::Restart => {
-                // The new worker never sees the test's panic switch (page_params.rs).
-                let search = page_params::without(&host::page_search(), page_params::TEST_PANIC);
-                let old = std::mem::replace(&mut self.engine, spawn_engine(ctx, &search));
-                old.terminate();
-                self.crashed = false;
-                self.clear_generation();
-                self.load = LoadState::Fetching(0, None, false);
-                self.file_refused = None;
-                self.model_facts.clear();
-                self.backend_kind = None;
-            }
+            Msg::Form(edit) => self.on_form(edit),
+            Msg::Run(click) => self.on_run(click),
+            Msg::OpenFile(file) => self.open_file(file),
+            Msg::Restart => self.restart(ctx),
         }
         true
     }
@@ -460,22 +480,6 @@ impl Component for App {
     fn view(&self, ctx: &Context<Self>) -> Html {
         self.redraw_from.set(Some(now_ms()));
         let link = ctx.link();
-        let shown = &self.steps[..self.cursor];
-        let current = shown.last().map(|s| &**s);
-        let code = current.map(|s| s.text.clone()).unwrap_or_default();
-        let busy = self.busy();
-        let ready = self.load == LoadState::Ready;
-        let finished_here =
-            matches!(self.run, RunState::Done(_)) && self.cursor == self.steps.len();
-        let translated = if finished_here { self.translated.as_ref() } else { None };
-        let lua = translated.and_then(|t| t.as_ref().ok()).map(String::as_str);
-        let code_view = match &self.shown_fim {
-            Some((prefix, suffix)) => view::fim_code(prefix, &code, suffix),
-            None => html! { <pre id="code" class="plain">{code.clone()}</pre> },
-        };
-        let chips: Vec<view::Chip> =
-            shown.iter().map(|s| (s.clone(), self.token_bytes.get(&s.chosen).cloned())).collect();
-        let shown_lang = self.shown_lang.unwrap_or(self.lang);
         let on_file = link.callback(|e: Event| {
             Msg::OpenFile(host::picked_file(
                 &e.target().map(wasm_bindgen::JsValue::from).unwrap_or(wasm_bindgen::JsValue::NULL),
@@ -496,46 +500,83 @@ impl Component for App {
                 { view::loading(&self.load, &self.backend_detail, &self.model_detail, &self.model_source,
                     link.callback(|_| Msg::Restart)) }
                 { view::model_file(&self.model_facts, !self.can_open_file(), self.file_refused.as_deref(), on_file) }
-                <section class="controls">
-                    <view::Form lang={self.lang} settings={self.settings.clone()} prompt={self.prompt.clone()}
-                        fim={self.fim} fim_prefix={self.fim_prefix.clone()} fim_suffix={self.fim_suffix.clone()}
-                        busy={busy} send={self.send.clone()} />
-                    <div class="row buttons">
-                        <button id="generate" disabled={busy || !ready} onclick={link.callback(|_| Msg::Generate)}>{"Generate"}</button>
-                        <button id="step" disabled={busy || !ready} onclick={link.callback(|_| Msg::Step)}>{"Step"}</button>
-                        <button id="back" disabled={self.run == RunState::Running || self.cursor == 0} onclick={link.callback(|_| Msg::Back)}>{"◀ Back"}</button>
-                        <button id="forward" disabled={self.run == RunState::Running || self.cursor >= self.steps.len()} onclick={link.callback(|_| Msg::Forward)}>{"Forward ▶"}</button>
-                        <button id="reset" disabled={busy} onclick={link.callback(|_| Msg::Reset)}>{"Reset"}</button>
-                        <button id="stop" disabled={self.run != RunState::Running} onclick={link.callback(|_| Msg::Stop)}>{"Stop"}</button>
-                        { view::run_status(&self.run, self.cursor, self.steps.len()) }
-                    </div>
-                    if let Some(e) = &self.error { <p class="error">{e.clone()}</p> }
-                </section>
-                <section class="panes">
-                    <div class="pane code-pane">
-                        <h2>{"Code"}</h2>
-                        { view::chips(&chips) }
-                        <div class={classes!("code-cols", shown_lang.evaluation().translation_label().map(|_| "two"))}>
-                            <div>
-                                <h2 id="code-lang" data-lang={shown_lang.name()}>{format!("{} text", shown_lang.label())}{if self.shown_fim.is_some() { " (the middle marked)" } else { "" }}</h2>
-                                { code_view }
-                            </div>
-                            <div>
-                                { view::translation(shown_lang, !code.is_empty(), translated) }
-                                { crate::game::game_panel(lua) }
-                            </div>
+                { self.controls(link) }
+                { self.panes() }
+            </main>
+        }
+    }
+}
+
+impl App {
+    /// The form, the run buttons and the run's status.
+    fn controls(&self, link: &yew::html::Scope<App>) -> Html {
+        let busy = self.busy();
+        let ready = self.load == LoadState::Ready;
+        let running = self.run == RunState::Running;
+        let button = |id: &'static str, label: &'static str, disabled: bool, click: RunMsg| {
+            html! { <button id={id} disabled={disabled} onclick={link.callback(move |_| Msg::Run(click))}>{label}</button> }
+        };
+        html! {
+            <section class="controls">
+                <view::Form lang={self.lang} settings={self.settings.clone()} prompt={self.prompt.clone()}
+                    fim={self.fim} fim_prefix={self.fim_prefix.clone()} fim_suffix={self.fim_suffix.clone()}
+                    busy={busy} send={self.send.clone()} />
+                <div class="row buttons">
+                    { button("generate", "Generate", busy || !ready, RunMsg::Generate) }
+                    { button("step", "Step", busy || !ready, RunMsg::Step) }
+                    { button("back", "◀ Back", running || self.cursor == 0, RunMsg::Back) }
+                    { button("forward", "Forward ▶", running || self.cursor >= self.steps.len(), RunMsg::Forward) }
+                    { button("reset", "Reset", busy, RunMsg::Reset) }
+                    { button("stop", "Stop", !running, RunMsg::Stop) }
+                    { view::run_status(&self.run, self.cursor, self.steps.len()) }
+                </div>
+                if let Some(e) = &self.error { <p class="error">{e.clone()}</p> }
+            </section>
+        }
+    }
+
+    /// The code at the step shown (with its translation and the game), and the step's
+    /// candidates, constraint and timing.
+    fn panes(&self) -> Html {
+        let shown = &self.steps[..self.cursor];
+        let current = shown.last().map(|s| &**s);
+        let code = current.map(|s| s.text.clone()).unwrap_or_default();
+        let finished_here =
+            matches!(self.run, RunState::Done(_)) && self.cursor == self.steps.len();
+        let translated = if finished_here { self.translated.as_ref() } else { None };
+        let lua = translated.and_then(|t| t.as_ref().ok()).map(String::as_str);
+        let code_view = match &self.shown_fim {
+            Some((prefix, suffix)) => view::fim_code(prefix, &code, suffix),
+            None => html! { <pre id="code" class="plain">{code.clone()}</pre> },
+        };
+        let chips: Vec<view::Chip> =
+            shown.iter().map(|s| (s.clone(), self.token_bytes.get(&s.chosen).cloned())).collect();
+        let shown_lang = self.shown_lang.unwrap_or(self.lang);
+        html! {
+            <section class="panes">
+                <div class="pane code-pane">
+                    <h2>{"Code"}</h2>
+                    { view::chips(&chips) }
+                    <div class={classes!("code-cols", shown_lang.evaluation().translation_label().map(|_| "two"))}>
+                        <div>
+                            <h2 id="code-lang" data-lang={shown_lang.name()}>{format!("{} text", shown_lang.label())}{if self.shown_fim.is_some() { " (the middle marked)" } else { "" }}</h2>
+                            { code_view }
+                        </div>
+                        <div>
+                            { view::translation(shown_lang, !code.is_empty(), translated) }
+                            { crate::game::game_panel(lua) }
                         </div>
                     </div>
-                    <div class="pane">
-                        <h2>{"Candidates"}</h2>
-                        { view::candidates(current, &self.token_bytes) }
-                        <h2>{"Constraint"}</h2>
-                        { view::inspection(current) }
-                        <h2>{"Timing"}</h2>
-                        { view::timings(current, &self.speed) }
-                    </div>
-                </section>
-            </main>
+                </div>
+                <div class="pane">
+                    <h2>{"Candidates"}</h2>
+                    { view::candidates(current, &self.token_bytes) }
+                    <h2>{"Constraint"}</h2>
+                    { view::inspection(current) }
+                    <h2>{"Timing"}</h2>
+                    { view::timings(current, &self.speed) }
+                </div>
+            </section>
         }
     }
 }

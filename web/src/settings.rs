@@ -44,6 +44,20 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Sets the numeric setting `which` (the form's input id) from the raw text;
+    /// whether it was a number (a setting left as it was otherwise).
+    pub fn set_number(&mut self, which: &str, raw: &str) -> bool {
+        match which {
+            "temperature" => raw.parse().map(|v| self.temperature = v).is_ok(),
+            "top-k" => raw.parse().map(|v| self.top_k = v).is_ok(),
+            "top-p" => raw.parse().map(|v| self.top_p = v).is_ok(),
+            "seed" => raw.parse().map(|v| self.seed = v).is_ok(),
+            "max-tokens" => raw.parse().map(|v| self.max_tokens = v).is_ok(),
+            "wrap-up" => raw.parse().map(|v| self.wrap_up = v).is_ok(),
+            _ => false,
+        }
+    }
+
     /// The decode configuration for one playground run: traces on (the visualizer
     /// draws them), history on (Back), the wrap-up. The task adds the mode and the
     /// language's stop strings ([`espalier_decode::Task::configure`]).
@@ -86,6 +100,16 @@ mod tests {
         assert_eq!(c.wrap_up, Some(48));
         assert!(c.wrap_up_on_repetition);
         assert_eq!(Settings { wrap_up: 0, ..Settings::default() }.to_config().wrap_up, None);
+    }
+
+    #[test]
+    fn numbers_set_from_the_form_and_refused_when_not_numbers() {
+        let mut s = Settings::default();
+        assert!(s.set_number("top-k", "12") && s.set_number("temperature", "0.5"));
+        assert!(s.set_number("wrap-up", "0"));
+        assert_eq!((s.top_k, s.temperature, s.wrap_up), (12, 0.5, 0));
+        assert!(!s.set_number("seed", "x") && !s.set_number("colour", "1"));
+        assert_eq!(s.seed, Settings::default().seed);
     }
 
     #[test]

@@ -3,12 +3,14 @@
 //! async; this module only removes the boilerplate and measures prefill and decode
 //! speed the way `espalier generate` reports them.
 
+use std::borrow::Cow;
+
 use web_time::Instant;
 
 use espalier_constraint::Constraint;
 use serde::{Deserialize, Serialize};
 
-use crate::{DecodeError, Generator, Logits, StepOutcome};
+use crate::{DecodeError, Generator, HostLogits, Logits, StepOutcome};
 
 /// A causal language model with a KV cache, as the loop needs it.
 pub trait LanguageModel {
@@ -26,7 +28,7 @@ pub trait LanguageModel {
     /// what it draws (the greedy id under the step's mask). [`run`] calls this; the
     /// default reads the logits to the host.
     fn forward_logits(&mut self, tokens: &[u32]) -> Result<Box<dyn Logits + '_>, Self::Error> {
-        Ok(Box::new(self.forward(tokens)?))
+        Ok(Box::new(HostLogits(Cow::Owned(self.forward(tokens)?))))
     }
 }
 

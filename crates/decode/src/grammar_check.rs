@@ -86,24 +86,9 @@ pub fn check_files(
     out: &mut dyn Write,
     errors: &mut dyn Write,
 ) -> Checked {
-    let mut found = Checked::default();
-    for path in files {
-        let text = match crate::source_file::read_source(path) {
-            Ok(text) => text,
-            Err(e) => {
-                found.unreadable += 1;
-                let _ = writeln!(errors, "{}", crate::source_file::cannot_read(path, &e));
-                continue;
-            }
-        };
-        if let Err(line) = check_text(grammar, renames, path, &text) {
-            found.invalid += 1;
-            if writeln!(out, "{line}").is_err() {
-                break;
-            }
-        }
-    }
-    found
+    crate::source_file::check_each(files, out, errors, |path, text| {
+        check_text(grammar, renames, path, &text).err()
+    })
 }
 
 #[cfg(test)]

@@ -4,6 +4,8 @@
 //! full vector crosses the bus only when the loop needs it on the host (temperature
 //! sampling, traces). The loop stays sans-IO: it asks, the model's side answers.
 
+use std::borrow::Cow;
+
 use espalier_constraint::TokenSet;
 
 use crate::sampler::argmax;
@@ -32,8 +34,9 @@ pub trait Logits {
     fn host(&mut self) -> Result<&[f32], String>;
 }
 
-/// Logits already on the host, borrowed ([`crate::Generator::step`]'s).
-pub struct HostLogits<'a>(pub &'a [f32]);
+/// Logits on the host: borrowed ([`crate::Generator::step`]'s) or owned (what
+/// [`crate::LanguageModel::forward`] returned).
+pub struct HostLogits<'a>(pub Cow<'a, [f32]>);
 
 impl Logits for HostLogits<'_> {
     fn len(&self) -> usize {
@@ -46,30 +49,11 @@ impl Logits for HostLogits<'_> {
         allowed: Option<&TokenSet>,
         refused: &[u32],
     ) -> Result<Option<u32>, String> {
-        host_argmax(self.0, n, allowed, refused)
+        host_argmax(&self.0, n, allowed, refused)
     }
 
     fn host(&mut self) -> Result<&[f32], String> {
-        Ok(self.0)
-    }
-}
-
-impl Logits for Vec<f32> {
-    fn len(&self) -> usize {
-        self.as_slice().len()
-    }
-
-    fn argmax(
-        &mut self,
-        n: usize,
-        allowed: Option<&TokenSet>,
-        refused: &[u32],
-    ) -> Result<Option<u32>, String> {
-        host_argmax(self, n, allowed, refused)
-    }
-
-    fn host(&mut self) -> Result<&[f32], String> {
-        Ok(self)
+        Ok(&self.0)
     }
 }
 

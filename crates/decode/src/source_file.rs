@@ -4,8 +4,10 @@
 //! Other read errors (a directory, a missing file, `/proc/self/mem`) come back as a
 //! short sentence (the system's message where there is no plainer one).
 
-use std::io::Read;
-use std::path::Path;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::Checked;
 
 /// The largest source file `check` reads: 128 MiB (above the 100 MB of the hostile
 /// suite's slow size, which is checked in full; the read holds the file once).
@@ -29,6 +31,36 @@ pub fn read_source(path: &Path) -> Result<Vec<u8>, String> {
 /// why`.
 pub fn cannot_read(path: &Path, why: &str) -> String {
     format!("cannot read {}: {why}", path.display())
+}
+
+/// Checks `files` in order: `verdict` gives each file's report line when it is
+/// invalid (`None` when valid). Writes the lines to `out` (stopping quietly when `out`
+/// is closed, e.g. piped into `head`) and `cannot read FILE: why` to `errors` for each
+/// file that cannot be read.
+pub fn check_each(
+    files: &[PathBuf],
+    out: &mut dyn Write,
+    errors: &mut dyn Write,
+    mut verdict: impl FnMut(&Path, Vec<u8>) -> Option<String>,
+) -> Checked {
+    let mut found = Checked::default();
+    for path in files {
+        let text = match read_source(path) {
+            Ok(text) => text,
+            Err(e) => {
+                found.unreadable += 1;
+                let _ = writeln!(errors, "{}", cannot_read(path, &e));
+                continue;
+            }
+        };
+        if let Some(line) = verdict(path, text) {
+            found.invalid += 1;
+            if writeln!(out, "{line}").is_err() {
+                break;
+            }
+        }
+    }
+    found
 }
 
 /// An I/O error as a short sentence.

@@ -24,7 +24,9 @@ use espalier_decode::{
 
 use espalier_model::WeightFormat;
 
-use espalier_engine::{chat_of, generate, load_with, STORE_DIR};
+use espalier_engine::{chat_of, generate, load_with, Loaded, STORE_DIR};
+
+use crate::bench_clock::{load_avg_1m, round3};
 
 /// Arguments of `espalier bench decode`.
 #[derive(clap::Args)]
@@ -81,13 +83,13 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
     let mut loaded = load_with(a.model.as_deref(), &a.backend, a.weights)?;
     let request =
         a.prompt.clone().unwrap_or_else(|| a.lang.prompting().sample_request().to_string());
-    let task = |mode| Task::new(Some(a.lang), mode, request.clone()).kind(a.kind.clone());
-    let text = task(Mode::None).prompt_with(&chat_of(&loaded.tokenizer))?;
+    let bench = Bench { a: &a, request };
+    let text = bench.task(Mode::None).prompt_with(&chat_of(&loaded.tokenizer))?;
     let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
     // Builds the kits (and a SynCode store) now, and refuses a prompt that is not a
     // valid prefix before any round.
     for &mode in &a.modes {
-        task(mode).constraint(&mut kits)?;
+        bench.task(mode).constraint(&mut kits)?;
     }
     let prompt_ids = loaded.tokenizer.encode_prompt(&text)?;
     eprintln!(
@@ -99,74 +101,10 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
         a.modes.iter().map(|m| m.name()).collect::<Vec<_>>(),
         a.tokens
     );
-
     // Warm-up: prefill the prompt into the cache, so that no round pays for it.
     let warm = GenerateConfig { max_tokens: 1, ..GenerateConfig::default() };
     generate(&mut loaded, LangConstraint::None(Unconstrained), &prompt_ids, warm, None, false)?;
-
-    let mut runs: Vec<Vec<Run>> = (0..a.modes.len()).map(|_| Vec::new()).collect();
-    for round in 0..a.rounds {
-        for k in 0..a.modes.len() {
-            let m = (round + k) % a.modes.len();
-            let mode = a.modes[m];
-            let t = task(mode);
-            let constraint = t.constraint(&mut kits)?;
-            // No stop strings: every mode decodes the same number of tokens.
-            let config = GenerateConfig {
-                stop_strings: Vec::new(),
-                ..t.configure(GenerateConfig {
-                    sampling: SamplingConfig { temperature: 0.0, top_k: 0, top_p: 1.0, seed: 0 },
-                    max_tokens: a.tokens,
-                    repetition: None,
-                    ..GenerateConfig::default()
-                })
-            };
-            let (g, timing) = generate(&mut loaded, constraint, &prompt_ids, config, None, false)?;
-            let s = g.stats();
-            let run = Run {
-                tps: timing.decode_tps(),
-                tokens: timing.decode_tokens,
-                model_s: s.model_s,
-                constraint_s: s.constraint_s,
-                sample_s: s.sample_s,
-            };
-            eprintln!(
-                "round {round} {mode}: {} tokens, {:.1} tok/s (model {:.2} ms, constraint {:.3} ms, sampler {:.3} ms per token)",
-                run.tokens,
-                run.tps,
-                per_token_ms(run.model_s, run.tokens),
-                per_token_ms(run.constraint_s, run.tokens),
-                per_token_ms(run.sample_s, run.tokens)
-            );
-            runs[m].push(run);
-        }
-    }
-
-    let none = a.modes.iter().position(|&m| m == Mode::None);
-    let modes: serde_json::Map<String, serde_json::Value> = a
-        .modes
-        .iter()
-        .enumerate()
-        .map(|(m, mode)| {
-            let rs = &runs[m];
-            let tps: Vec<f64> = rs.iter().map(|r| r.tps).collect();
-            let tokens: usize = rs.iter().map(|r| r.tokens).sum();
-            let vs_none = none.map(|n| {
-                let ratios: Vec<f64> = rs.iter().zip(&runs[n]).map(|(r, b)| r.tps / b.tps).collect();
-                round3(median(&ratios))
-            });
-            let v = serde_json::json!({
-                "decode_tps": round3(median(&tps)),
-                "vs_none": vs_none,
-                "tokens": tokens,
-                "model_ms_per_token": round3(per_token_ms(rs.iter().map(|r| r.model_s).sum(), tokens)),
-                "constraint_ms_per_token": round3(per_token_ms(rs.iter().map(|r| r.constraint_s).sum(), tokens)),
-                "sample_ms_per_token": round3(per_token_ms(rs.iter().map(|r| r.sample_s).sum(), tokens)),
-                "rounds_tps": tps.iter().map(|&t| round3(t)).collect::<Vec<_>>(),
-            });
-            (mode.name().to_string(), v)
-        })
-        .collect();
+    let runs = bench.rounds(&mut loaded, &mut kits, &prompt_ids)?;
     let summary = serde_json::json!({
         "lang": a.lang.name(),
         "backend": loaded.backend.name(),
@@ -174,11 +112,115 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
         "prompt_tokens": prompt_ids.len(),
         "rounds": a.rounds,
         "tokens": a.tokens,
-        "load_avg_1m": load_avg(),
-        "modes": modes,
+        "load_avg_1m": load_avg_1m(),
+        "modes": modes_json(&a.modes, &runs),
     });
     println!("{summary}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The arguments and the request every generation continues.
+struct Bench<'a> {
+    a: &'a DecodeArgs,
+    request: String,
+}
+
+impl Bench<'_> {
+    /// The task of one generation in `mode`.
+    fn task(&self, mode: Mode) -> Task {
+        Task::new(Some(self.a.lang), mode, self.request.clone()).kind(self.a.kind.clone())
+    }
+
+    /// Every round: each mode once, the order rotated from round to round; the runs
+    /// per mode (in `--modes` order).
+    fn rounds(
+        &self,
+        loaded: &mut Loaded,
+        kits: &mut Kits,
+        prompt_ids: &[u32],
+    ) -> Result<Vec<Vec<Run>>, Box<dyn std::error::Error>> {
+        let modes = &self.a.modes;
+        let mut runs: Vec<Vec<Run>> = (0..modes.len()).map(|_| Vec::new()).collect();
+        for round in 0..self.a.rounds {
+            for k in 0..modes.len() {
+                let m = (round + k) % modes.len();
+                let run = self.generation(loaded, kits, prompt_ids, modes[m])?;
+                eprintln!(
+                    "round {round} {}: {} tokens, {:.1} tok/s (model {:.2} ms, constraint {:.3} ms, sampler {:.3} ms per token)",
+                    modes[m],
+                    run.tokens,
+                    run.tps,
+                    per_token_ms(run.model_s, run.tokens),
+                    per_token_ms(run.constraint_s, run.tokens),
+                    per_token_ms(run.sample_s, run.tokens)
+                );
+                runs[m].push(run);
+            }
+        }
+        Ok(runs)
+    }
+
+    /// One greedy generation of `--tokens` tokens in `mode`.
+    fn generation(
+        &self,
+        loaded: &mut Loaded,
+        kits: &mut Kits,
+        prompt_ids: &[u32],
+        mode: Mode,
+    ) -> Result<Run, Box<dyn std::error::Error>> {
+        let t = self.task(mode);
+        let constraint = t.constraint(kits)?;
+        // No stop strings: every mode decodes the same number of tokens.
+        let config = GenerateConfig {
+            stop_strings: Vec::new(),
+            ..t.configure(GenerateConfig {
+                sampling: SamplingConfig { temperature: 0.0, top_k: 0, top_p: 1.0, seed: 0 },
+                max_tokens: self.a.tokens,
+                repetition: None,
+                ..GenerateConfig::default()
+            })
+        };
+        let (g, timing) = generate(loaded, constraint, prompt_ids, config, None, false)?;
+        let s = g.stats();
+        Ok(Run {
+            tps: timing.decode_tps(),
+            tokens: timing.decode_tokens,
+            model_s: s.model_s,
+            constraint_s: s.constraint_s,
+            sample_s: s.sample_s,
+        })
+    }
+}
+
+/// Per mode: the median tokens/s, its ratio to `none`, the time per token in each
+/// part, the rounds' tokens/s.
+fn modes_json(modes: &[Mode], runs: &[Vec<Run>]) -> serde_json::Map<String, serde_json::Value> {
+    let none = modes.iter().position(|&m| m == Mode::None);
+    modes
+        .iter()
+        .zip(runs)
+        .map(|(mode, rs)| {
+            let tps: Vec<f64> = rs.iter().map(|r| r.tps).collect();
+            let tokens: usize = rs.iter().map(|r| r.tokens).sum();
+            let vs_none = none.map(|n| {
+                let ratios: Vec<f64> =
+                    rs.iter().zip(&runs[n]).map(|(r, b)| r.tps / b.tps).collect();
+                round3(median(&ratios))
+            });
+            let ms =
+                |part: fn(&Run) -> f64| round3(per_token_ms(rs.iter().map(part).sum(), tokens));
+            let v = serde_json::json!({
+                "decode_tps": round3(median(&tps)),
+                "vs_none": vs_none,
+                "tokens": tokens,
+                "model_ms_per_token": ms(|r| r.model_s),
+                "constraint_ms_per_token": ms(|r| r.constraint_s),
+                "sample_ms_per_token": ms(|r| r.sample_s),
+                "rounds_tps": tps.iter().map(|&t| round3(t)).collect::<Vec<_>>(),
+            });
+            (mode.name().to_string(), v)
+        })
+        .collect()
 }
 
 fn per_token_ms(secs: f64, tokens: usize) -> f64 {
@@ -187,13 +229,4 @@ fn per_token_ms(secs: f64, tokens: usize) -> f64 {
     } else {
         secs * 1e3 / tokens as f64
     }
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
-
-/// The 1-minute load average (Linux), so that a reader can tell a quiet run.
-fn load_avg() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg").ok()?.split_whitespace().next()?.parse().ok()
 }

@@ -28,11 +28,11 @@
 //! because the exact mask's EOS is set by the constraint, not the trie walk), and
 //! `worst` (the slowest steps, with the text before them).
 
-use std::time::Instant;
-
-use espalier_constraint::timing::{percentile, thread_cpu_ns};
+use espalier_constraint::timing::percentile;
 use espalier_constraint::{Constraint, CostCache, GrammarConstraint, TokenSet, Vocab};
 use espalier_grammar::Language;
+
+use crate::bench_clock::{cpu_timed, ms, timed};
 
 /// One timed finishing mask.
 struct Sample {
@@ -65,12 +65,8 @@ impl FinishingTimes {
     /// the constraints [`Self::attach`]ed share one cost cache, as a kit's do. Builds
     /// `lang`'s cost tables first (timed apart: a kit's setup).
     pub fn new(lang: &Language, vocab: &Vocab, every: usize, shared: bool) -> Self {
-        let c0 = thread_cpu_ns();
-        lang.completion_costs();
-        let tables_cpu_ms = match (c0, thread_cpu_ns()) {
-            (Some(a), Some(b)) => b.saturating_sub(a) as f64 / 1e6,
-            _ => -1.0,
-        };
+        let (_, tables_cpu_ns) = cpu_timed(|| lang.completion_costs());
+        let tables_cpu_ms = tables_cpu_ns.map_or(-1.0, ms);
         FinishingTimes {
             every: every.max(1),
             cache: shared.then(CostCache::new),
@@ -106,14 +102,8 @@ impl FinishingTimes {
             return;
         }
         let complete = c.is_complete();
-        let c0 = thread_cpu_ns();
-        let t = Instant::now();
-        let found = c.finishing_mask(vocab, &mut self.mask);
-        let wall_us = t.elapsed().as_secs_f64() * 1e6;
-        let cpu_us = match (c0, thread_cpu_ns()) {
-            (Some(a), Some(b)) => Some(b.saturating_sub(a) as f64 / 1e3),
-            _ => None,
-        };
+        let (found, span) = timed(|| c.finishing_mask(vocab, &mut self.mask));
+        let (wall_us, cpu_us) = (span.wall_s * 1e6, span.cpu_us());
         self.samples.push(Sample { wall_us, cpu_us, complete, file, offset });
         match found {
             Some(f) => {

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use crate::harness::{load_problems, oracle_of, Oracle, ProblemRecord, Summary, TestOutcome};
+use crate::harness::{
+    load_problems, oracle_of, Generation, Oracle, ProblemRecord, Summary, TestOutcome,
+};
 use espalier_decode::languages::or_list;
 use espalier_decode::{BenchmarkFormat, GenerateConfig, Kits, Lang, LangError, Mode, Task};
 
@@ -119,9 +121,9 @@ fn log_record(record: &ProblemRecord) {
         record.mode,
         record.task_id,
         record.sample,
-        record.tokens,
-        record.decode_tps,
-        record.stop.as_ref().map_or("error", |s| s.name()),
+        record.run.tokens,
+        record.run.decode_tps,
+        record.run.stop.as_ref().map_or("error", |s| s.name()),
         if record.syntax_error.is_some() { "ERROR" } else { "ok" },
         match &record.test {
             Some(TestOutcome::Passed) => "passed",
@@ -157,14 +159,9 @@ fn eval_one(
         mode: task.mode,
         sample,
         completion: String::new(),
-        stop: None,
-        finished: false,
-        tokens: 0,
+        run: Generation::default(),
         syntax_error: None,
         test: None,
-        decode_tps: 0.0,
-        decode_s: 0.0,
-        stats: Default::default(),
         error: None,
         prompt_refused: false,
     };
@@ -193,12 +190,7 @@ fn eval_one(
         }
         Ok((g, timing)) => {
             record.completion = g.text();
-            record.stop = g.stop_reason().cloned();
-            record.finished = record.stop.as_ref().is_some_and(|s| s.is_finished());
-            record.tokens = timing.decode_tokens;
-            record.decode_tps = timing.decode_tps();
-            record.decode_s = timing.decode_s;
-            record.stats = g.stats().clone();
+            record.run = Generation::of(&g, &timing);
             let code = format!("{}{}", task.request, record.completion);
             match oracle.syntax_error(&code) {
                 Ok(err) => record.syntax_error = err,

@@ -27,7 +27,8 @@
 //! `parse_ok_finished`, `pass_at_1` (null for sets without tests), `decode_tps`,
 //! `tokens`, `prepare_errors`.
 
-use std::io::Write;
+use std::fs::File;
+use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -37,6 +38,7 @@ use espalier_constraint::{Constraint, FimConstraint, MaskKit, Vocab};
 use espalier_decode::{GenerateConfig, Generator, Mode, SamplingConfig, StopReason};
 
 use crate::eval_args::Args;
+use crate::eval_output::{open_out, write_record};
 use crate::fim_sets::{load_set, FimCase};
 use espalier_engine::{fim_prompt_ids, load, Loaded, PromptIds};
 
@@ -163,6 +165,17 @@ struct Tally {
 }
 
 impl Tally {
+    /// Counts one judged middle of generation `g`.
+    fn add(&mut self, g: &Generated, finished: bool, parse_ok: bool, passed: bool, tested: bool) {
+        self.finished += usize::from(finished);
+        self.parse_ok += usize::from(parse_ok);
+        self.parse_ok_finished += usize::from(parse_ok && finished);
+        self.passed += usize::from(passed);
+        self.tested += usize::from(tested);
+        self.tokens += g.tokens;
+        self.decode_s += g.decode_s;
+    }
+
     fn summary(&self) -> serde_json::Value {
         serde_json::json!({
             "cases": self.cases,
@@ -237,103 +250,134 @@ pub fn run_eval_fim(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
     let lang = espalier_grammar::python()?;
     let mut loaded = load(args.model.as_deref(), &args.backend)?;
     let kit = MaskKit::for_vocab(lang, &loaded.vocab);
-    let checker = PythonChecker { python, timeout: Duration::from_secs(args.timeout) };
-    let mut out = match &args.out {
-        Some(p) => Some(std::io::BufWriter::new(
-            std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?,
-        )),
-        None => None,
+    let mut eval = FimEval {
+        args: &args,
+        checker: PythonChecker { python, timeout: Duration::from_secs(args.timeout) },
+        out: open_out(args.out.as_deref())?,
+        tallies: modes.iter().map(|_| Tally::default()).collect(),
+        modes,
     };
     eprintln!(
         "fim {set}: {} cases, modes {:?}, max {} tokens",
         cases.len(),
-        modes.iter().map(|m| m.name()).collect::<Vec<_>>(),
+        eval.modes.iter().map(|m| m.name()).collect::<Vec<_>>(),
         args.max_tokens
     );
-    let mut tallies: Vec<Tally> = modes.iter().map(|_| Tally::default()).collect();
     for (k, case) in cases.iter().enumerate() {
-        let prepared = FimConstraint::new(&kit, case.prompt.as_bytes(), case.suffix.as_bytes());
-        // One decoding run per decoding mode the requested modes read.
-        let mut runs: Vec<(Mode, Generated, Vec<u32>)> = Vec::new();
-        for (m, &mode) in modes.iter().enumerate() {
-            let t = &mut tallies[m];
-            t.cases += 1;
-            let constraint = match &prepared {
-                Ok(c) => c.clone(),
-                Err(e) => {
-                    t.prepare_errors += 1;
-                    eprintln!("{}: {e}", case.task_id);
-                    if let Some(o) = out.as_mut() {
-                        writeln!(
-                            o,
-                            "{}",
-                            serde_json::json!({"task_id": case.task_id, "mode": mode.name(), "error": e.to_string()})
-                        )?;
-                    }
-                    continue;
-                }
-            };
-            let decoding = mode.decoding();
-            if !runs.iter().any(|r| r.0 == decoding) {
-                let (g, ids) = generate(&mut loaded, case, constraint.clone(), decoding, &args)?;
-                runs.push((decoding, g, ids));
-            }
-            let (_, g, ids) = runs.iter().find(|r| r.0 == decoding).expect("run above");
-            let (middle, finished) = match mode {
-                FimMode::Checked => {
-                    match checked_cut(&constraint, &loaded.vocab, ids, g.middle.as_bytes()) {
-                        Some(at) => (g.middle[..at].to_string(), true),
-                        None => (g.middle.clone(), g.finished),
-                    }
-                }
-                FimMode::Decode(_) => (g.middle.clone(), g.finished),
-            };
-            let whole = format!("{}{}{}", case.prompt, middle, case.suffix);
-            let parse_ok = checker.syntax_error(&whole)?.is_none();
-            let passed = case.has_tests()
-                && parse_ok
-                && matches!(
-                    checker.run_tests(&format!(
-                        "{whole}\n\n{}\n\ncheck({})\n",
-                        case.test, case.entry_point
-                    ))?,
-                    TestOutcome::Passed
-                );
-            t.finished += usize::from(finished);
-            t.parse_ok += usize::from(parse_ok);
-            t.parse_ok_finished += usize::from(parse_ok && finished);
-            t.passed += usize::from(passed);
-            t.tested += usize::from(case.has_tests());
-            t.tokens += g.tokens;
-            t.decode_s += g.decode_s;
-            eprintln!(
-                "[{k} {}] {}: {} tokens, stop {}, wrap-up from {:?} (distance {:?}), parse {}",
-                mode.name(),
-                case.task_id,
-                g.tokens,
-                g.stop.name(),
-                g.stats.wrap_up_from,
-                g.stats.wrap_up_distance,
-                if parse_ok { "ok" } else { "error" }
-            );
-            if let Some(o) = out.as_mut() {
-                let rec = serde_json::json!({"task_id": case.task_id, "mode": mode.name(), "middle": middle, "stop": g.stop, "finished": finished, "parse_ok": parse_ok, "passed": passed,
-                    "tokens": g.tokens, "wrap_up_from": g.stats.wrap_up_from, "wrap_up_steps": g.stats.wrap_up_steps,
-                    "wrap_up_distance": g.stats.wrap_up_distance, "distance_s": g.stats.distance_s,
-                    "loop_detected": g.stats.loop_detected.is_some(), "constraint_s": g.stats.constraint_s});
-                writeln!(o, "{rec}")?;
-                o.flush()?;
-            }
-        }
+        eval.case(&mut loaded, &kit, k, case)?;
     }
     let mut summary = serde_json::Map::new();
-    for (mode, t) in modes.iter().zip(&tallies) {
+    for (mode, t) in eval.modes.iter().zip(&eval.tallies) {
         let m = t.summary();
         eprintln!("{set} {}: {m}", mode.name());
         summary.insert(mode.name().to_string(), m);
     }
     println!("{}", serde_json::Value::Object(summary));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The run: its modes, the judge, the records' file and a tally per mode.
+struct FimEval<'a> {
+    args: &'a Args,
+    modes: Vec<FimMode>,
+    checker: PythonChecker,
+    out: Option<BufWriter<File>>,
+    tallies: Vec<Tally>,
+}
+
+impl FimEval<'_> {
+    /// Every mode of one case (`k`: its index): one generation per decoding mode the
+    /// modes read, each mode's middle judged.
+    fn case(
+        &mut self,
+        loaded: &mut Loaded,
+        kit: &MaskKit,
+        k: usize,
+        case: &FimCase,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let prepared = FimConstraint::new(kit, case.prompt.as_bytes(), case.suffix.as_bytes());
+        let mut runs: Vec<(Mode, Generated, Vec<u32>)> = Vec::new();
+        for m in 0..self.modes.len() {
+            let mode = self.modes[m];
+            self.tallies[m].cases += 1;
+            let constraint = match &prepared {
+                Ok(c) => c.clone(),
+                Err(e) => {
+                    self.tallies[m].prepare_errors += 1;
+                    eprintln!("{}: {e}", case.task_id);
+                    let record = serde_json::json!({"task_id": case.task_id, "mode": mode.name(), "error": e.to_string()});
+                    write_record(&mut self.out, &record)?;
+                    continue;
+                }
+            };
+            let decoding = mode.decoding();
+            if !runs.iter().any(|r| r.0 == decoding) {
+                let (g, ids) = generate(loaded, case, constraint.clone(), decoding, self.args)?;
+                runs.push((decoding, g, ids));
+            }
+            let (_, g, ids) = runs.iter().find(|r| r.0 == decoding).expect("run above");
+            let middle = match mode {
+                FimMode::Checked => checked_middle(&constraint, &loaded.vocab, ids, g),
+                FimMode::Decode(_) => (g.middle.clone(), g.finished),
+            };
+            self.judge(k, case, m, g, middle)?;
+        }
+        Ok(())
+    }
+
+    /// Checks mode `m`'s middle (and whether it finished) with CPython, counts it,
+    /// logs it and writes its record.
+    fn judge(
+        &mut self,
+        k: usize,
+        case: &FimCase,
+        m: usize,
+        g: &Generated,
+        (middle, finished): (String, bool),
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let mode = self.modes[m];
+        let whole = format!("{}{}{}", case.prompt, middle, case.suffix);
+        let parse_ok = self.checker.syntax_error(&whole)?.is_none();
+        let passed = case.has_tests()
+            && parse_ok
+            && matches!(
+                self.checker.run_tests(&format!(
+                    "{whole}\n\n{}\n\ncheck({})\n",
+                    case.test, case.entry_point
+                ))?,
+                TestOutcome::Passed
+            );
+        self.tallies[m].add(g, finished, parse_ok, passed, case.has_tests());
+        eprintln!(
+            "[{k} {}] {}: {} tokens, stop {}, wrap-up from {:?} (distance {:?}), parse {}",
+            mode.name(),
+            case.task_id,
+            g.tokens,
+            g.stop.name(),
+            g.stats.wrap_up_from,
+            g.stats.wrap_up_distance,
+            if parse_ok { "ok" } else { "error" }
+        );
+        let record = serde_json::json!({"task_id": case.task_id, "mode": mode.name(), "middle": middle, "stop": g.stop, "finished": finished, "parse_ok": parse_ok, "passed": passed,
+            "tokens": g.tokens, "wrap_up_from": g.stats.wrap_up_from, "wrap_up_steps": g.stats.wrap_up_steps,
+            "wrap_up_distance": g.stats.wrap_up_distance, "distance_s": g.stats.distance_s,
+            "loop_detected": g.stats.loop_detected.is_some(), "constraint_s": g.stats.constraint_s});
+        write_record(&mut self.out, &record)
+    }
+}
+
+/// `checked`'s middle: the unconstrained middle cut at its last valid point (then it
+/// counts as finished), else whole.
+fn checked_middle(
+    fresh: &FimConstraint,
+    vocab: &Vocab,
+    ids: &[u32],
+    g: &Generated,
+) -> (String, bool) {
+    match checked_cut(fresh, vocab, ids, g.middle.as_bytes()) {
+        Some(at) => (g.middle[..at].to_string(), true),
+        None => (g.middle.clone(), g.finished),
+    }
 }
 
 #[cfg(test)]

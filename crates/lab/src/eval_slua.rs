@@ -11,6 +11,7 @@ use espalier_engine::{chat_of, generate, load, Loaded};
 use crate::eval_args::{generate_config, Args};
 use crate::eval_output::{last_line, open_out, write_record};
 use crate::harness::slua::{check_and_run, Category, ScriptOutcome, CATEGORIES};
+use crate::harness::Generation;
 
 /// One generated sLua script.
 #[derive(serde::Serialize)]
@@ -19,13 +20,9 @@ struct SluaRecord {
     kind: &'static str,
     mode: Mode,
     text: String,
-    stop: Option<espalier_decode::StopReason>,
-    finished: bool,
-    tokens: usize,
-    decode_tps: f64,
-    decode_s: f64,
+    #[serde(flatten)]
+    run: Generation,
     outcome: Option<ScriptOutcome>,
-    stats: espalier_decode::Stats,
     error: Option<String>,
 }
 
@@ -108,13 +105,8 @@ fn write_script(
         kind,
         mode: task.mode,
         text: String::new(),
-        stop: None,
-        finished: false,
-        tokens: 0,
-        decode_tps: 0.0,
-        decode_s: 0.0,
+        run: Generation::default(),
         outcome: None,
-        stats: Default::default(),
         error: None,
     };
     let (g, timing) = match generate(loaded, prepared.constraint, &ids, config, None, false) {
@@ -125,13 +117,8 @@ fn write_script(
         Ok(r) => r,
     };
     rec.text = g.text();
-    rec.stop = g.stop_reason().cloned();
-    rec.finished = rec.stop.as_ref().is_some_and(|s| s.is_finished());
-    rec.tokens = timing.decode_tokens;
-    rec.decode_tps = timing.decode_tps();
-    rec.decode_s = timing.decode_s;
-    rec.stats = g.stats().clone();
-    if rec.finished {
+    rec.run = Generation::of(&g, &timing);
+    if rec.run.finished {
         let (outcome, loaded_script) = check_and_run(&rec.text, effects, 100, run_seed);
         if let Some((k, name, lua)) = loaded_script {
             if k == "effect" {
@@ -149,10 +136,10 @@ fn log_script(rec: &SluaRecord) {
         rec.mode,
         rec.category,
         rec.kind,
-        rec.tokens,
-        rec.decode_tps,
-        rec.stop.as_ref().map_or("error", |s| s.name()),
-        match (&rec.stats.loop_detected, rec.stats.wrap_up_from) {
+        rec.run.tokens,
+        rec.run.decode_tps,
+        rec.run.stop.as_ref().map_or("error", |s| s.name()),
+        match (&rec.run.stats.loop_detected, rec.run.stats.wrap_up_from) {
             (Some(l), Some(s)) => format!(" (loop {} at step {s}: wrapped up)", l.name()),
             (_, Some(s)) => format!(" (wrap-up from step {s})"),
             _ => String::new(),
@@ -168,7 +155,7 @@ fn log_script(rec: &SluaRecord) {
 fn summary(dataset: &str, mode: Mode, records: &[SluaRecord]) -> serde_json::Value {
     let n = records.len();
     let count = |f: &dyn Fn(&SluaRecord) -> bool| records.iter().filter(|r| f(r)).count();
-    let finished = count(&|r| r.finished);
+    let finished = count(&|r| r.run.finished);
     let ran = count(&|r| matches!(r.outcome, Some(ScriptOutcome::Ran { .. })));
     let check_failed = count(&|r| matches!(r.outcome, Some(ScriptOutcome::CheckFailed { .. })));
     let runtime = count(&|r| {
@@ -177,11 +164,11 @@ fn summary(dataset: &str, mode: Mode, records: &[SluaRecord]) -> serde_json::Val
             Some(ScriptOutcome::RuntimeError { .. } | ScriptOutcome::LoadFailed { .. })
         )
     });
-    let tokens: usize = records.iter().map(|r| r.tokens).sum();
-    let secs: f64 = records.iter().map(|r| r.decode_s).sum();
+    let tokens: usize = records.iter().map(|r| r.run.tokens).sum();
+    let secs: f64 = records.iter().map(|r| r.run.decode_s).sum();
     let mut stops = std::collections::BTreeMap::new();
     for r in records {
-        *stops.entry(r.stop.as_ref().map_or("error", |s| s.name())).or_insert(0usize) += 1;
+        *stops.entry(r.run.stop.as_ref().map_or("error", |s| s.name())).or_insert(0usize) += 1;
     }
     serde_json::json!({
         "dataset": dataset,
@@ -198,11 +185,11 @@ fn summary(dataset: &str, mode: Mode, records: &[SluaRecord]) -> serde_json::Val
         "runtime_errors": runtime,
         "pass_at_1": if n > 0 { ran as f64 / n as f64 } else { 0.0 },
         "stops": stops,
-        "wrap_up_fired": count(&|r| r.stats.wrap_up_from.is_some()),
-        "finished_after_wrap_up": count(&|r| r.finished && r.stats.wrap_up_from.is_some()),
-        "loops_wrapped_up": count(&|r| r.stats.loop_detected.is_some()),
+        "wrap_up_fired": count(&|r| r.run.stats.wrap_up_from.is_some()),
+        "finished_after_wrap_up": count(&|r| r.run.finished && r.run.stats.wrap_up_from.is_some()),
+        "loops_wrapped_up": count(&|r| r.run.stats.loop_detected.is_some()),
         "tokens": tokens,
         "decode_tps": if secs > 0.0 { tokens as f64 / secs } else { 0.0 },
-        "constraint_s": records.iter().map(|r| r.stats.constraint_s).sum::<f64>(),
+        "constraint_s": records.iter().map(|r| r.run.stats.constraint_s).sum::<f64>(),
     })
 }

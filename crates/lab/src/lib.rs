@@ -15,9 +15,11 @@
 //! the same commands ([`bench::run`], [`run_eval`]).
 
 pub mod bench;
+mod bench_clock;
 mod bench_decode;
 mod bench_fim;
 mod bench_finishing;
+mod bench_mask;
 pub mod eval;
 mod eval_args;
 mod eval_fim;

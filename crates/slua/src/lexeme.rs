@@ -112,18 +112,8 @@ impl Lex {
                 }
             }
             Lex::Name { upper, exclude } => {
-                let words: Vec<&[u8]> = exclude.iter().map(|w| w.as_bytes()).collect();
-                if done.is_empty() {
-                    let first = if *upper { UPPER } else { LOWER };
-                    format!("(?:{})", complement(&words, first, false))
-                } else {
-                    let rest: Vec<&[u8]> = words
-                        .iter()
-                        .filter(|w| w.first() == done.first())
-                        .map(|w| &w[1..])
-                        .collect();
-                    format!("(?:{})", complement(&rest, IDENT, true))
-                }
+                let (words, first, allow_empty) = name_rest(*upper, exclude, done);
+                format!("(?:{})", complement(&words, first, allow_empty))
             }
         }
     }
@@ -177,17 +167,8 @@ impl Lex {
                 }
             }
             Lex::Name { upper, exclude } => {
-                let words: Vec<&[u8]> = exclude.iter().map(|w| w.as_bytes()).collect();
-                if done.is_empty() {
-                    complement_hir(&words, if *upper { UPPER } else { LOWER }, false)
-                } else {
-                    let rest: Vec<&[u8]> = words
-                        .iter()
-                        .filter(|w| w.first() == done.first())
-                        .map(|w| &w[1..])
-                        .collect();
-                    complement_hir(&rest, IDENT, true)
-                }
+                let (words, first, allow_empty) = name_rest(*upper, exclude, done);
+                complement_hir(&words, first, allow_empty)
             }
         })
     }
@@ -259,6 +240,22 @@ impl Lex {
         (first.is_none_or(|c| text.as_bytes().first() == Some(&c))
             && self.match_len(text.as_bytes()) == Some(text.len()))
         .then_some(text)
+    }
+}
+
+/// What the rest of a name after `done` (empty or its first byte) must not spell
+/// (the excluded words that start with `done`, less it), the class of its next byte,
+/// and whether it may be empty: the arguments of [`complement`] and [`complement_hir`].
+fn name_rest<'w>(
+    upper: bool,
+    exclude: &'w [String],
+    done: &[u8],
+) -> (Vec<&'w [u8]>, ByteSet, bool) {
+    let words = exclude.iter().map(|w| w.as_bytes());
+    if done.is_empty() {
+        (words.collect(), if upper { UPPER } else { LOWER }, false)
+    } else {
+        (words.filter(|w| w.first() == done.first()).map(|w| &w[1..]).collect(), IDENT, true)
     }
 }
 

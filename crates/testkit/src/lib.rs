@@ -6,6 +6,8 @@
 //!   with the command that installs it (`bash scripts/setup.sh`), never a silent pass.
 //! - [`run_bounded`]: a child process under a timeout, with its peak memory measured
 //!   (the hostile-input suites).
+//! - [`ScratchDir`]: a folder of small files for a test that reads files from disk,
+//!   removed when dropped.
 //! - [`each_language`]: a suite's check run on each case of its per-language table (one
 //!   suite for every language instead of a copy per language).
 //!
@@ -18,9 +20,11 @@
 mod bounded;
 mod per_language;
 mod require;
+mod scratch;
 mod slow;
 
 pub use bounded::{run_bounded, Bounded};
 pub use per_language::each_language;
 pub use require::{require, SETUP};
+pub use scratch::ScratchDir;
 pub use slow::{slow, slow_from};

@@ -8,6 +8,7 @@
 //! again from the *same* logits (the refused token was never fed to the model, so the
 //! KV cache needs no rollback for it).
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use espalier_constraint::{Commit, Constraint, TokenSet};
@@ -64,7 +65,7 @@ impl<C: Constraint> Generator<C> {
         logits: &[f32],
         model_time: Duration,
     ) -> Result<StepOutcome, DecodeError> {
-        self.step_logits(&mut HostLogits(logits), model_time)
+        self.step_logits(&mut HostLogits(Cow::Borrowed(logits)), model_time)
     }
 
     /// [`Generator::step`] with the logits wherever the model keeps them ([`Logits`]):

@@ -99,11 +99,14 @@ mod tests {
 
     #[test]
     fn the_check_reports_go_names() {
-        let dir = std::env::temp_dir().join(format!("espalier-gocheck-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let (good, bad) = (dir.join("good.go"), dir.join("bad.go"));
-        std::fs::write(&good, "package p\n\nfunc f[T any](x T) T {\n\treturn x\n}\n").unwrap();
-        std::fs::write(&bad, "package p\n\nfunc f() {\n\tgo g\n}\n").unwrap();
+        let dir = espalier_testkit::ScratchDir::new(
+            "gocheck",
+            &[
+                ("good.go", "package p\n\nfunc f[T any](x T) T {\n\treturn x\n}\n"),
+                ("bad.go", "package p\n\nfunc f() {\n\tgo g\n}\n"),
+            ],
+        );
+        let (good, bad) = (dir.path("good.go"), dir.path("bad.go"));
         let mut out = Vec::new();
         assert!(LANGUAGE.check_files(std::slice::from_ref(&good), &Default::default(), &mut out, &mut Vec::new()).unwrap().all_valid());
         assert!(out.is_empty());
@@ -113,7 +116,6 @@ mod tests {
         assert_eq!(text.lines().count(), 1, "{text}");
         assert!(text.starts_with(&format!("{}:4:6: expected one of ", bad.display())), "{text}");
         assert!(!text.contains("DNAME"), "{text}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

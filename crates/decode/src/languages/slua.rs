@@ -191,40 +191,25 @@ impl Evaluation for Slua {
     ) -> Result<Checked, LangError> {
         let api = load_api(options.api.as_deref())?;
         let mut effects: Vec<String> = Vec::new();
-        let mut found = Checked::default();
-        for path in files {
-            let bytes = match crate::source_file::read_source(path) {
-                Ok(bytes) => bytes,
-                Err(e) => {
-                    found.unreadable += 1;
-                    let _ = writeln!(errors, "{}", crate::source_file::cannot_read(path, &e));
-                    continue;
-                }
-            };
+        let found = crate::source_file::check_each(files, out, errors, |path, bytes| {
             // Invalid UTF-8 is an invalid script (a verdict), not an unreadable file.
-            let line = match String::from_utf8(bytes) {
-                Err(e) => Some(format!(
-                    "{}:{}: expected /(valid UTF-8)/",
-                    path.display(),
-                    e.utf8_error().valid_up_to()
-                )),
-                Ok(text) => match check(Rc::new(Env::new(api.clone(), effects.clone())), &text) {
-                    Ok(script) => {
-                        if script.kind == "effect" {
-                            effects.push(script.name);
-                        }
-                        None
-                    }
-                    Err(e) => Some(format!("{}:{}: expected /{}/", path.display(), e.offset, e.expected)),
-                },
-            };
-            if let Some(line) = line {
-                found.invalid += 1;
-                if writeln!(out, "{line}").is_err() {
-                    break;
+            let text = match String::from_utf8(bytes) {
+                Ok(text) => text,
+                Err(e) => {
+                    let at = e.utf8_error().valid_up_to();
+                    return Some(format!("{}:{at}: expected /(valid UTF-8)/", path.display()));
                 }
+            };
+            match check(Rc::new(Env::new(api.clone(), effects.clone())), &text) {
+                Ok(script) => {
+                    if script.kind == "effect" {
+                        effects.push(script.name);
+                    }
+                    None
+                }
+                Err(e) => Some(format!("{}:{}: expected /{}/", path.display(), e.offset, e.expected)),
             }
-        }
+        });
         Ok(found)
     }
 

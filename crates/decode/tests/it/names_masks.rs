@@ -5,37 +5,18 @@
 //! so the mask's shared scopes, settled bindings and grouped verdicts are all tested.
 //! Prints the mask times of `mask` and `names` at the same positions (not asserted).
 
-use std::io::Read;
-
-use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet};
 use espalier_decode::names_constraint::{NamesConstraint, NamesKit};
-use espalier_model::{Gguf, Tokenizer};
 use espalier_names::layer::NamesLayer;
 
-const MODEL: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-const HUMANEVAL: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/HumanEval.jsonl.gz");
-
-fn vocab() -> Vocab {
-    let gguf =
-        Gguf::open(MODEL).unwrap_or_else(|e| panic!("{MODEL}: {e} (run scripts/fetch-model.sh)"));
-    let tok = Tokenizer::from_gguf(&gguf).unwrap();
-    Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id())
-}
+use crate::common::real_data::{humaneval, vocab};
 
 /// Prompt + canonical solution of every `stride`-th HumanEval problem.
 fn programs(stride: usize) -> Vec<String> {
-    let path = espalier_testkit::require(HUMANEVAL, "HumanEval (../shared/data)", None);
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
+    humaneval()
+        .iter()
         .step_by(stride)
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        .map(|v| {
             format!(
                 "{}{}",
                 v["prompt"].as_str().unwrap(),

@@ -14,19 +14,16 @@
 //! bytes), and `_` was never refused (exempt for `case _`), which pyflakes reports as
 //! an undefined name (`if s[i:=_]`; now a name like any other but in `case` patterns).
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
 use espalier_decode::names_constraint::{NamesConstraint, NamesKit};
 use espalier_decode::{run, GenerateConfig, Generator, LanguageModel, Mode, StopReason};
-use espalier_model::{Gguf, Tokenizer};
 
-const MODEL: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-const HUMANEVAL: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/HumanEval.jsonl.gz");
+use crate::common::real_data::{humaneval, tokenizer, vocab};
+
 const RECORD: &str =
     concat!(env!("CARGO_MANIFEST_DIR"), "/../../results/eval/humaneval-164-mask-names.jsonl");
 const PYFLAKES: &str =
@@ -35,28 +32,11 @@ const PYFLAKES: &str =
 /// The most tokens a forced finish may take (the way outs measured are tens of bytes).
 const MAX_FINISH: usize = 120;
 
-fn tokenizer() -> Tokenizer {
-    let gguf =
-        Gguf::open(MODEL).unwrap_or_else(|e| panic!("{MODEL}: {e} (run scripts/fetch-model.sh)"));
-    Tokenizer::from_gguf(&gguf).unwrap()
-}
-
-fn vocab() -> Vocab {
-    let tok = tokenizer();
-    Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id())
-}
-
 /// HumanEval's prompts by task id.
 fn prompts() -> std::collections::HashMap<String, String> {
-    let path = espalier_testkit::require(HUMANEVAL, "HumanEval (../shared/data)", None);
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+    humaneval()
+        .iter()
+        .map(|v| {
             (v["task_id"].as_str().unwrap().to_string(), v["prompt"].as_str().unwrap().to_string())
         })
         .collect()

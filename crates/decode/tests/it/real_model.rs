@@ -8,10 +8,9 @@ use std::sync::Arc;
 use espalier_constraint::{Constraint, Vocab};
 use espalier_decode::languages::slua::slua_constraint;
 use espalier_decode::{run, GenerateConfig, Generator, Kits, Lang, LanguageModel, Mode, Task};
-use espalier_model::{BackendKind, Gguf, KvCache, Llama, ModelError, Tokenizer};
+use espalier_model::{BackendKind, KvCache, Llama, ModelError, Tokenizer};
 
-const MODEL: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+use crate::common::real_data;
 
 struct Model {
     llama: Llama,
@@ -29,11 +28,9 @@ impl LanguageModel for Model {
 }
 
 fn load() -> (Tokenizer, Arc<Vocab>, Model) {
-    let gguf =
-        Gguf::open(MODEL).unwrap_or_else(|e| panic!("{MODEL}: {e} (run scripts/fetch-model.sh)"));
+    let gguf = real_data::gguf();
     let tok = Tokenizer::from_gguf(&gguf).unwrap();
-    let vocab =
-        Arc::new(Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id()));
+    let vocab = Arc::new(real_data::vocab_of(&tok));
     let llama = Llama::load(&gguf, &BackendKind::Ndarray.device().unwrap()).unwrap();
     let cache = llama.new_cache();
     (tok, vocab, Model { llama, cache })

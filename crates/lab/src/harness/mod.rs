@@ -16,4 +16,4 @@ pub use dataset::{load_problems, DatasetError, Problem};
 pub use go::GoChecker;
 pub use oracle::{oracle_of, Oracle};
 pub use python::{PythonChecker, TestOutcome};
-pub use report::{ProblemRecord, Summary};
+pub use report::{Generation, ProblemRecord, Summary};

@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::harness::TestOutcome;
-use espalier_decode::{Mode, Stats, StopReason};
+use espalier_constraint::Constraint;
+use espalier_decode::{Generator, Mode, Stats, StopReason, Timing};
 
 /// One sample of one problem.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -17,22 +18,13 @@ pub struct ProblemRecord {
     pub sample: usize,
     /// The generated completion.
     pub completion: String,
-    /// Why generation stopped (`None` when it could not start, see `error`).
-    pub stop: Option<StopReason>,
-    /// Whether it stopped on its own (EOS or a stop string).
-    pub finished: bool,
-    /// Tokens generated.
-    pub tokens: usize,
+    /// How the generation went (its keys sit in the record's object).
+    #[serde(flatten)]
+    pub run: Generation,
     /// CPython's syntax error for prompt + completion, if any.
     pub syntax_error: Option<String>,
     /// The tests' outcome (`None` when there were no tests to run).
     pub test: Option<TestOutcome>,
-    /// Decode tokens per second of this sample.
-    pub decode_tps: f64,
-    /// Seconds spent decoding (model, constraint, sampling).
-    pub decode_s: f64,
-    /// Loop statistics (masks, refusals, heals, time in the constraint).
-    pub stats: Stats,
     /// Why the sample could not be generated (e.g. the grammar refused the prompt).
     pub error: Option<String>,
     /// Whether the language's grammar refuses the prompt as a prefix, asked in every
@@ -40,6 +32,40 @@ pub struct ProblemRecord {
     /// counted the same way in every mode. Absent in records older than this field.
     #[serde(default)]
     pub prompt_refused: bool,
+}
+
+/// What a record of `espalier eval` keeps of one generation: how it stopped, its
+/// length and speed, the loop's statistics (the sLua records hold the same).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Generation {
+    /// Why generation stopped (`None` when it could not start, see the record's
+    /// `error`).
+    pub stop: Option<StopReason>,
+    /// Whether it stopped on its own (EOS or a stop string).
+    pub finished: bool,
+    /// Tokens generated.
+    pub tokens: usize,
+    /// Decode tokens per second of this sample.
+    pub decode_tps: f64,
+    /// Seconds spent decoding (model, constraint, sampling).
+    pub decode_s: f64,
+    /// Loop statistics (masks, refusals, heals, time in the constraint).
+    pub stats: Stats,
+}
+
+impl Generation {
+    /// The figures of generator `g`, which ran in `timing`.
+    pub fn of<C: Constraint>(g: &Generator<C>, timing: &Timing) -> Self {
+        let stop = g.stop_reason().cloned();
+        Generation {
+            finished: stop.as_ref().is_some_and(|s| s.is_finished()),
+            stop,
+            tokens: timing.decode_tokens,
+            decode_tps: timing.decode_tps(),
+            decode_s: timing.decode_s,
+            stats: g.stats().clone(),
+        }
+    }
 }
 
 /// Totals over the samples of one mode.
@@ -109,17 +135,17 @@ impl Summary {
             if matches!(r.test, Some(TestOutcome::Passed)) {
                 per_problem.iter_mut().find(|p| p.0 == r.task_id).expect("just added").2 += 1;
             }
-            s.finished += r.finished as usize;
+            s.finished += r.run.finished as usize;
             s.errors += r.error.is_some() as usize;
-            s.repetitions += r.stop.as_ref().is_some_and(StopReason::is_repetition) as usize;
+            s.repetitions += r.run.stop.as_ref().is_some_and(StopReason::is_repetition) as usize;
             s.refused += r.prompt_refused as usize;
             if r.syntax_error.is_some() {
                 s.syntax_errors_all += 1;
-                s.syntax_errors_finished += (r.finished && !r.prompt_refused) as usize;
+                s.syntax_errors_finished += (r.run.finished && !r.prompt_refused) as usize;
             }
-            s.tokens += r.tokens;
-            s.decode_s += r.decode_s;
-            s.constraint_s += r.stats.constraint_s;
+            s.tokens += r.run.tokens;
+            s.decode_s += r.run.decode_s;
+            s.constraint_s += r.run.stats.constraint_s;
         }
         s.syntax_errors = s.syntax_errors_all;
         s.problems = per_problem.len();
@@ -150,14 +176,9 @@ mod tests {
             mode,
             sample: 0,
             completion: String::new(),
-            stop: None,
-            finished,
-            tokens: 1,
+            run: Generation { finished, tokens: 1, ..Generation::default() },
             syntax_error: syntax_error.then(|| "invalid syntax (line 1)".to_string()),
             test: (!syntax_error).then_some(TestOutcome::Passed),
-            decode_tps: 0.0,
-            decode_s: 0.0,
-            stats: Stats::default(),
             error: None,
             prompt_refused: refused,
         }
@@ -181,6 +202,34 @@ mod tests {
             assert_eq!(s.syntax_errors, s.syntax_errors_all);
             assert_eq!(s.pass_at_1, 0.25);
         }
+    }
+
+    /// A record is one flat JSON object (scripts outside the repository read its
+    /// keys), and reads back.
+    #[test]
+    fn a_record_is_one_flat_object() {
+        let v = serde_json::to_value(record("t", Mode::Mask, true, false, false)).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort();
+        let want = [
+            "completion",
+            "decode_s",
+            "decode_tps",
+            "error",
+            "finished",
+            "mode",
+            "prompt_refused",
+            "sample",
+            "stats",
+            "stop",
+            "syntax_error",
+            "task_id",
+            "test",
+            "tokens",
+        ];
+        assert_eq!(keys, want);
+        let back: ProblemRecord = serde_json::from_value(v).unwrap();
+        assert!(back.run.finished && back.run.tokens == 1 && back.run.stop.is_none());
     }
 
     /// The checked-in MBPP run (records older than `prompt_refused`) gives its

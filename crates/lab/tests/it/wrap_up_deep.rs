@@ -45,21 +45,36 @@ fn config(max_tokens: usize, seed: u64) -> GenerateConfig {
     }
 }
 
-/// Runs `constraint` under a model that prefers `prefer` (in that order) and returns
-/// the generator when it ended with EOS after a wrap-up begun on the distance.
-fn generate(
+/// One generation per budget of `budgets` (its index seeds it), each from a fresh
+/// constraint of `constraint`, under a model that prefers `prefer` (in that order);
+/// the budgets with their generators ([`wrapped_up`] checks how each ended).
+fn generate_each(
     vocab: &Arc<Vocab>,
-    constraint: LangConstraint,
+    budgets: &[usize],
     prefer: &[&str],
-    max_tokens: usize,
-    seed: u64,
-) -> Generator<LangConstraint> {
-    let mut model = HashModel::new(vocab.len());
-    model.prefer =
+    constraint: impl Fn() -> LangConstraint,
+) -> Vec<(usize, Generator<LangConstraint>)> {
+    let prefer: Vec<(u32, f32)> =
         prefer.iter().enumerate().map(|(k, t)| (id(vocab, t), 30.0 - 5.0 * k as f32)).collect();
-    let mut g = Generator::new(vocab.clone(), constraint, &[1], config(max_tokens, seed)).unwrap();
-    run(&mut g, &mut model, |_, _| {}).unwrap();
-    g
+    let mut out = Vec::new();
+    for (k, &max_tokens) in budgets.iter().enumerate() {
+        let mut model = HashModel::new(vocab.len());
+        model.prefer = prefer.clone();
+        let config = config(max_tokens, k as u64);
+        let mut g = Generator::new(vocab.clone(), constraint(), &[1], config).unwrap();
+        run(&mut g, &mut model, |_, _| {}).unwrap();
+        out.push((max_tokens, g));
+    }
+    out
+}
+
+/// Asserts that `g` ended with EOS after a wrap-up begun on the distance; what the
+/// further assertions say of the generation (`text`: it whole, with the request).
+fn wrapped_up(g: &Generator<LangConstraint>, text: &str, max_tokens: usize) -> String {
+    let what = format!("budget {max_tokens}: {text:?} ({:?})", g.stats());
+    assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{what}");
+    assert!(g.stats().wrap_up_distance.is_some(), "the distance began the wrap-up: {what}");
+    what
 }
 
 /// Deepest indentation (in columns) or brace depth the text reached.
@@ -88,19 +103,18 @@ fn python_nested_blocks_close_within_the_budget() {
     let checker = python_checker();
     let vocab = Arc::new(vocab(&["if x:\n", "    ", "pass"], true));
     let kit = MaskKit::for_vocab(espalier_grammar::python().unwrap(), &vocab);
-    for (k, max_tokens) in [24, 31, 40, 57, 64].into_iter().enumerate() {
-        let c = GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");
-        let g = generate(
-            &vocab,
-            LangConstraint::Grammar(Box::new(c)),
-            &["if x:\n", "    "],
-            max_tokens,
-            k as u64,
-        );
+    let python = || {
+        LangConstraint::Grammar(Box::new(GrammarConstraint::new(
+            &kit,
+            Strategy::Exact,
+            "python-lr",
+        )))
+    };
+    for (max_tokens, g) in
+        generate_each(&vocab, &[24, 31, 40, 57, 64], &["if x:\n", "    "], python)
+    {
         let text = g.text();
-        let what = format!("budget {max_tokens}: {text:?} ({:?})", g.stats());
-        assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{what}");
-        assert!(g.stats().wrap_up_distance.is_some(), "the distance began the wrap-up: {what}");
+        let what = wrapped_up(&g, &text, max_tokens);
         assert!(text.matches("if x:").count() >= 3, "the model nested: {what}");
         assert_eq!(checker.syntax_error(&text), Ok(None), "{what}");
     }
@@ -117,20 +131,14 @@ fn go_nested_blocks_close_within_the_budget() {
     let vocab = Arc::new(vocab(&["if x {\n", "}"], false));
     let kit = MaskKit::for_vocab(espalier_grammar::go().unwrap(), &vocab);
     let prompt = "package p\n\nfunc f(x bool) {\n";
-    for (k, max_tokens) in [24, 31, 40, 57, 64].into_iter().enumerate() {
+    let go = || {
         let mut c = GrammarConstraint::new(&kit, Strategy::Exact, "go-lr");
         c.commit(prompt.as_bytes()).unwrap();
-        let g = generate(
-            &vocab,
-            LangConstraint::Grammar(Box::new(c)),
-            &["if x {\n"],
-            max_tokens,
-            k as u64,
-        );
+        LangConstraint::Grammar(Box::new(c))
+    };
+    for (max_tokens, g) in generate_each(&vocab, &[24, 31, 40, 57, 64], &["if x {\n"], go) {
         let text = format!("{prompt}{}", g.text());
-        let what = format!("budget {max_tokens}: {text:?} ({:?})", g.stats());
-        assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{what}");
-        assert!(g.stats().wrap_up_distance.is_some(), "the distance began the wrap-up: {what}");
+        let what = wrapped_up(&g, &text, max_tokens);
         assert!(depth(&text, '{', '}') >= 6, "the model nested: {what}");
         assert_eq!(checker.syntax_error(&text), Ok(None), "{what}");
     }
@@ -146,19 +154,13 @@ fn fim_middles_nested_deep_join_the_suffix_within_the_budget() {
     let kit = MaskKit::for_vocab(espalier_grammar::python().unwrap(), &vocab);
     let prefix = "def f(x):\n    for y in x:\n        if x:\n            if y:\n";
     let suffix = "            elif x:\n                pass\n    return x\n";
-    for (k, max_tokens) in [32, 40, 57, 64].into_iter().enumerate() {
+    let fim = || {
         let c = FimConstraint::new(&kit, prefix.as_bytes(), suffix.as_bytes()).unwrap();
-        let g = generate(
-            &vocab,
-            LangConstraint::Fim(Box::new(c)),
-            &["def g():\n", "    "],
-            max_tokens,
-            k as u64,
-        );
+        LangConstraint::Fim(Box::new(c))
+    };
+    for (max_tokens, g) in generate_each(&vocab, &[32, 40, 57, 64], &["def g():\n", "    "], fim) {
         let text = format!("{prefix}{}{suffix}", g.text());
-        let what = format!("budget {max_tokens}: {text:?} ({:?})", g.stats());
-        assert_eq!(g.stop_reason(), Some(&StopReason::Eos), "{what}");
-        assert!(g.stats().wrap_up_distance.is_some(), "the distance began the wrap-up: {what}");
+        let what = wrapped_up(&g, &text, max_tokens);
         assert!(g.text().matches("def g():").count() >= 1, "the model nested: {what}");
         assert_eq!(checker.syntax_error(&text), Ok(None), "{what}");
     }

@@ -11,9 +11,7 @@ use std::time::Duration;
 
 use crate::common::HashModel;
 use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, Vocab};
-use espalier_decode::{
-    run, GenerateConfig, Generator, Lang, LangConstraint, Mode, SamplingConfig, StopReason,
-};
+use espalier_decode::{run, Generator, Lang, LangConstraint, StopReason};
 use espalier_lab::harness::oracle_of;
 
 /// What a language's wrap-up test writes with.
@@ -105,14 +103,7 @@ fn wrapping_up_finishes(f: &Fixture) {
     let mut wrapped = 0;
     for wander in [0, 20, 60] {
         for seed in 0..4 {
-            let config = GenerateConfig {
-                mode: Mode::Mask,
-                sampling: SamplingConfig { temperature: 1.0, top_k: 0, top_p: 1.0, seed },
-                max_tokens: wander + 300,
-                wrap_up: Some(300),
-                repetition: None,
-                ..GenerateConfig::default()
-            };
+            let config = crate::common::wander_then_wrap_up(seed, wander, 300);
             let mut c = GrammarConstraint::new(&kit, Strategy::Exact, format!("{name}-lr"));
             if !f.prompt.is_empty() {
                 c.commit(f.prompt.as_bytes()).unwrap();

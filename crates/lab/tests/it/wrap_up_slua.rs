@@ -10,7 +10,7 @@ use std::sync::Arc;
 use common::HashModel;
 use espalier_constraint::Vocab;
 use espalier_decode::languages::slua::slua_constraint;
-use espalier_decode::{run, GenerateConfig, Generator, Mode, SamplingConfig, StopReason};
+use espalier_decode::{run, Generator, StopReason};
 use espalier_lab::harness::slua::{check_and_run, ScriptOutcome};
 
 /// Printable ASCII, newline and a few common multi-byte lexemes; id 0 is EOS.
@@ -32,14 +32,7 @@ fn wrapping_up_finishes_effects_and_talents_that_then_run() {
     for (kind, wander) in [("effect", 0), ("effect", 30), ("talent", 0), ("talent", 40)] {
         for seed in 0..3 {
             // Wander freely for `wander` tokens, then wrap up within 600 tokens.
-            let config = GenerateConfig {
-                mode: Mode::Mask,
-                sampling: SamplingConfig { temperature: 1.0, top_k: 0, top_p: 1.0, seed },
-                max_tokens: wander + 600,
-                wrap_up: Some(600),
-                repetition: None,
-                ..GenerateConfig::default()
-            };
+            let config = common::wander_then_wrap_up(seed, wander, 600);
             let mut model = HashModel::new(vocab.len());
             // The finishing mask reaches the loop through `LangConstraint`'s delegation.
             let mut g =

@@ -7,11 +7,42 @@
 
 use std::rc::Rc;
 
-use espalier_constraint::{Constraint, TokenSet};
+use espalier_constraint::{Constraint, TokenSet, Vocab};
 use espalier_slua::{Api, Env, SluaConstraint};
 
 use crate::common;
 use common::{vocab, walk_states};
+
+/// Asserts that `mask` holds exactly the tokens that commit from `c` (special tokens
+/// aside), and that `allows` agrees; `at` says where, for the message.
+fn assert_mask_is_exact(c: &SluaConstraint, v: &Vocab, mask: &TokenSet, at: &str) {
+    for id in 0..v.len() as u32 {
+        if v.is_special(id) {
+            continue;
+        }
+        let truth = c.clone().commit(v.bytes(id)).is_ok();
+        let token = String::from_utf8_lossy(v.bytes(id));
+        assert_eq!(truth, mask.contains(id as usize), "token {token:?} {at}");
+        assert_eq!(truth, c.allows(v.bytes(id)), "allows, token {token:?} {at}");
+    }
+}
+
+/// Commits the longest token of `mask` that the script's `rest` starts with; the rest
+/// after it.
+fn commit_longest<'s>(
+    c: &mut SluaConstraint,
+    v: &Vocab,
+    mask: &TokenSet,
+    rest: &'s [u8],
+) -> &'s [u8] {
+    let best = mask
+        .iter()
+        .filter(|&id| rest.starts_with(v.bytes(id as u32)))
+        .max_by_key(|&id| v.bytes(id as u32).len())
+        .expect("the script's next bytes are allowed");
+    c.commit(v.bytes(best as u32)).unwrap();
+    &rest[v.bytes(best as u32).len()..]
+}
 
 #[test]
 fn masks_equal_the_tokens_that_commit() {
@@ -27,27 +58,9 @@ fn masks_equal_the_tokens_that_commit() {
         while !rest.is_empty() {
             c.fill_mask(&v, &mut mask);
             assert!(!mask.contains(v.eos() as usize));
-            for id in 0..v.len() as u32 {
-                if v.is_special(id) {
-                    continue;
-                }
-                let truth = c.clone().commit(v.bytes(id)).is_ok();
-                assert_eq!(
-                    truth,
-                    mask.contains(id as usize),
-                    "token {:?} before {:?}",
-                    String::from_utf8_lossy(v.bytes(id)),
-                    String::from_utf8_lossy(&rest[..rest.len().min(30)])
-                );
-                assert_eq!(truth, c.allows(v.bytes(id)));
-            }
-            let best = mask
-                .iter()
-                .filter(|&id| rest.starts_with(v.bytes(id as u32)))
-                .max_by_key(|&id| v.bytes(id as u32).len())
-                .expect("the script's next bytes are allowed");
-            c.commit(v.bytes(best as u32)).unwrap();
-            rest = &rest[v.bytes(best as u32).len()..];
+            let before = String::from_utf8_lossy(&rest[..rest.len().min(30)]);
+            assert_mask_is_exact(&c, &v, &mask, &format!("before {before:?}"));
+            rest = commit_longest(&mut c, &v, &mask, rest);
         }
         c.fill_mask(&v, &mut mask);
         assert_eq!(mask.iter().collect::<Vec<_>>(), vec![v.eos() as usize]);
@@ -120,18 +133,7 @@ fn tokens_past_a_name_in_scope_are_judged_by_its_kind() {
     c.commit(b"talent T;\nhook Do = function(user, target)\n  WithActorAt(").unwrap();
     let mut mask = TokenSet::empty(v.len());
     c.fill_mask(&v, &mut mask);
-    for id in 0..v.len() as u32 {
-        if v.is_special(id) {
-            continue;
-        }
-        let truth = c.clone().commit(v.bytes(id)).is_ok();
-        assert_eq!(
-            truth,
-            mask.contains(id as usize),
-            "token {:?}",
-            String::from_utf8_lossy(v.bytes(id))
-        );
-    }
+    assert_mask_is_exact(&c, &v, &mask, "after `WithActorAt(`");
     let allowed =
         |t: &str| mask.contains(v.tokens().iter().position(|x| x == t.as_bytes()).unwrap());
     assert!(
@@ -164,13 +166,7 @@ fn masks_from_cached_state_masks_equal_the_reference() {
                 "before {:?}",
                 String::from_utf8_lossy(&rest[..rest.len().min(30)])
             );
-            let best = fast
-                .iter()
-                .filter(|&id| rest.starts_with(v.bytes(id as u32)))
-                .max_by_key(|&id| v.bytes(id as u32).len())
-                .expect("the script's next bytes are allowed");
-            c.commit(v.bytes(best as u32)).unwrap();
-            rest = &rest[v.bytes(best as u32).len()..];
+            rest = commit_longest(&mut c, &v, &fast, rest);
             steps += 1;
         }
     }

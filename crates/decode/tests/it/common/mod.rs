@@ -6,7 +6,9 @@
 #![allow(dead_code)]
 
 use espalier_constraint::{Commit, Constraint, Inspection, Rejected, TokenSet, Vocab};
-use espalier_decode::LanguageModel;
+use espalier_decode::{GenerateConfig, LanguageModel, Mode, SamplingConfig};
+
+pub mod real_data;
 
 /// The text must become one of `targets`; with `boundaries`, a token that runs past
 /// a boundary offset (and does not end exactly on one) is healed back to it. With
@@ -65,16 +67,7 @@ impl Constraint for Targets {
         self.valid(bytes) == bytes.len()
     }
     fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
-        mask.clear();
-        for id in 0..vocab.len() as u32 {
-            let b = vocab.bytes(id);
-            if !vocab.is_special(id) && !b.is_empty() && self.allows(b) {
-                mask.insert(id as usize);
-            }
-        }
-        if self.is_complete() {
-            mask.insert(vocab.eos() as usize);
-        }
+        tokens_where(vocab, mask, |b| self.allows(b), self.is_complete());
     }
     fn commit(&mut self, bytes: &[u8]) -> Result<Commit, Rejected> {
         let ok = self.valid(bytes);
@@ -101,15 +94,7 @@ impl Constraint for Targets {
             return true;
         };
         let rest = &shortest[self.fed.len()..];
-        for id in 0..vocab.len() as u32 {
-            let b = vocab.bytes(id);
-            if !vocab.is_special(id) && !b.is_empty() && rest.starts_with(b) {
-                mask.insert(id as usize);
-            }
-        }
-        if rest.is_empty() {
-            mask.insert(vocab.eos() as usize);
-        }
+        tokens_where(vocab, mask, |b| rest.starts_with(b), rest.is_empty());
         true
     }
     fn inspect(&self) -> Inspection {
@@ -118,6 +103,34 @@ impl Constraint for Targets {
             remainder: Some(String::from_utf8_lossy(&self.fed).into_owned()),
             ..Inspection::default()
         }
+    }
+}
+
+/// Sets `mask` to the non-empty, non-special tokens whose bytes `keep` takes, and EOS
+/// when `eos`.
+fn tokens_where(vocab: &Vocab, mask: &mut TokenSet, keep: impl Fn(&[u8]) -> bool, eos: bool) {
+    mask.clear();
+    for id in 0..vocab.len() as u32 {
+        let b = vocab.bytes(id);
+        if !vocab.is_special(id) && !b.is_empty() && keep(b) {
+            mask.insert(id as usize);
+        }
+    }
+    if eos {
+        mask.insert(vocab.eos() as usize);
+    }
+}
+
+/// Mode `mask` at temperature 1 (`seed`'s draws) without the repetition guard: free
+/// for `wander` tokens, then the wrap-up within `window` tokens.
+pub fn wander_then_wrap_up(seed: u64, wander: usize, window: usize) -> GenerateConfig {
+    GenerateConfig {
+        mode: Mode::Mask,
+        sampling: SamplingConfig { temperature: 1.0, top_k: 0, top_p: 1.0, seed },
+        max_tokens: wander + window,
+        wrap_up: Some(window),
+        repetition: None,
+        ..GenerateConfig::default()
     }
 }
 
