@@ -6,6 +6,8 @@
 //!   with the command that installs it (`bash scripts/setup.sh`), never a silent pass.
 //! - [`run_bounded`]: a child process under a timeout, with its peak memory measured
 //!   (the hostile-input suites).
+//! - [`files_under`]: a corpus's files with one extension, sorted.
+//! - [`python_batch`]: one Python process answering for many texts (the oracles).
 //! - [`each_language`]: a suite's check run on each case of its per-language table (one
 //!   suite for every language instead of a copy per language).
 //!
@@ -16,11 +18,15 @@
 //! ```
 
 mod bounded;
+mod files_under;
 mod per_language;
+mod python_batch;
 mod require;
 mod slow;
 
 pub use bounded::{run_bounded, Bounded};
+pub use files_under::files_under;
 pub use per_language::each_language;
+pub use python_batch::python_batch;
 pub use require::{require, SETUP};
 pub use slow::{slow, slow_from};
