@@ -220,63 +220,7 @@ impl<P: TokenParser, L: MaskLayer<P> + Clone> ExactWalker<P, L> {
                 self.last_nodes = trie.walk(&mut self.walker, mask);
                 self.last_heavy = self.walker.heavy_steps;
             }
-            Some(starts) => {
-                let end = trie.node_count();
-                let mut i = 1;
-                let mut nodes = 0;
-                while i < end {
-                    let (byte, tok, size, pops) = trie.node_info(i);
-                    nodes += 1;
-                    match self.walker.push_kind(byte) {
-                        Push::Rejected => {
-                            self.walker.pop_bytes(pops - 1);
-                            i += size;
-                        }
-                        Push::Heavy(true) => {
-                            if let Some(f) = self.walker.top_full() {
-                                self.pool[0].clone_from(f);
-                                self.gen[0] += 1;
-                            }
-                            let acc = self.intern(0, &starts);
-                            // At a line start (a file's first mask), every first content
-                            // byte leaves the same parser and layer state behind it.
-                            let key = if starts.parent(i) == 0
-                                && state.at_line_start()
-                                && is_content(byte)
-                            {
-                                (BASE_CONTENT, 0)
-                            } else {
-                                self.key_of(0)
-                            };
-                            self.summarize(
-                                0,
-                                starts.lists(i),
-                                0,
-                                i,
-                                key,
-                                acc,
-                                trie,
-                                &lang,
-                                &starts,
-                                mask,
-                            );
-                            self.walker.pop_bytes(pops);
-                            i += size;
-                        }
-                        Push::Light | Push::Heavy(false) => {
-                            if tok != u32::MAX {
-                                mask.insert(tok as usize);
-                            }
-                            if size == 1 {
-                                self.walker.pop_bytes(pops);
-                            }
-                            i += 1;
-                        }
-                    }
-                }
-                self.last_nodes += nodes;
-                self.last_heavy += self.walker.heavy_steps;
-            }
+            Some(starts) => self.walk_from_start(state, trie, &lang, &starts, mask),
         }
         // Hook 3: the layer re-checks what the light paths could not judge.
         self.last_heavy += self.layer.after_walk(state, trie, mask);
@@ -286,6 +230,60 @@ impl<P: TokenParser, L: MaskLayer<P> + Clone> ExactWalker<P, L> {
                 mask.insert(*id as usize);
             }
         }
+    }
+
+    /// The walk of a mask at the lexer's start state (the text ends between lexemes):
+    /// the trie's first bytes node by node, each lexeme start below summarized.
+    fn walk_from_start(
+        &mut self,
+        state: &GrammarRecognizer<P>,
+        trie: &TokTrie,
+        lang: &Arc<Language>,
+        starts: &Arc<LexemeStarts>,
+        mask: &mut TokenSet,
+    ) {
+        let end = trie.node_count();
+        let mut i = 1;
+        let mut nodes = 0;
+        while i < end {
+            let (byte, tok, size, pops) = trie.node_info(i);
+            nodes += 1;
+            match self.walker.push_kind(byte) {
+                Push::Rejected => {
+                    self.walker.pop_bytes(pops - 1);
+                    i += size;
+                }
+                Push::Heavy(true) => {
+                    if let Some(f) = self.walker.top_full() {
+                        self.pool[0].clone_from(f);
+                        self.gen[0] += 1;
+                    }
+                    let acc = self.intern(0, starts);
+                    // At a line start (a file's first mask), every first content
+                    // byte leaves the same parser and layer state behind it.
+                    let key = if starts.parent(i) == 0 && state.at_line_start() && is_content(byte)
+                    {
+                        (BASE_CONTENT, 0)
+                    } else {
+                        self.key_of(0)
+                    };
+                    self.summarize(0, starts.lists(i), 0, i, key, acc, trie, lang, starts, mask);
+                    self.walker.pop_bytes(pops);
+                    i += size;
+                }
+                Push::Light | Push::Heavy(false) => {
+                    if tok != u32::MAX {
+                        mask.insert(tok as usize);
+                    }
+                    if size == 1 {
+                        self.walker.pop_bytes(pops);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        self.last_nodes += nodes;
+        self.last_heavy += self.walker.heavy_steps;
     }
 
     /// The id of `pool[slot]`'s acceptable set among those met in this mask.
@@ -458,6 +456,12 @@ impl<P: TokenParser, L: MaskLayer<P> + Clone> ExactWalker<P, L> {
     /// `lists`; the full state after `n`'s byte is `pool[anchor]` plus the path bytes
     /// from `anchor_node` down to `n` (light steps: the acceptable set is
     /// `accs[acc]`).
+    ///
+    /// Over 80 lines on purpose (issue 32): the exact walk's recursive core, run for
+    /// every lexeme-start node a mask reaches (thousands per mask); its loop carries
+    /// the boundary parent in hand and what ending its lexeme gave (five locals)
+    /// from one boundary to the next, which a split would pass back and forth by
+    /// reference on every boundary.
     #[allow(clippy::too_many_arguments)]
     fn summarize(
         &mut self,

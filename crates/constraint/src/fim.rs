@@ -155,6 +155,98 @@ impl FimConstraint {
         let mut s = self.left.clone();
         s.try_push_bytes(rest) && self.suffix.joins(&s)
     }
+
+    /// Searches a new bridge when the plan is spent and a search is due: at the
+    /// statement boundary after a failure, or a few bytes after the last failure
+    /// while failures stay few.
+    fn search_bridge_if_due(&mut self) {
+        let boundary = self.failures > 0 && !self.searched_at_boundary && self.left.is_complete();
+        self.searched_at_boundary |= boundary;
+        let retry = boundary
+            || (self.failures < MAX_FAILURES
+                && self.failed_at.is_none_or(|at| self.middle.len() >= at + RETRY_AFTER));
+        if self.plan.as_ref().is_none_or(|p| p.is_empty()) && retry {
+            self.plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix, &self.reentry)
+                .filter(|p| !p.is_empty());
+            self.failed_at = self.plan.is_none().then_some(self.middle.len());
+            self.failures += usize::from(self.plan.is_none());
+        }
+    }
+
+    /// Adds substitutes for the plan's short names (`i` where the shortest bridge
+    /// wrote `a`): the bridge's name is arbitrary, the model's is not
+    /// (HumanEval/109/L3 single-line: `left_shift_index=a` failed the tests where
+    /// `=i` passes). Each one is as long as the plan token in `mask` it stands for and
+    /// the plan's rest is checked to join after it, so the distance
+    /// ([`Constraint::finishing_distance`]) still bounds the steps.
+    fn add_substitutes(&self, plan: &[u8], vocab: &Vocab, mask: &mut TokenSet) {
+        let short: Vec<&[u8]> = mask
+            .iter()
+            .map(|id| vocab.bytes(id as u32))
+            .filter(|b| b.len() <= MAX_SUBSTITUTE)
+            .collect();
+        for id in 0..vocab.len() as u32 {
+            let t = vocab.bytes(id);
+            if vocab.is_special(id) || mask.contains(id as usize) || t.len() > MAX_SUBSTITUTE {
+                continue;
+            }
+            if short.iter().any(|p| substitutes(p, t))
+                && self.allows(t)
+                && self.substitute_joins(t, &plan[t.len()..])
+            {
+                mask.insert(id as usize);
+            }
+        }
+    }
+
+    /// No bridge: steers the left side to the end of its statement (the plain
+    /// finishing mask of prefix + middle: close the open f-string, brackets, block
+    /// header), where one more search starts from a fresh line; a middle astray
+    /// inside a deepening literal (`f'({{[{[{[...`, measured on RandomSpan
+    /// HumanEval/1) otherwise writes on to the budget. Where that does not steer:
+    /// the exact mask.
+    fn fill_steered(&mut self, vocab: &Vocab, mask: &mut TokenSet) {
+        let mut allowed = TokenSet::empty(vocab.len());
+        self.fill_mask(vocab, &mut allowed);
+        let (left, kit) = (&self.left, &self.kit);
+        let steered = !left.is_complete()
+            && kit
+                .cost_cache()
+                .with(left.language(), |memo| {
+                    crate::finishing::finishing_among(
+                        left,
+                        &allowed,
+                        vocab,
+                        kit,
+                        mask,
+                        crate::finishing::Scoring::Trie,
+                        memo,
+                    )
+                })
+                .steered;
+        if !steered || mask.is_empty() {
+            *mask = allowed;
+        }
+    }
+}
+
+/// The tokens along `plan` (a non-empty prefix of it), at least half as long as the
+/// longest one: the budget left may be tight, and a bridge taken byte by byte would
+/// not fit it.
+fn fill_along_plan(plan: &[u8], vocab: &Vocab, mask: &mut TokenSet) {
+    let along = |id: u32| {
+        !vocab.is_special(id) && !vocab.bytes(id).is_empty() && plan.starts_with(vocab.bytes(id))
+    };
+    let longest = (0..vocab.len() as u32)
+        .filter(|&id| along(id))
+        .map(|id| vocab.bytes(id).len())
+        .max()
+        .unwrap_or(0);
+    for id in
+        (0..vocab.len() as u32).filter(|&id| along(id) && 2 * vocab.bytes(id).len() >= longest)
+    {
+        mask.insert(id as usize);
+    }
 }
 
 /// The longest plan token a substitute is looked for (the bridge's own names and
@@ -247,93 +339,13 @@ impl Constraint for FimConstraint {
             mask.insert(vocab.eos() as usize);
             return true;
         }
-        let boundary = self.failures > 0 && !self.searched_at_boundary && self.left.is_complete();
-        self.searched_at_boundary |= boundary;
-        let retry = boundary
-            || (self.failures < MAX_FAILURES
-                && self.failed_at.is_none_or(|at| self.middle.len() >= at + RETRY_AFTER));
-        if self.plan.as_ref().is_none_or(|p| p.is_empty()) && retry {
-            self.plan = crate::fim_bridge::shortest_bridge(&self.left, &self.suffix, &self.reentry)
-                .filter(|p| !p.is_empty());
-            self.failed_at = self.plan.is_none().then_some(self.middle.len());
-            self.failures += usize::from(self.plan.is_none());
-        }
-        match &self.plan {
+        self.search_bridge_if_due();
+        match self.plan.clone() {
             Some(plan) => {
-                // The tokens along the plan, at least half as long as the longest one:
-                // the budget left may be tight, and a bridge taken byte by byte would
-                // not fit it.
-                let along = |id: u32| {
-                    !vocab.is_special(id)
-                        && !vocab.bytes(id).is_empty()
-                        && plan.starts_with(vocab.bytes(id))
-                };
-                let longest = (0..vocab.len() as u32)
-                    .filter(|&id| along(id))
-                    .map(|id| vocab.bytes(id).len())
-                    .max()
-                    .unwrap_or(0);
-                for id in (0..vocab.len() as u32)
-                    .filter(|&id| along(id) && 2 * vocab.bytes(id).len() >= longest)
-                {
-                    mask.insert(id as usize);
-                }
-                // Substitutes for the plan's short names (`i` where the shortest bridge
-                // wrote `a`): the bridge's name is arbitrary, the model's is not
-                // (HumanEval/109/L3 single-line: `left_shift_index=a` failed the tests
-                // where `=i` passes). Each one is as long as the plan token it stands
-                // for and the plan's rest is checked to join after it, so the distance
-                // ([`Constraint::finishing_distance`]) still bounds the steps.
-                let short: Vec<&[u8]> = mask
-                    .iter()
-                    .map(|id| vocab.bytes(id as u32))
-                    .filter(|b| b.len() <= MAX_SUBSTITUTE)
-                    .collect();
-                let plan = plan.clone();
-                for id in 0..vocab.len() as u32 {
-                    let t = vocab.bytes(id);
-                    if vocab.is_special(id)
-                        || mask.contains(id as usize)
-                        || t.len() > MAX_SUBSTITUTE
-                    {
-                        continue;
-                    }
-                    if short.iter().any(|p| substitutes(p, t))
-                        && self.allows(t)
-                        && self.substitute_joins(t, &plan[t.len()..])
-                    {
-                        mask.insert(id as usize);
-                    }
-                }
+                fill_along_plan(&plan, vocab, mask);
+                self.add_substitutes(&plan, vocab, mask);
             }
-            // No bridge: steer the left side to the end of its statement (the plain
-            // finishing mask of prefix + middle: close the open f-string, brackets,
-            // block header), where one more search starts from a fresh line; a middle
-            // astray inside a deepening literal (`f'({{[{[{[...`, measured on
-            // RandomSpan HumanEval/1) otherwise writes on to the budget.
-            None => {
-                let mut allowed = TokenSet::empty(vocab.len());
-                self.fill_mask(vocab, &mut allowed);
-                let (left, kit) = (&self.left, &self.kit);
-                let steered = !left.is_complete()
-                    && kit
-                        .cost_cache()
-                        .with(left.language(), |memo| {
-                            crate::finishing::finishing_among(
-                                left,
-                                &allowed,
-                                vocab,
-                                kit,
-                                mask,
-                                crate::finishing::Scoring::Trie,
-                                memo,
-                            )
-                        })
-                        .steered;
-                if !steered || mask.is_empty() {
-                    *mask = allowed;
-                }
-            }
+            None => self.fill_steered(vocab, mask),
         }
         true
     }

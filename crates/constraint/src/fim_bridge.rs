@@ -86,48 +86,7 @@ pub fn shortest_bridge(
             return incumbent.map(|(b, _)| b);
         }
         let (state, path, _) = nodes[i].clone();
-        // The terminals the parser takes next once the unfinished lexeme ends: only
-        // their texts can be pushed (measured: this cut a search's time ~4x).
-        // (Not at a line start: there the first content byte may emit DEDENTs, which
-        // change the set, e.g. to admit `except` after a `try` body.)
-        let mut ended = state.clone();
-        let next_terms =
-            if (ended.remainder().len == 0 || ended.end_lexeme()) && !ended.at_line_start() {
-                Some(*ended.acceptable_terminals())
-            } else {
-                None
-            };
-        let texts = moves
-            .iter()
-            .filter(|(t, _)| next_terms.as_ref().is_none_or(|n| n.contains(*t)))
-            .map(|(_, x)| x.as_slice());
-        // At the start of a fresh line: back to the prefix's last line (see
-        // `fim_reentry`), its indentation and a tail of its content.
-        let fresh_line = ended.remainder().len == 0
-            && ended.at_line_start()
-            && ended.bracket_depth() == 0
-            && ended.indentation().is_some_and(|i| i.col == 0 && i.altcol == 0);
-        let reentries = match ended.indentation() {
-            Some(i) if i.depth == 0 => {
-                let mut m = reentry.moves(i.cols, fresh_line);
-                if fresh_line {
-                    m.extend(reentry.block_moves(i.cols));
-                }
-                m
-            }
-            _ => Vec::new(),
-        };
-        // Quote openers at every state (a suffix that starts inside a string, inside
-        // brackets too).
-        let quotes = reentry.quotes.iter().cloned();
-        let plain = lexeme_finishes(&lang, &state)
-            .into_iter()
-            .chain(SEPARATORS.iter().map(|s| s.to_vec()))
-            .chain(texts.map(<[u8]>::to_vec))
-            .chain(quotes);
-        for (text, reenters) in
-            plain.map(|t| (t, false)).chain(reentries.into_iter().map(|t| (t, true)))
-        {
+        for (text, reenters) in bridge_moves(&lang, &moves, reentry, &state) {
             let c = cost + text.len();
             if c > MAX_BRIDGE {
                 continue;
@@ -154,6 +113,57 @@ pub fn shortest_bridge(
         }
     }
     None
+}
+
+/// The texts a bridge may push from `state`, each with whether it re-enters the
+/// prefix's last line: the unfinished lexeme's finishes, separators, the texts of
+/// the terminals the parser takes next, quote openers, and the re-entry texts.
+fn bridge_moves(
+    lang: &Language,
+    moves: &[(u32, Vec<u8>)],
+    reentry: &Reentry,
+    state: &LrRecognizer,
+) -> Vec<(Vec<u8>, bool)> {
+    // The terminals the parser takes next once the unfinished lexeme ends: only
+    // their texts can be pushed (measured: this cut a search's time ~4x).
+    // (Not at a line start: there the first content byte may emit DEDENTs, which
+    // change the set, e.g. to admit `except` after a `try` body.)
+    let mut ended = state.clone();
+    let next_terms = if (ended.remainder().len == 0 || ended.end_lexeme()) && !ended.at_line_start()
+    {
+        Some(*ended.acceptable_terminals())
+    } else {
+        None
+    };
+    let texts = moves
+        .iter()
+        .filter(|(t, _)| next_terms.as_ref().is_none_or(|n| n.contains(*t)))
+        .map(|(_, x)| x.as_slice());
+    // At the start of a fresh line: back to the prefix's last line (see
+    // `fim_reentry`), its indentation and a tail of its content.
+    let fresh_line = ended.remainder().len == 0
+        && ended.at_line_start()
+        && ended.bracket_depth() == 0
+        && ended.indentation().is_some_and(|i| i.col == 0 && i.altcol == 0);
+    let reentries = match ended.indentation() {
+        Some(i) if i.depth == 0 => {
+            let mut m = reentry.moves(i.cols, fresh_line);
+            if fresh_line {
+                m.extend(reentry.block_moves(i.cols));
+            }
+            m
+        }
+        _ => Vec::new(),
+    };
+    // Quote openers at every state (a suffix that starts inside a string, inside
+    // brackets too).
+    let quotes = reentry.quotes.iter().cloned();
+    let plain = lexeme_finishes(lang, state)
+        .into_iter()
+        .chain(SEPARATORS.iter().map(|s| s.to_vec()))
+        .chain(texts.map(<[u8]>::to_vec))
+        .chain(quotes);
+    plain.map(|t| (t, false)).chain(reentries.into_iter().map(|t| (t, true))).collect()
 }
 
 /// The search's priority: the bytes so far plus twice the plain remaining cost (to a
@@ -213,21 +223,7 @@ fn lexeme_finishes(lang: &Language, s: &LrRecognizer) -> Vec<Vec<u8>> {
 /// continue), the layout, the parser stacks.
 fn future_key(s: &LrRecognizer) -> Vec<u32> {
     let mut key = Vec::with_capacity(32);
-    let rem = s.remainder();
-    key.push(rem.dfa_state);
-    key.push(rem.len.min(1) as u32);
-    if let Some(ind) = s.indentation() {
-        key.extend([
-            ind.depth,
-            ind.at_line_start as u32,
-            ind.content as u32,
-            ind.col,
-            ind.altcol,
-            ind.cols.len() as u32,
-        ]);
-        key.extend_from_slice(ind.cols);
-        key.extend_from_slice(ind.alt);
-    }
+    crate::remaining_cost::push_lexer_and_layout(s, &mut key);
     if let Some(stacks) = s.parser().lr_stacks() {
         for st in stacks {
             key.push(u32::MAX);

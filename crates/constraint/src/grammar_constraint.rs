@@ -403,35 +403,18 @@ pub(crate) fn assert_exact_is_check_along(c: &mut GrammarConstraint, vocab: &Voc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use espalier_grammar::{Language, LanguageOptions};
+    use espalier_grammar::Language;
 
     /// A small expression language: brute-force checks stay cheap.
-    fn lang() -> Arc<espalier_grammar::Language> {
-        Language::compile(
-            "start: stmt*\nstmt: NAME \"=\" expr \";\" | \"return\" expr \";\"\nexpr: atom | expr \"+\" atom\natom: NAME | INT | \"(\" expr \")\"\nNAME: /[a-z]+/\nINT: /[0-9]+/\n%ignore \" \"\n",
-            &LanguageOptions::default(),
-        )
-        .unwrap()
+    fn lang() -> Arc<Language> {
+        crate::toy::toy_language()
     }
 
     fn vocab() -> Vocab {
-        let mut tokens: Vec<Vec<u8>> = vec![b"<eos>".to_vec(), b"<bos>".to_vec()];
-        let alphabet: &[u8] = b"x1 =;(+r)";
-        for len in 1..=3u32 {
-            for n in 0..alphabet.len().pow(len) {
-                let mut t = Vec::new();
-                let mut k = n;
-                for _ in 0..len {
-                    t.push(alphabet[k % alphabet.len()]);
-                    k /= alphabet.len();
-                }
-                tokens.push(t);
-            }
-        }
-        for w in ["return", " return", "retur", "n ", "x;", "x=1;", "\u{e9}"] {
-            tokens.push(w.as_bytes().to_vec());
-        }
-        Vocab::new(tokens, &[0, 1], 0)
+        crate::toy::toy_vocab(
+            &["<eos>", "<bos>"],
+            &["return", " return", "retur", "n ", "x;", "x=1;", "\u{e9}"],
+        )
     }
 
     #[test]

@@ -357,8 +357,12 @@ fn scan(
         }
         stack[mark..].reverse();
     }
-    // Group this summary's tokens by class (so by reachable set too), so a mask tests
-    // each set once and skips refused groups whole.
+    group_by_class(out, first);
+}
+
+/// Groups the summary's tokens from `first` on by class (so by reachable set too),
+/// so a mask tests each set once and skips refused groups whole.
+fn group_by_class(out: &mut Raw, first: usize) {
     let len = out.inlex_tok.len() - first;
     if len > 4096 {
         // Root summaries hold up to the whole vocabulary: a counting sort by set id
@@ -444,6 +448,81 @@ fn equivalent_states(dfa: &LexerDfa) -> Vec<u32> {
         .collect()
 }
 
+/// Every DFA state's reachable set, numbered by distinct value: the sets and each
+/// state's set id (`None` past 65,535 sets).
+fn reachable_sets(dfa: &LexerDfa) -> Option<(Vec<TermSet>, Vec<u16>)> {
+    let mut set_ids: HashMap<Vec<u64>, u16> = HashMap::new();
+    let mut sets: Vec<TermSet> = Vec::new();
+    let mut state_set: Vec<u16> = Vec::with_capacity(dfa.num_states());
+    for q in 0..dfa.num_states() as u32 {
+        let r = dfa.reachable(q);
+        let key: Vec<u64> = r.iter().map(u64::from).collect();
+        let id = match set_ids.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = u16::try_from(sets.len()).ok()?;
+                sets.push(*r);
+                set_ids.insert(key, id);
+                id
+            }
+        };
+        state_set.push(id);
+    }
+    Some((sets, state_set))
+}
+
+/// The classes of equivalent states from each state's representative: each class's
+/// representative and each state's class (`None` past [`STATE_BITS`] classes).
+fn state_classes(state_rep: &[u32]) -> Option<(Vec<u32>, Vec<u16>)> {
+    let mut class_rep: Vec<u32> = Vec::new();
+    let mut class_of_rep: HashMap<u32, u16> = HashMap::new();
+    let mut state_class: Vec<u16> = Vec::with_capacity(state_rep.len());
+    for &r in state_rep {
+        let next = class_rep.len();
+        let id = *class_of_rep.entry(r).or_insert_with(|| {
+            class_rep.push(r);
+            next as u16
+        });
+        if class_rep.len() > STATE_BITS as usize {
+            return None;
+        }
+        state_class.push(id);
+    }
+    Some((class_rep, state_class))
+}
+
+/// Every DFA state's winners, numbered by distinct list.
+fn winner_ids(dfa: &LexerDfa) -> Vec<u32> {
+    let mut ids: HashMap<&[u32], u32> = HashMap::new();
+    (0..dfa.num_states() as u32)
+        .map(|q| {
+            let next = ids.len() as u32;
+            *ids.entry(dfa.winners(q)).or_insert(next)
+        })
+        .collect()
+}
+
+/// Every trie node's parent and byte, from preorder: a node's parent is the nearest
+/// earlier node whose subtree contains it.
+fn parents_and_bytes(trie: &TokTrie) -> (Vec<u32>, Vec<u8>) {
+    let n = trie.node_count();
+    let (mut parent, mut byte) = (vec![0; n], vec![0; n]);
+    let mut path: Vec<usize> = vec![0];
+    for i in 1..n {
+        while let Some(&top) = path.last() {
+            let (_, _, size, _) = trie.node_info(top);
+            if top + size > i {
+                break;
+            }
+            path.pop();
+        }
+        parent[i] = *path.last().unwrap_or(&0) as u32;
+        byte[i] = trie.node_info(i).0;
+        path.push(i);
+    }
+    (parent, byte)
+}
+
 impl LexemeStarts {
     /// Computes the summaries of every trie node for the lexer `dfa`. Returns `None`
     /// when the lexer has more than 65,535 states or distinct reachable sets (16-bit
@@ -454,90 +533,48 @@ impl LexemeStarts {
         if dfa.num_states() > STATE_BITS as usize {
             return None;
         }
-        // Every DFA state's reachable set, numbered by distinct value.
-        let mut set_ids: HashMap<Vec<u64>, u16> = HashMap::new();
-        let mut sets: Vec<TermSet> = Vec::new();
-        let mut state_set: Vec<u16> = Vec::with_capacity(dfa.num_states());
-        for q in 0..dfa.num_states() as u32 {
-            let r = dfa.reachable(q);
-            let key: Vec<u64> = r.iter().map(u64::from).collect();
-            let id = match set_ids.get(&key) {
-                Some(&id) => id,
-                None => {
-                    let id = u16::try_from(sets.len()).ok()?;
-                    sets.push(*r);
-                    set_ids.insert(key, id);
-                    id
-                }
-            };
-            state_set.push(id);
-        }
+        let (sets, state_set) = reachable_sets(dfa)?;
         let state_rep = equivalent_states(dfa);
-        let mut class_rep: Vec<u32> = Vec::new();
-        let mut class_of_rep: HashMap<u32, u16> = HashMap::new();
-        let mut state_class: Vec<u16> = Vec::with_capacity(dfa.num_states());
-        for &r in &state_rep {
-            let next = class_rep.len();
-            let id = *class_of_rep.entry(r).or_insert_with(|| {
-                class_rep.push(r);
-                next as u16
-            });
-            if class_rep.len() > STATE_BITS as usize {
-                return None;
-            }
-            state_class.push(id);
-        }
+        let (class_rep, state_class) = state_classes(&state_rep)?;
         let class_sid: Vec<u16> = class_rep.iter().map(|&r| state_set[r as usize]).collect();
-        let winners_id = {
-            let mut ids: HashMap<&[u32], u32> = HashMap::new();
-            (0..dfa.num_states() as u32)
-                .map(|q| {
-                    let next = ids.len() as u32;
-                    *ids.entry(dfa.winners(q)).or_insert(next)
-                })
-                .collect()
-        };
+        let (parent, byte) = parents_and_bytes(trie);
         let mut out = LexemeStarts {
             sets,
             state_set,
             state_class,
             class_rep,
             class_sid,
-            winners_id,
+            winners_id: winner_ids(dfa),
             group_start: Vec::with_capacity(n + 1),
             groups: Groups::new(),
             bound_start: Vec::with_capacity(n + 1),
             bound_node: Vec::new(),
             bound_state: Vec::new(),
-            parent: vec![0; n],
+            parent,
             state_rep,
             root_of: Vec::new(),
             roots: Vec::new(),
             vocab_len: trie.vocab_len(),
-            byte: vec![0; n],
+            byte,
         };
-        {
-            // Parents from preorder: a node's parent is the nearest earlier node whose
-            // subtree contains it.
-            let mut path: Vec<usize> = vec![0];
-            for i in 1..n {
-                while let Some(&top) = path.last() {
-                    let (_, _, size, _) = trie.node_info(top);
-                    if top + size > i {
-                        break;
-                    }
-                    path.pop();
-                }
-                out.parent[i] = *path.last().unwrap_or(&0) as u32;
-                out.byte[i] = trie.node_info(i).0;
-                path.push(i);
-            }
-        }
         let mut scratch = Vec::new();
+        out.build_node_summaries(trie, dfa, &mut scratch);
+        out.build_roots(trie, dfa, &mut scratch);
+        Some(out)
+    }
+
+    /// Builds the summary of every trie node where a lexeme may start (the lexer
+    /// neither dies nor ends on its byte).
+    fn build_node_summaries(
+        &mut self,
+        trie: &TokTrie,
+        dfa: &LexerDfa,
+        scratch: &mut Vec<(usize, u32)>,
+    ) {
         let mut raw = Raw::default();
-        for start in 0..n {
-            out.group_start.push(out.groups.len() as u32);
-            out.bound_start.push(out.bound_node.len() as u32);
+        for start in 0..trie.node_count() {
+            self.group_start.push(self.groups.len() as u32);
+            self.bound_start.push(self.bound_node.len() as u32);
             if start == 0 {
                 continue;
             }
@@ -550,22 +587,20 @@ impl LexemeStarts {
             raw.inlex_set.clear();
             raw.bound_node.clear();
             raw.bound_state.clear();
-            scan(trie, dfa, &out.state_class, start, q, true, &mut raw, &mut scratch);
-            out.groups.push_sorted(
+            scan(trie, dfa, &self.state_class, start, q, true, &mut raw, scratch);
+            self.groups.push_sorted(
                 &raw.inlex_tok,
                 &raw.inlex_set,
-                &out.class_rep,
-                &out.class_sid,
-                out.vocab_len,
+                &self.class_rep,
+                &self.class_sid,
+                self.vocab_len,
             );
-            out.bound_node.extend_from_slice(&raw.bound_node);
-            out.bound_state.extend_from_slice(&raw.bound_state);
+            self.bound_node.extend_from_slice(&raw.bound_node);
+            self.bound_state.extend_from_slice(&raw.bound_state);
         }
-        out.group_start.push(out.groups.len() as u32);
-        out.groups.shrink_to_fit();
-        out.bound_start.push(out.bound_node.len() as u32);
-        out.build_roots(trie, dfa, &mut scratch);
-        Some(out)
+        self.group_start.push(self.groups.len() as u32);
+        self.groups.shrink_to_fit();
+        self.bound_start.push(self.bound_node.len() as u32);
     }
 
     /// Builds the summary of the whole trie walked from every class of lexer states

@@ -71,6 +71,8 @@ mod start_mask;
 pub mod strategy;
 pub mod timing;
 pub mod token_set;
+#[cfg(test)]
+mod toy;
 pub mod trie;
 pub mod vocab;
 mod warm_up_sample;

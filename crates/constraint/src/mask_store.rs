@@ -209,23 +209,21 @@ impl RowBuilder {
     }
 }
 
-impl MaskStore {
-    /// Precomputes the store for `lang` and `vocab` (see the module
-    /// doc). Cost: every DFA state times every token, stopping at the first dead byte.
-    pub fn build(lang: &Language, vocab: &Vocab) -> MaskStore {
-        let dfa: &LexerDfa = &lang.dfa;
-        let ns = dfa.num_states();
-        let nt = lang.grammar.num_terminals();
-        let ids: Vec<u32> = (0..vocab.len() as u32)
-            .filter(|&id| !vocab.is_special(id) && !vocab.bytes(id).is_empty())
-            .collect();
+/// R2 for every (token, offset): the terminals a suffix of the token may start, as a
+/// live prefix or completed then followed by anything.
+struct SuffixStarts {
+    /// Where each token's sets start in `sets` (indexed like the token ids list).
+    start: Vec<usize>,
+    /// One set per (token, offset).
+    sets: Vec<TermSet>,
+}
 
-        // R2 for every (token, offset): terminals a suffix may start, as a live
-        // prefix or completed then followed by anything.
-        let mut suffix_start = Vec::with_capacity(ids.len() + 1);
-        let mut suffix_sets: Vec<TermSet> = Vec::new();
-        for &id in &ids {
-            suffix_start.push(suffix_sets.len());
+impl SuffixStarts {
+    fn build(dfa: &LexerDfa, vocab: &Vocab, ids: &[u32], nt: usize) -> SuffixStarts {
+        let mut start = Vec::with_capacity(ids.len() + 1);
+        let mut sets: Vec<TermSet> = Vec::new();
+        for &id in ids {
+            start.push(sets.len());
             let bytes = vocab.bytes(id);
             for i in 0..bytes.len() {
                 let mut set = TermSet::new(nt);
@@ -243,72 +241,147 @@ impl MaskStore {
                         set.union_with(dfa.reachable(s));
                     }
                 }
-                suffix_sets.push(set);
+                sets.push(set);
             }
         }
+        SuffixStarts { start, sets }
+    }
 
-        let mut rows = RowBuilder::default();
-        let mut m0 = vec![NONE; ns * nt];
-        let mut m1_any = vec![NONE; ns * nt];
-        let mut m1_start = Vec::with_capacity(ns * nt + 1);
-        let mut m1_pairs = Vec::new();
-        let mut lists0: Vec<Vec<u32>> = vec![Vec::new(); nt];
-        let mut lists_any: Vec<Vec<u32>> = vec![Vec::new(); nt];
-        let mut lists1: HashMap<(u32, u32), Vec<u32>> = HashMap::new();
-        for q in 0..ns as DfaState {
-            for l in lists0.iter_mut().chain(lists_any.iter_mut()) {
-                l.clear();
-            }
-            lists1.clear();
-            if q != LexerDfa::DEAD {
-                for (k, &id) in ids.iter().enumerate() {
-                    let bytes = vocab.bytes(id);
-                    let mut s = q;
-                    let mut dead = false;
-                    for (i, &b) in bytes.iter().enumerate() {
-                        // A cut before byte i: the lexeme ends here as a winner.
-                        if !(q == LexerDfa::START && i == 0) {
-                            for &t1 in dfa.winners(s) {
-                                lists_any[t1 as usize].push(id);
-                                for t2 in suffix_sets[suffix_start[k] + i].iter() {
-                                    lists1.entry((t1, t2)).or_default().push(id);
-                                }
-                            }
-                        }
-                        s = dfa.next(s, b);
-                        if s == LexerDfa::DEAD {
-                            dead = true;
-                            break;
-                        }
-                    }
-                    if !dead {
-                        for t in dfa.reachable(s).iter() {
-                            lists0[t as usize].push(id);
+    /// The set of the `k`-th token's suffix from byte `i`.
+    fn at(&self, k: usize, i: usize) -> &TermSet {
+        &self.sets[self.start[k] + i]
+    }
+}
+
+/// One DFA state's token lists: per terminal for M0 and M1's "anything after", per
+/// terminal pair for M1.
+struct StateLists {
+    lists0: Vec<Vec<u32>>,
+    lists_any: Vec<Vec<u32>>,
+    lists1: HashMap<(u32, u32), Vec<u32>>,
+}
+
+impl StateLists {
+    fn new(nt: usize) -> StateLists {
+        StateLists {
+            lists0: vec![Vec::new(); nt],
+            lists_any: vec![Vec::new(); nt],
+            lists1: HashMap::new(),
+        }
+    }
+
+    /// Fills the lists of state `q` (emptied first): every token read from `q`.
+    fn collect(
+        &mut self,
+        q: DfaState,
+        dfa: &LexerDfa,
+        vocab: &Vocab,
+        ids: &[u32],
+        suffix_starts: &SuffixStarts,
+    ) {
+        for l in self.lists0.iter_mut().chain(self.lists_any.iter_mut()) {
+            l.clear();
+        }
+        self.lists1.clear();
+        if q == LexerDfa::DEAD {
+            return;
+        }
+        for (k, &id) in ids.iter().enumerate() {
+            let bytes = vocab.bytes(id);
+            let mut s = q;
+            let mut dead = false;
+            for (i, &b) in bytes.iter().enumerate() {
+                // A cut before byte i: the lexeme ends here as a winner.
+                if !(q == LexerDfa::START && i == 0) {
+                    for &t1 in dfa.winners(s) {
+                        self.lists_any[t1 as usize].push(id);
+                        for t2 in suffix_starts.at(k, i).iter() {
+                            self.lists1.entry((t1, t2)).or_default().push(id);
                         }
                     }
                 }
+                s = dfa.next(s, b);
+                if s == LexerDfa::DEAD {
+                    dead = true;
+                    break;
+                }
             }
-            for t in 0..nt {
-                m0[q as usize * nt + t] = rows.add(std::mem::take(&mut lists0[t]));
-                m1_any[q as usize * nt + t] = rows.add(std::mem::take(&mut lists_any[t]));
-            }
-            let mut pairs: Vec<((u32, u32), Vec<u32>)> = lists1.drain().collect();
-            pairs.sort_unstable_by_key(|(k, _)| *k);
-            let mut it = pairs.into_iter().peekable();
-            for t1 in 0..nt as u32 {
-                m1_start.push(m1_pairs.len() as u32);
-                while let Some(((a, t2), _)) = it.peek() {
-                    if *a != t1 {
-                        break;
-                    }
-                    let t2 = *t2;
-                    let (_, list) = it.next().unwrap_or(((0, 0), Vec::new()));
-                    let row = rows.add(list);
-                    m1_pairs.push((t2, row));
+            if !dead {
+                for t in dfa.reachable(s).iter() {
+                    self.lists0[t as usize].push(id);
                 }
             }
         }
-        m1_start.push(m1_pairs.len() as u32);
+    }
+}
+
+/// The store's tables while they are built, state by state.
+struct Tables {
+    rows: RowBuilder,
+    nt: usize,
+    m0: Vec<u32>,
+    m1_any: Vec<u32>,
+    m1_start: Vec<u32>,
+    m1_pairs: Vec<(u32, u32)>,
+}
+
+impl Tables {
+    fn with_capacity(ns: usize, nt: usize) -> Tables {
+        Tables {
+            rows: RowBuilder::default(),
+            nt,
+            m0: vec![NONE; ns * nt],
+            m1_any: vec![NONE; ns * nt],
+            m1_start: Vec::with_capacity(ns * nt + 1),
+            m1_pairs: Vec::new(),
+        }
+    }
+
+    /// Adds state `q`'s lists as rows (taking them).
+    fn add_state(&mut self, q: DfaState, lists: &mut StateLists) {
+        let nt = self.nt;
+        for t in 0..nt {
+            self.m0[q as usize * nt + t] = self.rows.add(std::mem::take(&mut lists.lists0[t]));
+            self.m1_any[q as usize * nt + t] =
+                self.rows.add(std::mem::take(&mut lists.lists_any[t]));
+        }
+        let mut pairs: Vec<((u32, u32), Vec<u32>)> = lists.lists1.drain().collect();
+        pairs.sort_unstable_by_key(|(k, _)| *k);
+        let mut it = pairs.into_iter().peekable();
+        for t1 in 0..nt as u32 {
+            self.m1_start.push(self.m1_pairs.len() as u32);
+            while let Some(((a, t2), _)) = it.peek() {
+                if *a != t1 {
+                    break;
+                }
+                let t2 = *t2;
+                let (_, list) = it.next().unwrap_or(((0, 0), Vec::new()));
+                let row = self.rows.add(list);
+                self.m1_pairs.push((t2, row));
+            }
+        }
+    }
+}
+
+impl MaskStore {
+    /// Precomputes the store for `lang` and `vocab` (see the module
+    /// doc). Cost: every DFA state times every token, stopping at the first dead byte.
+    pub fn build(lang: &Language, vocab: &Vocab) -> MaskStore {
+        let dfa: &LexerDfa = &lang.dfa;
+        let ns = dfa.num_states();
+        let nt = lang.grammar.num_terminals();
+        let ids: Vec<u32> = (0..vocab.len() as u32)
+            .filter(|&id| !vocab.is_special(id) && !vocab.bytes(id).is_empty())
+            .collect();
+        let suffix_starts = SuffixStarts::build(dfa, vocab, &ids, nt);
+        let mut lists = StateLists::new(nt);
+        let mut tables = Tables::with_capacity(ns, nt);
+        for q in 0..ns as DfaState {
+            lists.collect(q, dfa, vocab, &ids, &suffix_starts);
+            tables.add_state(q, &mut lists);
+        }
+        tables.m1_start.push(tables.m1_pairs.len() as u32);
+        let mut rows = tables.rows;
         rows.offsets.push(rows.tokens.len() as u32);
         let layout_terms = lang.python().map(|p| vec![p.indent, p.dedent]).unwrap_or_default();
         let (dense_of, dense) = densify(&rows.offsets, &rows.tokens, vocab.len());
@@ -319,10 +392,10 @@ impl MaskStore {
             num_states: ns as u32,
             num_terms: nt as u32,
             vocab_len: vocab.len() as u32,
-            m0,
-            m1_any,
-            m1_start,
-            m1_pairs,
+            m0: tables.m0,
+            m1_any: tables.m1_any,
+            m1_start: tables.m1_start,
+            m1_pairs: tables.m1_pairs,
             offsets: rows.offsets,
             tokens: rows.tokens,
             layout_terms,
@@ -561,35 +634,14 @@ impl<'a> Reader<'a> {
 mod tests {
     use super::*;
     use crate::{Constraint, GrammarConstraint, Strategy};
-    use espalier_grammar::LanguageOptions;
     use std::sync::Arc;
 
     fn lang() -> Arc<Language> {
-        Language::compile(
-            "start: stmt*\nstmt: NAME \"=\" expr \";\" | \"return\" expr \";\"\nexpr: atom | expr \"+\" atom\natom: NAME | INT | \"(\" expr \")\"\nNAME: /[a-z]+/\nINT: /[0-9]+/\n%ignore \" \"\n",
-            &LanguageOptions::default(),
-        )
-        .unwrap()
+        crate::toy::toy_language()
     }
 
     fn vocab() -> Vocab {
-        let mut tokens: Vec<Vec<u8>> = vec![b"<eos>".to_vec()];
-        let alphabet: &[u8] = b"x1 =;(+r)";
-        for len in 1..=3u32 {
-            for n in 0..alphabet.len().pow(len) {
-                let mut t = Vec::new();
-                let mut k = n;
-                for _ in 0..len {
-                    t.push(alphabet[k % alphabet.len()]);
-                    k /= alphabet.len();
-                }
-                tokens.push(t);
-            }
-        }
-        for w in ["return", " return", "retur", "n ", "x;", "x=1;"] {
-            tokens.push(w.as_bytes().to_vec());
-        }
-        Vocab::new(tokens, &[0], 0)
+        crate::toy::toy_vocab(&["<eos>"], &["return", " return", "retur", "n ", "x;", "x=1;"])
     }
 
     #[test]

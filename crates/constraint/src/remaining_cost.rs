@@ -133,21 +133,7 @@ impl<'a> Finisher<'a> {
     /// Writes into `key` (cleared first) what the remaining cost of `s` depends on.
     fn fill_key<P: TokenParser>(&self, s: &Recognizer<P>, key: &mut Vec<u32>) {
         key.clear();
-        let rem = s.remainder();
-        key.push(rem.dfa_state);
-        key.push(rem.len.min(1) as u32);
-        if let Some(ind) = s.indentation() {
-            key.extend([
-                ind.depth,
-                ind.at_line_start as u32,
-                ind.content as u32,
-                ind.col,
-                ind.altcol,
-                ind.cols.len() as u32,
-            ]);
-            key.extend_from_slice(ind.cols);
-            key.extend_from_slice(ind.alt);
-        }
+        push_lexer_and_layout(s, key);
         if self.lang.go().is_some() {
             key.push(s.semicolon_pending() as u32);
         }
@@ -388,6 +374,28 @@ impl<'a> Finisher<'a> {
         }
         self.memo.lines.insert(key, best);
         best
+    }
+}
+
+/// Pushes onto `key` the lexer's side of a recognizer state's future: the DFA state,
+/// whether a lexeme is unfinished, and Python's indentation (the layout's counters,
+/// then its stacks).
+#[inline]
+pub(crate) fn push_lexer_and_layout<P: TokenParser>(s: &Recognizer<P>, key: &mut Vec<u32>) {
+    let rem = s.remainder();
+    key.push(rem.dfa_state);
+    key.push(rem.len.min(1) as u32);
+    if let Some(ind) = s.indentation() {
+        key.extend([
+            ind.depth,
+            ind.at_line_start as u32,
+            ind.content as u32,
+            ind.col,
+            ind.altcol,
+            ind.cols.len() as u32,
+        ]);
+        key.extend_from_slice(ind.cols);
+        key.extend_from_slice(ind.alt);
     }
 }
 

@@ -115,17 +115,7 @@ impl TokenSet {
 
     /// The members in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &word)| {
-            let mut w = word;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let bit = w.trailing_zeros() as usize;
-                w &= w - 1;
-                Some(i * 64 + bit)
-            })
-        })
+        espalier_grammar::termset::set_bits(&self.words)
     }
 
     /// The raw words, for storing masks compactly.

@@ -30,7 +30,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use std::sync::Arc;
 
-use crate::grammar::{Grammar, Symbol, TerminalId};
+use crate::grammar::{Grammar, NonterminalId, Symbol, TerminalId};
 use crate::lexeme_paths::LexemePaths;
 use crate::lexer_dfa::LexerDfa;
 use crate::lr_table::{LrTable, AUGMENTED};
@@ -128,7 +128,7 @@ pub(crate) enum Phase {
 pub struct CompletionCosts {
     paths: LexemePaths,
     pub(crate) table: std::sync::Arc<LrTable>,
-    pub(crate) prod_lhs: Vec<u32>,
+    pub(crate) prod_lhs: Vec<NonterminalId>,
     /// suffix[p][dot]: costs of `rhs[dot..]` and whether it is nullable.
     pub(crate) suffix: Vec<Vec<(Costs, bool)>>,
     /// Costs of the start symbol (the augmented item `S' -> · S`) and whether it is
@@ -202,7 +202,7 @@ impl CompletionCosts {
             changed = false;
             for p in &g.productions {
                 let (c, _) = suffix_costs(&p.rhs, &term_costs, &nts, &nullable, layout);
-                changed |= nts[p.lhs as usize].union_with(&c);
+                changed |= nts[p.lhs.index()].union_with(&c);
             }
         }
         let suffix = g
@@ -222,7 +222,7 @@ impl CompletionCosts {
             .collect();
         CompletionCosts {
             paths,
-            start: (nts[g.start as usize].clone(), nullable[g.start as usize]),
+            start: (nts[g.start.index()].clone(), nullable[g.start.index()]),
             prod_lhs: g.productions.iter().map(|p| p.lhs).collect(),
             suffix,
             table,
@@ -287,9 +287,9 @@ impl CompletionCosts {
                 if dot > j {
                     continue;
                 }
-                let lhs = self.prod_lhs[p as usize];
+                let lhs = self.prod_lhs[p.index()];
                 let Some(g2) = self.table.goto(stack[(j - dot) as usize], lhs) else { continue };
-                let (costs, null) = &self.suffix[p as usize][dot as usize];
+                let (costs, null) = &self.suffix[p.index()][dot as usize];
                 let key_j = j + 1 - dot;
                 for (c2, ph) in transitions(costs, *null, phase, c) {
                     relax(cost.saturating_add(c2), (key_j, g2, ph));
@@ -353,7 +353,7 @@ fn suffix_costs(
     for (i, s) in rhs.iter().enumerate().rev() {
         let (sym, sym_null) = match *s {
             Symbol::T(t) => (&terms[t as usize], false),
-            Symbol::N(n) => (&nts[n as usize], nullable[n as usize]),
+            Symbol::N(n) => (&nts[n.index()], nullable[n.index()]),
         };
         let sym = if depth[i] > 0 { sym.deeper(depth[i]) } else { sym.clone() };
         let mut at_end = sym.normal.plus(&rest.at_end);

@@ -5,7 +5,8 @@
 //! ([`crate::SuffixQuotient::tail_exists`]).
 
 use crate::language::Language;
-use crate::lexer::lex;
+use crate::layers::python::PythonTerminals;
+use crate::lexer::{lex, Lexeme};
 
 /// A layout the cursor may be in (see [`cursor_layouts`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,17 +28,35 @@ pub struct Layout {
 /// logical lines below the line the cursor is on, with that line at, below or above
 /// the next line's column.
 pub fn cursor_layouts(lang: &Language, suffix: &[u8]) -> Vec<Layout> {
-    let mut out = Vec::new();
     let Some(py) = lang.python() else {
-        out.push(Layout { opener: Vec::new(), depth: 0, cols: vec![0], line_start: false });
-        return out;
+        return vec![Layout { opener: Vec::new(), depth: 0, cols: vec![0], line_start: false }];
     };
+    let mut out = Vec::new();
+    for o in openers(lang, suffix) {
+        let mut text = o.clone();
+        text.extend_from_slice(suffix);
+        let Ok(lexemes) = lex(&lang.dfa, &text) else { continue };
+        let needed = brackets_needed(py, &lexemes);
+        let lines = LineColumns::read(lang, py, &text, &lexemes, needed);
+        let next_col = lines.later.first().copied();
+        if o.is_empty() && needed == 0 {
+            // The cursor at a line start: the first content line's column is its own.
+            lines.push_layouts(&mut out, &o, needed, true, lines.first.or(next_col));
+        }
+        lines.push_layouts(&mut out, &o, needed, false, next_col);
+    }
+    out.dedup();
+    out
+}
+
+/// The bytes the cursor may stand after, inside a lexeme: none, a string's quotes,
+/// a comment's `#`, a line continuation, and each head of a keyword or operator
+/// whose tail starts the suffix (`nd` of `and`, `=` of `==`).
+fn openers(lang: &Language, suffix: &[u8]) -> Vec<Vec<u8>> {
     let mut openers: Vec<Vec<u8>> = [&b""[..], b"'", b"\"", b"'''", b"\"\"\"", b"#", b"\\"]
         .iter()
         .map(|o| o.to_vec())
         .collect();
-    // The suffix may start inside a keyword or operator (`nd` of `and`, `=` of `==`):
-    // each literal terminal's head whose tail starts the suffix opens it.
     for t in &lang.grammar.terminals {
         let name = t.name.as_bytes();
         if !t.is_literal
@@ -55,33 +74,55 @@ pub fn cursor_layouts(lang: &Language, suffix: &[u8]) -> Vec<Layout> {
             }
         }
     }
-    for o in &openers {
-        let o = &o[..];
-        let mut text = o.to_vec();
-        text.extend_from_slice(suffix);
-        let Ok(lexemes) = lex(&lang.dfa, &text) else { continue };
-        let mut needed = 0u32;
-        let mut depth = 0u32;
-        for l in &lexemes {
-            let t = l.terminals[0];
-            if py.open.contains(&t) {
-                depth += 1;
-            } else if py.close.contains(&t) {
-                if depth == 0 {
-                    needed += 1;
-                } else {
-                    depth -= 1;
-                }
+    openers
+}
+
+/// How many brackets the lexemes close without opening them.
+fn brackets_needed(py: &PythonTerminals, lexemes: &[Lexeme]) -> u32 {
+    let mut needed = 0u32;
+    let mut depth = 0u32;
+    for l in lexemes {
+        let t = l.terminals[0];
+        if py.open.contains(&t) {
+            depth += 1;
+        } else if py.close.contains(&t) {
+            if depth == 0 {
+                needed += 1;
+            } else {
+                depth -= 1;
             }
         }
-        // Columns of logical lines (depth 0 after the cursor's brackets close).
+    }
+    needed
+}
+
+/// The columns of the suffix's logical lines (depth 0 once the cursor's brackets
+/// close).
+struct LineColumns {
+    /// The column of the line the cursor is on, if it has content.
+    first: Option<u32>,
+    /// The columns of the later lines, each once, in order of appearance.
+    later: Vec<u32>,
+    /// `later`, sorted.
+    sorted: Vec<u32>,
+}
+
+impl LineColumns {
+    /// Reads the columns off `lexemes` of `text`, with `needed` brackets open.
+    fn read(
+        lang: &Language,
+        py: &PythonTerminals,
+        text: &[u8],
+        lexemes: &[Lexeme],
+        needed: u32,
+    ) -> LineColumns {
         let mut depth = needed;
         let mut first: Option<u32> = None;
         let mut later: Vec<u32> = Vec::new();
         let mut line_no = 0usize;
         let mut at_line_start = true;
         let mut col = 0u32;
-        for l in &lexemes {
+        for l in lexemes {
             let t = l.terminals[0];
             let bytes = &text[l.start..l.end];
             if t == py.nl || lang.grammar.terminals[t as usize].name == "CONTINUATION" {
@@ -114,41 +155,41 @@ pub fn cursor_layouts(lang: &Language, suffix: &[u8]) -> Vec<Layout> {
                 depth = depth.saturating_sub(1);
             }
         }
-        let next_col = later.first().copied();
         let mut sorted = later.clone();
         sorted.sort_unstable();
-        let big = sorted.last().copied().unwrap_or(0).max(first.unwrap_or(0)) + 1;
-        let stack_below = |c: u32| -> Vec<u32> {
-            let mut v = vec![0];
-            v.extend(sorted.iter().copied().filter(|&x| x > 0 && x < c));
-            v
-        };
-        let mut push = |line_start: bool, level: Option<u32>| {
-            let Some(c) = level else {
-                out.push(Layout { opener: o.to_vec(), depth: needed, cols: vec![0], line_start });
-                return;
-            };
-            let below = stack_below(c);
-            let mut same = below.clone();
-            if c > 0 {
-                same.push(c);
-            }
-            let mut deeper = same.clone();
-            deeper.push(big.max(c + 1));
-            out.push(Layout { opener: o.to_vec(), depth: needed, cols: same, line_start });
-            if c > 0 {
-                out.push(Layout { opener: o.to_vec(), depth: needed, cols: below, line_start });
-            }
-            out.push(Layout { opener: o.to_vec(), depth: needed, cols: deeper, line_start });
-        };
-        if o.is_empty() && needed == 0 {
-            // The cursor at a line start: the first content line's column is its own.
-            push(true, first.or(next_col));
-        }
-        push(false, next_col);
+        LineColumns { first, later, sorted }
     }
-    out.dedup();
-    out
+
+    /// Pushes the layouts with the cursor's line at column `level` (none: column 0
+    /// alone): the stack with that column, without it, and with a deeper one above.
+    fn push_layouts(
+        &self,
+        out: &mut Vec<Layout>,
+        opener: &[u8],
+        depth: u32,
+        line_start: bool,
+        level: Option<u32>,
+    ) {
+        let layout = |cols: Vec<u32>| Layout { opener: opener.to_vec(), depth, cols, line_start };
+        let Some(c) = level else {
+            out.push(layout(vec![0]));
+            return;
+        };
+        let big = self.sorted.last().copied().unwrap_or(0).max(self.first.unwrap_or(0)) + 1;
+        let mut below = vec![0];
+        below.extend(self.sorted.iter().copied().filter(|&x| x > 0 && x < c));
+        let mut same = below.clone();
+        if c > 0 {
+            same.push(c);
+        }
+        let mut deeper = same.clone();
+        deeper.push(big.max(c + 1));
+        out.push(layout(same));
+        if c > 0 {
+            out.push(layout(below));
+        }
+        out.push(layout(deeper));
+    }
 }
 
 #[cfg(test)]

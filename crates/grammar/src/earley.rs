@@ -42,7 +42,7 @@ impl EarleyParser {
     /// A recognizer at the start of input.
     pub fn new(g: Arc<EarleyGrammar>) -> Self {
         let start = g.grammar.start;
-        let seeds: Vec<Item> = g.grammar.nonterminals[start as usize]
+        let seeds: Vec<Item> = g.grammar.nonterminals[start.index()]
             .productions
             .iter()
             .map(|&q| Item { prod: q, dot: 0, origin: 0 })

@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::grammar::{Grammar, Symbol, TerminalId};
+use crate::grammar::{Grammar, NonterminalId, ProductionId, Symbol, TerminalId};
 use crate::termset::TermSet;
 
 /// The origin of an item whose start lies in text the recognizer never saw (the
@@ -21,7 +21,7 @@ pub(crate) const UNKNOWN_ORIGIN: u32 = u32::MAX;
 /// `A → α • β` begun at set `origin`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Item {
-    pub prod: u32,
+    pub prod: ProductionId,
     pub dot: u32,
     pub origin: u32,
 }
@@ -34,7 +34,7 @@ impl Item {
 
 /// The symbol after the dot, if any.
 pub(crate) fn next_sym(g: &Grammar, it: &Item) -> Option<Symbol> {
-    g.productions[it.prod as usize].rhs.get(it.dot as usize).copied()
+    g.productions[it.prod.index()].rhs.get(it.dot as usize).copied()
 }
 
 /// One Earley set: its items and, sorted by nonterminal, the items waiting on one (so a
@@ -43,12 +43,12 @@ pub(crate) fn next_sym(g: &Grammar, it: &Item) -> Option<Symbol> {
 pub(crate) struct Set {
     items: Vec<Item>,
     /// (nonterminal after the dot, item index), sorted.
-    waiting: Vec<(u32, u32)>,
+    waiting: Vec<(NonterminalId, u32)>,
 }
 
 impl Set {
     pub(crate) fn new(g: &Grammar, items: Vec<Item>) -> Set {
-        let mut waiting: Vec<(u32, u32)> = items
+        let mut waiting: Vec<(NonterminalId, u32)> = items
             .iter()
             .enumerate()
             .filter_map(|(i, it)| match next_sym(g, it) {
@@ -65,7 +65,7 @@ impl Set {
     }
 
     /// The items waiting on `lhs`, advanced over it.
-    fn parents_of(&self, lhs: u32) -> impl Iterator<Item = Item> + '_ {
+    fn parents_of(&self, lhs: NonterminalId) -> impl Iterator<Item = Item> + '_ {
         let from = self.waiting.partition_point(|&(n, _)| n < lhs);
         self.waiting[from..]
             .iter()
@@ -96,15 +96,15 @@ impl Set {
     fn completes_start(&self, g: &Grammar, from: impl Fn(u32) -> bool) -> bool {
         self.items.iter().any(|it| {
             from(it.origin)
-                && g.productions[it.prod as usize].lhs == g.start
-                && it.dot as usize == g.productions[it.prod as usize].rhs.len()
+                && g.productions[it.prod.index()].lhs == g.start
+                && it.dot as usize == g.productions[it.prod.index()].rhs.len()
         })
     }
 }
 
 /// Per nonterminal, each occurrence in a right-hand side as (production, dot just after
 /// it): where a completed item of unknown origin climbs to.
-pub(crate) type Spines = [Vec<(u32, u32)>];
+pub(crate) type Spines = [Vec<(ProductionId, u32)>];
 
 /// The grammar data a chart's closure reads.
 #[derive(Clone, Copy)]
@@ -175,21 +175,21 @@ impl Chart {
         while let Some(it) = closure.next() {
             match next_sym(g, &it) {
                 Some(Symbol::N(b)) => {
-                    if !std::mem::replace(&mut predicted[b as usize], true) {
-                        let predictions = g.nonterminals[b as usize].productions.iter();
+                    if !std::mem::replace(&mut predicted[b.index()], true) {
+                        let predictions = g.nonterminals[b.index()].productions.iter();
                         closure.extend(predictions.map(|&q| Item { prod: q, dot: 0, origin: cur }));
                     }
-                    if rules.nullable[b as usize] {
+                    if rules.nullable[b.index()] {
                         closure.add(it.advanced());
                     }
                 }
                 Some(Symbol::T(_)) => {}
                 None => {
-                    let lhs = g.productions[it.prod as usize].lhs;
+                    let lhs = g.productions[it.prod.index()].lhs;
                     match (it.origin, rules.spines) {
                         (UNKNOWN_ORIGIN, Some(spines)) => {
-                            let first_time = !std::mem::replace(&mut climbed[lhs as usize], true);
-                            closure.climb(first_time.then(|| &spines[lhs as usize][..]));
+                            let first_time = !std::mem::replace(&mut climbed[lhs.index()], true);
+                            closure.climb(first_time.then(|| &spines[lhs.index()][..]));
                         }
                         // Empty-spanning completions are covered by the nullable rule.
                         (origin, _) if origin != cur => {
@@ -236,7 +236,7 @@ impl Closure {
 
     /// Adds the items just past each occurrence of a nonterminal completed from an
     /// unknown origin (`None`: it climbed before in this set).
-    fn climb(&mut self, occurrences: Option<&[(u32, u32)]>) {
+    fn climb(&mut self, occurrences: Option<&[(ProductionId, u32)]>) {
         for &(prod, dot) in occurrences.unwrap_or_default() {
             self.add(Item { prod, dot, origin: UNKNOWN_ORIGIN });
         }

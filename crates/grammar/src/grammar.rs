@@ -16,10 +16,7 @@ use crate::termset::TermSet;
 
 /// Index of a terminal in [`Grammar::terminals`].
 pub type TerminalId = u32;
-/// Index of a nonterminal in [`Grammar::nonterminals`].
-pub type NonterminalId = u32;
-/// Index of a production in [`Grammar::productions`].
-pub type ProductionId = u32;
+pub use crate::ids::{NonterminalId, ProductionId};
 
 /// A grammar symbol on the right of a production.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -89,10 +86,10 @@ impl Grammar {
         while changed {
             changed = false;
             for p in &self.productions {
-                if !nullable[p.lhs as usize]
-                    && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if nullable[*n as usize]))
+                if !nullable[p.lhs.index()]
+                    && p.rhs.iter().all(|s| matches!(s, Symbol::N(n) if nullable[n.index()]))
                 {
-                    nullable[p.lhs as usize] = true;
+                    nullable[p.lhs.index()] = true;
                     changed = true;
                 }
             }
@@ -118,21 +115,21 @@ impl Grammar {
 
     /// The nonterminal named `name`, if any.
     pub fn nonterminal(&self, name: &str) -> Option<NonterminalId> {
-        self.nonterminals.iter().position(|t| t.name == name).map(|i| i as NonterminalId)
+        self.nonterminals.iter().position(|t| t.name == name).map(NonterminalId::from_index)
     }
 
     /// Human-readable name of a symbol.
     pub fn symbol_name(&self, s: Symbol) -> &str {
         match s {
             Symbol::T(t) => &self.terminals[t as usize].name,
-            Symbol::N(n) => &self.nonterminals[n as usize].name,
+            Symbol::N(n) => &self.nonterminals[n.index()].name,
         }
     }
 
     /// `lhs: a b · c` rendering of a production with a dot (dot = None: no dot).
     pub fn render_production(&self, p: ProductionId, dot: Option<usize>) -> String {
-        let prod = &self.productions[p as usize];
-        let mut s = format!("{}:", self.nonterminals[prod.lhs as usize].name);
+        let prod = &self.productions[p.index()];
+        let mut s = format!("{}:", self.nonterminals[prod.lhs.index()].name);
         for (i, sym) in prod.rhs.iter().enumerate() {
             if dot == Some(i) {
                 s.push_str(" ·");
@@ -347,23 +344,23 @@ impl<'a> Builder<'a> {
         if let Some(&n) = self.nt_index.get(name) {
             return n;
         }
-        let id = self.nonterminals.len() as NonterminalId;
+        let id = NonterminalId::from_index(self.nonterminals.len());
         self.nonterminals.push(Nonterminal { name: name.to_string(), productions: Vec::new() });
         self.nt_index.insert(name.to_string(), id);
         id
     }
 
     fn add_production(&mut self, lhs: NonterminalId, rhs: Vec<Symbol>) {
-        let dup = self.nonterminals[lhs as usize]
+        let dup = self.nonterminals[lhs.index()]
             .productions
             .iter()
-            .any(|&p| self.productions[p as usize].rhs == rhs);
+            .any(|&p| self.productions[p.index()].rhs == rhs);
         if dup {
             return;
         }
-        let id = self.productions.len() as ProductionId;
+        let id = ProductionId::from_index(self.productions.len());
         self.productions.push(Production { lhs, rhs });
-        self.nonterminals[lhs as usize].productions.push(id);
+        self.nonterminals[lhs.index()].productions.push(id);
     }
 
     /// Expands an EBNF expression into its list of alternative symbol sequences.
@@ -564,7 +561,7 @@ mod tests {
     #[test]
     fn expands_ebnf() {
         let g = Grammar::parse("start: a (\",\" a)* [\";\"]\na: NAME | NUMBER\nNAME: /[a-z]+/\nNUMBER: DIGIT+\nDIGIT: \"0\"..\"9\"\n%ignore \" \"\n").unwrap();
-        let start = &g.nonterminals[g.start as usize];
+        let start = &g.nonterminals[g.start.index()];
         assert_eq!(start.productions.len(), 4); // (absent|plus) x (absent|";")
         assert!(g.terminal("NUMBER").is_some());
         assert!(g.terminal("DIGIT").is_none(), "helper terminals are not lexed");

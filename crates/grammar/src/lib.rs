@@ -86,6 +86,7 @@ pub mod error;
 pub mod format;
 pub mod go;
 pub mod grammar;
+pub mod ids;
 pub mod indentation;
 pub mod language;
 pub mod layers;

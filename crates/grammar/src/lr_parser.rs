@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use crate::grammar::{TerminalId, END};
+use crate::grammar::{ProductionId, TerminalId, END};
 use crate::lr_table::{Action, LrTable};
 use crate::small_copy::copy_vec;
 use crate::termset::TermSet;
@@ -117,7 +117,7 @@ fn explore(
     out: &mut TermSet,
 ) {
     let top = *extra.last().unwrap_or(&stack[sp - 1]);
-    let mut groups: Vec<(u32, Vec<TerminalId>)> = Vec::new();
+    let mut groups: Vec<(ProductionId, Vec<TerminalId>)> = Vec::new();
     for &t in terms {
         match table.action(top, t) {
             Action::Shift(_) | Action::Accept => {

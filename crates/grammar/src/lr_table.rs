@@ -47,7 +47,7 @@ pub enum Action {
 
 /// The production id [`LrTable::kernel`] uses for the augmented start production
 /// `S' -> start`.
-pub const AUGMENTED: ProductionId = u32::MAX;
+pub const AUGMENTED: ProductionId = ProductionId::new(u32::MAX);
 
 /// Size and cost of a table, for reports and benchmarks.
 #[derive(Clone, Copy, Debug)]
@@ -81,7 +81,7 @@ pub struct LrTable {
     /// what a parser stack entry stands for, for display.
     accessing: Vec<Option<Symbol>>,
     /// The kernel item cores of each state: (production, dot), the augmented start
-    /// production as `u32::MAX` (see [`LrTable::kernel`]).
+    /// production as [`AUGMENTED`] (see [`LrTable::kernel`]).
     kernels: Vec<Vec<(ProductionId, u32)>>,
     /// Whether error detection is immediate (canonical LR(1)).
     pub exact_errors: bool,
@@ -89,7 +89,7 @@ pub struct LrTable {
     pub stats: TableStats,
 }
 
-type Item = (u32, u32); // (production, dot); production u32::MAX = augmented start
+type Item = (ProductionId, u32); // (production, dot); AUGMENTED: the augmented start
 
 struct Builder<'g> {
     g: &'g Grammar,
@@ -99,22 +99,22 @@ struct Builder<'g> {
 }
 
 impl<'g> Builder<'g> {
-    fn rhs(&self, p: u32) -> &[Symbol] {
-        if p == u32::MAX {
+    fn rhs(&self, p: ProductionId) -> &[Symbol] {
+        if p == AUGMENTED {
             std::slice::from_ref(&AUG_RHS_PLACEHOLDER)
         } else {
-            &self.g.productions[p as usize].rhs
+            &self.g.productions[p.index()].rhs
         }
     }
     fn sym_at(&self, it: Item) -> Option<Symbol> {
-        if it.0 == u32::MAX {
+        if it.0 == AUGMENTED {
             return if it.1 == 0 { Some(Symbol::N(self.g.start)) } else { None };
         }
         self.rhs(it.0).get(it.1 as usize).copied()
     }
     /// FIRST(rest of item after the next symbol) and whether it is nullable.
     fn first_after(&self, it: Item, out: &mut TermSet) -> bool {
-        if it.0 == u32::MAX {
+        if it.0 == AUGMENTED {
             return true;
         }
         let rhs = self.rhs(it.0);
@@ -125,8 +125,8 @@ impl<'g> Builder<'g> {
                     return false;
                 }
                 Symbol::N(n) => {
-                    out.union_with(&self.first[n as usize]);
-                    if !self.nullable[n as usize] {
+                    out.union_with(&self.first[n.index()]);
+                    if !self.nullable[n.index()] {
                         return false;
                     }
                 }
@@ -160,7 +160,8 @@ impl<'g> Builder<'g> {
     /// The rule an encoded action belongs to and the action in words.
     fn describe(&self, a: u32, items: &[Item], t: TerminalId) -> (String, String) {
         let g = self.g;
-        let rule_of = |p: u32| g.nonterminals[g.productions[p as usize].lhs as usize].name.clone();
+        let rule_of =
+            |p: ProductionId| g.nonterminals[g.productions[p.index()].lhs.index()].name.clone();
         match a & 3 {
             1 => {
                 let (rule, shown) = items
@@ -171,7 +172,7 @@ impl<'g> Builder<'g> {
                 (rule, format!("shift ({shown})"))
             }
             2 => {
-                let p = a >> 2;
+                let p = ProductionId::new(a >> 2);
                 (rule_of(p), format!("reduce {}", g.render_production(p, None)))
             }
             _ => (String::new(), "accept".into()),
@@ -196,7 +197,7 @@ impl<'g> Builder<'g> {
                 let la = sets[i];
                 tmp.union_with(&la);
             }
-            for &p in &self.g.nonterminals[b as usize].productions {
+            for &p in &self.g.nonterminals[b.index()].productions {
                 let ni = (p, 0);
                 match index.get(&ni) {
                     Some(&j) => {
@@ -264,7 +265,7 @@ fn first_sets(g: &Grammar, nullable: &[bool]) -> Vec<TermSet> {
     while changed {
         changed = false;
         for p in &g.productions {
-            let lhs = p.lhs as usize;
+            let lhs = p.lhs.index();
             for s in &p.rhs {
                 match *s {
                     Symbol::T(t) => {
@@ -272,11 +273,11 @@ fn first_sets(g: &Grammar, nullable: &[bool]) -> Vec<TermSet> {
                         break;
                     }
                     Symbol::N(n) => {
-                        if n as usize != lhs {
-                            let f = first[n as usize];
+                        if n.index() != lhs {
+                            let f = first[n.index()];
                             changed |= first[lhs].union_with(&f);
                         }
-                        if !nullable[n as usize] {
+                        if !nullable[n.index()] {
                             break;
                         }
                     }
@@ -481,14 +482,14 @@ impl Tables {
             self.accessing[t as usize] = Some(x);
             match x {
                 Symbol::T(term) => self.action[row + term as usize] = (t << 2) | 1,
-                Symbol::N(nt) => self.goto[s * self.nt_count + nt as usize] = t + 1,
+                Symbol::N(nt) => self.goto[s * self.nt_count + nt.index()] = t + 1,
             }
         }
         for (it, la) in items.iter().zip(sets) {
             if b.sym_at(*it).is_some() {
                 continue;
             }
-            let a = if it.0 == AUGMENTED { 3 } else { (it.0 << 2) | 2 };
+            let a = if it.0 == AUGMENTED { 3 } else { (it.0.as_u32() << 2) | 2 };
             for t in la.iter() {
                 let cell = self.action[row + t as usize];
                 if cell == 0 || cell == a {
@@ -555,7 +556,7 @@ impl LrTable {
         match a & 3 {
             0 => Action::Error,
             1 => Action::Shift(a >> 2),
-            2 => Action::Reduce(a >> 2),
+            2 => Action::Reduce(ProductionId::new(a >> 2)),
             _ => Action::Accept,
         }
     }
@@ -563,14 +564,14 @@ impl LrTable {
     /// The goto of `state` on nonterminal `nt` (None if empty).
     #[inline]
     pub fn goto(&self, state: u32, nt: NonterminalId) -> Option<u32> {
-        let g = self.goto[state as usize * self.num_nts + nt as usize];
+        let g = self.goto[state as usize * self.num_nts + nt.index()];
         (g != 0).then(|| g - 1)
     }
 
     /// Left-hand side and length of production `p`.
     #[inline]
     pub fn production(&self, p: ProductionId) -> (NonterminalId, u32) {
-        (self.prod_lhs[p as usize], self.prod_len[p as usize])
+        (self.prod_lhs[p.index()], self.prod_len[p.index()])
     }
 
     /// Terminals with a non-error action in `state` (exactly the acceptable terminals

@@ -274,11 +274,11 @@ impl StackCostMemo {
             }
             // stack[j - dot] is the top of the prefix of depth j + 1 - dot.
             let at = self.ancestor(prefix, j + 1 - dot);
-            let lhs = costs.prod_lhs[p as usize];
+            let lhs = costs.prod_lhs[p.index()];
             let Some(g2) = costs.table.goto(self.prefixes[at as usize].state, lhs) else {
                 continue;
             };
-            let (suffix, null) = &costs.suffix[p as usize][dot as usize];
+            let (suffix, null) = &costs.suffix[p.index()][dot as usize];
             for (c2, ph) in transitions(suffix, *null, phase, c) {
                 let step = if dot == 1 {
                     Step::Here { state: g2, phase: ph }

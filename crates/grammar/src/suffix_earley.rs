@@ -18,7 +18,7 @@
 use std::sync::Arc;
 
 use crate::earley_core::{Chart, Item, Rules, Set, UNKNOWN_ORIGIN};
-use crate::grammar::{Grammar, Symbol, TerminalId};
+use crate::grammar::{Grammar, ProductionId, Symbol, TerminalId};
 use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
 
@@ -29,7 +29,7 @@ pub struct SuffixGrammar {
     grammar: Arc<Grammar>,
     nullable: Vec<bool>,
     /// Per nonterminal: (production, dot just after the occurrence).
-    spines: Vec<Vec<(u32, u32)>>,
+    spines: Vec<Vec<(ProductionId, u32)>>,
     first: Arc<Set>,
 }
 
@@ -45,12 +45,20 @@ impl SuffixGrammar {
         for (pi, p) in g.productions.iter().enumerate() {
             for (d, s) in p.rhs.iter().enumerate() {
                 if let Symbol::N(n) = s {
-                    spines[*n as usize].push((pi as u32, d as u32 + 1));
+                    spines[n.index()].push((ProductionId::from_index(pi), d as u32 + 1));
                 }
-                items.push(Item { prod: pi as u32, dot: d as u32, origin: UNKNOWN_ORIGIN });
+                items.push(Item {
+                    prod: ProductionId::from_index(pi),
+                    dot: d as u32,
+                    origin: UNKNOWN_ORIGIN,
+                });
             }
             // Completed too: the unknown text may end with a whole A.
-            items.push(Item { prod: pi as u32, dot: p.rhs.len() as u32, origin: UNKNOWN_ORIGIN });
+            items.push(Item {
+                prod: ProductionId::from_index(pi),
+                dot: p.rhs.len() as u32,
+                origin: UNKNOWN_ORIGIN,
+            });
         }
         let first = Arc::new(Set::new(g, items));
         Arc::new(SuffixGrammar { grammar, nullable, spines, first })

@@ -98,18 +98,26 @@ impl TermSet {
 
     /// The elements in increasing order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.words.iter().enumerate().flat_map(|(i, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let b = w.trailing_zeros();
-                w &= w - 1;
-                Some(i as u32 * 64 + b)
-            })
-        })
+        set_bits(&self.words).map(|b| b as u32)
     }
+}
+
+/// The positions of the set bits of `words` (bit `b` of word `i` is `64 * i + b`), in
+/// increasing order: the iteration of every bitset here and of the constraint
+/// crate's token sets.
+#[inline]
+pub fn set_bits(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(i, &word)| {
+        let mut w = word;
+        std::iter::from_fn(move || {
+            if w == 0 {
+                return None;
+            }
+            let bit = w.trailing_zeros() as usize;
+            w &= w - 1;
+            Some(i * 64 + bit)
+        })
+    })
 }
 
 impl std::fmt::Debug for TermSet {

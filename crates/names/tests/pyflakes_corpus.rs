@@ -41,24 +41,7 @@ struct Figures {
 }
 
 fn corpus_files() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(rd) = std::fs::read_dir(dir) else { return };
-        for e in rd.flatten() {
-            let p = e.path();
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() {
-                if p.file_name().is_some_and(|n| n != "site-packages" && n != "dist-packages") {
-                    walk(&p, out);
-                }
-            } else if p.extension().is_some_and(|x| x == "py") {
-                out.push(p);
-            }
-        }
-    }
-    let mut v = Vec::new();
-    walk(Path::new(CORPUS), &mut v);
-    v.sort();
-    v
+    espalier_testkit::files_under(CORPUS, "py", &["site-packages", "dist-packages"])
 }
 
 /// Every file (slow) or a fixed sample of 320 (every k-th file).

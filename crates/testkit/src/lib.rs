@@ -8,6 +8,8 @@
 //!   (the hostile-input suites).
 //! - [`ScratchDir`]: a folder of small files for a test that reads files from disk,
 //!   removed when dropped.
+//! - [`files_under`]: a corpus's files with one extension, sorted.
+//! - [`python_batch`]: one Python process answering for many texts (the oracles).
 //! - [`each_language`]: a suite's check run on each case of its per-language table (one
 //!   suite for every language instead of a copy per language).
 //!
@@ -18,13 +20,17 @@
 //! ```
 
 mod bounded;
+mod files_under;
 mod per_language;
+mod python_batch;
 mod require;
 mod scratch;
 mod slow;
 
 pub use bounded::{run_bounded, Bounded};
+pub use files_under::files_under;
 pub use per_language::each_language;
+pub use python_batch::python_batch;
 pub use require::{require, SETUP};
 pub use scratch::ScratchDir;
 pub use slow::{slow, slow_from};

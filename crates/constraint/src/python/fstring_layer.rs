@@ -260,6 +260,14 @@ impl<P: TokenParser> FieldMasks<P> {
         }
     }
 
+    /// The mask inside a field's expression: the nested recognizer's mask (recalled,
+    /// computed, or the fresh field's), then each f-string-special token re-checked on
+    /// the full recognizer, sharing the walk of heads between neighbours.
+    ///
+    /// Over 80 lines on purpose (issue 32): the loop runs over every special token of
+    /// every mask inside a field, and `nested` borrows either the view or
+    /// `self.fresh` while the loop uses the other scratch fields: one body holds
+    /// those disjoint borrows, a method returning `nested` could not.
     fn fill_expr(
         &mut self,
         state: &GrammarRecognizer<P>,

@@ -31,7 +31,7 @@ fn fim_finishing_mask_joins_from_astray_middles() {
     let mut problems = Vec::new();
     let (mut mask, mut exact) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
     for (path, text) in &files {
-        if !common::grammar_accepts(text) || text.len() < 64 {
+        if !common::PYTHON.accepts(text) || text.len() < 64 {
             continue;
         }
         let mut rng = common::Rng(

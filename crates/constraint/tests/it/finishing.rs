@@ -90,12 +90,8 @@ const PYTHON: &str = "/usr/bin/python3.11";
 fn ast_parse(texts: &[Vec<u8>]) -> Vec<Verdict> {
     const SCRIPT: &str = r#"
 import ast, sys
-data = sys.stdin.buffer.read()
 out = []
-pos = 0
-while pos < len(data):
-    n = int.from_bytes(data[pos:pos+4], 'little'); pos += 4
-    b = data[pos:pos+n]; pos += n
+for b in texts():
     try:
         ast.parse(b.decode('utf-8')); out.append('1')
     except SyntaxError as e:
@@ -108,28 +104,15 @@ sys.stdout.write(''.join(out))
         std::path::Path::new(PYTHON).exists(),
         "{PYTHON} missing: the oracle is required (apt install python3.11)"
     );
-    let mut child = Command::new(PYTHON)
-        .args(["-c", SCRIPT])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run python3.11");
-    let mut stdin = child.stdin.take().unwrap();
-    let payload: Vec<u8> = texts
-        .iter()
-        .flat_map(|t| (t.len() as u32).to_le_bytes().into_iter().chain(t.iter().copied()))
-        .collect();
-    let writer = std::thread::spawn(move || stdin.write_all(&payload).unwrap());
-    let out = child.wait_with_output().expect("python3.11 output");
-    writer.join().unwrap();
+    let stdout = espalier_testkit::python_batch(PYTHON, SCRIPT, texts);
     assert_eq!(
-        out.stdout.len(),
+        stdout.len(),
         texts.len(),
         "the oracle answered {} of {} texts",
-        out.stdout.len(),
+        stdout.len(),
         texts.len()
     );
-    out.stdout
+    stdout
         .iter()
         .map(|&c| match c {
             b'1' => Verdict::Accepted,

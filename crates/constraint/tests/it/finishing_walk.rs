@@ -96,38 +96,59 @@ fn compare_at(
     (steps, steered)
 }
 
-#[test]
-fn trie_walk_scores_equal_per_token_scores_on_python() {
-    let (_tok, vocab, trie) = common::smollm2();
-    let py_kit = common::PYTHON.kit(&trie);
-    let files = common::cpython_sample(if common::slow() { 20 } else { 160 }, 11, 20_000);
-    let cache = CostCache::new();
-    let make = || {
-        common::python_constraint(&py_kit, espalier_constraint::Strategy::Exact, None)
-            .with_cost_cache(cache.clone())
-    };
-    let mut rng = common::Rng(0xF1_4150);
-    let (steps, steered) = compare(&files, &make, &vocab, 2, 6, &mut rng);
-    eprintln!("python: {steps} steps compared, {steered} steered");
-    // The slow run's figure is BENCHMARKS.md's (693 measured).
-    assert!(steps >= if common::slow() { 600 } else { 60 }, "too few steps: {steps}");
+/// One language's case of [`trie_walk_scores_equal_per_token_scores`].
+struct WalkCase {
+    lang: &'static common::GrammarLang,
+    /// The sample's stride (slow run, default run) and first file.
+    stride: (usize, usize),
+    first: usize,
+    seed: u64,
+    /// The least steps compared (slow run, default run); the slow run's figure is
+    /// BENCHMARKS.md's.
+    min_steps: (usize, usize),
 }
 
+const WALK_CASES: [WalkCase; 2] = [
+    // 693 steps measured under ESPALIER_SLOW=1.
+    WalkCase {
+        lang: &common::PYTHON,
+        stride: (20, 160),
+        first: 11,
+        seed: 0xF1_4150,
+        min_steps: (600, 60),
+    },
+    // 1,200 steps measured under ESPALIER_SLOW=1.
+    WalkCase {
+        lang: &common::GO,
+        stride: (40, 400),
+        first: 5,
+        seed: 0xF1_4151,
+        min_steps: (1_000, 60),
+    },
+];
+
 #[test]
-fn trie_walk_scores_equal_per_token_scores_on_go() {
+fn trie_walk_scores_equal_per_token_scores() {
+    common::each_lang(&WALK_CASES, |c| c.lang, trie_walk_agrees);
+}
+
+fn trie_walk_agrees(case: &WalkCase) {
     let (_tok, vocab, trie) = common::smollm2();
-    let go_kit = common::GO.kit(&trie);
-    let files = common::go_sample(if common::slow() { 40 } else { 400 }, 5, 20_000);
+    let kit = case.lang.kit(&trie);
+    let slow = common::slow();
+    let stride = if slow { case.stride.0 } else { case.stride.1 };
+    let files = case.lang.sample(stride, case.first, 20_000);
     let cache = CostCache::new();
     let make = || {
-        common::go_constraint(&go_kit, espalier_constraint::Strategy::Exact, None)
+        case.lang
+            .constraint(&kit, espalier_constraint::Strategy::Exact, None)
             .with_cost_cache(cache.clone())
     };
-    let mut rng = common::Rng(0xF1_4151);
+    let mut rng = common::Rng(case.seed);
     let (steps, steered) = compare(&files, &make, &vocab, 2, 6, &mut rng);
-    eprintln!("go: {steps} steps compared, {steered} steered");
-    // The slow run's figure is BENCHMARKS.md's (1,200 measured).
-    assert!(steps >= if common::slow() { 1_000 } else { 60 }, "too few steps: {steps}");
+    eprintln!("{}: {steps} steps compared, {steered} steered", case.lang.name);
+    let min = if slow { case.min_steps.0 } else { case.min_steps.1 };
+    assert!(steps >= min, "{}: too few steps: {steps}", case.lang.name);
 }
 
 #[test]
@@ -138,7 +159,8 @@ fn trie_walk_scores_equal_per_token_scores_in_the_slowest_contexts() {
     let contexts: Vec<serde_json::Value> = serde_json::from_str(data).expect("the contexts parse");
     let cache = CostCache::new();
     let make = || {
-        common::python_constraint(&py_kit, espalier_constraint::Strategy::Exact, None)
+        common::PYTHON
+            .constraint(&py_kit, espalier_constraint::Strategy::Exact, None)
             .with_cost_cache(cache.clone())
     };
     let (mut steps, mut steered) = (0, 0);
@@ -167,7 +189,8 @@ fn trie_walk_scores_equal_per_token_scores_inside_lexemes_and_string_prefixes() 
     let py_kit = common::PYTHON.kit(&trie);
     let cache = CostCache::new();
     let make = || {
-        common::python_constraint(&py_kit, espalier_constraint::Strategy::Exact, None)
+        common::PYTHON
+            .constraint(&py_kit, espalier_constraint::Strategy::Exact, None)
             .with_cost_cache(cache.clone())
     };
     let texts = [

@@ -20,7 +20,7 @@ fn setup() -> (Vocab, MaskKit) {
 }
 
 fn python(kit: &MaskKit) -> GrammarConstraint {
-    common::python_constraint(kit, Strategy::Exact, None)
+    common::PYTHON.constraint(kit, Strategy::Exact, None)
 }
 
 fn mask_of(c: &mut GrammarConstraint, vocab: &Vocab) -> TokenSet {
@@ -58,7 +58,7 @@ fn a_grammar_constraint_is_send_and_its_clones_share_caches_safely_across_thread
     let threads = if common::slow() { 12 } else { 6 };
     let files = common::cpython_sample(25, 3, 6_000);
     let files: Vec<_> =
-        files.into_iter().filter(|(_, t)| common::grammar_accepts(t)).take(threads).collect();
+        files.into_iter().filter(|(_, t)| common::PYTHON.accepts(t)).take(threads).collect();
     assert!(files.len() >= 4, "too few corpus files: {}", files.len());
     let work: Vec<(Vec<u8>, Vec<usize>)> = files
         .iter()

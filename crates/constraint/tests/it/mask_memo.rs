@@ -50,12 +50,12 @@ fn walk(
 fn reused_masks_equal_fresh_ones_on_python_and_go() {
     let (tok, vocab, trie) = common::smollm2();
     let (py_kit, go_kit) = (common::PYTHON.kit(&trie), common::GO.kit(&trie));
-    let py = || common::python_constraint(&py_kit, Strategy::Exact, None);
-    let go = || common::go_constraint(&go_kit, Strategy::Exact, None);
+    let py = || common::PYTHON.constraint(&py_kit, Strategy::Exact, None);
+    let go = || common::GO.constraint(&go_kit, Strategy::Exact, None);
     let slow = common::slow();
     let mut runs: Vec<(String, String, &dyn Fn() -> GrammarConstraint)> = Vec::new();
     for (path, text) in common::cpython_sample(if slow { 40 } else { 400 }, 11, 12_000) {
-        if common::grammar_accepts(&text) {
+        if common::PYTHON.accepts(&text) {
             runs.push((path, text, &py));
         }
     }

@@ -33,7 +33,7 @@ fn walks_that_reach_eos_are_valid_python() {
     let mut programs: Vec<Vec<u8>> = Vec::new();
     let mut unfinished = 0;
     for walk in 0..walks {
-        let mut c = common::python_constraint(&kit, Strategy::Exact, None);
+        let mut c = common::PYTHON.constraint(&kit, Strategy::Exact, None);
         let free_steps = 10 + rng.below(60);
         let mut reached_eos = false;
         for step in 0..free_steps + 300 {

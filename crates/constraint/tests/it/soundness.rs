@@ -88,7 +88,7 @@ fn no_newline_after_a_go_statement_s_callee() {
     let (tok, vocab, trie) = common::smollm2();
     let kit = common::GO.kit(&trie);
     let mut mask = TokenSet::empty(vocab.len());
-    let mut c = common::go_constraint(&kit, Strategy::Exact, None);
+    let mut c = common::GO.constraint(&kit, Strategy::Exact, None);
     c.commit(b"package p\nfunc f() { go f").unwrap();
     c.fill_mask(&vocab, &mut mask);
     let nl_tokens: Vec<u32> =

@@ -238,36 +238,17 @@ fn has_indent_continuation(text: &[u8]) -> bool {
 
 /// ast.parse's verdict as text: "ok", or the SyntaxError's message.
 fn oracle_messages(texts: &[Vec<u8>]) -> Vec<String> {
-    use std::io::Write;
     const SCRIPT: &str = r#"
 import ast, sys
-data = sys.stdin.buffer.read()
-pos = 0
-while pos < len(data):
-    n = int.from_bytes(data[pos:pos+4], 'little'); pos += 4
-    b = data[pos:pos+n]; pos += n
+for b in texts():
     try:
         ast.parse(b.decode('utf-8')); m = 'ok'
     except Exception as e:
         m = str(e)
     sys.stdout.write(m.replace('\n', ' ') + '\n')
 "#;
-    let mut child = std::process::Command::new(PYTHON)
-        .args(["-c", SCRIPT])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("run python3.11");
-    let mut stdin = child.stdin.take().unwrap();
-    let payload: Vec<u8> = texts
-        .iter()
-        .flat_map(|t| (t.len() as u32).to_le_bytes().into_iter().chain(t.iter().copied()))
-        .collect();
-    let writer = std::thread::spawn(move || stdin.write_all(&payload).unwrap());
-    let out = child.wait_with_output().expect("python3.11 output");
-    writer.join().unwrap();
-    let lines: Vec<String> =
-        String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect();
+    let stdout = espalier_testkit::python_batch(PYTHON, SCRIPT, texts);
+    let lines: Vec<String> = String::from_utf8_lossy(&stdout).lines().map(str::to_string).collect();
     assert_eq!(
         lines.len(),
         texts.len(),

@@ -37,9 +37,18 @@ pub fn cpython_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(Str
         "the CPython corpus (libpython3.11-testsuite)",
         None,
     );
-    let mut files = Vec::new();
-    collect(std::path::Path::new(CPYTHON), &mut files);
-    files.sort();
+    let skip = ["site-packages", "dist-packages", "__pycache__", "lib2to3"];
+    every_nth(espalier_testkit::files_under(CPYTHON, "py", &skip), stride, first, max_bytes)
+}
+
+/// Every `stride`-th of `files` from `first`, with its text, skipping empty files and
+/// those over `max_bytes`.
+fn every_nth(
+    files: Vec<std::path::PathBuf>,
+    stride: usize,
+    first: usize,
+    max_bytes: usize,
+) -> Vec<(String, String)> {
     files
         .into_iter()
         .skip(first)
@@ -49,25 +58,6 @@ pub fn cpython_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(Str
             (text.len() <= max_bytes && !text.is_empty()).then(|| (p.display().to_string(), text))
         })
         .collect()
-}
-
-fn collect(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        let name = e.file_name();
-        let name = name.to_string_lossy();
-        if p.is_dir() {
-            if !matches!(
-                name.as_ref(),
-                "site-packages" | "dist-packages" | "__pycache__" | "lib2to3"
-            ) {
-                collect(&p, out);
-            }
-        } else if name.ends_with(".py") {
-            out.push(p);
-        }
-    }
 }
 
 /// A grammar language of the corpus suites: its grammar, its standard-library sample
@@ -157,26 +147,6 @@ impl GrammarLang {
     }
 }
 
-/// The Python constraint from `kit` (Python's); `syncode` gets the store.
-pub fn python_constraint(
-    kit: &MaskKit,
-    strategy: Strategy,
-    store: Option<&Arc<MaskStore>>,
-) -> GrammarConstraint {
-    PYTHON.constraint(kit, strategy, store)
-}
-
-/// The SynCode store for Python x SmolLM2 ([`GrammarLang::store`]).
-pub fn python_store(vocab: &Vocab) -> Arc<MaskStore> {
-    PYTHON.store(vocab)
-}
-
-/// Whether our Python grammar accepts `text` whole (files it rejects are skipped by
-/// the corpus tests: the grammar's own corpus test accounts for them).
-pub fn grammar_accepts(text: &str) -> bool {
-    PYTHON.accepts(text)
-}
-
 /// `n` distinct non-special token ids drawn by `rng` (a partial Fisher-Yates shuffle):
 /// the fixed random sample the brute-force oracles run on.
 pub fn token_sample(vocab: &Vocab, rng: &mut Rng, n: usize) -> Vec<u32> {
@@ -221,52 +191,8 @@ pub const GO_SRC: &str = "/usr/lib/go-1.19/src";
 /// `first`, testdata directories left out), with their text. A missing corpus fails
 /// with the set-up command.
 pub fn go_sample(stride: usize, first: usize, max_bytes: usize) -> Vec<(String, String)> {
-    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
-        for e in entries.flatten() {
-            let p = e.path();
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() {
-                if e.file_name() != "testdata" {
-                    walk(&p, out);
-                }
-            } else if ft.is_file() && p.extension().is_some_and(|x| x == "go") {
-                out.push(p);
-            }
-        }
-    }
     espalier_testkit::require(GO_SRC, "the Go 1.19 standard library (golang-go)", None);
-    let mut files = Vec::new();
-    walk(std::path::Path::new(GO_SRC), &mut files);
-    files.sort();
-    files
-        .into_iter()
-        .skip(first)
-        .step_by(stride.max(1))
-        .filter_map(|p| {
-            let text = std::fs::read_to_string(&p).ok()?;
-            (text.len() <= max_bytes && !text.is_empty()).then(|| (p.display().to_string(), text))
-        })
-        .collect()
-}
-
-/// The Go constraint from `kit` (Go's); `syncode` gets the store.
-pub fn go_constraint(
-    kit: &MaskKit,
-    strategy: Strategy,
-    store: Option<&Arc<MaskStore>>,
-) -> GrammarConstraint {
-    GO.constraint(kit, strategy, store)
-}
-
-/// The SynCode store for Go x SmolLM2 ([`GrammarLang::store`]).
-pub fn go_store(vocab: &Vocab) -> Arc<MaskStore> {
-    GO.store(vocab)
-}
-
-/// Whether our Go grammar accepts `text` whole.
-pub fn go_accepts(text: &str) -> bool {
-    GO.accepts(text)
+    every_nth(espalier_testkit::files_under(GO_SRC, "go", &["testdata"]), stride, first, max_bytes)
 }
 
 /// Runs `check` on each case of a suite's per-language table, one case for each of

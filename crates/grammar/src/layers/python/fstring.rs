@@ -70,6 +70,8 @@ fn parse(
     Ok(())
 }
 
+/// A replacement field from its `{` at `*i` to past its `}`: the expression, then
+/// `=`, a conversion and a format spec, each optional.
 fn field(
     s: &[u8],
     i: &mut usize,
@@ -82,6 +84,32 @@ fn field(
     }
     *i += 1;
     let start = *i;
+    expression_end(s, i)?;
+    let expr = &s[start..*i];
+    if expr.iter().all(|b| b" \t\n\r\x0c\x0b".contains(b)) {
+        return Err("f-string: empty expression not allowed".into());
+    }
+    if !check_expr(expr) {
+        return Err("f-string: invalid syntax".into());
+    }
+    debug_and_conversion(s, i)?;
+    if *i < s.len() && s[*i] == b':' {
+        *i += 1;
+        if *i >= s.len() {
+            return Err("f-string: expecting '}'".into());
+        }
+        parse(s, i, raw, level + 1, check_expr)?;
+    }
+    if *i >= s.len() || s[*i] != b'}' {
+        return Err("f-string: expecting '}'".into());
+    }
+    *i += 1;
+    Ok(())
+}
+
+/// Moves `*i` to the end of a field's expression (the `!`, `:`, `}` or `=` outside
+/// brackets and strings that ends it), checking its brackets and quotes.
+fn expression_end(s: &[u8], i: &mut usize) -> Result<(), String> {
     let mut quote = 0u8;
     let mut triple = false;
     let mut stack: Vec<u8> = Vec::new();
@@ -106,11 +134,9 @@ fn field(
         }
         match c {
             b'\'' | b'"' => {
-                if *i + 2 < s.len() && s[*i + 1] == c && s[*i + 2] == c {
-                    triple = true;
+                triple = *i + 2 < s.len() && s[*i + 1] == c && s[*i + 2] == c;
+                if triple {
                     *i += 2;
-                } else {
-                    triple = false;
                 }
                 quote = c;
             }
@@ -153,13 +179,12 @@ fn field(
     if *i >= s.len() {
         return Err("f-string: expecting '}'".into());
     }
-    let expr = &s[start..*i];
-    if expr.iter().all(|b| b" \t\n\r\x0c\x0b".contains(b)) {
-        return Err("f-string: empty expression not allowed".into());
-    }
-    if !check_expr(expr) {
-        return Err("f-string: invalid syntax".into());
-    }
+    Ok(())
+}
+
+/// Reads the optional `=` (with the blanks after it) and `!` conversion that may
+/// follow a field's expression.
+fn debug_and_conversion(s: &[u8], i: &mut usize) -> Result<(), String> {
     if s[*i] == b'=' {
         *i += 1;
         while *i < s.len() && b" \t\n\r\x0c\x0b".contains(&s[*i]) {
@@ -180,17 +205,6 @@ fn field(
             return Err("f-string: invalid conversion character: expected 's', 'r', or 'a'".into());
         }
     }
-    if *i < s.len() && s[*i] == b':' {
-        *i += 1;
-        if *i >= s.len() {
-            return Err("f-string: expecting '}'".into());
-        }
-        parse(s, i, raw, level + 1, check_expr)?;
-    }
-    if *i >= s.len() || s[*i] != b'}' {
-        return Err("f-string: expecting '}'".into());
-    }
-    *i += 1;
     Ok(())
 }
 

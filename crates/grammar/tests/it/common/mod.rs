@@ -7,9 +7,7 @@ pub mod checks;
 
 use espalier_grammar::{GrammarError, Language};
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 /// The CPython interpreter whose version matches the corpus.
@@ -24,24 +22,7 @@ pub use espalier_testkit::slow;
 
 /// Every .py file under the corpus, sorted (empty when the corpus is missing).
 pub fn corpus_files() -> Vec<PathBuf> {
-    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
-        let Ok(rd) = std::fs::read_dir(dir) else { return };
-        for e in rd.flatten() {
-            let p = e.path();
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() {
-                if p.file_name().is_some_and(|n| n != "site-packages" && n != "dist-packages") {
-                    walk(&p, out);
-                }
-            } else if p.extension().is_some_and(|x| x == "py") {
-                out.push(p);
-            }
-        }
-    }
-    let mut v = Vec::new();
-    walk(std::path::Path::new(CORPUS), &mut v);
-    v.sort();
-    v
+    espalier_testkit::files_under(CORPUS, "py", &["site-packages", "dist-packages"])
 }
 
 /// A fixed sample of `n` corpus files (every k-th file, deterministic).
@@ -70,12 +51,8 @@ pub fn require_oracle() {
 pub fn oracle(texts: &[Vec<u8>]) -> Vec<Option<bool>> {
     const SCRIPT: &str = r#"
 import ast, sys
-data = sys.stdin.buffer.read()
 out = []
-pos = 0
-while pos < len(data):
-    n = int.from_bytes(data[pos:pos+4], 'little'); pos += 4
-    b = data[pos:pos+n]; pos += n
+for b in texts():
     try:
         s = b.decode('utf-8')
     except UnicodeDecodeError:
@@ -86,24 +63,8 @@ while pos < len(data):
         out.append('0')
 sys.stdout.write(''.join(out))
 "#;
-    let mut child = Command::new(PYTHON)
-        .args(["-c", SCRIPT])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("run python3.11");
-    let mut stdin = child.stdin.take().unwrap();
-    let payload: Vec<u8> = texts
-        .iter()
-        .flat_map(|t| (t.len() as u32).to_le_bytes().into_iter().chain(t.iter().copied()))
-        .collect();
-    let writer = std::thread::spawn(move || {
-        stdin.write_all(&payload).unwrap();
-    });
-    let out = child.wait_with_output().expect("python3.11 output");
-    writer.join().unwrap();
-    let s = String::from_utf8(out.stdout).unwrap();
+    let stdout = espalier_testkit::python_batch(PYTHON, SCRIPT, texts);
+    let s = String::from_utf8(stdout).unwrap();
     assert_eq!(s.len(), texts.len(), "oracle answered {} of {} texts", s.len(), texts.len());
     s.bytes()
         .map(|c| match c {

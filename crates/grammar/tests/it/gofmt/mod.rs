@@ -22,22 +22,7 @@ pub fn require_oracle() {
 /// Every .go file under the corpus, sorted (testdata directories included: they
 /// hold the deliberately invalid files).
 pub fn go_files() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(rd) = std::fs::read_dir(dir) else { return };
-        for e in rd.flatten() {
-            let p = e.path();
-            let Ok(ft) = e.file_type() else { continue };
-            if ft.is_dir() {
-                walk(&p, out);
-            } else if ft.is_file() && p.extension().is_some_and(|x| x == "go") {
-                out.push(p);
-            }
-        }
-    }
-    let mut v = Vec::new();
-    walk(Path::new(GO_CORPUS), &mut v);
-    v.sort();
-    v
+    espalier_testkit::files_under(GO_CORPUS, "go", &[])
 }
 
 /// Directories of deliberately invalid (and valid) parser and type-checker test
