@@ -30,6 +30,8 @@ mod gpu_block;
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
 // the packing is tested natively; only the GPU kernel uses it
 mod gpu_blocks;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(target_family = "wasm")))]
+mod gpu_check_report;
 #[cfg(all(
     any(feature = "wgpu", feature = "cuda"),
     not(feature = "fusion"),
