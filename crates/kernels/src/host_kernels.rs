@@ -471,19 +471,9 @@ mod avx2 {
 }
 
 #[cfg(test)]
-pub mod tests {
+mod tests {
     use super::*;
-
-    /// Deterministic pseudo-random values in [-1, 1) (shared with the attention tests).
-    pub fn values(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (0..n)
-            .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            })
-            .collect()
-    }
+    use crate::test_data::{values, Q4_1Fields};
 
     fn exact(a: &[f32], b: &[f32]) -> f32 {
         a.iter().zip(b).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum::<f64>() as f32
@@ -532,10 +522,7 @@ pub mod tests {
         for &blocks in &[1usize, 2, 18, 48] {
             let n = blocks * QK;
             let x = values(n, 11 + blocks as u64);
-            let d: Vec<f32> = values(blocks, 12).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
-            let m: Vec<f32> = values(blocks, 13).iter().map(|v| v / 4.0).collect();
-            let nibbles: Vec<u8> =
-                values(n / 2, 14).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+            let Q4_1Fields { d, m, nibbles } = Q4_1Fields::new(blocks, 12);
             // The reference: the GGUF reader's own Q4_1 dequantization.
             let mut bytes = Vec::new();
             for b in 0..blocks {
@@ -563,10 +550,7 @@ pub mod tests {
     fn q4_1_gemm_agrees_with_one_dot_product_per_pair() {
         // 3 weight rows of 2 blocks times 1..=11 activation rows: every tile width.
         let (rows, cols) = (3, 2 * QK);
-        let d: Vec<f32> = values(rows * 2, 31).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
-        let m: Vec<f32> = values(rows * 2, 32).iter().map(|v| v / 4.0).collect();
-        let nibbles: Vec<u8> =
-            values(rows * cols / 2, 33).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        let Q4_1Fields { d, m, nibbles } = Q4_1Fields::new(rows * 2, 31);
         for t in 1..12 {
             let x = values(t * cols, 34 + t as u64);
             let xsum = block_sums(&x);

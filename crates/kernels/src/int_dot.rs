@@ -377,28 +377,8 @@ fn portable_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use half::f16;
-
     use super::*;
-    use crate::host_kernels::tests::values;
-
-    /// Blocks of `ty` with varied bytes and finite, small f16 scale fields.
-    fn blocks(ty: GgmlType, n: usize, seed: u64) -> Vec<u8> {
-        let mut bytes: Vec<u8> =
-            values(n * ty.block_bytes(), seed).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
-        let halves: &[usize] = match ty {
-            GgmlType::Q6_K => &[208],
-            GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q8_0 => &[0],
-            _ => &[0, 2],
-        };
-        for b in 0..n {
-            for (i, &h) in halves.iter().enumerate() {
-                let v = f16::from_f32(0.01 + 0.003 * ((b + i) % 5) as f32).to_le_bytes();
-                bytes[b * ty.block_bytes() + h..b * ty.block_bytes() + h + 2].copy_from_slice(&v);
-            }
-        }
-        bytes
-    }
+    use crate::test_data::{quant_blocks as blocks, values, varied, Q4_1Fields, BLOCK_TYPES};
 
     fn f64_dot(w: &[f32], x: &[f32]) -> f64 {
         w.iter().zip(x).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum()
@@ -427,26 +407,14 @@ mod tests {
 
     #[test]
     fn block_kernels_agree_with_exact_sums() {
-        let types = [
-            GgmlType::Q4_0,
-            GgmlType::Q5_0,
-            GgmlType::Q5_1,
-            GgmlType::Q4_K,
-            GgmlType::Q5_K,
-            GgmlType::Q6_K,
-        ];
-        for ty in types {
+        for ty in BLOCK_TYPES {
             for n in [1usize, 2, 6] {
                 let row = blocks(ty, n, 3 + n as u64);
                 let cols = n * ty.block_len();
                 let mut w = vec![0f32; cols];
                 ty.dequantize(&row, &mut w);
                 // Activations with a wide range, so that the scales differ per block.
-                let x: Vec<f32> = values(cols, 40 + n as u64)
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| v * (1 + i % 7) as f32)
-                    .collect();
+                let x = varied(cols, 40 + n as u64, 7);
                 let q = Q8Activations::rows(&x, cols, activation_block(ty));
                 for isa in [Isa::Portable, Isa::detect()] {
                     if has_kernel(isa, ty) {
@@ -466,15 +434,7 @@ mod tests {
     #[test]
     fn sub_blocks_equal_the_format_decoders() {
         // The portable kernels' decoder against the formats' own (tested against gguf-py).
-        let types = [
-            GgmlType::Q4_0,
-            GgmlType::Q5_0,
-            GgmlType::Q5_1,
-            GgmlType::Q4_K,
-            GgmlType::Q5_K,
-            GgmlType::Q6_K,
-        ];
-        for ty in types {
+        for ty in BLOCK_TYPES {
             let b = blocks(ty, 1, 77);
             let mut want = vec![0f32; ty.block_len()];
             ty.dequantize(&b, &mut want);
@@ -496,27 +456,14 @@ mod tests {
     fn q8_0_and_q4_1_kernels_agree_with_exact_sums() {
         for n in [1usize, 3, 18, 48] {
             let cols = n * QK;
-            let x: Vec<f32> = values(cols, 50 + n as u64)
-                .iter()
-                .enumerate()
-                .map(|(i, v)| v * (1 + i % 5) as f32)
-                .collect();
+            let x = varied(cols, 50 + n as u64, 5);
             let q = Q8Activations::rows(&x, cols, QK);
             let scales: Vec<f32> = values(n, 51).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
             let quants: Vec<i8> = values(cols, 52).iter().map(|v| (v * 127.0) as i8).collect();
             let w8: Vec<f32> =
                 quants.iter().enumerate().map(|(i, &v)| scales[i / QK] * f32::from(v)).collect();
-            let d: Vec<f32> = values(n, 53).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
-            let m: Vec<f32> = values(n, 54).iter().map(|v| v / 4.0).collect();
-            let nib: Vec<u8> =
-                values(cols / 2, 55).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
-            let mut w4 = vec![0f32; cols];
-            for (k, o) in w4.chunks_exact_mut(QK).enumerate() {
-                for j in 0..16 {
-                    o[j] = d[k] * f32::from(nib[16 * k + j] & 0x0f) + m[k];
-                    o[j + 16] = d[k] * f32::from(nib[16 * k + j] >> 4) + m[k];
-                }
-            }
+            let q4 = Q4_1Fields::new(n, 53);
+            let w4 = q4.dequantized();
             for isa in [Isa::Portable, Isa::detect()] {
                 check(
                     &format!("Q8_0 x{n} {isa:?}"),
@@ -527,7 +474,7 @@ mod tests {
                 );
                 check(
                     &format!("Q4_1 x{n} {isa:?}"),
-                    dot_q4_1(isa, &d, &m, &nib, q.row(0)),
+                    dot_q4_1(isa, &q4.d, &q4.m, &q4.nibbles, q.row(0)),
                     &w4,
                     &x,
                     q.row(0),
@@ -540,16 +487,9 @@ mod tests {
     fn q4_1_gemm_agrees_with_one_dot_product_per_pair() {
         // 3 weight rows of 2 blocks times 1..=17 activation rows: every tile width.
         let (rows, cols) = (3, 2 * QK);
-        let d: Vec<f32> = values(rows * 2, 61).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
-        let m: Vec<f32> = values(rows * 2, 62).iter().map(|v| v / 4.0).collect();
-        let nib: Vec<u8> =
-            values(rows * cols / 2, 63).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        let Q4_1Fields { d, m, nibbles: nib } = Q4_1Fields::new(rows * 2, 61);
         for t in 1..18 {
-            let x: Vec<f32> = values(t * cols, 64 + t as u64)
-                .iter()
-                .enumerate()
-                .map(|(i, v)| v * (1 + i % 3) as f32)
-                .collect();
+            let x = varied(t * cols, 64 + t as u64, 3);
             let q = Q8Activations::rows(&x, cols, QK);
             for isa in [Isa::Portable, Isa::detect()] {
                 let mut out = vec![0f32; rows * t];
@@ -584,11 +524,7 @@ mod tests {
         let k_bytes = blocks(GgmlType::Q4_K, rows * 2, 73);
         let row_bytes = 2 * q4_k::BLOCK_BYTES;
         for t in 1..18 {
-            let x: Vec<f32> = values(t * cols, 74 + t as u64)
-                .iter()
-                .enumerate()
-                .map(|(i, v)| v * (1 + i % 3) as f32)
-                .collect();
+            let x = varied(t * cols, 74 + t as u64, 3);
             let (q32, q256) =
                 (Q8Activations::rows(&x, cols, QK), Q8Activations::rows(&x, cols, QK_K));
             for isa in [Isa::Portable, Isa::detect()] {
@@ -627,14 +563,7 @@ mod tests {
     fn kernels_see_every_sub_block_and_extreme_values() {
         // One non-zero activation block at a time: a kernel that skips or swaps a
         // sub-block (or a Q6_K quarter / half) gets that block's product wrong.
-        for ty in [
-            GgmlType::Q4_K,
-            GgmlType::Q6_K,
-            GgmlType::Q5_K,
-            GgmlType::Q4_0,
-            GgmlType::Q5_0,
-            GgmlType::Q5_1,
-        ] {
+        for ty in BLOCK_TYPES {
             let row = blocks(ty, 2, 9);
             let cols = 2 * ty.block_len();
             let mut w = vec![0f32; cols];

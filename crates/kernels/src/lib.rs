@@ -43,6 +43,7 @@ mod int_dot_avx2;
 mod isa;
 pub mod kernel_check;
 pub mod q8_activations;
+mod test_data;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_simd;
 
