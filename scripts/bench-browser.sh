@@ -39,15 +39,7 @@ ln -sfn "$ROOT/node_modules/@wllama/wllama" "$DIST/wllama"
 ln -sfn "$ROOT/static/models" "$DIST/models"
 
 PORT=${ESPALIER_BENCH_PORT:-8766}
-python3 - "$DIST" "$PORT" >"$OUT/server.log" 2>&1 <<'PY' &
-import functools, http.server, sys
-class Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".wasm": "application/wasm", ".js": "text/javascript", ".gguf": "application/octet-stream"}
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), functools.partial(Handler, directory=sys.argv[1])).serve_forever()
-PY
+python3 scripts/serve-static.py "$DIST" "$PORT" >"$OUT/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/bench.html" && break; sleep 0.2; done

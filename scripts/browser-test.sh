@@ -112,13 +112,8 @@ else
     log "wasm-opt -Oz took $(( $(date +%s) - t_opt )) s"
   fi
   cp static/css/app.css "$DIST/app.css"
-  cat > "$DIST/index.html" <<'HTML'
-<!DOCTYPE html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>Espalier playground: constrained generation, step by step</title>
+  # The playground's head (index.html, up to its title) without trunk's build links.
+  { sed -n '1,/<\/title>/p' index.html; cat <<'HTML'; } > "$DIST/index.html"
     <link rel="stylesheet" href="app.css" />
     <script type="module">import init from "./espalier-web.js"; init({ module_or_path: "./espalier-web_bg.wasm" });</script>
   </head>
@@ -160,16 +155,7 @@ fi
 
 # --- serve -------------------------------------------------------------------------
 PORT=${ESPALIER_BROWSER_PORT:-8765}
-python3 - "$DIST" "$PORT" >"$OUT/server.log" 2>&1 <<'PY' &
-import functools, http.server, sys
-class Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".wasm": "application/wasm", ".js": "text/javascript", ".gguf": "application/octet-stream"}
-    def log_message(self, *args):
-        pass
-handler = functools.partial(Handler, directory=sys.argv[1])
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), handler).serve_forever()
-PY
+python3 scripts/serve-static.py "$DIST" "$PORT" >"$OUT/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 up=0
