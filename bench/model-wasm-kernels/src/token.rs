@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use espalier_kernels::host_kernels::{block_sums, dot_q4_1, dot_q8};
 use espalier_kernels::int_dot;
 use espalier_kernels::q8_activations::Q8Activations;
-use espalier_kernels::{Isa, QK};
+use espalier_kernels::{Isa, Q4_1Rows, QK};
 
 const HIDDEN: usize = 576;
 const FFN: usize = 1536;
@@ -181,7 +181,8 @@ pub extern "C" fn prefill(tiled: u32) -> f32 {
                 out.clear();
                 out.resize(l.rows * t, 0.0);
                 if tiled != 0 {
-                    int_dot::gemm_q4_1(isa, &l.d, &l.m, &l.nibbles, l.rows, x, t, &mut out);
+                    let w = Q4_1Rows { d: &l.d, m: &l.m, nibbles: &l.nibbles, rows: l.rows };
+                    int_dot::gemm_q4_1(isa, w, x, t, &mut out);
                 } else {
                     let nb = l.cols / QK;
                     for (k, o) in out.iter_mut().enumerate() {

@@ -21,7 +21,7 @@
 use half::f16;
 
 use crate::formats::QK;
-use crate::Isa;
+use crate::{Isa, Q4_1Rows};
 
 /// `a · b` over f32 rows of equal length.
 #[inline]
@@ -121,49 +121,30 @@ pub fn has_gemm_q4_1(isa: Isa) -> bool {
 /// the weights, no packing). On 64 activation rows this took 0.96-1.01x the CPU time
 /// of decoding to f32 + sgemm for the FFN's matrices and 0.74-0.77x for the 576 x 576
 /// ones (one thread, AVX2); callers use it where [`has_gemm_q4_1`] holds.
-#[allow(clippy::too_many_arguments)]
-pub fn gemm_q4_1(
-    isa: Isa,
-    d: &[f32],
-    m: &[f32],
-    nibbles: &[u8],
-    rows: usize,
-    x: &[f32],
-    xsum: &[f32],
-    t: usize,
-    out: &mut [f32],
-) {
+pub fn gemm_q4_1(isa: Isa, w: Q4_1Rows, x: &[f32], xsum: &[f32], t: usize, out: &mut [f32]) {
     let cols = x.len() / t.max(1);
-    assert!(
-        cols.is_multiple_of(QK)
-            && d.len() == rows * cols / QK
-            && m.len() == d.len()
-            && nibbles.len() * 2 == rows * cols
-    );
-    assert!(x.len() == t * cols && xsum.len() == t * cols / QK && out.len() == rows * t);
+    assert!(w.holds(cols));
+    assert!(x.len() == t * cols && xsum.len() == t * cols / QK && out.len() == w.rows * t);
     match isa {
         // Correct but slower than decoding to f32 for sgemm (what callers do instead).
         Isa::Portable => {
-            let (nb, half) = (cols / QK, cols / 2);
-            for r in 0..rows {
-                let (dr, mr, qr) = (
-                    &d[r * nb..(r + 1) * nb],
-                    &m[r * nb..(r + 1) * nb],
-                    &nibbles[r * half..(r + 1) * half],
-                );
+            let nb = cols / QK;
+            for r in 0..w.rows {
+                let row = w.rows(r, 1, cols);
                 for i in 0..t {
-                    out[r * t + i] = portable::dot_q4_1(dr, qr, &x[i * cols..(i + 1) * cols])
-                        + portable::dot_f32(mr, &xsum[i * nb..(i + 1) * nb]);
+                    out[r * t + i] =
+                        portable::dot_q4_1(row.d, row.nibbles, &x[i * cols..(i + 1) * cols])
+                            + portable::dot_f32(row.m, &xsum[i * nb..(i + 1) * nb]);
                 }
             }
         }
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
         // lengths are checked above.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { avx2::gemm_q4_1(d, m, nibbles, rows, x, xsum, t, cols, out) },
+        Isa::Avx2 => unsafe { avx2::gemm_q4_1(w, x, xsum, t, cols, out) },
         // No simd128 tile kernel: the portable one (callers ask `has_gemm_q4_1` first).
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Isa::Simd128 => gemm_q4_1(Isa::Portable, d, m, nibbles, rows, x, xsum, t, out),
+        Isa::Simd128 => gemm_q4_1(Isa::Portable, w, x, xsum, t, out),
     }
 }
 
@@ -244,7 +225,7 @@ mod avx2 {
 
     use half::f16;
 
-    use super::QK;
+    use super::{Q4_1Rows, QK};
 
     #[inline]
     #[target_feature(enable = "avx2,fma")]
@@ -393,16 +374,14 @@ mod avx2 {
     #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn gemm_q4_1(
-        d: &[f32],
-        m: &[f32],
-        nibbles: &[u8],
-        rows: usize,
+        w: Q4_1Rows,
         x: &[f32],
         xsum: &[f32],
         t: usize,
         cols: usize,
         out: &mut [f32],
     ) {
+        let Q4_1Rows { d, m, nibbles, rows } = w;
         let nb = cols / QK;
         // Activation rows per tile: up to 8, as many as keep the tile's rows within
         // 24 KB (L1) while every weight row of the stretch passes over them.
@@ -550,13 +529,14 @@ mod tests {
     fn q4_1_gemm_agrees_with_one_dot_product_per_pair() {
         // 3 weight rows of 2 blocks times 1..=11 activation rows: every tile width.
         let (rows, cols) = (3, 2 * QK);
-        let Q4_1Fields { d, m, nibbles } = Q4_1Fields::new(rows * 2, 31);
+        let q4 = Q4_1Fields::new(rows * 2, 31);
+        let Q4_1Fields { d, m, nibbles } = &q4;
         for t in 1..12 {
             let x = values(t * cols, 34 + t as u64);
             let xsum = block_sums(&x);
             for isa in [Isa::Portable, Isa::detect()] {
                 let mut out = vec![0f32; rows * t];
-                gemm_q4_1(isa, &d, &m, &nibbles, rows, &x, &xsum, t, &mut out);
+                gemm_q4_1(isa, q4.as_rows(rows), &x, &xsum, t, &mut out);
                 for r in 0..rows {
                     for i in 0..t {
                         let want = dot_q4_1(

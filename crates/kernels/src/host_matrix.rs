@@ -29,7 +29,7 @@ use crate::host_kernels::{
 };
 use crate::int_dot;
 use crate::q8_activations::{ActivationFormat, Q8Activations};
-use crate::{GgmlType, Isa};
+use crate::{GgmlType, Isa, Q4_1Rows};
 
 /// The element format a [`HostMatrix`] stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -459,18 +459,8 @@ impl HostMatrix {
         let (c, isa) = (self.cols, self.isa);
         if let (Data::Q4 { scales, mins, nibbles }, true) = (&*self.data, t > 1) {
             // Prefill of Q4_1: each weight block unpacked once per tile of tokens.
-            let n = out.len() / t;
-            let b = first * c / QK..(first + n) * c / QK;
-            return int_dot::gemm_q4_1(
-                isa,
-                &scales[b.clone()],
-                &mins[b],
-                &nibbles[first * c / 2..(first + n) * c / 2],
-                n,
-                q8,
-                t,
-                out,
-            );
+            let w = Q4_1Rows { d: scales, m: mins, nibbles, rows: scales.len() * QK / c };
+            return int_dot::gemm_q4_1(isa, w.rows(first, out.len() / t, c), q8, t, out);
         }
         if t > 1 {
             // Prefill of Q8_0 and Q4_K: tiles of tokens per weight block, as Q4_1's.
@@ -554,19 +544,8 @@ impl HostMatrix {
         let n_rows = out.len() / t;
         if let Data::Q4 { scales, mins, nibbles } = &*self.data {
             if has_gemm_q4_1(self.isa) {
-                let b = first * c / QK..(first + n_rows) * c / QK;
-                let q = &nibbles[first * c / 2..(first + n_rows) * c / 2];
-                return gemm_q4_1(
-                    self.isa,
-                    &scales[b.clone()],
-                    &mins[b],
-                    q,
-                    n_rows,
-                    x,
-                    xsum,
-                    t,
-                    out,
-                );
+                let w = Q4_1Rows { d: scales, m: mins, nibbles, rows: scales.len() * QK / c };
+                return gemm_q4_1(self.isa, w.rows(first, n_rows, c), x, xsum, t, out);
             }
         }
         let mut buf = if matches!(*self.data, Data::F32(_)) {

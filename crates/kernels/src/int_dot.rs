@@ -19,7 +19,7 @@
 //! the caller keeps f32 activations (`block_kernels`).
 
 use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
-use crate::{GgmlType, Isa};
+use crate::{GgmlType, Isa, Q4_1Rows};
 
 use super::q8_activations::{Q8Activations, Q8Row};
 
@@ -97,44 +97,22 @@ pub fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32
 /// bytes) times the `t` rows of `x`, written `out[row * t + token]`. AVX2 and simd128
 /// unpack each weight block once per tile of up to 8 activation rows; the portable
 /// version takes one [`dot_q4_1`] per (row, token).
-#[allow(clippy::too_many_arguments)]
-pub fn gemm_q4_1(
-    isa: Isa,
-    d: &[f32],
-    m: &[f32],
-    nibbles: &[u8],
-    rows: usize,
-    x: &Q8Activations,
-    t: usize,
-    out: &mut [f32],
-) {
+pub fn gemm_q4_1(isa: Isa, w: Q4_1Rows, x: &Q8Activations, t: usize, out: &mut [f32]) {
     let cols = x.cols();
-    assert!(
-        cols.is_multiple_of(QK)
-            && d.len() == rows * cols / QK
-            && m.len() == d.len()
-            && nibbles.len() * 2 == rows * cols
-    );
-    assert!(out.len() == rows * t && x.len() >= t && x.block() == QK);
+    assert!(w.holds(cols));
+    assert!(out.len() == w.rows * t && x.len() >= t && x.block() == QK);
     match isa {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
         // lengths are checked above.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q4_1(d, m, nibbles, rows, x, t, out) },
+        Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q4_1(w, x, t, out) },
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Isa::Simd128 => super::wasm_simd::gemm_q4_1(d, m, nibbles, rows, x, t, out),
+        Isa::Simd128 => super::wasm_simd::gemm_q4_1(w, x, t, out),
         _ => {
-            let nb = cols / QK;
             for (k, o) in out.iter_mut().enumerate() {
                 let (r, i) = (k / t, k % t);
-                let b = r * nb..(r + 1) * nb;
-                *o = dot_q4_1(
-                    isa,
-                    &d[b.clone()],
-                    &m[b],
-                    &nibbles[r * cols / 2..(r + 1) * cols / 2],
-                    x.row(i),
-                );
+                let row = w.rows(r, 1, cols);
+                *o = dot_q4_1(isa, row.d, row.m, row.nibbles, x.row(i));
             }
         }
     }
@@ -380,6 +358,11 @@ mod tests {
     use super::*;
     use crate::test_data::{quant_blocks as blocks, values, varied, Q4_1Fields, BLOCK_TYPES};
 
+    /// `got` within `tol` of `want`, relative to `1 + |want|`.
+    fn assert_close(got: f32, want: f32, tol: f32, what: String) {
+        assert!((got - want).abs() <= tol * (1.0 + want.abs()), "{what}: {got} vs {want}");
+    }
+
     fn f64_dot(w: &[f32], x: &[f32]) -> f64 {
         w.iter().zip(x).map(|(&a, &b)| f64::from(a) * f64::from(b)).sum()
     }
@@ -442,11 +425,8 @@ mod tests {
                 let sb = sub_block(ty, &b, s);
                 for j in 0..QK {
                     let got = sb.scale[j / 16] * sb.q[j] as f32 + sb.min;
-                    let w = want[s * QK + j];
-                    assert!(
-                        (got - w).abs() <= 1e-6 * (1.0 + w.abs()),
-                        "{ty:?} sub-block {s} value {j}: {got} vs {w}"
-                    );
+                    let what = format!("{ty:?} sub-block {s} value {j}");
+                    assert_close(got, want[s * QK + j], 1e-6, what);
                 }
             }
         }
@@ -487,13 +467,14 @@ mod tests {
     fn q4_1_gemm_agrees_with_one_dot_product_per_pair() {
         // 3 weight rows of 2 blocks times 1..=17 activation rows: every tile width.
         let (rows, cols) = (3, 2 * QK);
-        let Q4_1Fields { d, m, nibbles: nib } = Q4_1Fields::new(rows * 2, 61);
+        let q4 = Q4_1Fields::new(rows * 2, 61);
+        let Q4_1Fields { d, m, nibbles: nib } = &q4;
         for t in 1..18 {
             let x = varied(t * cols, 64 + t as u64, 3);
             let q = Q8Activations::rows(&x, cols, QK);
             for isa in [Isa::Portable, Isa::detect()] {
                 let mut out = vec![0f32; rows * t];
-                gemm_q4_1(isa, &d, &m, &nib, rows, &q, t, &mut out);
+                gemm_q4_1(isa, q4.as_rows(rows), &q, t, &mut out);
                 for r in 0..rows {
                     for i in 0..t {
                         let want = dot_q4_1(
@@ -503,11 +484,8 @@ mod tests {
                             &nib[r * cols / 2..(r + 1) * cols / 2],
                             q.row(i),
                         );
-                        let got = out[r * t + i];
-                        assert!(
-                            (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
-                            "t={t} row {r} token {i} {isa:?}: {got} vs {want}"
-                        );
+                        let what = format!("t={t} row {r} token {i} {isa:?}");
+                        assert_close(out[r * t + i], want, 1e-5, what);
                     }
                 }
             }
@@ -548,10 +526,8 @@ mod tests {
                         for (what, got, want) in
                             [("Q8_0", o8[r * t + i], w8), ("Q4_K", ok[r * t + i], wk)]
                         {
-                            assert!(
-                                (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
-                                "{what} t={t} row {r} token {i} {isa:?}: {got} vs {want}"
-                            );
+                            let what = format!("{what} t={t} row {r} token {i} {isa:?}");
+                            assert_close(got, want, 1e-4, what);
                         }
                     }
                 }

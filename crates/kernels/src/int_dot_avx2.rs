@@ -18,6 +18,7 @@ use std::arch::x86_64::*;
 use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
 
 use super::q8_activations::{Q8Activations, Q8Row};
+use crate::Q4_1Rows;
 
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -380,17 +381,9 @@ pub(super) unsafe fn dot_q5_k(row: &[u8], x: Q8Row) -> f32 {
 ///
 /// # Safety
 /// AVX2 and FMA; the lengths as `super::int_dot::gemm_q4_1` checks them.
-#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn gemm_q4_1(
-    d: &[f32],
-    m: &[f32],
-    nibbles: &[u8],
-    rows: usize,
-    x: &Q8Activations,
-    t: usize,
-    out: &mut [f32],
-) {
+pub(super) unsafe fn gemm_q4_1(w: Q4_1Rows, x: &Q8Activations, t: usize, out: &mut [f32]) {
+    let Q4_1Rows { d, m, nibbles, rows } = w;
     let nb = d.len() / rows.max(1);
     let mut t0 = 0;
     // The tile's activation scales, block-major (`scales[8 b + i]`), and its rows.

@@ -190,7 +190,7 @@ fn check_gemm_q4_1(check: &mut KernelCheck, isa: Isa) {
             .collect();
         let q = Q8Activations::rows(&x, cols, QK);
         let mut out = vec![f32::NAN; rows * t];
-        int_dot::gemm_q4_1(isa, &q4.d, &q4.m, &q4.nibbles, rows, &q, t, &mut out);
+        int_dot::gemm_q4_1(isa, q4.as_rows(rows), &q, t, &mut out);
         for i in 0..t {
             let rounded = q.row(i).dequantized();
             for r in 0..rows {

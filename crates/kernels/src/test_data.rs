@@ -7,7 +7,7 @@
 use half::f16;
 
 use crate::formats::QK;
-use crate::GgmlType;
+use crate::{GgmlType, Q4_1Rows};
 
 /// The block types with a block dot product of their own (`block_kernels`,
 /// `int_dot::dot_blocks`): the legacy types but Q8_0 and Q4_1 (split fields), and the
@@ -78,6 +78,11 @@ impl Q4_1Fields {
             m: values(blocks, seed + 1).iter().map(|v| half(v / 4.0)).collect(),
             nibbles: bytes(blocks * QK / 2, seed + 2),
         }
+    }
+
+    /// The fields as `rows` weight rows.
+    pub(crate) fn as_rows(&self, rows: usize) -> Q4_1Rows<'_> {
+        Q4_1Rows { d: &self.d, m: &self.m, nibbles: &self.nibbles, rows }
     }
 
     /// ggml's dequantization: byte `j` of a block is value `j` (low nibble) and
