@@ -12,12 +12,7 @@
 #   ESPALIER_SKIP_BUILD=1   bundle the last built espalier-web.wasm
 #   CARGO_TARGET_DIR        default ./target
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-export CARGO_TARGET_DIR=$TARGET_DIR
-export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS=${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:--C target-feature=+simd128}
+source "$(dirname "$0")/web-env.sh"
 OUT=$TARGET_DIR/bench-browser
 DIST=$OUT/dist
 RESULTS=$ROOT/results/browser

@@ -67,19 +67,12 @@
 #   CARGO_TARGET_DIR            default ./target (share it with the native test run)
 #   ESPALIER_WEB_TARGET_DIR     where the wasm build goes (default CARGO_TARGET_DIR; CI: target/web)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-export CARGO_TARGET_DIR=$TARGET_DIR
+source "$(dirname "$0")/web-env.sh"
 # The wasm build's own directory (CI builds it early in target/web: scripts/build-web.sh).
 WEB_TARGET_DIR=${ESPALIER_WEB_TARGET_DIR:-$TARGET_DIR}
 OUT=$TARGET_DIR/browser-test
 DIST=$OUT/dist
 RESULTS=$ROOT/results/browser
-# wasm SIMD (every browser with WebGPU has it): vectorises the CPU backend's matmuls.
-# serve.sh sets the same flags, so trunk and this test share the build cache.
-export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS=${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:--C target-feature=+simd128}
 log() { echo "browser-test: $*" >&2; }
 t_start=$(date +%s)
 
@@ -168,57 +161,42 @@ done
 # --- drive the browser -------------------------------------------------------------
 mkdir -p "$RESULTS"
 status=0
-run_backend() {
-  local backend=$1 t
+# One check: `run_check NAME RESULT COMMAND...` removes its last result file, runs the
+# command and logs whether it passed and how long it took.
+run_check() {
+  local name=$1 result=$2 t
+  shift 2
   t=$(date +%s)
-  rm -f "$RESULTS/summary-$backend.json"
-  if node web/tests/browser.mjs "http://127.0.0.1:$PORT/" "$backend" "$RESULTS"; then
-    log "$backend: passed in $(( $(date +%s) - t )) s"
+  rm -f "$RESULTS/$result"
+  if "$@"; then
+    log "$name: passed in $(( $(date +%s) - t )) s"
   else
-    log "$backend: FAILED after $(( $(date +%s) - t )) s"
+    log "$name: FAILED after $(( $(date +%s) - t )) s"
     return 1
   fi
+}
+run_backend() {
+  run_check "$1" "summary-$1.json" node web/tests/browser.mjs "http://127.0.0.1:$PORT/" "$1" "$RESULTS"
 }
 # Hostile input, once (the CPU backend: nothing here depends on the device).
 run_hostile() {
   [ "${ESPALIER_BROWSER_HOSTILE:-1}" = 1 ] || return 0
-  local t
-  t=$(date +%s)
-  rm -f "$RESULTS/hostile.json"
-  if node web/tests/hostile.mjs "http://127.0.0.1:$PORT/" "$RESULTS"; then
-    log "hostile input: passed in $(( $(date +%s) - t )) s"
-  else
-    log "hostile input: FAILED after $(( $(date +%s) - t )) s"
-    return 1
-  fi
+  run_check "hostile input" hostile.json \
+    node web/tests/hostile.mjs "http://127.0.0.1:$PORT/" "$RESULTS"
 }
 # The game's wasmoon host against the native engine (espalier-game, built above).
 run_game_host() {
   [ "${ESPALIER_BROWSER_GAME_HOST:-1}" = 1 ] || return 0
-  local t slua=crates/slua/tests/scripts/valid
-  t=$(date +%s)
-  rm -f "$RESULTS/game-host.json"
-  if node web/tests/game-host.mjs "$RESULTS" --seed 1 --turns 100 \
-      $slua/01_burning.slua $slua/05_poison.slua $slua/11_firebolt.slua $slua/14_shockwave.slua $slua/17_vampire.slua; then
-    log "game host: passed in $(( $(date +%s) - t )) s"
-  else
-    log "game host: FAILED after $(( $(date +%s) - t )) s"
-    return 1
-  fi
+  local slua=crates/slua/tests/scripts/valid
+  run_check "game host" game-host.json node web/tests/game-host.mjs "$RESULTS" --seed 1 --turns 100 \
+    $slua/01_burning.slua $slua/05_poison.slua $slua/11_firebolt.slua $slua/14_shockwave.slua $slua/17_vampire.slua
 }
 # The page's own choice where WebGPU is offered (no ?backend=): its warm-up race
 # must keep the CPU over SwiftShader and say both speeds (web/src/backend_race.rs).
 run_backend_race() {
   [ "${ESPALIER_BROWSER_RACE:-1}" = 1 ] || return 0
-  local t
-  t=$(date +%s)
-  rm -f "$RESULTS/backend-race.json"
-  if node web/tests/backend-race.mjs "http://127.0.0.1:$PORT/" "$RESULTS"; then
-    log "backend race: passed in $(( $(date +%s) - t )) s"
-  else
-    log "backend race: FAILED after $(( $(date +%s) - t )) s"
-    return 1
-  fi
+  run_check "backend race" backend-race.json \
+    node web/tests/backend-race.mjs "http://127.0.0.1:$PORT/" "$RESULTS"
 }
 # The checks that do not need a backend of their own, run once; every one runs even
 # when an earlier one failed.
