@@ -530,7 +530,6 @@ mod tests {
         // 3 weight rows of 2 blocks times 1..=11 activation rows: every tile width.
         let (rows, cols) = (3, 2 * QK);
         let q4 = Q4_1Fields::new(rows * 2, 31);
-        let Q4_1Fields { d, m, nibbles } = &q4;
         for t in 1..12 {
             let x = values(t * cols, 34 + t as u64);
             let xsum = block_sums(&x);
@@ -539,14 +538,9 @@ mod tests {
                 gemm_q4_1(isa, q4.as_rows(rows), &x, &xsum, t, &mut out);
                 for r in 0..rows {
                     for i in 0..t {
-                        let want = dot_q4_1(
-                            Isa::Portable,
-                            &d[2 * r..2 * r + 2],
-                            &m[2 * r..2 * r + 2],
-                            &nibbles[r * cols / 2..(r + 1) * cols / 2],
-                            &x[i * cols..(i + 1) * cols],
-                            &xsum[2 * i..2 * i + 2],
-                        );
+                        let w = q4.as_rows(rows).rows(r, 1, cols);
+                        let (xi, si) = (&x[i * cols..(i + 1) * cols], &xsum[2 * i..2 * i + 2]);
+                        let want = dot_q4_1(Isa::Portable, w.d, w.m, w.nibbles, xi, si);
                         assert!(close(out[r * t + i], want), "t={t} row {r} token {i} {isa:?}");
                     }
                 }

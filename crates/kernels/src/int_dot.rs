@@ -388,6 +388,18 @@ mod tests {
         );
     }
 
+    /// [`dot_blocks`] of `row` (`w` dequantized) with `x` rounded to 8 bits, on every
+    /// ISA with a kernel for `ty`, against the references of [`check`].
+    fn check_blocks(what: &str, ty: GgmlType, row: &[u8], w: &[f32], x: &[f32]) {
+        let q = Q8Activations::rows(x, w.len(), activation_block(ty));
+        for isa in [Isa::Portable, Isa::detect()] {
+            if has_kernel(isa, ty) {
+                let got = dot_blocks(isa, ty, row, q.row(0));
+                check(&format!("{what} {isa:?}"), got, w, x, q.row(0));
+            }
+        }
+    }
+
     #[test]
     fn block_kernels_agree_with_exact_sums() {
         for ty in BLOCK_TYPES {
@@ -398,18 +410,7 @@ mod tests {
                 ty.dequantize(&row, &mut w);
                 // Activations with a wide range, so that the scales differ per block.
                 let x = varied(cols, 40 + n as u64, 7);
-                let q = Q8Activations::rows(&x, cols, activation_block(ty));
-                for isa in [Isa::Portable, Isa::detect()] {
-                    if has_kernel(isa, ty) {
-                        check(
-                            &format!("{ty:?} x{n} {isa:?}"),
-                            dot_blocks(isa, ty, &row, q.row(0)),
-                            &w,
-                            &x,
-                            q.row(0),
-                        );
-                    }
-                }
+                check_blocks(&format!("{ty:?} x{n}"), ty, &row, &w, &x);
             }
         }
     }
@@ -468,7 +469,6 @@ mod tests {
         // 3 weight rows of 2 blocks times 1..=17 activation rows: every tile width.
         let (rows, cols) = (3, 2 * QK);
         let q4 = Q4_1Fields::new(rows * 2, 61);
-        let Q4_1Fields { d, m, nibbles: nib } = &q4;
         for t in 1..18 {
             let x = varied(t * cols, 64 + t as u64, 3);
             let q = Q8Activations::rows(&x, cols, QK);
@@ -477,13 +477,8 @@ mod tests {
                 gemm_q4_1(isa, q4.as_rows(rows), &q, t, &mut out);
                 for r in 0..rows {
                     for i in 0..t {
-                        let want = dot_q4_1(
-                            Isa::Portable,
-                            &d[2 * r..2 * r + 2],
-                            &m[2 * r..2 * r + 2],
-                            &nib[r * cols / 2..(r + 1) * cols / 2],
-                            q.row(i),
-                        );
+                        let w = q4.as_rows(rows).rows(r, 1, cols);
+                        let want = dot_q4_1(Isa::Portable, w.d, w.m, w.nibbles, q.row(i));
                         let what = format!("t={t} row {r} token {i} {isa:?}");
                         assert_close(out[r * t + i], want, 1e-5, what);
                     }
@@ -558,18 +553,7 @@ mod tests {
                         }
                     })
                     .collect();
-                let q = Q8Activations::rows(&x, cols, activation_block(ty));
-                for isa in [Isa::Portable, Isa::detect()] {
-                    if has_kernel(isa, ty) {
-                        check(
-                            &format!("{ty:?} block {k} {isa:?}"),
-                            dot_blocks(isa, ty, &row, q.row(0)),
-                            &w,
-                            &x,
-                            q.row(0),
-                        );
-                    }
-                }
+                check_blocks(&format!("{ty:?} block {k}"), ty, &row, &w, &x);
             }
         }
         // Q8_0 weights of -128 and activations of ±127 (the AVX2 sign trick's limits).
