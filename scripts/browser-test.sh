@@ -237,6 +237,9 @@ fi
 python3 - "$RESULTS" "$wasm_size" "$gz_size" ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu} <<'PY'
 import json, pathlib, sys
 res, size, gz = pathlib.Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+def print_failures(label, s):
+    for failure in s.get("failures", []):
+        print(f"{label} FAILED: {failure.splitlines()[0] if failure else failure}")
 print(f"wasm: {size/1e6:.1f} MB ({gz/1e6:.1f} MB gzipped)")
 for backend in sys.argv[4:]:
     f = res / f"summary-{backend}.json"
@@ -264,15 +267,13 @@ for backend in sys.argv[4:]:
     if s.get("open_file"):
         o = s["open_file"]
         print(f"{backend:>6} open a GGUF file: {o.get('load')} in {o.get('s', 0):.1f} s; facts: {'; '.join(o.get('facts', []))}")
-    for failure in s.get("failures", []):
-        print(f"{backend:>6} FAILED: {failure.splitlines()[0] if failure else failure}")
+    print_failures(f"{backend:>6}", s)
 h = res / "hostile.json"
 if h.exists():
     s = json.loads(h.read_text())
     cases = ", ".join(f"{name} {'passed' if c.get('passed') else 'FAILED'} ({c.get('s', 0):.1f} s)" for name, c in s.get("cases", {}).items())
     print(f"hostile input: {cases}")
-    for failure in s.get("failures", []):
-        print(f"hostile FAILED: {failure.splitlines()[0] if failure else failure}")
+    print_failures("hostile", s)
 g = res / "game-host.json"
 if g.exists():
     s = json.loads(g.read_text())
