@@ -29,7 +29,7 @@ use crate::host_kernels::{
 };
 use crate::int_dot;
 use crate::q8_activations::{ActivationFormat, Q8Activations};
-use crate::{GgmlType, Isa, Q4_1Rows};
+use crate::{GgmlType, Isa, Q4_1Rows, Q8_0Rows};
 
 /// The element format a [`HostMatrix`] stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -467,15 +467,8 @@ impl HostMatrix {
             let n = out.len() / t;
             match &*self.data {
                 Data::Q8 { scales, quants } => {
-                    return int_dot::gemm_q8_0(
-                        isa,
-                        &scales[first * c / QK..(first + n) * c / QK],
-                        &quants[first * c..(first + n) * c],
-                        n,
-                        q8,
-                        t,
-                        out,
-                    );
+                    let w = Q8_0Rows { scales, quants, rows: quants.len() / c };
+                    return int_dot::gemm_q8_0(isa, w.rows(first, n, c), q8, t, out);
                 }
                 Data::Blocks { ty: GgmlType::Q4_K, bytes, row_bytes, factors } => {
                     int_dot::gemm_q4_k(

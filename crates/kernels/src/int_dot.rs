@@ -19,7 +19,7 @@
 //! the caller keeps f32 activations (`block_kernels`).
 
 use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
-use crate::{GgmlType, Isa, Q4_1Rows};
+use crate::{GgmlType, Isa, Q4_1Rows, Q8_0Rows};
 
 use super::q8_activations::{Q8Activations, Q8Row};
 
@@ -122,35 +122,20 @@ pub fn gemm_q4_1(isa: Isa, w: Q4_1Rows, x: &Q8Activations, t: usize, out: &mut [
 /// `t` rows of `x`, written `out[row * t + token]`. AVX2 takes each weight block's
 /// signs once per tile of up to 8 activation rows; elsewhere one [`dot_q8_0`] per
 /// (row, token).
-pub fn gemm_q8_0(
-    isa: Isa,
-    scales: &[f32],
-    quants: &[i8],
-    rows: usize,
-    x: &Q8Activations,
-    t: usize,
-    out: &mut [f32],
-) {
+pub fn gemm_q8_0(isa: Isa, w: Q8_0Rows, x: &Q8Activations, t: usize, out: &mut [f32]) {
     let cols = x.cols();
-    assert!(
-        cols.is_multiple_of(QK) && scales.len() == rows * cols / QK && quants.len() == rows * cols
-    );
-    assert!(out.len() == rows * t && x.len() >= t && x.block() == QK);
+    assert!(w.holds(cols));
+    assert!(out.len() == w.rows * t && x.len() >= t && x.block() == QK);
     match isa {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
         // lengths are checked above.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q8_0(scales, quants, rows, x, t, out) },
+        Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q8_0(w, x, t, out) },
         _ => {
-            let nb = cols / QK;
             for (k, o) in out.iter_mut().enumerate() {
                 let (r, i) = (k / t, k % t);
-                *o = dot_q8_0(
-                    isa,
-                    &scales[r * nb..(r + 1) * nb],
-                    &quants[r * cols..(r + 1) * cols],
-                    x.row(i),
-                );
+                let row = w.rows(r, 1, cols);
+                *o = dot_q8_0(isa, row.scales, row.quants, x.row(i));
             }
         }
     }
@@ -494,6 +479,7 @@ mod tests {
         let scales: Vec<f32> =
             values(rows * cols / QK, 71).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
         let quants: Vec<i8> = values(rows * cols, 72).iter().map(|v| (v * 127.0) as i8).collect();
+        let q8_rows = Q8_0Rows { scales: &scales, quants: &quants, rows };
         let k_bytes = blocks(GgmlType::Q4_K, rows * 2, 73);
         let row_bytes = 2 * q4_k::BLOCK_BYTES;
         for t in 1..18 {
@@ -502,17 +488,12 @@ mod tests {
                 (Q8Activations::rows(&x, cols, QK), Q8Activations::rows(&x, cols, QK_K));
             for isa in [Isa::Portable, Isa::detect()] {
                 let (mut o8, mut ok) = (vec![0f32; rows * t], vec![0f32; rows * t]);
-                gemm_q8_0(isa, &scales, &quants, rows, &q32, t, &mut o8);
+                gemm_q8_0(isa, q8_rows, &q32, t, &mut o8);
                 gemm_q4_k(isa, &k_bytes, row_bytes, rows, &q256, t, &mut ok);
                 for r in 0..rows {
                     for i in 0..t {
-                        let nb = cols / QK;
-                        let w8 = dot_q8_0(
-                            Isa::Portable,
-                            &scales[r * nb..(r + 1) * nb],
-                            &quants[r * cols..(r + 1) * cols],
-                            q32.row(i),
-                        );
+                        let row = q8_rows.rows(r, 1, cols);
+                        let w8 = dot_q8_0(Isa::Portable, row.scales, row.quants, q32.row(i));
                         let wk = portable_blocks(
                             GgmlType::Q4_K,
                             &k_bytes[r * row_bytes..(r + 1) * row_bytes],

@@ -18,7 +18,7 @@ use std::arch::x86_64::*;
 use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
 
 use super::q8_activations::{Q8Activations, Q8Row};
-use crate::Q4_1Rows;
+use crate::{Q4_1Rows, Q8_0Rows};
 
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -469,14 +469,8 @@ fn tile_rows<'a>(x: &'a Q8Activations, t0: usize, n: usize) -> Vec<Q8Row<'a>> {
 /// AVX2 and FMA; `scales.len() == rows * cols / 32`, `quants.len() == rows * cols`,
 /// `x` rounded in blocks of 32 with at least `t` rows, `out.len() == rows * t`.
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn gemm_q8_0(
-    scales: &[f32],
-    quants: &[i8],
-    rows: usize,
-    x: &Q8Activations,
-    t: usize,
-    out: &mut [f32],
-) {
+pub(super) unsafe fn gemm_q8_0(w: Q8_0Rows, x: &Q8Activations, t: usize, out: &mut [f32]) {
+    let Q8_0Rows { scales, quants, rows } = w;
     let nb = scales.len() / rows.max(1);
     let mut t0 = 0;
     while t0 < t {
