@@ -34,6 +34,22 @@ struct Weights {
     logits: Vec<f32>,
 }
 
+impl Weights {
+    /// The activation row a layer of `l`'s width takes.
+    fn input(&self, l: &Q4) -> &[f32] {
+        if l.cols == HIDDEN {
+            &self.x
+        } else {
+            &self.x_ffn
+        }
+    }
+}
+
+/// `f` on the weights; NaN before [`setup`].
+fn with_weights(f: impl FnOnce(&mut Weights) -> f32) -> f32 {
+    WEIGHTS.with(|w| w.borrow_mut().as_mut().map_or(f32::NAN, f))
+}
+
 thread_local! {
     static WEIGHTS: RefCell<Option<Weights>> = const { RefCell::new(None) };
     /// A prompt's rounded activations at both widths (hidden, FFN), for [`prefill`].
@@ -88,12 +104,10 @@ pub extern "C" fn setup() {
 #[no_mangle]
 pub extern "C" fn token_int8() -> f32 {
     let isa = Isa::best();
-    WEIGHTS.with(|w| {
-        let mut w = w.borrow_mut();
-        let Some(w) = w.as_mut() else { return f32::NAN };
+    with_weights(|w| {
         let mut sum = 0f32;
         for l in &w.layers {
-            let x = if l.cols == HIDDEN { &w.x } else { &w.x_ffn };
+            let x = w.input(l);
             let q8 = Q8Activations::rows(x, l.cols, QK);
             let nb = l.cols / QK;
             for r in 0..l.rows {
@@ -121,12 +135,10 @@ pub extern "C" fn token_int8() -> f32 {
 #[no_mangle]
 pub extern "C" fn token(portable: u32) -> f32 {
     let isa = if portable != 0 { Isa::Portable } else { Isa::best() };
-    WEIGHTS.with(|w| {
-        let mut w = w.borrow_mut();
-        let Some(w) = w.as_mut() else { return f32::NAN };
+    with_weights(|w| {
         let mut sum = 0f32;
         for l in &w.layers {
-            let x = if l.cols == HIDDEN { &w.x } else { &w.x_ffn };
+            let x = w.input(l);
             let xsum = block_sums(x);
             let nb = l.cols / QK;
             for r in 0..l.rows {
