@@ -12,12 +12,7 @@
 #   ESPALIER_SKIP_BUILD=1   bundle the last built espalier-web.wasm
 #   CARGO_TARGET_DIR        default ./target
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-export CARGO_TARGET_DIR=$TARGET_DIR
-export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS=${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:--C target-feature=+simd128}
+source "$(dirname "$0")/web-env.sh"
 OUT=$TARGET_DIR/bench-browser
 DIST=$OUT/dist
 RESULTS=$ROOT/results/browser
@@ -39,15 +34,7 @@ ln -sfn "$ROOT/node_modules/@wllama/wllama" "$DIST/wllama"
 ln -sfn "$ROOT/static/models" "$DIST/models"
 
 PORT=${ESPALIER_BENCH_PORT:-8766}
-python3 - "$DIST" "$PORT" >"$OUT/server.log" 2>&1 <<'PY' &
-import functools, http.server, sys
-class Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".wasm": "application/wasm", ".js": "text/javascript", ".gguf": "application/octet-stream"}
-    def log_message(self, *args):
-        pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), functools.partial(Handler, directory=sys.argv[1])).serve_forever()
-PY
+python3 scripts/serve-static.py "$DIST" "$PORT" >"$OUT/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$PORT/bench.html" && break; sleep 0.2; done

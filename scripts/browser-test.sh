@@ -67,19 +67,12 @@
 #   CARGO_TARGET_DIR            default ./target (share it with the native test run)
 #   ESPALIER_WEB_TARGET_DIR     where the wasm build goes (default CARGO_TARGET_DIR; CI: target/web)
 set -euo pipefail
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-export PATH="$ROOT/node_modules/.bin:$HOME/.cargo/bin:$PATH"
-TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-export CARGO_TARGET_DIR=$TARGET_DIR
+source "$(dirname "$0")/web-env.sh"
 # The wasm build's own directory (CI builds it early in target/web: scripts/build-web.sh).
 WEB_TARGET_DIR=${ESPALIER_WEB_TARGET_DIR:-$TARGET_DIR}
 OUT=$TARGET_DIR/browser-test
 DIST=$OUT/dist
 RESULTS=$ROOT/results/browser
-# wasm SIMD (every browser with WebGPU has it): vectorises the CPU backend's matmuls.
-# serve.sh sets the same flags, so trunk and this test share the build cache.
-export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS=${CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS:--C target-feature=+simd128}
 log() { echo "browser-test: $*" >&2; }
 t_start=$(date +%s)
 
@@ -112,13 +105,8 @@ else
     log "wasm-opt -Oz took $(( $(date +%s) - t_opt )) s"
   fi
   cp static/css/app.css "$DIST/app.css"
-  cat > "$DIST/index.html" <<'HTML'
-<!DOCTYPE html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>Espalier playground: constrained generation, step by step</title>
+  # The playground's head (index.html, up to its title) without trunk's build links.
+  { sed -n '1,/<\/title>/p' index.html; cat <<'HTML'; } > "$DIST/index.html"
     <link rel="stylesheet" href="app.css" />
     <script type="module">import init from "./espalier-web.js"; init({ module_or_path: "./espalier-web_bg.wasm" });</script>
   </head>
@@ -160,16 +148,7 @@ fi
 
 # --- serve -------------------------------------------------------------------------
 PORT=${ESPALIER_BROWSER_PORT:-8765}
-python3 - "$DIST" "$PORT" >"$OUT/server.log" 2>&1 <<'PY' &
-import functools, http.server, sys
-class Handler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".wasm": "application/wasm", ".js": "text/javascript", ".gguf": "application/octet-stream"}
-    def log_message(self, *args):
-        pass
-handler = functools.partial(Handler, directory=sys.argv[1])
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[2])), handler).serve_forever()
-PY
+python3 scripts/serve-static.py "$DIST" "$PORT" >"$OUT/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 up=0
@@ -182,57 +161,42 @@ done
 # --- drive the browser -------------------------------------------------------------
 mkdir -p "$RESULTS"
 status=0
-run_backend() {
-  local backend=$1 t
+# One check: `run_check NAME RESULT COMMAND...` removes its last result file, runs the
+# command and logs whether it passed and how long it took.
+run_check() {
+  local name=$1 result=$2 t
+  shift 2
   t=$(date +%s)
-  rm -f "$RESULTS/summary-$backend.json"
-  if node web/tests/browser.mjs "http://127.0.0.1:$PORT/" "$backend" "$RESULTS"; then
-    log "$backend: passed in $(( $(date +%s) - t )) s"
+  rm -f "$RESULTS/$result"
+  if "$@"; then
+    log "$name: passed in $(( $(date +%s) - t )) s"
   else
-    log "$backend: FAILED after $(( $(date +%s) - t )) s"
+    log "$name: FAILED after $(( $(date +%s) - t )) s"
     return 1
   fi
+}
+run_backend() {
+  run_check "$1" "summary-$1.json" node web/tests/browser.mjs "http://127.0.0.1:$PORT/" "$1" "$RESULTS"
 }
 # Hostile input, once (the CPU backend: nothing here depends on the device).
 run_hostile() {
   [ "${ESPALIER_BROWSER_HOSTILE:-1}" = 1 ] || return 0
-  local t
-  t=$(date +%s)
-  rm -f "$RESULTS/hostile.json"
-  if node web/tests/hostile.mjs "http://127.0.0.1:$PORT/" "$RESULTS"; then
-    log "hostile input: passed in $(( $(date +%s) - t )) s"
-  else
-    log "hostile input: FAILED after $(( $(date +%s) - t )) s"
-    return 1
-  fi
+  run_check "hostile input" hostile.json \
+    node web/tests/hostile.mjs "http://127.0.0.1:$PORT/" "$RESULTS"
 }
 # The game's wasmoon host against the native engine (espalier-game, built above).
 run_game_host() {
   [ "${ESPALIER_BROWSER_GAME_HOST:-1}" = 1 ] || return 0
-  local t slua=crates/slua/tests/scripts/valid
-  t=$(date +%s)
-  rm -f "$RESULTS/game-host.json"
-  if node web/tests/game-host.mjs "$RESULTS" --seed 1 --turns 100 \
-      $slua/01_burning.slua $slua/05_poison.slua $slua/11_firebolt.slua $slua/14_shockwave.slua $slua/17_vampire.slua; then
-    log "game host: passed in $(( $(date +%s) - t )) s"
-  else
-    log "game host: FAILED after $(( $(date +%s) - t )) s"
-    return 1
-  fi
+  local slua=crates/slua/tests/scripts/valid
+  run_check "game host" game-host.json node web/tests/game-host.mjs "$RESULTS" --seed 1 --turns 100 \
+    $slua/01_burning.slua $slua/05_poison.slua $slua/11_firebolt.slua $slua/14_shockwave.slua $slua/17_vampire.slua
 }
 # The page's own choice where WebGPU is offered (no ?backend=): its warm-up race
 # must keep the CPU over SwiftShader and say both speeds (web/src/backend_race.rs).
 run_backend_race() {
   [ "${ESPALIER_BROWSER_RACE:-1}" = 1 ] || return 0
-  local t
-  t=$(date +%s)
-  rm -f "$RESULTS/backend-race.json"
-  if node web/tests/backend-race.mjs "http://127.0.0.1:$PORT/" "$RESULTS"; then
-    log "backend race: passed in $(( $(date +%s) - t )) s"
-  else
-    log "backend race: FAILED after $(( $(date +%s) - t )) s"
-    return 1
-  fi
+  run_check "backend race" backend-race.json \
+    node web/tests/backend-race.mjs "http://127.0.0.1:$PORT/" "$RESULTS"
 }
 # The checks that do not need a backend of their own, run once; every one runs even
 # when an earlier one failed.
@@ -273,6 +237,9 @@ fi
 python3 - "$RESULTS" "$wasm_size" "$gz_size" ${ESPALIER_BROWSER_BACKENDS:-webgpu cpu} <<'PY'
 import json, pathlib, sys
 res, size, gz = pathlib.Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+def print_failures(label, s):
+    for failure in s.get("failures", []):
+        print(f"{label} FAILED: {failure.splitlines()[0] if failure else failure}")
 print(f"wasm: {size/1e6:.1f} MB ({gz/1e6:.1f} MB gzipped)")
 for backend in sys.argv[4:]:
     f = res / f"summary-{backend}.json"
@@ -300,15 +267,13 @@ for backend in sys.argv[4:]:
     if s.get("open_file"):
         o = s["open_file"]
         print(f"{backend:>6} open a GGUF file: {o.get('load')} in {o.get('s', 0):.1f} s; facts: {'; '.join(o.get('facts', []))}")
-    for failure in s.get("failures", []):
-        print(f"{backend:>6} FAILED: {failure.splitlines()[0] if failure else failure}")
+    print_failures(f"{backend:>6}", s)
 h = res / "hostile.json"
 if h.exists():
     s = json.loads(h.read_text())
     cases = ", ".join(f"{name} {'passed' if c.get('passed') else 'FAILED'} ({c.get('s', 0):.1f} s)" for name, c in s.get("cases", {}).items())
     print(f"hostile input: {cases}")
-    for failure in s.get("failures", []):
-        print(f"hostile FAILED: {failure.splitlines()[0] if failure else failure}")
+    print_failures("hostile", s)
 g = res / "game-host.json"
 if g.exists():
     s = json.loads(g.read_text())

@@ -14,6 +14,7 @@ import { chromium } from "playwright-core";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadEnded } from "./page-load.mjs";
 
 const [url, outDir] = process.argv.slice(2);
 if (!url || !outDir) {
@@ -39,10 +40,7 @@ try {
   page.on("console", (m) => { if (m.text().includes("backend race:")) race.push(m.text()); });
   const t0 = Date.now();
   await page.goto(url);
-  await page.waitForFunction(() => {
-    const s = document.querySelector("#app")?.getAttribute("data-load");
-    return s === "ready" || s === "error";
-  }, null, { timeout: 6 * 60 * 1000, polling: 250 });
+  await loadEnded(page, { timeout: 6 * 60 * 1000, polling: 250 });
   report.ready_s = (Date.now() - t0) / 1000;
   const attr = (name) => page.$eval("#app", (el, n) => el.getAttribute(n), name);
   report.load = await attr("data-load");

@@ -12,6 +12,7 @@ import { spawnSync } from "node:child_process";
 import { playGame } from "./game.mjs";
 import { countGpuWork } from "./gpu-counts.mjs";
 import { markGeneration, startCpuTrace, stopCpuTrace } from "./main-thread-cpu.mjs";
+import { loadEnded } from "./page-load.mjs";
 
 const [siteUrl, backend, outDir] = process.argv.slice(2);
 // The WebGPU run asks for WebGPU whatever its speed (`?backend=webgpu`): without it the
@@ -488,8 +489,7 @@ async function openOneFile(what, path, archRe, formatRe, steps) {
     return (app?.getAttribute("data-model-source") || "").startsWith("your file") &&
       (app?.getAttribute("data-model-source") || "").includes(name);
   }, basename(path), { timeout: 5 * 60 * 1000, polling: 100 }).then(() => true, () => false);
-  await page.waitForFunction(() => ["ready", "error"].includes(document.querySelector("#app")?.getAttribute("data-load")),
-    null, { timeout: 5 * 60 * 1000, polling: 100 });
+  await loadEnded(page, { timeout: 5 * 60 * 1000, polling: 100 });
   const facts = await page.$$eval("#model-facts li", (els) => els.map((e) => e.textContent));
   const load = await attr("data-load");
   const entry = { path, load, s: (Date.now() - t0) / 1000, source: await attr("data-model-source"), facts };
@@ -522,10 +522,7 @@ async function cachedVisit() {
   const t0 = Date.now();
   // The plain URL: the first visit's `?check=cpu` (WebGPU) is not repeated here.
   await page.goto(url);
-  await page.waitForFunction(() => {
-    const s = document.querySelector("#app")?.getAttribute("data-load");
-    return s === "ready" || s === "error";
-  }, null, { timeout: 5 * 60 * 1000, polling: 100 });
+  await loadEnded(page, { timeout: 5 * 60 * 1000, polling: 100 });
   report.ready_cached_visit_s = (Date.now() - t0) / 1000;
   report.model_source_cached_visit = await attr("data-model-source");
   report.cached_visit_model_requests = gguf.length;
@@ -548,10 +545,7 @@ try {
   await page.goto(checkCpu ? `${url}&check=cpu` : url);
   await page.waitForSelector("#progress", { timeout: 60_000 });
   await page.screenshot({ path: join(outDir, `${backend}-loading.png`) });
-  await page.waitForFunction(() => {
-    const s = document.querySelector("#app")?.getAttribute("data-load");
-    return s === "ready" || s === "error";
-  }, null, { timeout: 5 * 60 * 1000, polling: 250 });
+  await loadEnded(page, { timeout: 5 * 60 * 1000, polling: 250 });
   report.load_s = (Date.now() - t0) / 1000;
   report.load_main_thread = await blocks(0, await pageNow());
   report.longtask_api = await page.evaluate(() => window.__longtasksError || "ok");

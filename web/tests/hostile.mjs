@@ -29,6 +29,7 @@ import { closeSync, ftruncateSync, mkdtempSync, mkdirSync, openSync, readFileSyn
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadEnded } from "./page-load.mjs";
 
 const [url, outDir] = process.argv.slice(2);
 if (!url || !outDir) {
@@ -116,8 +117,7 @@ page.on("console", (m) => {
 const attr = (name) => page.$eval("#app", (el, n) => el.getAttribute(n), name);
 const text = (sel) => page.$eval(sel, (el) => el.textContent).catch(() => null);
 async function waitLoad() {
-  await page.waitForFunction(() => ["ready", "error"].includes(document.querySelector("#app")?.getAttribute("data-load")),
-    null, { timeout, polling: 100 });
+  await loadEnded(page, { timeout, polling: 100 });
   return attr("data-load");
 }
 async function waitRunEnd() {

@@ -101,7 +101,10 @@ fn read_u32(b: &[u8], at: &mut usize) -> Option<u32> {
     Some(u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
 }
 
-fn parse(b: &[u8]) -> Option<(Vocab, Vec<Vec<u32>>)> {
+/// The input `espalier bench mask --export` writes: the vocabulary (its bytes, the
+/// special ids, EOS) and each file's token ids; `None` when it is cut short. The dev
+/// binaries (`roots`, `worst`) read it too.
+pub fn parse(b: &[u8]) -> Option<(Vocab, Vec<Vec<u32>>)> {
     let mut at = 0;
     let n = read_u32(b, &mut at)? as usize;
     let eos = read_u32(b, &mut at)?;

@@ -112,104 +112,30 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
 
     // Espalier: the Python grammar, the trie and its summaries, the SynCode store.
     let lang = espalier_grammar::python()?;
-    let t = Instant::now();
-    let kit = espalier_constraint::MaskKit::for_vocab(lang.clone(), &vocab);
-    let exact_setup_ms = t.elapsed().as_secs_f64() * 1e3;
-    let t = Instant::now();
-    let store = Arc::new(MaskStore::load_or_build(&lang, &vocab, &args.store)?);
-    let store_ms = t.elapsed().as_secs_f64() * 1e3;
+    let (kit, exact_setup_ms) = timed_ms(|| espalier_constraint::MaskKit::for_vocab(lang.clone(), &vocab));
+    let (store, store_ms) = timed_ms(|| MaskStore::load_or_build(&lang, &vocab, &args.store));
+    let store = Arc::new(store?);
+    let ((factory, grammar), llg_setup_ms) = timed_ms(|| llguidance_parsers(&vocab));
+    let factory = factory?;
 
-    // llguidance: the same vocabulary (special tokens marked by its 0xFF prefix).
-    let t = Instant::now();
-    let words: Vec<Vec<u8>> = (0..vocab.len() as u32)
-        .map(|id| {
-            let b = vocab.bytes(id);
-            if vocab.is_special(id) {
-                let mut w = vec![LlgTrie::SPECIAL_TOKEN_MARKER];
-                w.extend_from_slice(b);
-                w
-            } else {
-                b.to_vec()
-            }
-        })
-        .collect();
-    let info = TokRxInfo::new(vocab.len() as u32, vocab.eos());
-    let env: TokEnv = Arc::new(ApproximateTokEnv::new(LlgTrie::from(&info, &words)));
-    let mut factory = ParserFactory::new_simple(&env)?;
-    factory.quiet();
-    let grammar = lark_python::grammar();
-    let llg_setup_ms = t.elapsed().as_secs_f64() * 1e3;
-
-    let names = ["exact", "syncode", "llguidance"];
-    let mut times: Vec<Times> = names.iter().map(|_| Times::default()).collect();
+    let mut bench = Bench { vocab: &vocab, input: &input, times: NAMES.iter().map(|_| Times::default()).collect(), failures: Vec::new() };
     let mut mask = TokenSet::empty(vocab.len());
-    let mut failures: Vec<String> = Vec::new();
     for round in 0..args.rounds {
-        for k in 0..names.len() {
-            let engine = (k + round) % names.len();
-            for (f, ids) in input.files.iter().enumerate() {
+        for k in 0..NAMES.len() {
+            let engine = (k + round) % NAMES.len();
+            for f in 0..input.files.len() {
                 if engine == 2 {
-                    let parser = factory.create_parser(TopLevelGrammar::from_lark(grammar.clone()))?;
-                    let mut m = Matcher::new(Ok(parser));
-                    for (pos, &id) in ids.iter().enumerate() {
-                        let mut vob = None;
-                        let (wall, cpu) = timed(|| vob = Some(m.compute_mask()));
-                        times[engine].push(wall, cpu);
-                        let allowed = match vob {
-                            Some(Ok(v)) => v.is_allowed(id),
-                            Some(Err(e)) => return Err(format!("llguidance: file {f} step {pos}: {e}").into()),
-                            None => false,
-                        };
-                        if !allowed || m.consume_token(id).is_err() {
-                            failures.push(format!("llguidance refuses file {f} step {pos}: {}", input.context(&vocab, f, pos)));
-                            break;
-                        }
-                    }
-                    if round == 0 && !m.is_accepting().unwrap_or(false) {
-                        failures.push(format!("llguidance does not accept the end of file {f}"));
-                    }
+                    bench.llguidance(&factory, &grammar, f, round == 0)?;
                 } else {
                     let strategy = if engine == 0 { Strategy::Exact } else { Strategy::Syncode };
-                    let mut c = GrammarConstraint::new(&kit, strategy, "python-lr")
-                        .with_store(store.clone());
-                    for (pos, &id) in ids.iter().enumerate() {
-                        let (wall, cpu) = timed(|| c.fill_mask(&vocab, &mut mask));
-                        times[engine].push(wall, cpu);
-                        if !mask.contains(id as usize) || c.commit(vocab.bytes(id)).is_err() {
-                            failures.push(format!("{} refuses file {f} step {pos}: {}", names[engine], input.context(&vocab, f, pos)));
-                            break;
-                        }
-                    }
+                    let c = GrammarConstraint::new(&kit, strategy, "python-lr").with_store(store.clone());
+                    bench.espalier(engine, c, &mut mask, f);
                 }
             }
         }
     }
-    for f in &failures {
+    for f in &bench.failures {
         eprintln!("{f}");
-    }
-
-    let mut engines = serde_json::Map::new();
-    for (name, t) in names.iter().zip(&times) {
-        let mut o = serde_json::Map::new();
-        for (p, v) in stats(&t.wall) {
-            o.insert(format!("{p}_us"), round2(v).into());
-        }
-        for (p, v) in stats(&t.cpu) {
-            o.insert(format!("cpu_{p}_us"), round2(v).into());
-        }
-        o.insert("steps".into(), t.wall.len().into());
-        engines.insert((*name).into(), o.into());
-    }
-    let mut ratios = serde_json::Map::new();
-    for (k, name) in [(0, "llguidance_over_exact"), (1, "llguidance_over_syncode")] {
-        let mut o = serde_json::Map::new();
-        for ((p, ours), (_, theirs)) in stats(&times[k].wall).into_iter().zip(stats(&times[2].wall)) {
-            o.insert(p.into(), round2(theirs / ours.max(1e-9)).into());
-        }
-        for ((p, ours), (_, theirs)) in stats(&times[k].cpu).into_iter().zip(stats(&times[2].cpu)) {
-            o.insert(format!("cpu_{p}"), round2(theirs / ours.max(1e-9)).into());
-        }
-        ratios.insert(name.into(), o.into());
     }
     let out = serde_json::json!({
         "bench": "mask-vs-llguidance",
@@ -224,11 +150,125 @@ fn run() -> Result<ExitCode, Box<dyn std::error::Error>> {
             "syncode_store": round2(store_ms),
             "llguidance_tokenizer": round2(llg_setup_ms),
         },
-        "engines": engines,
-        "ratios": ratios,
-        "failures": failures.len(),
+        "engines": engines_json(&bench.times),
+        "ratios": ratios_json(&bench.times),
+        "failures": bench.failures.len(),
         "load_avg_1m": std::fs::read_to_string("/proc/loadavg").ok().and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok())).unwrap_or(-1.0),
     });
     println!("{out}");
-    Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if bench.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The engines, in the order of `Bench::times`.
+const NAMES: [&str; 3] = ["exact", "syncode", "llguidance"];
+
+/// `f()` and its wall time in milliseconds.
+fn timed_ms<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let t = Instant::now();
+    let value = f();
+    (value, t.elapsed().as_secs_f64() * 1e3)
+}
+
+/// llguidance's parser factory over the same vocabulary (special tokens marked by its
+/// 0xFF prefix) and the Lark grammar of [`lark_python`].
+fn llguidance_parsers(vocab: &Vocab) -> (Result<ParserFactory, Box<dyn std::error::Error>>, String) {
+    let words: Vec<Vec<u8>> = (0..vocab.len() as u32)
+        .map(|id| {
+            let b = vocab.bytes(id);
+            if vocab.is_special(id) {
+                let mut w = vec![LlgTrie::SPECIAL_TOKEN_MARKER];
+                w.extend_from_slice(b);
+                w
+            } else {
+                b.to_vec()
+            }
+        })
+        .collect();
+    let info = TokRxInfo::new(vocab.len() as u32, vocab.eos());
+    let env: TokEnv = Arc::new(ApproximateTokEnv::new(LlgTrie::from(&info, &words)));
+    let factory = ParserFactory::new_simple(&env).map(|mut factory| {
+        factory.quiet();
+        factory
+    });
+    (factory.map_err(Into::into), lark_python::grammar())
+}
+
+/// One run's inputs, per-step times (indexed as [`NAMES`]) and the refusals found.
+struct Bench<'a> {
+    vocab: &'a Vocab,
+    input: &'a input::Input,
+    times: Vec<Times>,
+    failures: Vec<String>,
+}
+
+impl Bench<'_> {
+    /// llguidance's masks over file `f`; with `check_end`, whether it accepts the end.
+    fn llguidance(&mut self, factory: &ParserFactory, grammar: &str, f: usize, check_end: bool) -> Result<(), Box<dyn std::error::Error>> {
+        let parser = factory.create_parser(TopLevelGrammar::from_lark(grammar.to_string()))?;
+        let mut m = Matcher::new(Ok(parser));
+        for (pos, &id) in self.input.files[f].iter().enumerate() {
+            let mut vob = None;
+            let (wall, cpu) = timed(|| vob = Some(m.compute_mask()));
+            self.times[2].push(wall, cpu);
+            let allowed = match vob {
+                Some(Ok(v)) => v.is_allowed(id),
+                Some(Err(e)) => return Err(format!("llguidance: file {f} step {pos}: {e}").into()),
+                None => false,
+            };
+            if !allowed || m.consume_token(id).is_err() {
+                self.failures.push(format!("llguidance refuses file {f} step {pos}: {}", self.input.context(self.vocab, f, pos)));
+                break;
+            }
+        }
+        if check_end && !m.is_accepting().unwrap_or(false) {
+            self.failures.push(format!("llguidance does not accept the end of file {f}"));
+        }
+        Ok(())
+    }
+
+    /// Espalier's masks (engine 0 `exact` or 1 `syncode`, as `c` was made) over file `f`.
+    fn espalier(&mut self, engine: usize, mut c: GrammarConstraint, mask: &mut TokenSet, f: usize) {
+        for (pos, &id) in self.input.files[f].iter().enumerate() {
+            let (wall, cpu) = timed(|| c.fill_mask(self.vocab, mask));
+            self.times[engine].push(wall, cpu);
+            if !mask.contains(id as usize) || c.commit(self.vocab.bytes(id)).is_err() {
+                self.failures.push(format!("{} refuses file {f} step {pos}: {}", NAMES[engine], self.input.context(self.vocab, f, pos)));
+                break;
+            }
+        }
+    }
+}
+
+/// Per engine: the wall and CPU percentiles and the number of steps.
+fn engines_json(times: &[Times]) -> serde_json::Map<String, serde_json::Value> {
+    let mut engines = serde_json::Map::new();
+    for (name, t) in NAMES.iter().zip(times) {
+        let mut o = serde_json::Map::new();
+        for (p, v) in stats(&t.wall) {
+            o.insert(format!("{p}_us"), round2(v).into());
+        }
+        for (p, v) in stats(&t.cpu) {
+            o.insert(format!("cpu_{p}_us"), round2(v).into());
+        }
+        o.insert("steps".into(), t.wall.len().into());
+        engines.insert((*name).into(), o.into());
+    }
+    engines
+}
+
+/// llguidance's time over each Espalier engine's, per percentile (above 1: Espalier is
+/// faster).
+fn ratios_json(times: &[Times]) -> serde_json::Map<String, serde_json::Value> {
+    let mut ratios = serde_json::Map::new();
+    for (k, name) in [(0, "llguidance_over_exact"), (1, "llguidance_over_syncode")] {
+        let mut o = serde_json::Map::new();
+        for ((p, ours), (_, theirs)) in stats(&times[k].wall).into_iter().zip(stats(&times[2].wall)) {
+            o.insert(p.into(), round2(theirs / ours.max(1e-9)).into());
+        }
+        for ((p, ours), (_, theirs)) in stats(&times[k].cpu).into_iter().zip(stats(&times[2].cpu)) {
+            o.insert(format!("cpu_{p}"), round2(theirs / ours.max(1e-9)).into());
+        }
+        ratios.insert(name.into(), o.into());
+    }
+    ratios
 }

@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use espalier_kernels::host_kernels::{block_sums, dot_q4_1, dot_q8};
 use espalier_kernels::int_dot;
 use espalier_kernels::q8_activations::Q8Activations;
-use espalier_kernels::{Isa, QK};
+use espalier_kernels::{Isa, Q4_1Rows, QK};
 
 const HIDDEN: usize = 576;
 const FFN: usize = 1536;
@@ -32,6 +32,22 @@ struct Weights {
     x: Vec<f32>,
     x_ffn: Vec<f32>,
     logits: Vec<f32>,
+}
+
+impl Weights {
+    /// The activation row a layer of `l`'s width takes.
+    fn input(&self, l: &Q4) -> &[f32] {
+        if l.cols == HIDDEN {
+            &self.x
+        } else {
+            &self.x_ffn
+        }
+    }
+}
+
+/// `f` on the weights; NaN before [`setup`].
+fn with_weights(f: impl FnOnce(&mut Weights) -> f32) -> f32 {
+    WEIGHTS.with(|w| w.borrow_mut().as_mut().map_or(f32::NAN, f))
 }
 
 thread_local! {
@@ -88,12 +104,10 @@ pub extern "C" fn setup() {
 #[no_mangle]
 pub extern "C" fn token_int8() -> f32 {
     let isa = Isa::best();
-    WEIGHTS.with(|w| {
-        let mut w = w.borrow_mut();
-        let Some(w) = w.as_mut() else { return f32::NAN };
+    with_weights(|w| {
         let mut sum = 0f32;
         for l in &w.layers {
-            let x = if l.cols == HIDDEN { &w.x } else { &w.x_ffn };
+            let x = w.input(l);
             let q8 = Q8Activations::rows(x, l.cols, QK);
             let nb = l.cols / QK;
             for r in 0..l.rows {
@@ -121,12 +135,10 @@ pub extern "C" fn token_int8() -> f32 {
 #[no_mangle]
 pub extern "C" fn token(portable: u32) -> f32 {
     let isa = if portable != 0 { Isa::Portable } else { Isa::best() };
-    WEIGHTS.with(|w| {
-        let mut w = w.borrow_mut();
-        let Some(w) = w.as_mut() else { return f32::NAN };
+    with_weights(|w| {
         let mut sum = 0f32;
         for l in &w.layers {
-            let x = if l.cols == HIDDEN { &w.x } else { &w.x_ffn };
+            let x = w.input(l);
             let xsum = block_sums(x);
             let nb = l.cols / QK;
             for r in 0..l.rows {
@@ -181,7 +193,8 @@ pub extern "C" fn prefill(tiled: u32) -> f32 {
                 out.clear();
                 out.resize(l.rows * t, 0.0);
                 if tiled != 0 {
-                    int_dot::gemm_q4_1(isa, &l.d, &l.m, &l.nibbles, l.rows, x, t, &mut out);
+                    let w = Q4_1Rows { d: &l.d, m: &l.m, nibbles: &l.nibbles, rows: l.rows };
+                    int_dot::gemm_q4_1(isa, w, x, t, &mut out);
                 } else {
                     let nb = l.cols / QK;
                     for (k, o) in out.iter_mut().enumerate() {

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use espalier_constraint::{FimConstraint, MaskKit};
-use espalier_decode::{GenerateConfig, Generator, Lang, Mode, SamplingConfig, StopReason};
+use espalier_decode::{GenerateConfig, Generator, Lang, Mode, StopReason};
 use espalier_engine::{fim_prompt_ids, load_with, PromptIds};
 
 use crate::generate::Args;
@@ -59,18 +59,13 @@ pub fn run_fim(
     }
     let config = GenerateConfig {
         mode,
-        sampling: SamplingConfig {
-            temperature: args.temperature,
-            top_k: args.top_k,
-            top_p: args.top_p,
-            seed: args.seed,
-        },
+        sampling: args.sampling(),
         max_tokens: args.max_tokens,
         stop_strings,
         heal_prompt: heal,
         ..GenerateConfig::default()
     }
-    .with_wrap_up(args.wrap_up, args.no_wrap_up);
+    .with_wrap_up(args.wrap_up.wrap_up, args.wrap_up.no_wrap_up);
     let mut generator = Generator::new(loaded.vocab.clone(), constraint, &ids, config)?;
     let timing = espalier_decode::run(&mut generator, &mut loaded.model, |_, _| {})?;
     let middle = generator.text();

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use espalier_decode::{
     Framing, GenerateConfig, Kits, Lang, Mode, SamplingConfig, StopReason, Task,
 };
-use espalier_engine::{generate, load_with, prompt_ids, STORE_DIR};
+use espalier_engine::{generate, load_with, prompt_ids, WrapUpArgs, STORE_DIR};
 use espalier_model::WeightFormat;
 
 /// Arguments of `espalier generate`.
@@ -68,28 +68,26 @@ pub struct Args {
     /// Extra stop strings (repeatable).
     #[arg(long = "stop")]
     pub stop: Vec<String>,
-    /// Wrap up (on by default with `--lang`): when this many tokens of the budget are
-    /// left (default 32; earlier where the constraint's finishing distance needs more:
-    /// Python, Go, FIM), allow only tokens that lead towards finishing the program (the
-    /// constraint's finishing mask: Python, Go, FIM, sLua; no effect without a
-    /// language), and a loop the repetition guard finds wraps up instead of stopping.
-    /// So a constrained program ends complete within the budget. 0: on the finishing
-    /// distance alone.
-    #[arg(long, conflicts_with = "no_wrap_up")]
-    pub wrap_up: Option<usize>,
-    /// Turn the wrap-up off: the generation may end where the budget or the repetition
-    /// guard cuts it, mid-statement.
-    #[arg(long)]
-    pub no_wrap_up: bool,
-    /// The default (kept so that older command lines run): a loop wraps up.
-    #[arg(long, hide = true, conflicts_with = "no_wrap_up")]
-    pub wrap_up_on_repetition: bool,
+    #[command(flatten)]
+    pub wrap_up: WrapUpArgs,
     /// Fill in the middle (Python): the code before the cursor (`crate::fim`).
     #[arg(long, requires = "fim_suffix")]
     pub fim_prefix: Option<PathBuf>,
     /// Fill in the middle: the code after the cursor.
     #[arg(long, requires = "fim_prefix")]
     pub fim_suffix: Option<PathBuf>,
+}
+
+impl Args {
+    /// The sampler's settings of the command line.
+    pub fn sampling(&self) -> SamplingConfig {
+        SamplingConfig {
+            temperature: self.temperature,
+            top_k: self.top_k,
+            top_p: self.top_p,
+            seed: self.seed,
+        }
+    }
 }
 
 /// Runs `espalier generate`.
@@ -107,18 +105,13 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
 
     let config = task.configure(
         GenerateConfig {
-            sampling: SamplingConfig {
-                temperature: args.temperature,
-                top_k: args.top_k,
-                top_p: args.top_p,
-                seed: args.seed,
-            },
+            sampling: args.sampling(),
             max_tokens: args.max_tokens,
             stop_strings: args.stop.clone(),
             trace: args.trace.is_some(),
             ..GenerateConfig::default()
         }
-        .with_wrap_up(args.wrap_up, args.no_wrap_up),
+        .with_wrap_up(args.wrap_up.wrap_up, args.wrap_up.no_wrap_up),
     );
     let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
     let constraint = task.constraint(&mut kits)?;

@@ -35,6 +35,8 @@ mod vocabulary;
 
 #[cfg(all(feature = "model", not(target_arch = "wasm32")))]
 pub mod backend_choice;
+#[cfg(feature = "clap")]
+mod exit_code;
 #[cfg(all(feature = "model", not(target_arch = "wasm32")))]
 mod generation;
 #[cfg(feature = "clap")]
@@ -43,6 +45,8 @@ mod lang_arg;
 mod llama_model;
 #[cfg(all(feature = "model", not(target_arch = "wasm32")))]
 mod loaded;
+#[cfg(feature = "clap")]
+mod wrap_up_args;
 
 pub use chat::chat_of;
 pub use error::EngineError;
@@ -50,6 +54,8 @@ pub use prepared::{prepare, Prepared};
 pub use prompt_ids::{fim_prompt_ids, prompt_ids, PromptIds};
 pub use vocabulary::vocab_of;
 
+#[cfg(feature = "clap")]
+pub use exit_code::exit_code;
 #[cfg(all(feature = "model", not(target_arch = "wasm32")))]
 pub use generation::generate;
 #[cfg(feature = "clap")]
@@ -58,6 +64,8 @@ pub use lang_arg::lang_parser;
 pub use llama_model::LlamaModel;
 #[cfg(all(feature = "model", not(target_arch = "wasm32")))]
 pub use loaded::{load, load_with, model_path, Loaded};
+#[cfg(feature = "clap")]
+pub use wrap_up_args::WrapUpArgs;
 
 /// Where `--mode syncode` keeps the SynCode mask stores, `LANG-smollm2.store` (the
 /// Python one is the file `espalier bench mask` uses); built there on first use.

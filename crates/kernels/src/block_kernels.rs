@@ -71,31 +71,10 @@ mod tests {
     /// the portable path, for rows of one and of several blocks.
     #[test]
     fn dot_blocks_matches_decoded_sum() {
-        let types = [
-            GgmlType::Q4_0,
-            GgmlType::Q5_0,
-            GgmlType::Q5_1,
-            GgmlType::Q4_K,
-            GgmlType::Q5_K,
-            GgmlType::Q6_K,
-        ];
-        for ty in types {
+        for ty in crate::test_data::BLOCK_TYPES {
             for blocks in [1usize, 3, 9] {
                 let n = blocks * ty.block_len();
-                let mut bytes: Vec<u8> =
-                    (0..blocks * ty.block_bytes()).map(|i| (i * 7919 % 251) as u8).collect();
-                // Finite f16 scale fields (0x2c00 = 0.0625) where each type keeps them.
-                let halves: &[usize] = match ty {
-                    GgmlType::Q6_K => &[208],
-                    GgmlType::Q4_0 | GgmlType::Q5_0 => &[0],
-                    _ => &[0, 2],
-                };
-                for b in 0..blocks {
-                    for &h in halves {
-                        bytes[b * ty.block_bytes() + h] = 0x00;
-                        bytes[b * ty.block_bytes() + h + 1] = 0x2c;
-                    }
-                }
+                let bytes = crate::test_data::quant_blocks(ty, blocks, 5 + blocks as u64);
                 let x: Vec<f32> = (0..n).map(|i| ((i * 37 % 101) as f32 - 50.0) / 50.0).collect();
                 let mut w = vec![0f32; n];
                 decode_row(ty, &bytes, &mut w);

@@ -276,7 +276,7 @@ fn softmax_in_place(scores: &mut [f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host_kernels::tests::values;
+    use crate::test_data::values;
 
     const H: Heads = Heads { heads: 6, kv_heads: 2, head_dim: 8 };
 

@@ -21,7 +21,7 @@
 use half::f16;
 
 use crate::formats::QK;
-use crate::Isa;
+use crate::{Isa, Q4_1Rows};
 
 /// `a · b` over f32 rows of equal length.
 #[inline]
@@ -121,49 +121,30 @@ pub fn has_gemm_q4_1(isa: Isa) -> bool {
 /// the weights, no packing). On 64 activation rows this took 0.96-1.01x the CPU time
 /// of decoding to f32 + sgemm for the FFN's matrices and 0.74-0.77x for the 576 x 576
 /// ones (one thread, AVX2); callers use it where [`has_gemm_q4_1`] holds.
-#[allow(clippy::too_many_arguments)]
-pub fn gemm_q4_1(
-    isa: Isa,
-    d: &[f32],
-    m: &[f32],
-    nibbles: &[u8],
-    rows: usize,
-    x: &[f32],
-    xsum: &[f32],
-    t: usize,
-    out: &mut [f32],
-) {
+pub fn gemm_q4_1(isa: Isa, w: Q4_1Rows, x: &[f32], xsum: &[f32], t: usize, out: &mut [f32]) {
     let cols = x.len() / t.max(1);
-    assert!(
-        cols.is_multiple_of(QK)
-            && d.len() == rows * cols / QK
-            && m.len() == d.len()
-            && nibbles.len() * 2 == rows * cols
-    );
-    assert!(x.len() == t * cols && xsum.len() == t * cols / QK && out.len() == rows * t);
+    assert!(w.holds(cols));
+    assert!(x.len() == t * cols && xsum.len() == t * cols / QK && out.len() == w.rows * t);
     match isa {
         // Correct but slower than decoding to f32 for sgemm (what callers do instead).
         Isa::Portable => {
-            let (nb, half) = (cols / QK, cols / 2);
-            for r in 0..rows {
-                let (dr, mr, qr) = (
-                    &d[r * nb..(r + 1) * nb],
-                    &m[r * nb..(r + 1) * nb],
-                    &nibbles[r * half..(r + 1) * half],
-                );
+            let nb = cols / QK;
+            for r in 0..w.rows {
+                let row = w.rows(r, 1, cols);
                 for i in 0..t {
-                    out[r * t + i] = portable::dot_q4_1(dr, qr, &x[i * cols..(i + 1) * cols])
-                        + portable::dot_f32(mr, &xsum[i * nb..(i + 1) * nb]);
+                    out[r * t + i] =
+                        portable::dot_q4_1(row.d, row.nibbles, &x[i * cols..(i + 1) * cols])
+                            + portable::dot_f32(row.m, &xsum[i * nb..(i + 1) * nb]);
                 }
             }
         }
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
         // lengths are checked above.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { avx2::gemm_q4_1(d, m, nibbles, rows, x, xsum, t, cols, out) },
+        Isa::Avx2 => unsafe { avx2::gemm_q4_1(w, x, xsum, t, cols, out) },
         // No simd128 tile kernel: the portable one (callers ask `has_gemm_q4_1` first).
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Isa::Simd128 => gemm_q4_1(Isa::Portable, d, m, nibbles, rows, x, xsum, t, out),
+        Isa::Simd128 => gemm_q4_1(Isa::Portable, w, x, xsum, t, out),
     }
 }
 
@@ -244,7 +225,7 @@ mod avx2 {
 
     use half::f16;
 
-    use super::QK;
+    use super::{Q4_1Rows, QK};
 
     #[inline]
     #[target_feature(enable = "avx2,fma")]
@@ -393,16 +374,14 @@ mod avx2 {
     #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn gemm_q4_1(
-        d: &[f32],
-        m: &[f32],
-        nibbles: &[u8],
-        rows: usize,
+        w: Q4_1Rows,
         x: &[f32],
         xsum: &[f32],
         t: usize,
         cols: usize,
         out: &mut [f32],
     ) {
+        let Q4_1Rows { d, m, nibbles, rows } = w;
         let nb = cols / QK;
         // Activation rows per tile: up to 8, as many as keep the tile's rows within
         // 24 KB (L1) while every weight row of the stretch passes over them.
@@ -471,19 +450,9 @@ mod avx2 {
 }
 
 #[cfg(test)]
-pub mod tests {
+mod tests {
     use super::*;
-
-    /// Deterministic pseudo-random values in [-1, 1) (shared with the attention tests).
-    pub fn values(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (0..n)
-            .map(|_| {
-                s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            })
-            .collect()
-    }
+    use crate::test_data::{values, Q4_1Fields};
 
     fn exact(a: &[f32], b: &[f32]) -> f32 {
         a.iter().zip(b).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum::<f64>() as f32
@@ -532,10 +501,7 @@ pub mod tests {
         for &blocks in &[1usize, 2, 18, 48] {
             let n = blocks * QK;
             let x = values(n, 11 + blocks as u64);
-            let d: Vec<f32> = values(blocks, 12).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
-            let m: Vec<f32> = values(blocks, 13).iter().map(|v| v / 4.0).collect();
-            let nibbles: Vec<u8> =
-                values(n / 2, 14).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+            let Q4_1Fields { d, m, nibbles } = Q4_1Fields::new(blocks, 12);
             // The reference: the GGUF reader's own Q4_1 dequantization.
             let mut bytes = Vec::new();
             for b in 0..blocks {
@@ -563,26 +529,18 @@ pub mod tests {
     fn q4_1_gemm_agrees_with_one_dot_product_per_pair() {
         // 3 weight rows of 2 blocks times 1..=11 activation rows: every tile width.
         let (rows, cols) = (3, 2 * QK);
-        let d: Vec<f32> = values(rows * 2, 31).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
-        let m: Vec<f32> = values(rows * 2, 32).iter().map(|v| v / 4.0).collect();
-        let nibbles: Vec<u8> =
-            values(rows * cols / 2, 33).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        let q4 = Q4_1Fields::new(rows * 2, 31);
         for t in 1..12 {
             let x = values(t * cols, 34 + t as u64);
             let xsum = block_sums(&x);
             for isa in [Isa::Portable, Isa::detect()] {
                 let mut out = vec![0f32; rows * t];
-                gemm_q4_1(isa, &d, &m, &nibbles, rows, &x, &xsum, t, &mut out);
+                gemm_q4_1(isa, q4.as_rows(rows), &x, &xsum, t, &mut out);
                 for r in 0..rows {
                     for i in 0..t {
-                        let want = dot_q4_1(
-                            Isa::Portable,
-                            &d[2 * r..2 * r + 2],
-                            &m[2 * r..2 * r + 2],
-                            &nibbles[r * cols / 2..(r + 1) * cols / 2],
-                            &x[i * cols..(i + 1) * cols],
-                            &xsum[2 * i..2 * i + 2],
-                        );
+                        let w = q4.as_rows(rows).rows(r, 1, cols);
+                        let (xi, si) = (&x[i * cols..(i + 1) * cols], &xsum[2 * i..2 * i + 2]);
+                        let want = dot_q4_1(Isa::Portable, w.d, w.m, w.nibbles, xi, si);
                         assert!(close(out[r * t + i], want), "t={t} row {r} token {i} {isa:?}");
                     }
                 }

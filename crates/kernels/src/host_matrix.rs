@@ -29,7 +29,7 @@ use crate::host_kernels::{
 };
 use crate::int_dot;
 use crate::q8_activations::{ActivationFormat, Q8Activations};
-use crate::{GgmlType, Isa};
+use crate::{GgmlType, Isa, Q4_1Rows, Q8_0Rows};
 
 /// The element format a [`HostMatrix`] stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -459,33 +459,16 @@ impl HostMatrix {
         let (c, isa) = (self.cols, self.isa);
         if let (Data::Q4 { scales, mins, nibbles }, true) = (&*self.data, t > 1) {
             // Prefill of Q4_1: each weight block unpacked once per tile of tokens.
-            let n = out.len() / t;
-            let b = first * c / QK..(first + n) * c / QK;
-            return int_dot::gemm_q4_1(
-                isa,
-                &scales[b.clone()],
-                &mins[b],
-                &nibbles[first * c / 2..(first + n) * c / 2],
-                n,
-                q8,
-                t,
-                out,
-            );
+            let w = Q4_1Rows { d: scales, m: mins, nibbles, rows: scales.len() * QK / c };
+            return int_dot::gemm_q4_1(isa, w.rows(first, out.len() / t, c), q8, t, out);
         }
         if t > 1 {
             // Prefill of Q8_0 and Q4_K: tiles of tokens per weight block, as Q4_1's.
             let n = out.len() / t;
             match &*self.data {
                 Data::Q8 { scales, quants } => {
-                    return int_dot::gemm_q8_0(
-                        isa,
-                        &scales[first * c / QK..(first + n) * c / QK],
-                        &quants[first * c..(first + n) * c],
-                        n,
-                        q8,
-                        t,
-                        out,
-                    );
+                    let w = Q8_0Rows { scales, quants, rows: quants.len() / c };
+                    return int_dot::gemm_q8_0(isa, w.rows(first, n, c), q8, t, out);
                 }
                 Data::Blocks { ty: GgmlType::Q4_K, bytes, row_bytes, factors } => {
                     int_dot::gemm_q4_k(
@@ -554,19 +537,8 @@ impl HostMatrix {
         let n_rows = out.len() / t;
         if let Data::Q4 { scales, mins, nibbles } = &*self.data {
             if has_gemm_q4_1(self.isa) {
-                let b = first * c / QK..(first + n_rows) * c / QK;
-                let q = &nibbles[first * c / 2..(first + n_rows) * c / 2];
-                return gemm_q4_1(
-                    self.isa,
-                    &scales[b.clone()],
-                    &mins[b],
-                    q,
-                    n_rows,
-                    x,
-                    xsum,
-                    t,
-                    out,
-                );
+                let w = Q4_1Rows { d: scales, m: mins, nibbles, rows: scales.len() * QK / c };
+                return gemm_q4_1(self.isa, w.rows(first, n_rows, c), x, xsum, t, out);
             }
         }
         let mut buf = if matches!(*self.data, Data::F32(_)) {
@@ -662,18 +634,7 @@ fn transpose(src: &[f32], rows: usize, t: usize) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn values(n: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed.wrapping_add(0x9e3779b97f4a7c15);
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            })
-            .collect()
-    }
+    use crate::test_data::{quant_blocks, values, varied};
 
     /// How far output `k` of `x · Wᵀ` (`[t][rows]`, value `want`) may be from the f64
     /// reference: `rel` of float rounding, plus the activations' rounding bound where
@@ -762,12 +723,7 @@ mod tests {
     fn q4_1_rows_match_the_gguf_dequantization_and_multiply_like_the_reference() {
         use crate::GgmlType;
         let (rows, cols) = (300, 64);
-        let bytes: Vec<u8> = values(rows * cols / QK * 20, 7)
-            .iter()
-            .enumerate()
-            // Keep d and m finite small halves: bytes 0..4 of each 20-byte block.
-            .map(|(i, v)| if i % 20 == 1 || i % 20 == 3 { 0x30 } else { ((v + 1.0) * 127.9) as u8 })
-            .collect();
+        let bytes = quant_blocks(GgmlType::Q4_1, rows * cols / QK, 7);
         let row_bytes = cols / QK * 20;
         let list: Vec<(&[u8], f32)> = bytes.chunks_exact(row_bytes).map(|r| (r, 1.0)).collect();
         let m = HostMatrix::from_q4_1_rows(&list, cols);
@@ -804,11 +760,7 @@ mod tests {
         // and rows beyond one task's stretch; each output must equal the f64 reference
         // from the dequantized rows, so a skipped block, row or token fails.
         let (rows, cols) = (150, 96);
-        let blocks: Vec<u8> = values(rows * cols / QK * 20, 21)
-            .iter()
-            .enumerate()
-            .map(|(i, v)| if i % 20 == 1 || i % 20 == 3 { 0x2c } else { ((v + 1.0) * 127.9) as u8 })
-            .collect();
+        let blocks = quant_blocks(crate::GgmlType::Q4_1, rows * cols / QK, 21);
         let row_bytes = cols / QK * 20;
         let list: Vec<(&[u8], f32)> = blocks.chunks_exact(row_bytes).map(|r| (r, 1.0)).collect();
         for activations in [ActivationFormat::F32, ActivationFormat::Int8] {
@@ -831,18 +783,8 @@ mod tests {
         // part: one decode row within the activations' rounding, prefill rows exactly.
         use crate::GgmlType;
         let cols = 512;
-        let block = |ty: GgmlType, rows: usize, seed: u64| -> Vec<u8> {
-            let mut b: Vec<u8> = values(rows * cols / ty.block_len() * ty.block_bytes(), seed)
-                .iter()
-                .map(|v| ((v + 1.0) * 127.9) as u8)
-                .collect();
-            let halves: &[usize] = if ty == GgmlType::Q6_K { &[208] } else { &[0, 2] };
-            for blk in b.chunks_exact_mut(ty.block_bytes()) {
-                for &h in halves {
-                    blk[h..h + 2].copy_from_slice(&f16::from_f32(0.01).to_le_bytes());
-                }
-            }
-            b
+        let block = |ty: GgmlType, rows: usize, seed: u64| {
+            quant_blocks(ty, rows * cols / ty.block_len(), seed)
         };
         let (k4, k6, q41) = (
             block(GgmlType::Q4_K, 40, 61),
@@ -861,11 +803,7 @@ mod tests {
         for list in [rows(GgmlType::Q4_K, &k4, cols), rows(GgmlType::Q6_K, &k6, cols), stack] {
             let m = HostMatrix::from_gguf_rows(&list, cols);
             for t in [1, 3] {
-                let x: Vec<f32> = values(t * cols, 64 + t as u64)
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| v * (1 + i % 9) as f32)
-                    .collect();
+                let x = varied(t * cols, 64 + t as u64, 9);
                 let want = reference(&m, &x, t);
                 for (k, (g, w)) in m.matmul(&x, t).iter().zip(&want).enumerate() {
                     // A stack's parts each take the bound of their own rows.
@@ -902,11 +840,7 @@ mod tests {
         // row's scale is far off).
         use crate::GgmlType;
         let (rows, cols) = (70, 256);
-        let q41: Vec<u8> = values(rows * cols / QK * 20, 81)
-            .iter()
-            .enumerate()
-            .map(|(i, v)| if i % 20 == 1 || i % 20 == 3 { 0x2c } else { ((v + 1.0) * 127.9) as u8 })
-            .collect();
+        let q41 = quant_blocks(GgmlType::Q4_1, rows * cols / QK, 81);
         let list: Vec<(&[u8], f32)> = q41.chunks_exact(cols / QK * 20).map(|r| (r, 1.0)).collect();
         let mut k4: Vec<u8> =
             values(rows * cols / 256 * 144, 82).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();

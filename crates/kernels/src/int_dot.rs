@@ -19,7 +19,7 @@
 //! the caller keeps f32 activations (`block_kernels`).
 
 use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
-use crate::{GgmlType, Isa};
+use crate::{GgmlType, Isa, Q4_1Rows, Q8_0Rows};
 
 use super::q8_activations::{Q8Activations, Q8Row};
 
@@ -97,44 +97,22 @@ pub fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32
 /// bytes) times the `t` rows of `x`, written `out[row * t + token]`. AVX2 and simd128
 /// unpack each weight block once per tile of up to 8 activation rows; the portable
 /// version takes one [`dot_q4_1`] per (row, token).
-#[allow(clippy::too_many_arguments)]
-pub fn gemm_q4_1(
-    isa: Isa,
-    d: &[f32],
-    m: &[f32],
-    nibbles: &[u8],
-    rows: usize,
-    x: &Q8Activations,
-    t: usize,
-    out: &mut [f32],
-) {
+pub fn gemm_q4_1(isa: Isa, w: Q4_1Rows, x: &Q8Activations, t: usize, out: &mut [f32]) {
     let cols = x.cols();
-    assert!(
-        cols.is_multiple_of(QK)
-            && d.len() == rows * cols / QK
-            && m.len() == d.len()
-            && nibbles.len() * 2 == rows * cols
-    );
-    assert!(out.len() == rows * t && x.len() >= t && x.block() == QK);
+    assert!(w.holds(cols));
+    assert!(out.len() == w.rows * t && x.len() >= t && x.block() == QK);
     match isa {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
         // lengths are checked above.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q4_1(d, m, nibbles, rows, x, t, out) },
+        Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q4_1(w, x, t, out) },
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        Isa::Simd128 => super::wasm_simd::gemm_q4_1(d, m, nibbles, rows, x, t, out),
+        Isa::Simd128 => super::wasm_simd::gemm_q4_1(w, x, t, out),
         _ => {
-            let nb = cols / QK;
             for (k, o) in out.iter_mut().enumerate() {
                 let (r, i) = (k / t, k % t);
-                let b = r * nb..(r + 1) * nb;
-                *o = dot_q4_1(
-                    isa,
-                    &d[b.clone()],
-                    &m[b],
-                    &nibbles[r * cols / 2..(r + 1) * cols / 2],
-                    x.row(i),
-                );
+                let row = w.rows(r, 1, cols);
+                *o = dot_q4_1(isa, row.d, row.m, row.nibbles, x.row(i));
             }
         }
     }
@@ -144,35 +122,20 @@ pub fn gemm_q4_1(
 /// `t` rows of `x`, written `out[row * t + token]`. AVX2 takes each weight block's
 /// signs once per tile of up to 8 activation rows; elsewhere one [`dot_q8_0`] per
 /// (row, token).
-pub fn gemm_q8_0(
-    isa: Isa,
-    scales: &[f32],
-    quants: &[i8],
-    rows: usize,
-    x: &Q8Activations,
-    t: usize,
-    out: &mut [f32],
-) {
+pub fn gemm_q8_0(isa: Isa, w: Q8_0Rows, x: &Q8Activations, t: usize, out: &mut [f32]) {
     let cols = x.cols();
-    assert!(
-        cols.is_multiple_of(QK) && scales.len() == rows * cols / QK && quants.len() == rows * cols
-    );
-    assert!(out.len() == rows * t && x.len() >= t && x.block() == QK);
+    assert!(w.holds(cols));
+    assert!(out.len() == w.rows * t && x.len() >= t && x.block() == QK);
     match isa {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
         // lengths are checked above.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q8_0(scales, quants, rows, x, t, out) },
+        Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q8_0(w, x, t, out) },
         _ => {
-            let nb = cols / QK;
             for (k, o) in out.iter_mut().enumerate() {
                 let (r, i) = (k / t, k % t);
-                *o = dot_q8_0(
-                    isa,
-                    &scales[r * nb..(r + 1) * nb],
-                    &quants[r * cols..(r + 1) * cols],
-                    x.row(i),
-                );
+                let row = w.rows(r, 1, cols);
+                *o = dot_q8_0(isa, row.scales, row.quants, x.row(i));
             }
         }
     }
@@ -377,27 +340,12 @@ fn portable_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use half::f16;
-
     use super::*;
-    use crate::host_kernels::tests::values;
+    use crate::test_data::{quant_blocks as blocks, values, varied, Q4_1Fields, BLOCK_TYPES};
 
-    /// Blocks of `ty` with varied bytes and finite, small f16 scale fields.
-    fn blocks(ty: GgmlType, n: usize, seed: u64) -> Vec<u8> {
-        let mut bytes: Vec<u8> =
-            values(n * ty.block_bytes(), seed).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
-        let halves: &[usize] = match ty {
-            GgmlType::Q6_K => &[208],
-            GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q8_0 => &[0],
-            _ => &[0, 2],
-        };
-        for b in 0..n {
-            for (i, &h) in halves.iter().enumerate() {
-                let v = f16::from_f32(0.01 + 0.003 * ((b + i) % 5) as f32).to_le_bytes();
-                bytes[b * ty.block_bytes() + h..b * ty.block_bytes() + h + 2].copy_from_slice(&v);
-            }
-        }
-        bytes
+    /// `got` within `tol` of `want`, relative to `1 + |want|`.
+    fn assert_close(got: f32, want: f32, tol: f32, what: String) {
+        assert!((got - want).abs() <= tol * (1.0 + want.abs()), "{what}: {got} vs {want}");
     }
 
     fn f64_dot(w: &[f32], x: &[f32]) -> f64 {
@@ -425,40 +373,29 @@ mod tests {
         );
     }
 
+    /// [`dot_blocks`] of `row` (`w` dequantized) with `x` rounded to 8 bits, on every
+    /// ISA with a kernel for `ty`, against the references of [`check`].
+    fn check_blocks(what: &str, ty: GgmlType, row: &[u8], w: &[f32], x: &[f32]) {
+        let q = Q8Activations::rows(x, w.len(), activation_block(ty));
+        for isa in [Isa::Portable, Isa::detect()] {
+            if has_kernel(isa, ty) {
+                let got = dot_blocks(isa, ty, row, q.row(0));
+                check(&format!("{what} {isa:?}"), got, w, x, q.row(0));
+            }
+        }
+    }
+
     #[test]
     fn block_kernels_agree_with_exact_sums() {
-        let types = [
-            GgmlType::Q4_0,
-            GgmlType::Q5_0,
-            GgmlType::Q5_1,
-            GgmlType::Q4_K,
-            GgmlType::Q5_K,
-            GgmlType::Q6_K,
-        ];
-        for ty in types {
+        for ty in BLOCK_TYPES {
             for n in [1usize, 2, 6] {
                 let row = blocks(ty, n, 3 + n as u64);
                 let cols = n * ty.block_len();
                 let mut w = vec![0f32; cols];
                 ty.dequantize(&row, &mut w);
                 // Activations with a wide range, so that the scales differ per block.
-                let x: Vec<f32> = values(cols, 40 + n as u64)
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| v * (1 + i % 7) as f32)
-                    .collect();
-                let q = Q8Activations::rows(&x, cols, activation_block(ty));
-                for isa in [Isa::Portable, Isa::detect()] {
-                    if has_kernel(isa, ty) {
-                        check(
-                            &format!("{ty:?} x{n} {isa:?}"),
-                            dot_blocks(isa, ty, &row, q.row(0)),
-                            &w,
-                            &x,
-                            q.row(0),
-                        );
-                    }
-                }
+                let x = varied(cols, 40 + n as u64, 7);
+                check_blocks(&format!("{ty:?} x{n}"), ty, &row, &w, &x);
             }
         }
     }
@@ -466,15 +403,7 @@ mod tests {
     #[test]
     fn sub_blocks_equal_the_format_decoders() {
         // The portable kernels' decoder against the formats' own (tested against gguf-py).
-        let types = [
-            GgmlType::Q4_0,
-            GgmlType::Q5_0,
-            GgmlType::Q5_1,
-            GgmlType::Q4_K,
-            GgmlType::Q5_K,
-            GgmlType::Q6_K,
-        ];
-        for ty in types {
+        for ty in BLOCK_TYPES {
             let b = blocks(ty, 1, 77);
             let mut want = vec![0f32; ty.block_len()];
             ty.dequantize(&b, &mut want);
@@ -482,11 +411,8 @@ mod tests {
                 let sb = sub_block(ty, &b, s);
                 for j in 0..QK {
                     let got = sb.scale[j / 16] * sb.q[j] as f32 + sb.min;
-                    let w = want[s * QK + j];
-                    assert!(
-                        (got - w).abs() <= 1e-6 * (1.0 + w.abs()),
-                        "{ty:?} sub-block {s} value {j}: {got} vs {w}"
-                    );
+                    let what = format!("{ty:?} sub-block {s} value {j}");
+                    assert_close(got, want[s * QK + j], 1e-6, what);
                 }
             }
         }
@@ -496,27 +422,14 @@ mod tests {
     fn q8_0_and_q4_1_kernels_agree_with_exact_sums() {
         for n in [1usize, 3, 18, 48] {
             let cols = n * QK;
-            let x: Vec<f32> = values(cols, 50 + n as u64)
-                .iter()
-                .enumerate()
-                .map(|(i, v)| v * (1 + i % 5) as f32)
-                .collect();
+            let x = varied(cols, 50 + n as u64, 5);
             let q = Q8Activations::rows(&x, cols, QK);
             let scales: Vec<f32> = values(n, 51).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
             let quants: Vec<i8> = values(cols, 52).iter().map(|v| (v * 127.0) as i8).collect();
             let w8: Vec<f32> =
                 quants.iter().enumerate().map(|(i, &v)| scales[i / QK] * f32::from(v)).collect();
-            let d: Vec<f32> = values(n, 53).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
-            let m: Vec<f32> = values(n, 54).iter().map(|v| v / 4.0).collect();
-            let nib: Vec<u8> =
-                values(cols / 2, 55).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
-            let mut w4 = vec![0f32; cols];
-            for (k, o) in w4.chunks_exact_mut(QK).enumerate() {
-                for j in 0..16 {
-                    o[j] = d[k] * f32::from(nib[16 * k + j] & 0x0f) + m[k];
-                    o[j + 16] = d[k] * f32::from(nib[16 * k + j] >> 4) + m[k];
-                }
-            }
+            let q4 = Q4_1Fields::new(n, 53);
+            let w4 = q4.dequantized();
             for isa in [Isa::Portable, Isa::detect()] {
                 check(
                     &format!("Q8_0 x{n} {isa:?}"),
@@ -527,7 +440,7 @@ mod tests {
                 );
                 check(
                     &format!("Q4_1 x{n} {isa:?}"),
-                    dot_q4_1(isa, &d, &m, &nib, q.row(0)),
+                    dot_q4_1(isa, &q4.d, &q4.m, &q4.nibbles, q.row(0)),
                     &w4,
                     &x,
                     q.row(0),
@@ -540,34 +453,19 @@ mod tests {
     fn q4_1_gemm_agrees_with_one_dot_product_per_pair() {
         // 3 weight rows of 2 blocks times 1..=17 activation rows: every tile width.
         let (rows, cols) = (3, 2 * QK);
-        let d: Vec<f32> = values(rows * 2, 61).iter().map(|v| v.abs() / 8.0 + 1e-3).collect();
-        let m: Vec<f32> = values(rows * 2, 62).iter().map(|v| v / 4.0).collect();
-        let nib: Vec<u8> =
-            values(rows * cols / 2, 63).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
+        let q4 = Q4_1Fields::new(rows * 2, 61);
         for t in 1..18 {
-            let x: Vec<f32> = values(t * cols, 64 + t as u64)
-                .iter()
-                .enumerate()
-                .map(|(i, v)| v * (1 + i % 3) as f32)
-                .collect();
+            let x = varied(t * cols, 64 + t as u64, 3);
             let q = Q8Activations::rows(&x, cols, QK);
             for isa in [Isa::Portable, Isa::detect()] {
                 let mut out = vec![0f32; rows * t];
-                gemm_q4_1(isa, &d, &m, &nib, rows, &q, t, &mut out);
+                gemm_q4_1(isa, q4.as_rows(rows), &q, t, &mut out);
                 for r in 0..rows {
                     for i in 0..t {
-                        let want = dot_q4_1(
-                            Isa::Portable,
-                            &d[2 * r..2 * r + 2],
-                            &m[2 * r..2 * r + 2],
-                            &nib[r * cols / 2..(r + 1) * cols / 2],
-                            q.row(i),
-                        );
-                        let got = out[r * t + i];
-                        assert!(
-                            (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
-                            "t={t} row {r} token {i} {isa:?}: {got} vs {want}"
-                        );
+                        let w = q4.as_rows(rows).rows(r, 1, cols);
+                        let want = dot_q4_1(Isa::Portable, w.d, w.m, w.nibbles, q.row(i));
+                        let what = format!("t={t} row {r} token {i} {isa:?}");
+                        assert_close(out[r * t + i], want, 1e-5, what);
                     }
                 }
             }
@@ -581,29 +479,21 @@ mod tests {
         let scales: Vec<f32> =
             values(rows * cols / QK, 71).iter().map(|v| v.abs() / 64.0 + 1e-3).collect();
         let quants: Vec<i8> = values(rows * cols, 72).iter().map(|v| (v * 127.0) as i8).collect();
+        let q8_rows = Q8_0Rows { scales: &scales, quants: &quants, rows };
         let k_bytes = blocks(GgmlType::Q4_K, rows * 2, 73);
         let row_bytes = 2 * q4_k::BLOCK_BYTES;
         for t in 1..18 {
-            let x: Vec<f32> = values(t * cols, 74 + t as u64)
-                .iter()
-                .enumerate()
-                .map(|(i, v)| v * (1 + i % 3) as f32)
-                .collect();
+            let x = varied(t * cols, 74 + t as u64, 3);
             let (q32, q256) =
                 (Q8Activations::rows(&x, cols, QK), Q8Activations::rows(&x, cols, QK_K));
             for isa in [Isa::Portable, Isa::detect()] {
                 let (mut o8, mut ok) = (vec![0f32; rows * t], vec![0f32; rows * t]);
-                gemm_q8_0(isa, &scales, &quants, rows, &q32, t, &mut o8);
+                gemm_q8_0(isa, q8_rows, &q32, t, &mut o8);
                 gemm_q4_k(isa, &k_bytes, row_bytes, rows, &q256, t, &mut ok);
                 for r in 0..rows {
                     for i in 0..t {
-                        let nb = cols / QK;
-                        let w8 = dot_q8_0(
-                            Isa::Portable,
-                            &scales[r * nb..(r + 1) * nb],
-                            &quants[r * cols..(r + 1) * cols],
-                            q32.row(i),
-                        );
+                        let row = q8_rows.rows(r, 1, cols);
+                        let w8 = dot_q8_0(Isa::Portable, row.scales, row.quants, q32.row(i));
                         let wk = portable_blocks(
                             GgmlType::Q4_K,
                             &k_bytes[r * row_bytes..(r + 1) * row_bytes],
@@ -612,10 +502,8 @@ mod tests {
                         for (what, got, want) in
                             [("Q8_0", o8[r * t + i], w8), ("Q4_K", ok[r * t + i], wk)]
                         {
-                            assert!(
-                                (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
-                                "{what} t={t} row {r} token {i} {isa:?}: {got} vs {want}"
-                            );
+                            let what = format!("{what} t={t} row {r} token {i} {isa:?}");
+                            assert_close(got, want, 1e-4, what);
                         }
                     }
                 }
@@ -627,14 +515,7 @@ mod tests {
     fn kernels_see_every_sub_block_and_extreme_values() {
         // One non-zero activation block at a time: a kernel that skips or swaps a
         // sub-block (or a Q6_K quarter / half) gets that block's product wrong.
-        for ty in [
-            GgmlType::Q4_K,
-            GgmlType::Q6_K,
-            GgmlType::Q5_K,
-            GgmlType::Q4_0,
-            GgmlType::Q5_0,
-            GgmlType::Q5_1,
-        ] {
+        for ty in BLOCK_TYPES {
             let row = blocks(ty, 2, 9);
             let cols = 2 * ty.block_len();
             let mut w = vec![0f32; cols];
@@ -653,18 +534,7 @@ mod tests {
                         }
                     })
                     .collect();
-                let q = Q8Activations::rows(&x, cols, activation_block(ty));
-                for isa in [Isa::Portable, Isa::detect()] {
-                    if has_kernel(isa, ty) {
-                        check(
-                            &format!("{ty:?} block {k} {isa:?}"),
-                            dot_blocks(isa, ty, &row, q.row(0)),
-                            &w,
-                            &x,
-                            q.row(0),
-                        );
-                    }
-                }
+                check_blocks(&format!("{ty:?} block {k}"), ty, &row, &w, &x);
             }
         }
         // Q8_0 weights of -128 and activations of ±127 (the AVX2 sign trick's limits).

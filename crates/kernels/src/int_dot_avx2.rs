@@ -18,6 +18,7 @@ use std::arch::x86_64::*;
 use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
 
 use super::q8_activations::{Q8Activations, Q8Row};
+use crate::{Q4_1Rows, Q8_0Rows};
 
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -380,17 +381,9 @@ pub(super) unsafe fn dot_q5_k(row: &[u8], x: Q8Row) -> f32 {
 ///
 /// # Safety
 /// AVX2 and FMA; the lengths as `super::int_dot::gemm_q4_1` checks them.
-#[allow(clippy::too_many_arguments)]
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn gemm_q4_1(
-    d: &[f32],
-    m: &[f32],
-    nibbles: &[u8],
-    rows: usize,
-    x: &Q8Activations,
-    t: usize,
-    out: &mut [f32],
-) {
+pub(super) unsafe fn gemm_q4_1(w: Q4_1Rows, x: &Q8Activations, t: usize, out: &mut [f32]) {
+    let Q4_1Rows { d, m, nibbles, rows } = w;
     let nb = d.len() / rows.max(1);
     let mut t0 = 0;
     // The tile's activation scales, block-major (`scales[8 b + i]`), and its rows.
@@ -476,14 +469,8 @@ fn tile_rows<'a>(x: &'a Q8Activations, t0: usize, n: usize) -> Vec<Q8Row<'a>> {
 /// AVX2 and FMA; `scales.len() == rows * cols / 32`, `quants.len() == rows * cols`,
 /// `x` rounded in blocks of 32 with at least `t` rows, `out.len() == rows * t`.
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn gemm_q8_0(
-    scales: &[f32],
-    quants: &[i8],
-    rows: usize,
-    x: &Q8Activations,
-    t: usize,
-    out: &mut [f32],
-) {
+pub(super) unsafe fn gemm_q8_0(w: Q8_0Rows, x: &Q8Activations, t: usize, out: &mut [f32]) {
+    let Q8_0Rows { scales, quants, rows } = w;
     let nb = scales.len() / rows.max(1);
     let mut t0 = 0;
     while t0 < t {

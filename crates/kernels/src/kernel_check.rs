@@ -14,6 +14,7 @@ use super::host_kernels::{axpy, block_sums, dot_f32, dot_q4_1, dot_q8};
 use super::int_dot;
 use super::q8_activations::{Q8Activations, Q8Row};
 use crate::formats::QK;
+use crate::test_data::{quant_blocks, values, varied, Q4_1Fields, BLOCK_TYPES};
 use crate::{GgmlType, Isa};
 
 /// What [`run`] found.
@@ -59,17 +60,6 @@ impl KernelCheck {
             self.failures.push(format!("{what}: got {got}, exact {want}"));
         }
     }
-}
-
-/// Deterministic values in [-1, 1).
-fn values(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        })
-        .collect()
 }
 
 fn exact(a: &[f32], b: &[f32]) -> f64 {
@@ -125,49 +115,13 @@ fn check_q4_1(check: &mut KernelCheck, isa: Isa) {
     for blocks in [1usize, 2, 3, 18, 48] {
         let n = blocks * QK;
         let x = values(n, 11 + blocks as u64);
-        let d: Vec<f32> = values(blocks, 12)
-            .iter()
-            .map(|v| f16::from_f32(v.abs() / 8.0 + 1e-3).to_f32())
-            .collect();
-        let m: Vec<f32> =
-            values(blocks, 13).iter().map(|v| f16::from_f32(v / 4.0).to_f32()).collect();
-        let mut nibbles: Vec<u8> =
-            values(n / 2, 14).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
-        nibbles[0] = 0xff;
-        nibbles[n / 2 - 1] = 0x0f;
-        // ggml's layout: byte j of a block is value j (low nibble) and j + 16 (high).
-        let mut deq = vec![0f32; n];
-        for (b, (q, out)) in nibbles.chunks_exact(QK / 2).zip(deq.chunks_exact_mut(QK)).enumerate()
-        {
-            for (j, &byte) in q.iter().enumerate() {
-                out[j] = d[b] * f32::from(byte & 0x0f) + m[b];
-                out[j + QK / 2] = d[b] * f32::from(byte >> 4) + m[b];
-            }
-        }
-        let got = dot_q4_1(isa, &d, &m, &nibbles, &x, &block_sums(&x));
+        let mut q = Q4_1Fields::new(blocks, 12);
+        q.nibbles[0] = 0xff;
+        q.nibbles[n / 2 - 1] = 0x0f;
+        let deq = q.dequantized();
+        let got = dot_q4_1(isa, &q.d, &q.m, &q.nibbles, &x, &block_sums(&x));
         check.compare(format!("dot_q4_1 {} blocks={blocks}", isa.name()), got, exact(&deq, &x));
     }
-}
-
-/// `blocks` blocks of `ty` with pseudo-random quants and small finite f16 scale fields
-/// where each type keeps them.
-fn int8_test_blocks(ty: GgmlType, blocks: usize) -> Vec<u8> {
-    let mut bytes: Vec<u8> = values(blocks * ty.block_bytes(), 40 + blocks as u64)
-        .iter()
-        .map(|v| ((v + 1.0) * 127.9) as u8)
-        .collect();
-    let halves: &[usize] = match ty {
-        GgmlType::Q6_K => &[208],
-        GgmlType::Q4_0 | GgmlType::Q5_0 | GgmlType::Q8_0 => &[0],
-        _ => &[0, 2],
-    };
-    for (b, block) in bytes.chunks_exact_mut(ty.block_bytes()).enumerate() {
-        for &h in halves {
-            block[h..h + 2]
-                .copy_from_slice(&f16::from_f32(0.01 + 0.002 * (b % 4) as f32).to_le_bytes());
-        }
-    }
-    bytes
 }
 
 /// The integer dot product of `ty`'s blocks with one row of 8-bit activations, through
@@ -196,36 +150,18 @@ fn int8_dot(isa: Isa, ty: GgmlType, bytes: &[u8], row: Q8Row<'_>) -> f32 {
 /// the exact sum of the dequantized weights times the rounded activations (the integer
 /// sums are exact, so only the float combination rounds).
 fn check_int8(check: &mut KernelCheck, isa: Isa) {
-    let types = [
-        GgmlType::Q8_0,
-        GgmlType::Q4_1,
-        GgmlType::Q4_0,
-        GgmlType::Q5_0,
-        GgmlType::Q5_1,
-        GgmlType::Q4_K,
-        GgmlType::Q5_K,
-        GgmlType::Q6_K,
-    ];
-    for ty in types.into_iter().filter(|&ty| int_dot::has_kernel(isa, ty)) {
+    let types = [GgmlType::Q8_0, GgmlType::Q4_1].into_iter().chain(BLOCK_TYPES);
+    for ty in types.filter(|&ty| int_dot::has_kernel(isa, ty)) {
         // 19 blocks: the AVX2 kernels' eight-block stretches and a tail.
         for blocks in [1usize, 2, 6, 19] {
             let n = blocks * ty.block_len();
-            let bytes = int8_test_blocks(ty, blocks);
+            let bytes = quant_blocks(ty, blocks, 40 + blocks as u64);
             let mut w = vec![0f32; n];
             ty.dequantize(&bytes, &mut w);
-            let x: Vec<f32> = values(n, 41 + blocks as u64)
-                .iter()
-                .enumerate()
-                .map(|(i, v)| v * (1 + i % 7) as f32)
-                .collect();
+            let x = varied(n, 41 + blocks as u64, 7);
             let q = Q8Activations::rows(&x, n, int_dot::activation_block(ty));
             let row = q.row(0);
-            let rounded: Vec<f32> = row
-                .quants
-                .iter()
-                .enumerate()
-                .map(|(i, &v)| row.scale(i / QK) * f32::from(v))
-                .collect();
+            let rounded = row.dequantized();
             let got = int8_dot(isa, ty, &bytes, row);
             check.compare(
                 format!("int8 {} {} blocks={blocks}", ty.name(), isa.name()),
@@ -243,21 +179,8 @@ fn check_int8(check: &mut KernelCheck, isa: Isa) {
 fn check_gemm_q4_1(check: &mut KernelCheck, isa: Isa) {
     let (rows, cols) = (5usize, 576usize);
     let nb = cols / QK;
-    let d: Vec<f32> = values(rows * nb, 61)
-        .iter()
-        .map(|v| f16::from_f32(v.abs() / 8.0 + 1e-3).to_f32())
-        .collect();
-    let m: Vec<f32> =
-        values(rows * nb, 62).iter().map(|v| f16::from_f32(v / 4.0).to_f32()).collect();
-    let nibbles: Vec<u8> =
-        values(rows * cols / 2, 63).iter().map(|v| ((v + 1.0) * 127.9) as u8).collect();
-    let mut w = vec![0f32; rows * cols];
-    for (b, (q, out)) in nibbles.chunks_exact(QK / 2).zip(w.chunks_exact_mut(QK)).enumerate() {
-        for (j, &byte) in q.iter().enumerate() {
-            out[j] = d[b] * f32::from(byte & 0x0f) + m[b];
-            out[j + QK / 2] = d[b] * f32::from(byte >> 4) + m[b];
-        }
-    }
+    let q4 = Q4_1Fields::new(rows * nb, 61);
+    let w = q4.dequantized();
     for t in [1usize, 2, 3, 4, 5, 6, 7, 8, 9, 16, 19] {
         // Rows of different magnitudes, so a token read with another's scale is far off.
         let x: Vec<f32> = values(t * cols, 64 + t as u64)
@@ -267,15 +190,9 @@ fn check_gemm_q4_1(check: &mut KernelCheck, isa: Isa) {
             .collect();
         let q = Q8Activations::rows(&x, cols, QK);
         let mut out = vec![f32::NAN; rows * t];
-        int_dot::gemm_q4_1(isa, &d, &m, &nibbles, rows, &q, t, &mut out);
+        int_dot::gemm_q4_1(isa, q4.as_rows(rows), &q, t, &mut out);
         for i in 0..t {
-            let row = q.row(i);
-            let rounded: Vec<f32> = row
-                .quants
-                .iter()
-                .enumerate()
-                .map(|(k, &v)| row.scale(k / QK) * f32::from(v))
-                .collect();
+            let rounded = q.row(i).dequantized();
             for r in 0..rows {
                 let want = exact(&w[r * cols..(r + 1) * cols], &rounded);
                 check.compare(

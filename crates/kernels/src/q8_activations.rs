@@ -136,8 +136,8 @@ impl Q8Row<'_> {
         self.scales[k >> self.shift]
     }
 
-    /// The rounded values as f32 (tests: the exact reference of the integer kernels).
-    #[cfg(test)]
+    /// The rounded values as f32 (the exact reference of the integer kernels in the
+    /// kernel check and the tests).
     pub fn dequantized(&self) -> Vec<f32> {
         self.quants.iter().enumerate().map(|(i, &q)| self.scale(i / QK) * f32::from(q)).collect()
     }

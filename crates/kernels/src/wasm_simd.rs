@@ -23,6 +23,7 @@ use core::arch::wasm32::*;
 
 use crate::formats::QK;
 use crate::q8_activations::{Q8Activations, Q8Row};
+use crate::Q4_1Rows;
 
 #[inline(always)]
 fn hsum(v: v128) -> f32 {
@@ -275,15 +276,8 @@ const TILE: usize = 8;
 /// unpacked and widened once per tile of up to [`TILE`] tokens, and the inner loop is
 /// four loads and four `i32x4.dot_i16x8_s` per (block, token), as AVX2's tile
 /// (`int_dot_avx2::gemm_q4_1`) is.
-pub(super) fn gemm_q4_1(
-    d: &[f32],
-    m: &[f32],
-    nibbles: &[u8],
-    rows: usize,
-    x: &Q8Activations,
-    t: usize,
-    out: &mut [f32],
-) {
+pub(super) fn gemm_q4_1(w: Q4_1Rows, x: &Q8Activations, t: usize, out: &mut [f32]) {
+    let Q4_1Rows { d, m, nibbles, rows } = w;
     let cols = x.cols();
     let nb = cols / QK;
     assert!(

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use espalier_decode::{GenerateConfig, Mode, SamplingConfig, Task};
+use espalier_engine::WrapUpArgs;
 
 /// Arguments of `espalier eval`.
 #[derive(clap::Args)]
@@ -61,22 +62,8 @@ pub struct Args {
     /// The GGUF model.
     #[arg(long)]
     pub model: Option<PathBuf>,
-    /// Wrap up (on by default, in every constraining mode): when this many tokens of
-    /// the budget are left (default 32; earlier where the constraint's finishing
-    /// distance needs more: Python, Go, FIM), allow only tokens that lead towards
-    /// finishing the program (the constraint's finishing mask: Python, Go, FIM, sLua),
-    /// and a loop the repetition guard finds wraps up instead of stopping.
-    /// So a constrained program ends complete within the budget. 0: on the finishing
-    /// distance alone.
-    #[arg(long, conflicts_with = "no_wrap_up")]
-    pub wrap_up: Option<usize>,
-    /// Turn the wrap-up off: the generation may end where the budget or the repetition
-    /// guard cuts it, mid-statement.
-    #[arg(long)]
-    pub no_wrap_up: bool,
-    /// The default (kept so that older command lines run): a loop wraps up.
-    #[arg(long, hide = true, conflicts_with = "no_wrap_up")]
-    pub wrap_up_on_repetition: bool,
+    #[command(flatten)]
+    pub wrap_up: WrapUpArgs,
     /// `eval fim`: the infilling set, singleline, randomspan, stack-boundary or
     /// stack-randspan (`crate::eval_fim`).
     #[arg(long)]
@@ -97,6 +84,6 @@ pub(crate) fn generate_config(args: &Args, task: &Task, seed: u64) -> GenerateCo
             max_tokens: args.max_tokens,
             ..GenerateConfig::default()
         }
-        .with_wrap_up(args.wrap_up, args.no_wrap_up),
+        .with_wrap_up(args.wrap_up.wrap_up, args.wrap_up.no_wrap_up),
     )
 }

@@ -209,7 +209,7 @@ fn generate(
         heal_prompt: heal,
         ..GenerateConfig::default()
     }
-    .with_wrap_up(args.wrap_up, args.no_wrap_up);
+    .with_wrap_up(args.wrap_up.wrap_up, args.wrap_up.no_wrap_up);
     // A fresh prefill for every generation, no KV cache reused: a reused cache makes the
     // generation feed the prompt's last position alone where the previous one fed it
     // in the prefill's batch, and the logits differ in their last bits; greedy near-ties

@@ -28,11 +28,5 @@ fn main() -> ExitCode {
         Command::Bench(args) => espalier_lab::bench::run(args),
         Command::Eval(args) => espalier_lab::run_eval(args),
     };
-    match result {
-        Ok(code) => code,
-        Err(err) => {
-            eprintln!("error: {err}");
-            ExitCode::from(2)
-        }
-    }
+    espalier_engine::exit_code(result)
 }

@@ -73,6 +73,26 @@ impl WritableBuffer {
         count: usize,
         what: &str,
     ) -> PyResult<Self> {
+        let mut buffer = Self::acquire(obj, what)?;
+        buffer.check_format(element, what)?;
+        buffer.stride = buffer.element_stride(what)?;
+        let items = buffer.view.len as usize / buffer.view.itemsize.max(1) as usize;
+        if items != count {
+            let want = match element {
+                Element::Word32 => format!("the vocabulary needs {count} words of 32 tokens"),
+                _ => format!("the vocabulary has {count} tokens"),
+            };
+            return Err(VocabMismatchError::new_err(format!(
+                "{what}: has {items} elements but {want}"
+            )));
+        }
+        buffer.count = items;
+        Ok(buffer)
+    }
+
+    /// Asks `obj` for a writable, strided view with its format (released on drop from
+    /// then on); stride and count are not set yet.
+    fn acquire(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Self> {
         let mut view = Box::new(RawBuffer {
             buf: std::ptr::null_mut(),
             obj: std::ptr::null_mut(),
@@ -96,53 +116,57 @@ impl WritableBuffer {
                 "{what}: needs a writable buffer (a NumPy array, bytearray...), got {type_name}: {cause}"
             )));
         }
-        let mut buffer = WritableBuffer { view, stride: 0, count: 0 };
+        Ok(WritableBuffer { view, stride: 0, count: 0 })
+    }
+
+    /// A `BufferError` unless the view's format and item size are `element`'s.
+    fn check_format(&self, element: Element, what: &str) -> PyResult<()> {
         // SAFETY: with PYBUF_FORMAT the exporter sets `format` to a NUL-terminated
         // string or NULL (meaning unsigned bytes).
-        let format = if buffer.view.format.is_null() {
+        let format = if self.view.format.is_null() {
             "B".to_string()
         } else {
-            unsafe { CStr::from_ptr(buffer.view.format) }.to_string_lossy().into_owned()
+            unsafe { CStr::from_ptr(self.view.format) }.to_string_lossy().into_owned()
         };
         let code = format.trim_start_matches(['@', '=', '<']);
+        let little = !format.starts_with(['>', '!']);
         let ok = match element {
-            Element::Byte => buffer.view.itemsize == 1 && matches!(code, "?" | "B" | "b" | "c"),
-            Element::F32 => {
-                buffer.view.itemsize == 4 && code == "f" && !format.starts_with(['>', '!'])
-            }
-            Element::Word32 => {
-                buffer.view.itemsize == 4
-                    && matches!(code, "i" | "I")
-                    && !format.starts_with(['>', '!'])
-            }
+            Element::Byte => self.view.itemsize == 1 && matches!(code, "?" | "B" | "b" | "c"),
+            Element::F32 => self.view.itemsize == 4 && code == "f" && little,
+            Element::Word32 => self.view.itemsize == 4 && matches!(code, "i" | "I") && little,
         };
-        if !ok {
-            let want = match element {
-                Element::Byte => "bool, uint8 or int8",
-                Element::F32 => "float32",
-                Element::Word32 => "int32 or uint32",
-            };
-            return Err(BufferError::new_err(format!(
-                "{what}: needs {want} elements, got format {format:?} of {} bytes each",
-                buffer.view.itemsize
-            )));
+        if ok {
+            return Ok(());
         }
-        let itemsize = buffer.view.itemsize;
-        let ndim = buffer.view.ndim.max(0) as usize;
+        let want = match element {
+            Element::Byte => "bool, uint8 or int8",
+            Element::F32 => "float32",
+            Element::Word32 => "int32 or uint32",
+        };
+        Err(BufferError::new_err(format!(
+            "{what}: needs {want} elements, got format {format:?} of {} bytes each",
+            self.view.itemsize
+        )))
+    }
+
+    /// Bytes from one element to the next: the item size for C-contiguous memory, the
+    /// one stride of a one-dimensional view; a `BufferError` for other strided memory.
+    fn element_stride(&self, what: &str) -> PyResult<isize> {
+        let itemsize = self.view.itemsize;
+        let ndim = self.view.ndim.max(0) as usize;
         // SAFETY: with PYBUF_STRIDES the exporter fills `shape` and `strides` with
         // `ndim` entries each (both may be NULL only when ndim is 0).
         let (shape, strides): (&[ffi::Py_ssize_t], &[ffi::Py_ssize_t]) =
-            if ndim == 0 || buffer.view.shape.is_null() || buffer.view.strides.is_null() {
+            if ndim == 0 || self.view.shape.is_null() || self.view.strides.is_null() {
                 (&[], &[])
             } else {
                 unsafe {
                     (
-                        std::slice::from_raw_parts(buffer.view.shape, ndim),
-                        std::slice::from_raw_parts(buffer.view.strides, ndim),
+                        std::slice::from_raw_parts(self.view.shape, ndim),
+                        std::slice::from_raw_parts(self.view.strides, ndim),
                     )
                 }
             };
-        let items = buffer.view.len as usize / itemsize.max(1) as usize;
         let mut contiguous = true;
         let mut expect = itemsize;
         for (&n, &st) in shape.iter().zip(strides).rev() {
@@ -151,26 +175,15 @@ impl WritableBuffer {
             }
             expect *= n;
         }
-        buffer.stride = if contiguous {
-            itemsize
+        if contiguous {
+            Ok(itemsize)
         } else if ndim == 1 {
-            strides[0]
+            Ok(strides[0])
         } else {
-            return Err(BufferError::new_err(format!(
+            Err(BufferError::new_err(format!(
                 "{what}: a {ndim}-dimensional strided buffer: pass a contiguous array or a one-dimensional view"
-            )));
-        };
-        if items != count {
-            let want = match element {
-                Element::Word32 => format!("the vocabulary needs {count} words of 32 tokens"),
-                _ => format!("the vocabulary has {count} tokens"),
-            };
-            return Err(VocabMismatchError::new_err(format!(
-                "{what}: has {items} elements but {want}"
-            )));
+            )))
         }
-        buffer.count = items;
-        Ok(buffer)
     }
 
     /// Writes bit `i` of `words` as byte 0 / 1 into element `i` (for [`Element::Byte`]);

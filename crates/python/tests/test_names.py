@@ -12,6 +12,7 @@ import pytest
 import espalier
 from espalier import Constraint, Vocabulary
 from espalier.llama_cpp import LogitsProcessor
+from toy_model import greedy_ids, ranked_logits
 
 TOKENS = [
     b"<eos>", b"a", b"zz", b"z", b"\n", b" +", b" 1", b"len", b"(", b")", b"def", b" g", b"b",
@@ -103,19 +104,8 @@ PREFERENCE = [b"zz", b"a", b"<eos>", b"\n"]
 
 
 def greedy(proc, budget):
-    ids = [1, 2, 3]  # the prompt's ids, which the processor does not commit
-    out = []
-    for _ in range(budget):
-        scores = np.full(len(TOKENS), -10.0, np.float32)
-        for rank, tok in enumerate(PREFERENCE):
-            scores[TOKENS.index(tok)] = float(len(PREFERENCE) - rank)
-        proc(np.array(ids, np.intc), scores)
-        proc.raise_error()
-        tok = int(np.argmax(scores))
-        out.append(tok)
-        if tok == 0:
-            break
-        ids.append(tok)
+    # [1, 2, 3]: the prompt's ids, which the processor does not commit.
+    out = greedy_ids(proc, ranked_logits(TOKENS, PREFERENCE), [1, 2, 3], budget)
     return PROMPT + b"".join(TOKENS[i] for i in out if i != 0).decode()
 
 

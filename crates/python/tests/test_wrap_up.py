@@ -12,6 +12,7 @@ import pytest
 
 import espalier
 from espalier.llama_cpp import LogitsProcessor
+from toy_model import greedy_ids, ranked_logits
 
 TOKENS = [b"<eos>", b"x", b" =", b" 1", b"\n", b"(", b")", b" +"]
 # The toy model's preference, best first: it would nest parentheses forever.
@@ -24,27 +25,13 @@ def toy_vocab():
 
 
 def toy_logits():
-    row = np.zeros(len(TOKENS), np.float32)
-    for rank, tok in enumerate(PREFERENCE):
-        row[TOKENS.index(tok)] = float(len(PREFERENCE) - rank)
-    return row
+    return ranked_logits(TOKENS, PREFERENCE)
 
 
 def greedy(proc, budget, prompt_ids=(1, 2, 5)):
     """Greedy decoding of the toy model under `proc` for at most `budget` tokens, as
     llama-cpp-python drives a processor: the generated ids (EOS included if sampled)."""
-    ids = list(prompt_ids)
-    out = []
-    for _ in range(budget):
-        scores = toy_logits()
-        proc(np.array(ids, np.intc), scores)
-        proc.raise_error()
-        tok = int(np.argmax(scores))
-        out.append(tok)
-        if tok == 0:
-            break
-        ids.append(tok)
-    return out
+    return greedy_ids(proc, toy_logits(), prompt_ids, budget)
 
 
 def text_of(ids):

@@ -55,21 +55,39 @@ fn r2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-fn main() {
+/// The command line: `INPUT exact|check [FILE_INDEX]` and the flags of the module doc.
+struct Options {
+    input: String,
+    strategy: String,
+    file: Option<u32>,
+    passes: usize,
+    dump: Option<String>,
+    cold: bool,
+    repeat: u32,
+}
+
+fn options() -> Options {
     let mut args: Vec<String> = std::env::args().collect();
     let passes: usize = take_flag(&mut args, "--passes").and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
     let dump = take_flag(&mut args, "--dump");
     let cold = args.iter().position(|a| a == "--cold").map(|i| args.remove(i)).is_some();
     let repeat: u32 = take_flag(&mut args, "--repeat").and_then(|s| s.parse().ok()).unwrap_or(0);
-    let Some(input) = args.get(1) else {
+    let Some(input) = args.get(1).cloned() else {
         eprintln!("usage: native INPUT exact|check [FILE_INDEX] [--passes N] [--dump FILE] [--cold] [--repeat K]");
         std::process::exit(2);
     };
-    let strategy = args.get(2).map_or("exact", String::as_str);
-    let data = match std::fs::read(input) {
+    let strategy = args.get(2).map_or("exact", String::as_str).to_string();
+    let file = args.get(3).and_then(|s| s.parse::<u32>().ok());
+    Options { input, strategy, file, passes, dump, cold, repeat }
+}
+
+/// The grammar compiled, the input read into the harness and set up: the number of
+/// steps, the setup's and the grammar's milliseconds. Exits on a bad input.
+fn set_up(o: &Options) -> (u32, f64, f64) {
+    let data = match std::fs::read(&o.input) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("{input}: {e}");
+            eprintln!("{}: {e}", o.input);
             std::process::exit(2);
         }
     };
@@ -80,28 +98,29 @@ fn main() {
     // SAFETY: `alloc` returned `data.len()` writable bytes.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
     let t = Instant::now();
-    let flags = (if strategy == "check" { CHECK } else { 0 }) | (if cold { COLD } else { 0 });
+    let flags = (if o.strategy == "check" { CHECK } else { 0 }) | (if o.cold { COLD } else { 0 });
     let mut steps = setup(ptr, data.len(), flags);
     let setup_ms = t.elapsed().as_secs_f64() * 1e3;
     if steps == 0 {
         eprintln!("setup failed (bad input?)");
         std::process::exit(1);
     }
-    if let Some(f) = args.get(3).and_then(|s| s.parse::<u32>().ok()) {
+    if let Some(f) = o.file {
         steps = select_file(f);
     }
-    let v0 = violations();
-    let (times, mut cpu) = pass(steps, repeat);
-    let first_violations = violations() - v0;
-    let mut runs = vec![times.clone()];
+    (steps, setup_ms, grammar_ms)
+}
+
+/// Passes 2..: each pass's step times (pushed to `runs`) and its summary object.
+fn more_passes(o: &Options, steps: u32, runs: &mut Vec<Vec<f64>>) -> Vec<String> {
     let mut more = Vec::new();
-    for _ in 1..passes {
+    for _ in 1..o.passes {
         if restart() != steps {
             eprintln!("restart failed (use --passes without FILE_INDEX)");
             std::process::exit(1);
         }
         let v = violations();
-        let (t, mut c) = pass(steps, repeat);
+        let (t, mut c) = pass(steps, o.repeat);
         let mut s = t.clone();
         s.sort_by(f64::total_cmp);
         c.sort_by(f64::total_cmp);
@@ -116,26 +135,48 @@ fn main() {
         ));
         runs.push(t);
     }
-    if let Some(path) = dump {
-        let lines: Vec<String> =
-            (0..times.len()).map(|i| runs.iter().map(|r| format!("{}", r2(r[i]))).collect::<Vec<_>>().join("\t")).collect();
-        if let Err(e) = std::fs::write(&path, lines.join("\n") + "\n") {
-            eprintln!("{path}: {e}");
-            std::process::exit(2);
-        }
+    more
+}
+
+/// Writes every step's wall time per pass to `path` (a line a step, a column a pass).
+fn dump_runs(path: &str, runs: &[Vec<f64>]) {
+    let lines: Vec<String> =
+        (0..runs[0].len()).map(|i| runs.iter().map(|r| format!("{}", r2(r[i]))).collect::<Vec<_>>().join("\t")).collect();
+    if let Err(e) = std::fs::write(path, lines.join("\n") + "\n") {
+        eprintln!("{path}: {e}");
+        std::process::exit(2);
     }
-    let last = runs.last().unwrap_or(&times);
+}
+
+/// The five slowest steps of the first pass, with their times in the last.
+fn worst_steps(runs: &[Vec<f64>]) -> Vec<String> {
+    let (times, last) = (&runs[0], &runs[runs.len() - 1]);
     let mut order: Vec<usize> = (0..times.len()).collect();
     order.sort_by(|&a, &b| times[b].total_cmp(&times[a]));
-    let worst: Vec<String> = order
+    order
         .iter()
         .take(5)
         .map(|&i| format!("{{\"step\":{i},\"us\":{},\"last_pass_us\":{}}}", r2(times[i]), r2(last[i])))
-        .collect();
+        .collect()
+}
+
+fn main() {
+    let o = options();
+    let (steps, setup_ms, grammar_ms) = set_up(&o);
+    let v0 = violations();
+    let (times, mut cpu) = pass(steps, o.repeat);
+    let first_violations = violations() - v0;
+    let mut runs = vec![times.clone()];
+    let more = more_passes(&o, steps, &mut runs);
+    if let Some(path) = &o.dump {
+        dump_runs(path, &runs);
+    }
+    let worst = worst_steps(&runs);
     cpu.sort_by(f64::total_cmp);
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let (strategy, repeat) = (&o.strategy, o.repeat);
     println!(
         "{{\"bench\":\"mask\",\"runtime\":\"native\",\"strategy\":\"{strategy}\",\"tokens\":{},\"repeat\":{repeat},\"p50_us\":{},\"p99_us\":{},\"max_us\":{},\"mean_us\":{},\"setup_ms\":{},\"grammar_ms\":{},\"violations\":{},\"cpu_p50_us\":{},\"cpu_p99_us\":{},\"cpu_max_us\":{},\"mean_work\":[{},{},{}],\"allocs_per_step\":{},\"reused_share\":{},\"mask_digest\":\"{:016x}\",\"passes\":[{}],\"worst\":[{}],\"load_avg_1m\":{}}}",
         times.len(),

@@ -3,33 +3,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-
-use espalier_constraint::{TokTrie, Vocab};
+use espalier_constraint::TokTrie;
 
 fn main() {
     let input = std::env::args().nth(1).expect("usage: roots INPUT");
     let b = std::fs::read(input).expect("read");
-    let mut at = 0usize;
-    let rd = |at: &mut usize| {
-        let v = u32::from_le_bytes(b[*at..*at + 4].try_into().unwrap());
-        *at += 4;
-        v
-    };
-    let n = rd(&mut at) as usize;
-    let eos = rd(&mut at);
-    let mut toks = Vec::new();
-    let mut special = Vec::new();
-    for id in 0..n {
-        let len = rd(&mut at) as usize;
-        let flag = b[at];
-        at += 1;
-        toks.push(b[at..at + len].to_vec());
-        at += len;
-        if flag != 0 {
-            special.push(id as u32);
-        }
-    }
-    let vocab = Vocab::new(toks, &special, eos);
+    let (vocab, _files) = espalier_constraint_wasm_bench::parse(&b).expect("a cut input");
     let lang = espalier_grammar::python().expect("grammar");
     let trie = Arc::new(TokTrie::new(&vocab));
     let t = Instant::now();

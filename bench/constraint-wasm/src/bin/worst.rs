@@ -3,41 +3,14 @@
 use std::sync::Arc;
 
 use espalier_constraint::timing::thread_cpu_ns;
-use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokenSet, Vocab};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskStore, Strategy, TokenSet};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let b = std::fs::read(&args[1]).expect("read");
     let n_worst: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);
     let syncode = args.get(3).is_some_and(|s| s == "syncode");
-    let mut at = 0usize;
-    let rd = |at: &mut usize| {
-        let v = u32::from_le_bytes(b[*at..*at + 4].try_into().unwrap());
-        *at += 4;
-        v
-    };
-    let n = rd(&mut at) as usize;
-    let eos = rd(&mut at);
-    let mut toks = Vec::new();
-    let mut special = Vec::new();
-    for id in 0..n {
-        let len = rd(&mut at) as usize;
-        let flag = b[at];
-        at += 1;
-        toks.push(b[at..at + len].to_vec());
-        at += len;
-        if flag != 0 {
-            special.push(id as u32);
-        }
-    }
-    let nf = rd(&mut at) as usize;
-    let files: Vec<Vec<u32>> = (0..nf)
-        .map(|_| {
-            let k = rd(&mut at) as usize;
-            (0..k).map(|_| rd(&mut at)).collect()
-        })
-        .collect();
-    let vocab = Vocab::new(toks, &special, eos);
+    let (vocab, files) = espalier_constraint_wasm_bench::parse(&b).expect("a cut input");
     let lang = espalier_grammar::python().expect("grammar");
     let mut kit = espalier_constraint::MaskKit::for_vocab(lang.clone(), &vocab);
     if syncode {

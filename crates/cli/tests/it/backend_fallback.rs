@@ -7,7 +7,9 @@
 //! its logits with the CPU's).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
+
+use crate::common::{espalier_on, stderr};
 
 const MODEL: &str =
     concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
@@ -19,17 +21,9 @@ fn espalier(backend: &str) -> Output {
 /// `espalier generate` of 4 greedy tokens with `args` (backend, weights).
 fn espalier_with(args: &[&str]) -> Output {
     let model = espalier_testkit::require(MODEL, "the model", Some("bash scripts/fetch-model.sh"));
-    Command::new(env!("CARGO_BIN_EXE_espalier"))
-        .args(["generate", "--prompt", "Say hi.", "--max-tokens", "4", "--json"])
-        .args(args)
-        .arg("--model")
-        .arg(model)
-        .output()
-        .expect("run espalier")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    let mut all = vec!["generate", "--prompt", "Say hi.", "--max-tokens", "4", "--json"];
+    all.extend_from_slice(args);
+    espalier_on(&all, &model)
 }
 
 fn ids(out: &Output) -> serde_json::Value {

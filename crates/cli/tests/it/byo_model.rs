@@ -15,13 +15,13 @@
 //! - An unsupported architecture and a missing tensor are clear errors naming them.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use espalier_model::gguf::MetadataValue;
 use espalier_model::synthetic::{checksum, model_from_vocab, SyntheticSpec};
 use espalier_model::{Gguf, Tokenizer};
 
-const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+use crate::common::{espalier_on as espalier, stderr, ROOT};
 
 fn vocab(name: &str) -> Gguf {
     let path = format!("{ROOT}/static/models/vocab/ggml-vocab-{name}.gguf");
@@ -50,20 +50,6 @@ fn model_file(
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("byo-{name}-{arch}.gguf"));
     std::fs::write(&path, &bytes).unwrap();
     (path, checksum(&bytes))
-}
-
-fn espalier(args: &[&str], model: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_espalier"))
-        .args(args)
-        .arg("--model")
-        .arg(model)
-        .current_dir(ROOT)
-        .output()
-        .expect("run espalier")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The JSON object on the last line of stdout.

@@ -7,5 +7,6 @@
 mod backend_fallback;
 mod byo_model;
 mod check_names;
+mod common;
 mod hostile_check;
 mod readme;

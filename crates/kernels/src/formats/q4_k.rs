@@ -19,17 +19,24 @@ pub fn scale_min(j: usize, q: &[u8]) -> (u8, u8) {
     }
 }
 
+/// The scales and minimums `(d · sc, dmin · m)` of sub-blocks `2 p` and `2 p + 1` of
+/// the super-block `b` (its header: `d`, `dmin`, the packed 12 bytes), as Q4_K and
+/// Q5_K (the same header) decode them.
+#[inline]
+pub fn pair_scales(b: &[u8], p: usize) -> [(f32, f32); 2] {
+    let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
+    [2 * p, 2 * p + 1].map(|j| {
+        let (sc, m) = scale_min(j, &b[4..16]);
+        (d * f32::from(sc), dmin * f32::from(m))
+    })
+}
+
 /// Decodes one super-block (`b`: 144 bytes) into `out` (256 values).
 #[inline]
 pub fn decode(b: &[u8], out: &mut [f32]) {
-    let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
-    let scales = &b[4..16];
     let qs = &b[16..144];
     for p in 0..QK_K / 64 {
-        let (sc1, m1) = scale_min(2 * p, scales);
-        let (sc2, m2) = scale_min(2 * p + 1, scales);
-        let (d1, min1) = (d * f32::from(sc1), dmin * f32::from(m1));
-        let (d2, min2) = (d * f32::from(sc2), dmin * f32::from(m2));
+        let [(d1, min1), (d2, min2)] = pair_scales(b, p);
         let q = &qs[32 * p..32 * p + 32];
         let o = &mut out[64 * p..64 * p + 64];
         for l in 0..32 {

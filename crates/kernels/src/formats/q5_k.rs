@@ -3,8 +3,8 @@
 //! bytes of nibbles laid out as Q4_K's. Sub-block `s` takes its fifth bit from bit `s`
 //! of `qh[l]`; `x = d * sc * q - dmin * m`.
 
-use super::q4_k::scale_min;
-use super::{f16_at, QK_K};
+use super::q4_k::pair_scales;
+use super::QK_K;
 
 /// Bytes per super-block.
 pub const BLOCK_BYTES: usize = 176;
@@ -12,15 +12,10 @@ pub const BLOCK_BYTES: usize = 176;
 /// Decodes one super-block (`b`: 176 bytes) into `out` (256 values).
 #[inline]
 pub fn decode(b: &[u8], out: &mut [f32]) {
-    let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
-    let scales = &b[4..16];
     let qh = &b[16..48];
     let qs = &b[48..176];
     for p in 0..QK_K / 64 {
-        let (sc1, m1) = scale_min(2 * p, scales);
-        let (sc2, m2) = scale_min(2 * p + 1, scales);
-        let (d1, min1) = (d * f32::from(sc1), dmin * f32::from(m1));
-        let (d2, min2) = (d * f32::from(sc2), dmin * f32::from(m2));
+        let [(d1, min1), (d2, min2)] = pair_scales(b, p);
         let (u1, u2) = (1u8 << (2 * p), 2u8 << (2 * p));
         let q = &qs[32 * p..32 * p + 32];
         let o = &mut out[64 * p..64 * p + 64];

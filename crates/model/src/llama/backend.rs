@@ -52,10 +52,30 @@ impl BackendKind {
     }
 
     /// Creates the device natively. wgpu initialises its adapter here and reports a
-    /// missing adapter as an error; CUDA is probed first (driver library, driver
-    /// version, device 0: `cuda_probe`), since burn-cuda panics on first use without them.
+    /// missing adapter as an error; the others as [`BackendKind::device_without_adapter`].
     #[cfg(not(target_family = "wasm"))]
     pub fn device(self) -> Result<Device, ModelError> {
+        #[cfg(feature = "wgpu")]
+        if self == BackendKind::Wgpu {
+            return Device::wgpu_options().init().map_err(wgpu_error);
+        }
+        self.device_without_adapter()
+    }
+
+    /// Creates the device asynchronously: the only way for WebGPU in the browser, where
+    /// a missing adapter comes back as an error.
+    pub async fn device_async(self) -> Result<Device, ModelError> {
+        #[cfg(feature = "wgpu")]
+        if self == BackendKind::Wgpu {
+            return Device::wgpu_options().init_async().await.map_err(wgpu_error);
+        }
+        self.device_without_adapter()
+    }
+
+    /// The devices with no adapter to set up (sync and async alike): the CPU backends,
+    /// and natively CUDA, probed first (driver library, driver version, device 0:
+    /// `cuda_probe`), since burn-cuda panics on first use without them.
+    fn device_without_adapter(self) -> Result<Device, ModelError> {
         match self {
             #[cfg(feature = "ndarray")]
             #[allow(deprecated)]
@@ -63,41 +83,23 @@ impl BackendKind {
             BackendKind::Ndarray => Ok(Device::ndarray()),
             #[cfg(feature = "flex")]
             BackendKind::Flex => Ok(Device::flex()),
-            #[cfg(feature = "wgpu")]
-            BackendKind::Wgpu => Device::wgpu_options()
-                .init()
-                .map_err(|e| ModelError::Backend { backend: "wgpu", reason: e.to_string() }),
-            #[cfg(feature = "cuda")]
+            #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
             BackendKind::Cuda => {
                 super::cuda_probe::probe()
                     .map_err(|reason| ModelError::Backend { backend: "cuda", reason })?;
                 Ok(Device::cuda(0usize))
             }
+            // wgpu, compiled in, is set up by the callers before.
             #[allow(unreachable_patterns)]
             other => Err(other.not_compiled()),
         }
     }
+}
 
-    /// Creates the device asynchronously: the only way for WebGPU in the browser, where
-    /// a missing adapter comes back as an error.
-    pub async fn device_async(self) -> Result<Device, ModelError> {
-        match self {
-            #[cfg(feature = "ndarray")]
-            #[allow(deprecated)]
-            BackendKind::Ndarray => Ok(Device::ndarray()),
-            #[cfg(feature = "flex")]
-            BackendKind::Flex => Ok(Device::flex()),
-            #[cfg(feature = "wgpu")]
-            BackendKind::Wgpu => Device::wgpu_options()
-                .init_async()
-                .await
-                .map_err(|e| ModelError::Backend { backend: "wgpu", reason: e.to_string() }),
-            #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
-            BackendKind::Cuda => self.device(),
-            #[allow(unreachable_patterns)]
-            other => Err(other.not_compiled()),
-        }
-    }
+/// wgpu's missing or failing adapter as the model's error.
+#[cfg(feature = "wgpu")]
+fn wgpu_error(e: impl std::fmt::Display) -> ModelError {
+    ModelError::Backend { backend: "wgpu", reason: e.to_string() }
 }
 
 /// The CPU device for unit tests that compare with burn on the CPU: ndarray, else flex.

@@ -276,6 +276,16 @@ mod tests {
         )
     }
 
+    /// Appends `t` rows of keys (`base`) and values (`base + 0.5`) to layer 0 and
+    /// advances: the stores after the append and the rows' data (keys, values).
+    fn append(cache: &mut KvCache, t: usize, base: f32) -> ((Tensor<3>, Tensor<3>), [Vec<f32>; 2]) {
+        let (k, d) = rows(t, base);
+        let (v, e) = rows(t, base + 0.5);
+        let stores = cache.append_device(0, k, v).unwrap();
+        cache.advance(t);
+        (stores, [d, e])
+    }
+
     fn read(x: Tensor<3>) -> Vec<f32> {
         x.into_data().try_to_vec::<f32>().unwrap()
     }
@@ -296,22 +306,13 @@ mod tests {
     fn device_store_append_truncate_append() {
         let mut cache = KvCache::device(1, 1 << 12);
         // 70 rows: past the initial capacity, so the store grows with rows kept.
-        let (k1, d1) = rows(40, 0.0);
-        let (v1, e1) = rows(40, 0.5);
-        cache.append_device(0, k1, v1).unwrap();
-        cache.advance(40);
-        let (k2, d2) = rows(30, 1000.0);
-        let (v2, e2) = rows(30, 1000.5);
-        let (k, v) = cache.append_device(0, k2, v2).unwrap();
-        cache.advance(30);
+        let (_, [d1, e1]) = append(&mut cache, 40, 0.0);
+        let ((k, v), [d2, e2]) = append(&mut cache, 30, 1000.0);
         assert_eq!(read(k), stack(&[(&d1, 40), (&d2, 30)]));
         assert_eq!(read(v), stack(&[(&e1, 40), (&e2, 30)]));
         // Roll back into the first append, then write different rows.
         cache.truncate(25);
-        let (k3, d3) = rows(50, 5000.0);
-        let (v3, e3) = rows(50, 5000.5);
-        let (k, v) = cache.append_device(0, k3, v3).unwrap();
-        cache.advance(50);
+        let ((k, v), [d3, e3]) = append(&mut cache, 50, 5000.0);
         assert_eq!(cache.len(), 75);
         // The first 25 rows of each head of the first append.
         let first = |d: &[f32]| {
@@ -329,10 +330,7 @@ mod tests {
     #[test]
     fn taken_stores_keep_the_rows_and_grow() {
         let mut cache = KvCache::device(1, 1 << 12);
-        let (k1, d1) = rows(60, 0.0);
-        let (v1, e1) = rows(60, 0.5);
-        cache.append_device(0, k1, v1).unwrap();
-        cache.advance(60);
+        let (_, [d1, e1]) = append(&mut cache, 60, 0.0);
         // 10 more rows do not fit in 64: the stores double, the 60 rows kept.
         let (k, v) = cache.take_device_stores(0, [H.kv_heads, 10, H.head_dim], &device()).unwrap();
         assert_eq!(k.dims(), [H.kv_heads, 128, H.head_dim]);
@@ -343,9 +341,7 @@ mod tests {
         let r = [0..H.kv_heads, 60..70, 0..H.head_dim];
         cache.put_device_stores(0, k.slice_assign(r.clone(), k2), v.slice_assign(r, v2), 10);
         cache.advance(10);
-        let (k3, d3) = rows(1, 2000.0);
-        let (v3, e3) = rows(1, 2000.5);
-        let (k, v) = cache.append_device(0, k3, v3).unwrap();
+        let ((k, v), [d3, e3]) = append(&mut cache, 1, 2000.0);
         assert_eq!(read(k), stack(&[(&d1, 60), (&d2, 10), (&d3, 1)]));
         assert_eq!(read(v), stack(&[(&e1, 60), (&e2, 10), (&e3, 1)]));
     }

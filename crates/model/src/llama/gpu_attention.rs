@@ -14,7 +14,7 @@
 //! order. At the end `out = acc / sum`. The scores are not scaled: the queries are
 //! (`weights`). [`attend_twin`] repeats the order on the host. `d <= UNITS`.
 
-use super::gpu_norm::fold_sum;
+use super::gpu_fold::{fold_max, fold_sum};
 
 /// Units of a (head, row) workgroup, also the chunk of positions (a power of two).
 pub(crate) const UNITS: usize = 128;
@@ -75,20 +75,6 @@ pub(crate) fn attend_twin(q: &[f32], k: &[f32], v: &[f32], s: AttendShape) -> Ve
     out
 }
 
-/// The workgroup's maximum fold: `p[u] = max(p[u], p[u + half])`, halves as `fold_sum`.
-fn fold_max(p: &mut [f32]) -> f32 {
-    let mut half = p.len() / 2;
-    while half > 0 {
-        for u in 0..half {
-            if p[u + half] > p[u] {
-                p[u] = p[u + half];
-            }
-        }
-        half /= 2;
-    }
-    p[0]
-}
-
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 pub(crate) use device::attend;
 
@@ -97,6 +83,7 @@ mod device {
     use burn::tensor::Tensor;
     use cubecl::prelude::*;
 
+    use super::super::gpu_fold::{fold_max_shared, fold_sum_shared};
     use super::super::gpu_tensor::{arg, cube, empty, tensor};
     use super::super::ModelError;
     use super::{AttendShape, UNITS};
@@ -138,26 +125,11 @@ mod device {
             let p = start + u;
             let mut score = f32::new(-3.0e38);
             if p < n {
-                let mut dot = 0.0f32;
-                let mut i = 0usize;
-                while i < d {
-                    dot += qs[i] * k[base + p * d + i];
-                    i += 1;
-                }
-                score = dot;
+                score = key_dot(&qs, k, base + p * d, d);
             }
             red[u] = score;
             sync_cube();
-            let mut half = usize::cast_from(CUBE_DIM_X) / 2;
-            while half > 0 {
-                if u < half {
-                    if red[u + half] > red[u] {
-                        red[u] = red[u + half];
-                    }
-                }
-                sync_cube();
-                half /= 2;
-            }
+            fold_max_shared(&mut red, u);
             let mut new_m = red[0];
             if m > new_m {
                 new_m = m;
@@ -170,14 +142,7 @@ mod device {
             e[u] = e_u;
             red[u] = e_u;
             sync_cube();
-            let mut half2 = usize::cast_from(CUBE_DIM_X) / 2;
-            while half2 > 0 {
-                if u < half2 {
-                    red[u] = red[u] + red[u + half2];
-                }
-                sync_cube();
-                half2 /= 2;
-            }
+            fold_sum_shared(&mut red, u, u);
             let alpha = (m - new_m).exp();
             l = l * alpha + red[0];
             if u < d {
@@ -185,13 +150,7 @@ mod device {
                 if count > units {
                     count = units;
                 }
-                let mut chunk = 0.0f32;
-                let mut j = 0usize;
-                while j < count {
-                    chunk += e[j] * v[base + (start + j) * d + u];
-                    j += 1;
-                }
-                acc = acc * alpha + chunk;
+                acc = acc * alpha + weighted_values(&e, v, base + start * d + u, count, d);
             }
             m = new_m;
             sync_cube();
@@ -200,6 +159,32 @@ mod device {
         if u < d {
             out[r * heads * d + head * d + u] = acc / l;
         }
+    }
+
+    /// The score of one cached position: the query (in shared memory) dot the key row
+    /// at `at`, summed in element order.
+    #[cube]
+    fn key_dot(qs: &[f32], k: &[f32], at: usize, d: usize) -> f32 {
+        let mut dot = 0.0f32;
+        let mut i = 0usize;
+        while i < d {
+            dot += qs[i] * k[at + i];
+            i += 1;
+        }
+        dot
+    }
+
+    /// `Σ_j e[j] · v[at + j d]` over the chunk's `count` positions in order: one element
+    /// of the chunk's weighted values (`at` = that element of the chunk's first row).
+    #[cube]
+    fn weighted_values(e: &[f32], v: &[f32], at: usize, count: usize, d: usize) -> f32 {
+        let mut chunk = 0.0f32;
+        let mut j = 0usize;
+        while j < count {
+            chunk += e[j] * v[at + j * d];
+            j += 1;
+        }
+        chunk
     }
 
     /// Attention of `q` (`[heads, t, d]`, rotated) over the stores `k`, `v`

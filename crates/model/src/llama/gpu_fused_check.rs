@@ -1,5 +1,5 @@
 //! The kernels around the products (issue 33 step 4) against their host twins on a
-//! cubecl device, for [`super::gpu_kernel_check::run`]: RMSNorm (`gpu_norm.rs`), the
+//! cubecl device, for `gpu_kernel_check.rs`'s `run`: RMSNorm (`gpu_norm.rs`), the
 //! QKV split + bias + RoPE (`gpu_rope.rs`), attention over the cache (`gpu_attention.rs`),
 //! SwiGLU (`gpu_swiglu.rs`) and the block mat-vec with the residual added
 //! (`gpu_quantized.rs`), on deterministic inputs of SmolLM2's shapes, prefill rows
@@ -10,7 +10,7 @@ use espalier_kernels::{Heads, RopeTable};
 
 use super::gpu_attention::{attend, attend_twin, AttendShape};
 use super::gpu_blocks::{gguf_rows, noise, GpuBlocks};
-use super::gpu_kernel_check::GpuKernelCheck;
+use super::gpu_check_report::GpuKernelCheck;
 use super::gpu_norm::{rms_norm, rms_norm_twin};
 use super::gpu_quantized::GpuQuantized;
 use super::gpu_rope::{rope_split, rope_split_twin, Stores};
@@ -51,25 +51,7 @@ fn tensor<const D: usize>(x: &[f32], shape: [usize; D], device: &Device) -> Tens
 
 /// Adds the case's line (and failure, outside [`TOLERANCE`]) to `check`.
 fn record(check: &mut GpuKernelCheck, name: &str, got: &[f32], want: &[f32]) {
-    let (mut worst, mut at) = (0f64, 0usize);
-    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
-        let err = (f64::from(g) - f64::from(w)).abs() / (1.0 + f64::from(w).abs());
-        let err = if err.is_nan() { f64::INFINITY } else { err };
-        if err > worst {
-            (worst, at) = (err, i);
-        }
-    }
-    check.max_error = check.max_error.max(worst);
-    let (g, w) =
-        (got.get(at).copied().unwrap_or(f32::NAN), want.get(at).copied().unwrap_or(f32::NAN));
-    check.lines.push(format!("{name}: largest error {worst:.2e} at {at} ({g} vs host {w})"));
-    if got.len() != want.len() || worst > TOLERANCE {
-        check.failures.push(format!(
-            "{name}: {} values for {}, largest error {worst:.2e} at {at}: {g} vs host {w}",
-            got.len(),
-            want.len()
-        ));
-    }
+    check.record(name, got, want, TOLERANCE);
 }
 
 fn check_norm(check: &mut GpuKernelCheck, device: &Device, t: usize) -> Result<(), ModelError> {

@@ -15,20 +15,10 @@
 use burn::tensor::{Device, Tensor, TensorData};
 
 use super::gpu_blocks::{gguf_rows, noise, GpuBlocks};
+pub use super::gpu_check_report::GpuKernelCheck;
 use super::gpu_quantized::{launch_geometry, GpuQuantized, RowSplit};
 use super::ModelError;
 use crate::gguf::GgmlType;
-
-/// What [`run`] found.
-#[derive(Clone, Debug, Default)]
-pub struct GpuKernelCheck {
-    /// One line per case: its shape and largest error.
-    pub lines: Vec<String>,
-    /// Largest error relative to `1 + |host|` over all cases.
-    pub max_error: f64,
-    /// One line per case outside the tolerance (empty when all agree).
-    pub failures: Vec<String>,
-}
 
 /// Tolerance relative to `1 + |host|`: the device sums in the host's order, so only
 /// fused multiply-adds and the compiler's reassociation can differ.
@@ -168,28 +158,12 @@ fn check_kernel(
         .into_data()
         .try_into_vec::<f32>()
         .map_err(|e| ModelError::Execution(format!("reading back: {e:?}")))?;
-    let (mut worst, mut at) = (0f64, 0usize);
-    for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-        let err = (f64::from(g) - f64::from(w)).abs() / (1.0 + f64::from(w).abs());
-        let err = if err.is_nan() { f64::INFINITY } else { err };
-        if err > worst {
-            (worst, at) = (err, i);
-        }
-    }
-    check.max_error = check.max_error.max(worst);
-    let name = format!("{} {rows}x{cols}, {t} row(s), {split:?}", ty.name());
-    check.lines.push(format!(
-        "{name}: largest error {worst:.2e} at {at} ({} vs host {})",
-        got[at], want[at]
-    ));
-    if got.len() != want.len() || worst > TOLERANCE {
-        check.failures.push(format!(
-            "{name}: {} values, largest error {worst:.2e} at {at}: {} vs host {}",
-            got.len(),
-            got[at],
-            want[at]
-        ));
-    }
+    check.record(
+        &format!("{} {rows}x{cols}, {t} row(s), {split:?}", ty.name()),
+        &got,
+        &want,
+        TOLERANCE,
+    );
     Ok(())
 }
 

@@ -6,6 +6,8 @@
 //! elements as `x · r · w` with `r = 1 / sqrt(Σ / cols + eps)`. [`rms_norm_twin`] repeats
 //! that order on the host.
 
+use super::gpu_fold::fold_sum;
+
 /// Units of a row's workgroup (a power of two: the fold halves it).
 pub(crate) const UNITS: usize = 128;
 
@@ -26,18 +28,6 @@ pub(crate) fn rms_norm_twin(x: &[f32], w: &[f32], eps: f32) -> Vec<f32> {
     out
 }
 
-/// The workgroup's fold: `p[u] += p[u + half]` for `half` = n/2, n/4, ..., 1; `p[0]`.
-pub(crate) fn fold_sum(p: &mut [f32]) -> f32 {
-    let mut half = p.len() / 2;
-    while half > 0 {
-        for u in 0..half {
-            p[u] += p[u + half];
-        }
-        half /= 2;
-    }
-    p[0]
-}
-
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 pub(crate) use device::rms_norm;
 
@@ -46,6 +36,7 @@ mod device {
     use burn::tensor::Tensor;
     use cubecl::prelude::*;
 
+    use super::super::gpu_fold::fold_sum_shared;
     use super::super::gpu_tensor::{arg, cube, empty, tensor};
     use super::super::ModelError;
     use super::UNITS;
@@ -66,14 +57,7 @@ mod device {
         }
         partials[unit] = acc;
         sync_cube();
-        let mut half = usize::cast_from(CUBE_DIM_X) / 2;
-        while half > 0 {
-            if unit < half {
-                partials[unit] = partials[unit] + partials[unit + half];
-            }
-            sync_cube();
-            half /= 2;
-        }
+        fold_sum_shared(&mut partials, unit, unit);
         let r = 1.0f32 / (partials[0] / f32::cast_from(cols) + eps).sqrt();
         let mut j = unit;
         while j < cols {
@@ -132,11 +116,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn fold_sum_adds_halves() {
-        let mut p: Vec<f32> = (1..=8).map(|i| i as f32).collect();
-        assert_eq!(fold_sum(&mut p), 36.0);
     }
 }

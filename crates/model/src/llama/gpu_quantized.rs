@@ -33,6 +33,7 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::gpu_blocks::{BlockKind, GpuBlocks, LANES};
+use super::gpu_fold::fold_sum_shared;
 use super::ModelError;
 
 /// How a product's rows are dealt to a device's units: chosen per device at upload
@@ -165,16 +166,7 @@ fn block_matvec(
         let at = slot * lanes + lane;
         partials[at] = acc;
         sync_cube();
-        // A runtime bound (the workgroup's x size, = lanes): a comptime one would make
-        // the loop's counter a compile-time value.
-        let mut half = usize::cast_from(CUBE_DIM_X) / 2;
-        while half > 0 {
-            if lane < half {
-                partials[at] = partials[at] + partials[at + half];
-            }
-            sync_cube();
-            half /= 2;
-        }
+        fold_sum_shared(&mut partials, at, lane);
         if lane == 0 && r < rows {
             store_row(residual, out, t * rows + r, partials[at], add);
         }

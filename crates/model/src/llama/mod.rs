@@ -14,22 +14,31 @@ mod feed_forward;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 #[cfg(not(target_family = "wasm"))]
 mod gpu_argmax;
-// The kernels around the products (issue 33 step 4): their host twins are compiled
-// everywhere (tested natively), the kernels where they run.
-#[cfg_attr(
-    not(all(
-        any(feature = "wgpu", feature = "cuda"),
-        not(feature = "fusion"),
-        not(target_family = "wasm")
-    )),
-    allow(dead_code)
-)]
-mod gpu_attention;
+/// Declares the modules of the kernels around the products (issue 33 step 4) and their
+/// workgroup folds: their host twins are compiled everywhere (tested natively), the
+/// kernels only natively on wgpu / cuda without `fusion`, so elsewhere the twins are
+/// dead code outside the tests. One condition for the four modules.
+macro_rules! kernels_with_host_twins {
+    ($($module:ident),*) => {$(
+        #[cfg_attr(
+            not(all(
+                any(feature = "wgpu", feature = "cuda"),
+                not(feature = "fusion"),
+                not(target_family = "wasm")
+            )),
+            allow(dead_code)
+        )]
+        mod $module;
+    )*};
+}
+kernels_with_host_twins!(gpu_attention, gpu_fold, gpu_norm, gpu_rope);
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 mod gpu_block;
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
 // the packing is tested natively; only the GPU kernel uses it
 mod gpu_blocks;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(target_family = "wasm")))]
+mod gpu_check_report;
 #[cfg(all(
     any(feature = "wgpu", feature = "cuda"),
     not(feature = "fusion"),
@@ -38,26 +47,8 @@ mod gpu_blocks;
 mod gpu_fused_check;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(target_family = "wasm")))]
 pub mod gpu_kernel_check;
-#[cfg_attr(
-    not(all(
-        any(feature = "wgpu", feature = "cuda"),
-        not(feature = "fusion"),
-        not(target_family = "wasm")
-    )),
-    allow(dead_code)
-)]
-mod gpu_norm;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 mod gpu_quantized;
-#[cfg_attr(
-    not(all(
-        any(feature = "wgpu", feature = "cuda"),
-        not(feature = "fusion"),
-        not(target_family = "wasm")
-    )),
-    allow(dead_code)
-)]
-mod gpu_rope;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 mod gpu_swiglu;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]

@@ -31,7 +31,7 @@
 
 use burn::tensor::{Device, Tensor, TensorData};
 
-use crate::gguf::{GgmlType, Gguf, GgufError, QK};
+use crate::gguf::{GgmlType, Gguf, GgufError, TensorInfo, QK};
 
 use super::config::Architecture;
 
@@ -99,15 +99,7 @@ fn q4_1_rows<'g>(
     out: usize,
     inp: usize,
 ) -> Result<Option<Vec<&'g [u8]>>, GgufError> {
-    let (info, bytes) = gguf.tensor_bytes(name)?;
-    let want = [inp as u64, out as u64];
-    if info.dims != want {
-        return Err(GgufError::UnexpectedShape {
-            tensor: info.name.clone(),
-            expected: want.to_vec(),
-            found: info.dims.clone(),
-        });
-    }
+    let (info, bytes) = matrix_bytes(gguf, name, out, inp)?;
     if info.ggml_type != GgmlType::Q4_1 {
         return Ok(None);
     }
@@ -125,25 +117,35 @@ fn typed_rows<'g>(
     out: usize,
     inp: usize,
 ) -> Result<Vec<(GgmlType, &'g [u8])>, GgufError> {
-    let (info, bytes) = gguf.tensor_bytes(name)?;
-    let want = [inp as u64, out as u64];
-    if info.dims != want {
-        return Err(GgufError::UnexpectedShape {
-            tensor: info.name.clone(),
-            expected: want.to_vec(),
-            found: info.dims.clone(),
-        });
-    }
+    let (info, bytes) = matrix_bytes(gguf, name, out, inp)?;
     // The reader checked that rows are whole blocks and `bytes` is exactly their size.
     let row_bytes = info.ggml_type.byte_len(inp as u64).unwrap_or(0) as usize;
     if row_bytes == 0 {
-        return Err(GgufError::UnexpectedShape {
-            tensor: info.name.clone(),
-            expected: want.to_vec(),
-            found: info.dims.clone(),
-        });
+        return Err(unexpected_shape(info, out, inp));
     }
     Ok(bytes.chunks_exact(row_bytes).map(|r| (info.ggml_type, r)).collect())
+}
+
+/// The tensor `name` and its bytes, checked to be a matrix `[out][in]`.
+fn matrix_bytes<'g>(
+    gguf: &'g Gguf,
+    name: &str,
+    out: usize,
+    inp: usize,
+) -> Result<(&'g TensorInfo, &'g [u8]), GgufError> {
+    let (info, bytes) = gguf.tensor_bytes(name)?;
+    if info.dims != [inp as u64, out as u64] {
+        return Err(unexpected_shape(info, out, inp));
+    }
+    Ok((info, bytes))
+}
+
+fn unexpected_shape(info: &TensorInfo, out: usize, inp: usize) -> GgufError {
+    GgufError::UnexpectedShape {
+        tensor: info.name.clone(),
+        expected: vec![inp as u64, out as u64],
+        found: info.dims.clone(),
+    }
 }
 
 /// Rows with a factor.
@@ -307,11 +309,19 @@ impl BlockWeights {
         format: WeightFormat,
         device: &Device,
     ) -> Result<Self, GgufError> {
+        // The file's own encoding: rows reordered and Q's scale applied per row as the
+        // f32 path does to the values (a host matrix of GGUF rows), or, for GpuBlocks,
+        // its Q4_1 / Q8_0 matrices kept as the file's blocks on the GPU (other types as
+        // f32 burn tensors), Q's scale folded into each row's factor the same way.
         if format == WeightFormat::Gguf {
-            return Self::load_own(gguf, c, i, device);
+            return Self::load_rows(gguf, c, i, device, |rows, inp| {
+                Linear::Host(HostMatrix::from_gguf_rows(rows, inp))
+            });
         }
         if format == WeightFormat::GpuBlocks {
-            return Self::load_gpu(gguf, c, i, device);
+            return Self::load_rows(gguf, c, i, device, |rows, inp| {
+                Linear::from_gguf_rows_on_gpu(rows, inp, device)
+            });
         }
         if format == WeightFormat::Q4_1 {
             if let Some(block) = Self::load_q4_1(gguf, c, i, device)? {
@@ -357,33 +367,6 @@ impl BlockWeights {
                 device,
             ),
             qkv_bias: QkvBias::load(gguf, c, i, device)?,
-        })
-    }
-
-    /// The block with every matrix in the file's own encoding ([`WeightFormat::Gguf`]):
-    /// rows reordered and Q's scale applied per row as the f32 path does to the values.
-    fn load_own(
-        gguf: &Gguf,
-        c: &LlamaConfig,
-        i: usize,
-        device: &Device,
-    ) -> Result<Self, GgufError> {
-        Self::load_rows(gguf, c, i, device, |rows, inp| {
-            Linear::Host(HostMatrix::from_gguf_rows(rows, inp))
-        })
-    }
-
-    /// The block with its Q4_1 / Q8_0 matrices kept as the file's blocks on the GPU
-    /// ([`WeightFormat::GpuBlocks`]; other types as f32 burn tensors), rows reordered and
-    /// Q's scale folded into each row's factor as [`BlockWeights::load_own`] does.
-    fn load_gpu(
-        gguf: &Gguf,
-        c: &LlamaConfig,
-        i: usize,
-        device: &Device,
-    ) -> Result<Self, GgufError> {
-        Self::load_rows(gguf, c, i, device, |rows, inp| {
-            Linear::from_gguf_rows_on_gpu(rows, inp, device)
         })
     }
 

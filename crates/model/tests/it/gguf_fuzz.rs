@@ -4,24 +4,7 @@
 
 use espalier_model::gguf::{GgmlType, Gguf, GgufError};
 
-/// A tiny xorshift generator: deterministic, no dependency.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u64).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
+use crate::common::{put_str, Rng};
 
 /// A valid GGUF v3 with a few metadata kinds and one tensor of each supported type.
 fn synthetic() -> Vec<u8> {

@@ -5,6 +5,7 @@
 //! 'test(/^backend_agreement::/)'`.
 
 mod backend_agreement;
+mod common;
 mod gguf_fuzz;
 mod model_fuzz;
 mod model_golden;

@@ -7,26 +7,13 @@
 
 use espalier_model::{BackendKind, Gguf, Llama, ModelError};
 
+use crate::common::{put_str, Rng};
+
 const H: u64 = 256;
 const FFN: u64 = 256;
 const VOCAB: u64 = 16;
 const HEADS: u32 = 4;
 const KV: u32 = 2;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u64).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
 
 enum Meta<'a> {
     U32(u32),

@@ -1,0 +1,90 @@
+//! The workgroup folds of the GPU kernels (issue 33 step 4) and their host twins: the
+//! units' values in shared memory are folded halves onto lower halves (`p[u] op= p[u +
+//! half]` for `half` = n/2, n/4, ..., 1, a barrier after each step), so the result lands
+//! in the first slot. RMSNorm (`gpu_norm.rs`) and the block mat-vec (`gpu_quantized.rs`)
+//! sum, attention (`gpu_attention.rs`) sums and takes maxima; the twins repeat the order
+//! of the additions, which the kernel checks compare to the last bit's neighbourhood.
+
+/// The sum fold on the host: `p[u] += p[u + half]`; returns `p[0]`.
+pub(crate) fn fold_sum(p: &mut [f32]) -> f32 {
+    let mut half = p.len() / 2;
+    while half > 0 {
+        for u in 0..half {
+            p[u] += p[u + half];
+        }
+        half /= 2;
+    }
+    p[0]
+}
+
+/// The maximum fold on the host: `p[u] = max(p[u], p[u + half])`; returns `p[0]`.
+pub(crate) fn fold_max(p: &mut [f32]) -> f32 {
+    let mut half = p.len() / 2;
+    while half > 0 {
+        for u in 0..half {
+            if p[u + half] > p[u] {
+                p[u] = p[u + half];
+            }
+        }
+        half /= 2;
+    }
+    p[0]
+}
+
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
+pub(crate) use device::{fold_max_shared, fold_sum_shared};
+
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
+mod device {
+    use cubecl::prelude::*;
+
+    /// The sum fold over the workgroup's x units: unit `lane` adds `p[at + half]` into
+    /// `p[at]` while `lane < half`; the sum of `p[at - lane..][..CUBE_DIM_X]` lands in
+    /// `p[at - lane]`. Every unit of the workgroup calls it (it waits at barriers).
+    #[cube]
+    pub(crate) fn fold_sum_shared(p: &mut [f32], at: usize, lane: usize) {
+        // A runtime bound (the workgroup's x size): a comptime one would make the loop's
+        // counter a compile-time value.
+        let mut half = usize::cast_from(CUBE_DIM_X) / 2;
+        while half > 0 {
+            if lane < half {
+                p[at] = p[at] + p[at + half];
+            }
+            sync_cube();
+            half /= 2;
+        }
+    }
+
+    /// The maximum fold over the workgroup's x units (unit `u` owns `p[u]`): the largest
+    /// lands in `p[0]`. Every unit of the workgroup calls it (it waits at barriers).
+    #[cube]
+    pub(crate) fn fold_max_shared(p: &mut [f32], u: usize) {
+        let mut half = usize::cast_from(CUBE_DIM_X) / 2;
+        while half > 0 {
+            if u < half {
+                if p[u + half] > p[u] {
+                    p[u] = p[u + half];
+                }
+            }
+            sync_cube();
+            half /= 2;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fold_sum_adds_halves() {
+        let mut p: Vec<f32> = (1..=8).map(|i| i as f32).collect();
+        assert_eq!(fold_sum(&mut p), 36.0);
+    }
+
+    #[test]
+    fn fold_max_keeps_the_largest() {
+        let mut p = [3.0, -1.0, 7.5, 2.0, f32::NEG_INFINITY, 7.0, 0.0, 1.0];
+        assert_eq!(fold_max(&mut p), 7.5);
+    }
+}
