@@ -149,8 +149,13 @@ impl NamesConstraint {
             self.refused.words_mut(),
         );
         mask.subtract(&self.refused);
+        let mut memo = Vec::new();
         for &id in self.keyword_parts.iter() {
-            if mask.contains(id as usize) && !self.keeps_a_keyword(vocab.bytes(id)) {
+            let bytes = vocab.bytes(id);
+            if mask.contains(id as usize)
+                && self.layer.may_end_in_a_read_keyword(bytes)
+                && !self.keeps_a_keyword(bytes, &mut memo)
+            {
                 mask.remove(id as usize);
             }
         }
@@ -163,14 +168,24 @@ impl NamesConstraint {
     /// where the layer leaves only keywords to complete the identifier they end in:
     /// then the grammar must take one of them, ended (MBPP/298 wrote `... and yi`,
     /// whose only way on, `yield`, no expression takes after `and`: a dead end).
-    fn keeps_a_keyword(&self, bytes: &[u8]) -> bool {
+    /// `memo` keeps the grammar's verdicts of one position (` y`, ` yi` and ` yield`
+    /// all ask for ` yield `).
+    fn keeps_a_keyword(&self, bytes: &[u8], memo: &mut Vec<(Vec<u8>, bool)>) -> bool {
         let mut after = self.layer.clone();
         if !after.push_bytes(bytes) {
             return false;
         }
         let rests = after.keyword_rests();
         rests.is_empty()
-            || rests.iter().any(|rest| self.grammar.allows(&[bytes, rest, b" "].concat()))
+            || rests.iter().any(|rest| {
+                let text = [bytes, rest, b" "].concat();
+                if let Some((_, verdict)) = memo.iter().find(|(t, _)| *t == text) {
+                    return *verdict;
+                }
+                let verdict = self.grammar.allows(&text);
+                memo.push((text, verdict));
+                verdict
+            })
     }
 }
 
@@ -224,7 +239,8 @@ impl Constraint for NamesConstraint {
     fn allows(&self, bytes: &[u8]) -> bool {
         self.grammar.allows(bytes)
             && self.layer.clone().push_bytes(bytes)
-            && (!NamesLayer::may_type_a_read_keyword(bytes) || self.keeps_a_keyword(bytes))
+            && (!self.layer.may_end_in_a_read_keyword(bytes)
+                || self.keeps_a_keyword(bytes, &mut Vec::new()))
     }
 
     fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {

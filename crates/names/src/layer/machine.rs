@@ -201,6 +201,13 @@ const KEYWORDS: &[&str] = &[
 pub(crate) const READ_KEYWORDS: &[&str] =
     &["False", "None", "True", "await", "lambda", "not", "yield", "in", "from"];
 
+/// The keywords of reads that some read positions do not take (`x + not y`, `x and
+/// lambda: 1`, `x and yield`, `x and from`): where the layer leaves only one of them, the
+/// grammar is asked ([`Machine::keyword_rests`]). `None`, `True`, `False` and `await`
+/// stand wherever a name is read, and `in` always has builtins beside it (`int`,
+/// `input`).
+pub(crate) const DEAD_END_KEYWORDS: &[&str] = &["lambda", "not", "yield", "from"];
+
 /// Never refused: soft keywords and names Python provides in some scopes only. Not
 /// `_`: outside the REPL it is no builtin (pyflakes reports it, CPython raises
 /// NameError); `case _:` binds nothing and reads nothing (`Machine::name`).
@@ -531,16 +538,24 @@ impl Machine {
     /// `x and yield`), which the layer does not follow: the constraint asks the grammar
     /// (MBPP/298 typed `... and yi`, whose only way on was `yield`: a dead end).
     pub(crate) fn keyword_rests(&self, typed: &[u8], frames: &Frames) -> Vec<&'static [u8]> {
+        if !self.checks_typed(frames) || self.names_go_on(typed, frames) {
+            return Vec::new();
+        }
+        READ_KEYWORDS
+            .iter()
+            .filter(|k| k.as_bytes().starts_with(typed))
+            .map(|k| &k.as_bytes()[typed.len()..])
+            .collect()
+    }
+
+    /// Whether something other than a keyword of reads starts with `typed`: a bound
+    /// name, a comprehension's or lambda's, an exempt name or a string prefix.
+    pub(crate) fn names_go_on(&self, typed: &[u8], frames: &Frames) -> bool {
         let starts = |k: &str| k.as_bytes().starts_with(typed);
-        if !self.checks_typed(frames)
-            || read_exempt().chain(STRING_PREFIXES).any(|k| starts(k))
+        read_exempt().chain(STRING_PREFIXES).any(|k| starts(k))
             || STRING_PREFIXES.iter().any(|k| k.as_bytes().eq_ignore_ascii_case(typed))
             || frames.resolves_prefix(typed)
             || self.local_names().any(starts)
-        {
-            return Vec::new();
-        }
-        READ_KEYWORDS.iter().filter(|k| starts(k)).map(|k| &k.as_bytes()[typed.len()..]).collect()
     }
 
     /// The role of a name starting now (see the module doc).
