@@ -206,13 +206,15 @@ impl NamesLayer {
             return false;
         }
         // Blanks before the run (or none) change no scope: the names in scope now say
-        // whether a name goes on with the typed bytes.
+        // whether a name goes on with the typed bytes. Other bytes may close a scope
+        // (a lambda's, a comprehension's): only the builtins stay in every scope.
+        let typed = [typed_before, run].concat();
         let lead = &token[..token.len() - run.len()];
         if lead.iter().all(|&b| b == b' ' || b == b'\t') {
-            let typed = [typed_before, run].concat();
-            return !self.machine.names_go_on(&typed, &self.frames);
+            !self.machine.names_go_on(&typed, &self.frames)
+        } else {
+            !self.frames.builtin_names().any(|b| b.as_bytes().starts_with(&typed))
         }
-        true
     }
 
     /// Whether `token` may type part of a keyword of reads that some read positions do
