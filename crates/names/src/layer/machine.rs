@@ -201,13 +201,6 @@ const KEYWORDS: &[&str] = &[
 pub(crate) const READ_KEYWORDS: &[&str] =
     &["False", "None", "True", "await", "lambda", "not", "yield", "in", "from"];
 
-/// The keywords of reads that some read positions do not take (`x + not y`, `x and
-/// lambda: 1`, `x and yield`, `x and from`): where the layer leaves only one of them, the
-/// grammar is asked ([`Machine::keyword_rests`]). `None`, `True`, `False` and `await`
-/// stand wherever a name is read, and `in` always has builtins beside it (`int`,
-/// `input`).
-pub(crate) const DEAD_END_KEYWORDS: &[&str] = &["lambda", "not", "yield", "from"];
-
 /// Never refused: soft keywords and names Python provides in some scopes only. Not
 /// `_`: outside the REPL it is no builtin (pyflakes reports it, CPython raises
 /// NameError); `case _:` binds nothing and reads nothing (`Machine::name`).

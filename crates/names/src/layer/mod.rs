@@ -188,7 +188,7 @@ impl NamesLayer {
     /// Whether the text may end inside a prefix of a keyword of reads after `token`:
     /// the identifier it would end in (the one being typed and `token`, or `token`'s
     /// trailing run) starts one that some expressions do not take
-    /// (`machine::DEAD_END_KEYWORDS`). Cheap (no copy of the layer), and `false` only
+    /// (`machine::READ_KEYWORDS`). Cheap (no copy of the layer), and `false` only
     /// where [`NamesLayer::keyword_rests`] after `token` gives none or only keywords
     /// every read position takes.
     pub fn may_end_in_a_read_keyword(&self, token: &[u8]) -> bool {
@@ -198,7 +198,7 @@ impl NamesLayer {
             None if self.lexer.in_ident() => self.lexer.ident(),
             _ => &[],
         };
-        let starts_a_keyword = machine::DEAD_END_KEYWORDS.iter().any(|k| {
+        let starts_a_keyword = machine::READ_KEYWORDS.iter().any(|k| {
             let k = k.as_bytes();
             k.starts_with(typed_before) && k[typed_before.len()..].starts_with(run)
         });
@@ -217,16 +217,16 @@ impl NamesLayer {
         }
     }
 
-    /// Whether `token` may type part of a keyword of reads that some read positions do
-    /// not take (see [`NamesLayer::keyword_rests`]): its trailing run of identifier
-    /// bytes is found inside one of them (` yi`, `ield`, `(not`). A constraint checks
+    /// Whether `token` may type part of a keyword of reads (see
+    /// [`NamesLayer::keyword_rests`]): its trailing run of identifier bytes is found
+    /// inside one of them (` yi`, `ield`, `(not`). A constraint checks
     /// [`NamesLayer::keyword_rests`] after these tokens only.
     pub fn may_type_a_read_keyword(token: &[u8]) -> bool {
         let start =
             token.iter().rposition(|&b| !token_classes::is_ident_byte(b)).map_or(0, |i| i + 1);
         let run = &token[start..];
         !run.is_empty()
-            && machine::DEAD_END_KEYWORDS
+            && machine::READ_KEYWORDS
                 .iter()
                 .any(|k| k.as_bytes().windows(run.len()).any(|w| w == run))
     }
