@@ -46,6 +46,7 @@ pub mod logits;
 pub mod mode;
 pub mod names_constraint;
 pub mod names_finish;
+mod names_keyword_check;
 pub mod prompt;
 pub mod sampler;
 pub mod source_file;

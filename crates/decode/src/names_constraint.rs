@@ -22,6 +22,8 @@ use espalier_constraint::{
 };
 use espalier_names::layer::{NamesLayer, TokenClasses, VocabMask};
 
+use crate::names_keyword_check::KeywordCheck;
+
 /// The grammar constraint and the names layer, read together.
 pub struct NamesConstraint {
     grammar: GrammarConstraint,
@@ -35,9 +37,9 @@ pub struct NamesConstraint {
     mask: Option<VocabMask>,
     /// The tokens the layer refuses at the position (reused).
     refused: TokenSet,
-    /// The tokens that may type part of a keyword of reads (the kit's, see
-    /// [`NamesConstraint::keeps_a_keyword`]).
-    keyword_parts: Arc<Vec<u32>>,
+    /// The dead-end check of the keywords the layer leaves (its keyword parts: the
+    /// kit's).
+    keywords: KeywordCheck,
     /// The wrap-up's way out being followed (`crate::names_finish`): the bytes still
     /// to write, once the grammar's finishing mask was refused by the layer; dropped
     /// when a commit leaves it.
@@ -52,7 +54,7 @@ pub struct NamesConstraint {
 pub struct NamesKit {
     classes: Arc<TokenClasses>,
     pool: Arc<Mutex<Vec<VocabMask>>>,
-    keyword_parts: Arc<Vec<u32>>,
+    keywords: KeywordCheck,
 }
 
 /// How many scratches a kit's pool keeps.
@@ -64,7 +66,7 @@ impl NamesKit {
         Self {
             classes: Arc::new(TokenClasses::new(vocab.tokens())),
             pool: Arc::new(Mutex::new(Vec::new())),
-            keyword_parts: Arc::new(keyword_parts(vocab)),
+            keywords: KeywordCheck::new(vocab),
         }
     }
 }
@@ -90,7 +92,7 @@ impl Clone for NamesConstraint {
             pool: self.pool.clone(),
             mask: None,
             refused: self.refused.clone(),
-            keyword_parts: self.keyword_parts.clone(),
+            keywords: self.keywords.clone(),
             plan: self.plan.clone(),
         }
     }
@@ -107,7 +109,7 @@ impl NamesConstraint {
             pool: kit.pool.clone(),
             mask: None,
             refused: TokenSet::empty(0),
-            keyword_parts: kit.keyword_parts.clone(),
+            keywords: KeywordCheck::from_parts(kit.keywords.parts().clone()),
             plan: None,
         }
     }
@@ -129,7 +131,7 @@ impl NamesConstraint {
         if self.classes.len() != vocab.len() {
             // Not the kit's vocabulary: its own groups, not shared.
             self.classes = Arc::new(TokenClasses::new(vocab.tokens()));
-            self.keyword_parts = Arc::new(keyword_parts(vocab));
+            self.keywords = KeywordCheck::new(vocab);
         }
         let classes = self.classes.clone();
         let eos = vocab.eos() as usize;
@@ -149,52 +151,11 @@ impl NamesConstraint {
             self.refused.words_mut(),
         );
         mask.subtract(&self.refused);
-        let mut memo = Vec::new();
-        for &id in self.keyword_parts.iter() {
-            let bytes = vocab.bytes(id);
-            if mask.contains(id as usize)
-                && self.layer.may_end_in_a_read_keyword(bytes)
-                && !self.keeps_a_keyword(bytes, &mut memo)
-            {
-                mask.remove(id as usize);
-            }
-        }
+        self.keywords.remove_dead_ends(&self.grammar, &self.layer, vocab, mask);
         if mask.contains(eos) && !self.layer.may_end() {
             mask.remove(eos);
         }
     }
-
-    /// Whether the text goes on after `bytes` (which the grammar and the layer take)
-    /// where the layer leaves only keywords to complete the identifier they end in:
-    /// then the grammar must take one of them, ended (MBPP/298 wrote `... and yi`,
-    /// whose only way on, `yield`, no expression takes after `and`: a dead end).
-    /// `memo` keeps the grammar's verdicts of one position (` y`, ` yi` and ` yield`
-    /// all ask for ` yield `).
-    fn keeps_a_keyword(&self, bytes: &[u8], memo: &mut Vec<(Vec<u8>, bool)>) -> bool {
-        let mut after = self.layer.clone();
-        if !after.push_bytes(bytes) {
-            return false;
-        }
-        let rests = after.keyword_rests();
-        rests.is_empty()
-            || rests.iter().any(|rest| {
-                let text = [bytes, rest, b" "].concat();
-                if let Some((_, verdict)) = memo.iter().find(|(t, _)| *t == text) {
-                    return *verdict;
-                }
-                let verdict = self.grammar.allows(&text);
-                memo.push((text, verdict));
-                verdict
-            })
-    }
-}
-
-/// The tokens of `vocab` that may type part of a keyword of reads
-/// ([`NamesLayer::may_type_a_read_keyword`]).
-fn keyword_parts(vocab: &Vocab) -> Vec<u32> {
-    (0..vocab.len() as u32)
-        .filter(|&id| !vocab.is_special(id) && NamesLayer::may_type_a_read_keyword(vocab.bytes(id)))
-        .collect()
 }
 
 impl NamesConstraint {
@@ -239,8 +200,7 @@ impl Constraint for NamesConstraint {
     fn allows(&self, bytes: &[u8]) -> bool {
         self.grammar.allows(bytes)
             && self.layer.clone().push_bytes(bytes)
-            && (!self.layer.may_end_in_a_read_keyword(bytes)
-                || self.keeps_a_keyword(bytes, &mut Vec::new()))
+            && KeywordCheck::keeps(&self.grammar, &self.layer, bytes)
     }
 
     fn fill_mask(&mut self, vocab: &Vocab, mask: &mut TokenSet) {

@@ -190,23 +190,10 @@ impl Frames {
     /// Whether some name bound where the text is starts with the bytes `prefix` (which
     /// may end inside a UTF-8 character: then only a name with those bytes goes on).
     pub(crate) fn resolves_prefix(&self, prefix: &[u8]) -> bool {
-        // The names starting with `prefix` start with its longest UTF-8 prefix `whole`
-        // and sort together from `whole` on (strings sort by their bytes): the scan
-        // stops at the first name not starting with `whole` (at once when `prefix` is
-        // whole).
-        let whole = match std::str::from_utf8(prefix) {
-            Ok(s) => s,
-            Err(e) => std::str::from_utf8(&prefix[..e.valid_up_to()]).unwrap_or(""),
-        };
-        let starts = |set: &BTreeSet<String>| {
-            set.range::<str, _>((std::ops::Bound::Included(whole), std::ops::Bound::Unbounded))
-                .take_while(|n| n.starts_with(whole))
-                .any(|n| n.as_bytes().starts_with(prefix))
-        };
-        starts(&self.builtins)
+        set_starts(&self.builtins, prefix)
             || self.visible().any(|(i, f)| {
                 f.star
-                    || starts(&f.names)
+                    || set_starts(&f.names, prefix)
                     || self.overlay.iter().any(|(j, n)| *j == i && n.as_bytes().starts_with(prefix))
             })
     }
@@ -233,6 +220,11 @@ impl Frames {
         Some(self.visible().flat_map(|(_, f)| f.names.iter().map(String::as_str)).chain(overlay))
     }
 
+    /// Whether a builtin starts with `prefix`.
+    pub(crate) fn builtin_starts(&self, prefix: &[u8]) -> bool {
+        set_starts(&self.builtins, prefix)
+    }
+
     /// CPython's builtins (every read resolves them).
     pub(crate) fn builtin_names(&self) -> impl Iterator<Item = &str> {
         self.builtins.iter().map(String::as_str)
@@ -253,4 +245,18 @@ impl Frames {
         out.retain(|n| seen.insert(n.clone()));
         out
     }
+}
+
+/// Whether a name of `set` starts with `prefix` (not always whole UTF-8). The names
+/// starting with it start with its longest UTF-8 prefix `whole` and sort together from
+/// `whole` on (strings sort by their bytes): the scan stops at the first name not
+/// starting with `whole` (at once when `prefix` is whole).
+fn set_starts(set: &BTreeSet<String>, prefix: &[u8]) -> bool {
+    let whole = match std::str::from_utf8(prefix) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&prefix[..e.valid_up_to()]).unwrap_or(""),
+    };
+    set.range::<str, _>((std::ops::Bound::Included(whole), std::ops::Bound::Unbounded))
+        .take_while(|n| n.starts_with(whole))
+        .any(|n| n.as_bytes().starts_with(prefix))
 }

@@ -179,10 +179,55 @@ impl NamesLayer {
     /// complete (see `Machine::keyword_rests`): the rest of each such keyword; empty
     /// otherwise. A constraint keeps the text only where its grammar takes one of them.
     pub fn keyword_rests(&self) -> Vec<&'static [u8]> {
+        self.keyword_rests_typing(&[])
+    }
+
+    /// [`NamesLayer::keyword_rests`] after the ASCII identifier bytes `more` are read
+    /// too, without reading them: they only extend the identifier being typed (its
+    /// context was set at its first byte) and, where the layer takes them, change
+    /// nothing else it holds.
+    pub fn keyword_rests_typing(&self, more: &[u8]) -> Vec<&'static [u8]> {
         if self.dead || !self.lexer.in_ident() {
             return Vec::new();
         }
-        self.machine.keyword_rests(self.lexer.ident(), &self.frames)
+        if more.is_empty() {
+            return self.machine.keyword_rests(self.lexer.ident(), &self.frames);
+        }
+        let typed = [self.lexer.ident(), more].concat();
+        self.machine.keyword_rests(&typed, &self.frames)
+    }
+
+    /// Whether the text ends inside an identifier (which identifier bytes extend).
+    pub fn types_an_identifier(&self) -> bool {
+        !self.dead && self.lexer.in_ident()
+    }
+
+    /// Reads `lead` (bytes the layer takes, ending outside an identifier or where
+    /// none is being typed) and a stand-in identifier byte on this copy, without the
+    /// identifier's prefix check: then [`NamesLayer::keyword_rests_of_run`] answers for
+    /// every run of identifier bytes after `lead` (an identifier's first byte moves
+    /// the layer the same way whichever letter it is; `vocab_mask.rs` relies on the
+    /// same). `false` where the layer refuses `lead`.
+    pub fn read_lead_of_a_run(&mut self, lead: &[u8]) -> bool {
+        self.machine.lazy = true;
+        self.push_bytes(lead) && self.push_byte(b'a')
+    }
+
+    /// On a copy that read a lead ([`NamesLayer::read_lead_of_a_run`]): the rests
+    /// [`NamesLayer::keyword_rests`] gives after the lead and the ASCII letters `run`.
+    pub fn keyword_rests_of_run(&self, run: &[u8]) -> Vec<&'static [u8]> {
+        if self.dead || !self.lexer.in_ident() {
+            return Vec::new();
+        }
+        let ident = self.lexer.ident();
+        let typed = [&ident[..ident.len() - 1], run].concat();
+        self.machine.keyword_rests(&typed, &self.frames)
+    }
+
+    /// Where `token`'s trailing run of identifier bytes starts (`token.len()` when it
+    /// ends in another byte).
+    pub fn trailing_run_start(token: &[u8]) -> usize {
+        token.iter().rposition(|&b| !token_classes::is_ident_byte(b)).map_or(0, |i| i + 1)
     }
 
     /// Whether the text may end inside a prefix of a keyword of reads after `token`:
@@ -192,6 +237,10 @@ impl NamesLayer {
     /// where [`NamesLayer::keyword_rests`] after `token` gives none or only keywords
     /// every read position takes.
     pub fn may_end_in_a_read_keyword(&self, token: &[u8]) -> bool {
+        if self.takes_inertly(token) {
+            // The token stays inside a comment or a string's body: no identifier.
+            return false;
+        }
         let start = token.iter().rposition(|&b| !token_classes::is_ident_byte(b));
         let run = &token[start.map_or(0, |i| i + 1)..];
         let typed_before = match start {
@@ -213,7 +262,7 @@ impl NamesLayer {
         if lead.iter().all(|&b| b == b' ' || b == b'\t') {
             !self.machine.names_go_on(&typed, &self.frames)
         } else {
-            !self.frames.builtin_names().any(|b| b.as_bytes().starts_with(&typed))
+            !self.frames.builtin_starts(&typed)
         }
     }
 
@@ -222,9 +271,7 @@ impl NamesLayer {
     /// inside one of them (` yi`, `ield`, `(not`). A constraint checks
     /// [`NamesLayer::keyword_rests`] after these tokens only.
     pub fn may_type_a_read_keyword(token: &[u8]) -> bool {
-        let start =
-            token.iter().rposition(|&b| !token_classes::is_ident_byte(b)).map_or(0, |i| i + 1);
-        let run = &token[start..];
+        let run = &token[Self::trailing_run_start(token)..];
         !run.is_empty()
             && machine::READ_KEYWORDS
                 .iter()
