@@ -111,19 +111,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 fn process_cpu_s() -> f64 {
     #[cfg(target_os = "linux")]
     {
-        #[repr(C)]
-        struct Timespec {
-            sec: i64,
-            nsec: i64,
-        }
-        extern "C" {
-            fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-        }
-        const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
-        let mut ts = Timespec { sec: 0, nsec: 0 };
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
         // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
-        if unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0 {
-            return ts.sec as f64 + ts.nsec as f64 * 1e-9;
+        if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0 {
+            return ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9;
         }
     }
     0.0
