@@ -18,6 +18,7 @@ use std::arch::x86_64::*;
 use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
 
 use super::q8_activations::{Q8Activations, Q8Row};
+use crate::tile_width::by_tile_width;
 use crate::{Q4_1Rows, Q8_0Rows};
 
 #[inline]
@@ -404,16 +405,7 @@ pub(super) unsafe fn gemm_q4_1(w: Q4_1Rows, x: &Q8Activations, t: usize, out: &m
             let (dr, nr) = (d.as_ptr().add(r * nb), nibbles.as_ptr().add(r * nb * QK / 2));
             let o = out.as_mut_ptr().add(r * t + t0);
             // (Const generics: the accumulators stay in registers.)
-            match n {
-                8 => q4_1_tile::<8>(dr, nr, nb, &a, scales.as_ptr(), o),
-                7 => q4_1_tile::<7>(dr, nr, nb, &a, scales.as_ptr(), o),
-                6 => q4_1_tile::<6>(dr, nr, nb, &a, scales.as_ptr(), o),
-                5 => q4_1_tile::<5>(dr, nr, nb, &a, scales.as_ptr(), o),
-                4 => q4_1_tile::<4>(dr, nr, nb, &a, scales.as_ptr(), o),
-                3 => q4_1_tile::<3>(dr, nr, nb, &a, scales.as_ptr(), o),
-                2 => q4_1_tile::<2>(dr, nr, nb, &a, scales.as_ptr(), o),
-                _ => q4_1_tile::<1>(dr, nr, nb, &a, scales.as_ptr(), o),
-            }
+            by_tile_width!(n, [8, 7, 6, 5, 4, 3, 2], q4_1_tile(dr, nr, nb, &a, scales.as_ptr(), o));
             // The minimum term: Σ_b m[b] · (sum of block b's rounded values) per activation row.
             let mr = &m[r * nb..(r + 1) * nb];
             for (i, row) in tile.iter().enumerate() {
@@ -479,16 +471,7 @@ pub(super) unsafe fn gemm_q8_0(w: Q8_0Rows, x: &Q8Activations, t: usize, out: &m
         for r in 0..rows {
             let (s, q) = (scales.as_ptr().add(r * nb), quants.as_ptr().add(r * nb * QK));
             let o = out.as_mut_ptr().add(r * t + t0);
-            match n {
-                8 => q8_0_tile::<8>(s, q, nb, &tile, o),
-                7 => q8_0_tile::<7>(s, q, nb, &tile, o),
-                6 => q8_0_tile::<6>(s, q, nb, &tile, o),
-                5 => q8_0_tile::<5>(s, q, nb, &tile, o),
-                4 => q8_0_tile::<4>(s, q, nb, &tile, o),
-                3 => q8_0_tile::<3>(s, q, nb, &tile, o),
-                2 => q8_0_tile::<2>(s, q, nb, &tile, o),
-                _ => q8_0_tile::<1>(s, q, nb, &tile, o),
-            }
+            by_tile_width!(n, [8, 7, 6, 5, 4, 3, 2], q8_0_tile(s, q, nb, &tile, o));
         }
         t0 += n;
     }
@@ -568,12 +551,7 @@ pub(super) unsafe fn gemm_q4_k(
         while t0 < t {
             let n = (t - t0).min(4);
             let tile = &acts[t0..t0 + n];
-            match n {
-                4 => q4_k_tile::<4>(row, &unpacked, tile, o.add(t0)),
-                3 => q4_k_tile::<3>(row, &unpacked, tile, o.add(t0)),
-                2 => q4_k_tile::<2>(row, &unpacked, tile, o.add(t0)),
-                _ => q4_k_tile::<1>(row, &unpacked, tile, o.add(t0)),
-            }
+            by_tile_width!(n, [4, 3, 2], q4_k_tile(row, &unpacked, tile, o.add(t0)));
             t0 += n;
         }
     }

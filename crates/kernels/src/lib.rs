@@ -46,6 +46,7 @@ mod q4_1_rows;
 mod q8_0_rows;
 pub mod q8_activations;
 mod test_data;
+mod tile_width;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_simd;
 
