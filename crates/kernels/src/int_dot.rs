@@ -19,7 +19,7 @@
 //! the caller keeps f32 activations (`block_kernels`).
 
 use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
-use crate::{GgmlType, Isa, Q4_1Rows, Q8_0Rows};
+use crate::{GgmlType, Isa, Q4KRows, Q4_1Rows, Q8_0Rows};
 
 use super::q8_activations::{Q8Activations, Q8Row};
 
@@ -141,38 +141,22 @@ pub fn gemm_q8_0(isa: Isa, w: Q8_0Rows, x: &Q8Activations, t: usize, out: &mut [
     }
 }
 
-/// Prefill's `x · Wᵀ` for `rows` Q4_K weight rows of `row_bytes` bytes times the `t`
-/// rows of `x`, written `out[row * t + token]`. AVX2 unpacks each super-block once per
-/// tile of up to 4 activation rows; elsewhere one [`dot_blocks`] per (row, token).
-pub fn gemm_q4_k(
-    isa: Isa,
-    bytes: &[u8],
-    row_bytes: usize,
-    rows: usize,
-    x: &Q8Activations,
-    t: usize,
-    out: &mut [f32],
-) {
-    let cols = x.cols();
-    assert!(
-        cols.is_multiple_of(QK_K)
-            && row_bytes == cols / QK_K * q4_k::BLOCK_BYTES
-            && bytes.len() == rows * row_bytes
-    );
-    assert!(out.len() == rows * t && x.len() >= t && x.block() == QK_K);
+/// Prefill's `x · Wᵀ` for the Q4_K weight rows `w` times the `t` rows of `x`, written
+/// `out[row * t + token]`. AVX2 unpacks each super-block once per tile of up to 4
+/// activation rows; elsewhere one [`dot_blocks`] per (row, token).
+pub fn gemm_q4_k(isa: Isa, w: Q4KRows, x: &Q8Activations, t: usize, out: &mut [f32]) {
+    assert!(w.holds(x.cols()));
+    assert!(out.len() == w.rows * t && x.len() >= t && x.block() == QK_K);
     match isa {
         // SAFETY: as in `gemm_q8_0`.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q4_k(bytes, row_bytes, rows, x, t, out) },
+        Isa::Avx2 => unsafe {
+            super::int_dot_avx2::gemm_q4_k(w.bytes, w.row_bytes, w.rows, x, t, out)
+        },
         _ => {
             for (k, o) in out.iter_mut().enumerate() {
                 let (r, i) = (k / t, k % t);
-                *o = dot_blocks(
-                    isa,
-                    GgmlType::Q4_K,
-                    &bytes[r * row_bytes..(r + 1) * row_bytes],
-                    x.row(i),
-                );
+                *o = dot_blocks(isa, GgmlType::Q4_K, w.row(r), x.row(i));
             }
         }
     }
@@ -482,6 +466,7 @@ mod tests {
         let q8_rows = Q8_0Rows { scales: &scales, quants: &quants, rows };
         let k_bytes = blocks(GgmlType::Q4_K, rows * 2, 73);
         let row_bytes = 2 * q4_k::BLOCK_BYTES;
+        let k_rows = Q4KRows { bytes: &k_bytes, row_bytes, rows };
         for t in 1..18 {
             let x = varied(t * cols, 74 + t as u64, 3);
             let (q32, q256) =
@@ -489,7 +474,7 @@ mod tests {
             for isa in [Isa::Portable, Isa::detect()] {
                 let (mut o8, mut ok) = (vec![0f32; rows * t], vec![0f32; rows * t]);
                 gemm_q8_0(isa, q8_rows, &q32, t, &mut o8);
-                gemm_q4_k(isa, &k_bytes, row_bytes, rows, &q256, t, &mut ok);
+                gemm_q4_k(isa, k_rows, &q256, t, &mut ok);
                 for r in 0..rows {
                     for i in 0..t {
                         let row = q8_rows.rows(r, 1, cols);
