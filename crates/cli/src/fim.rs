@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use espalier_constraint::{FimConstraint, MaskKit};
 use espalier_decode::{GenerateConfig, Generator, Lang, Mode, StopReason};
-use espalier_engine::{fim_prompt_ids, load_with, PromptIds};
+use espalier_engine::{fim_prompt_ids, PromptIds};
 
 use crate::generate::Args;
 
@@ -41,7 +41,7 @@ pub fn run_fim(
         .into());
     }
     let lang = espalier_grammar::python()?;
-    let mut loaded = load_with(args.model.as_deref(), &args.backend, args.weights)?;
+    let mut loaded = args.model.load()?;
     let kit = MaskKit::for_vocab(lang.clone(), &loaded.vocab);
     let constraint = FimConstraint::new(&kit, &prefix, &suffix)
         .map_err(|e| format!("{} + {}: {e}", prefix_path.display(), suffix_path.display()))?;

@@ -9,8 +9,7 @@ use std::process::ExitCode;
 use espalier_decode::{
     Framing, GenerateConfig, Kits, Lang, Mode, SamplingConfig, StopReason, Task,
 };
-use espalier_engine::{generate, load_with, prompt_ids, WrapUpArgs, STORE_DIR};
-use espalier_model::WeightFormat;
+use espalier_engine::{generate, prompt_ids, ModelArgs, WrapUpArgs, STORE_DIR};
 
 /// Arguments of `espalier generate`.
 #[derive(clap::Args)]
@@ -38,18 +37,8 @@ pub struct Args {
     /// Random seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Backend: ndarray (CPU), wgpu, cuda (when compiled in); a list (`cuda,ndarray`)
-    /// tries each in turn.
-    #[arg(long, default_value = "ndarray")]
-    pub backend: String,
-    /// How the model's weights are held: burn-f32, f32, f16, q8_0, q4_1, gguf,
-    /// gpu-blocks (default: the backend's best, gguf on the CPU, gpu-blocks on wgpu and
-    /// cuda; the host formats run only on the CPU, gpu-blocks only on a GPU).
-    #[arg(long)]
-    pub weights: Option<WeightFormat>,
-    /// The GGUF model (default: static/models/SmolLM2-135M-Instruct.Q4_1.gguf).
-    #[arg(long)]
-    pub model: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Print one JSON object instead of the text.
     #[arg(long)]
     pub json: bool,
@@ -100,7 +89,7 @@ pub fn run_generate(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
     if let Some(lang) = args.lang {
         lang.check_mode(mode)?;
     }
-    let mut loaded = load_with(args.model.as_deref(), &args.backend, args.weights)?;
+    let mut loaded = args.model.load()?;
     eprintln!("model loaded ({} backend)", loaded.backend.name());
 
     let config = task.configure(

@@ -5,6 +5,8 @@
 //! What each language asks is its own ([`crate::Prompting::instruction`]); a
 //! [`crate::Task`] puts the two together.
 
+use std::io::{self, Write};
+
 use serde::Serialize;
 
 pub use crate::chat_family::ChatFamily;
@@ -206,32 +208,25 @@ fn tojson(
 struct PythonSeparators;
 
 impl serde_json::ser::Formatter for PythonSeparators {
-    fn begin_array_value<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
-        }
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        comma_unless_first(w, first)
     }
 
-    fn begin_object_key<W: ?Sized + std::io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            w.write_all(b", ")
-        }
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        comma_unless_first(w, first)
     }
 
-    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
         w.write_all(b": ")
+    }
+}
+
+/// The separator before an array value or an object key: `", "`, none before the first.
+fn comma_unless_first<W: ?Sized + Write>(w: &mut W, first: bool) -> io::Result<()> {
+    if first {
+        Ok(())
+    } else {
+        w.write_all(b", ")
     }
 }
 

@@ -45,6 +45,8 @@ mod lang_arg;
 mod llama_model;
 #[cfg(all(feature = "model", not(target_arch = "wasm32")))]
 mod loaded;
+#[cfg(all(feature = "clap", feature = "model", not(target_arch = "wasm32")))]
+mod model_args;
 #[cfg(feature = "clap")]
 mod wrap_up_args;
 
@@ -64,6 +66,8 @@ pub use lang_arg::lang_parser;
 pub use llama_model::LlamaModel;
 #[cfg(all(feature = "model", not(target_arch = "wasm32")))]
 pub use loaded::{load, load_with, model_path, Loaded};
+#[cfg(all(feature = "clap", feature = "model", not(target_arch = "wasm32")))]
+pub use model_args::ModelArgs;
 #[cfg(feature = "clap")]
 pub use wrap_up_args::WrapUpArgs;
 

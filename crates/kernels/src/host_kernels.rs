@@ -226,6 +226,7 @@ mod avx2 {
     use half::f16;
 
     use super::{Q4_1Rows, QK};
+    use crate::tile_width::by_tile_width;
 
     #[inline]
     #[target_feature(enable = "avx2,fma")]
@@ -394,16 +395,7 @@ mod avx2 {
                 let xs = x.as_ptr().add(t0 * cols);
                 let o = out.as_mut_ptr().add(r * t + t0);
                 // (Const generics: the accumulators stay in registers.)
-                match n {
-                    8 => tile::<8>(dr, nr, nb, xs, cols, o),
-                    7 => tile::<7>(dr, nr, nb, xs, cols, o),
-                    6 => tile::<6>(dr, nr, nb, xs, cols, o),
-                    5 => tile::<5>(dr, nr, nb, xs, cols, o),
-                    4 => tile::<4>(dr, nr, nb, xs, cols, o),
-                    3 => tile::<3>(dr, nr, nb, xs, cols, o),
-                    2 => tile::<2>(dr, nr, nb, xs, cols, o),
-                    _ => tile::<1>(dr, nr, nb, xs, cols, o),
-                }
+                by_tile_width!(n, [8, 7, 6, 5, 4, 3, 2], tile(dr, nr, nb, xs, cols, o));
                 // The minimum term: Σ_b m[b] * xsum[b] for each activation row.
                 let mr = &m[r * nb..(r + 1) * nb];
                 for i in 0..n {

@@ -29,7 +29,7 @@ use crate::host_kernels::{
 };
 use crate::int_dot;
 use crate::q8_activations::{ActivationFormat, Q8Activations};
-use crate::{GgmlType, Isa, Q4_1Rows, Q8_0Rows};
+use crate::{GgmlType, Isa, Q4KRows, Q4_1Rows, Q8_0Rows};
 
 /// The element format a [`HostMatrix`] stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -471,15 +471,9 @@ impl HostMatrix {
                     return int_dot::gemm_q8_0(isa, w.rows(first, n, c), q8, t, out);
                 }
                 Data::Blocks { ty: GgmlType::Q4_K, bytes, row_bytes, factors } => {
-                    int_dot::gemm_q4_k(
-                        isa,
-                        &bytes[first * row_bytes..(first + n) * row_bytes],
-                        *row_bytes,
-                        n,
-                        q8,
-                        t,
-                        out,
-                    );
+                    let bytes = &bytes[first * row_bytes..(first + n) * row_bytes];
+                    let w = Q4KRows { bytes, row_bytes: *row_bytes, rows: n };
+                    int_dot::gemm_q4_k(isa, w, q8, t, out);
                     for (k, o) in out.iter_mut().enumerate() {
                         *o *= factors[first + k / t];
                     }

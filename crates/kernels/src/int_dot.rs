@@ -19,7 +19,7 @@
 //! the caller keeps f32 activations (`block_kernels`).
 
 use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
-use crate::{GgmlType, Isa, Q4_1Rows, Q8_0Rows};
+use crate::{GgmlType, Isa, Q4KRows, Q4_1Rows, Q8_0Rows};
 
 use super::q8_activations::{Q8Activations, Q8Row};
 
@@ -92,15 +92,29 @@ pub fn dot_q4_1(isa: Isa, d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) -> f32
     }
 }
 
+/// The lengths the prefill products check before their `unsafe` bodies: the weight
+/// rows (`rows` of them) hold rows of `x`'s width (`holds`), `out` has one entry per
+/// (row, token) and `x` at least `t` rows, rounded in blocks of `block`.
+fn check_gemm(holds: bool, rows: usize, x: &Q8Activations, t: usize, out: &[f32], block: usize) {
+    assert!(holds, "the weight rows do not hold rows of {} values", x.cols());
+    assert!(out.len() == rows * t && x.len() >= t && x.block() == block);
+}
+
+/// The prefill products without a tiled kernel: `out[r * t + i] = dot(r, i)`, one dot
+/// product per (weight row, token).
+fn each_pair(out: &mut [f32], t: usize, dot: impl Fn(usize, usize) -> f32) {
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = dot(k / t, k % t);
+    }
+}
+
 /// Prefill's `x · Wᵀ` for `rows` consecutive Q4_1 weight rows (layout of
 /// [`dot_q4_1`]: `d`, `m` hold `rows * cols / 32` entries, `nibbles` `rows * cols / 2`
 /// bytes) times the `t` rows of `x`, written `out[row * t + token]`. AVX2 and simd128
 /// unpack each weight block once per tile of up to 8 activation rows; the portable
 /// version takes one [`dot_q4_1`] per (row, token).
 pub fn gemm_q4_1(isa: Isa, w: Q4_1Rows, x: &Q8Activations, t: usize, out: &mut [f32]) {
-    let cols = x.cols();
-    assert!(w.holds(cols));
-    assert!(out.len() == w.rows * t && x.len() >= t && x.block() == QK);
+    check_gemm(w.holds(x.cols()), w.rows, x, t, out, QK);
     match isa {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
         // lengths are checked above.
@@ -108,13 +122,10 @@ pub fn gemm_q4_1(isa: Isa, w: Q4_1Rows, x: &Q8Activations, t: usize, out: &mut [
         Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q4_1(w, x, t, out) },
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         Isa::Simd128 => super::wasm_simd::gemm_q4_1(w, x, t, out),
-        _ => {
-            for (k, o) in out.iter_mut().enumerate() {
-                let (r, i) = (k / t, k % t);
-                let row = w.rows(r, 1, cols);
-                *o = dot_q4_1(isa, row.d, row.m, row.nibbles, x.row(i));
-            }
-        }
+        _ => each_pair(out, t, |r, i| {
+            let row = w.rows(r, 1, x.cols());
+            dot_q4_1(isa, row.d, row.m, row.nibbles, x.row(i))
+        }),
     }
 }
 
@@ -123,58 +134,31 @@ pub fn gemm_q4_1(isa: Isa, w: Q4_1Rows, x: &Q8Activations, t: usize, out: &mut [
 /// signs once per tile of up to 8 activation rows; elsewhere one [`dot_q8_0`] per
 /// (row, token).
 pub fn gemm_q8_0(isa: Isa, w: Q8_0Rows, x: &Q8Activations, t: usize, out: &mut [f32]) {
-    let cols = x.cols();
-    assert!(w.holds(cols));
-    assert!(out.len() == w.rows * t && x.len() >= t && x.block() == QK);
+    check_gemm(w.holds(x.cols()), w.rows, x, t, out, QK);
     match isa {
         // SAFETY: `Isa::Avx2` is only constructed after run-time detection; the
         // lengths are checked above.
         #[cfg(target_arch = "x86_64")]
         Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q8_0(w, x, t, out) },
-        _ => {
-            for (k, o) in out.iter_mut().enumerate() {
-                let (r, i) = (k / t, k % t);
-                let row = w.rows(r, 1, cols);
-                *o = dot_q8_0(isa, row.scales, row.quants, x.row(i));
-            }
-        }
+        _ => each_pair(out, t, |r, i| {
+            let row = w.rows(r, 1, x.cols());
+            dot_q8_0(isa, row.scales, row.quants, x.row(i))
+        }),
     }
 }
 
-/// Prefill's `x · Wᵀ` for `rows` Q4_K weight rows of `row_bytes` bytes times the `t`
-/// rows of `x`, written `out[row * t + token]`. AVX2 unpacks each super-block once per
-/// tile of up to 4 activation rows; elsewhere one [`dot_blocks`] per (row, token).
-pub fn gemm_q4_k(
-    isa: Isa,
-    bytes: &[u8],
-    row_bytes: usize,
-    rows: usize,
-    x: &Q8Activations,
-    t: usize,
-    out: &mut [f32],
-) {
-    let cols = x.cols();
-    assert!(
-        cols.is_multiple_of(QK_K)
-            && row_bytes == cols / QK_K * q4_k::BLOCK_BYTES
-            && bytes.len() == rows * row_bytes
-    );
-    assert!(out.len() == rows * t && x.len() >= t && x.block() == QK_K);
+/// Prefill's `x · Wᵀ` for the Q4_K weight rows `w` times the `t` rows of `x`, written
+/// `out[row * t + token]`. AVX2 unpacks each super-block once per tile of up to 4
+/// activation rows; elsewhere one [`dot_blocks`] per (row, token).
+pub fn gemm_q4_k(isa: Isa, w: Q4KRows, x: &Q8Activations, t: usize, out: &mut [f32]) {
+    check_gemm(w.holds(x.cols()), w.rows, x, t, out, QK_K);
     match isa {
         // SAFETY: as in `gemm_q8_0`.
         #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => unsafe { super::int_dot_avx2::gemm_q4_k(bytes, row_bytes, rows, x, t, out) },
-        _ => {
-            for (k, o) in out.iter_mut().enumerate() {
-                let (r, i) = (k / t, k % t);
-                *o = dot_blocks(
-                    isa,
-                    GgmlType::Q4_K,
-                    &bytes[r * row_bytes..(r + 1) * row_bytes],
-                    x.row(i),
-                );
-            }
-        }
+        Isa::Avx2 => unsafe {
+            super::int_dot_avx2::gemm_q4_k(w.bytes, w.row_bytes, w.rows, x, t, out)
+        },
+        _ => each_pair(out, t, |r, i| dot_blocks(isa, GgmlType::Q4_K, w.row(r), x.row(i))),
     }
 }
 
@@ -482,6 +466,7 @@ mod tests {
         let q8_rows = Q8_0Rows { scales: &scales, quants: &quants, rows };
         let k_bytes = blocks(GgmlType::Q4_K, rows * 2, 73);
         let row_bytes = 2 * q4_k::BLOCK_BYTES;
+        let k_rows = Q4KRows { bytes: &k_bytes, row_bytes, rows };
         for t in 1..18 {
             let x = varied(t * cols, 74 + t as u64, 3);
             let (q32, q256) =
@@ -489,7 +474,7 @@ mod tests {
             for isa in [Isa::Portable, Isa::detect()] {
                 let (mut o8, mut ok) = (vec![0f32; rows * t], vec![0f32; rows * t]);
                 gemm_q8_0(isa, q8_rows, &q32, t, &mut o8);
-                gemm_q4_k(isa, &k_bytes, row_bytes, rows, &q256, t, &mut ok);
+                gemm_q4_k(isa, k_rows, &q256, t, &mut ok);
                 for r in 0..rows {
                     for i in 0..t {
                         let row = q8_rows.rows(r, 1, cols);

@@ -18,6 +18,7 @@ use std::arch::x86_64::*;
 use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
 
 use super::q8_activations::{Q8Activations, Q8Row};
+use crate::tile_width::by_tile_width;
 use crate::{Q4_1Rows, Q8_0Rows};
 
 #[inline]
@@ -146,49 +147,7 @@ pub(super) unsafe fn dot_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) ->
 /// in blocks of 256 (one scale per super-block).
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn dot_q4_k(row: &[u8], x: Q8Row) -> f32 {
-    debug_assert_eq!(x.shift, 3);
-    let n = (row.len() / q4_k::BLOCK_BYTES).min(x.scales.len()).min(x.sums.len() / 8);
-    let low = _mm256_set1_epi8(0x0f);
-    let (mut acc, mut mins) = (_mm256_setzero_ps(), _mm256_setzero_ps());
-    for i in 0..n {
-        let b = &row[i * q4_k::BLOCK_BYTES..(i + 1) * q4_k::BLOCK_BYTES];
-        let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
-        let (mut sc, mut mn) = ([0u8; 8], [0u8; 8]);
-        for j in 0..8 {
-            (sc[j], mn[j]) = q4_k::scale_min(j, &b[4..16]);
-        }
-        // The super-block's Σ sc_j Σ q a over its eight sub-blocks, in integers.
-        let mut sum = _mm256_setzero_si256();
-        for p in 0..QK_K / 64 {
-            let q = _mm256_loadu_si256(b.as_ptr().add(16 + 32 * p) as *const __m256i);
-            let k = i * 8 + 2 * p;
-            let p1 = _mm256_maddubs_epi16(_mm256_and_si256(q, low), act(&x, k));
-            let p2 = _mm256_maddubs_epi16(
-                _mm256_and_si256(_mm256_srli_epi16(q, 4), low),
-                act(&x, k + 1),
-            );
-            sum = _mm256_add_epi32(
-                sum,
-                _mm256_madd_epi16(p1, _mm256_set1_epi16(i16::from(sc[2 * p]))),
-            );
-            sum = _mm256_add_epi32(
-                sum,
-                _mm256_madd_epi16(p2, _mm256_set1_epi16(i16::from(sc[2 * p + 1]))),
-            );
-        }
-        acc = _mm256_fmadd_ps(
-            _mm256_cvtepi32_ps(sum),
-            _mm256_set1_ps(d * *x.scales.get_unchecked(i)),
-            acc,
-        );
-        // The minimums against the sums of the eight sub-blocks' rounded activations.
-        let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(
-            mn.as_ptr() as *const __m128i
-        )));
-        let sums = _mm256_loadu_ps(x.sums.as_ptr().add(i * 8));
-        mins = _mm256_fmadd_ps(_mm256_mul_ps(m, _mm256_set1_ps(dmin)), sums, mins);
-    }
-    hsum(acc) - hsum(mins)
+    dot_q45_k::<false>(row, x)
 }
 
 /// # Safety
@@ -318,19 +277,38 @@ pub(super) unsafe fn dot_q32<const T: u8>(row: &[u8], x: Q8Row) -> f32 {
 /// in blocks of 256 (one scale per super-block).
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn dot_q5_k(row: &[u8], x: Q8Row) -> f32 {
+    dot_q45_k::<true>(row, x)
+}
+
+/// [`dot_q4_k`] (`FIFTH` false) and [`dot_q5_k`] (`FIFTH` true): a Q5_K super-block is a
+/// Q4_K one (`d`, `dmin`, the packed scales and minimums, then the low nibbles) with 32
+/// bytes of fifth bits before the nibbles. The branches on `FIFTH` are resolved at
+/// compile time: each instance is the kernel it was alone.
+///
+/// # Safety
+/// As [`dot_q4_k`] and [`dot_q5_k`].
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn dot_q45_k<const FIFTH: bool>(row: &[u8], x: Q8Row) -> f32 {
     debug_assert_eq!(x.shift, 3);
-    let n = (row.len() / q5_k::BLOCK_BYTES).min(x.scales.len()).min(x.sums.len() / 8);
+    let (block_bytes, nibbles_at) =
+        if FIFTH { (q5_k::BLOCK_BYTES, 48) } else { (q4_k::BLOCK_BYTES, 16) };
+    let n = (row.len() / block_bytes).min(x.scales.len()).min(x.sums.len() / 8);
     let (low, one) = (_mm256_set1_epi8(0x0f), _mm256_set1_epi8(1));
     let (mut acc, mut mins) = (_mm256_setzero_ps(), _mm256_setzero_ps());
     for i in 0..n {
-        let b = &row[i * q5_k::BLOCK_BYTES..(i + 1) * q5_k::BLOCK_BYTES];
+        let b = &row[i * block_bytes..(i + 1) * block_bytes];
         let (d, dmin) = (f16_at(b, 0), f16_at(b, 2));
         let (mut sc, mut mn) = ([0u8; 8], [0u8; 8]);
         for j in 0..8 {
             (sc[j], mn[j]) = q4_k::scale_min(j, &b[4..16]);
         }
-        // Bit `s` of high byte `l` is the fifth bit of value `l` of sub-block `s`.
-        let qh = _mm256_loadu_si256(b.as_ptr().add(16) as *const __m256i);
+        // Q5_K: bit `s` of high byte `l` is the fifth bit of value `l` of sub-block `s`.
+        let qh = if FIFTH {
+            _mm256_loadu_si256(b.as_ptr().add(16) as *const __m256i)
+        } else {
+            _mm256_setzero_si256()
+        };
         // (A macro, not a closure: closures do not inherit `target_feature`.)
         macro_rules! high {
             ($s:expr) => {
@@ -344,13 +322,14 @@ pub(super) unsafe fn dot_q5_k(row: &[u8], x: Q8Row) -> f32 {
         // < 32: a pair of products fits an i16).
         let mut sum = _mm256_setzero_si256();
         for p in 0..QK_K / 64 {
-            let q = _mm256_loadu_si256(b.as_ptr().add(48 + 32 * p) as *const __m256i);
+            let q = _mm256_loadu_si256(b.as_ptr().add(nibbles_at + 32 * p) as *const __m256i);
             let k = i * 8 + 2 * p;
-            let q1 = _mm256_or_si256(_mm256_and_si256(q, low), high!(2 * p as i32));
-            let q2 = _mm256_or_si256(
-                _mm256_and_si256(_mm256_srli_epi16(q, 4), low),
-                high!(2 * p as i32 + 1),
-            );
+            let (mut q1, mut q2) =
+                (_mm256_and_si256(q, low), _mm256_and_si256(_mm256_srli_epi16(q, 4), low));
+            if FIFTH {
+                q1 = _mm256_or_si256(q1, high!(2 * p as i32));
+                q2 = _mm256_or_si256(q2, high!(2 * p as i32 + 1));
+            }
             let p1 = _mm256_maddubs_epi16(q1, act(&x, k));
             let p2 = _mm256_maddubs_epi16(q2, act(&x, k + 1));
             sum = _mm256_add_epi32(
@@ -367,6 +346,7 @@ pub(super) unsafe fn dot_q5_k(row: &[u8], x: Q8Row) -> f32 {
             _mm256_set1_ps(d * *x.scales.get_unchecked(i)),
             acc,
         );
+        // The minimums against the sums of the eight sub-blocks' rounded activations.
         let m = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(
             mn.as_ptr() as *const __m128i
         )));
@@ -404,16 +384,7 @@ pub(super) unsafe fn gemm_q4_1(w: Q4_1Rows, x: &Q8Activations, t: usize, out: &m
             let (dr, nr) = (d.as_ptr().add(r * nb), nibbles.as_ptr().add(r * nb * QK / 2));
             let o = out.as_mut_ptr().add(r * t + t0);
             // (Const generics: the accumulators stay in registers.)
-            match n {
-                8 => q4_1_tile::<8>(dr, nr, nb, &a, scales.as_ptr(), o),
-                7 => q4_1_tile::<7>(dr, nr, nb, &a, scales.as_ptr(), o),
-                6 => q4_1_tile::<6>(dr, nr, nb, &a, scales.as_ptr(), o),
-                5 => q4_1_tile::<5>(dr, nr, nb, &a, scales.as_ptr(), o),
-                4 => q4_1_tile::<4>(dr, nr, nb, &a, scales.as_ptr(), o),
-                3 => q4_1_tile::<3>(dr, nr, nb, &a, scales.as_ptr(), o),
-                2 => q4_1_tile::<2>(dr, nr, nb, &a, scales.as_ptr(), o),
-                _ => q4_1_tile::<1>(dr, nr, nb, &a, scales.as_ptr(), o),
-            }
+            by_tile_width!(n, [8, 7, 6, 5, 4, 3, 2], q4_1_tile(dr, nr, nb, &a, scales.as_ptr(), o));
             // The minimum term: Σ_b m[b] · (sum of block b's rounded values) per activation row.
             let mr = &m[r * nb..(r + 1) * nb];
             for (i, row) in tile.iter().enumerate() {
@@ -479,16 +450,7 @@ pub(super) unsafe fn gemm_q8_0(w: Q8_0Rows, x: &Q8Activations, t: usize, out: &m
         for r in 0..rows {
             let (s, q) = (scales.as_ptr().add(r * nb), quants.as_ptr().add(r * nb * QK));
             let o = out.as_mut_ptr().add(r * t + t0);
-            match n {
-                8 => q8_0_tile::<8>(s, q, nb, &tile, o),
-                7 => q8_0_tile::<7>(s, q, nb, &tile, o),
-                6 => q8_0_tile::<6>(s, q, nb, &tile, o),
-                5 => q8_0_tile::<5>(s, q, nb, &tile, o),
-                4 => q8_0_tile::<4>(s, q, nb, &tile, o),
-                3 => q8_0_tile::<3>(s, q, nb, &tile, o),
-                2 => q8_0_tile::<2>(s, q, nb, &tile, o),
-                _ => q8_0_tile::<1>(s, q, nb, &tile, o),
-            }
+            by_tile_width!(n, [8, 7, 6, 5, 4, 3, 2], q8_0_tile(s, q, nb, &tile, o));
         }
         t0 += n;
     }
@@ -568,12 +530,7 @@ pub(super) unsafe fn gemm_q4_k(
         while t0 < t {
             let n = (t - t0).min(4);
             let tile = &acts[t0..t0 + n];
-            match n {
-                4 => q4_k_tile::<4>(row, &unpacked, tile, o.add(t0)),
-                3 => q4_k_tile::<3>(row, &unpacked, tile, o.add(t0)),
-                2 => q4_k_tile::<2>(row, &unpacked, tile, o.add(t0)),
-                _ => q4_k_tile::<1>(row, &unpacked, tile, o.add(t0)),
-            }
+            by_tile_width!(n, [4, 3, 2], q4_k_tile(row, &unpacked, tile, o.add(t0)));
             t0 += n;
         }
     }

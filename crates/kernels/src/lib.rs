@@ -43,9 +43,11 @@ mod int_dot_avx2;
 mod isa;
 pub mod kernel_check;
 mod q4_1_rows;
+mod q4_k_rows;
 mod q8_0_rows;
 pub mod q8_activations;
 mod test_data;
+mod tile_width;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod wasm_simd;
 
@@ -55,5 +57,6 @@ pub use host_attention::{attend, Heads, HostKv, RopeTable};
 pub use host_matrix::{HostFormat, HostMatrix};
 pub use isa::Isa;
 pub use q4_1_rows::Q4_1Rows;
+pub use q4_k_rows::Q4KRows;
 pub use q8_0_rows::Q8_0Rows;
 pub use q8_activations::ActivationFormat;

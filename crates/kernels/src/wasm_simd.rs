@@ -23,6 +23,7 @@ use core::arch::wasm32::*;
 
 use crate::formats::QK;
 use crate::q8_activations::{Q8Activations, Q8Row};
+use crate::tile_width::by_tile_width;
 use crate::Q4_1Rows;
 
 #[inline(always)]
@@ -319,16 +320,7 @@ pub(super) fn gemm_q4_1(w: Q4_1Rows, x: &Q8Activations, t: usize, out: &mut [f32
                     (&d[r * nb..(r + 1) * nb], &nibbles[r * cols / 2..(r + 1) * cols / 2]);
                 let o = &mut out[r * t + t0..r * t + t0 + n];
                 // (Const generics: the accumulators stay in registers.)
-                match n {
-                    8 => q4_1_tile::<8>(dr, nr, a, cols, s, o),
-                    7 => q4_1_tile::<7>(dr, nr, a, cols, s, o),
-                    6 => q4_1_tile::<6>(dr, nr, a, cols, s, o),
-                    5 => q4_1_tile::<5>(dr, nr, a, cols, s, o),
-                    4 => q4_1_tile::<4>(dr, nr, a, cols, s, o),
-                    3 => q4_1_tile::<3>(dr, nr, a, cols, s, o),
-                    2 => q4_1_tile::<2>(dr, nr, a, cols, s, o),
-                    _ => q4_1_tile::<1>(dr, nr, a, cols, s, o),
-                }
+                by_tile_width!(n, [8, 7, 6, 5, 4, 3, 2], q4_1_tile(dr, nr, a, cols, s, o));
                 // The minimum term: Σ_b m[b] · (sum of block b's rounded values) per token.
                 let mr = &m[r * nb..(r + 1) * nb];
                 for (i, o) in o.iter_mut().enumerate() {

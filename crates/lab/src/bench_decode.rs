@@ -14,7 +14,6 @@
 //! `none`), the mean milliseconds per token in the model, the constraint and the
 //! sampler, and the per-round tokens/s. One line per generation goes to stderr.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use espalier_constraint::timing::median;
@@ -22,9 +21,7 @@ use espalier_decode::{
     GenerateConfig, Kits, Lang, LangConstraint, Mode, SamplingConfig, Task, Unconstrained,
 };
 
-use espalier_model::WeightFormat;
-
-use espalier_engine::{chat_of, generate, load_with, Loaded, STORE_DIR};
+use espalier_engine::{chat_of, generate, Loaded, ModelArgs, STORE_DIR};
 
 use crate::bench_clock::{load_avg_1m, round3};
 
@@ -50,17 +47,8 @@ pub struct DecodeArgs {
     /// For `--lang slua`: `talent` or `effect`.
     #[arg(long, default_value = "talent")]
     kind: String,
-    /// Backend: ndarray (CPU), wgpu, cuda (when compiled in); a list (`cuda,ndarray`)
-    /// tries each in turn.
-    #[arg(long, default_value = "ndarray")]
-    backend: String,
-    /// How the model's weights are held (`espalier generate --weights`; default: the
-    /// backend's best, gguf on the CPU, gpu-blocks on wgpu and cuda).
-    #[arg(long)]
-    weights: Option<WeightFormat>,
-    /// The GGUF model (default: static/models/SmolLM2-135M-Instruct.Q4_1.gguf).
-    #[arg(long)]
-    model: Option<PathBuf>,
+    #[command(flatten)]
+    model: ModelArgs,
 }
 
 /// One generation's figures.
@@ -80,7 +68,7 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
     for &mode in &a.modes {
         a.lang.check_mode(mode)?;
     }
-    let mut loaded = load_with(a.model.as_deref(), &a.backend, a.weights)?;
+    let mut loaded = a.model.load()?;
     let request =
         a.prompt.clone().unwrap_or_else(|| a.lang.prompting().sample_request().to_string());
     let bench = Bench { a: &a, request };

@@ -20,7 +20,7 @@ use crate::harness::{
 use espalier_decode::languages::or_list;
 use espalier_decode::{BenchmarkFormat, GenerateConfig, Kits, Lang, LangError, Mode, Task};
 
-use espalier_engine::{chat_of, generate, load, Loaded, STORE_DIR};
+use espalier_engine::{chat_of, generate, Loaded, STORE_DIR};
 
 use crate::eval_args::generate_config;
 pub use crate::eval_args::Args;
@@ -69,7 +69,7 @@ pub fn run(mut args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> {
         .ok_or_else(|| format!("{} has no oracle to judge {}", lang.name(), args.dataset))?;
     oracle.syntax_error("").map_err(|e| format!("{e} (pass --python PATH)"))?;
 
-    let mut loaded = load(args.model.as_deref(), &args.backend)?;
+    let mut loaded = args.model.load()?;
     let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
     let mut out = open_out(args.out.as_deref())?;
     eprintln!(

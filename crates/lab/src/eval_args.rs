@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use espalier_decode::{GenerateConfig, Mode, SamplingConfig, Task};
-use espalier_engine::WrapUpArgs;
+use espalier_engine::{ModelArgs, WrapUpArgs};
 
 /// Arguments of `espalier eval`.
 #[derive(clap::Args)]
@@ -55,13 +55,8 @@ pub struct Args {
     /// beside it).
     #[arg(long)]
     pub python: Option<PathBuf>,
-    /// Backend: ndarray (CPU), wgpu, cuda (when compiled in); a list (`cuda,ndarray`)
-    /// tries each in turn.
-    #[arg(long, default_value = "ndarray")]
-    pub backend: String,
-    /// The GGUF model.
-    #[arg(long)]
-    pub model: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
     #[command(flatten)]
     pub wrap_up: WrapUpArgs,
     /// `eval fim`: the infilling set, singleline, randomspan, stack-boundary or

@@ -40,7 +40,7 @@ use espalier_decode::{GenerateConfig, Generator, Mode, SamplingConfig, StopReaso
 use crate::eval_args::Args;
 use crate::eval_output::{open_out, write_record};
 use crate::fim_sets::{load_set, FimCase};
-use espalier_engine::{fim_prompt_ids, load, Loaded, PromptIds};
+use espalier_engine::{fim_prompt_ids, Loaded, PromptIds};
 
 /// A mode of `eval fim`: a decoding mode, or `checked` (see the module doc).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -248,7 +248,7 @@ pub fn run_eval_fim(args: Args) -> Result<ExitCode, Box<dyn std::error::Error>> 
         .take(args.limit.unwrap_or(usize::MAX))
         .collect();
     let lang = espalier_grammar::python()?;
-    let mut loaded = load(args.model.as_deref(), &args.backend)?;
+    let mut loaded = args.model.load()?;
     let kit = MaskKit::for_vocab(lang, &loaded.vocab);
     let mut eval = FimEval {
         args: &args,

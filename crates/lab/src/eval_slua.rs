@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use espalier_decode::{Kits, Lang, Mode, Task};
-use espalier_engine::{chat_of, generate, load, Loaded};
+use espalier_engine::{chat_of, generate, Loaded};
 
 use crate::eval_args::{generate_config, Args};
 use crate::eval_output::{last_line, open_out, write_record};
@@ -30,7 +30,7 @@ struct SluaRecord {
 pub(crate) fn run_slua(args: &Args, lang: Lang) -> Result<ExitCode, Box<dyn std::error::Error>> {
     let categories =
         &CATEGORIES[args.offset.min(8)..(args.offset + args.limit.unwrap_or(8)).min(8)];
-    let mut loaded = load(args.model.as_deref(), &args.backend)?;
+    let mut loaded = args.model.load()?;
     let mut out = open_out(args.out.as_deref())?;
     let mut kits = Kits::new(loaded.vocab.clone());
     // Category-major, as for Python: every mode writes a category's effect and talent

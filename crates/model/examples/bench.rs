@@ -18,7 +18,7 @@
 use std::time::Instant;
 
 use espalier_model::{
-    ActivationFormat, BackendKind, Gguf, Llama, Tokenizer, WeightFormat, DEFAULT_MODEL_PATH,
+    greedy, ActivationFormat, BackendKind, Gguf, Llama, Tokenizer, WeightFormat, DEFAULT_MODEL_PATH,
 };
 
 /// Source text the prompt is cut from (repeated when more tokens are asked for).
@@ -80,7 +80,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     // Warm-up: first calls allocate and (on GPUs) compile kernels.
     let mut cache = model.new_cache();
     let logits = model.forward(&ids[..ids.len().min(8)], &mut cache)?;
-    model.forward(&[argmax(&logits)], &mut cache)?;
+    model.forward(&[argmax(&logits)?], &mut cache)?;
 
     for round in 0..rounds {
         let mut cache = model.new_cache();
@@ -89,7 +89,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let (prefill, prefill_cpu) = (t.elapsed().as_secs_f64(), process_cpu_s() - c);
         let (t, c) = (Instant::now(), process_cpu_s());
         for _ in 0..decode {
-            logits = model.forward(&[argmax(&logits)], &mut cache)?;
+            logits = model.forward(&[argmax(&logits)?], &mut cache)?;
         }
         let (dec, dec_cpu) = (t.elapsed().as_secs_f64(), process_cpu_s() - c);
         println!(
@@ -111,19 +111,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 fn process_cpu_s() -> f64 {
     #[cfg(target_os = "linux")]
     {
-        #[repr(C)]
-        struct Timespec {
-            sec: i64,
-            nsec: i64,
-        }
-        extern "C" {
-            fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-        }
-        const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
-        let mut ts = Timespec { sec: 0, nsec: 0 };
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
         // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
-        if unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0 {
-            return ts.sec as f64 + ts.nsec as f64 * 1e-9;
+        if unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) } == 0 {
+            return ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9;
         }
     }
     0.0
@@ -140,12 +131,7 @@ fn rss_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1e3)
 }
 
-fn argmax(logits: &[f32]) -> u32 {
-    let mut best = 0;
-    for (i, &l) in logits.iter().enumerate() {
-        if l > logits[best] {
-            best = i;
-        }
-    }
-    best as u32
+/// The greedy id of `logits` (an error where no logit is finite).
+fn argmax(logits: &[f32]) -> Result<u32, &'static str> {
+    greedy(logits).ok_or("no finite logit")
 }

@@ -66,8 +66,8 @@ pub use gguf::{Gguf, GgufError};
 pub use llama::gpu_kernel_check;
 #[cfg(feature = "burn")]
 pub use llama::{
-    available_memory, kernel_check, ActivationFormat, Architecture, BackendKind, DeviceLogits,
-    KvCache, Llama, LlamaConfig, MemoryPlan, ModelError, WeightFormat, MAX_CONTEXT,
+    available_memory, greedy, kernel_check, ActivationFormat, Architecture, BackendKind,
+    DeviceLogits, KvCache, Llama, LlamaConfig, MemoryPlan, ModelError, WeightFormat, MAX_CONTEXT,
 };
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use llama::{probe_cuda, CudaDeviceInfo};

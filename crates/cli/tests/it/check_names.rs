@@ -3,6 +3,8 @@
 
 use std::process::Command;
 
+use espalier_testkit::ScratchDir;
+
 fn espalier(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_espalier")).args(args).output().unwrap();
     let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
@@ -11,11 +13,14 @@ fn espalier(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn names_are_checked_one_line_per_refusal() {
-    let dir = std::env::temp_dir().join(format!("espalier-check-names-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (good, bad) = (dir.join("good.py"), dir.join("bad.py"));
-    std::fs::write(&good, "def f(a):\n    return g(a)\n\ndef g(b):\n    return len(b)\n").unwrap();
-    std::fs::write(&bad, "x = 1\ndef f():\n    print(x)\n    x = 2\n    return y\n").unwrap();
+    let dir = ScratchDir::new(
+        "check-names",
+        &[
+            ("good.py", "def f(a):\n    return g(a)\n\ndef g(b):\n    return len(b)\n"),
+            ("bad.py", "x = 1\ndef f():\n    print(x)\n    x = 2\n    return y\n"),
+        ],
+    );
+    let (good, bad) = (dir.path("good.py"), dir.path("bad.py"));
     let (g, b) = (good.to_str().unwrap(), bad.to_str().unwrap());
 
     let (code, out, err) = espalier(&["check", "--lang", "python", "--names", g]);
@@ -37,5 +42,4 @@ fn names_are_checked_one_line_per_refusal() {
     let (code, _, err) = espalier(&["check", "--lang", "go", "--names", g]);
     assert_ne!(code, 0);
     assert!(err.contains("--names checks Python only"), "{err}");
-    std::fs::remove_dir_all(&dir).unwrap();
 }

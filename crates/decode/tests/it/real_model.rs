@@ -8,32 +8,17 @@ use std::sync::Arc;
 use espalier_constraint::{Constraint, Vocab};
 use espalier_decode::languages::slua::slua_constraint;
 use espalier_decode::{run, GenerateConfig, Generator, Kits, Lang, LanguageModel, Mode, Task};
-use espalier_model::{BackendKind, KvCache, Llama, ModelError, Tokenizer};
+use espalier_engine::{vocab_of, LlamaModel};
+use espalier_model::{BackendKind, Llama, Tokenizer};
 
 use crate::common::real_data;
 
-struct Model {
-    llama: Llama,
-    cache: KvCache,
-}
-
-impl LanguageModel for Model {
-    type Error = ModelError;
-    fn truncate(&mut self, len: usize) {
-        self.cache.truncate(len);
-    }
-    fn forward(&mut self, tokens: &[u32]) -> Result<Vec<f32>, ModelError> {
-        self.llama.forward(tokens, &mut self.cache)
-    }
-}
-
-fn load() -> (Tokenizer, Arc<Vocab>, Model) {
+fn load() -> (Tokenizer, Arc<Vocab>, LlamaModel) {
     let gguf = real_data::gguf();
     let tok = Tokenizer::from_gguf(&gguf).unwrap();
-    let vocab = Arc::new(real_data::vocab_of(&tok));
+    let vocab = Arc::new(vocab_of(&tok));
     let llama = Llama::load(&gguf, &BackendKind::Ndarray.device().unwrap()).unwrap();
-    let cache = llama.new_cache();
-    (tok, vocab, Model { llama, cache })
+    (tok, vocab, LlamaModel::new(llama))
 }
 
 const PROMPT: &str =

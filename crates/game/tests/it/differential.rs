@@ -73,11 +73,8 @@ fn run(scripts: usize, seed: u64) {
 /// 200 scripts (seed 18); when slow, 1000 (seed 1800) instead.
 #[test]
 fn native_and_wasmoon_logs_agree() {
-    if espalier_testkit::slow() {
-        run(1000, 1800);
-    } else {
-        run(200, 18);
-    }
+    let (scripts, seed) = if espalier_testkit::slow() { (1000, 1800) } else { (200, 18) };
+    run(scripts, seed);
 }
 
 /// The comparison can fail: the same seed agrees line for line, another seed does

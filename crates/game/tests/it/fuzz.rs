@@ -31,9 +31,6 @@ fn run(scripts: usize, seed: u64) {
 /// 200 scripts (seed 2024); when slow, BENCHMARKS.md's 1000 (seed 7) instead.
 #[test]
 fn random_scripts_check_translate_and_run() {
-    if espalier_testkit::slow() {
-        run(1000, 7);
-    } else {
-        run(200, 2024);
-    }
+    let (scripts, seed) = if espalier_testkit::slow() { (1000, 7) } else { (200, 2024) };
+    run(scripts, seed);
 }

@@ -84,6 +84,12 @@ impl DeviceLogits {
     }
 }
 
+/// The greedy choice over logits on the host: the id with the highest finite logit, ties
+/// to the lowest (as [`DeviceLogits::argmax`] chooses); `None` when none is finite.
+pub fn greedy(logits: &[f32]) -> Option<u32> {
+    host_argmax(logits, |_| true)
+}
+
 /// The host twin of the GPU argmax (and the CPU sampler's greedy choice): the allowed id
 /// with the highest finite logit, ties to the lowest.
 pub(crate) fn host_argmax(logits: &[f32], allowed: impl Fn(usize) -> bool) -> Option<u32> {

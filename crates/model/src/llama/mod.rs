@@ -69,7 +69,7 @@ pub use cache::KvCache;
 pub use config::{Architecture, LlamaConfig, MAX_CONTEXT};
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use cuda_probe::{probe as probe_cuda, CudaDeviceInfo};
-pub use device_logits::DeviceLogits;
+pub use device_logits::{greedy, DeviceLogits};
 pub use error::ModelError;
 pub use espalier_kernels::{kernel_check, ActivationFormat};
 use espalier_kernels::{Heads, HostMatrix, Isa, RopeTable};

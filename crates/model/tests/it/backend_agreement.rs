@@ -20,6 +20,7 @@
 //! and must equal the CPU's.
 #![cfg(all(feature = "ndarray", any(feature = "wgpu", feature = "cuda")))]
 
+use crate::common::argmax;
 use espalier_model::{
     gpu_kernel_check, ActivationFormat, BackendKind, Gguf, KvCache, Llama, Tokenizer, WeightFormat,
 };
@@ -220,8 +221,4 @@ fn agree(backend: BackendKind, hint: &str) {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-fn argmax(l: &[f32]) -> u32 {
-    (0..l.len()).max_by(|&i, &j| l[i].total_cmp(&l[j])).unwrap() as u32
 }

@@ -18,6 +18,12 @@ impl Rng {
     }
 }
 
+/// The greedy id of a step's logits ([`espalier_model::greedy`]: ties to the lowest id).
+#[cfg(feature = "burn")]
+pub fn argmax(logits: &[f32]) -> u32 {
+    espalier_model::greedy(logits).expect("a finite logit")
+}
+
 /// A GGUF string: its length as a `u64`, then its bytes.
 pub fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&(s.len() as u64).to_le_bytes());

@@ -11,6 +11,7 @@
 //! backend (feature `ndarray`).
 #![cfg(feature = "ndarray")]
 
+use crate::common::argmax;
 use espalier_model::{ActivationFormat, BackendKind, Gguf, Llama, Tokenizer};
 
 const MODEL: &str =
@@ -35,16 +36,6 @@ fn load() -> (Tokenizer, Llama, serde_json::Value) {
 
 fn ids(v: &serde_json::Value) -> Vec<u32> {
     v.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect()
-}
-
-fn argmax(logits: &[f32]) -> u32 {
-    let mut best = 0;
-    for (i, &l) in logits.iter().enumerate() {
-        if l > logits[best] {
-            best = i;
-        }
-    }
-    best as u32
 }
 
 /// Compares greedy ids and top-5 logits with llama.cpp's; returns how many leading

@@ -7,14 +7,11 @@
 //! Also checks the formats' memory sizes and their names.
 #![cfg(feature = "ndarray")]
 
+use crate::common::argmax;
 use espalier_model::{ActivationFormat, BackendKind, Gguf, Llama, Tokenizer, WeightFormat};
 
 const MODEL: &str =
     concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-
-fn argmax(l: &[f32]) -> u32 {
-    (0..l.len()).max_by(|&i, &j| l[i].total_cmp(&l[j])).unwrap() as u32
-}
 
 /// Logits of a 6-token prefill and 3 greedy steps (the reference's tokens fed to all).
 fn run(model: &Llama, prompt: &[u32], feed: Option<&[u32]>) -> (Vec<Vec<f32>>, Vec<u32>) {

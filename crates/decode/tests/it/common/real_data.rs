@@ -22,14 +22,9 @@ pub fn tokenizer() -> Tokenizer {
     Tokenizer::from_gguf(&gguf()).unwrap()
 }
 
-/// The vocabulary of a tokenizer.
-pub fn vocab_of(tok: &Tokenizer) -> Vocab {
-    Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id())
-}
-
 /// The model's vocabulary.
 pub fn vocab() -> Vocab {
-    vocab_of(&tokenizer())
+    espalier_engine::vocab_of(&tokenizer())
 }
 
 /// HumanEval's problems, one JSON object each (a panic that says how to fetch the
