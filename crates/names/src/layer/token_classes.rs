@@ -127,6 +127,9 @@ pub struct TokenClasses {
     holding: Vec<(u8, Vec<u64>)>,
     /// The tokens without identifier bytes (and without a tail), as bitset words.
     pub(crate) bare: Vec<u64>,
+    /// The same tokens by their first byte: each with the bytes of [`STOPS`] it holds
+    /// after that byte (bit `i`: `STOPS[i]`).
+    pub(crate) bare_by_first: Vec<(u8, Vec<(u32, u16)>)>,
     /// The groups of at least [`BIG`] tokens, with their tokens as bitset words.
     pub(crate) big: Vec<(u32, Vec<u64>)>,
     /// The tokens of the other groups, as bitset words.
@@ -169,7 +172,7 @@ impl TokenClasses {
             tails.mark_prefixes(n.as_bytes(), &mut fixed);
         }
         let words = tokens.len().div_ceil(64);
-        let holding = b"\n'\"\\=;,)]}"
+        let holding = STOPS
             .iter()
             .map(|&stop| {
                 (stop, bitset(words, (0..tokens.len()).filter(|&t| tokens[t].contains(&stop))))
@@ -193,6 +196,7 @@ impl TokenClasses {
                 g.first.is_none() && g.last_ident == 0
             }),
         );
+        let bare_by_first = by_first_byte(tokens, &bare);
         let (tail_start, tail_ids) = by_node(&tail, tails.children.len());
         Self {
             group,
@@ -207,6 +211,7 @@ impl TokenClasses {
             fixed_names,
             holding,
             bare,
+            bare_by_first,
             big,
             small,
         }
@@ -231,6 +236,42 @@ impl TokenClasses {
     pub fn is_empty(&self) -> bool {
         self.group.is_empty()
     }
+}
+
+/// The bytes whose tokens [`TokenClasses`] keeps as bitsets: those that end a comment
+/// or a string body and those at which a waiting name may be decided.
+pub(crate) const STOPS: &[u8; 10] = b"\n'\"\\=;,)]}";
+
+/// The bits of [`STOPS`] in the 256-bit set `set`; `None` where it holds another byte.
+pub(crate) fn stops_of(set: &[u64; 4]) -> Option<u16> {
+    let mut rest = *set;
+    let mut bits = 0u16;
+    for (i, &b) in STOPS.iter().enumerate() {
+        if rest[b as usize / 64] >> (b % 64) & 1 == 1 {
+            bits |= 1 << i;
+            rest[b as usize / 64] &= !(1 << (b % 64));
+        }
+    }
+    (rest == [0; 4]).then_some(bits)
+}
+
+/// The tokens of `bare` by first byte, with the [`STOPS`] each holds after it.
+fn by_first_byte(tokens: &[Vec<u8>], bare: &[u64]) -> Vec<(u8, Vec<(u32, u16)>)> {
+    let mut by: Vec<Vec<(u32, u16)>> = vec![Vec::new(); 256];
+    for (t, bytes) in tokens.iter().enumerate() {
+        let Some((&first, rest)) = bytes.split_first().filter(|_| get(bare, t)) else { continue };
+        let stops = STOPS
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| rest.contains(b))
+            .fold(0u16, |bits, (i, _)| bits | 1 << i);
+        by[first as usize].push((t as u32, stops));
+    }
+    by.into_iter()
+        .enumerate()
+        .filter(|(_, ids)| !ids.is_empty())
+        .map(|(b, ids)| (b as u8, ids))
+        .collect()
 }
 
 fn bitset(words: usize, ids: impl Iterator<Item = usize>) -> Vec<u64> {

@@ -29,7 +29,7 @@
 //! `crates/decode/tests/it/names_masks.rs` the whole mask against the brute-force set on
 //! HumanEval.
 
-use super::token_classes::{get, set, TokenClasses};
+use super::token_classes::{get, set, stops_of, TokenClasses};
 use super::NamesLayer;
 
 /// A group's verdict at the position.
@@ -167,7 +167,10 @@ impl VocabMask {
         };
         // Tokens without identifier bytes holding no byte at which a name waiting may
         // be refused are taken (where the bytes have bitsets).
-        let taken = self.refusing.and_then(|set| self.bare_taken(classes, &set));
+        let taken = match self.refusing {
+            Some(set) => self.bare_taken(classes, &set),
+            None => Some(self.bare_taken_after_first(layer, classes, &words)),
+        };
         let mut todo = std::mem::take(&mut self.todo);
         todo.clear();
         let small = |i: usize| {
@@ -217,6 +220,42 @@ impl VocabMask {
             }
         }
         Some(taken)
+    }
+
+    /// Where any byte may refuse at the position (an identifier is being typed, which
+    /// the next byte ends): the candidate tokens without identifier bytes taken after
+    /// their first byte, as bitset words. Per first byte `b` the layer reads it once
+    /// (the leads' trie node, as [`VocabMask::judge`] would); where the bytes at which
+    /// a name waiting may be refused from there are known stops that `b` is not, the
+    /// tokens holding none of them after `b` are taken: [`VocabMask::judge`]'s verdict
+    /// on their groups.
+    fn bare_taken_after_first(
+        &mut self,
+        layer: &NamesLayer,
+        classes: &TokenClasses,
+        candidates: &[u64],
+    ) -> Vec<u64> {
+        let mut taken = std::mem::take(&mut self.taken);
+        taken.clear();
+        taken.resize(classes.bare.len(), 0);
+        for (first, tokens) in &classes.bare_by_first {
+            if !tokens.iter().any(|&(t, _)| get(candidates, t as usize)) {
+                continue;
+            }
+            let Some(node) = classes.leads.child(0, *first) else { continue };
+            let Some(slot) = self.lead_state(layer, node, None, *first) else { continue };
+            let Some(refusing) = self.refusing_after[slot] else { continue };
+            if hits(&refusing, &[*first]) {
+                continue;
+            }
+            let Some(stops) = stops_of(&refusing) else { continue };
+            for &(t, holds) in tokens {
+                if holds & stops == 0 {
+                    set(&mut taken, t as usize);
+                }
+            }
+        }
+        taken
     }
 
     /// The verdict on token `t`.
