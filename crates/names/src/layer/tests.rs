@@ -14,6 +14,28 @@ fn passes(text: &str) -> bool {
     layer.push_bytes(text.as_bytes()) && layer.may_end()
 }
 
+/// Asserts that the generation layer refuses some byte of each text.
+fn assert_all_refused(texts: &[&str]) {
+    for text in texts {
+        assert!(refused_at(text).is_some(), "{text:?} passed");
+    }
+}
+
+/// Asserts that the generation layer refuses no byte of any text.
+fn assert_none_refused(texts: &[&str]) {
+    for text in texts {
+        let refused = refused_at(text);
+        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
+    }
+}
+
+/// Asserts that the generation layer takes each text whole and lets it end there.
+fn assert_all_pass(texts: &[&str]) {
+    for text in texts {
+        assert!(passes(text), "{text:?} refused at {:?} (or may not end)", refused_at(text));
+    }
+}
+
 #[test]
 fn reads_of_unbound_names_are_refused_at_the_first_byte_that_decides() {
     let text = "def f(a):\n    return b\n";
@@ -52,12 +74,7 @@ fn bindings_of_every_kind_are_seen() {
         "pairs = dict((v, k) for (k, v) in {}.items())\nflags = [f for (f, _) in []]\n",
         "def g(xs):\n    c = [(i, j) for i in xs for j in xs]\n    d = {(k, [m]): 1 for k in xs for m in xs}\n",
     ];
-    for text in ok {
-        let mut layer = NamesLayer::new();
-        let refused = text.bytes().position(|b| !layer.push_byte(b));
-        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
-        assert!(layer.may_end(), "{text:?}");
-    }
+    assert_all_pass(&ok);
 }
 
 #[test]
@@ -114,9 +131,7 @@ fn assigning_a_name_the_function_read_from_outside_is_refused() {
         "def f():\n    print(len([]))\n    len = 3\n",
         "def outer():\n    v = 1\n    def inner():\n        w = v\n        v = 2\n",
     ];
-    for text in refused {
-        assert!(refused_at(text).is_some(), "{text:?} passed");
-    }
+    assert_all_refused(&refused);
     // Not refused: the function binds the name first; `global` / `nonlocal`; the read
     // was in a comprehension, a lambda or a nested function (pyflakes gives those
     // reads to other scopes); a keyword argument; the module level; a method's
@@ -135,10 +150,7 @@ fn assigning_a_name_the_function_read_from_outside_is_refused() {
         "v = [0]\ndef f():\n    print(v)\n    for v[0] in range(3):\n        pass\n",
         "v = [0]\ndef f():\n    print(v)\n    with open('p') as v.attr:\n        pass\n",
     ];
-    for text in ok {
-        let refused = refused_at(text);
-        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
-    }
+    assert_none_refused(&ok);
 }
 
 #[test]
@@ -259,9 +271,7 @@ fn an_assignment_binds_its_targets_after_its_right_side() {
         "a = b = 1\nc = a + b\n",
         "x = 1; y = x\n",
     ];
-    for text in ok {
-        assert!(passes(text), "{text:?} refused at {:?}", refused_at(text));
-    }
+    assert_all_pass(&ok);
 }
 
 /// The layer after `text` (taken whole).
@@ -312,14 +322,12 @@ fn a_walrus_binds_its_target_after_its_value() {
     // (decided at the `)`: a generator's `for` could still bind the inner `i`).
     let text = "def f(s):\n    if s[i:=(i+1)";
     assert_eq!(refused_at(text), Some(text.len() - 1));
-    for ok in [
+    assert_all_pass(&[
         "def f(s):\n    i = 0\n    return s[(i := i + 1)], i\n",
         "def f(a):\n    if (n := len(a)) > 1 and n:\n        return n\n",
         "def f(g):\n    while chunk := g():\n        print(chunk)\n",
         "def f(g):\n    print(y := g(), y)\n    return [z := 1, z]\n",
-    ] {
-        assert!(passes(ok), "{ok:?}");
-    }
+    ]);
 }
 
 /// The mask's verdicts after `text` on `vocab` (true: taken), and each token's read
@@ -372,14 +380,12 @@ fn underscore_is_a_name_like_any_other_but_in_a_case_pattern() {
     assert_eq!(refused_at(text), Some(text.len() - 1));
     assert!(!passes("print(_)\n"));
     // Bound as any name; `case _:` (the wildcard) reads nothing and binds nothing.
-    for ok in [
+    assert_all_pass(&[
         "for _ in range(3):\n    print(_)\n",
         "x, _ = 1, 2\nprint(_)\n",
         "def f(_):\n    return _\n",
         "match 1:\n    case [a, *_]:\n        pass\n    case _:\n        pass\n",
-    ] {
-        assert!(passes(ok), "{ok:?} refused at {:?}", refused_at(ok));
-    }
+    ]);
     assert!(
         !passes("match 1:\n    case _:\n        pass\nprint(_)\n"),
         "the wildcard binds no `_`"
@@ -398,16 +404,12 @@ fn a_read_goes_on_only_as_a_keyword_that_starts_an_expression() {
     // on with: a dead end. Statement keywords are refused where a name is read.
     let text = "def f(n):\n    return n % else";
     assert_eq!(refused_at(text), Some(text.len() - 3), "`el` starts no name that may follow");
-    for refused in ["def f(n):\n    return n + pass", "def f(n):\n    return n - continue"] {
-        assert!(refused_at(refused).is_some(), "{refused:?}");
-    }
-    for ok in [
+    assert_all_refused(&["def f(n):\n    return n + pass", "def f(n):\n    return n - continue"]);
+    assert_all_pass(&[
         "def f(n):\n    return n % (not n) if n else None\n",
         "def g():\n    yield from range(3)\n    x = yield\n    await_ = lambda: None\n",
         "def f(a, b):\n    return a not in b and a is not b or [a async for a in b]\n",
-    ] {
-        assert!(passes(ok), "{ok:?} refused at {:?}", refused_at(ok));
-    }
+    ]);
 }
 
 #[test]
@@ -424,15 +426,13 @@ fn a_comprehensions_first_iterable_is_read_outside_it() {
     assert_eq!(refused_at(text), Some(text.len() - 1));
     // The same name bound outside is read there; later clauses and conditions see
     // the targets; a nested comprehension in the first iterable has its own.
-    for ok in [
+    assert_all_pass(&[
         "def f(n):\n    return [n for n in range(n)]\n",
         "def f(xs):\n    return [y for x in xs for y in x]\n",
         "def f(xs):\n    return [x for x in xs if x]\n",
         "def f(xs):\n    return [x for x in [y for y in xs if y] if x > 0]\n",
         "def f(d):\n    return {k: v for k, v in d.items() if v}\n",
-    ] {
-        assert!(passes(ok), "{ok:?}");
-    }
+    ]);
 }
 
 #[test]
@@ -445,9 +445,7 @@ fn lambda_parameters_are_bound_in_the_lambda_only() {
         "d = {'a': lambda v: v, 'b': v}\n",
         "fs = [lambda: i for i in range(3)]\nprint(lambda k: k, k)\n",
     ];
-    for text in refused {
-        assert!(refused_at(text).is_some(), "{text:?} passed");
-    }
+    assert_all_refused(&refused);
     let ok = [
         "f = lambda x, y=1, *a, **k: x + y + len(a) + len(k)\n",
         "g = lambda x: lambda y: x + y\n",
@@ -458,10 +456,7 @@ fn lambda_parameters_are_bound_in_the_lambda_only() {
         "fs = [lambda: i for i in range(3)]\n",
         "def g(xs):\n    return list(filter(lambda v: v > 0, xs)), xs\n",
     ];
-    for text in ok {
-        let refused = refused_at(text);
-        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
-    }
+    assert_none_refused(&ok);
 }
 
 #[test]
@@ -477,8 +472,5 @@ fn a_starred_item_is_read_at_once() {
         "f = [*range(3)]\ng = {**{}, 'a': f}\nprint(*[x for x in f], *g)\n",
         "def h(xs):\n    return list(zip(*xs))\n",
     ];
-    for text in ok {
-        let refused = refused_at(text);
-        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
-    }
+    assert_none_refused(&ok);
 }
