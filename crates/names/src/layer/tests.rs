@@ -21,6 +21,14 @@ fn assert_all_refused(texts: &[&str]) {
     }
 }
 
+/// Asserts that the generation layer refuses each text at its last byte (and no
+/// earlier).
+fn assert_refused_at_last_byte(texts: &[&str]) {
+    for text in texts {
+        assert_eq!(refused_at(text), Some(text.len() - 1), "{text:?}");
+    }
+}
+
 /// Asserts that the generation layer refuses no byte of any text.
 fn assert_none_refused(texts: &[&str]) {
     for text in texts {
@@ -42,8 +50,7 @@ fn reads_of_unbound_names_are_refused_at_the_first_byte_that_decides() {
     // `b` starts `bool`, `bytes`, ...: refused when it ends.
     assert_eq!(refused_at(text), Some(text.len() - 1));
     // `zq` starts no bound name, keyword or string prefix: refused as typed.
-    let text = "def f(a):\n    return a + zq";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert_refused_at_last_byte(&["def f(a):\n    return a + zq"]);
     // A statement's first name may be a target: decided by its end.
     assert_eq!(refused_at("x = 1\nprint(y)\n"), Some(13));
     assert_eq!(refused_at("y\n"), Some(1));
@@ -95,8 +102,7 @@ fn scopes_are_pythons() {
 #[test]
 fn keyword_arguments_and_walrus_targets_wait_for_the_next_token() {
     // `print(sep` may go on as `sep=` or `sep :=`: not refused until `)`.
-    let text = "print(sep)";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert_refused_at_last_byte(&["print(sep)"]);
     assert!(passes("print(sep='')\n"));
     // `==` after an unbound name reads it: refused at the second `=`.
     assert_eq!(refused_at("if q == 1:\n"), Some(6));
@@ -310,8 +316,7 @@ fn what_the_text_owes_and_what_settles_it() {
 #[test]
 fn a_subscript_never_waits_for_a_comprehension() {
     // `s[i for i in x]` is a SyntaxError: `i` is decided where the subscript closes.
-    let text = "def f(s):\n    return s[i]";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert_refused_at_last_byte(&["def f(s):\n    return s[i]"]);
     assert!(passes("def f(s):\n    return [s[i] for i in range(3)]\n"));
     assert!(passes("def f(s):\n    return {s[k]: v for k, v in s}\n"));
 }
@@ -320,8 +325,7 @@ fn a_subscript_never_waits_for_a_comprehension() {
 fn a_walrus_binds_its_target_after_its_value() {
     // HumanEval/161 under mode names: `i := (i + 1)` reads `i` before binding it.
     // (decided at the `)`: a generator's `for` could still bind the inner `i`).
-    let text = "def f(s):\n    if s[i:=(i+1)";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert_refused_at_last_byte(&["def f(s):\n    if s[i:=(i+1)"]);
     assert_all_pass(&[
         "def f(s):\n    i = 0\n    return s[(i := i + 1)], i\n",
         "def f(a):\n    if (n := len(a)) > 1 and n:\n        return n\n",
@@ -376,8 +380,7 @@ fn an_identifier_ending_inside_a_character_goes_on_only_where_a_name_does() {
 fn underscore_is_a_name_like_any_other_but_in_a_case_pattern() {
     // CPython 3.11 outside the REPL has no builtin `_`: pyflakes reports "undefined
     // name '_'" and running it raises NameError (s40 let it through, exempt).
-    let text = "def f(s):\n    return s[_]";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert_refused_at_last_byte(&["def f(s):\n    return s[_]"]);
     assert!(!passes("print(_)\n"));
     // Bound as any name; `case _:` (the wildcard) reads nothing and binds nothing.
     assert_all_pass(&[
@@ -418,12 +421,11 @@ fn a_comprehensions_first_iterable_is_read_outside_it() {
     // the comprehension's own target is not bound (a NameError at run time).
     // (Decided where the brackets around the read close: a generator there could
     // still bind it.)
-    let text = "def f(x):\n    return max(abs(num) for num in str(abs(num))";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
-    let text = "def f(x):\n    return [n for n in range(n)";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
-    let text = "def f(x):\n    return [zq for zq in zq";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert_refused_at_last_byte(&[
+        "def f(x):\n    return max(abs(num) for num in str(abs(num))",
+        "def f(x):\n    return [n for n in range(n)",
+        "def f(x):\n    return [zq for zq in zq",
+    ]);
     // The same name bound outside is read there; later clauses and conditions see
     // the targets; a nested comprehension in the first iterable has its own.
     assert_all_pass(&[
@@ -462,9 +464,7 @@ fn lambda_parameters_are_bound_in_the_lambda_only() {
 #[test]
 fn a_starred_item_is_read_at_once() {
     // No `for` can follow a starred first item, so no comprehension can bind its names.
-    for text in ["print(*zq", "zip(*[1], *zq", "print(1, {**zq", "print(1, [*zq"] {
-        assert_eq!(refused_at(text), Some(text.len() - 1), "{text:?}");
-    }
+    assert_refused_at_last_byte(&["print(*zq", "zip(*[1], *zq", "print(1, {**zq", "print(1, [*zq"]);
     let ok = [
         "[*rest] = [1]\nprint(rest)\n",
         "a, *b = 1, 2\nprint(a, b)\n",
