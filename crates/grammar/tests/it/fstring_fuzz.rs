@@ -11,10 +11,12 @@
 //!   accepted with the literal read, and no byte could follow it (issue 13's
 //!   BOUNDARY 328 / RANDSPAN 339 `dead_end`).
 
+use std::sync::Arc;
+
 use crate::common;
 
 use common::Rng;
-use espalier_grammar::python;
+use espalier_grammar::{python, Language};
 
 const EXPRS: &[&str] = &[
     "a",
@@ -179,18 +181,8 @@ fn fstrings_agree_with_cpython_at_every_closing_quote() {
         "the fuzz should mix valid and invalid: {accepted} of {}",
         texts.len()
     );
-    assert!(
-        differ.is_empty(),
-        "{} differ:\n{}",
-        differ.len(),
-        differ[..differ.len().min(30)].join("\n")
-    );
-    assert!(
-        dead.is_empty(),
-        "{} dead ends (viable, literal read, not complete):\n{}",
-        dead.len(),
-        dead[..dead.len().min(30)].join("\n")
-    );
+    espalier_testkit::assert_none(&differ, "verdicts that differ");
+    espalier_testkit::assert_none(&dead, "dead ends (viable, literal read, not complete)");
 }
 
 #[test]
@@ -211,14 +203,22 @@ fn the_quote_closing_an_open_field_is_refused() {
         );
     }
     // Kept: nested quotes of the other kind, nested f-strings, specs, conversions, `=`.
-    for ok in [
-        "x = f\"{a['b']!r:>{w}}\"",
-        "x = f'{f\"{b=}\"}'",
-        "x = f\"\"\"{\"a\"}\"\"\"",
-        "x = rf\"{a!=b=}\"",
-    ] {
+    assert_programs(
+        &lang,
+        &[
+            "x = f\"{a['b']!r:>{w}}\"",
+            "x = f'{f\"{b=}\"}'",
+            "x = f\"\"\"{\"a\"}\"\"\"",
+            "x = rf\"{a!=b=}\"",
+        ],
+    );
+}
+
+/// Asserts that each text is a whole program of `lang`.
+fn assert_programs(lang: &Arc<Language>, texts: &[&str]) {
+    for text in texts {
         let mut r = lang.recognizer();
-        assert!(r.try_push_bytes(ok.as_bytes()) && r.is_complete(), "{ok}");
+        assert!(r.try_push_bytes(text.as_bytes()) && r.is_complete(), "{text}");
     }
 }
 
@@ -443,17 +443,9 @@ fn fstrings_are_viable_exactly_at_every_prefix() {
         missing.len(),
         lost.len()
     );
-    assert!(lost.is_empty(), "{}", lost[..lost.len().min(30)].join("\n"));
-    assert!(
-        missing.is_empty(),
-        "accepted, no completion found:\n{}",
-        missing[..missing.len().min(30)].join("\n")
-    );
-    assert!(
-        bad.is_empty(),
-        "completions ast.parse refuses:\n{}",
-        bad[..bad.len().min(30)].join("\n")
-    );
+    espalier_testkit::assert_none(&lost, "valid prefixes lost");
+    espalier_testkit::assert_none(&missing, "accepted, no completion found");
+    espalier_testkit::assert_none(&bad, "completions ast.parse refuses");
     assert!(refused > wholes.len() / 10, "the fuzz should hold broken literals: {refused}");
     // The excused kind counted exactly at both sizes (seeded): a new completion that
     // only a `\N{name}` excuses fails.
@@ -503,18 +495,18 @@ fn broken_fields_are_refused_at_their_first_bad_byte() {
         assert!(r.try_push_bytes(ok.as_bytes()), "{ok:?} is viable");
         assert!(!r.clone().try_push_bytes(bad.as_bytes()), "{ok:?} + {bad:?} must be refused");
     }
-    for ok in [
-        "x = f\"{a!=b}\"",
-        "x = f\"{a != b}\"",
-        "x = f\"{a==b=}\"",
-        "x = f\"{a<=b}\"",
-        "x = f\"{(lambda: 1)()}\"",
-        "x = f\"{a:{b}}\"",
-        "x = f\"{{}}\"",
-        "x = rf\"\\{a}\"",
-        "x = f'{\"a\"}'",
-    ] {
-        let mut r = lang.recognizer();
-        assert!(r.try_push_bytes(ok.as_bytes()) && r.is_complete(), "{ok}");
-    }
+    assert_programs(
+        &lang,
+        &[
+            "x = f\"{a!=b}\"",
+            "x = f\"{a != b}\"",
+            "x = f\"{a==b=}\"",
+            "x = f\"{a<=b}\"",
+            "x = f\"{(lambda: 1)()}\"",
+            "x = f\"{a:{b}}\"",
+            "x = f\"{{}}\"",
+            "x = rf\"\\{a}\"",
+            "x = f'{\"a\"}'",
+        ],
+    );
 }
