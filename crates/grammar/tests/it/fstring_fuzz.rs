@@ -136,15 +136,20 @@ fn ours(lang: &std::sync::Arc<espalier_grammar::Language>, text: &[u8]) -> (bool
     (true, r.is_complete(), read)
 }
 
+/// Fuzzed programs `x = <literal>`: `ci` of them (20,000 under `ESPALIER_SLOW=1`), drawn
+/// from `seed`.
+fn fuzzed(ci: usize, seed: u64) -> Vec<Vec<u8>> {
+    let n = if common::slow() { 20_000 } else { ci };
+    let mut rng = Rng(seed);
+    (0..n).map(|_| format!("x = {}", literal(&mut rng)).into_bytes()).collect()
+}
+
 #[test]
 fn fstrings_agree_with_cpython_at_every_closing_quote() {
     common::require_oracle();
     let lang = python().unwrap();
-    let n = if common::slow() { 20_000 } else { 3_000 };
-    let mut rng = Rng(0xF5_7217_6013);
     let mut texts: Vec<Vec<u8>> = Vec::new();
-    for _ in 0..n {
-        let t = format!("x = {}", literal(&mut rng)).into_bytes();
+    for t in fuzzed(3_000, 0xF5_7217_6013) {
         for k in 5..=t.len() {
             if matches!(t[k - 1], b'"' | b'\'') {
                 texts.push(t[..k].to_vec());
@@ -386,10 +391,7 @@ fn completion(
 fn fstrings_are_viable_exactly_at_every_prefix() {
     common::require_oracle();
     let lang = python().unwrap();
-    let n = if common::slow() { 20_000 } else { 2_000 };
-    let mut rng = Rng(0xF5_7217_6014);
-    let mut wholes: Vec<Vec<u8>> =
-        (0..n).map(|_| format!("x = {}", literal(&mut rng)).into_bytes()).collect();
+    let mut wholes = fuzzed(2_000, 0xF5_7217_6014);
     for hand in HAND {
         wholes.push(hand.as_bytes().to_vec());
     }
