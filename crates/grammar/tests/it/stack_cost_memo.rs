@@ -8,6 +8,7 @@ use crate::common;
 use crate::gofmt;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use espalier_grammar::{Language, StackCostMemo, TokenParser};
 
@@ -112,12 +113,11 @@ fn memo_equals_the_search_on_real_stacks() {
     common::each_grammar(&CASES, |c| c.name, memo_equals_the_search);
 }
 
-fn memo_equals_the_search(case: &Case) {
+fn memo_equals_the_search(case: &Case, lang: &Arc<Language>) {
     let files = (case.sample)(if common::slow() { case.files.1 } else { case.files.0 });
     let texts: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
-    let lang = common::grammar(case.name);
     let mut memo = StackCostMemo::new();
-    let (n, opening, distinct) = compare(&lang, &texts, case.max_bytes, &mut memo);
+    let (n, opening, distinct) = compare(lang, &texts, case.max_bytes, &mut memo);
     eprintln!(
         "{}: {n} stack costs compared ({opening} with a block-opening top), {distinct} distinct costs, memo {} entries",
         case.name,
