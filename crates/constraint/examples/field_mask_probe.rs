@@ -15,29 +15,21 @@
 
 use std::time::Instant;
 
-use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
-use espalier_model::{Gguf, Tokenizer};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet};
 
-const MODEL: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+mod common;
 
 fn main() {
-    if let Err(e) = run() {
-        eprintln!("field_mask_probe: {e}");
-        std::process::exit(2);
-    }
+    common::main_of("field_mask_probe", run);
 }
 
-fn run() -> Result<(), Box<dyn std::error::Error>> {
+fn run() -> common::Outcome {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [file, marker, rest @ ..] = args.as_slice() else {
         return Err("usage: field_mask_probe FILE MARKER [REPS]".into());
     };
     let reps: u32 = rest.first().map(|r| r.parse()).transpose()?.unwrap_or(200);
-    let gguf =
-        Gguf::open(MODEL).map_err(|e| format!("{MODEL}: {e} (run scripts/fetch-model.sh)"))?;
-    let tok = Tokenizer::from_gguf(&gguf)?;
-    let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
+    let (_tok, vocab) = common::smollm2()?;
     let lang = espalier_grammar::python()?;
     let t = Instant::now();
     let kit = MaskKit::for_vocab(lang.clone(), &vocab);

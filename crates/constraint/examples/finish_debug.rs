@@ -1,5 +1,7 @@
-use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab};
-use espalier_model::{Gguf, Tokenizer};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, Strategy, TokenSet};
+
+mod common;
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let text = if args[1] == "-f" {
@@ -8,9 +10,7 @@ fn main() {
     } else {
         args[1].replace("\\n", "\n").into_bytes()
     };
-    let gguf = Gguf::open("static/models/SmolLM2-135M-Instruct.Q4_1.gguf").unwrap();
-    let tok = Tokenizer::from_gguf(&gguf).unwrap();
-    let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
+    let (_tok, vocab) = common::smollm2().unwrap();
     let kit = MaskKit::for_vocab(espalier_grammar::python().unwrap(), &vocab);
     let mut c = GrammarConstraint::new(&kit, Strategy::Exact, "python-lr");
     c.commit(&text).unwrap();

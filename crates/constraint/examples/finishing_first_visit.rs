@@ -5,10 +5,9 @@
 //! cost cache for all, as a kit shares it). A profiling aid for the
 //! finishing mask's tail (`perf record` around it).
 
-use espalier_constraint::{
-    Constraint, CostCache, GrammarConstraint, MaskKit, Strategy, TokenSet, Vocab,
-};
-use espalier_model::{Gguf, Tokenizer};
+use espalier_constraint::{Constraint, CostCache, GrammarConstraint, MaskKit, Strategy, TokenSet};
+
+mod common;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,10 +32,7 @@ fn main() {
             offsets.push(o.min(text.len()));
         }
     }
-    let gguf = Gguf::open("static/models/SmolLM2-135M-Instruct.Q4_1.gguf")
-        .expect("the model (scripts/fetch-model.sh)");
-    let tok = Tokenizer::from_gguf(&gguf).expect("tokenizer");
-    let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
+    let (_tok, vocab) = common::smollm2().unwrap_or_else(|e| panic!("{e}"));
     let go = path.ends_with(".go");
     let lang = if go {
         espalier_grammar::go().expect("go")

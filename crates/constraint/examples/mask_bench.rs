@@ -15,22 +15,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use espalier_constraint::timing::{percentile, thread_cpu_ns};
-use espalier_constraint::{
-    Constraint, GrammarConstraint, MaskKit, MaskStore, Strategy, TokenSet, Vocab,
-};
-use espalier_model::{Gguf, Tokenizer};
+use espalier_constraint::{Constraint, GrammarConstraint, MaskKit, MaskStore, Strategy, TokenSet};
 
-const MODEL: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+mod common;
 
 fn main() {
-    if let Err(e) = run() {
-        eprintln!("mask_bench: {e}");
-        std::process::exit(2);
-    }
+    common::main_of("mask_bench", run);
 }
 
-fn run() -> Result<(), Box<dyn std::error::Error>> {
+fn run() -> common::Outcome {
     let mut args = std::env::args().skip(1);
     let (mut lang_name, mut strategy, mut files) = ("go".to_string(), Strategy::Exact, Vec::new());
     while let Some(a) = args.next() {
@@ -48,10 +41,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     if files.is_empty() {
         return Err("no files given".into());
     }
-    let gguf =
-        Gguf::open(MODEL).map_err(|e| format!("{MODEL}: {e} (run scripts/fetch-model.sh)"))?;
-    let tok = Tokenizer::from_gguf(&gguf)?;
-    let vocab = Vocab::new(tok.all_token_bytes().to_vec(), &tok.special_ids(), tok.eos_id());
+    let (tok, vocab) = common::smollm2()?;
     let t0 = Instant::now();
     let mut kit = MaskKit::for_vocab(lang.clone(), &vocab);
     if strategy == Strategy::Syncode {

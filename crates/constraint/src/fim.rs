@@ -453,6 +453,39 @@ mod tests {
         Vocab::new(words.iter().map(|w| w.as_bytes().to_vec()).collect(), &[0, 1], 0)
     }
 
+    /// Takes finishing-mask tokens (the one at `pick(ids)` of the mask's ids) until the
+    /// text is complete: every mask is a non-empty part of the exact mask, and the text
+    /// completes within `bound` tokens.
+    fn finish_within(
+        c: &mut FimConstraint,
+        vocab: &Vocab,
+        bound: usize,
+        pick: impl Fn(&[usize]) -> usize,
+    ) {
+        let (mut mask, mut exact) = (TokenSet::empty(vocab.len()), TokenSet::empty(vocab.len()));
+        let mut steps = 0;
+        while !c.is_complete() {
+            assert!(c.fill_finishing_mask(vocab, &mut mask));
+            c.fill_mask(vocab, &mut exact);
+            let ids: Vec<usize> = mask.iter().collect();
+            assert!(!ids.is_empty() && ids.iter().all(|&i| exact.contains(i)), "{ids:?}");
+            c.commit(vocab.bytes(ids[pick(&ids)] as u32)).unwrap();
+            steps += 1;
+            assert!(
+                steps <= bound,
+                "{steps} steps past the bound {bound}: {:?}",
+                String::from_utf8_lossy(c.middle())
+            );
+        }
+    }
+
+    /// The test vocabulary and Python's kit over it.
+    fn python_kit() -> (Vocab, MaskKit) {
+        let vocab = vocab();
+        let kit = MaskKit::for_vocab(espalier_grammar::python().unwrap(), &vocab);
+        (vocab, kit)
+    }
+
     fn brute(c: &FimConstraint, vocab: &Vocab) -> TokenSet {
         let mut m = TokenSet::empty(vocab.len());
         for id in 0..vocab.len() as u32 {
@@ -468,9 +501,7 @@ mod tests {
 
     #[test]
     fn masks_equal_brute_force_and_eos_is_membership() {
-        let py = espalier_grammar::python().unwrap();
-        let vocab = vocab();
-        let kit = MaskKit::for_vocab(py.clone(), &vocab);
+        let (vocab, kit) = python_kit();
         let mut c =
             FimConstraint::new(&kit, b"def f(a):\n    return fo", b"o(a, [1,\n 2])\n").unwrap();
         assert_eq!(c.inspect().kind, "fim");
@@ -491,9 +522,7 @@ mod tests {
     /// whichever of them is taken, and then the mask is EOS alone.
     #[test]
     fn finishing_mask_joins_the_suffix() {
-        let py = espalier_grammar::python().unwrap();
-        let vocab = vocab();
-        let kit = MaskKit::for_vocab(py.clone(), &vocab);
+        let (vocab, kit) = python_kit();
         for pick_last in [false, true] {
             let mut c =
                 FimConstraint::new(&kit, b"def f(a):\n    return fo", b"\n    x = a\n").unwrap();
@@ -505,28 +534,14 @@ mod tests {
                 .len();
             let distance = c.finishing_distance(&vocab, 0).unwrap();
             assert!(distance <= start, "{distance} tokens for a bridge of {start} bytes");
+            // Within the distance, so within the bridge's length too.
+            finish_within(
+                &mut c,
+                &vocab,
+                distance,
+                |ids| if pick_last { ids.len() - 1 } else { 0 },
+            );
             let mut mask = TokenSet::empty(vocab.len());
-            let mut steps = 0;
-            while !c.is_complete() {
-                assert!(c.fill_finishing_mask(&vocab, &mut mask));
-                let mut exact = TokenSet::empty(vocab.len());
-                c.fill_mask(&vocab, &mut exact);
-                let ids: Vec<usize> = mask.iter().collect();
-                assert!(!ids.is_empty() && ids.iter().all(|&i| exact.contains(i)), "{ids:?}");
-                let id = if pick_last { *ids.last().unwrap() } else { ids[0] };
-                c.commit(vocab.bytes(id as u32)).unwrap();
-                steps += 1;
-                assert!(
-                    steps <= start,
-                    "no join after {steps} steps: {:?}",
-                    String::from_utf8_lossy(c.middle())
-                );
-                assert!(
-                    steps <= distance,
-                    "{steps} steps, more than the distance {distance}: {:?}",
-                    String::from_utf8_lossy(c.middle())
-                );
-            }
             assert_eq!(c.finishing_distance(&vocab, 0), Some(0));
             assert!(c.fill_finishing_mask(&vocab, &mut mask));
             assert_eq!(mask.iter().collect::<Vec<_>>(), vec![0]);
@@ -537,9 +552,7 @@ mod tests {
     /// taken, and the plan goes on after it.
     #[test]
     fn finishing_mask_takes_any_name_for_the_plans_name() {
-        let py = espalier_grammar::python().unwrap();
-        let vocab = vocab();
-        let kit = MaskKit::for_vocab(py.clone(), &vocab);
+        let (vocab, kit) = python_kit();
         let mut c = FimConstraint::new(&kit, b"def f(a):\n    x = ", b"\n    return x\n").unwrap();
         let mut mask = TokenSet::empty(vocab.len());
         assert!(c.fill_finishing_mask(&vocab, &mut mask));
@@ -559,9 +572,7 @@ mod tests {
     /// still joins, and the finishing mask then joins within that bound.
     #[test]
     fn a_stale_plan_still_bounds_the_finish() {
-        let py = espalier_grammar::python().unwrap();
-        let vocab = vocab();
-        let kit = MaskKit::for_vocab(py.clone(), &vocab);
+        let (vocab, kit) = python_kit();
         let mut c =
             FimConstraint::new(&kit, b"def f(a):\n    return fo", b"\n    x = a\n").unwrap();
         c.commit(b"o(").unwrap();
@@ -580,19 +591,7 @@ mod tests {
         let mut far = c.clone();
         far.plan = None;
         assert_eq!(far.finishing_distance(&vocab, crate::fim_bridge::MAX_BRIDGE), None);
-        let mut mask = TokenSet::empty(vocab.len());
-        let mut steps = 0;
-        while !c.is_complete() {
-            assert!(c.fill_finishing_mask(&vocab, &mut mask));
-            let id = mask.iter().next().unwrap();
-            c.commit(vocab.bytes(id as u32)).unwrap();
-            steps += 1;
-            assert!(
-                steps <= bound,
-                "{steps} steps past the bound {bound}: {:?}",
-                String::from_utf8_lossy(c.middle())
-            );
-        }
+        finish_within(&mut c, &vocab, bound, |_| 0);
     }
 
     /// The worst case over the finishing mask's choices: at each step any token along
@@ -611,8 +610,7 @@ mod tests {
 
     #[test]
     fn bad_requests_are_errors() {
-        let py = espalier_grammar::python().unwrap();
-        let kit = MaskKit::for_vocab(py.clone(), &vocab());
+        let (_, kit) = python_kit();
         let e = FimConstraint::new(&kit, b"x = )", b"").err().unwrap();
         assert!(e.to_string().contains("prefix"), "{e}");
         let e = FimConstraint::new(&kit, b"x = 1\n", b"\ny = = 2\n").err().unwrap();

@@ -7,10 +7,8 @@
 
 use std::sync::Arc;
 
-use crate::earley_core::{Chart, Item, Rules};
-use crate::grammar::{Grammar, TerminalId};
-use crate::termset::TermSet;
-use crate::token_parser::TokenParser;
+use crate::earley_core::{Chart, ChartGrammar, ChartParser, Item, Rules};
+use crate::grammar::Grammar;
 
 /// Grammar data the Earley recognizer needs, shared between recognizers.
 #[derive(Debug)]
@@ -25,18 +23,16 @@ impl EarleyGrammar {
         let nullable = grammar.nullable();
         Arc::new(EarleyGrammar { grammar, nullable })
     }
+}
 
+impl ChartGrammar for EarleyGrammar {
     fn rules(&self) -> Rules<'_> {
         Rules { grammar: &self.grammar, nullable: &self.nullable, spines: None }
     }
 }
 
 /// An incremental Earley recognizer.
-#[derive(Clone, Debug)]
-pub struct EarleyParser {
-    g: Arc<EarleyGrammar>,
-    chart: Chart,
-}
+pub type EarleyParser = ChartParser<EarleyGrammar>;
 
 impl EarleyParser {
     /// A recognizer at the start of input.
@@ -48,7 +44,7 @@ impl EarleyParser {
             .map(|&q| Item { prod: q, dot: 0, origin: 0 })
             .collect();
         let chart = Chart::closing(g.rules(), seeds);
-        EarleyParser { g, chart }
+        ChartParser { g, chart }
     }
 
     /// Number of lexemes consumed.
@@ -67,23 +63,11 @@ impl EarleyParser {
     }
 }
 
-impl TokenParser for EarleyParser {
-    fn feed(&mut self, terms: &[TerminalId]) -> bool {
-        self.chart.feed(self.g.rules(), terms)
-    }
-
-    fn acceptable(&mut self, out: &mut TermSet) {
-        self.chart.expected(&self.g.grammar, out)
-    }
-
-    fn accepts_end(&mut self) -> bool {
-        self.chart.completes_start(&self.g.grammar, |origin| origin == 0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::termset::TermSet;
+    use crate::token_parser::TokenParser;
 
     #[test]
     fn recognizes_ambiguous_and_empty() {

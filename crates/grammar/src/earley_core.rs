@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use crate::grammar::{Grammar, NonterminalId, ProductionId, Symbol, TerminalId};
 use crate::termset::TermSet;
+use crate::token_parser::TokenParser;
 
 /// The origin of an item whose start lies in text the recognizer never saw (the
 /// suffix recognizer's ⊥).
@@ -108,11 +109,49 @@ pub(crate) type Spines = [Vec<(ProductionId, u32)>];
 
 /// The grammar data a chart's closure reads.
 #[derive(Clone, Copy)]
-pub(crate) struct Rules<'a> {
+pub struct Rules<'a> {
     pub grammar: &'a Grammar,
     pub nullable: &'a [bool],
     /// `Some` for the suffix recognizer: completions of unknown origin climb these.
     pub spines: Option<&'a Spines>,
+}
+
+/// What a chart recognizer needs of its grammar data: the rules its chart closes
+/// over (with right spines for the suffix recognizer, without for the plain one).
+pub trait ChartGrammar: std::fmt::Debug + Send + Sync + 'static {
+    /// The rules, borrowed from the grammar data.
+    fn rules(&self) -> Rules<'_>;
+}
+
+/// A recognizer over one [`Chart`]: [`crate::EarleyParser`] and
+/// [`crate::suffix_earley::SuffixEarley`], which differ only in their grammar data
+/// (`G`) and first set.
+#[derive(Debug)]
+pub struct ChartParser<G> {
+    pub(crate) g: Arc<G>,
+    pub(crate) chart: Chart,
+}
+
+impl<G> Clone for ChartParser<G> {
+    fn clone(&self) -> Self {
+        ChartParser { g: self.g.clone(), chart: self.chart.clone() }
+    }
+}
+
+impl<G: ChartGrammar> TokenParser for ChartParser<G> {
+    fn feed(&mut self, terms: &[TerminalId]) -> bool {
+        self.chart.feed(self.g.rules(), terms)
+    }
+
+    fn acceptable(&mut self, out: &mut TermSet) {
+        self.chart.expected(self.g.rules().grammar, out)
+    }
+
+    /// The start symbol completes from the text's start, or (the suffix recognizer)
+    /// from the unknown text before it: a plain chart has no item of unknown origin.
+    fn accepts_end(&mut self) -> bool {
+        self.chart.completes_start(self.g.rules().grammar, |o| o == 0 || o == UNKNOWN_ORIGIN)
+    }
 }
 
 /// The sets built so far, the last one current.

@@ -13,25 +13,26 @@
 
 use std::sync::{Arc, OnceLock};
 
+use crate::builtin::{Builtin, Compiled};
 use crate::error::GrammarError;
-use crate::language::{Language, LanguageOptions};
+use crate::language::Language;
 use crate::layers::LayerKind;
 use crate::lr_table::TableKind;
 
 /// The text of the Go grammar.
 pub const GO_GRAMMAR: &str = include_str!("../grammars/go.lark");
 
+/// Go: its grammar, the semicolon layer, the start rule.
+const GO: Builtin = Builtin { text: GO_GRAMMAR, layer: LayerKind::Go, start: "start" };
+
 /// Compiles the Go grammar with a chosen table construction (not cached).
 pub fn go_with(table: TableKind) -> Result<Arc<Language>, GrammarError> {
-    Language::compile(
-        GO_GRAMMAR,
-        &LanguageOptions { table, layer: LayerKind::Go, start: "start".into() },
-    )
+    GO.compile(table)
 }
 
 /// The Go 1.19 language (canonical LR(1) tables: exact acceptable sets), compiled
 /// on first use and shared afterwards.
 pub fn go() -> Result<Arc<Language>, GrammarError> {
-    static CELL: OnceLock<Result<Arc<Language>, GrammarError>> = OnceLock::new();
-    CELL.get_or_init(|| go_with(TableKind::Lr1)).clone()
+    static CELL: OnceLock<Compiled> = OnceLock::new();
+    GO.shared(&CELL)
 }

@@ -78,6 +78,7 @@
 //! assert!(go.recognizer().push_bytes(b"package p\nfunc f()\n{").is_err());
 //! ```
 
+mod builtin;
 pub mod completion_cost;
 pub mod cursor_layout;
 pub mod earley;

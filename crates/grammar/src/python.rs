@@ -3,8 +3,9 @@
 
 use std::sync::{Arc, OnceLock};
 
+use crate::builtin::{Builtin, Compiled};
 use crate::error::GrammarError;
-use crate::language::{Language, LanguageOptions};
+use crate::language::Language;
 use crate::layers::python::{FieldExprView, FieldView};
 use crate::layers::LayerKind;
 use crate::lr_parser::LrParser;
@@ -15,19 +16,20 @@ use crate::token_parser::TokenParser;
 /// The text of the Python 3.11 grammar.
 pub const PYTHON_GRAMMAR: &str = include_str!("../grammars/python.lark");
 
+/// Python: its grammar, the layout and f-string layer, the start rule.
+const PYTHON: Builtin =
+    Builtin { text: PYTHON_GRAMMAR, layer: LayerKind::Python, start: "file_input" };
+
 /// Compiles the Python grammar with a chosen table construction (not cached).
 pub fn python_with(table: TableKind) -> Result<Arc<Language>, GrammarError> {
-    Language::compile(
-        PYTHON_GRAMMAR,
-        &LanguageOptions { table, layer: LayerKind::Python, start: "file_input".into() },
-    )
+    PYTHON.compile(table)
 }
 
 /// The Python 3.11 language (canonical LR(1) tables: exact acceptable sets), compiled
 /// on first use and shared afterwards.
 pub fn python() -> Result<Arc<Language>, GrammarError> {
-    static CELL: OnceLock<Result<Arc<Language>, GrammarError>> = OnceLock::new();
-    CELL.get_or_init(|| python_with(TableKind::Lr1)).clone()
+    static CELL: OnceLock<Compiled> = OnceLock::new();
+    PYTHON.shared(&CELL)
 }
 
 /// Python's views of a recognizer (the generic recognizer names no language).

@@ -17,10 +17,8 @@
 
 use std::sync::Arc;
 
-use crate::earley_core::{Chart, Item, Rules, Set, UNKNOWN_ORIGIN};
-use crate::grammar::{Grammar, ProductionId, Symbol, TerminalId};
-use crate::termset::TermSet;
-use crate::token_parser::TokenParser;
+use crate::earley_core::{Chart, ChartGrammar, ChartParser, Item, Rules, Set, UNKNOWN_ORIGIN};
+use crate::grammar::{Grammar, ProductionId, Symbol};
 
 /// Grammar data shared by suffix recognizers: nullable nonterminals, every
 /// occurrence of each nonterminal, and the first set.
@@ -63,24 +61,22 @@ impl SuffixGrammar {
         let first = Arc::new(Set::new(g, items));
         Arc::new(SuffixGrammar { grammar, nullable, spines, first })
     }
+}
 
+impl ChartGrammar for SuffixGrammar {
     fn rules(&self) -> Rules<'_> {
         Rules { grammar: &self.grammar, nullable: &self.nullable, spines: Some(&self.spines) }
     }
 }
 
 /// The suffix recognizer (see the module doc).
-#[derive(Clone, Debug)]
-pub struct SuffixEarley {
-    g: Arc<SuffixGrammar>,
-    chart: Chart,
-}
+pub type SuffixEarley = ChartParser<SuffixGrammar>;
 
 impl SuffixEarley {
     /// A recognizer before the first lexeme of the suffix.
     pub fn new(g: Arc<SuffixGrammar>) -> Self {
         let chart = Chart::starting_with(g.first.clone());
-        SuffixEarley { g, chart }
+        ChartParser { g, chart }
     }
 
     /// Items in the last set (a size measure).
@@ -89,23 +85,11 @@ impl SuffixEarley {
     }
 }
 
-impl TokenParser for SuffixEarley {
-    fn feed(&mut self, terms: &[TerminalId]) -> bool {
-        self.chart.feed(self.g.rules(), terms)
-    }
-
-    fn acceptable(&mut self, out: &mut TermSet) {
-        self.chart.expected(&self.g.grammar, out)
-    }
-
-    fn accepts_end(&mut self) -> bool {
-        self.chart.completes_start(&self.g.grammar, |o| o == UNKNOWN_ORIGIN || o == 0)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grammar::TerminalId;
+    use crate::token_parser::TokenParser;
 
     #[test]
     fn suffixes_of_sentences() {

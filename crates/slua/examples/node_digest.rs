@@ -14,8 +14,8 @@
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use espalier_slua::tree::FeedError;
 use espalier_slua::walker::{walk, Rng, WalkConfig};
+use espalier_slua::CheckError;
 use espalier_slua::{Api, Env, Tree};
 
 /// FNV-1a over 64 bits: the same value on every machine and toolchain.
@@ -77,13 +77,15 @@ fn digest_script(env: Rc<Env>, text: &str) -> (usize, u64) {
             (n, h.0)
         }
         Err((n, e)) => {
-            h.add(&e.to_string());
+            // The text the tree's own error type wrote before it became `CheckError`
+            // (digests stay comparable with older builds').
+            h.add(&format!("at byte {}: expected /{}/", e.offset, e.expected));
             (n, h.0)
         }
     }
 }
 
-fn feed(tree: &mut Tree, text: &str, h: &mut Fnv) -> Result<usize, (usize, FeedError)> {
+fn feed(tree: &mut Tree, text: &str, h: &mut Fnv) -> Result<usize, (usize, CheckError)> {
     let bytes = text.as_bytes();
     let (mut pos, mut n) = (0, 0);
     while pos < bytes.len() {
@@ -91,13 +93,13 @@ fn feed(tree: &mut Tree, text: &str, h: &mut Fnv) -> Result<usize, (usize, FeedE
             break;
         }
         if tree.has_finished() {
-            let e = FeedError { offset: pos, expected: "(end of script)".into() };
+            let e = CheckError { offset: pos, expected: "(end of script)".into() };
             return Err((n, e));
         }
         digest_segment(tree, h);
         let end = segment_end(tree, bytes, pos).map_err(|e| (n, e))?;
         let piece = std::str::from_utf8(&bytes[pos..end])
-            .map_err(|_| (n, FeedError { offset: pos, expected: "utf-8".into() }))?;
+            .map_err(|_| (n, CheckError { offset: pos, expected: "utf-8".into() }))?;
         tree.feed_segment(piece).map_err(|e| (n, e))?;
         pos = end;
         n += 1;
@@ -106,7 +108,7 @@ fn feed(tree: &mut Tree, text: &str, h: &mut Fnv) -> Result<usize, (usize, FeedE
 }
 
 /// Where the segment starting at `pos` ends (the segment automaton's first accept).
-fn segment_end(tree: &mut Tree, bytes: &[u8], pos: usize) -> Result<usize, FeedError> {
+fn segment_end(tree: &mut Tree, bytes: &[u8], pos: usize) -> Result<usize, CheckError> {
     let seg = tree.segment();
     let auto = seg.auto_at(pos)?;
     let mut s = auto.start();
@@ -119,7 +121,7 @@ fn segment_end(tree: &mut Tree, bytes: &[u8], pos: usize) -> Result<usize, FeedE
             return Ok(i + 1);
         }
     }
-    Err(FeedError { offset: pos, expected: seg.regex().to_string() })
+    Err(CheckError { offset: pos, expected: seg.regex().to_string() })
 }
 
 fn main() {

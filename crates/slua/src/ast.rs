@@ -3,6 +3,7 @@
 //! recursive-descent parser; it still returns an error rather than panicking if
 //! handed tokens the tree did not produce.
 
+use crate::check_error::CheckError;
 use crate::node::Ann;
 use crate::ops::BinOp;
 use crate::tree::Token;
@@ -81,25 +82,9 @@ pub enum Expr {
     Table(usize, Vec<(String, Expr)>),
 }
 
-/// Tokens that do not form a script (only possible for tokens the tree did not log).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AstError {
-    /// Offset of the offending token.
-    pub offset: usize,
-    /// What was expected.
-    pub expected: String,
-}
-
-impl std::fmt::Display for AstError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "at byte {}: expected {}", self.offset, self.expected)
-    }
-}
-
-impl std::error::Error for AstError {}
-
-/// Builds the syntax tree from the tree's token log.
-pub fn build(tokens: &[Token]) -> Result<Script, AstError> {
+/// Builds the syntax tree from the tree's token log; an error (tokens that do not form
+/// a script: only possible for tokens the tree did not log) is at the offending token.
+pub fn build(tokens: &[Token]) -> Result<Script, CheckError> {
     let mut p = P { t: tokens, i: 0 };
     let kind = p.next()?.to_string();
     let name = p.next()?.to_string();
@@ -128,8 +113,8 @@ struct P<'a> {
 }
 
 impl P<'_> {
-    fn err(&self, what: &str) -> AstError {
-        AstError {
+    fn err(&self, what: &str) -> CheckError {
+        CheckError {
             offset: self.t.get(self.i).map_or(usize::MAX, |t| t.offset),
             expected: what.to_string(),
         }
@@ -137,12 +122,12 @@ impl P<'_> {
     fn peek(&self) -> &str {
         self.t.get(self.i).map_or("", |t| t.text.as_str())
     }
-    fn next(&mut self) -> Result<&str, AstError> {
+    fn next(&mut self) -> Result<&str, CheckError> {
         let t = self.t.get(self.i).ok_or_else(|| self.err("more input"))?;
         self.i += 1;
         Ok(&t.text)
     }
-    fn eat(&mut self, s: &str) -> Result<(), AstError> {
+    fn eat(&mut self, s: &str) -> Result<(), CheckError> {
         if self.peek() == s {
             self.i += 1;
             Ok(())
@@ -151,7 +136,7 @@ impl P<'_> {
         }
     }
 
-    fn local(&mut self) -> Result<Stmt, AstError> {
+    fn local(&mut self) -> Result<Stmt, CheckError> {
         self.eat("local")?;
         let name = self.next()?.to_string();
         self.eat(":")?;
@@ -164,7 +149,7 @@ impl P<'_> {
         Ok(Stmt::Local(name, e))
     }
 
-    fn block(&mut self) -> Result<Vec<Stmt>, AstError> {
+    fn block(&mut self) -> Result<Vec<Stmt>, CheckError> {
         let mut out = Vec::new();
         while !matches!(self.peek(), "end" | "else" | "elseif" | "") {
             out.push(self.stmt()?);
@@ -172,7 +157,7 @@ impl P<'_> {
         Ok(out)
     }
 
-    fn stmt(&mut self) -> Result<Stmt, AstError> {
+    fn stmt(&mut self) -> Result<Stmt, CheckError> {
         let s = match self.peek() {
             "local" => return self.local(),
             "if" => {
@@ -253,7 +238,7 @@ impl P<'_> {
         Ok(s)
     }
 
-    fn args(&mut self) -> Result<Vec<Expr>, AstError> {
+    fn args(&mut self) -> Result<Vec<Expr>, CheckError> {
         self.eat("(")?;
         let mut out = Vec::new();
         if self.peek() != ")" {
@@ -269,7 +254,7 @@ impl P<'_> {
         Ok(out)
     }
 
-    fn suffixed(&mut self) -> Result<Expr, AstError> {
+    fn suffixed(&mut self) -> Result<Expr, CheckError> {
         let mut e = Expr::Name(self.next()?.to_string());
         loop {
             match self.peek() {
@@ -293,7 +278,7 @@ impl P<'_> {
         }
     }
 
-    fn primary(&mut self) -> Result<Expr, AstError> {
+    fn primary(&mut self) -> Result<Expr, CheckError> {
         let tok = self.t.get(self.i).ok_or_else(|| self.err("an expression"))?;
         let text = tok.text.as_str();
         let first = text.bytes().next().unwrap_or(b' ');
@@ -362,11 +347,11 @@ impl P<'_> {
 
     /// The operand of a unary operator: a primary (unary binds tighter than every
     /// binary operator here).
-    fn unary_operand(&mut self) -> Result<Expr, AstError> {
+    fn unary_operand(&mut self) -> Result<Expr, CheckError> {
         self.primary()
     }
 
-    fn expr(&mut self, min_prec: u8) -> Result<Expr, AstError> {
+    fn expr(&mut self, min_prec: u8) -> Result<Expr, CheckError> {
         let mut lhs = self.primary()?;
         while let Some(op) = BinOp::from_text(self.peek()) {
             if op.prec() < min_prec {

@@ -7,30 +7,12 @@
 //! script longer than 64 KiB before parsing, one nested deeper than 200 parser nodes
 //! at the first segment past it.
 
-use std::fmt;
 use std::rc::Rc;
 
 use crate::ast::{self, Script};
+pub use crate::check_error::CheckError;
 use crate::scope::Env;
 use crate::tree::Tree;
-
-/// Why a script was rejected: where, and what the tree expected there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CheckError {
-    /// Byte offset of the first byte no valid continuation has (the script's length
-    /// when it ends too early).
-    pub offset: usize,
-    /// The regex of the segment expected there.
-    pub expected: String,
-}
-
-impl fmt::Display for CheckError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: expected /{}/", self.offset, self.expected)
-    }
-}
-
-impl std::error::Error for CheckError {}
 
 /// What the checker refuses before or while parsing: scripts too long or nested too
 /// deep for the game.
@@ -64,10 +46,9 @@ impl Default for Limits {
 }
 
 /// Length of the segment at the start of `text`, found with the segment automaton.
-fn segment_len(tree: &mut Tree, text: &str) -> Result<usize, crate::tree::FeedError> {
-    use crate::tree::FeedError;
+fn segment_len(tree: &mut Tree, text: &str) -> Result<usize, CheckError> {
     if tree.has_finished() {
-        return Err(FeedError { offset: 0, expected: "(end of script)".into() });
+        return Err(CheckError { offset: 0, expected: "(end of script)".into() });
     }
     let seg = tree.segment();
     let auto = seg.auto_at(0)?;
@@ -75,13 +56,13 @@ fn segment_len(tree: &mut Tree, text: &str) -> Result<usize, crate::tree::FeedEr
     for (i, &b) in text.as_bytes().iter().enumerate() {
         s = auto.next(&s, b);
         if auto.is_dead(&s) {
-            return Err(FeedError { offset: i, expected: seg.regex().to_string() });
+            return Err(CheckError { offset: i, expected: seg.regex().to_string() });
         }
         if auto.accepts(&s) && text.is_char_boundary(i + 1) {
             return Ok(i + 1);
         }
     }
-    Err(FeedError { offset: text.len(), expected: seg.regex().to_string() })
+    Err(CheckError { offset: text.len(), expected: seg.regex().to_string() })
 }
 
 /// Checks `source` (trailing whitespace allowed) against the language, the types and
@@ -134,10 +115,8 @@ fn check_inner(
         }
         // Feed one segment at a time so every regex is seen.
         let rest = &body[pos..];
-        let seg_len = segment_len(&mut tree, rest)
-            .map_err(|e| CheckError { offset: pos + e.offset, expected: e.expected })?;
-        tree.feed_segment(&rest[..seg_len])
-            .map_err(|e| CheckError { offset: pos + e.offset, expected: e.expected })?;
+        let seg_len = segment_len(&mut tree, rest).map_err(|e| e.shifted(pos))?;
+        tree.feed_segment(&rest[..seg_len]).map_err(|e| e.shifted(pos))?;
         if tree.depth() > limits.max_depth {
             let lead = rest.len() - rest.trim_start().len();
             return Err(CheckError {
@@ -151,8 +130,7 @@ fn check_inner(
         let expected = tree.next_regex().unwrap_or_default();
         return Err(CheckError { offset: body.len(), expected });
     }
-    ast::build(&tree.tokens())
-        .map_err(|e| CheckError { offset: e.offset.min(body.len()), expected: e.expected })
+    ast::build(&tree.tokens()).map_err(|e| CheckError { offset: e.offset.min(body.len()), ..e })
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@
 pub mod alt;
 pub mod api;
 pub mod byte_set;
+mod check_error;
 mod child_key;
 pub mod choice_key;
 mod constraint_impl;

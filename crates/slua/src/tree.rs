@@ -13,11 +13,11 @@
 //! involved. Feeding a segment is linear in its length.
 
 use std::cell::OnceCell;
-use std::fmt;
 use std::rc::Rc;
 
 use crate::alt::Alt;
 use crate::byte_set::{is_ws, ByteSet};
+use crate::check_error::CheckError;
 use crate::finishing_order::choice_cost;
 use crate::frame_stack::FrameStack;
 use crate::lexeme::Lex;
@@ -72,28 +72,11 @@ impl Segment {
         })
     }
 
-    /// The automaton, or the error as a [`FeedError`] at `offset`.
-    pub fn auto_at(&self, offset: usize) -> Result<&SegAuto, FeedError> {
-        self.auto.as_ref().map_err(|e| FeedError { offset, expected: e.to_string() })
+    /// The automaton, or the error as a [`CheckError`] at `offset`.
+    pub fn auto_at(&self, offset: usize) -> Result<&SegAuto, CheckError> {
+        self.auto.as_ref().map_err(|e| CheckError { offset, expected: e.to_string() })
     }
 }
-
-/// Text that does not fit the next segment.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FeedError {
-    /// Offset of the first refused byte in the text given.
-    pub offset: usize,
-    /// The regex expected there.
-    pub expected: String,
-}
-
-impl fmt::Display for FeedError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at byte {}: expected /{}/", self.offset, self.expected)
-    }
-}
-
-impl std::error::Error for FeedError {}
 
 /// The tree of parsers for one script.
 #[derive(Clone, Debug)]
@@ -369,13 +352,13 @@ impl Tree {
     }
 
     /// Feeds one whole segment (text matching [`Tree::next_regex`]).
-    pub fn feed_segment(&mut self, text: &str) -> Result<(), FeedError> {
+    pub fn feed_segment(&mut self, text: &str) -> Result<(), CheckError> {
         let seg = self.segment();
         let mut full = Vec::new();
         full.extend(self.carry);
         full.extend_from_slice(text.as_bytes());
         let Some(alt) = seg.alts.iter().find(|a| a.matches(&full)) else {
-            return Err(FeedError { offset: 0, expected: seg.regex().to_string() });
+            return Err(CheckError { offset: 0, expected: seg.regex().to_string() });
         };
         let (depth, choice) = seg.choices[alt.action].clone();
         let start = self.fed - usize::from(self.carry.is_some());
@@ -440,12 +423,12 @@ impl Tree {
 
     /// Feeds any text: splits it into segments with the segment DFAs. On error the
     /// offset is that of the first byte no continuation accepts.
-    pub fn feed_text(&mut self, text: &str) -> Result<(), FeedError> {
+    pub fn feed_text(&mut self, text: &str) -> Result<(), CheckError> {
         let bytes = text.as_bytes();
         let mut pos = 0;
         while pos < bytes.len() {
             if self.has_finished() {
-                return Err(FeedError { offset: pos, expected: "(end of script)".into() });
+                return Err(CheckError { offset: pos, expected: "(end of script)".into() });
             }
             if self.carry.is_none() && bytes[pos..].iter().all(|b| is_ws(*b)) {
                 // Whitespace may start any segment: keep none of it, count its bytes.
@@ -458,11 +441,11 @@ impl Tree {
             let mut i = pos;
             loop {
                 if i == bytes.len() {
-                    return Err(FeedError { offset: i, expected: seg.regex().to_string() });
+                    return Err(CheckError { offset: i, expected: seg.regex().to_string() });
                 }
                 s = auto.next(&s, bytes[i]);
                 if auto.is_dead(&s) {
-                    return Err(FeedError { offset: i, expected: seg.regex().to_string() });
+                    return Err(CheckError { offset: i, expected: seg.regex().to_string() });
                 }
                 i += 1;
                 if auto.accepts(&s) {
@@ -470,7 +453,7 @@ impl Tree {
                 }
             }
             let piece = std::str::from_utf8(&bytes[pos..i])
-                .map_err(|_| FeedError { offset: pos, expected: seg.regex().to_string() })?;
+                .map_err(|_| CheckError { offset: pos, expected: seg.regex().to_string() })?;
             self.feed_segment(piece)?;
             pos = i;
         }

@@ -10,6 +10,8 @@
 //!   removed when dropped.
 //! - [`files_under`]: a corpus's files with one extension, sorted.
 //! - [`python_batch`]: one Python process answering for many texts (the oracles).
+//! - [`assert_none`]: a suite's gathered failures judged at its end, the first few
+//!   listed.
 //! - [`each_language`]: a suite's check run on each case of its per-language table (one
 //!   suite for every language instead of a copy per language).
 //!
@@ -19,6 +21,7 @@
 //! }
 //! ```
 
+mod assert_none;
 mod bounded;
 mod files_under;
 mod per_language;
@@ -27,6 +30,7 @@ mod require;
 mod scratch;
 mod slow;
 
+pub use assert_none::assert_none;
 pub use bounded::{run_bounded, Bounded};
 pub use files_under::files_under;
 pub use per_language::each_language;

@@ -24,14 +24,7 @@ fn fim_masks_equal_the_brute_force_oracle() {
             continue;
         }
         let bytes = text.as_bytes();
-        let mut a = rng.below(bytes.len());
-        while !text.is_char_boundary(a) {
-            a -= 1;
-        }
-        let mut b = (a + 1 + rng.below(120)).min(bytes.len());
-        while !text.is_char_boundary(b) {
-            b += 1;
-        }
+        let (a, b) = common::fim_cut(text, &mut rng, bytes.len(), 120);
         let (prefix, middle, suffix) = (&bytes[..a], &bytes[a..b], &bytes[b..]);
         let mut c = FimConstraint::new(&kit, prefix, suffix)
             .unwrap_or_else(|e| panic!("{path} at {a}..{b}: {e}"));
@@ -74,9 +67,5 @@ fn fim_masks_equal_the_brute_force_oracle() {
         disagreements.len()
     );
     assert!(points >= 40, "only {points} points");
-    assert!(
-        disagreements.is_empty(),
-        "{}",
-        disagreements.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
-    );
+    espalier_testkit::assert_none(&disagreements, "fim mask disagreements");
 }

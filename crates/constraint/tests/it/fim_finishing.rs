@@ -39,14 +39,7 @@ fn fim_finishing_mask_joins_from_astray_middles() {
                 .fold(0xF1A0_0013_u64, |h, x| (h ^ u64::from(x)).wrapping_mul(0x100_0000_01B3)),
         );
         let bytes = text.as_bytes();
-        let mut a = rng.below(bytes.len() * 9 / 10);
-        while !text.is_char_boundary(a) {
-            a -= 1;
-        }
-        let mut b = (a + 1 + rng.below(100)).min(bytes.len());
-        while !text.is_char_boundary(b) {
-            b += 1;
-        }
+        let (a, b) = common::fim_cut(text, &mut rng, bytes.len() * 9 / 10, 100);
         let (prefix, middle, suffix) = (&bytes[..a], &bytes[a..b], &bytes[b..]);
         let Ok(mut c) = FimConstraint::new(&kit, prefix, suffix) else {
             problems.push(format!("{path} at {a}..{b}: request refused"));
@@ -114,10 +107,6 @@ fn fim_finishing_mask_joins_from_astray_middles() {
     }
     eprintln!("fim finishing: {cases} astray middles, a bridge found for {found}, joined {joined}; {} problems", problems.len());
     assert!(cases >= 20, "only {cases} cases");
-    assert!(
-        problems.is_empty(),
-        "{}",
-        problems.iter().take(20).cloned().collect::<Vec<_>>().join("\n")
-    );
+    espalier_testkit::assert_none(&problems, "fim finishing problems");
     assert!(found * 10 >= cases * 8, "a bridge for only {found} of {cases} astray middles");
 }

@@ -22,6 +22,7 @@ use std::process::{Command, Stdio};
 
 use crate::common::{self, GrammarLang};
 use common::finish::{check_all, cuts, walks, Oracle, Verdict};
+use espalier_constraint::{GrammarConstraint, MaskKit, Vocab};
 
 /// One language's finishing runs.
 struct Case {
@@ -55,31 +56,33 @@ const CASES: [Case; 2] = [
 
 #[test]
 fn finishing_from_cuts_of_the_standard_library() {
-    common::each_lang(
-        &CASES,
-        |c| c.lang,
-        |c| {
-            let (_tok, vocab, trie) = common::smollm2();
-            let (seed, sample, count) = c.cuts;
-            let mut rng = common::Rng(seed);
-            let starts = cuts(c.lang, &c.lang.kit(&trie), sample, count, &mut rng);
-            check_all(&format!("{} cuts", c.lang.name), starts, &vocab, &mut rng, &(c.oracle)());
-        },
-    );
+    finish_each("cuts", |c| c.cuts.0, |c, _, kit, rng| cuts(c.lang, kit, c.cuts.1, c.cuts.2, rng));
 }
 
 #[test]
 fn finishing_after_masked_random_walks() {
+    finish_each(
+        "walks",
+        |c| c.walks.0,
+        |c, vocab, kit, rng| walks(c.lang, vocab, kit, c.walks.1, c.walks.2, c.take, rng),
+    );
+}
+
+/// Runs [`check_all`] on each language's starts, made by `starts` with a generator
+/// seeded by `seed`.
+fn finish_each(
+    what: &str,
+    seed: fn(&Case) -> u64,
+    starts: impl Fn(&Case, &Vocab, &MaskKit, &mut common::Rng) -> Vec<(String, GrammarConstraint)>,
+) {
     common::each_lang(
         &CASES,
         |c| c.lang,
         |c| {
             let (_tok, vocab, trie) = common::smollm2();
-            let (seed, prelude, count) = c.walks;
-            let mut rng = common::Rng(seed);
-            let starts =
-                walks(c.lang, &vocab, &c.lang.kit(&trie), prelude, count, c.take, &mut rng);
-            check_all(&format!("{} walks", c.lang.name), starts, &vocab, &mut rng, &(c.oracle)());
+            let mut rng = common::Rng(seed(c));
+            let starts = starts(c, &vocab, &c.lang.kit(&trie), &mut rng);
+            check_all(&format!("{} {what}", c.lang.name), starts, &vocab, &mut rng, &(c.oracle)());
         },
     );
 }

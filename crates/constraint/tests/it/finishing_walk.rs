@@ -67,18 +67,8 @@ fn compare_at(
         };
         assert_eq!(a, b, "{}", at());
         if walk != each {
-            let only_walk: Vec<String> = walk
-                .iter()
-                .filter(|&t| !each.contains(t))
-                .take(10)
-                .map(|t| format!("{:?}", String::from_utf8_lossy(vocab.bytes(t as u32))))
-                .collect();
-            let only_each: Vec<String> = each
-                .iter()
-                .filter(|&t| !walk.contains(t))
-                .take(10)
-                .map(|t| format!("{:?}", String::from_utf8_lossy(vocab.bytes(t as u32))))
-                .collect();
+            let (only_walk, only_each) =
+                (only_in(&walk, &each, vocab), only_in(&each, &walk, vocab));
             panic!("{}: trie walk only {only_walk:?}, per token only {only_each:?}", at());
         }
         c.fill_mask(vocab, &mut exact);
@@ -94,6 +84,15 @@ fn compare_at(
         }
     }
     (steps, steered)
+}
+
+/// The first ten tokens of `a` that `b` lacks, as quoted text.
+fn only_in(a: &TokenSet, b: &TokenSet, vocab: &Vocab) -> Vec<String> {
+    a.iter()
+        .filter(|&t| !b.contains(t))
+        .take(10)
+        .map(|t| format!("{:?}", String::from_utf8_lossy(vocab.bytes(t as u32))))
+        .collect()
 }
 
 /// One language's case of [`trie_walk_scores_equal_per_token_scores`].

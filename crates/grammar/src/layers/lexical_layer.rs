@@ -128,21 +128,28 @@ pub(crate) trait LexicalLayer {
     fn narrow(&self, st: &Self::State, acceptable: &mut TermSet);
 
     /// Hook 2: the first byte `b` of a lexeme; `Ok(true)` when the parser moved
-    /// (the acceptable set must be recomputed).
+    /// (the acceptable set must be recomputed). By default nothing moves.
+    #[inline]
     fn begin_lexeme<P: TokenParser>(
         &self,
-        st: &mut Self::State,
-        b: u8,
-        parser: &mut P,
-    ) -> Result<bool, Why>;
+        _st: &mut Self::State,
+        _b: u8,
+        _parser: &mut P,
+    ) -> Result<bool, Why> {
+        Ok(false)
+    }
 
-    /// Hook 3: a byte taken into the lexeme.
+    /// Hook 3: a byte taken into the lexeme. By default a layer does not look inside
+    /// lexemes.
+    #[inline]
     fn lexeme_byte(
         &self,
-        st: &mut Self::State,
-        at: &InLexeme<'_>,
-        readers: &dyn ReaderSource,
-    ) -> Result<(), Why>;
+        _st: &mut Self::State,
+        _at: &InLexeme<'_>,
+        _readers: &dyn ReaderSource,
+    ) -> Result<(), Why> {
+        Ok(())
+    }
 
     /// Hook 4: a lexeme of the readings `terms` ends (`ignored`: the `%ignore`d
     /// terminals); feeds the parser what it makes.
@@ -154,16 +161,20 @@ pub(crate) trait LexicalLayer {
         parser: &mut P,
     ) -> Result<Emitted, Why>;
 
-    /// After a lexeme was emitted, before the bytes after it are re-read.
-    fn lexeme_ended(&self, st: &mut Self::State);
+    /// After a lexeme was emitted, before the bytes after it are re-read (by default
+    /// nothing changes).
+    #[inline]
+    fn lexeme_ended(&self, _st: &mut Self::State) {}
 
     /// Hook 5a: at the end of the text, before its last lexeme is flushed: a refusal
     /// of the unfinished `lexeme` (`unfinished`: its DFA state accepts nothing).
     fn refuses_end(&self, lexeme: &[u8], unfinished: bool) -> Option<&'static str>;
 
     /// Hook 5b: at the end of the text, a refusal of backing off inside `lexeme`
-    /// (the lexer would emit a prefix of it and re-read the rest).
-    fn refuses_backoff(&self, lexeme: &[u8]) -> Option<&'static str>;
+    /// (the lexer would emit a prefix of it and re-read the rest). By default none.
+    fn refuses_backoff(&self, _lexeme: &[u8]) -> Option<&'static str> {
+        None
+    }
 
     /// Hook 5c: the end of the text, the last lexeme flushed: feeds what the layer
     /// still owes the parser.

@@ -12,6 +12,9 @@
 //! scripts/setup.sh` installs them).
 
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use espalier_grammar::Language;
 
 use crate::common::{self, checks, slow};
 use crate::gofmt;
@@ -130,9 +133,8 @@ fn corpus_agrees_with_the_language_s_parser() {
     common::each_grammar(&CASES, |c| c.name, corpus_agrees);
 }
 
-fn corpus_agrees(case: &Case) {
+fn corpus_agrees(case: &Case, lang: &Arc<Language>) {
     let (name, oracle) = (case.name, case.oracle);
-    let lang = common::grammar(name);
     let files = (case.files)();
     let verdicts = (case.verdicts)(&files);
     assert_eq!(verdicts.len(), files.len(), "{name}: {oracle} judged {} files", verdicts.len());
@@ -149,7 +151,7 @@ fn corpus_agrees(case: &Case) {
         assert!(reads, "{}: {oracle} cannot read it, but judged it", f.display());
         compared += 1;
         rejected += usize::from(!expected);
-        let ours = checks::lr_verdict(&lang, &text);
+        let ours = checks::lr_verdict(lang, &text);
         if ours.is_ok() != expected {
             let theirs = if expected { "accepts" } else { "rejects" };
             disagreements.push(format!(
@@ -196,10 +198,10 @@ fn prefix_property() {
     common::each_grammar(
         &CASES,
         |c| c.name,
-        |c| {
+        |c, lang| {
             let (ci_files, seed) = c.prefix;
             let files = if slow() { (c.files)() } else { ci_files((c.files)()) };
-            checks::prefix_property(c.name, &common::grammar(c.name), &files, seed);
+            checks::prefix_property(c.name, lang, &files, seed);
         },
     );
 }
@@ -212,9 +214,9 @@ fn earley_agrees_with_lr() {
     common::each_grammar(
         &CASES,
         |c| c.name,
-        |c| {
+        |c, lang| {
             let (files, seed) = c.earley;
-            let n = checks::earley_agrees_with_lr(c.name, &common::grammar(c.name), &files(), seed);
+            let n = checks::earley_agrees_with_lr(c.name, lang, &files(), seed);
             assert!(n >= 60 || slow(), "{}: only {n} texts", c.name);
         },
     );

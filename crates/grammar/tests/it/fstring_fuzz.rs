@@ -11,10 +11,12 @@
 //!   accepted with the literal read, and no byte could follow it (issue 13's
 //!   BOUNDARY 328 / RANDSPAN 339 `dead_end`).
 
+use std::sync::Arc;
+
 use crate::common;
 
 use common::Rng;
-use espalier_grammar::python;
+use espalier_grammar::{python, Language};
 
 const EXPRS: &[&str] = &[
     "a",
@@ -134,15 +136,20 @@ fn ours(lang: &std::sync::Arc<espalier_grammar::Language>, text: &[u8]) -> (bool
     (true, r.is_complete(), read)
 }
 
+/// Fuzzed programs `x = <literal>`: `ci` of them (20,000 under `ESPALIER_SLOW=1`), drawn
+/// from `seed`.
+fn fuzzed(ci: usize, seed: u64) -> Vec<Vec<u8>> {
+    let n = if common::slow() { 20_000 } else { ci };
+    let mut rng = Rng(seed);
+    (0..n).map(|_| format!("x = {}", literal(&mut rng)).into_bytes()).collect()
+}
+
 #[test]
 fn fstrings_agree_with_cpython_at_every_closing_quote() {
     common::require_oracle();
     let lang = python().unwrap();
-    let n = if common::slow() { 20_000 } else { 3_000 };
-    let mut rng = Rng(0xF5_7217_6013);
     let mut texts: Vec<Vec<u8>> = Vec::new();
-    for _ in 0..n {
-        let t = format!("x = {}", literal(&mut rng)).into_bytes();
+    for t in fuzzed(3_000, 0xF5_7217_6013) {
         for k in 5..=t.len() {
             if matches!(t[k - 1], b'"' | b'\'') {
                 texts.push(t[..k].to_vec());
@@ -179,18 +186,8 @@ fn fstrings_agree_with_cpython_at_every_closing_quote() {
         "the fuzz should mix valid and invalid: {accepted} of {}",
         texts.len()
     );
-    assert!(
-        differ.is_empty(),
-        "{} differ:\n{}",
-        differ.len(),
-        differ[..differ.len().min(30)].join("\n")
-    );
-    assert!(
-        dead.is_empty(),
-        "{} dead ends (viable, literal read, not complete):\n{}",
-        dead.len(),
-        dead[..dead.len().min(30)].join("\n")
-    );
+    espalier_testkit::assert_none(&differ, "verdicts that differ");
+    espalier_testkit::assert_none(&dead, "dead ends (viable, literal read, not complete)");
 }
 
 #[test]
@@ -211,14 +208,22 @@ fn the_quote_closing_an_open_field_is_refused() {
         );
     }
     // Kept: nested quotes of the other kind, nested f-strings, specs, conversions, `=`.
-    for ok in [
-        "x = f\"{a['b']!r:>{w}}\"",
-        "x = f'{f\"{b=}\"}'",
-        "x = f\"\"\"{\"a\"}\"\"\"",
-        "x = rf\"{a!=b=}\"",
-    ] {
+    assert_programs(
+        &lang,
+        &[
+            "x = f\"{a['b']!r:>{w}}\"",
+            "x = f'{f\"{b=}\"}'",
+            "x = f\"\"\"{\"a\"}\"\"\"",
+            "x = rf\"{a!=b=}\"",
+        ],
+    );
+}
+
+/// Asserts that each text is a whole program of `lang`.
+fn assert_programs(lang: &Arc<Language>, texts: &[&str]) {
+    for text in texts {
         let mut r = lang.recognizer();
-        assert!(r.try_push_bytes(ok.as_bytes()) && r.is_complete(), "{ok}");
+        assert!(r.try_push_bytes(text.as_bytes()) && r.is_complete(), "{text}");
     }
 }
 
@@ -386,10 +391,7 @@ fn completion(
 fn fstrings_are_viable_exactly_at_every_prefix() {
     common::require_oracle();
     let lang = python().unwrap();
-    let n = if common::slow() { 20_000 } else { 2_000 };
-    let mut rng = Rng(0xF5_7217_6014);
-    let mut wholes: Vec<Vec<u8>> =
-        (0..n).map(|_| format!("x = {}", literal(&mut rng)).into_bytes()).collect();
+    let mut wholes = fuzzed(2_000, 0xF5_7217_6014);
     for hand in HAND {
         wholes.push(hand.as_bytes().to_vec());
     }
@@ -443,17 +445,9 @@ fn fstrings_are_viable_exactly_at_every_prefix() {
         missing.len(),
         lost.len()
     );
-    assert!(lost.is_empty(), "{}", lost[..lost.len().min(30)].join("\n"));
-    assert!(
-        missing.is_empty(),
-        "accepted, no completion found:\n{}",
-        missing[..missing.len().min(30)].join("\n")
-    );
-    assert!(
-        bad.is_empty(),
-        "completions ast.parse refuses:\n{}",
-        bad[..bad.len().min(30)].join("\n")
-    );
+    espalier_testkit::assert_none(&lost, "valid prefixes lost");
+    espalier_testkit::assert_none(&missing, "accepted, no completion found");
+    espalier_testkit::assert_none(&bad, "completions ast.parse refuses");
     assert!(refused > wholes.len() / 10, "the fuzz should hold broken literals: {refused}");
     // The excused kind counted exactly at both sizes (seeded): a new completion that
     // only a `\N{name}` excuses fails.
@@ -503,18 +497,18 @@ fn broken_fields_are_refused_at_their_first_bad_byte() {
         assert!(r.try_push_bytes(ok.as_bytes()), "{ok:?} is viable");
         assert!(!r.clone().try_push_bytes(bad.as_bytes()), "{ok:?} + {bad:?} must be refused");
     }
-    for ok in [
-        "x = f\"{a!=b}\"",
-        "x = f\"{a != b}\"",
-        "x = f\"{a==b=}\"",
-        "x = f\"{a<=b}\"",
-        "x = f\"{(lambda: 1)()}\"",
-        "x = f\"{a:{b}}\"",
-        "x = f\"{{}}\"",
-        "x = rf\"\\{a}\"",
-        "x = f'{\"a\"}'",
-    ] {
-        let mut r = lang.recognizer();
-        assert!(r.try_push_bytes(ok.as_bytes()) && r.is_complete(), "{ok}");
-    }
+    assert_programs(
+        &lang,
+        &[
+            "x = f\"{a!=b}\"",
+            "x = f\"{a != b}\"",
+            "x = f\"{a==b=}\"",
+            "x = f\"{a<=b}\"",
+            "x = f\"{(lambda: 1)()}\"",
+            "x = f\"{a:{b}}\"",
+            "x = f\"{{}}\"",
+            "x = rf\"\\{a}\"",
+            "x = f'{\"a\"}'",
+        ],
+    );
 }

@@ -12,6 +12,9 @@
 //! with LR must be total).
 
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use espalier_grammar::Language;
 
 use crate::common::{self, checks, slow};
 use crate::gofmt;
@@ -82,10 +85,9 @@ fn mutants_agree_with_the_language_s_parser() {
 }
 
 /// Every mutant judged by the oracle, and every disagreement excused ([`Case`]).
-fn mutants_agree(case: &Case) {
+fn mutants_agree(case: &Case, lang: &Arc<Language>) {
     let (name, oracle) = (case.name, case.oracle);
-    let lang = common::grammar(name);
-    let mutants = checks::mutants(&lang, &(case.files)(), case.skip, case.seed);
+    let mutants = checks::mutants(lang, &(case.files)(), case.skip, case.seed);
     let count = mutants.len();
     let texts: Vec<Vec<u8>> = mutants.iter().map(|m| m.text.clone()).collect();
     let verdicts = (case.judge)(&texts);
@@ -95,7 +97,7 @@ fn mutants_agree(case: &Case) {
         let Some(expected) = *v else { continue };
         compared += 1;
         rejected += usize::from(!expected);
-        let ours = checks::lr_verdict(&lang, text).is_ok();
+        let ours = checks::lr_verdict(lang, text).is_ok();
         if case.earley_when_slow && slow() {
             let mut e = lang.earley_recognizer();
             if e.push_bytes(text).and_then(|_| e.finish()).is_ok() != ours {

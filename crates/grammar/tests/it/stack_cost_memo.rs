@@ -7,7 +7,10 @@
 use crate::common;
 use crate::gofmt;
 
-use espalier_grammar::{go, python, Language, StackCostMemo, TokenParser};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use espalier_grammar::{Language, StackCostMemo, TokenParser};
 
 /// Compares memo and reference on the states of `texts` (each cut at `max_bytes`);
 /// returns (comparisons, comparisons whose top opens a block, distinct costs seen).
@@ -71,34 +74,58 @@ fn compare(
     (n, opening, seen.len())
 }
 
-#[test]
-fn memo_equals_the_search_on_python_stacks() {
+/// One language's comparison.
+struct Case {
+    name: &'static str,
+    /// Its corpus files (the oracle's corpus required first), so many of them.
+    sample: fn(usize) -> Vec<PathBuf>,
+    /// How many files (CI, slow), and the bytes read of each.
+    files: (usize, usize),
+    max_bytes: usize,
+    /// At least this many comparisons whose top opens a block (Go's grammar has no
+    /// INDENT: 0).
+    opening: usize,
+}
+
+const CASES: [Case; 2] = [
+    Case {
+        name: "python",
+        sample: python_sample,
+        files: (24, 200),
+        max_bytes: 4_000,
+        opening: 200,
+    },
+    Case { name: "go", sample: go_sample, files: (8, 200), max_bytes: 3_000, opening: 0 },
+];
+
+fn python_sample(n: usize) -> Vec<PathBuf> {
     common::require_oracle();
-    let files = common::corpus_sample(if common::slow() { 200 } else { 24 });
-    let texts: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
-    let py = python().unwrap();
-    let mut memo = StackCostMemo::new();
-    let (n, opening, distinct) = compare(&py, &texts, 4_000, &mut memo);
-    eprintln!("python: {n} stack costs compared ({opening} with a block-opening top), {distinct} distinct costs, memo {} entries", memo.len());
-    // The slow run's figure is BENCHMARKS.md's (1,146,298 measured).
-    assert!(n >= if common::slow() { 1_000_000 } else { 20_000 }, "too few comparisons: {n}");
-    assert!(opening >= 200, "too few block-opening tops: {opening}");
-    assert!(distinct >= 10, "costs too uniform to tell: {distinct}");
+    common::corpus_sample(n)
+}
+
+fn go_sample(n: usize) -> Vec<PathBuf> {
+    gofmt::require_oracle();
+    gofmt::go_sample(n)
 }
 
 #[test]
-fn memo_equals_the_search_on_go_stacks() {
-    gofmt::require_oracle();
-    let files = gofmt::go_sample(if common::slow() { 200 } else { 8 });
+fn memo_equals_the_search_on_real_stacks() {
+    common::each_grammar(&CASES, |c| c.name, memo_equals_the_search);
+}
+
+fn memo_equals_the_search(case: &Case, lang: &Arc<Language>) {
+    let files = (case.sample)(if common::slow() { case.files.1 } else { case.files.0 });
     let texts: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
-    let go = go().unwrap();
     let mut memo = StackCostMemo::new();
-    let (n, _, distinct) = compare(&go, &texts, 3_000, &mut memo);
+    let (n, opening, distinct) = compare(lang, &texts, case.max_bytes, &mut memo);
     eprintln!(
-        "go: {n} stack costs compared, {distinct} distinct costs, memo {} entries",
+        "{}: {n} stack costs compared ({opening} with a block-opening top), {distinct} distinct costs, memo {} entries",
+        case.name,
         memo.len()
     );
-    // The slow run's figure is BENCHMARKS.md's (1,155,438 measured).
+    // The slow runs' figures are BENCHMARKS.md's (Python 1,146,298 and Go 1,155,438
+    // measured).
     assert!(n >= if common::slow() { 1_000_000 } else { 20_000 }, "too few comparisons: {n}");
+    assert!(opening >= case.opening, "too few block-opening tops: {opening}");
     assert!(distinct >= 10, "costs too uniform to tell: {distinct}");
 }

@@ -14,14 +14,43 @@ fn passes(text: &str) -> bool {
     layer.push_bytes(text.as_bytes()) && layer.may_end()
 }
 
+/// Asserts that the generation layer refuses some byte of each text.
+fn assert_all_refused(texts: &[&str]) {
+    for text in texts {
+        assert!(refused_at(text).is_some(), "{text:?} passed");
+    }
+}
+
+/// Asserts that the generation layer refuses each text at its last byte (and no
+/// earlier).
+fn assert_refused_at_last_byte(texts: &[&str]) {
+    for text in texts {
+        assert_eq!(refused_at(text), Some(text.len() - 1), "{text:?}");
+    }
+}
+
+/// Asserts that the generation layer refuses no byte of any text.
+fn assert_none_refused(texts: &[&str]) {
+    for text in texts {
+        let refused = refused_at(text);
+        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
+    }
+}
+
+/// Asserts that the generation layer takes each text whole and lets it end there.
+fn assert_all_pass(texts: &[&str]) {
+    for text in texts {
+        assert!(passes(text), "{text:?} refused at {:?} (or may not end)", refused_at(text));
+    }
+}
+
 #[test]
 fn reads_of_unbound_names_are_refused_at_the_first_byte_that_decides() {
     let text = "def f(a):\n    return b\n";
     // `b` starts `bool`, `bytes`, ...: refused when it ends.
     assert_eq!(refused_at(text), Some(text.len() - 1));
     // `zq` starts no bound name, keyword or string prefix: refused as typed.
-    let text = "def f(a):\n    return a + zq";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert_refused_at_last_byte(&["def f(a):\n    return a + zq"]);
     // A statement's first name may be a target: decided by its end.
     assert_eq!(refused_at("x = 1\nprint(y)\n"), Some(13));
     assert_eq!(refused_at("y\n"), Some(1));
@@ -52,12 +81,7 @@ fn bindings_of_every_kind_are_seen() {
         "pairs = dict((v, k) for (k, v) in {}.items())\nflags = [f for (f, _) in []]\n",
         "def g(xs):\n    c = [(i, j) for i in xs for j in xs]\n    d = {(k, [m]): 1 for k in xs for m in xs}\n",
     ];
-    for text in ok {
-        let mut layer = NamesLayer::new();
-        let refused = text.bytes().position(|b| !layer.push_byte(b));
-        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
-        assert!(layer.may_end(), "{text:?}");
-    }
+    assert_all_pass(&ok);
 }
 
 #[test]
@@ -78,8 +102,7 @@ fn scopes_are_pythons() {
 #[test]
 fn keyword_arguments_and_walrus_targets_wait_for_the_next_token() {
     // `print(sep` may go on as `sep=` or `sep :=`: not refused until `)`.
-    let text = "print(sep)";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert_refused_at_last_byte(&["print(sep)"]);
     assert!(passes("print(sep='')\n"));
     // `==` after an unbound name reads it: refused at the second `=`.
     assert_eq!(refused_at("if q == 1:\n"), Some(6));
@@ -114,9 +137,7 @@ fn assigning_a_name_the_function_read_from_outside_is_refused() {
         "def f():\n    print(len([]))\n    len = 3\n",
         "def outer():\n    v = 1\n    def inner():\n        w = v\n        v = 2\n",
     ];
-    for text in refused {
-        assert!(refused_at(text).is_some(), "{text:?} passed");
-    }
+    assert_all_refused(&refused);
     // Not refused: the function binds the name first; `global` / `nonlocal`; the read
     // was in a comprehension, a lambda or a nested function (pyflakes gives those
     // reads to other scopes); a keyword argument; the module level; a method's
@@ -135,10 +156,7 @@ fn assigning_a_name_the_function_read_from_outside_is_refused() {
         "v = [0]\ndef f():\n    print(v)\n    for v[0] in range(3):\n        pass\n",
         "v = [0]\ndef f():\n    print(v)\n    with open('p') as v.attr:\n        pass\n",
     ];
-    for text in ok {
-        let refused = refused_at(text);
-        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
-    }
+    assert_none_refused(&ok);
 }
 
 #[test]
@@ -259,9 +277,7 @@ fn an_assignment_binds_its_targets_after_its_right_side() {
         "a = b = 1\nc = a + b\n",
         "x = 1; y = x\n",
     ];
-    for text in ok {
-        assert!(passes(text), "{text:?} refused at {:?}", refused_at(text));
-    }
+    assert_all_pass(&ok);
 }
 
 /// The layer after `text` (taken whole).
@@ -300,8 +316,7 @@ fn what_the_text_owes_and_what_settles_it() {
 #[test]
 fn a_subscript_never_waits_for_a_comprehension() {
     // `s[i for i in x]` is a SyntaxError: `i` is decided where the subscript closes.
-    let text = "def f(s):\n    return s[i]";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert_refused_at_last_byte(&["def f(s):\n    return s[i]"]);
     assert!(passes("def f(s):\n    return [s[i] for i in range(3)]\n"));
     assert!(passes("def f(s):\n    return {s[k]: v for k, v in s}\n"));
 }
@@ -310,16 +325,13 @@ fn a_subscript_never_waits_for_a_comprehension() {
 fn a_walrus_binds_its_target_after_its_value() {
     // HumanEval/161 under mode names: `i := (i + 1)` reads `i` before binding it.
     // (decided at the `)`: a generator's `for` could still bind the inner `i`).
-    let text = "def f(s):\n    if s[i:=(i+1)";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
-    for ok in [
+    assert_refused_at_last_byte(&["def f(s):\n    if s[i:=(i+1)"]);
+    assert_all_pass(&[
         "def f(s):\n    i = 0\n    return s[(i := i + 1)], i\n",
         "def f(a):\n    if (n := len(a)) > 1 and n:\n        return n\n",
         "def f(g):\n    while chunk := g():\n        print(chunk)\n",
         "def f(g):\n    print(y := g(), y)\n    return [z := 1, z]\n",
-    ] {
-        assert!(passes(ok), "{ok:?}");
-    }
+    ]);
 }
 
 /// The mask's verdicts after `text` on `vocab` (true: taken), and each token's read
@@ -368,18 +380,15 @@ fn an_identifier_ending_inside_a_character_goes_on_only_where_a_name_does() {
 fn underscore_is_a_name_like_any_other_but_in_a_case_pattern() {
     // CPython 3.11 outside the REPL has no builtin `_`: pyflakes reports "undefined
     // name '_'" and running it raises NameError (s40 let it through, exempt).
-    let text = "def f(s):\n    return s[_]";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert_refused_at_last_byte(&["def f(s):\n    return s[_]"]);
     assert!(!passes("print(_)\n"));
     // Bound as any name; `case _:` (the wildcard) reads nothing and binds nothing.
-    for ok in [
+    assert_all_pass(&[
         "for _ in range(3):\n    print(_)\n",
         "x, _ = 1, 2\nprint(_)\n",
         "def f(_):\n    return _\n",
         "match 1:\n    case [a, *_]:\n        pass\n    case _:\n        pass\n",
-    ] {
-        assert!(passes(ok), "{ok:?} refused at {:?}", refused_at(ok));
-    }
+    ]);
     assert!(
         !passes("match 1:\n    case _:\n        pass\nprint(_)\n"),
         "the wildcard binds no `_`"
@@ -398,16 +407,12 @@ fn a_read_goes_on_only_as_a_keyword_that_starts_an_expression() {
     // on with: a dead end. Statement keywords are refused where a name is read.
     let text = "def f(n):\n    return n % else";
     assert_eq!(refused_at(text), Some(text.len() - 3), "`el` starts no name that may follow");
-    for refused in ["def f(n):\n    return n + pass", "def f(n):\n    return n - continue"] {
-        assert!(refused_at(refused).is_some(), "{refused:?}");
-    }
-    for ok in [
+    assert_all_refused(&["def f(n):\n    return n + pass", "def f(n):\n    return n - continue"]);
+    assert_all_pass(&[
         "def f(n):\n    return n % (not n) if n else None\n",
         "def g():\n    yield from range(3)\n    x = yield\n    await_ = lambda: None\n",
         "def f(a, b):\n    return a not in b and a is not b or [a async for a in b]\n",
-    ] {
-        assert!(passes(ok), "{ok:?} refused at {:?}", refused_at(ok));
-    }
+    ]);
 }
 
 #[test]
@@ -416,23 +421,20 @@ fn a_comprehensions_first_iterable_is_read_outside_it() {
     // the comprehension's own target is not bound (a NameError at run time).
     // (Decided where the brackets around the read close: a generator there could
     // still bind it.)
-    let text = "def f(x):\n    return max(abs(num) for num in str(abs(num))";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
-    let text = "def f(x):\n    return [n for n in range(n)";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
-    let text = "def f(x):\n    return [zq for zq in zq";
-    assert_eq!(refused_at(text), Some(text.len() - 1));
+    assert_refused_at_last_byte(&[
+        "def f(x):\n    return max(abs(num) for num in str(abs(num))",
+        "def f(x):\n    return [n for n in range(n)",
+        "def f(x):\n    return [zq for zq in zq",
+    ]);
     // The same name bound outside is read there; later clauses and conditions see
     // the targets; a nested comprehension in the first iterable has its own.
-    for ok in [
+    assert_all_pass(&[
         "def f(n):\n    return [n for n in range(n)]\n",
         "def f(xs):\n    return [y for x in xs for y in x]\n",
         "def f(xs):\n    return [x for x in xs if x]\n",
         "def f(xs):\n    return [x for x in [y for y in xs if y] if x > 0]\n",
         "def f(d):\n    return {k: v for k, v in d.items() if v}\n",
-    ] {
-        assert!(passes(ok), "{ok:?}");
-    }
+    ]);
 }
 
 #[test]
@@ -445,9 +447,7 @@ fn lambda_parameters_are_bound_in_the_lambda_only() {
         "d = {'a': lambda v: v, 'b': v}\n",
         "fs = [lambda: i for i in range(3)]\nprint(lambda k: k, k)\n",
     ];
-    for text in refused {
-        assert!(refused_at(text).is_some(), "{text:?} passed");
-    }
+    assert_all_refused(&refused);
     let ok = [
         "f = lambda x, y=1, *a, **k: x + y + len(a) + len(k)\n",
         "g = lambda x: lambda y: x + y\n",
@@ -458,18 +458,13 @@ fn lambda_parameters_are_bound_in_the_lambda_only() {
         "fs = [lambda: i for i in range(3)]\n",
         "def g(xs):\n    return list(filter(lambda v: v > 0, xs)), xs\n",
     ];
-    for text in ok {
-        let refused = refused_at(text);
-        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
-    }
+    assert_none_refused(&ok);
 }
 
 #[test]
 fn a_starred_item_is_read_at_once() {
     // No `for` can follow a starred first item, so no comprehension can bind its names.
-    for text in ["print(*zq", "zip(*[1], *zq", "print(1, {**zq", "print(1, [*zq"] {
-        assert_eq!(refused_at(text), Some(text.len() - 1), "{text:?}");
-    }
+    assert_refused_at_last_byte(&["print(*zq", "zip(*[1], *zq", "print(1, {**zq", "print(1, [*zq"]);
     let ok = [
         "[*rest] = [1]\nprint(rest)\n",
         "a, *b = 1, 2\nprint(a, b)\n",
@@ -477,8 +472,5 @@ fn a_starred_item_is_read_at_once() {
         "f = [*range(3)]\ng = {**{}, 'a': f}\nprint(*[x for x in f], *g)\n",
         "def h(xs):\n    return list(zip(*xs))\n",
     ];
-    for text in ok {
-        let refused = refused_at(text);
-        assert_eq!(refused, None, "{text:?} refused at {:?}", refused.map(|i| &text[..=i]));
-    }
+    assert_none_refused(&ok);
 }

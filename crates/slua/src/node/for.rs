@@ -4,6 +4,7 @@
 use crate::scope::Env;
 use crate::types::Type;
 
+use super::loop_tail::LoopTail;
 use super::protocol::{kw, Child, Choice, Ctx, Sum};
 
 /// Where a for statement is.
@@ -23,16 +24,8 @@ pub enum ForState {
     StepOrDo,
     /// The step is running.
     Step,
-    /// After the step: before `do`.
-    Do,
-    /// The block is running.
-    Body,
-    /// Before `end`.
-    End,
-    /// Before `;`.
-    Semi,
-    /// Complete.
-    Done,
+    /// After the step: `do b end;`.
+    Tail(LoopTail),
 }
 
 /// `for i = a, b (, s)? do b end;`
@@ -59,12 +52,8 @@ impl For {
             ForState::Eq => vec![kw("=")],
             ForState::Comma => vec![kw(",")],
             ForState::StepOrDo => vec![kw(","), kw("do")],
-            ForState::Do => vec![kw("do")],
-            ForState::End => vec![kw("end")],
-            ForState::Semi => vec![kw(";")],
-            ForState::From | ForState::To | ForState::Step | ForState::Body | ForState::Done => {
-                vec![]
-            }
+            ForState::Tail(t) => t.choices(),
+            ForState::From | ForState::To | ForState::Step => vec![],
         }
     }
 
@@ -78,20 +67,30 @@ impl For {
             (ForState::Eq, _) => return self.bound(ForState::From),
             (ForState::Comma, _) => return self.bound(ForState::To),
             (ForState::StepOrDo, ",") => return self.bound(ForState::Step),
-            (ForState::StepOrDo | ForState::Do, _) => {
-                self.state = ForState::Body;
-                let c = Ctx {
-                    in_loop: true,
-                    scope: env.push(&self.ctx.scope, &self.name, &Type::Number, false),
-                    ret: self.ctx.ret.clone(),
-                };
-                return vec![Child::Block(c, false)];
+            (ForState::StepOrDo, _) => {
+                self.state = ForState::Tail(LoopTail::Body);
+                return self.body(env);
             }
-            (ForState::End, _) => self.state = ForState::Semi,
-            (ForState::Semi, _) => self.state = ForState::Done,
+            (ForState::Tail(mut t), _) => {
+                let starts = t.step();
+                self.state = ForState::Tail(t);
+                if starts {
+                    return self.body(env);
+                }
+            }
             _ => {}
         }
         vec![]
+    }
+
+    /// The block, which sees the loop variable.
+    fn body(&self, env: &Env) -> Vec<Child> {
+        let c = Ctx {
+            in_loop: true,
+            scope: env.push(&self.ctx.scope, &self.name, &Type::Number, false),
+            ret: self.ctx.ret.clone(),
+        };
+        vec![Child::Block(c, false)]
     }
 
     /// Moves to the bound `state` and pushes its expression.
@@ -102,7 +101,7 @@ impl For {
 
     /// Complete after `;`.
     pub fn can_end(&self) -> Option<Sum> {
-        (self.state == ForState::Done).then_some(Sum::Stmt(false, false, None))
+        (self.state == ForState::Tail(LoopTail::Done)).then_some(Sum::Stmt(false, false, None))
     }
 
     /// Takes a bound or the block.
@@ -110,8 +109,11 @@ impl For {
         self.state = match self.state {
             ForState::From => ForState::Comma,
             ForState::To => ForState::StepOrDo,
-            ForState::Step => ForState::Do,
-            ForState::Body => ForState::End,
+            ForState::Step => ForState::Tail(LoopTail::Do),
+            ForState::Tail(mut t) => {
+                t.child_done();
+                ForState::Tail(t)
+            }
             s => s,
         };
     }

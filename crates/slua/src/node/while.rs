@@ -1,22 +1,15 @@
 //! The while node: `while c do b end;`, whose block may `break`.
 
-use super::protocol::{kw, Child, Choice, Ctx, Sum};
+use super::loop_tail::LoopTail;
+use super::protocol::{Child, Choice, Ctx, Sum};
 
 /// Where a while statement is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WhileState {
     /// The condition is running.
     Cond,
-    /// Before `do`.
-    Do,
-    /// The block is running.
-    Body,
-    /// Before `end`.
-    End,
-    /// Before `;`.
-    Semi,
-    /// Complete.
-    Done,
+    /// `do b end;`.
+    Tail(LoopTail),
 }
 
 /// `while c do b end;`
@@ -37,38 +30,31 @@ impl While {
     /// The lexemes accepted next.
     pub fn choices(&self) -> Vec<Choice> {
         match self.state {
-            WhileState::Do => vec![kw("do")],
-            WhileState::End => vec![kw("end")],
-            WhileState::Semi => vec![kw(";")],
-            WhileState::Cond | WhileState::Body | WhileState::Done => vec![],
+            WhileState::Tail(t) => t.choices(),
+            WhileState::Cond => vec![],
         }
     }
 
     /// Takes the choice: moves on, returns the block to push after `do`.
     pub fn step(&mut self) -> Vec<Child> {
-        match self.state {
-            WhileState::Do => {
-                self.state = WhileState::Body;
+        if let WhileState::Tail(t) = &mut self.state {
+            if t.step() {
                 return vec![Child::Block(Ctx { in_loop: true, ..self.ctx.clone() }, false)];
             }
-            WhileState::End => self.state = WhileState::Semi,
-            WhileState::Semi => self.state = WhileState::Done,
-            WhileState::Cond | WhileState::Body | WhileState::Done => {}
         }
         vec![]
     }
 
     /// Complete after `;`.
     pub fn can_end(&self) -> Option<Sum> {
-        (self.state == WhileState::Done).then_some(Sum::Stmt(false, false, None))
+        (self.state == WhileState::Tail(LoopTail::Done)).then_some(Sum::Stmt(false, false, None))
     }
 
     /// Takes the condition or the block.
     pub fn child_done(&mut self) {
-        match self.state {
-            WhileState::Cond => self.state = WhileState::Do,
-            WhileState::Body => self.state = WhileState::End,
-            _ => {}
+        match &mut self.state {
+            WhileState::Cond => self.state = WhileState::Tail(LoopTail::Do),
+            WhileState::Tail(t) => t.child_done(),
         }
     }
 }

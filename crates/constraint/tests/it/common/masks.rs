@@ -244,14 +244,6 @@ pub fn exact_masks_equal_the_brute_force_oracle(lang: &GrammarLang, run: &Exactn
         store_answers * 10 >= positions * 9,
         "{name}: the store answered at only {store_answers} of {positions} positions"
     );
-    assert!(
-        disagreements.is_empty(),
-        "{}",
-        disagreements[..disagreements.len().min(30)].join("\n")
-    );
-    assert!(
-        under.is_empty(),
-        "{name}: syncode misses viable tokens:\n{}",
-        under[..under.len().min(30)].join("\n")
-    );
+    espalier_testkit::assert_none(&disagreements, &format!("{name}: disagreements"));
+    espalier_testkit::assert_none(&under, &format!("{name}: syncode misses viable tokens"));
 }

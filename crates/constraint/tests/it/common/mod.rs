@@ -159,6 +159,21 @@ pub fn token_sample(vocab: &Vocab, rng: &mut Rng, n: usize) -> Vec<u32> {
     ids
 }
 
+/// A random middle `a..b` of `text` for a fill-in-the-middle cut: `a` drawn below
+/// `start_below`, then at most `len_below` bytes more, both moved onto character
+/// boundaries (`a` back, `b` on).
+pub fn fim_cut(text: &str, rng: &mut Rng, start_below: usize, len_below: usize) -> (usize, usize) {
+    let mut a = rng.below(start_below);
+    while !text.is_char_boundary(a) {
+        a -= 1;
+    }
+    let mut b = (a + 1 + rng.below(len_below)).min(text.len());
+    while !text.is_char_boundary(b) {
+        b += 1;
+    }
+    (a, b)
+}
+
 /// A small deterministic generator (SplitMix64): fixed seeds make every test
 /// reproducible without a dependency.
 pub struct Rng(pub u64);

@@ -1,11 +1,12 @@
 //! [`GoLayer`]: Go's automatic semicolons (`semicolons.rs`) behind
-//! [`LexicalLayer`]'s hooks. Its state is one bit: the last significant token
+//! [`LexicalLayer`]'s hooks (only those it needs: lexemes pass whole, the default
+//! hooks leave them alone). Its state is one bit: the last significant token
 //! triggers a semicolon.
 
 use std::hash::Hasher;
 
 use crate::grammar::TerminalId;
-use crate::layers::lexical_layer::{feed, Emitted, InLexeme, LexicalLayer, ReaderSource, Why};
+use crate::layers::lexical_layer::{feed, Emitted, LexicalLayer, Why};
 use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
 
@@ -51,21 +52,6 @@ impl LexicalLayer for GoLayer {
     }
 
     #[inline]
-    fn begin_lexeme<P: TokenParser>(&self, _: &mut GoState, _: u8, _: &mut P) -> Result<bool, Why> {
-        Ok(false)
-    }
-
-    #[inline]
-    fn lexeme_byte(
-        &self,
-        _: &mut GoState,
-        _: &InLexeme<'_>,
-        _: &dyn ReaderSource,
-    ) -> Result<(), Why> {
-        Ok(())
-    }
-
-    #[inline]
     fn emit<P: TokenParser>(
         &self,
         st: &mut GoState,
@@ -89,15 +75,8 @@ impl LexicalLayer for GoLayer {
         Ok(Emitted::Moved)
     }
 
-    #[inline]
-    fn lexeme_ended(&self, _: &mut GoState) {}
-
     fn refuses_end(&self, lexeme: &[u8], unfinished: bool) -> Option<&'static str> {
         unterminated_comment(lexeme, unfinished).then_some("comment not terminated")
-    }
-
-    fn refuses_backoff(&self, _: &[u8]) -> Option<&'static str> {
-        None
     }
 
     fn finish<P: TokenParser>(&self, st: &mut GoState, parser: &mut P) -> Result<(), Why> {

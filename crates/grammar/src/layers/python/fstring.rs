@@ -16,95 +16,92 @@ pub fn check_fstring(
     check_expr: &mut dyn FnMut(&[u8]) -> bool,
 ) -> Result<(), String> {
     let mut i = 0;
-    parse(body, &mut i, raw, 0, check_expr)?;
+    Fields { raw, check_expr }.parse(body, &mut i, 0)?;
     Ok(())
 }
 
-/// Literal text and fields until the end (level 0) or an unmatched `}` (format spec).
-fn parse(
-    s: &[u8],
-    i: &mut usize,
+/// What stays the same through one f-string's nested fields and specs: whether it is
+/// raw, and the expression check.
+struct Fields<'a> {
     raw: bool,
-    level: u32,
-    check_expr: &mut dyn FnMut(&[u8]) -> bool,
-) -> Result<(), String> {
-    while *i < s.len() {
-        let c = s[*i];
-        if !raw && c == b'\\' && *i + 1 < s.len() {
-            let n = s[*i + 1];
-            *i += 2;
-            if n == b'N' && *i < s.len() && s[*i] == b'{' {
-                while *i < s.len() && s[*i] != b'}' {
+    check_expr: &'a mut dyn FnMut(&[u8]) -> bool,
+}
+
+impl Fields<'_> {
+    /// Literal text and fields until the end (level 0) or an unmatched `}` (format spec).
+    fn parse(&mut self, s: &[u8], i: &mut usize, level: u32) -> Result<(), String> {
+        while *i < s.len() {
+            let c = s[*i];
+            if !self.raw && c == b'\\' && *i + 1 < s.len() {
+                let n = s[*i + 1];
+                *i += 2;
+                if n == b'N' && *i < s.len() && s[*i] == b'{' {
+                    while *i < s.len() && s[*i] != b'}' {
+                        *i += 1;
+                    }
+                    if *i == s.len() {
+                        // CPython's decoder then refuses it (found by tests/it/fstring_fuzz.rs).
+                        return Err("f-string: malformed \\N character escape".into());
+                    }
                     *i += 1;
-                }
-                if *i == s.len() {
-                    // CPython's decoder then refuses it (found by tests/it/fstring_fuzz.rs).
+                } else if n == b'N' {
                     return Err("f-string: malformed \\N character escape".into());
+                } else if n == b'{' || n == b'}' {
+                    *i -= 1; // the brace is handled below
                 }
-                *i += 1;
-            } else if n == b'N' {
-                return Err("f-string: malformed \\N character escape".into());
-            } else if n == b'{' || n == b'}' {
-                *i -= 1; // the brace is handled below
+                continue;
             }
-            continue;
-        }
-        if c == b'{' || c == b'}' {
-            if level == 0 {
-                if *i + 1 < s.len() && s[*i + 1] == c {
-                    *i += 2;
-                    continue;
+            if c == b'{' || c == b'}' {
+                if level == 0 {
+                    if *i + 1 < s.len() && s[*i + 1] == c {
+                        *i += 2;
+                        continue;
+                    }
+                    if c == b'}' {
+                        return Err("f-string: single '}' is not allowed".into());
+                    }
                 }
                 if c == b'}' {
-                    return Err("f-string: single '}' is not allowed".into());
+                    return Ok(()); // end of a format spec
                 }
+                self.field(s, i, level)?;
+                continue;
             }
-            if c == b'}' {
-                return Ok(()); // end of a format spec
-            }
-            field(s, i, raw, level, check_expr)?;
-            continue;
+            *i += 1;
+        }
+        Ok(())
+    }
+
+    /// A replacement field from its `{` at `*i` to past its `}`: the expression, then
+    /// `=`, a conversion and a format spec, each optional.
+    fn field(&mut self, s: &[u8], i: &mut usize, level: u32) -> Result<(), String> {
+        if level >= 2 {
+            return Err("f-string: expressions nested too deeply".into());
         }
         *i += 1;
-    }
-    Ok(())
-}
-
-/// A replacement field from its `{` at `*i` to past its `}`: the expression, then
-/// `=`, a conversion and a format spec, each optional.
-fn field(
-    s: &[u8],
-    i: &mut usize,
-    raw: bool,
-    level: u32,
-    check_expr: &mut dyn FnMut(&[u8]) -> bool,
-) -> Result<(), String> {
-    if level >= 2 {
-        return Err("f-string: expressions nested too deeply".into());
-    }
-    *i += 1;
-    let start = *i;
-    expression_end(s, i)?;
-    let expr = &s[start..*i];
-    if expr.iter().all(|b| b" \t\n\r\x0c\x0b".contains(b)) {
-        return Err("f-string: empty expression not allowed".into());
-    }
-    if !check_expr(expr) {
-        return Err("f-string: invalid syntax".into());
-    }
-    debug_and_conversion(s, i)?;
-    if *i < s.len() && s[*i] == b':' {
-        *i += 1;
-        if *i >= s.len() {
+        let start = *i;
+        expression_end(s, i)?;
+        let expr = &s[start..*i];
+        if expr.iter().all(|b| b" \t\n\r\x0c\x0b".contains(b)) {
+            return Err("f-string: empty expression not allowed".into());
+        }
+        if !(self.check_expr)(expr) {
+            return Err("f-string: invalid syntax".into());
+        }
+        debug_and_conversion(s, i)?;
+        if *i < s.len() && s[*i] == b':' {
+            *i += 1;
+            if *i >= s.len() {
+                return Err("f-string: expecting '}'".into());
+            }
+            self.parse(s, i, level + 1)?;
+        }
+        if *i >= s.len() || s[*i] != b'}' {
             return Err("f-string: expecting '}'".into());
         }
-        parse(s, i, raw, level + 1, check_expr)?;
+        *i += 1;
+        Ok(())
     }
-    if *i >= s.len() || s[*i] != b'}' {
-        return Err("f-string: expecting '}'".into());
-    }
-    *i += 1;
-    Ok(())
 }
 
 /// Moves `*i` to the end of a field's expression (the `!`, `:`, `}` or `=` outside

@@ -106,10 +106,10 @@ pub fn grammar(name: &str) -> Arc<Language> {
     build().unwrap_or_else(|e| panic!("the {name} grammar does not compile: {e}"))
 }
 
-/// Runs `check` on each case of a suite's per-language table, one for each of
-/// [`GRAMMARS`] ([`espalier_testkit::each_language`]: every language runs, the failed
-/// ones are named, a language without a case fails).
-pub fn each_grammar<C>(cases: &[C], name: impl Fn(&C) -> &str, check: impl Fn(&C)) {
+/// Runs `check` on each case of a suite's per-language table with its compiled
+/// grammar, one case for each of [`GRAMMARS`] ([`espalier_testkit::each_language`]:
+/// every language runs, the failed ones are named, a language without a case fails).
+pub fn each_grammar<C>(cases: &[C], name: impl Fn(&C) -> &str, check: impl Fn(&C, &Arc<Language>)) {
     let registered: Vec<&str> = GRAMMARS.iter().map(|(n, _)| *n).collect();
-    espalier_testkit::each_language(&registered, cases, name, check);
+    espalier_testkit::each_language(&registered, cases, &name, |c| check(c, &grammar(name(c))));
 }
