@@ -38,7 +38,7 @@
 
 use std::collections::HashMap;
 
-use espalier_grammar::{LexerDfa, TermSet};
+use espalier_grammar::{LexerDfa, TermSet, TerminalId};
 
 use crate::{TokTrie, TokenSet};
 
@@ -408,7 +408,7 @@ fn equivalent_states(dfa: &LexerDfa) -> Vec<u32> {
         reps[dfa.byte_class(b) as usize] = b;
     }
     let mut class: Vec<u32> = {
-        let mut ids: HashMap<&[u32], u32> = HashMap::new();
+        let mut ids: HashMap<&[TerminalId], u32> = HashMap::new();
         (0..n as u32)
             .map(|s| {
                 let next = ids.len() as u32;
@@ -456,7 +456,7 @@ fn reachable_sets(dfa: &LexerDfa) -> Option<(Vec<TermSet>, Vec<u16>)> {
     let mut state_set: Vec<u16> = Vec::with_capacity(dfa.num_states());
     for q in 0..dfa.num_states() as u32 {
         let r = dfa.reachable(q);
-        let key: Vec<u64> = r.iter().map(u64::from).collect();
+        let key: Vec<u64> = r.iter().map(|t| u64::from(t.as_u32())).collect();
         let id = match set_ids.get(&key) {
             Some(&id) => id,
             None => {
@@ -493,7 +493,7 @@ fn state_classes(state_rep: &[u32]) -> Option<(Vec<u32>, Vec<u16>)> {
 
 /// Every DFA state's winners, numbered by distinct list.
 fn winner_ids(dfa: &LexerDfa) -> Vec<u32> {
-    let mut ids: HashMap<&[u32], u32> = HashMap::new();
+    let mut ids: HashMap<&[TerminalId], u32> = HashMap::new();
     (0..dfa.num_states() as u32)
         .map(|q| {
             let next = ids.len() as u32;

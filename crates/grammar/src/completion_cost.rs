@@ -165,7 +165,8 @@ impl CompletionCosts {
         layout: Layout,
     ) -> CompletionCosts {
         let paths = LexemePaths::new(g, dfa);
-        let term_costs: Vec<Costs> = (0..g.num_terminals() as TerminalId)
+        let term_costs: Vec<Costs> = (0..g.num_terminals())
+            .map(TerminalId::from_index)
             .map(|t| {
                 if Some(t) == layout.newline {
                     let line = Pareto::single(1, 1);
@@ -180,7 +181,7 @@ impl CompletionCosts {
                     Costs::all(Pareto::single(1, 0))
                 } else if Some(t) == layout.dedent {
                     Costs::all(Pareto::single(0, 0))
-                } else if let Some(x) = paths.text(t).filter(|_| !g.terminals[t as usize].ignored) {
+                } else if let Some(x) = paths.text(t).filter(|_| !g.terminals[t.index()].ignored) {
                     let n = x.len() as u32;
                     let spaced = Pareto::single(n + paths.needs_space_before(t) as u32, 0);
                     let bare = Pareto::single(n, 0);
@@ -352,7 +353,7 @@ fn suffix_costs(
     let mut rest_null = true;
     for (i, s) in rhs.iter().enumerate().rev() {
         let (sym, sym_null) = match *s {
-            Symbol::T(t) => (&terms[t as usize], false),
+            Symbol::T(t) => (&terms[t.index()], false),
             Symbol::N(n) => (&nts[n.index()], nullable[n.index()]),
         };
         let sym = if depth[i] > 0 { sym.deeper(depth[i]) } else { sym.clone() };

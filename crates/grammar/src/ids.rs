@@ -1,5 +1,5 @@
-//! Ids as newtypes, as regex-automata's `StateID` and `PatternID`: a nonterminal, a
-//! production and an LR state are each their own type, so a nonterminal cannot be
+//! Ids as newtypes, as regex-automata's `StateID` and `PatternID`: a terminal, a
+//! nonterminal, a production and an LR state are each their own type, so a nonterminal cannot be
 //! used as a state, nor a function taking several take them in the wrong order. Each
 //! is a `u32` underneath (`#[repr(transparent)]`: a `Vec` of ids is laid out as a
 //! `Vec<u32>`, and converting costs nothing), with [`index`](NonterminalId::index)
@@ -53,6 +53,12 @@ macro_rules! id_type {
         }
     };
 }
+
+id_type!(
+    /// Index of a terminal in [`crate::Grammar::terminals`] (terminal 0 is `$END`).
+    TerminalId,
+    "Terminal"
+);
 
 id_type!(
     /// Index of a nonterminal in [`crate::Grammar::nonterminals`].

@@ -129,7 +129,7 @@ impl LexemePaths {
         let mut step = vec![0u8; nt * ns];
         let mut queue = Vec::with_capacity(ns);
         for &t in dfa.lexed_terminals() {
-            let base = t as usize * ns;
+            let base = t.index() * ns;
             let d = &mut dist[base..base + ns];
             edges.distances_to(dfa, t, d, &mut queue);
             for q in 1..ns {
@@ -152,7 +152,7 @@ impl LexemePaths {
             space_before: vec![false; nt],
         };
         for &t in dfa.lexed_terminals() {
-            paths.texts[t as usize] = paths.path(dfa, LexerDfa::START, t);
+            paths.texts[t.index()] = paths.path(dfa, LexerDfa::START, t);
         }
         paths.space_before = paths.space_before(grammar, dfa);
         paths
@@ -162,7 +162,7 @@ impl LexemePaths {
     /// before it (an accepting state with a winner that is not skipped reads on with
     /// the text's first byte), so a space must come first.
     fn space_before(&self, grammar: &Grammar, dfa: &LexerDfa) -> Vec<bool> {
-        let ignored = |t: TerminalId| grammar.terminals[t as usize].ignored;
+        let ignored = |t: TerminalId| grammar.terminals[t.index()].ignored;
         let ends: Vec<DfaState> = (1..self.num_states as DfaState)
             .filter(|&q| dfa.winners(q).iter().any(|&w| !ignored(w)))
             .collect();
@@ -179,10 +179,10 @@ impl LexemePaths {
     /// Bytes from `q` to a state where `t` wins, if any.
     #[inline]
     pub fn distance(&self, q: DfaState, t: TerminalId) -> Option<u32> {
-        if (t as usize) >= self.num_terms || (q as usize) >= self.num_states {
+        if t.index() >= self.num_terms || (q as usize) >= self.num_states {
             return None;
         }
-        let d = self.dist[t as usize * self.num_states + q as usize];
+        let d = self.dist[t.index() * self.num_states + q as usize];
         (d != FAR).then_some(d as u32)
     }
 
@@ -192,7 +192,7 @@ impl LexemePaths {
         let mut d = self.distance(q, t)?;
         let mut out = Vec::with_capacity(d as usize);
         while d > 0 {
-            let b = self.step[t as usize * self.num_states + q as usize];
+            let b = self.step[t.index() * self.num_states + q as usize];
             out.push(b);
             q = dfa.next(q, b);
             d -= 1;
@@ -202,13 +202,13 @@ impl LexemePaths {
 
     /// The canonical (shortest) text of terminal `t`, if it is lexed and can win.
     pub fn text(&self, t: TerminalId) -> Option<&[u8]> {
-        self.texts.get(t as usize)?.as_deref()
+        self.texts.get(t.index())?.as_deref()
     }
 
     /// Whether the canonical text of `t` could continue a complete lexeme written
     /// just before it (so a plan separates them with a space).
     pub fn needs_space_before(&self, t: TerminalId) -> bool {
-        self.space_before.get(t as usize).copied().unwrap_or(false)
+        self.space_before.get(t.index()).copied().unwrap_or(false)
     }
 }
 

@@ -136,7 +136,7 @@ fn compile(grammar: &Grammar) -> Result<(Vec<TerminalId>, dense::DFA<Vec<u32>>),
         .iter()
         .enumerate()
         .filter(|(_, t)| t.pattern.is_some())
-        .map(|(i, _)| i as TerminalId)
+        .map(|(i, _)| TerminalId::from_index(i))
         .collect();
     let patterns: Vec<&str> =
         grammar.terminals.iter().filter_map(|t| t.pattern.as_deref()).collect();
@@ -193,7 +193,7 @@ fn matches_and_winners(
     lexed: &[TerminalId],
 ) -> (Vec<Vec<TerminalId>>, Vec<Vec<TerminalId>>) {
     let rank = |t: TerminalId| {
-        let term = &grammar.terminals[t as usize];
+        let term = &grammar.terminals[t.index()];
         (term.priority, term.is_literal)
     };
     let n = order.len() + 1;

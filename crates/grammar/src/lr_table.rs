@@ -150,7 +150,7 @@ impl<'g> Builder<'g> {
         let rule = if r1 == r2 || r1.is_empty() { r2 } else { format!("{r1} / {r2}") };
         Conflict {
             state,
-            lookahead: self.g.terminals[t as usize].name.clone(),
+            lookahead: self.g.terminals[t.index()].name.clone(),
             rule,
             first: d1,
             second: d2,
@@ -240,7 +240,7 @@ impl Clock {
     }
 }
 
-static AUG_RHS_PLACEHOLDER: Symbol = Symbol::T(0);
+static AUG_RHS_PLACEHOLDER: Symbol = Symbol::T(END);
 
 fn weakly_compatible(a: &[TermSet], b: &[TermSet]) -> bool {
     for i in 0..a.len() {
@@ -481,7 +481,7 @@ impl Tables {
             let t = newid[t as usize];
             self.accessing[t as usize] = Some(x);
             match x {
-                Symbol::T(term) => self.action[row + term as usize] = (t << 2) | 1,
+                Symbol::T(term) => self.action[row + term.index()] = (t << 2) | 1,
                 Symbol::N(nt) => self.goto[s * self.nt_count + nt.index()] = t + 1,
             }
         }
@@ -491,9 +491,9 @@ impl Tables {
             }
             let a = if it.0 == AUGMENTED { 3 } else { (it.0.as_u32() << 2) | 2 };
             for t in la.iter() {
-                let cell = self.action[row + t as usize];
+                let cell = self.action[row + t.index()];
                 if cell == 0 || cell == a {
-                    self.action[row + t as usize] = a;
+                    self.action[row + t.index()] = a;
                 } else {
                     self.conflicts.push(b.conflict(s as u32, t, cell, a, items));
                 }
@@ -501,7 +501,7 @@ impl Tables {
         }
         for t in 0..self.t_count {
             if self.action[row + t] != 0 {
-                self.valid[s].insert(t as u32);
+                self.valid[s].insert(TerminalId::from_index(t));
             }
         }
     }
@@ -552,7 +552,7 @@ impl LrTable {
     /// The action in `state` on terminal `t`.
     #[inline]
     pub fn action(&self, state: u32, t: TerminalId) -> Action {
-        let a = self.action[state as usize * self.num_terms + t as usize];
+        let a = self.action[state as usize * self.num_terms + t.index()];
         match a & 3 {
             0 => Action::Error,
             1 => Action::Shift(a >> 2),

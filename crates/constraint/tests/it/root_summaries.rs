@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use espalier_constraint::lexeme_starts::LexemeStarts;
 use espalier_constraint::{TokTrie, Vocab};
-use espalier_grammar::LexerDfa;
+use espalier_grammar::{LexerDfa, TerminalId};
 
 /// The classes of equivalent states of `dfa` (Hopcroft: split by "same winners",
 /// then by predecessors of the blocks on the work list, keeping the smaller half).
@@ -26,7 +26,7 @@ fn hopcroft(dfa: &LexerDfa) -> Vec<Vec<u32>> {
             pred[c][dfa.next(s, b) as usize].push(s);
         }
     }
-    let mut by_winners: std::collections::BTreeMap<&[u32], Vec<u32>> = Default::default();
+    let mut by_winners: std::collections::BTreeMap<&[TerminalId], Vec<u32>> = Default::default();
     for s in 0..n as u32 {
         by_winners.entry(dfa.winners(s)).or_default().push(s);
     }
