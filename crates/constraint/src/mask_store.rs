@@ -157,9 +157,9 @@ pub fn store_key(lang: &Language, vocab: &Vocab) -> u64 {
     h.bytes(MAGIC);
     let dfa = &lang.dfa;
     h.u32(dfa.num_states() as u32);
-    for s in 0..dfa.num_states() as DfaState {
+    for s in dfa.states() {
         for b in 0..=255u8 {
-            h.u32(dfa.next(s, b));
+            h.u32(dfa.next(s, b).as_u32());
         }
         for &t in dfa.winners(s) {
             h.u32(t.as_u32());
@@ -341,8 +341,8 @@ impl Tables {
     fn add_state(&mut self, q: DfaState, lists: &mut StateLists) {
         let nt = self.nt;
         for t in 0..nt {
-            self.m0[q as usize * nt + t] = self.rows.add(std::mem::take(&mut lists.lists0[t]));
-            self.m1_any[q as usize * nt + t] =
+            self.m0[q.index() * nt + t] = self.rows.add(std::mem::take(&mut lists.lists0[t]));
+            self.m1_any[q.index() * nt + t] =
                 self.rows.add(std::mem::take(&mut lists.lists_any[t]));
         }
         let mut pairs: Vec<((u32, u32), Vec<u32>)> = lists.lists1.drain().collect();
@@ -376,7 +376,7 @@ impl MaskStore {
         let suffix_starts = SuffixStarts::build(dfa, vocab, &ids, nt);
         let mut lists = StateLists::new(nt);
         let mut tables = Tables::with_capacity(ns, nt);
-        for q in 0..ns as DfaState {
+        for q in dfa.states() {
             lists.collect(q, dfa, vocab, &ids, &suffix_starts);
             tables.add_state(q, &mut lists);
         }
@@ -458,7 +458,7 @@ impl MaskStore {
             return false;
         }
         mask.clear();
-        let q = state.remainder().dfa_state as usize;
+        let q = state.remainder().dfa_state.index();
         let acc = state.accept_sequences();
         let wide =
             |set: &TermSet| self.layout_terms.iter().any(|&t| set.contains(TerminalId::new(t)));

@@ -24,7 +24,7 @@
 //! (every way costs at least its own bytes). Measured, issue 13: a line start's first
 //! visit asked 2,017 stack costs, 182 with the cuts.
 
-use espalier_grammar::{Indentation, Language, Recognizer, TokenParser};
+use espalier_grammar::{DfaState, Indentation, Language, Recognizer, TokenParser};
 use rustc_hash::FxHashMap;
 
 use crate::cost_cache::CostMemo;
@@ -248,7 +248,7 @@ impl<'a> Finisher<'a> {
     }
 
     /// Whether a plan's next text could continue the (skipped) lexeme ending in `q`.
-    fn glues(&self, q: u32) -> bool {
+    fn glues(&self, q: DfaState) -> bool {
         let lang = self.lang;
         let paths = lang.completion_costs().lexeme_paths();
         let dfa = &lang.dfa;
@@ -383,7 +383,7 @@ impl<'a> Finisher<'a> {
 #[inline]
 pub(crate) fn push_lexer_and_layout<P: TokenParser>(s: &Recognizer<P>, key: &mut Vec<u32>) {
     let rem = s.remainder();
-    key.push(rem.dfa_state);
+    key.push(rem.dfa_state.as_u32());
     key.push(rem.len.min(1) as u32);
     if let Some(ind) = s.indentation() {
         key.extend([

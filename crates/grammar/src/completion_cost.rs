@@ -436,7 +436,7 @@ mod tests {
         // every complete (not skipped) lexeme.
         let py = crate::python::python().unwrap();
         let dfa = &py.dfa;
-        for q in 1..dfa.num_states() as u32 {
+        for q in dfa.states().skip(1) {
             if dfa.winners(q).iter().any(|&w| !py.ignored.contains(w)) {
                 assert_eq!(dfa.next(q, b' '), LexerDfa::DEAD, "state {q} ({:?})", dfa.winners(q));
             }

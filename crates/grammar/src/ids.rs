@@ -1,5 +1,5 @@
 //! Ids as newtypes, as regex-automata's `StateID` and `PatternID`: a terminal, a
-//! nonterminal, a production and an LR state are each their own type, so a nonterminal cannot be
+//! nonterminal, a production, a lexer DFA state and an LR state are each their own type, so a nonterminal cannot be
 //! used as a state, nor a function taking several take them in the wrong order. Each
 //! is a `u32` underneath (`#[repr(transparent)]`: a `Vec` of ids is laid out as a
 //! `Vec<u32>`, and converting costs nothing), with [`index`](NonterminalId::index)
@@ -70,4 +70,11 @@ id_type!(
     /// Index of a production in [`crate::Grammar::productions`].
     ProductionId,
     "Production"
+);
+
+id_type!(
+    /// A state of [`crate::LexerDfa`] (dense, `0..num_states()`; 0 is
+    /// [`crate::LexerDfa::DEAD`], 1 [`crate::LexerDfa::START`]).
+    DfaState,
+    "DfaState"
 );
