@@ -227,7 +227,7 @@ fn future_key(s: &LrRecognizer) -> Vec<u32> {
     if let Some(stacks) = s.parser().lr_stacks() {
         for st in stacks {
             key.push(u32::MAX);
-            key.extend_from_slice(st);
+            key.extend(st.iter().map(|s| s.as_u32()));
         }
     }
     let bytes = s.remainder_bytes();

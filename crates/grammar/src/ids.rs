@@ -78,3 +78,15 @@ id_type!(
     DfaState,
     "DfaState"
 );
+
+id_type!(
+    /// A state of [`crate::LrTable`] (`0..num_states()`; 0 is the start state, the
+    /// bottom of every LR stack).
+    LrState,
+    "LrState"
+);
+
+impl LrState {
+    /// The start state: the bottom of every LR stack.
+    pub const START: LrState = LrState::new(0);
+}

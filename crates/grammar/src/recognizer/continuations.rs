@@ -117,7 +117,7 @@ impl<P: TokenParser> Recognizer<P> {
         }
         for stack in self.parser.lr_stacks().unwrap_or_default() {
             h.write_usize(stack.len());
-            stack.iter().for_each(|&s| h.write_u32(s));
+            stack.iter().for_each(|&s| h.write_u32(s.as_u32()));
         }
         h.finish()
     }
