@@ -108,7 +108,7 @@ impl Grammar {
 
     /// The terminal named `name`, if any.
     pub fn terminal(&self, name: &str) -> Option<TerminalId> {
-        self.terminals.iter().position(|t| t.name == name).map(|i| TerminalId::from_index(i))
+        self.terminals.iter().position(|t| t.name == name).map(TerminalId::from_index)
     }
 
     /// The nonterminal named `name`, if any.
