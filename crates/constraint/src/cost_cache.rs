@@ -18,11 +18,11 @@
 
 use std::sync::{Arc, Mutex, TryLockError, Weak};
 
-use espalier_grammar::{Language, StackCostMemo};
+use espalier_grammar::{Language, LrState, StackCostMemo};
 use rustc_hash::FxHashMap;
 
 /// A content line's key: its parser stacks and block columns.
-pub(crate) type LineKey = (Vec<Vec<u32>>, Vec<u32>);
+pub(crate) type LineKey = (Vec<Vec<LrState>>, Vec<u32>);
 
 /// The memo one finishing computation reads and adds to (see the module doc).
 #[derive(Debug, Default)]

@@ -47,7 +47,7 @@ use espalier_grammar::{
 };
 
 use crate::lexeme_starts::{
-    LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, ROOT_REREAD, STATE_BITS, UNUSUAL,
+    state_of, LexemeStarts, Lists, FIRST_DEAD, NO_ACCEPT, ROOT_REREAD, UNUSUAL,
 };
 use crate::lexer_walk::{LexWalker, Push};
 use crate::mask_layer::{AnyLayer, MaskLayer};
@@ -510,7 +510,7 @@ impl<P: TokenParser, L: MaskLayer<P> + Clone> ExactWalker<P, L> {
             if entry & NO_ACCEPT != 0 {
                 continue; // nothing to end the lexeme at: refused
             }
-            let pq = entry & STATE_BITS;
+            let pq = state_of(entry);
             // The light path down to the parent must be viable.
             if !self.meets(acc, starts.set_of(pq), starts) {
                 continue;

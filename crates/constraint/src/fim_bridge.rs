@@ -30,7 +30,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
-use espalier_grammar::{Language, LrRecognizer, SuffixQuotient, TokenParser};
+use espalier_grammar::{Language, LrRecognizer, SuffixQuotient, TerminalId, TokenParser};
 
 use crate::fim_reentry::Reentry;
 use crate::remaining_cost::Finisher;
@@ -120,7 +120,7 @@ pub fn shortest_bridge(
 /// the terminals the parser takes next, quote openers, and the re-entry texts.
 fn bridge_moves(
     lang: &Language,
-    moves: &[(u32, Vec<u8>)],
+    moves: &[(TerminalId, Vec<u8>)],
     reentry: &Reentry,
     state: &LrRecognizer,
 ) -> Vec<(Vec<u8>, bool)> {
@@ -177,7 +177,7 @@ fn guide(f: &mut Finisher<'_>, s: &LrRecognizer, cost: usize) -> usize {
 
 /// The shortest text of every lexed, non-ignored terminal (keywords, operators, a
 /// name, a number, a string), each also after one space.
-fn terminal_texts(lang: &Language) -> Vec<(u32, Vec<u8>)> {
+fn terminal_texts(lang: &Language) -> Vec<(TerminalId, Vec<u8>)> {
     let paths = lang.completion_costs().lexeme_paths();
     let mut out = Vec::new();
     for &t in lang.dfa.lexed_terminals() {
@@ -227,7 +227,7 @@ fn future_key(s: &LrRecognizer) -> Vec<u32> {
     if let Some(stacks) = s.parser().lr_stacks() {
         for st in stacks {
             key.push(u32::MAX);
-            key.extend_from_slice(st);
+            key.extend(st.iter().map(|s| s.as_u32()));
         }
     }
     let bytes = s.remainder_bytes();

@@ -28,9 +28,9 @@
 
 use std::sync::Arc;
 
-use espalier_grammar::{Recognizer, TerminalId, TokenParser};
+use espalier_grammar::{DfaState, Recognizer, TerminalId, TokenParser};
 
-use crate::lexeme_starts::{LexemeStarts, Lists, NO_ACCEPT, STATE_BITS};
+use crate::lexeme_starts::{state_of, LexemeStarts, Lists, NO_ACCEPT};
 use crate::lexer_walk::{LexWalker, Push};
 use crate::mask_layer::FinishingLayer;
 use crate::remaining_cost::Finisher;
@@ -42,7 +42,7 @@ struct AnchorMemo {
     /// The anchor's full state is read per node (line start, maybe an f-string).
     exact_only: bool,
     maybe_fstring: bool,
-    costs: Vec<(u32, Option<u32>)>,
+    costs: Vec<(DfaState, Option<u32>)>,
 }
 
 /// The scores of one walk: single tokens, and whole groups of a summary.
@@ -54,7 +54,7 @@ pub(crate) struct Scored {
     pub(crate) groups: Vec<(bool, u32, Option<u32>)>,
     starts: Option<Arc<LexemeStarts>>,
     /// The lexer state the root summary was read from.
-    root_q: u32,
+    root_q: DfaState,
 }
 
 impl Scored {
@@ -236,7 +236,7 @@ impl<P: TokenParser> Walk<'_, P> {
 
     /// Whether a state in lexer state `q` inside the lexeme of anchor `a` may be an
     /// f-string's (its cost then reads the bytes).
-    fn stringy(&self, a: usize, q: u32) -> bool {
+    fn stringy(&self, a: usize, q: DfaState) -> bool {
         let m = &self.memos[a];
         m.exact_only
             || (m.maybe_fstring
@@ -289,7 +289,7 @@ impl<P: TokenParser> Walk<'_, P> {
             // As the exact walk: no lexeme to end at the parent, or the light path
             // down to it is not viable: refused.
             if entry & NO_ACCEPT != 0
-                || !starts.sets[starts.set_of(entry & STATE_BITS) as usize].intersects(&acceptable)
+                || !starts.sets[starts.set_of(state_of(entry)) as usize].intersects(&acceptable)
             {
                 continue;
             }

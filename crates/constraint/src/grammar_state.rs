@@ -2,7 +2,7 @@
 //! tools of this crate ([`crate::StackRecognizer`], brute-force oracles in tests) run
 //! on it.
 
-use espalier_grammar::{Recognizer as GrammarRecognizer, TokenParser};
+use espalier_grammar::{Recognizer as GrammarRecognizer, TerminalId, TokenParser};
 
 use crate::{ByteState, Inspection};
 
@@ -18,7 +18,7 @@ impl<P: TokenParser> ByteState for GrammarRecognizer<P> {
 
     fn describe(&self, out: &mut Inspection) {
         let lang = self.language();
-        let name = |t: u32| lang.terminal_name(t).to_string();
+        let name = |t: TerminalId| lang.terminal_name(t).to_string();
         out.stack = self.stack();
         let acc = self.accept_sequences();
         out.accept_sequences = acc.a0.iter().map(|t| vec![name(t)]).collect();

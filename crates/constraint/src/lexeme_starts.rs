@@ -38,7 +38,7 @@
 
 use std::collections::HashMap;
 
-use espalier_grammar::{LexerDfa, TermSet};
+use espalier_grammar::{DfaState, LexerDfa, TermSet, TerminalId};
 
 use crate::{TokTrie, TokenSet};
 
@@ -119,10 +119,16 @@ pub(crate) const ROOT_REREAD: u32 = 1 << 18;
 /// Stack mark of [`scan`] from the root: no state below the root has winners yet.
 const ROOT_PATH: u32 = 1 << 30;
 
+/// The lexer state of a packed entry (its low [`STATE_BITS`]; the high bits are marks).
+#[inline(always)]
+pub(crate) fn state_of(entry: u32) -> DfaState {
+    DfaState::new(entry & STATE_BITS)
+}
+
 /// `qm` (a parent state, maybe with [`NO_ACCEPT`]) with the facts of the boundary
 /// byte `byte` below it (see [`STATE_BITS`]).
 fn bound_entry(dfa: &LexerDfa, qm: u32, byte: u8) -> u32 {
-    let q = qm & STATE_BITS;
+    let q = state_of(qm);
     let mut entry = qm & (STATE_BITS | NO_ACCEPT);
     if dfa.winners(q).is_empty() || dfa.next(q, byte) != LexerDfa::DEAD {
         entry |= UNUSUAL;
@@ -226,8 +232,8 @@ impl Groups {
     /// Group `g`'s class representative (a lexer state equivalent to every token's
     /// final state).
     #[inline]
-    pub(crate) fn rep(&self, g: usize) -> u32 {
-        self.rep[g]
+    pub(crate) fn rep(&self, g: usize) -> DfaState {
+        DfaState::new(self.rep[g])
     }
 
     /// One token of group `g`.
@@ -316,7 +322,7 @@ fn scan(
     dfa: &LexerDfa,
     state_class: &[u16],
     start: usize,
-    q: u32,
+    q: DfaState,
     with_start: bool,
     out: &mut Raw,
     stack: &mut Vec<(usize, u32)>,
@@ -330,14 +336,14 @@ fn scan(
         true => 0,
         false => ROOT_PATH,
     };
-    stack.push((start, q | mark0));
+    stack.push((start, q.as_u32() | mark0));
     let first = out.inlex_tok.len();
     while let Some((i, qm)) = stack.pop() {
-        let qi = qm & STATE_BITS;
+        let qi = state_of(qm);
         let (_, tok, size, _) = trie.node_info(i);
         if tok != u32::MAX && (i != start || with_start) {
             out.inlex_tok.push(tok);
-            out.inlex_set.push(state_class[qi as usize]);
+            out.inlex_set.push(state_class[qi.index()]);
         }
         let end = i + size;
         let mut c = i + 1;
@@ -351,7 +357,7 @@ fn scan(
             } else {
                 // Both marks last while the path meets no winners.
                 let m = if dfa.winners(qc).is_empty() { qm & (NO_ACCEPT | ROOT_PATH) } else { 0 };
-                stack.push((c, qc | m));
+                stack.push((c, qc.as_u32() | m));
             }
             c += csize;
         }
@@ -408,8 +414,8 @@ fn equivalent_states(dfa: &LexerDfa) -> Vec<u32> {
         reps[dfa.byte_class(b) as usize] = b;
     }
     let mut class: Vec<u32> = {
-        let mut ids: HashMap<&[u32], u32> = HashMap::new();
-        (0..n as u32)
+        let mut ids: HashMap<&[TerminalId], u32> = HashMap::new();
+        dfa.states()
             .map(|s| {
                 let next = ids.len() as u32;
                 *ids.entry(dfa.winners(s)).or_insert(next)
@@ -420,11 +426,12 @@ fn equivalent_states(dfa: &LexerDfa) -> Vec<u32> {
     let mut sig: Vec<u32> = Vec::with_capacity(reps.len() + 1);
     loop {
         let mut ids: HashMap<Vec<u32>, u32> = HashMap::with_capacity(count as usize * 2);
-        let next: Vec<u32> = (0..n as u32)
+        let next: Vec<u32> = dfa
+            .states()
             .map(|s| {
                 sig.clear();
-                sig.push(class[s as usize]);
-                sig.extend(reps.iter().map(|&b| class[dfa.next(s, b) as usize]));
+                sig.push(class[s.index()]);
+                sig.extend(reps.iter().map(|&b| class[dfa.next(s, b).index()]));
                 let fresh = ids.len() as u32;
                 *ids.entry(sig.clone()).or_insert(fresh)
             })
@@ -454,9 +461,9 @@ fn reachable_sets(dfa: &LexerDfa) -> Option<(Vec<TermSet>, Vec<u16>)> {
     let mut set_ids: HashMap<Vec<u64>, u16> = HashMap::new();
     let mut sets: Vec<TermSet> = Vec::new();
     let mut state_set: Vec<u16> = Vec::with_capacity(dfa.num_states());
-    for q in 0..dfa.num_states() as u32 {
+    for q in dfa.states() {
         let r = dfa.reachable(q);
-        let key: Vec<u64> = r.iter().map(u64::from).collect();
+        let key: Vec<u64> = r.iter().map(|t| u64::from(t.as_u32())).collect();
         let id = match set_ids.get(&key) {
             Some(&id) => id,
             None => {
@@ -493,8 +500,8 @@ fn state_classes(state_rep: &[u32]) -> Option<(Vec<u32>, Vec<u16>)> {
 
 /// Every DFA state's winners, numbered by distinct list.
 fn winner_ids(dfa: &LexerDfa) -> Vec<u32> {
-    let mut ids: HashMap<&[u32], u32> = HashMap::new();
-    (0..dfa.num_states() as u32)
+    let mut ids: HashMap<&[TerminalId], u32> = HashMap::new();
+    dfa.states()
         .map(|q| {
             let next = ids.len() as u32;
             *ids.entry(dfa.winners(q)).or_insert(next)
@@ -616,11 +623,11 @@ impl LexemeStarts {
         let n = dfa.num_states();
         self.root_of = vec![u32::MAX; n];
         for q in 2..n as u32 {
-            let rep = self.state_rep[q as usize];
+            let rep = DfaState::new(self.state_rep[q as usize]);
             if rep == LexerDfa::START || rep == LexerDfa::DEAD {
                 continue;
             }
-            if self.root_of[rep as usize] == u32::MAX {
+            if self.root_of[rep.index()] == u32::MAX {
                 let mut raw = Raw::default();
                 scan(trie, dfa, &self.state_class, 0, rep, false, &mut raw, scratch);
                 let mut groups = Groups::new();
@@ -632,21 +639,21 @@ impl LexemeStarts {
                     self.vocab_len,
                 );
                 groups.shrink_to_fit();
-                self.root_of[rep as usize] = self.roots.len() as u32;
+                self.root_of[rep.index()] = self.roots.len() as u32;
                 self.roots.push(Part {
                     groups,
                     bound_node: raw.bound_node,
                     bound_state: raw.bound_state,
                 });
             }
-            self.root_of[q as usize] = self.root_of[rep as usize];
+            self.root_of[q as usize] = self.root_of[rep.index()];
         }
     }
 
     /// The summary of the whole trie walked from lexer state `q` (a remainder the
     /// text ends in; not START), or `None` for a state the lexer does not have.
-    pub(crate) fn root(&self, q: u32) -> Option<&Part> {
-        let k = *self.root_of.get(q as usize)?;
+    pub(crate) fn root(&self, q: DfaState) -> Option<&Part> {
+        let k = *self.root_of.get(q.index())?;
         self.roots.get(k as usize)
     }
 
@@ -714,19 +721,19 @@ impl LexemeStarts {
 
     /// The id of lexer state `q`'s winners (equal ids, equal winner lists).
     #[inline]
-    pub(crate) fn winners_id(&self, q: u32) -> u32 {
-        self.winners_id[q as usize]
+    pub(crate) fn winners_id(&self, q: DfaState) -> u32 {
+        self.winners_id[q.index()]
     }
 
     /// The representative of lexer state `q`'s class of equivalent states.
     #[inline]
-    pub(crate) fn rep_of(&self, q: u32) -> u32 {
-        self.state_rep[q as usize]
+    pub(crate) fn rep_of(&self, q: DfaState) -> DfaState {
+        DfaState::new(self.state_rep[q.index()])
     }
 
     /// The reachable-set id of lexer state `q`.
     #[inline]
-    pub(crate) fn set_of(&self, q: u32) -> u16 {
-        self.state_set[q as usize]
+    pub(crate) fn set_of(&self, q: DfaState) -> u16 {
+        self.state_set[q.index()]
     }
 }

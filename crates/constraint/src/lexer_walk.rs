@@ -222,7 +222,7 @@ impl<P: TokenParser> Recognizer for LexWalker<P> {
 fn surely_refused<P: TokenParser>(
     state: &GrammarRecognizer<P>,
     dfa: &LexerDfa,
-    q: u32,
+    q: DfaState,
     byte: u8,
 ) -> bool {
     let winners = dfa.winners(q);

@@ -31,7 +31,7 @@
 use std::collections::HashMap;
 
 use espalier_grammar::{
-    DfaState, Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TokenParser,
+    DfaState, Language, LexerDfa, Recognizer as GrammarRecognizer, TermSet, TerminalId, TokenParser,
 };
 
 use crate::{TokenSet, Vocab};
@@ -157,16 +157,16 @@ pub fn store_key(lang: &Language, vocab: &Vocab) -> u64 {
     h.bytes(MAGIC);
     let dfa = &lang.dfa;
     h.u32(dfa.num_states() as u32);
-    for s in 0..dfa.num_states() as DfaState {
+    for s in dfa.states() {
         for b in 0..=255u8 {
-            h.u32(dfa.next(s, b));
+            h.u32(dfa.next(s, b).as_u32());
         }
         for &t in dfa.winners(s) {
-            h.u32(t);
+            h.u32(t.as_u32());
         }
         h.u32(NONE);
         for t in dfa.reachable(s).iter() {
-            h.u32(t);
+            h.u32(t.as_u32());
         }
         h.u32(NONE);
     }
@@ -294,9 +294,9 @@ impl StateLists {
                 // A cut before byte i: the lexeme ends here as a winner.
                 if !(q == LexerDfa::START && i == 0) {
                     for &t1 in dfa.winners(s) {
-                        self.lists_any[t1 as usize].push(id);
+                        self.lists_any[t1.index()].push(id);
                         for t2 in suffix_starts.at(k, i).iter() {
-                            self.lists1.entry((t1, t2)).or_default().push(id);
+                            self.lists1.entry((t1.as_u32(), t2.as_u32())).or_default().push(id);
                         }
                     }
                 }
@@ -308,7 +308,7 @@ impl StateLists {
             }
             if !dead {
                 for t in dfa.reachable(s).iter() {
-                    self.lists0[t as usize].push(id);
+                    self.lists0[t.index()].push(id);
                 }
             }
         }
@@ -341,8 +341,8 @@ impl Tables {
     fn add_state(&mut self, q: DfaState, lists: &mut StateLists) {
         let nt = self.nt;
         for t in 0..nt {
-            self.m0[q as usize * nt + t] = self.rows.add(std::mem::take(&mut lists.lists0[t]));
-            self.m1_any[q as usize * nt + t] =
+            self.m0[q.index() * nt + t] = self.rows.add(std::mem::take(&mut lists.lists0[t]));
+            self.m1_any[q.index() * nt + t] =
                 self.rows.add(std::mem::take(&mut lists.lists_any[t]));
         }
         let mut pairs: Vec<((u32, u32), Vec<u32>)> = lists.lists1.drain().collect();
@@ -376,14 +376,15 @@ impl MaskStore {
         let suffix_starts = SuffixStarts::build(dfa, vocab, &ids, nt);
         let mut lists = StateLists::new(nt);
         let mut tables = Tables::with_capacity(ns, nt);
-        for q in 0..ns as DfaState {
+        for q in dfa.states() {
             lists.collect(q, dfa, vocab, &ids, &suffix_starts);
             tables.add_state(q, &mut lists);
         }
         tables.m1_start.push(tables.m1_pairs.len() as u32);
         let mut rows = tables.rows;
         rows.offsets.push(rows.tokens.len() as u32);
-        let layout_terms = lang.python().map(|p| vec![p.indent, p.dedent]).unwrap_or_default();
+        let layout_terms =
+            lang.python().map(|p| vec![p.indent.as_u32(), p.dedent.as_u32()]).unwrap_or_default();
         let (dense_of, dense) = densify(&rows.offsets, &rows.tokens, vocab.len());
         MaskStore {
             dense_of,
@@ -457,31 +458,32 @@ impl MaskStore {
             return false;
         }
         mask.clear();
-        let q = state.remainder().dfa_state as usize;
+        let q = state.remainder().dfa_state.index();
         let acc = state.accept_sequences();
-        let wide = |set: &TermSet| self.layout_terms.iter().any(|&t| set.contains(t));
-        let all: Vec<u32>;
-        let a0: Vec<u32> = if wide(&acc.a0) {
-            all = (0..nt as u32).collect();
+        let wide =
+            |set: &TermSet| self.layout_terms.iter().any(|&t| set.contains(TerminalId::new(t)));
+        let all: Vec<TerminalId>;
+        let a0: Vec<TerminalId> = if wide(&acc.a0) {
+            all = (0..nt).map(TerminalId::from_index).collect();
             all.clone()
         } else {
             acc.a0.iter().collect()
         };
         for &t in &a0 {
-            self.add_row(self.m0[q * nt + t as usize], mask);
+            self.add_row(self.m0[q * nt + t.index()], mask);
             let after = acc.a1.iter().find(|(t1, _)| *t1 == t).map(|(_, s)| s);
             match after {
                 Some(after) if !wide(after) => {
-                    let k = q * nt + t as usize;
+                    let k = q * nt + t.index();
                     let pairs =
                         &self.m1_pairs[self.m1_start[k] as usize..self.m1_start[k + 1] as usize];
                     for &(t2, row) in pairs {
-                        if after.contains(t2) {
+                        if after.contains(TerminalId::new(t2)) {
                             self.add_row(row, mask);
                         }
                     }
                 }
-                _ => self.add_row(self.m1_any[q * nt + t as usize], mask),
+                _ => self.add_row(self.m1_any[q * nt + t.index()], mask),
             }
         }
         true

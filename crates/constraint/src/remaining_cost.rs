@@ -24,7 +24,7 @@
 //! (every way costs at least its own bytes). Measured, issue 13: a line start's first
 //! visit asked 2,017 stack costs, 182 with the cuts.
 
-use espalier_grammar::{Indentation, Language, Recognizer, TokenParser};
+use espalier_grammar::{DfaState, Indentation, Language, LrState, Recognizer, TokenParser};
 use rustc_hash::FxHashMap;
 
 use crate::cost_cache::CostMemo;
@@ -140,7 +140,7 @@ impl<'a> Finisher<'a> {
         if let Some(stacks) = s.parser().lr_stacks() {
             for st in stacks {
                 key.push(u32::MAX);
-                key.extend_from_slice(st);
+                key.extend(st.iter().map(|s| s.as_u32()));
             }
         }
         // Only Python has f-strings: elsewhere (a Go block comment of 12 KB holding an
@@ -248,7 +248,7 @@ impl<'a> Finisher<'a> {
     }
 
     /// Whether a plan's next text could continue the (skipped) lexeme ending in `q`.
-    fn glues(&self, q: u32) -> bool {
+    fn glues(&self, q: DfaState) -> bool {
         let lang = self.lang;
         let paths = lang.completion_costs().lexeme_paths();
         let dfa = &lang.dfa;
@@ -292,7 +292,7 @@ impl<'a> Finisher<'a> {
         best
     }
 
-    fn stack_cost(&mut self, stack: &[u32], cols: &[u32], first_free: bool) -> Option<u32> {
+    fn stack_cost(&mut self, stack: &[LrState], cols: &[u32], first_free: bool) -> Option<u32> {
         self.memo.stacks.stack_cost(self.lang.completion_costs(), stack, cols, first_free)
     }
 
@@ -383,7 +383,7 @@ impl<'a> Finisher<'a> {
 #[inline]
 pub(crate) fn push_lexer_and_layout<P: TokenParser>(s: &Recognizer<P>, key: &mut Vec<u32>) {
     let rem = s.remainder();
-    key.push(rem.dfa_state);
+    key.push(rem.dfa_state.as_u32());
     key.push(rem.len.min(1) as u32);
     if let Some(ind) = s.indentation() {
         key.extend([

@@ -17,7 +17,7 @@
 //! whose bytes keep the empty text viable, whatever parser computed it. Held by the
 //! kit ([`crate::MaskKit`], one per language and vocabulary), not a global cache.
 
-use espalier_grammar::{LrParser, Recognizer as GrammarRecognizer, TokenParser};
+use espalier_grammar::{LrParser, LrState, Recognizer as GrammarRecognizer, TokenParser};
 
 use crate::exact::ExactWalker;
 use crate::{TokTrie, TokenSet};
@@ -27,7 +27,7 @@ use crate::{TokTrie, TokenSet};
 #[derive(Debug)]
 pub(crate) struct StartMask {
     /// The initial LR stacks of the language's parser.
-    stacks: Vec<Vec<u32>>,
+    stacks: Vec<Vec<LrState>>,
     mask: TokenSet,
 }
 
@@ -41,7 +41,7 @@ impl StartMask {
     ) -> Self {
         let mut mask = TokenSet::empty(trie.vocab_len());
         walker.fill(start, trie, &mut mask);
-        let stacks = start.parser().lr_stacks().map(<[Vec<u32>]>::to_vec).unwrap_or_default();
+        let stacks = start.parser().lr_stacks().map(<[Vec<LrState>]>::to_vec).unwrap_or_default();
         StartMask { stacks, mask }
     }
 

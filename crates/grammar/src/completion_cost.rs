@@ -31,6 +31,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use crate::grammar::{Grammar, NonterminalId, Symbol, TerminalId};
+use crate::ids::LrState;
 use crate::lexeme_paths::LexemePaths;
 use crate::lexer_dfa::LexerDfa;
 use crate::lr_table::{LrTable, AUGMENTED};
@@ -165,7 +166,8 @@ impl CompletionCosts {
         layout: Layout,
     ) -> CompletionCosts {
         let paths = LexemePaths::new(g, dfa);
-        let term_costs: Vec<Costs> = (0..g.num_terminals() as TerminalId)
+        let term_costs: Vec<Costs> = (0..g.num_terminals())
+            .map(TerminalId::from_index)
             .map(|t| {
                 if Some(t) == layout.newline {
                     let line = Pareto::single(1, 1);
@@ -180,7 +182,7 @@ impl CompletionCosts {
                     Costs::all(Pareto::single(1, 0))
                 } else if Some(t) == layout.dedent {
                     Costs::all(Pareto::single(0, 0))
-                } else if let Some(x) = paths.text(t).filter(|_| !g.terminals[t as usize].ignored) {
+                } else if let Some(x) = paths.text(t).filter(|_| !g.terminals[t.index()].ignored) {
                     let n = x.len() as u32;
                     let spaced = Pareto::single(n + paths.needs_space_before(t) as u32, 0);
                     let bare = Pareto::single(n, 0);
@@ -215,7 +217,8 @@ impl CompletionCosts {
             })
             .collect();
         let table = table.clone();
-        let opens_block = (0..table.num_states() as u32)
+        let opens_block = table
+            .states()
             .map(|s| {
                 layout.indent.is_some() && table.accessing_symbol(s) == layout.indent.map(Symbol::T)
             })
@@ -241,7 +244,7 @@ impl CompletionCosts {
     /// `first_free`: the text so far ends in whitespace (or is empty), so the plan's
     /// first lexeme needs no space before it. `None`: no plan exists (e.g. the stack
     /// is not one the table can reach).
-    pub fn stack_cost(&self, stack: &[u32], cols: &[u32], first_free: bool) -> Option<u32> {
+    pub fn stack_cost(&self, stack: &[LrState], cols: &[u32], first_free: bool) -> Option<u32> {
         let l = stack.len();
         if l == 0 || cols.is_empty() {
             return None;
@@ -249,10 +252,10 @@ impl CompletionCosts {
         // blocks[j]: blocks opened by stack[1..j].
         let mut blocks = vec![0u32; l + 1];
         for i in 1..l {
-            blocks[i + 1] = blocks[i] + self.opens_block[stack[i] as usize] as u32;
+            blocks[i + 1] = blocks[i] + self.opens_block[stack[i].index()] as u32;
         }
         const GOAL: u32 = u32::MAX;
-        let mut best: HashMap<(u32, u32, Phase), u32> = HashMap::new();
+        let mut best: HashMap<(u32, LrState, Phase), u32> = HashMap::new();
         let mut heap = BinaryHeap::new();
         let phase0 = if first_free { Phase::FirstFree } else { Phase::Normal };
         let start = ((l - 1) as u32, stack[l - 1], phase0);
@@ -265,9 +268,9 @@ impl CompletionCosts {
             if best.get(&(j, g, phase)).is_some_and(|&b| b < cost) {
                 continue;
             }
-            let level = blocks[j as usize] + self.opens_block[g as usize] as u32;
+            let level = blocks[j as usize] + self.opens_block[g.index()] as u32;
             let c = cols[(level as usize).min(cols.len() - 1)];
-            let mut relax = |cost2: u32, key: (u32, u32, Phase)| {
+            let mut relax = |cost2: u32, key: (u32, LrState, Phase)| {
                 if best.get(&key).is_none_or(|&b| cost2 < b) {
                     best.insert(key, cost2);
                     heap.push(Reverse((cost2, key.0, key.1, key.2)));
@@ -276,10 +279,10 @@ impl CompletionCosts {
             for &(p, dot) in self.table.kernel(g) {
                 if p == AUGMENTED {
                     if dot == 1 {
-                        relax(cost, (GOAL, 0, Phase::Ended));
+                        relax(cost, (GOAL, LrState::START, Phase::Ended));
                     } else if j == 0 {
                         for (c2, ph) in transitions(&self.start.0, self.start.1, phase, c) {
-                            relax(cost.saturating_add(c2), (GOAL, 0, ph));
+                            relax(cost.saturating_add(c2), (GOAL, LrState::START, ph));
                         }
                     }
                     continue;
@@ -352,7 +355,7 @@ fn suffix_costs(
     let mut rest_null = true;
     for (i, s) in rhs.iter().enumerate().rev() {
         let (sym, sym_null) = match *s {
-            Symbol::T(t) => (&terms[t as usize], false),
+            Symbol::T(t) => (&terms[t.index()], false),
             Symbol::N(n) => (&nts[n.index()], nullable[n.index()]),
         };
         let sym = if depth[i] > 0 { sym.deeper(depth[i]) } else { sym.clone() };
@@ -435,7 +438,7 @@ mod tests {
         // every complete (not skipped) lexeme.
         let py = crate::python::python().unwrap();
         let dfa = &py.dfa;
-        for q in 1..dfa.num_states() as u32 {
+        for q in dfa.states().skip(1) {
             if dfa.winners(q).iter().any(|&w| !py.ignored.contains(w)) {
                 assert_eq!(dfa.next(q, b' '), LexerDfa::DEAD, "state {q} ({:?})", dfa.winners(q));
             }

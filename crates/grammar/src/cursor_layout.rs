@@ -125,7 +125,7 @@ impl LineColumns {
         for l in lexemes {
             let t = l.terminals[0];
             let bytes = &text[l.start..l.end];
-            if t == py.nl || lang.grammar.terminals[t as usize].name == "CONTINUATION" {
+            if t == py.nl || lang.grammar.terminals[t.index()].name == "CONTINUATION" {
                 if t == py.nl && depth == 0 {
                     line_no += 1;
                     at_line_start = true;

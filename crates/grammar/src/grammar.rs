@@ -14,9 +14,7 @@ use crate::error::{GrammarError, Pos};
 use crate::format::{parse_grammar, Definition, Expr, GrammarAst};
 use crate::termset::TermSet;
 
-/// Index of a terminal in [`Grammar::terminals`].
-pub type TerminalId = u32;
-pub use crate::ids::{NonterminalId, ProductionId};
+pub use crate::ids::{NonterminalId, ProductionId, TerminalId};
 
 /// A grammar symbol on the right of a production.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,7 +73,7 @@ pub struct Grammar {
 }
 
 /// The `$END` terminal id.
-pub const END: TerminalId = 0;
+pub const END: TerminalId = TerminalId::new(0);
 
 impl Grammar {
     /// Which nonterminals derive the empty string (indexed by nonterminal), computed to
@@ -110,7 +108,7 @@ impl Grammar {
 
     /// The terminal named `name`, if any.
     pub fn terminal(&self, name: &str) -> Option<TerminalId> {
-        self.terminals.iter().position(|t| t.name == name).map(|i| i as TerminalId)
+        self.terminals.iter().position(|t| t.name == name).map(TerminalId::from_index)
     }
 
     /// The nonterminal named `name`, if any.
@@ -121,7 +119,7 @@ impl Grammar {
     /// Human-readable name of a symbol.
     pub fn symbol_name(&self, s: Symbol) -> &str {
         match s {
-            Symbol::T(t) => &self.terminals[t as usize].name,
+            Symbol::T(t) => &self.terminals[t.index()].name,
             Symbol::N(n) => &self.nonterminals[n.index()].name,
         }
     }
@@ -208,7 +206,7 @@ impl<'a> Builder<'a> {
     }
 
     fn add_terminal(&mut self, t: Terminal) -> TerminalId {
-        let id = self.terminals.len() as TerminalId;
+        let id = TerminalId::from_index(self.terminals.len());
         self.term_index.insert(t.name.clone(), id);
         self.terminals.push(t);
         id
@@ -464,7 +462,7 @@ impl<'a> Builder<'a> {
                     })
                 }
             };
-            self.terminals[t as usize].ignored = true;
+            self.terminals[t.index()].ignored = true;
         }
         let start_def = self
             .defs
@@ -565,7 +563,7 @@ mod tests {
         assert_eq!(start.productions.len(), 4); // (absent|plus) x (absent|";")
         assert!(g.terminal("NUMBER").is_some());
         assert!(g.terminal("DIGIT").is_none(), "helper terminals are not lexed");
-        assert!(g.terminals[g.terminal("\" \"").unwrap() as usize].ignored);
+        assert!(g.terminals[g.terminal("\" \"").unwrap().index()].ignored);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Ids as newtypes, as regex-automata's `StateID` and `PatternID`: a nonterminal, a
-//! production and an LR state are each their own type, so a nonterminal cannot be
+//! Ids as newtypes, as regex-automata's `StateID` and `PatternID`: a terminal, a
+//! nonterminal, a production, a lexer DFA state and an LR state are each their own type, so a nonterminal cannot be
 //! used as a state, nor a function taking several take them in the wrong order. Each
 //! is a `u32` underneath (`#[repr(transparent)]`: a `Vec` of ids is laid out as a
 //! `Vec<u32>`, and converting costs nothing), with [`index`](NonterminalId::index)
@@ -55,6 +55,12 @@ macro_rules! id_type {
 }
 
 id_type!(
+    /// Index of a terminal in [`crate::Grammar::terminals`] (terminal 0 is `$END`).
+    TerminalId,
+    "Terminal"
+);
+
+id_type!(
     /// Index of a nonterminal in [`crate::Grammar::nonterminals`].
     NonterminalId,
     "Nonterminal"
@@ -65,3 +71,22 @@ id_type!(
     ProductionId,
     "Production"
 );
+
+id_type!(
+    /// A state of [`crate::LexerDfa`] (dense, `0..num_states()`; 0 is
+    /// [`crate::LexerDfa::DEAD`], 1 [`crate::LexerDfa::START`]).
+    DfaState,
+    "DfaState"
+);
+
+id_type!(
+    /// A state of [`crate::LrTable`] (`0..num_states()`; 0 is the start state, the
+    /// bottom of every LR stack).
+    LrState,
+    "LrState"
+);
+
+impl LrState {
+    /// The start state: the bottom of every LR stack.
+    pub const START: LrState = LrState::new(0);
+}

@@ -66,7 +66,7 @@ impl Language {
         let mut ignored = TermSet::new(grammar.num_terminals());
         for (i, t) in grammar.terminals.iter().enumerate() {
             if t.ignored {
-                ignored.insert(i as TerminalId);
+                ignored.insert(TerminalId::from_index(i));
             }
         }
         let layer = Layer::build(options.layer, &grammar)?;
@@ -115,6 +115,6 @@ impl Language {
 
     /// Name of a terminal.
     pub fn terminal_name(&self, t: TerminalId) -> &str {
-        &self.grammar.terminals[t as usize].name
+        &self.grammar.terminals[t.index()].name
     }
 }

@@ -68,19 +68,19 @@ impl ReverseEdges {
     fn new(dfa: &LexerDfa, reps: &[u8]) -> ReverseEdges {
         let ns = dfa.num_states();
         let mut start = vec![0u32; ns + 1];
-        for q in 0..ns as DfaState {
+        for q in dfa.states() {
             for &b in reps {
-                start[dfa.next(q, b) as usize + 1] += 1;
+                start[dfa.next(q, b).index() + 1] += 1;
             }
         }
         for i in 1..=ns {
             start[i] += start[i - 1];
         }
         let mut fill = start.clone();
-        let mut src = vec![0 as DfaState; start[ns] as usize];
-        for q in 0..ns as DfaState {
+        let mut src = vec![LexerDfa::DEAD; start[ns] as usize];
+        for q in dfa.states() {
             for &b in reps {
-                let to = dfa.next(q, b) as usize;
+                let to = dfa.next(q, b).index();
                 src[fill[to] as usize] = q;
                 fill[to] += 1;
             }
@@ -99,18 +99,18 @@ impl ReverseEdges {
     ) {
         queue.clear();
         for (q, dq) in d.iter_mut().enumerate().skip(1) {
-            if dfa.winners(q as DfaState).contains(&t) {
+            if dfa.winners(DfaState::from_index(q)).contains(&t) {
                 *dq = 0;
-                queue.push(q as DfaState);
+                queue.push(DfaState::from_index(q));
             }
         }
         let mut head = 0;
         while head < queue.len() {
-            let q = queue[head] as usize;
+            let q = queue[head].index();
             head += 1;
             for &p in &self.src[self.start[q] as usize..self.start[q + 1] as usize] {
-                if p != LexerDfa::DEAD && d[p as usize] == FAR {
-                    d[p as usize] = d[q] + 1;
+                if p != LexerDfa::DEAD && d[p.index()] == FAR {
+                    d[p.index()] = d[q] + 1;
                     queue.push(p);
                 }
             }
@@ -129,15 +129,15 @@ impl LexemePaths {
         let mut step = vec![0u8; nt * ns];
         let mut queue = Vec::with_capacity(ns);
         for &t in dfa.lexed_terminals() {
-            let base = t as usize * ns;
+            let base = t.index() * ns;
             let d = &mut dist[base..base + ns];
             edges.distances_to(dfa, t, d, &mut queue);
             for q in 1..ns {
                 if d[q] != FAR && d[q] > 0 {
                     let want = d[q] - 1;
                     let b = reps.iter().copied().find(|&b| {
-                        let n = dfa.next(q as DfaState, b);
-                        n != LexerDfa::DEAD && d[n as usize] == want
+                        let n = dfa.next(DfaState::from_index(q), b);
+                        n != LexerDfa::DEAD && d[n.index()] == want
                     });
                     step[base + q] = b.expect("a state at distance d has a successor at d - 1");
                 }
@@ -152,7 +152,7 @@ impl LexemePaths {
             space_before: vec![false; nt],
         };
         for &t in dfa.lexed_terminals() {
-            paths.texts[t as usize] = paths.path(dfa, LexerDfa::START, t);
+            paths.texts[t.index()] = paths.path(dfa, LexerDfa::START, t);
         }
         paths.space_before = paths.space_before(grammar, dfa);
         paths
@@ -162,8 +162,9 @@ impl LexemePaths {
     /// before it (an accepting state with a winner that is not skipped reads on with
     /// the text's first byte), so a space must come first.
     fn space_before(&self, grammar: &Grammar, dfa: &LexerDfa) -> Vec<bool> {
-        let ignored = |t: TerminalId| grammar.terminals[t as usize].ignored;
-        let ends: Vec<DfaState> = (1..self.num_states as DfaState)
+        let ignored = |t: TerminalId| grammar.terminals[t.index()].ignored;
+        let ends: Vec<DfaState> = (1..self.num_states)
+            .map(DfaState::from_index)
             .filter(|&q| dfa.winners(q).iter().any(|&w| !ignored(w)))
             .collect();
         self.texts
@@ -179,10 +180,10 @@ impl LexemePaths {
     /// Bytes from `q` to a state where `t` wins, if any.
     #[inline]
     pub fn distance(&self, q: DfaState, t: TerminalId) -> Option<u32> {
-        if (t as usize) >= self.num_terms || (q as usize) >= self.num_states {
+        if t.index() >= self.num_terms || q.index() >= self.num_states {
             return None;
         }
-        let d = self.dist[t as usize * self.num_states + q as usize];
+        let d = self.dist[t.index() * self.num_states + q.index()];
         (d != FAR).then_some(d as u32)
     }
 
@@ -192,7 +193,7 @@ impl LexemePaths {
         let mut d = self.distance(q, t)?;
         let mut out = Vec::with_capacity(d as usize);
         while d > 0 {
-            let b = self.step[t as usize * self.num_states + q as usize];
+            let b = self.step[t.index() * self.num_states + q.index()];
             out.push(b);
             q = dfa.next(q, b);
             d -= 1;
@@ -202,13 +203,13 @@ impl LexemePaths {
 
     /// The canonical (shortest) text of terminal `t`, if it is lexed and can win.
     pub fn text(&self, t: TerminalId) -> Option<&[u8]> {
-        self.texts.get(t as usize)?.as_deref()
+        self.texts.get(t.index())?.as_deref()
     }
 
     /// Whether the canonical text of `t` could continue a complete lexeme written
     /// just before it (so a plan separates them with a space).
     pub fn needs_space_before(&self, t: TerminalId) -> bool {
-        self.space_before.get(t as usize).copied().unwrap_or(false)
+        self.space_before.get(t.index()).copied().unwrap_or(false)
     }
 }
 

@@ -21,8 +21,7 @@ use crate::error::GrammarError;
 use crate::grammar::{Grammar, TerminalId};
 use crate::termset::TermSet;
 
-/// A DFA state id in [`LexerDfa`] (dense, `0..num_states()`).
-pub type DfaState = u32;
+pub use crate::ids::DfaState;
 
 /// The combined lexer DFA of a grammar's terminals.
 #[derive(Clone, Debug)]
@@ -38,9 +37,9 @@ pub struct LexerDfa {
 
 impl LexerDfa {
     /// The dead state: no continuation of the text read so far matches any terminal.
-    pub const DEAD: DfaState = 0;
+    pub const DEAD: DfaState = DfaState::new(0);
     /// The start state (empty text).
-    pub const START: DfaState = 1;
+    pub const START: DfaState = DfaState::new(1);
 
     /// Compiles the terminals of `grammar` that have a pattern.
     pub fn build(grammar: &Grammar) -> Result<LexerDfa, GrammarError> {
@@ -59,7 +58,10 @@ impl LexerDfa {
         }
         let (classes, reps) = byte_classes(&full, winners.len());
         let num_classes = reps.len();
-        let trans = full.chunks(256).flat_map(|row| reps.iter().map(move |&r| row[r])).collect();
+        let trans = full
+            .chunks(256)
+            .flat_map(|row| reps.iter().map(move |&r| DfaState::new(row[r])))
+            .collect();
         Ok(LexerDfa { classes, num_classes, trans, matches, winners, reachable: reach, lexed })
     }
 
@@ -72,7 +74,7 @@ impl LexerDfa {
     /// The state after reading `byte` in state `s`.
     #[inline]
     pub fn next(&self, s: DfaState, byte: u8) -> DfaState {
-        self.trans[s as usize * self.num_classes + self.classes[byte as usize] as usize]
+        self.trans[s.index() * self.num_classes + self.classes[byte as usize] as usize]
     }
 
     /// Whether no continuation from `s` can match a terminal.
@@ -84,7 +86,7 @@ impl LexerDfa {
     /// Every terminal whose regex matches exactly the text read to reach `s`.
     #[inline]
     pub fn matches(&self, s: DfaState) -> &[TerminalId] {
-        &self.matches[s as usize]
+        &self.matches[s.index()]
     }
 
     /// The terminals a maximal-munch lexer reports for the text of `s`: the matches of
@@ -92,19 +94,24 @@ impl LexerDfa {
     /// a soft keyword) are all reported.
     #[inline]
     pub fn winners(&self, s: DfaState) -> &[TerminalId] {
-        &self.winners[s as usize]
+        &self.winners[s.index()]
     }
 
     /// Terminals that some continuation of the text of `s` (possibly empty) makes a
     /// winner.
     #[inline]
     pub fn reachable(&self, s: DfaState) -> &TermSet {
-        &self.reachable[s as usize]
+        &self.reachable[s.index()]
     }
 
     /// Number of states (ids are `0..num_states()`; 0 is [`Self::DEAD`]).
     pub fn num_states(&self) -> usize {
         self.matches.len()
+    }
+
+    /// Every state, `DEAD` first.
+    pub fn states(&self) -> impl Iterator<Item = DfaState> {
+        (0..self.num_states()).map(DfaState::from_index)
     }
 
     /// Number of byte equivalence classes.
@@ -136,7 +143,7 @@ fn compile(grammar: &Grammar) -> Result<(Vec<TerminalId>, dense::DFA<Vec<u32>>),
         .iter()
         .enumerate()
         .filter(|(_, t)| t.pattern.is_some())
-        .map(|(i, _)| i as TerminalId)
+        .map(|(i, _)| TerminalId::from_index(i))
         .collect();
     let patterns: Vec<&str> =
         grammar.terminals.iter().filter_map(|t| t.pattern.as_deref()).collect();
@@ -193,7 +200,7 @@ fn matches_and_winners(
     lexed: &[TerminalId],
 ) -> (Vec<Vec<TerminalId>>, Vec<Vec<TerminalId>>) {
     let rank = |t: TerminalId| {
-        let term = &grammar.terminals[t as usize];
+        let term = &grammar.terminals[t.index()];
         (term.priority, term.is_literal)
     };
     let n = order.len() + 1;

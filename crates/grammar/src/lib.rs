@@ -112,6 +112,7 @@ pub use go::{go, go_with, GO_GRAMMAR};
 pub use grammar::{
     Grammar, NonterminalId, Production, ProductionId, Symbol, Terminal, TerminalId, END,
 };
+pub use ids::LrState;
 pub use indentation::Indentation;
 pub use language::{Language, LanguageOptions};
 pub use layers::go::GoTerminals;

@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 use crate::grammar::{ProductionId, TerminalId, END};
+use crate::ids::LrState;
 use crate::lr_table::{Action, LrTable};
 use crate::small_copy::copy_vec;
 use crate::termset::TermSet;
@@ -19,9 +20,9 @@ use crate::token_parser::TokenParser;
 #[derive(Debug)]
 pub struct LrParser {
     table: Arc<LrTable>,
-    stacks: Vec<Vec<u32>>,
-    spare: Vec<Vec<u32>>,
-    scratch: Vec<u32>,
+    stacks: Vec<Vec<LrState>>,
+    spare: Vec<Vec<LrState>>,
+    scratch: Vec<LrState>,
 }
 
 impl Clone for LrParser {
@@ -55,7 +56,7 @@ impl Clone for LrParser {
 
 /// Applies terminal `t` to `stack` in place; false on error (stack is then garbage).
 #[inline]
-fn apply(table: &LrTable, stack: &mut Vec<u32>, t: TerminalId) -> bool {
+fn apply(table: &LrTable, stack: &mut Vec<LrState>, t: TerminalId) -> bool {
     loop {
         let top = *stack.last().unwrap();
         match table.action(top, t) {
@@ -80,7 +81,7 @@ fn apply(table: &LrTable, stack: &mut Vec<u32>, t: TerminalId) -> bool {
 
 /// Whether `t` can be shifted (or accepted) on `stack`, without changing it.
 #[inline]
-fn can_take(table: &LrTable, stack: &[u32], t: TerminalId, extra: &mut Vec<u32>) -> bool {
+fn can_take(table: &LrTable, stack: &[LrState], t: TerminalId, extra: &mut Vec<LrState>) -> bool {
     extra.clear();
     let mut sp = stack.len();
     loop {
@@ -110,9 +111,9 @@ fn can_take(table: &LrTable, stack: &[u32], t: TerminalId, extra: &mut Vec<u32>)
 /// once for its whole group (merged tables reduce on terminals that may then fail).
 fn explore(
     table: &LrTable,
-    stack: &[u32],
+    stack: &[LrState],
     sp: usize,
-    extra: &[u32],
+    extra: &[LrState],
     terms: &[TerminalId],
     out: &mut TermSet,
 ) {
@@ -149,7 +150,12 @@ fn explore(
 impl LrParser {
     /// A parser at the start of input.
     pub fn new(table: Arc<LrTable>) -> Self {
-        LrParser { table, stacks: vec![vec![0]], spare: Vec::new(), scratch: Vec::new() }
+        LrParser {
+            table,
+            stacks: vec![vec![LrState::START]],
+            spare: Vec::new(),
+            scratch: Vec::new(),
+        }
     }
 
     /// The table it runs on.
@@ -164,7 +170,7 @@ impl LrParser {
 
     /// The live LR stacks (state ids, bottom first): one, or one per reading of a
     /// soft keyword still alive.
-    pub fn stacks(&self) -> &[Vec<u32>] {
+    pub fn stacks(&self) -> &[Vec<LrState>] {
         &self.stacks
     }
 
@@ -231,11 +237,11 @@ impl TokenParser for LrParser {
         self.accepts(END)
     }
 
-    fn lr_stacks(&self) -> Option<&[Vec<u32>]> {
+    fn lr_stacks(&self) -> Option<&[Vec<LrState>]> {
         Some(&self.stacks)
     }
 
-    fn stack(&self) -> Vec<(u32, Option<crate::grammar::Symbol>)> {
+    fn stack(&self) -> Vec<(LrState, Option<crate::grammar::Symbol>)> {
         let table = &*self.table;
         self.stacks.first().map_or_else(Vec::new, |st| {
             st.iter().map(|&s| (s, table.accessing_symbol(s))).collect()

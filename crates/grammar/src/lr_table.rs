@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use crate::error::{Conflict, GrammarError};
 use crate::grammar::{Grammar, NonterminalId, ProductionId, Symbol, TerminalId, END};
+use crate::ids::LrState;
 use crate::termset::TermSet;
 
 /// Which LR construction to use.
@@ -38,7 +39,7 @@ pub enum Action {
     /// No action: syntax error.
     Error,
     /// Shift the terminal and go to the state.
-    Shift(u32),
+    Shift(LrState),
     /// Reduce by the production.
     Reduce(ProductionId),
     /// The input is accepted.
@@ -150,7 +151,7 @@ impl<'g> Builder<'g> {
         let rule = if r1 == r2 || r1.is_empty() { r2 } else { format!("{r1} / {r2}") };
         Conflict {
             state,
-            lookahead: self.g.terminals[t as usize].name.clone(),
+            lookahead: self.g.terminals[t.index()].name.clone(),
             rule,
             first: d1,
             second: d2,
@@ -240,7 +241,7 @@ impl Clock {
     }
 }
 
-static AUG_RHS_PLACEHOLDER: Symbol = Symbol::T(0);
+static AUG_RHS_PLACEHOLDER: Symbol = Symbol::T(END);
 
 fn weakly_compatible(a: &[TermSet], b: &[TermSet]) -> bool {
     for i in 0..a.len() {
@@ -481,7 +482,7 @@ impl Tables {
             let t = newid[t as usize];
             self.accessing[t as usize] = Some(x);
             match x {
-                Symbol::T(term) => self.action[row + term as usize] = (t << 2) | 1,
+                Symbol::T(term) => self.action[row + term.index()] = (t << 2) | 1,
                 Symbol::N(nt) => self.goto[s * self.nt_count + nt.index()] = t + 1,
             }
         }
@@ -491,9 +492,9 @@ impl Tables {
             }
             let a = if it.0 == AUGMENTED { 3 } else { (it.0.as_u32() << 2) | 2 };
             for t in la.iter() {
-                let cell = self.action[row + t as usize];
+                let cell = self.action[row + t.index()];
                 if cell == 0 || cell == a {
-                    self.action[row + t as usize] = a;
+                    self.action[row + t.index()] = a;
                 } else {
                     self.conflicts.push(b.conflict(s as u32, t, cell, a, items));
                 }
@@ -501,7 +502,7 @@ impl Tables {
         }
         for t in 0..self.t_count {
             if self.action[row + t] != 0 {
-                self.valid[s].insert(t as u32);
+                self.valid[s].insert(TerminalId::from_index(t));
             }
         }
     }
@@ -551,11 +552,11 @@ impl LrTable {
 
     /// The action in `state` on terminal `t`.
     #[inline]
-    pub fn action(&self, state: u32, t: TerminalId) -> Action {
-        let a = self.action[state as usize * self.num_terms + t as usize];
+    pub fn action(&self, state: LrState, t: TerminalId) -> Action {
+        let a = self.action[state.index() * self.num_terms + t.index()];
         match a & 3 {
             0 => Action::Error,
-            1 => Action::Shift(a >> 2),
+            1 => Action::Shift(LrState::new(a >> 2)),
             2 => Action::Reduce(ProductionId::new(a >> 2)),
             _ => Action::Accept,
         }
@@ -563,9 +564,9 @@ impl LrTable {
 
     /// The goto of `state` on nonterminal `nt` (None if empty).
     #[inline]
-    pub fn goto(&self, state: u32, nt: NonterminalId) -> Option<u32> {
-        let g = self.goto[state as usize * self.num_nts + nt.index()];
-        (g != 0).then(|| g - 1)
+    pub fn goto(&self, state: LrState, nt: NonterminalId) -> Option<LrState> {
+        let g = self.goto[state.index() * self.num_nts + nt.index()];
+        (g != 0).then(|| LrState::new(g - 1))
     }
 
     /// Left-hand side and length of production `p`.
@@ -577,14 +578,14 @@ impl LrTable {
     /// Terminals with a non-error action in `state` (exactly the acceptable terminals
     /// when [`Self::exact_errors`]).
     #[inline]
-    pub fn valid_terminals(&self, state: u32) -> &TermSet {
-        &self.valid[state as usize]
+    pub fn valid_terminals(&self, state: LrState) -> &TermSet {
+        &self.valid[state.index()]
     }
 
     /// The grammar symbol every transition into `state` reads (LR states have one;
     /// `None` for the start state): what a stack entry stands for, for display.
-    pub fn accessing_symbol(&self, state: u32) -> Option<Symbol> {
-        self.accessing.get(state as usize).copied().flatten()
+    pub fn accessing_symbol(&self, state: LrState) -> Option<Symbol> {
+        self.accessing.get(state.index()).copied().flatten()
     }
 
     /// The kernel item cores of `state` as (production, dot) pairs: the items whose
@@ -592,13 +593,18 @@ impl LrTable {
     /// `(AUGMENTED, 0)`; the accepting state holds `(AUGMENTED, 1)`). Every item core
     /// of a state is valid for every stack that reaches it, whatever the table kind
     /// (merging only joins lookaheads), which is what completion costs rely on.
-    pub fn kernel(&self, state: u32) -> &[(ProductionId, u32)] {
-        &self.kernels[state as usize]
+    pub fn kernel(&self, state: LrState) -> &[(ProductionId, u32)] {
+        &self.kernels[state.index()]
     }
 
     /// Number of states.
     pub fn num_states(&self) -> usize {
         self.valid.len()
+    }
+
+    /// Every state, the start state first.
+    pub fn states(&self) -> impl Iterator<Item = LrState> {
+        (0..self.num_states()).map(LrState::from_index)
     }
 
     /// Number of terminals the table is indexed by.

@@ -26,6 +26,7 @@ use std::collections::BinaryHeap;
 use rustc_hash::FxHashMap;
 
 use crate::completion_cost::{transitions, CompletionCosts, Phase};
+use crate::ids::LrState;
 use crate::lr_table::AUGMENTED;
 
 /// An interned stack prefix `stack[..depth]`.
@@ -33,8 +34,8 @@ use crate::lr_table::AUGMENTED;
 struct Prefix {
     /// The prefix one shorter (`NONE` for the empty prefix).
     parent: u32,
-    /// `stack[depth - 1]` (unused for the empty prefix).
-    state: u32,
+    /// `stack[depth - 1]` (`NO_STATE` for the empty prefix).
+    state: LrState,
     depth: u32,
     /// The block column of the prefix's level (`cols[blocks]`, clamped as
     /// `stack_cost` does).
@@ -43,17 +44,20 @@ struct Prefix {
 
 const NONE: u32 = u32::MAX;
 
+/// The state of the empty prefix (which has none).
+const NO_STATE: LrState = LrState::new(u32::MAX);
+
 /// Stack costs memoised per prefix (see the module doc).
 #[derive(Debug, Default)]
 pub struct StackCostMemo {
     /// (parent, state, column) -> prefix id.
-    ids: FxHashMap<(u32, u32, u32), u32>,
+    ids: FxHashMap<(u32, LrState, u32), u32>,
     prefixes: Vec<Prefix>,
     /// (prefix, virtual top state, phase) -> least cost to the goal.
-    costs: FxHashMap<(u32, u32, Phase), Option<u32>>,
+    costs: FxHashMap<(u32, LrState, Phase), Option<u32>>,
     /// The last stack's prefixes: (state, column, id) for depths 1.. (consecutive
     /// calls share most of them: one lookup each saved).
-    path: Vec<(u32, u32, u32)>,
+    path: Vec<(LrState, u32, u32)>,
     /// The last stack's empty prefix: (column, id).
     root: Option<(u32, u32)>,
 }
@@ -63,8 +67,8 @@ pub struct StackCostMemo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Step {
     Goal,
-    Exit { prefix: u32, state: u32, phase: Phase },
-    Here { state: u32, phase: Phase },
+    Exit { prefix: u32, state: LrState, phase: Phase },
+    Here { state: LrState, phase: Phase },
 }
 
 impl StackCostMemo {
@@ -96,7 +100,7 @@ impl StackCostMemo {
     pub fn stack_cost(
         &mut self,
         costs: &CompletionCosts,
-        stack: &[u32],
+        stack: &[LrState],
         cols: &[u32],
         first_free: bool,
     ) -> Option<u32> {
@@ -118,7 +122,7 @@ impl StackCostMemo {
             Some((c, id)) if c == col0 => id,
             _ => {
                 self.path.clear();
-                let id = self.intern(NONE, NONE, 0, col0);
+                let id = self.intern(NONE, NO_STATE, 0, col0);
                 self.root = Some((col0, id));
                 id
             }
@@ -126,7 +130,7 @@ impl StackCostMemo {
         let mut blocks = 0u32;
         for j in 1..l {
             if j >= 2 {
-                blocks += costs.opens_block[stack[j - 1] as usize] as u32;
+                blocks += costs.opens_block[stack[j - 1].index()] as u32;
             }
             let (state, col) = (stack[j - 1], col_at(blocks));
             match self.path.get(j - 1) {
@@ -140,7 +144,7 @@ impl StackCostMemo {
         }
         let top = stack[l - 1];
         let phase = if first_free { Phase::FirstFree } else { Phase::Normal };
-        if !costs.opens_block[top as usize] {
+        if !costs.opens_block[top.index()] {
             return self.cost(costs, prefix, top, phase);
         }
         // A top that opens a block sits one level deeper than its prefix: its own moves
@@ -164,7 +168,7 @@ impl StackCostMemo {
         best
     }
 
-    fn intern(&mut self, parent: u32, state: u32, depth: u32, col: u32) -> u32 {
+    fn intern(&mut self, parent: u32, state: LrState, depth: u32, col: u32) -> u32 {
         let next = self.prefixes.len() as u32;
         let id = *self.ids.entry((parent, state, col)).or_insert(next);
         if id == next {
@@ -187,7 +191,7 @@ impl StackCostMemo {
         &mut self,
         costs: &CompletionCosts,
         prefix: u32,
-        state: u32,
+        state: LrState,
         phase: Phase,
     ) -> Option<u32> {
         if let Some(&c) = self.costs.get(&(prefix, state, phase)) {
@@ -205,12 +209,12 @@ impl StackCostMemo {
         &mut self,
         costs: &CompletionCosts,
         prefix: u32,
-        state: u32,
+        state: LrState,
         phase: Phase,
     ) -> Option<u32> {
         let col = self.prefixes[prefix as usize].col;
         // The configurations of one prefix are few: a list beats a map.
-        let mut best: Vec<(u32, Phase, u32)> = vec![(state, phase, 0)];
+        let mut best: Vec<(LrState, Phase, u32)> = vec![(state, phase, 0)];
         let mut heap = BinaryHeap::new();
         let mut moves = Vec::new();
         heap.push(Reverse((0u32, Step::Here { state, phase })));
@@ -251,7 +255,7 @@ impl StackCostMemo {
         &self,
         costs: &CompletionCosts,
         prefix: u32,
-        g: u32,
+        g: LrState,
         phase: Phase,
         c: u32,
         out: &mut Vec<(u32, Step)>,

@@ -12,6 +12,8 @@
 //! [`TermSet::CAPACITY`] terminals are refused when they are built
 //! ([`crate::GrammarError::TooManyTerminals`]).
 
+use crate::ids::TerminalId;
+
 /// Words of a [`TermSet`].
 const WORDS: usize = 4;
 
@@ -34,8 +36,8 @@ impl TermSet {
 
     /// Adds `t`; returns whether it was new (ids at or past the capacity are ignored).
     #[inline]
-    pub fn insert(&mut self, t: u32) -> bool {
-        let (w, b) = ((t / 64) as usize, t % 64);
+    pub fn insert(&mut self, t: TerminalId) -> bool {
+        let (w, b) = (t.index() / 64, t.index() % 64);
         let Some(word) = self.words.get_mut(w) else { return false };
         let old = *word;
         *word |= 1 << b;
@@ -44,16 +46,16 @@ impl TermSet {
 
     /// Removes `t`.
     #[inline]
-    pub fn remove(&mut self, t: u32) {
-        if let Some(word) = self.words.get_mut((t / 64) as usize) {
-            *word &= !(1 << (t % 64));
+    pub fn remove(&mut self, t: TerminalId) {
+        if let Some(word) = self.words.get_mut(t.index() / 64) {
+            *word &= !(1 << (t.index() % 64));
         }
     }
 
     /// Whether `t` is in the set.
     #[inline]
-    pub fn contains(&self, t: u32) -> bool {
-        self.words.get((t / 64) as usize).is_some_and(|w| w & (1 << (t % 64)) != 0)
+    pub fn contains(&self, t: TerminalId) -> bool {
+        self.words.get(t.index() / 64).is_some_and(|w| w & (1 << (t.index() % 64)) != 0)
     }
 
     /// Adds every element of `other`; returns whether anything changed.
@@ -97,8 +99,8 @@ impl TermSet {
     }
 
     /// The elements in increasing order.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        set_bits(&self.words).map(|b| b as u32)
+    pub fn iter(&self) -> impl Iterator<Item = TerminalId> + '_ {
+        set_bits(&self.words).map(TerminalId::from_index)
     }
 }
 
@@ -132,18 +134,20 @@ mod tests {
 
     #[test]
     fn insert_union_iter() {
+        let t = TerminalId::new;
         let mut a = TermSet::new(130);
-        assert!(a.insert(3) && a.insert(129) && !a.insert(3));
+        assert!(a.insert(t(3)) && a.insert(t(129)) && !a.insert(t(3)));
         let mut b = TermSet::new(130);
-        b.insert(64);
+        b.insert(t(64));
         assert!(!a.intersects(&b));
         assert!(a.union_with(&b));
-        assert_eq!(a.iter().collect::<Vec<_>>(), vec![3, 64, 129]);
+        assert_eq!(a.iter().collect::<Vec<_>>(), vec![t(3), t(64), t(129)]);
         assert!(b.is_subset(&a) && !a.is_subset(&b));
         assert_eq!(a.len(), 3);
-        assert!(!a.insert(TermSet::CAPACITY as u32) && !a.contains(TermSet::CAPACITY as u32));
+        let past = TerminalId::from_index(TermSet::CAPACITY);
+        assert!(!a.insert(past) && !a.contains(past));
         let mut c = a;
-        c.remove(129);
+        c.remove(t(129));
         assert!(c != a && c.is_subset(&a) && !c.is_empty() && TermSet::new(3).is_empty());
     }
 }

@@ -3,6 +3,7 @@
 //! both implement it, so one byte-level [`crate::Recognizer`] drives either.
 
 use crate::grammar::{Symbol, TerminalId};
+use crate::ids::LrState;
 use crate::termset::TermSet;
 
 /// A parser consuming a stream of lexemes.
@@ -18,13 +19,13 @@ pub trait TokenParser: Clone + std::fmt::Debug + Send + Sync + 'static {
     /// The parser's stack for display, bottom first: each entry's state id and the
     /// grammar symbol it stands for (`None` at the bottom). An LR parser shows its
     /// first live stack; parsers without one (Earley) show nothing.
-    fn stack(&self) -> Vec<(u32, Option<Symbol>)> {
+    fn stack(&self) -> Vec<(LrState, Option<Symbol>)> {
         Vec::new()
     }
     /// The live LR stacks (state ids, bottom first) for parsers that have them, so
     /// that completion costs ([`crate::CompletionCosts`]) can read them; `None` for
     /// parsers without LR stacks (Earley).
-    fn lr_stacks(&self) -> Option<&[Vec<u32>]> {
+    fn lr_stacks(&self) -> Option<&[Vec<LrState>]> {
         None
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use espalier_constraint::lexeme_starts::LexemeStarts;
 use espalier_constraint::{TokTrie, Vocab};
-use espalier_grammar::LexerDfa;
+use espalier_grammar::{LexerDfa, TerminalId};
 
 /// The classes of equivalent states of `dfa` (Hopcroft: split by "same winners",
 /// then by predecessors of the blocks on the work list, keeping the smaller half).
@@ -21,14 +21,14 @@ fn hopcroft(dfa: &LexerDfa) -> Vec<Vec<u32>> {
     }
     // Predecessors per symbol and target.
     let mut pred: Vec<Vec<Vec<u32>>> = vec![vec![Vec::new(); n]; symbols.len()];
-    for s in 0..n as u32 {
+    for s in dfa.states() {
         for (c, &b) in symbols.iter().enumerate() {
-            pred[c][dfa.next(s, b) as usize].push(s);
+            pred[c][dfa.next(s, b).index()].push(s.as_u32());
         }
     }
-    let mut by_winners: std::collections::BTreeMap<&[u32], Vec<u32>> = Default::default();
-    for s in 0..n as u32 {
-        by_winners.entry(dfa.winners(s)).or_default().push(s);
+    let mut by_winners: std::collections::BTreeMap<&[TerminalId], Vec<u32>> = Default::default();
+    for s in dfa.states() {
+        by_winners.entry(dfa.winners(s)).or_default().push(s.as_u32());
     }
     let mut blocks: Vec<Vec<u32>> = by_winners.into_values().collect();
     let mut block_of = vec![0usize; n];
@@ -100,7 +100,9 @@ fn one_root_summary_per_class_of_equivalent_lexer_states() {
         assert_eq!(total, dfa.num_states(), "{name}: a partition of the states");
         let remainder_classes = classes
             .iter()
-            .filter(|c| !c.contains(&LexerDfa::DEAD) && !c.contains(&LexerDfa::START))
+            .filter(|c| {
+                !c.contains(&LexerDfa::DEAD.as_u32()) && !c.contains(&LexerDfa::START.as_u32())
+            })
             .count();
         let starts = LexemeStarts::build(&trie, dfa).expect("summaries");
         eprintln!(

@@ -50,7 +50,7 @@ pub(crate) fn feed<P: TokenParser>(parser: &mut P, terms: &[TerminalId]) -> Resu
     if parser.feed(terms) {
         return Ok(());
     }
-    let mut kept = [0; 4];
+    let mut kept = [TerminalId::default(); 4];
     let n = terms.len().min(4);
     kept[..n].copy_from_slice(&terms[..n]);
     Err(Why::Unexpected(kept, n as u8))

@@ -104,7 +104,7 @@ impl<P: TokenParser> Recognizer<P> {
     /// the same have equal keys, so a memo of many states looks at few.
     pub fn continuations_key(&self) -> u64 {
         let mut h = rustc_hash::FxHasher::default();
-        for x in [self.state, self.last_accept, u32::from(self.lex_len == 0)] {
+        for x in [self.state.as_u32(), self.last_accept.as_u32(), u32::from(self.lex_len == 0)] {
             h.write_u32(x);
         }
         self.lang.layer.hash_continuations(&self.layer, &mut h);
@@ -117,7 +117,7 @@ impl<P: TokenParser> Recognizer<P> {
         }
         for stack in self.parser.lr_stacks().unwrap_or_default() {
             h.write_usize(stack.len());
-            stack.iter().for_each(|&s| h.write_u32(s));
+            stack.iter().for_each(|&s| h.write_u32(s.as_u32()));
         }
         h.finish()
     }

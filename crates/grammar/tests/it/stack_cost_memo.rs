@@ -10,7 +10,7 @@ use crate::gofmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use espalier_grammar::{Language, StackCostMemo, TokenParser};
+use espalier_grammar::{Language, LrState, StackCostMemo, TokenParser};
 
 /// Compares memo and reference on the states of `texts` (each cut at `max_bytes`);
 /// returns (comparisons, comparisons whose top opens a block, distinct costs seen).
@@ -23,7 +23,7 @@ fn compare(
     let costs = lang.completion_costs();
     let (mut n, mut opening) = (0, 0);
     let mut seen = std::collections::BTreeSet::new();
-    let mut check = |stack: &[u32], cols: &[u32], n: &mut usize| {
+    let mut check = |stack: &[LrState], cols: &[u32], n: &mut usize| {
         for first_free in [false, true] {
             let want = costs.stack_cost(stack, cols, first_free);
             let got = memo.stack_cost(costs, stack, cols, first_free);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use std::sync::Arc;
 
-use espalier_grammar::{lex, Language, ParseError};
+use espalier_grammar::{lex, Language, ParseError, TerminalId};
 
 use super::{slow, Rng};
 
@@ -143,7 +143,7 @@ pub fn mutants(
     let count: usize =
         std::env::var("ESPALIER_MUTANTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
     let mut rng = Rng(seed);
-    let skip: Vec<u32> = skip.iter().filter_map(|n| lang.grammar.terminal(n)).collect();
+    let skip: Vec<TerminalId> = skip.iter().filter_map(|n| lang.grammar.terminal(n)).collect();
     let mut mutants = Vec::new();
     while mutants.len() < count {
         let f = files[rng.below(files.len())];
