@@ -1,0 +1,3 @@
+//! Empty: it exists so that cargo reads this package's `[build-dependencies]`, which
+//! align the host crates' features with the workspace build (see Cargo.toml).
+fn main() {}
