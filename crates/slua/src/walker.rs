@@ -2,9 +2,10 @@
 //! feeds it, until the script finishes. It is how the fuzz tests check the guarantee
 //! (every walk type-checks, translates and runs) and that the tree never dead-ends.
 //!
-//! The random numbers come from a 64-bit SplitMix generator written out here (ten
-//! lines) rather than a crate: the walker must be reproducible from a seed on every
-//! target, the browser included, with no entropy source.
+//! The random numbers come from espalier-constraint's 64-bit SplitMix generator
+//! ([`Rng`], ten lines, shared with that crate's randomized suites) rather than a
+//! crate: the walker must be reproducible from a seed on every target, the browser
+//! included, with no entropy source.
 
 use std::rc::Rc;
 
@@ -16,32 +17,8 @@ use crate::lexeme::Lex;
 use crate::scope::Env;
 use crate::tree::{Segment, Tree};
 
-/// SplitMix64: a small, fast, seedable generator.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
-    }
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// A number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-    /// A float in [0, 1).
-    pub fn float(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+/// The walker's seeded generator (SplitMix64), kept at this path for its users.
+pub use espalier_constraint::Rng;
 
 /// How a walk ended.
 #[derive(Debug, Clone)]

@@ -14,6 +14,8 @@
 //!   listed.
 //! - [`each_language`]: a suite's check run on each case of its per-language table (one
 //!   suite for every language instead of a copy per language).
+//! - [`assert_names_round_trip`]: an enum named on the command line parses back from
+//!   each of its names and refuses an unknown one, quoting it.
 //!
 //! ```
 //! if espalier_testkit::slow() {
@@ -24,6 +26,7 @@
 mod assert_none;
 mod bounded;
 mod files_under;
+mod names;
 mod per_language;
 mod python_batch;
 mod require;
@@ -33,6 +36,7 @@ mod slow;
 pub use assert_none::assert_none;
 pub use bounded::{run_bounded, Bounded};
 pub use files_under::files_under;
+pub use names::assert_names_round_trip;
 pub use per_language::each_language;
 pub use python_batch::python_batch;
 pub use require::{require, SETUP};

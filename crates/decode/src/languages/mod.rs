@@ -142,16 +142,9 @@ impl fmt::Display for Lang {
 }
 
 /// A language name that is not registered.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown language {0:?}: expected {expected}", expected = or_list(&Lang::names()))]
 pub struct UnknownLang(pub String);
-
-impl fmt::Display for UnknownLang {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown language {:?}: expected {}", self.0, or_list(&Lang::names()))
-    }
-}
-
-impl std::error::Error for UnknownLang {}
 
 impl std::str::FromStr for Lang {
     type Err = UnknownLang;

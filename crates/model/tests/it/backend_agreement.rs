@@ -49,29 +49,39 @@ const NO_WGPU: &str =
 #[cfg(feature = "cuda")]
 const NO_CUDA: &str = "run this on a machine with an NVIDIA GPU and driver 580+";
 
-#[cfg(feature = "wgpu")]
-#[test]
-fn ndarray_and_wgpu_agree_in_both_formats() {
-    agree(BackendKind::Wgpu, NO_WGPU);
+/// One GPU backend's two tests, [`agree`] and [`kernel_matches`], under its feature.
+/// The names are the ones the GPU scripts run (`scripts/check-gpu-lavapipe.sh`,
+/// `scripts/check-cuda-gpu.sh`).
+macro_rules! backend_tests {
+    ($feature:literal, $backend:expr, $hint:expr, $agree:ident, $kernel:ident) => {
+        #[cfg(feature = $feature)]
+        #[test]
+        fn $agree() {
+            agree($backend, $hint);
+        }
+
+        #[cfg(feature = $feature)]
+        #[test]
+        fn $kernel() {
+            kernel_matches($backend, $hint);
+        }
+    };
 }
 
-#[cfg(feature = "cuda")]
-#[test]
-fn ndarray_and_cuda_agree_in_both_formats() {
-    agree(BackendKind::Cuda, NO_CUDA);
-}
-
-#[cfg(feature = "wgpu")]
-#[test]
-fn the_block_kernel_matches_its_host_twin_on_wgpu() {
-    kernel_matches(BackendKind::Wgpu, NO_WGPU);
-}
-
-#[cfg(feature = "cuda")]
-#[test]
-fn the_block_kernel_matches_its_host_twin_on_cuda() {
-    kernel_matches(BackendKind::Cuda, NO_CUDA);
-}
+backend_tests!(
+    "wgpu",
+    BackendKind::Wgpu,
+    NO_WGPU,
+    ndarray_and_wgpu_agree_in_both_formats,
+    the_block_kernel_matches_its_host_twin_on_wgpu
+);
+backend_tests!(
+    "cuda",
+    BackendKind::Cuda,
+    NO_CUDA,
+    ndarray_and_cuda_agree_in_both_formats,
+    the_block_kernel_matches_its_host_twin_on_cuda
+);
 
 /// The GPU block kernel alone (no model): [`gpu_kernel_check::run`] on synthetic blocks.
 fn kernel_matches(backend: BackendKind, hint: &str) {

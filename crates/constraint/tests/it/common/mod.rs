@@ -174,25 +174,8 @@ pub fn fim_cut(text: &str, rng: &mut Rng, start_below: usize, len_below: usize) 
     (a, b)
 }
 
-/// A small deterministic generator (SplitMix64): fixed seeds make every test
-/// reproducible without a dependency.
-pub struct Rng(pub u64);
-
-impl Rng {
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
+/// The seeded generator of the randomized suites (SplitMix64; `Rng(state)`).
+pub use espalier_constraint::Rng;
 
 /// Whether the slow suites should run (`ESPALIER_SLOW=1`; the one gate shared by every
 /// crate).
