@@ -8,7 +8,28 @@ use std::str::FromStr;
 /// refused with an error whose message quotes it (`"fast"` for `fast`).
 ///
 /// ```
-/// espalier_testkit::assert_names_round_trip(&[true, false], |b| if b { "true" } else { "false" }, "maybe");
+/// #[derive(Clone, Copy, Debug, PartialEq)]
+/// enum Speed {
+///     Slow,
+///     Fast,
+/// }
+///
+/// impl std::str::FromStr for Speed {
+///     type Err = String;
+///     fn from_str(s: &str) -> Result<Self, String> {
+///         match s {
+///             "slow" => Ok(Speed::Slow),
+///             "fast" => Ok(Speed::Fast),
+///             _ => Err(format!("unknown speed {s:?}")),
+///         }
+///     }
+/// }
+///
+/// let name = |s| match s {
+///     Speed::Slow => "slow",
+///     Speed::Fast => "fast",
+/// };
+/// espalier_testkit::assert_names_round_trip(&[Speed::Slow, Speed::Fast], name, "warp");
 /// ```
 #[track_caller]
 pub fn assert_names_round_trip<T>(all: &[T], name: impl Fn(T) -> &'static str, unknown: &str)
