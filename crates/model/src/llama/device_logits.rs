@@ -105,7 +105,14 @@ pub(crate) fn host_argmax(logits: &[f32], allowed: impl Fn(usize) -> bool) -> Op
 
 /// The mask as the GPU argmax reads it: `words` (a bitset in `u64` words; `None`: every
 /// id) less `refused`, as `u32` words (bit `id % 32` of word `id / 32`) covering `n` ids.
-#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
+#[cfg(any(
+    test,
+    all(
+        any(feature = "wgpu", feature = "cuda"),
+        not(feature = "fusion"),
+        not(target_family = "wasm")
+    )
+))]
 pub(crate) fn mask_words(words: Option<&[u64]>, refused: &[u32], n: usize) -> Vec<u32> {
     let mut out: Vec<u32> = match words {
         Some(w) => w.iter().flat_map(|&x| [x as u32, (x >> 32) as u32]).collect(),

@@ -31,8 +31,10 @@ pub(crate) fn fold_max(p: &mut [f32]) -> f32 {
     p[0]
 }
 
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+pub(crate) use device::fold_max_shared;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
-pub(crate) use device::{fold_max_shared, fold_sum_shared};
+pub(crate) use device::fold_sum_shared;
 
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 mod device {
@@ -57,6 +59,8 @@ mod device {
 
     /// The maximum fold over the workgroup's x units (unit `u` owns `p[u]`): the largest
     /// lands in `p[0]`. Every unit of the workgroup calls it (it waits at barriers).
+    /// Attention's softmax uses it, outside the fused build.
+    #[cfg(not(feature = "fusion"))]
     #[cube]
     pub(crate) fn fold_max_shared(p: &mut [f32], u: usize) {
         let mut half = usize::cast_from(CUBE_DIM_X) / 2;
