@@ -7,6 +7,21 @@ use rustpython_parser::ast::{self, Expr, Stmt};
 use crate::checker::{at, Body, Checker};
 use crate::scope::{BindingKind, ScopeKind};
 
+/// [`Checker::function_def`] on a `def` or an `async def`: rustpython's two node types
+/// have the same fields but no common type, so a macro names the fields once.
+macro_rules! function_def {
+    ($checker:expr, $stmt:expr, $f:expr) => {
+        $checker.function_def(
+            $stmt,
+            &$f.decorator_list,
+            &$f.args,
+            $f.returns.as_deref(),
+            &$f.body,
+            &$f.name,
+        )
+    };
+}
+
 impl<'a> Checker<'a> {
     /// Reads statements in order.
     pub(crate) fn stmts(&mut self, body: &'a [Stmt]) {
@@ -15,29 +30,12 @@ impl<'a> Checker<'a> {
         }
     }
 
-    /// Reads one statement: what it binds, what it reads, the bodies it defers.
-    ///
-    /// Over 80 lines on purpose (issue 32): one arm per kind of node of rustpython's
-    /// `Stmt`, each a line or a few, so the checker says in one place what every kind
-    /// of statement binds and reads; a split would only group arms.
+    /// Reads one statement: what it binds, what it reads, the bodies it defers (one arm
+    /// per kind of node of rustpython's `Stmt`, each a line or a few).
     fn stmt(&mut self, s: &'a Stmt) {
         match s {
-            Stmt::FunctionDef(f) => self.function_def(
-                s,
-                &f.decorator_list,
-                &f.args,
-                f.returns.as_deref(),
-                &f.body,
-                &f.name,
-            ),
-            Stmt::AsyncFunctionDef(f) => self.function_def(
-                s,
-                &f.decorator_list,
-                &f.args,
-                f.returns.as_deref(),
-                &f.body,
-                &f.name,
-            ),
+            Stmt::FunctionDef(f) => function_def!(self, s, f),
+            Stmt::AsyncFunctionDef(f) => function_def!(self, s, f),
             Stmt::ClassDef(c) => self.class_def(s, c),
             Stmt::Return(r) => {
                 // pyflakes reads nothing of a `return` outside a function.
