@@ -115,7 +115,8 @@ impl Expr {
     /// Takes an operator or operand: pushes a prefix, parenthesised expression,
     /// function or table constructor for the operands that are nodes.
     pub fn step(&mut self, act: &Act, text: &str, env: &Env) -> Vec<Child> {
-        let targets = self.targets(env.viability());
+        // The operand targets, only for the acts that open a node.
+        let targets = || self.targets(env.viability());
         let ctx = &self.ctx;
         match act {
             Act::Op(op) => {
@@ -128,19 +129,19 @@ impl Expr {
                 self.unary.clear();
                 self.have = Some(t.clone());
             }
-            Act::Var(t, _) => return vec![Child::Prefix(ctx.clone(), t.clone(), targets)],
+            Act::Var(t, _) => return vec![Child::Prefix(ctx.clone(), t.clone(), targets())],
             Act::Kw if text == "(" => {
-                let inner = TypeSet { bases: targets.bases, other: None };
+                let inner = TypeSet { bases: targets().bases, other: None };
                 return vec![Child::Paren, Child::Expr(ctx.clone(), inner)];
             }
             Act::Kw if text == "function" => {
-                if let Some(Type::Func(ft)) = &targets.other {
-                    return vec![Child::Func(ctx.clone(), ft.clone(), vec![])];
+                if let Some(Type::Func(ft)) = targets().other {
+                    return vec![Child::Func(ctx.clone(), ft, vec![])];
                 }
             }
             Act::Kw if text == "{" => {
-                if let Some(Type::Table(i)) = &targets.other {
-                    return vec![Child::Table(ctx.clone(), *i)];
+                if let Some(Type::Table(i)) = targets().other {
+                    return vec![Child::Table(ctx.clone(), i)];
                 }
             }
             _ => {}
