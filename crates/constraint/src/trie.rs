@@ -188,7 +188,7 @@ impl TokTrie {
     ///
     /// Returns the number of nodes whose byte was offered to `rec` (the work done).
     pub fn walk<R: Recognizer + ?Sized>(&self, rec: &mut R, mask: &mut TokenSet) -> usize {
-        self.walk_range(rec, mask, 1, self.nodes.len())
+        self.walk_range::<false, R>(rec, mask, 1, self.nodes.len())
     }
 
     /// [`TokTrie::walk`] restricted to the subtree under the first byte `byte`
@@ -214,7 +214,7 @@ impl TokTrie {
         // subtree's last node account for one level more, so compensate by pushing
         // nothing and trimming: the walk below pops to depth 1 relative to the
         // child level, i.e. back to `rec` after `byte`.
-        self.walk_range_shifted(rec, mask, first + 1, end)
+        self.walk_range::<true, R>(rec, mask, first + 1, end)
     }
 
     /// The lengths of the trie's tokens that are prefixes of `bytes`, shortest first
@@ -251,8 +251,13 @@ impl TokTrie {
         None
     }
 
+    /// Offers nodes `start..end` to `rec` as [`TokTrie::walk`] describes. A `SHIFTED`
+    /// range is the children of node `start - 1` (a depth-1 node) walked as a forest:
+    /// the pops of its last subtree would return to depth 0, so they stop at the
+    /// range's own level (where `rec` started) instead. An unshifted range (the whole
+    /// trie) needs no such stop; the flag is a const so that its walk tracks nothing.
     #[inline]
-    fn walk_range<R: Recognizer + ?Sized>(
+    fn walk_range<const SHIFTED: bool, R: Recognizer + ?Sized>(
         &self,
         rec: &mut R,
         mask: &mut TokenSet,
@@ -262,44 +267,12 @@ impl TokTrie {
         let nodes = &self.nodes[..end];
         let mut i = start;
         let mut offered = 0;
-        while i < end {
-            let node = nodes[i];
-            offered += 1;
-            if rec.try_push_byte(node.byte()) {
-                let tok = node.token();
-                if tok != NO_TOKEN {
-                    mask.insert(tok as usize);
-                }
-                if node.subtree() == 1 {
-                    rec.pop_bytes(node.pops());
-                }
-                i += 1;
-            } else {
-                rec.pop_bytes(node.pops() - 1);
-                i += node.subtree();
-            }
-        }
-        offered
-    }
-
-    /// Walks the children of node `start - 1` (a depth-1 node) as a forest: nodes
-    /// at depth >= 2 whose pops would return to depth 0 must stop at depth 1.
-    fn walk_range_shifted<R: Recognizer + ?Sized>(
-        &self,
-        rec: &mut R,
-        mask: &mut TokenSet,
-        start: usize,
-        end: usize,
-    ) -> usize {
-        let nodes = &self.nodes[..end];
-        let mut i = start;
-        let mut offered = 0;
-        // Depth of the recognizer relative to the byte already pushed.
+        // Depth of the recognizer relative to where it started.
         let mut depth = 0usize;
         while i < end {
             let node = nodes[i];
             offered += 1;
-            let last_of_range = i + node.subtree() == end;
+            let last_of_range = SHIFTED && i + node.subtree() == end;
             if rec.try_push_byte(node.byte()) {
                 depth += 1;
                 let tok = node.token();
@@ -344,7 +317,7 @@ impl TokTrie {
         if end == node + 1 {
             return 0;
         }
-        self.walk_range_shifted(rec, mask, node + 1, end)
+        self.walk_range::<true, R>(rec, mask, node + 1, end)
     }
 
     /// Gives every duplicate id the verdict of the id whose bytes it shares.

@@ -196,6 +196,13 @@ pub fn find_stop<'s>(
     best
 }
 
+/// `text` up to where the earliest of `stops` begins (all of it when none does): what
+/// a generation that wrote `text` keeps. For the registry's tests of its stop strings.
+#[cfg(test)]
+pub(crate) fn cut_at_stop<'t>(text: &'t str, stops: &[String]) -> &'t str {
+    find_stop(text.as_bytes(), text.len(), stops).map_or(text, |(at, _)| &text[..at])
+}
+
 /// Whether token `id` ends a generation: EOS and every other special token do.
 #[inline]
 pub(crate) fn is_stop_token(vocab: &espalier_constraint::Vocab, id: u32) -> bool {

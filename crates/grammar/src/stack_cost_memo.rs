@@ -53,8 +53,8 @@ pub struct StackCostMemo {
     /// (parent, state, column) -> prefix id.
     ids: FxHashMap<(u32, LrState, u32), u32>,
     prefixes: Vec<Prefix>,
-    /// (prefix, virtual top state, phase) -> least cost to the goal.
-    costs: FxHashMap<(u32, LrState, Phase), Option<u32>>,
+    /// Configuration -> least cost to the goal.
+    costs: FxHashMap<Config, Option<u32>>,
     /// The last stack's prefixes: (state, column, id) for depths 1.. (consecutive
     /// calls share most of them: one lookup each saved).
     path: Vec<(LrState, u32, u32)>,
@@ -62,12 +62,21 @@ pub struct StackCostMemo {
     root: Option<(u32, u32)>,
 }
 
+/// A configuration of the search (see the module doc): the virtual stack of an
+/// interned prefix and a top `state`, in `phase`; the memo's key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Config {
+    prefix: u32,
+    state: LrState,
+    phase: Phase,
+}
+
 /// What the local search pops: a configuration on the same prefix, an exit to a
 /// shorter prefix not yet costed, or the goal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Step {
     Goal,
-    Exit { prefix: u32, state: LrState, phase: Phase },
+    Exit(Config),
     Here { state: LrState, phase: Phase },
 }
 
@@ -145,7 +154,7 @@ impl StackCostMemo {
         let top = stack[l - 1];
         let phase = if first_free { Phase::FirstFree } else { Phase::Normal };
         if !costs.opens_block[top.index()] {
-            return self.cost(costs, prefix, top, phase);
+            return self.cost(costs, Config { prefix, state: top, phase });
         }
         // A top that opens a block sits one level deeper than its prefix: its own moves
         // use that level's column; no move returns to it (a goto's state is entered by
@@ -157,8 +166,8 @@ impl StackCostMemo {
         for (cost, step) in moves {
             let rest = match step {
                 Step::Goal => Some(0),
-                Step::Here { state, phase } => self.cost(costs, prefix, state, phase),
-                Step::Exit { prefix, state, phase } => self.cost(costs, prefix, state, phase),
+                Step::Here { state, phase } => self.cost(costs, Config { prefix, state, phase }),
+                Step::Exit(at) => self.cost(costs, at),
             };
             if let Some(r) = rest {
                 let total = cost.saturating_add(r);
@@ -185,33 +194,22 @@ impl StackCostMemo {
         prefix
     }
 
-    /// The least cost from configuration (`prefix`, `state`, `phase`) to the goal,
-    /// memoised. `state` must not open a block (see [`Self::stack_cost`]).
-    fn cost(
-        &mut self,
-        costs: &CompletionCosts,
-        prefix: u32,
-        state: LrState,
-        phase: Phase,
-    ) -> Option<u32> {
-        if let Some(&c) = self.costs.get(&(prefix, state, phase)) {
+    /// The least cost from configuration `at` to the goal, memoised. Its state must
+    /// not open a block (see [`Self::stack_cost`]).
+    fn cost(&mut self, costs: &CompletionCosts, at: Config) -> Option<u32> {
+        if let Some(&c) = self.costs.get(&at) {
             return c;
         }
-        let c = self.search(costs, prefix, state, phase);
-        self.costs.insert((prefix, state, phase), c);
+        let c = self.search(costs, at);
+        self.costs.insert(at, c);
         c
     }
 
     /// Dijkstra over the configurations of one prefix; an exit is costed (from the
     /// memo, or recursively) only when it is the cheapest thing left, which is exact
     /// because every cost is at least zero.
-    fn search(
-        &mut self,
-        costs: &CompletionCosts,
-        prefix: u32,
-        state: LrState,
-        phase: Phase,
-    ) -> Option<u32> {
+    fn search(&mut self, costs: &CompletionCosts, at: Config) -> Option<u32> {
+        let Config { prefix, state, phase } = at;
         let col = self.prefixes[prefix as usize].col;
         // The configurations of one prefix are few: a list beats a map.
         let mut best: Vec<(LrState, Phase, u32)> = vec![(state, phase, 0)];
@@ -221,8 +219,8 @@ impl StackCostMemo {
         while let Some(Reverse((cost, step))) = heap.pop() {
             match step {
                 Step::Goal => return Some(cost),
-                Step::Exit { prefix: p, state: g, phase: ph } => {
-                    if let Some(rest) = self.cost(costs, p, g, ph) {
+                Step::Exit(exit) => {
+                    if let Some(rest) = self.cost(costs, exit) {
                         heap.push(Reverse((cost.saturating_add(rest), Step::Goal)));
                     }
                 }
@@ -287,7 +285,7 @@ impl StackCostMemo {
                 let step = if dot == 1 {
                     Step::Here { state: g2, phase: ph }
                 } else {
-                    Step::Exit { prefix: at, state: g2, phase: ph }
+                    Step::Exit(Config { prefix: at, state: g2, phase: ph })
                 };
                 out.push((c2, step));
             }

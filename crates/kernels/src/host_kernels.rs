@@ -226,16 +226,8 @@ mod avx2 {
     use half::f16;
 
     use super::{Q4_1Rows, QK};
+    use crate::avx2::{hsum, nibble_halves, store_sums};
     use crate::tile_width::by_tile_width;
-
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn hsum(v: __m256) -> f32 {
-        let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-        let s = _mm_add_ss(s, _mm_movehdup_ps(s));
-        _mm_cvtss_f32(s)
-    }
 
     /// # Safety
     /// The CPU must support AVX2 and FMA; `a.len() == b.len()`.
@@ -340,13 +332,10 @@ mod avx2 {
     pub(super) unsafe fn dot_q4_1(d: &[f32], nibbles: &[u8], x: &[f32]) -> f32 {
         let blocks = d.len().min(nibbles.len() / (QK / 2)).min(x.len() / QK);
         let (pq, px) = (nibbles.as_ptr(), x.as_ptr());
-        let low = _mm_set1_epi8(0x0f);
         let mut acc0 = _mm256_setzero_ps();
         let mut acc1 = _mm256_setzero_ps();
         for b in 0..blocks {
-            let bytes = _mm_loadu_si128(pq.add(b * QK / 2) as *const __m128i);
-            let lo = _mm_and_si128(bytes, low); // values 0..16
-            let hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low); // values 16..32
+            let (lo, hi) = nibble_halves(pq.add(b * QK / 2)); // values 0..16, 16..32
             let xb = px.add(b * QK);
             // (A macro, not a closure: closures do not inherit `target_feature`.)
             macro_rules! q4 {
@@ -419,12 +408,9 @@ mod avx2 {
         cols: usize,
         o: *mut f32,
     ) {
-        let low = _mm_set1_epi8(0x0f);
         let mut acc = [_mm256_setzero_ps(); N];
         for b in 0..nb {
-            let bytes = _mm_loadu_si128(nib.add(b * QK / 2) as *const __m128i);
-            let lo = _mm_and_si128(bytes, low); // values 0..16 of the block
-            let hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), low); // values 16..32
+            let (lo, hi) = nibble_halves(nib.add(b * QK / 2)); // values 0..16, 16..32
             let scale = _mm256_set1_ps(*d.add(b));
             let parts = [lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)];
             for (k, part) in parts.into_iter().enumerate() {
@@ -435,9 +421,7 @@ mod avx2 {
                 }
             }
         }
-        for (i, acc) in acc.into_iter().enumerate() {
-            *o.add(i) = hsum(acc);
-        }
+        store_sums(acc, o);
     }
 }
 

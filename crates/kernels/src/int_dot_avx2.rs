@@ -18,17 +18,9 @@ use std::arch::x86_64::*;
 use crate::formats::{f16_at, q4_0, q4_k, q5_0, q5_1, q5_k, q6_k, QK, QK_K};
 
 use super::q8_activations::{Q8Activations, Q8Row};
+use crate::avx2::{hsum, nibble_values, store_sums};
 use crate::tile_width::by_tile_width;
 use crate::{Q4_1Rows, Q8_0Rows};
-
-#[inline]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn hsum(v: __m256) -> f32 {
-    let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    let s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    _mm_cvtss_f32(s)
-}
 
 /// 32 activation bytes of block `k`.
 #[inline]
@@ -96,16 +88,10 @@ pub(super) unsafe fn dot_q4_1(d: &[f32], m: &[f32], nibbles: &[u8], x: Q8Row) ->
     debug_assert_eq!(x.shift, 0);
     let n =
         d.len().min(m.len()).min(nibbles.len() / (QK / 2)).min(x.sums.len()).min(x.scales.len());
-    let low = _mm_set1_epi8(0x0f);
     // Block `k`'s `Σ q a`.
     macro_rules! sum {
         ($k:expr) => {{
-            let bytes = _mm_loadu_si128(nibbles.as_ptr().add($k * QK / 2) as *const __m128i);
-            // Values 0..16 in the low lane, 16..32 in the high one.
-            let q = _mm256_set_m128i(
-                _mm_and_si128(_mm_srli_epi16(bytes, 4), low),
-                _mm_and_si128(bytes, low),
-            );
+            let q = nibble_values(nibbles.as_ptr().add($k * QK / 2));
             _mm256_cvtepi32_ps(sum_u8_i8(q, act(&x, $k)))
         }};
     }
@@ -238,16 +224,12 @@ pub(super) unsafe fn dot_q32<const T: u8>(row: &[u8], x: Q8Row) -> f32 {
         _ => (q5_1::BLOCK_BYTES, Some(4), 8, 0),
     };
     let n = (row.len() / bytes).min(x.scales.len()).min(x.sums.len());
-    let (low, bit4, off) = (_mm_set1_epi8(0x0f), _mm256_set1_epi8(0x10), _mm256_set1_epi8(offset));
+    let (bit4, off) = (_mm256_set1_epi8(0x10), _mm256_set1_epi8(offset));
     let (mut acc0, mut acc1) = (_mm256_setzero_ps(), _mm256_setzero_ps());
     let mut mins = 0f32;
     for k in 0..n {
         let b = row.as_ptr().add(k * bytes);
-        let packed = _mm_loadu_si128(b.add(nibbles) as *const __m128i);
-        let mut q = _mm256_set_m128i(
-            _mm_and_si128(_mm_srli_epi16(packed, 4), low),
-            _mm_and_si128(packed, low),
-        );
+        let mut q = nibble_values(b.add(nibbles));
         if let Some(h) = high {
             q = _mm256_or_si256(q, _mm256_and_si256(bytes_from_bits(b.add(h)), bit4));
         }
@@ -407,14 +389,9 @@ unsafe fn q4_1_tile<const N: usize>(
     scales: *const f32,
     o: *mut f32,
 ) {
-    let low = _mm_set1_epi8(0x0f);
     let mut acc = [_mm256_setzero_ps(); N];
     for b in 0..nb {
-        let bytes = _mm_loadu_si128(nib.add(b * QK / 2) as *const __m128i);
-        let q = _mm256_set_m128i(
-            _mm_and_si128(_mm_srli_epi16(bytes, 4), low),
-            _mm_and_si128(bytes, low),
-        );
+        let q = nibble_values(nib.add(b * QK / 2));
         let db = _mm256_set1_ps(*d.add(b));
         for (i, acc) in acc.iter_mut().enumerate() {
             let s = sum_u8_i8(q, _mm256_loadu_si256(a[i].add(b * QK) as *const __m256i));
@@ -422,9 +399,7 @@ unsafe fn q4_1_tile<const N: usize>(
             *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), ds, *acc);
         }
     }
-    for (i, acc) in acc.into_iter().enumerate() {
-        *o.add(i) = hsum(acc);
-    }
+    store_sums(acc, o);
 }
 
 /// Activation rows `t0..t0 + n` of `x` as pointers (at most 8), for the tiles.
@@ -485,9 +460,7 @@ unsafe fn q8_0_tile<const N: usize>(
             );
         }
     }
-    for (i, acc) in acc.into_iter().enumerate() {
-        *o.add(i) = hsum(acc);
-    }
+    store_sums(acc, o);
 }
 
 /// Prefill's `x · Wᵀ` for `rows` Q4_K weight rows (`row_bytes` each): per weight row,

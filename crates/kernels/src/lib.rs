@@ -31,6 +31,8 @@
 //! them ([`int_dot`], with `int_dot_avx2.rs`), `wasm_simd.rs` (simd128); on top of them
 //! [`HostMatrix`] (a weight matrix and its products) and [`host_attention`].
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 pub mod block_kernels;
 pub mod formats;
 mod ggml_type;

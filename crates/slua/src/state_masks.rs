@@ -62,11 +62,28 @@ enum Slot {
     Built { _dfa: Rc<SegDfa>, _trie: Arc<TokTrie>, mask: Rc<StateMask> },
 }
 
+/// Which [`StateMask`] is asked about: the segment's DFA at `state`, over `trie`;
+/// with `first`, the mask of the tokens starting with that byte.
+#[derive(Clone, Copy)]
+pub(crate) struct MaskAt<'a> {
+    pub(crate) dfa: &'a Rc<SegDfa>,
+    pub(crate) state: DfaState,
+    pub(crate) first: Option<u8>,
+    pub(crate) trie: &'a Arc<TokTrie>,
+}
+
 /// The DFA, its state, the first byte (256: none) and the trie.
 type Key = (*const SegDfa, DfaState, u16, *const TokTrie);
 
-fn key(dfa: &Rc<SegDfa>, state: DfaState, first: Option<u8>, trie: &Arc<TokTrie>) -> Key {
-    (Rc::as_ptr(dfa), state, first.map_or(256, u16::from), Arc::as_ptr(trie))
+impl MaskAt<'_> {
+    fn key(self) -> Key {
+        (
+            Rc::as_ptr(self.dfa),
+            self.state,
+            self.first.map_or(256, u16::from),
+            Arc::as_ptr(self.trie),
+        )
+    }
 }
 
 /// [`StateMask`]s by DFA, state and trie; owned by the [`crate::dfa::DfaCache`] so
@@ -90,27 +107,21 @@ impl StateMasks {
     /// hundred.
     pub const LARGE_SHARE: usize = 6;
 
-    /// The state mask of `dfa` at `state` over `trie`: cached, or built here when the
-    /// state is new or was noted with a large mask ([`StateMasks::note`]); `None`
-    /// when too many tokens cross the segment's end (the state is walked). With
-    /// `first`, the mask of the tokens starting with that byte, which completed the
-    /// segment before this one: their other bytes are walked from `state`.
-    pub(crate) fn get(
-        &self,
-        dfa: &Rc<SegDfa>,
-        state: DfaState,
-        first: Option<u8>,
-        trie: &Arc<TokTrie>,
-        vocab: &Vocab,
-    ) -> Option<Rc<StateMask>> {
-        let key = key(dfa, state, first, trie);
+    /// The state mask `at`: cached, or built here when the state is new or was noted
+    /// with a large mask ([`StateMasks::note`]); `None` when too many tokens cross the
+    /// segment's end (the state is walked). With a `first` byte, the mask of the tokens
+    /// starting with it, which completed the segment before this one: their other bytes
+    /// are walked from the state.
+    pub(crate) fn get(&self, at: MaskAt, vocab: &Vocab) -> Option<Rc<StateMask>> {
+        let MaskAt { dfa, trie, .. } = at;
+        let key = at.key();
         let noted_large = match self.0.borrow().get(&key) {
             Some(Slot::Built { mask, .. }) => return Some(mask.clone()),
             Some(Slot::Large) => true,
             None => false,
             _ => return None,
         };
-        let mask = StateMask::build(dfa, state, first, trie, vocab);
+        let mask = StateMask::build(at, vocab);
         let large = noted_large || mask.inside.count() * Self::LARGE_SHARE >= trie.vocab_len();
         // Each crossing token is tried on its own at every use: worth it only when
         // they are few beside the tokens the entry saves walking.
@@ -133,17 +144,10 @@ impl StateMasks {
     /// Notes a state seen for the first time, whose walk allowed `allowed` tokens.
     /// (The key's addresses may be reused once freed; a stale note only decides
     /// whether a later state is built one sighting early.)
-    pub(crate) fn note(
-        &self,
-        dfa: &Rc<SegDfa>,
-        state: DfaState,
-        first: Option<u8>,
-        trie: &Arc<TokTrie>,
-        allowed: usize,
-    ) {
-        let key = key(dfa, state, first, trie);
+    pub(crate) fn note(&self, at: MaskAt, allowed: usize) {
+        let key = at.key();
         if !self.0.borrow().contains_key(&key) {
-            let large = allowed * Self::LARGE_SHARE >= trie.vocab_len();
+            let large = allowed * Self::LARGE_SHARE >= at.trie.vocab_len();
             self.insert(key, if large { Slot::Large } else { Slot::Small });
         }
     }
@@ -174,13 +178,9 @@ impl StateMask {
     /// crossing tokens). The second walk once went on past the end with any bytes
     /// over the whole trie, a second full walk: building was two walks, 2.5 ms inside
     /// a string literal on a 49,152-token vocabulary.
-    fn build(
-        dfa: &SegDfa,
-        state: DfaState,
-        first: Option<u8>,
-        trie: &TokTrie,
-        vocab: &Vocab,
-    ) -> StateMask {
+    fn build(at: MaskAt, vocab: &Vocab) -> StateMask {
+        let MaskAt { state, first, .. } = at;
+        let (dfa, trie): (&SegDfa, &TokTrie) = (at.dfa, at.trie);
         let skip = usize::from(first.is_some());
         let in_first = |bytes: &[u8]| bytes.first() == first.as_ref().or(bytes.first());
         let walk = |rec: &mut dyn Recognizer, mask: &mut TokenSet| match first {
@@ -188,14 +188,7 @@ impl StateMask {
             Some(b) => _ = trie.walk_children_of_byte(b, rec, mask),
         };
         let mut inside = TokenSet::empty(trie.vocab_len());
-        let mut w = DfaWalk {
-            dfa,
-            stack: vec![(state, false)],
-            bytes: Vec::new(),
-            past_end: false,
-            whole_tokens: first.is_none(),
-            ends: Vec::new(),
-        };
+        let mut w = DfaWalk::new(at, false);
         walk(&mut w, &mut inside);
         for (id, bytes) in trie.long_tokens() {
             if in_first(bytes) && w.accepts_all(&bytes[skip..]) {
@@ -208,14 +201,7 @@ impl StateMask {
         ends.dedup();
         let mut past = TokenSet::empty(trie.vocab_len());
         walk(&mut PastEnds { ends: &ends, stack: vec![(0, ends.len(), false)] }, &mut past);
-        let mut w = DfaWalk {
-            dfa,
-            stack: vec![(state, false)],
-            bytes: Vec::new(),
-            past_end: true,
-            whole_tokens: first.is_none(),
-            ends: Vec::new(),
-        };
+        let mut w = DfaWalk::new(at, true);
         for (id, bytes) in trie.long_tokens() {
             if in_first(bytes) && w.accepts_all(&bytes[skip..]) {
                 past.insert(*id as usize);
@@ -299,7 +285,19 @@ struct DfaWalk<'d> {
     ends: Vec<Vec<u8>>,
 }
 
-impl DfaWalk<'_> {
+impl<'d> DfaWalk<'d> {
+    /// A walk from the state `at`, past the segment's end or not.
+    fn new(at: MaskAt<'d>, past_end: bool) -> Self {
+        DfaWalk {
+            dfa: at.dfa,
+            stack: vec![(at.state, false)],
+            bytes: Vec::new(),
+            past_end,
+            whole_tokens: at.first.is_none(),
+            ends: Vec::new(),
+        }
+    }
+
     fn accepts_all(&mut self, bytes: &[u8]) -> bool {
         let mut n = 0;
         let ok = bytes.iter().all(|&b| {

@@ -30,6 +30,7 @@ use espalier_constraint::{Recognizer, TokTrie, TokenSet, Vocab};
 
 use crate::seg_auto::SegState;
 use crate::slua_constraint::SluaConstraint;
+use crate::state_masks::MaskAt;
 
 /// One pushed byte: the level (tree) it left the walk at, the DFA state there, and
 /// where that level's segment started in the walk's bytes. `pending`: the byte
@@ -227,8 +228,9 @@ pub(crate) fn fill(c: &SluaConstraint, trie: &Arc<TokTrie>, vocab: &Vocab, mask:
         let Some((dfa, s)) = child.dfa_state().and_then(|(a, s)| a.fixed_only(s)) else { continue };
         // Building the mask of one byte's subtree costs about what walking it
         // does: built on the first sighting.
-        masks.note(dfa, s, Some(b), trie, trie.vocab_len());
-        if let Some(m) = masks.get(dfa, s, Some(b), trie, vocab) {
+        let at = MaskAt { dfa, state: s, first: Some(b), trie };
+        masks.note(at, trie.vocab_len());
+        if let Some(m) = masks.get(at, vocab) {
             mask.union_with(&m.inside);
             add_crossing(&child, &m.crossing, 1, mask);
             cached[usize::from(b)] = true;
@@ -240,7 +242,7 @@ pub(crate) fn fill(c: &SluaConstraint, trie: &Arc<TokTrie>, vocab: &Vocab, mask:
     let fixed = auto.fixed_only(state).filter(|_| std::str::from_utf8(c.partial()).is_ok());
     let mut whole_cached = false;
     if let Some((dfa, s)) = fixed {
-        if let Some(m) = masks.get(dfa, s, None, trie, vocab) {
+        if let Some(m) = masks.get(MaskAt { dfa, state: s, first: None, trie }, vocab) {
             mask.union_with(&m.inside);
             add_crossing(c, &m.crossing, 0, mask);
             for (done, end) in cached.iter_mut().zip(ends) {
@@ -256,7 +258,7 @@ pub(crate) fn fill(c: &SluaConstraint, trie: &Arc<TokTrie>, vocab: &Vocab, mask:
     let from_cache = mask.count();
     walk_all(c, trie, &cached, mask);
     if let (Some((dfa, s)), false) = (fixed, whole_cached) {
-        masks.note(dfa, s, None, trie, mask.count() - from_cache);
+        masks.note(MaskAt { dfa, state: s, first: None, trie }, mask.count() - from_cache);
     }
 }
 

@@ -9,19 +9,22 @@
 //! a language's name.
 //!
 //! Adding a language: write `languages/NAME.rs` with a `pub static LANGUAGE` of a
-//! type implementing the three facets (a grammar language implements
-//! [`LangSpec::grammar`] and gets its kit, constraints and `check` from the
-//! defaults), then add `NAME` to the `registry!` line. A [`Lang`] dereferences to the
+//! type implementing the three facets, then add `NAME` to the `registry!` line. A
+//! grammar language is data, a [`GrammarLanguage`] (its grammar gives it its kit,
+//! constraints and `check` through the facets' defaults); a language with rules of its
+//! own implements the facets itself (`slua.rs`). A [`Lang`] dereferences to the
 //! core facet; [`Lang::prompting`] and [`Lang::evaluation`] give the others.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
 mod evaluation;
+mod grammar_language;
 mod prompting;
 mod spec;
 
 pub use evaluation::{Benchmark, BenchmarkFormat, CheckOptions, Checked, Evaluation};
+pub use grammar_language::GrammarLanguage;
 pub use prompting::{Framing, Prompting};
 pub use spec::LangSpec;
 

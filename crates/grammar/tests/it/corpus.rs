@@ -51,12 +51,7 @@ const CASES: [Case; 2] = [
         name: "python",
         oracle: "ast.parse",
         files: || {
-            common::require_oracle();
-            if slow() {
-                common::corpus_files()
-            } else {
-                common::corpus_sample(320)
-            }
+            corpus(common::require_oracle, common::corpus_files, || common::corpus_sample(320))
         },
         verdicts: |files| {
             let texts: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
@@ -72,14 +67,7 @@ const CASES: [Case; 2] = [
         prefix: (|files| files.into_iter().take(120).collect(), 0x5eed),
         // CI: 60 corpus files.
         earley: (
-            || {
-                common::require_oracle();
-                if slow() {
-                    common::corpus_files()
-                } else {
-                    common::corpus_sample(60)
-                }
-            },
+            || corpus(common::require_oracle, common::corpus_files, || common::corpus_sample(60)),
             7,
         ),
     },
@@ -115,14 +103,24 @@ const CASES: [Case; 2] = [
     },
 ];
 
-/// Go's corpus: the CI sample, or every file under `ESPALIER_SLOW=1`.
-fn go_corpus() -> Vec<PathBuf> {
-    gofmt::require_oracle();
+/// A language's corpus, once `require` has checked that its oracle and corpus are
+/// installed: `all` of it under `ESPALIER_SLOW=1`, else the CI `sample`.
+fn corpus(
+    require: fn(),
+    all: fn() -> Vec<PathBuf>,
+    sample: impl FnOnce() -> Vec<PathBuf>,
+) -> Vec<PathBuf> {
+    require();
     if slow() {
-        gofmt::go_files()
+        all()
     } else {
-        gofmt::go_sample(300)
+        sample()
     }
+}
+
+/// Go's corpus: a sample of 300 files in CI.
+fn go_corpus() -> Vec<PathBuf> {
+    corpus(gofmt::require_oracle, gofmt::go_files, || gofmt::go_sample(300))
 }
 
 /// Our verdict equals the oracle's on every file of the corpus; the oracle judges
