@@ -94,6 +94,7 @@ pub mod layers;
 pub mod lexeme_paths;
 pub mod lexer;
 pub mod lexer_dfa;
+mod lr_construction;
 pub mod lr_parser;
 pub mod lr_table;
 pub mod python;
