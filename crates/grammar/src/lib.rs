@@ -118,7 +118,7 @@ pub use indentation::Indentation;
 pub use language::{Language, LanguageOptions};
 pub use layers::go::GoTerminals;
 pub use layers::python::{fstring, FieldExprView, FieldView, PythonTerminals};
-pub use layers::{Layer, LayerKind, LayerState};
+pub use layers::{Layer, LayerKind, LayerState, LayoutTerminals};
 pub use lexeme_paths::LexemePaths;
 pub use lexer::{lex, Lexeme};
 pub use lexer_dfa::{DfaState, LexerDfa};
