@@ -18,7 +18,8 @@ pub struct SuffixNeeds {
     /// Brackets the suffix closes without opening them (they must be open before it).
     closes: u32,
     /// When the rest of the cursor's line in the suffix is blank: the column of the
-    /// suffix's next content line (tabs to multiples of 8). Python only.
+    /// suffix's next content line (tabs to multiples of 8). Only for a layer that lays
+    /// lines out (Python's).
     next_line_col: Option<u32>,
     /// The suffix's leading word characters (identifier or number), which run on from
     /// whatever word the middle ends with.
@@ -33,7 +34,7 @@ impl SuffixNeeds {
             .iter()
             .find(|l| l.opener.is_empty())
             .map_or(0, |l| l.depth);
-        let next_line_col = lang.python().and_then(|_| next_line_col(suffix));
+        let next_line_col = lang.layer.layout().and_then(|_| next_line_col(suffix));
         let word = suffix.iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'_').count();
         let head =
             (word > 0).then(|| String::from_utf8_lossy(&suffix[..word.min(24)]).into_owned());

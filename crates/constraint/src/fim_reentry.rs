@@ -81,7 +81,7 @@ impl Reentry {
     pub fn new(lang: &std::sync::Arc<Language>, prefix: &[u8], suffix: &[u8]) -> Self {
         let mut r = Self::from_prefix(lang, prefix);
         r.synthetic_from = r.tails.len();
-        if lang.python().is_some() {
+        if lang.layer.layout().is_some() {
             r.layout = SuffixLayout::new(prefix, suffix);
             r.quotes = quotes_of(suffix);
             let brackets = unclosed_openers(suffix);
@@ -358,7 +358,7 @@ type Headers = Vec<(u32, Vec<u8>)>;
 /// first byte after which the Python layer reads that line's content), with the
 /// headers of the blocks enclosing that line (see [`Reentry::headers`]), or `None`.
 fn last_content_start(lang: &std::sync::Arc<Language>, prefix: &[u8]) -> Option<(usize, Headers)> {
-    lang.python()?;
+    lang.layer.layout()?;
     let mut r = lang.recognizer();
     let mut start = None;
     // Content lines (column, header kind) enclosing the current one, and the current.

@@ -235,8 +235,9 @@ fn surely_refused<P: TokenParser>(
     }
     let lang = state.language();
     let layout = lang
-        .python()
-        .is_some_and(|py| acceptable.contains(py.indent) || acceptable.contains(py.dedent));
+        .layer
+        .layout()
+        .is_some_and(|l| acceptable.contains(l.indent) || acceptable.contains(l.dedent));
     if layout || !winners.iter().all(|&t| lang.ignored.contains(t) && !lang.is_layout_newline(t)) {
         return false;
     }

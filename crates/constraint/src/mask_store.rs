@@ -383,8 +383,11 @@ impl MaskStore {
         tables.m1_start.push(tables.m1_pairs.len() as u32);
         let mut rows = tables.rows;
         rows.offsets.push(rows.tokens.len() as u32);
-        let layout_terms =
-            lang.python().map(|p| vec![p.indent.as_u32(), p.dedent.as_u32()]).unwrap_or_default();
+        let layout_terms = lang
+            .layer
+            .layout()
+            .map(|l| vec![l.indent.as_u32(), l.dedent.as_u32()])
+            .unwrap_or_default();
         let (dense_of, dense) = densify(&rows.offsets, &rows.tokens, vocab.len());
         MaskStore {
             dense_of,

@@ -6,13 +6,19 @@
 //! - finishing the unfinished lexeme (the remainder) as a terminal the parser accepts,
 //!   by a shortest DFA path ([`espalier_grammar::LexemePaths`]), or ending it where it
 //!   stands, then the cost at the lexeme boundary;
-//! - for an unfinished f-string, closing its replacement fields first
-//!   (the private module `fstring_closer`);
+//! - for an unfinished lexeme the DFA's paths may not end (a Python f-string: its
+//!   replacement fields first), the closers of the language's layer
+//!   ([`espalier_grammar::Layer::closers`]);
 //! - at a boundary inside a line: the LR stack's completion cost (first-free when the
 //!   text ends in whitespace; a comment first needs its newline);
-//! - at the start of a Python line: the whitespace to reach an open level's column
-//!   exactly (dedenting to it), or one more column (INDENT), then the first lexeme of
-//!   the line and the stack's cost after it; or a blank line.
+//! - at the start of a line of a layer that lays lines out (Python's,
+//!   [`espalier_grammar::Layer::layout`]): the whitespace to reach an open level's
+//!   column exactly (dedenting to it), or one more column (INDENT), then the first
+//!   lexeme of the line and the stack's cost after it; or a blank line.
+//!
+//! Nothing here names a language: what a language's layer adds (its layout
+//! terminals, the memo key's part of its state, the closers of an unfinished
+//! lexeme) is asked of the layer.
 //!
 //! Every charge is at least the bytes the corresponding text takes and at most what
 //! the plan charged for it before its first byte was written, so from every unfinished
@@ -108,9 +114,10 @@ impl<'a> Finisher<'a> {
 
     /// The remaining cost of `s`, or `None` when the cost model finds no way to a
     /// complete program (or the parser has no LR stacks). Memoised on what the cost
-    /// depends on: the parser stacks, the layout, Go's pending semicolon, the
-    /// remainder's DFA state, and the remainder's bytes only when they may be an
-    /// f-string (whose replacement fields are checked when it ends); kept in the memo
+    /// depends on: the parser stacks, the layout, the layer's part of its state (Go:
+    /// a pending semicolon), the remainder's DFA state, and the remainder's bytes
+    /// only when the layer says they matter (a Python f-string, whose replacement
+    /// fields are checked when it ends); kept in the memo
     /// (for the next masks, and every constraint sharing its cache) unless the key is
     /// long.
     pub(crate) fn remaining<P: TokenParser>(&mut self, s: &Recognizer<P>) -> Option<u32> {
@@ -134,25 +141,17 @@ impl<'a> Finisher<'a> {
     fn fill_key<P: TokenParser>(&self, s: &Recognizer<P>, key: &mut Vec<u32>) {
         key.clear();
         push_lexer_and_layout(s, key);
-        if self.lang.go().is_some() {
-            key.push(s.semicolon_pending() as u32);
-        }
+        self.lang.layer.push_future_key(s.layer(), key);
         if let Some(stacks) = s.parser().lr_stacks() {
             for st in stacks {
                 key.push(u32::MAX);
                 key.extend(st.iter().map(|s| s.as_u32()));
             }
         }
-        // Only Python has f-strings: elsewhere (a Go block comment of 12 KB holding an
-        // `f` before a quote) keying on the bytes cost 15 s per mask, hashing them once
-        // per allowed token.
+        // Only where the layer says so: keying on every remainder's bytes (a Go block
+        // comment of 12 KB) cost 15 s per mask, hashing them once per allowed token.
         let bytes = s.remainder_bytes();
-        let quote = if self.lang.python().is_some() {
-            bytes.iter().position(|&b| b == b'"' || b == b'\'')
-        } else {
-            None
-        };
-        if quote.is_some_and(|q| bytes[..q].iter().any(|&b| b == b'f' || b == b'F')) {
+        if self.lang.layer.lexeme_bytes_matter(bytes) {
             key.push(u32::MAX - 1);
             key.extend(bytes.iter().map(|&b| b as u32));
         }
@@ -192,30 +191,27 @@ impl<'a> Finisher<'a> {
                 best = min_opt(best, self.after_lexeme(s2).map(|c| c + d));
             }
         }
-        if lang.python().is_some() {
-            for closer in crate::python::fstring_closer::closers(s.remainder_bytes()) {
-                if self.prune && best.is_some_and(|b| closer.len() as u32 >= b) {
-                    continue;
-                }
-                let mut s2 = s.clone();
-                if s2.try_push_bytes(&closer) {
-                    best = min_opt(best, self.after_lexeme(s2).map(|c| c + closer.len() as u32));
-                }
+        for closer in lang.layer.closers(s.remainder_bytes()) {
+            if self.prune && best.is_some_and(|b| closer.len() as u32 >= b) {
+                continue;
+            }
+            let mut s2 = s.clone();
+            if s2.try_push_bytes(&closer) {
+                best = min_opt(best, self.after_lexeme(s2).map(|c| c + closer.len() as u32));
             }
         }
         best
     }
 
-    /// Whether `now`, the remaining cost of `s` (inside an unfinished f-string), is
-    /// that of its first closer (closing its fields and the literal) then the rest.
+    /// Whether `now`, the remaining cost of `s` (inside an unfinished lexeme the
+    /// layer closes, a Python f-string), is that of the layer's first closer (closing
+    /// its fields and the literal) then the rest.
     pub(crate) fn closer_is_best<P: TokenParser>(
         &mut self,
         s: &Recognizer<P>,
         now: Option<u32>,
     ) -> bool {
-        let Some(tail) =
-            crate::python::fstring_closer::closers(s.remainder_bytes()).into_iter().next()
-        else {
+        let Some(tail) = self.lang.layer.closers(s.remainder_bytes()).into_iter().next() else {
             return false;
         };
         let mut s2 = s.clone();
@@ -247,13 +243,14 @@ impl<'a> Finisher<'a> {
         self.after_lexeme(s).map(|c| c + 1)
     }
 
-    /// Whether a plan's next text could continue the (skipped) lexeme ending in `q`.
+    /// Whether a plan's next text could continue the (skipped) lexeme ending in `q`:
+    /// a lexed terminal's text, or the newline byte a layout's NEWLINE is written as.
     fn glues(&self, q: DfaState) -> bool {
         let lang = self.lang;
         let paths = lang.completion_costs().lexeme_paths();
         let dfa = &lang.dfa;
         let newline =
-            lang.python().is_some() && dfa.next(q, b'\n') != espalier_grammar::LexerDfa::DEAD;
+            lang.layer.layout().is_some() && dfa.next(q, b'\n') != espalier_grammar::LexerDfa::DEAD;
         newline
             || dfa.lexed_terminals().iter().any(|&t| {
                 !lang.ignored.contains(t)
@@ -296,15 +293,15 @@ impl<'a> Finisher<'a> {
         self.memo.stacks.stack_cost(self.lang.completion_costs(), stack, cols, first_free)
     }
 
-    /// Python, at the start of a line: reach an open level's column exactly (and
-    /// dedent to it) or open a new level, then write the line's first lexeme; or a
-    /// blank line when the whitespace typed so far fits nothing.
+    /// At the start of a line of a layout (Python's): reach an open level's column
+    /// exactly (and dedent to it) or open a new level, then write the line's first
+    /// lexeme; or a blank line when the whitespace typed so far fits nothing.
     fn line_start<P: TokenParser>(
         &mut self,
         s: &Recognizer<P>,
         ind: Indentation<'_>,
     ) -> Option<u32> {
-        let py = self.lang.python()?;
+        let layout = self.lang.layer.layout()?;
         let (col, alt) = (ind.col, ind.altcol);
         let n = ind.cols.len();
         let mut best = None;
@@ -329,12 +326,12 @@ impl<'a> Finisher<'a> {
             }
             let mut p = s.parser().clone();
             if k == n {
-                if p.feed(&[py.indent]) {
+                if p.feed(&[layout.indent]) {
                     let mut cols = ind.cols.to_vec();
                     cols.push(col + w);
                     best = min_opt(best, self.content_line(&p, &cols).map(|c| c + w));
                 }
-            } else if (k + 1..n).all(|_| p.feed(&[py.dedent])) {
+            } else if (k + 1..n).all(|_| p.feed(&[layout.dedent])) {
                 best = min_opt(best, self.content_line(&p, &ind.cols[..=k]).map(|c| c + w));
             }
         }
@@ -378,8 +375,8 @@ impl<'a> Finisher<'a> {
 }
 
 /// Pushes onto `key` the lexer's side of a recognizer state's future: the DFA state,
-/// whether a lexeme is unfinished, and Python's indentation (the layout's counters,
-/// then its stacks).
+/// whether a lexeme is unfinished, and the layout's indentation, if the layer lays
+/// lines out (its counters, then its stacks).
 #[inline]
 pub(crate) fn push_lexer_and_layout<P: TokenParser>(s: &Recognizer<P>, key: &mut Vec<u32>) {
     let rem = s.remainder();

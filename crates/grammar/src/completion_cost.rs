@@ -32,6 +32,7 @@ use std::sync::Arc;
 
 use crate::grammar::{Grammar, NonterminalId, Symbol, TerminalId};
 use crate::ids::LrState;
+use crate::layers::LayoutTerminals;
 use crate::lexeme_paths::LexemePaths;
 use crate::lexer_dfa::LexerDfa;
 use crate::lr_table::{LrTable, AUGMENTED};
@@ -147,12 +148,24 @@ impl std::fmt::Debug for CompletionCosts {
     }
 }
 
-/// Layout terminals of the Python layer, if any (all `None` for other languages).
+/// The layer's layout terminals that cost, if it lays lines out (all `None` for a
+/// layer without a layout).
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Layout {
     pub newline: Option<TerminalId>,
     pub indent: Option<TerminalId>,
     pub dedent: Option<TerminalId>,
+}
+
+impl Layout {
+    /// The costing terminals of a layer's `layout` ([`crate::Layer::layout`]).
+    pub(crate) fn of(layout: Option<LayoutTerminals>) -> Layout {
+        layout.map_or(Layout::default(), |l| Layout {
+            newline: Some(l.newline),
+            indent: Some(l.indent),
+            dedent: Some(l.dedent),
+        })
+    }
 }
 
 impl CompletionCosts {

@@ -5,7 +5,7 @@
 //! ([`crate::SuffixQuotient::tail_exists`]).
 
 use crate::language::Language;
-use crate::layers::python::PythonTerminals;
+use crate::layers::LayoutTerminals;
 use crate::lexer::{lex, Lexeme};
 
 /// A layout the cursor may be in (see [`cursor_layouts`]).
@@ -28,7 +28,7 @@ pub struct Layout {
 /// logical lines below the line the cursor is on, with that line at, below or above
 /// the next line's column.
 pub fn cursor_layouts(lang: &Language, suffix: &[u8]) -> Vec<Layout> {
-    let Some(py) = lang.python() else {
+    let Some(layout) = lang.layer.layout() else {
         return vec![Layout { opener: Vec::new(), depth: 0, cols: vec![0], line_start: false }];
     };
     let mut out = Vec::new();
@@ -36,8 +36,8 @@ pub fn cursor_layouts(lang: &Language, suffix: &[u8]) -> Vec<Layout> {
         let mut text = o.clone();
         text.extend_from_slice(suffix);
         let Ok(lexemes) = lex(&lang.dfa, &text) else { continue };
-        let needed = brackets_needed(py, &lexemes);
-        let lines = LineColumns::read(lang, py, &text, &lexemes, needed);
+        let needed = brackets_needed(&layout, &lexemes);
+        let lines = LineColumns::read(lang, &layout, &text, &lexemes, needed);
         let next_col = lines.later.first().copied();
         if o.is_empty() && needed == 0 {
             // The cursor at a line start: the first content line's column is its own.
@@ -78,7 +78,7 @@ fn openers(lang: &Language, suffix: &[u8]) -> Vec<Vec<u8>> {
 }
 
 /// How many brackets the lexemes close without opening them.
-fn brackets_needed(py: &PythonTerminals, lexemes: &[Lexeme]) -> u32 {
+fn brackets_needed(py: &LayoutTerminals, lexemes: &[Lexeme]) -> u32 {
     let mut needed = 0u32;
     let mut depth = 0u32;
     for l in lexemes {
@@ -111,7 +111,7 @@ impl LineColumns {
     /// Reads the columns off `lexemes` of `text`, with `needed` brackets open.
     fn read(
         lang: &Language,
-        py: &PythonTerminals,
+        py: &LayoutTerminals,
         text: &[u8],
         lexemes: &[Lexeme],
         needed: u32,

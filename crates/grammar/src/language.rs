@@ -71,11 +71,7 @@ impl Language {
         }
         let layer = Layer::build(options.layer, &grammar)?;
         let table = Arc::new(table);
-        let layout = layer.python().map_or(Layout::default(), |p| Layout {
-            newline: Some(p.newline),
-            indent: Some(p.indent),
-            dedent: Some(p.dedent),
-        });
+        let layout = Layout::of(layer.layout());
         let completion = CompletionCosts::new(&grammar, &dfa, &table, layout);
         let grammar = Arc::new(grammar);
         Ok(Arc::new(Language {

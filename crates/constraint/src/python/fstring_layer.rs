@@ -33,6 +33,7 @@
 
 use std::sync::Arc;
 
+use espalier_grammar::layers::python::fstring_closer::closers;
 use espalier_grammar::{FieldExprView, FieldView};
 use espalier_grammar::{
     Language, LrParser, Recognizer as GrammarRecognizer, TerminalId, TokenParser,
@@ -114,11 +115,12 @@ impl FinishingLayer for FStringData {
     }
 
     fn closable(&self, lexeme: &[u8]) -> bool {
-        !super::fstring_closer::closers(lexeme).is_empty()
+        !closers(lexeme).is_empty()
     }
 
+    /// At most 6 bytes, starting with a byte a closer or its filler starts with.
     fn may_close(&self, token: &[u8]) -> bool {
-        super::fstring_closer::may_close(token)
+        token.len() <= 6 && token.first().is_some_and(|b| b"}])'\"0a".contains(b))
     }
 }
 

@@ -164,7 +164,7 @@ impl OpenLiteral {
             }
             escaped = !escaped && b == b'\\';
         }
-        let closer = super::fstring_closer::closers(lexeme);
+        let closer = espalier_grammar::layers::python::fstring_closer::closers(lexeme);
         let tail = closer.first()?;
         Some(OpenLiteral { quote, field_open: tail.len() > 1 })
     }

@@ -21,6 +21,15 @@ const CASES: [(&GrammarLang, Exactness); 2] = [
             // the grammar's corpus suite accounts for the files it rejects
             rejected: Rejected::Skip,
             newline_tokens: false,
+            // The store cannot answer inside a lexeme that has a complete lexeme as a
+            // proper prefix (the lexer may back off to it): in Python a triple-quoted
+            // string (`""`), a prefixed one (`b`, `f`, `r` are names) and `0x` (`0`).
+            // Measured (stop 44): CI 150 of 156 positions (96.2%); slow 3225 of 3600
+            // (89.6%), of the 375 others 351 inside triple-quoted strings (docstrings),
+            // 22 in prefixed strings, 2 after `0x`. The slow sample holds more
+            // docstrings; the floor leaves room for that, and the test also checks that
+            // every position without the store is such a lexeme.
+            store_floor_percent: 85,
         },
     ),
     (
@@ -34,6 +43,10 @@ const CASES: [(&GrammarLang, Exactness); 2] = [
             rejected: Rejected::Fail,
             // Tokens that span a newline (where a semicolon may be inserted).
             newline_tokens: true,
+            // Go's lexemes with a complete lexeme as a proper prefix: `/*` comments
+            // (`/`), `0x` (`0`), `..` (`.`). Measured (stop 44): CI 89 of 90 positions
+            // (98.9%), slow 2016 of 2040 (98.8%).
+            store_floor_percent: 90,
         },
     ),
 ];

@@ -13,6 +13,7 @@ use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
 
 use super::go::{GoLayer, GoState, GoTerminals};
+use super::layout_terminals::LayoutTerminals;
 use super::lexical_layer::{Emitted, InLexeme, LexicalLayer, ReaderSource, Why};
 use super::python::{FieldView, PythonLayer, PythonState, PythonTerminals};
 
@@ -90,6 +91,32 @@ impl Layer {
             Layer::Python(_) => LayerKind::Python,
             Layer::Go(_) => LayerKind::Go,
         }
+    }
+
+    /// The terminals of its indented-line layout, if it lays lines out (Python).
+    #[inline]
+    pub fn layout(&self) -> Option<LayoutTerminals> {
+        LexicalLayer::layout(self)
+    }
+
+    /// Pushes onto `key` what `st` (a state of this layer) adds to a text's future
+    /// beyond the layout's view, for memo keys (Go: a pending semicolon).
+    #[inline]
+    pub fn push_future_key(&self, st: &LayerState, key: &mut Vec<u32>) {
+        LexicalLayer::push_future_key(self, st, key)
+    }
+
+    /// Whether the future of the unfinished `lexeme` depends on its bytes beyond its
+    /// DFA state (Python: an f-string, its fields checked when it ends).
+    #[inline]
+    pub fn lexeme_bytes_matter(&self, lexeme: &[u8]) -> bool {
+        LexicalLayer::lexeme_bytes_matter(self, lexeme)
+    }
+
+    /// Bytes that end the unfinished `lexeme` where the DFA's shortest path to an end
+    /// may not (Python: an f-string's open fields and quotes), shortest first.
+    pub fn closers(&self, lexeme: &[u8]) -> Vec<Vec<u8>> {
+        LexicalLayer::closers(self, lexeme)
     }
 
     /// Python's terminals, for a Python layer.
@@ -304,6 +331,37 @@ impl LexicalLayer for Layer {
     #[inline]
     fn hash_continuations<H: Hasher>(&self, st: &LayerState, h: &mut H) {
         dispatch!(self, st, |l, s| l.hash_continuations(s, h), ())
+    }
+
+    #[inline]
+    fn layout(&self) -> Option<LayoutTerminals> {
+        match self {
+            Layer::Plain => None,
+            Layer::Python(l) => l.layout(),
+            Layer::Go(l) => l.layout(),
+        }
+    }
+
+    #[inline]
+    fn push_future_key(&self, st: &LayerState, key: &mut Vec<u32>) {
+        dispatch!(self, st, |l, s| l.push_future_key(s, key), ())
+    }
+
+    #[inline]
+    fn lexeme_bytes_matter(&self, lexeme: &[u8]) -> bool {
+        match self {
+            Layer::Plain => false,
+            Layer::Python(l) => l.lexeme_bytes_matter(lexeme),
+            Layer::Go(l) => l.lexeme_bytes_matter(lexeme),
+        }
+    }
+
+    fn closers(&self, lexeme: &[u8]) -> Vec<Vec<u8>> {
+        match self {
+            Layer::Plain => Vec::new(),
+            Layer::Python(l) => l.closers(lexeme),
+            Layer::Go(l) => l.closers(lexeme),
+        }
     }
 
     #[inline]

@@ -15,6 +15,14 @@
 //! 5. [`LexicalLayer::refuses_end`], [`LexicalLayer::refuses_backoff`] and
 //!    [`LexicalLayer::finish`], at the end of the text.
 //!
+//! Tools that reason about a text's future (the completion costs, the constraint
+//! crate's finishing mask and store) ask a layer, so that they name no language
+//! either: [`LexicalLayer::layout`] (the terminals of an indented-line layout),
+//! [`LexicalLayer::push_future_key`] (what the layer's state adds to a memo key),
+//! [`LexicalLayer::lexeme_bytes_matter`] and [`LexicalLayer::closers`] (an
+//! unfinished lexeme the layer checks on its bytes, and the bytes that end it). Each
+//! has a default for a layer without the quirk.
+//!
 //! A layer keeps its per-text state in [`LexicalLayer::State`], which the recognizer
 //! clones, compares (memo keys) and hashes with its own. A layer that reads a nested
 //! text (Python's f-string fields) does so through [`SubReader`]s that the recognizer
@@ -26,6 +34,7 @@ use std::any::Any;
 use std::hash::Hasher;
 
 use crate::grammar::TerminalId;
+use crate::layers::LayoutTerminals;
 use crate::lexer_dfa::{DfaState, LexerDfa};
 use crate::termset::TermSet;
 use crate::token_parser::TokenParser;
@@ -196,4 +205,31 @@ pub(crate) trait LexicalLayer {
 
     /// Whether two states are the same for [`crate::Recognizer::same_future`].
     fn same_future(&self, a: &Self::State, b: &Self::State) -> bool;
+
+    /// The terminals of the layer's indented-line layout (Python's), if it lays
+    /// lines out. By default none.
+    fn layout(&self) -> Option<LayoutTerminals> {
+        None
+    }
+
+    /// Pushes onto `key` what `st` adds to a text's future beyond the layout's view
+    /// ([`crate::Recognizer::indentation`]), for memo keys of costs (Go: whether a
+    /// newline now would insert a semicolon). By default nothing.
+    #[inline]
+    fn push_future_key(&self, _st: &Self::State, _key: &mut Vec<u32>) {}
+
+    /// Whether the future of the unfinished `lexeme` depends on its bytes, not only
+    /// on its DFA state (Python: an f-string, whose fields are checked when it ends).
+    /// By default not.
+    #[inline]
+    fn lexeme_bytes_matter(&self, _lexeme: &[u8]) -> bool {
+        false
+    }
+
+    /// Bytes that end the unfinished `lexeme` where the lexer DFA's shortest path to
+    /// an end may not (Python: an f-string's open fields, then its quotes), shortest
+    /// first; the caller keeps those the recognizer takes. By default none.
+    fn closers(&self, _lexeme: &[u8]) -> Vec<Vec<u8>> {
+        Vec::new()
+    }
 }

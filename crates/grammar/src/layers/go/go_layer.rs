@@ -105,6 +105,11 @@ impl LexicalLayer for GoLayer {
         h.write_u32(u32::from(st.semi_pending));
     }
 
+    #[inline]
+    fn push_future_key(&self, st: &GoState, key: &mut Vec<u32>) {
+        key.push(u32::from(st.semi_pending));
+    }
+
     /// The pending semicolon is left out, as before the layers had a hook (the
     /// parser's stacks differ after a token that triggers one in the grammars we
     /// ship).

@@ -8,6 +8,7 @@ use std::hash::Hasher;
 use crate::grammar::{Grammar, TerminalId};
 use crate::indentation::Indentation;
 use crate::layers::lexical_layer::{feed, Emitted, InLexeme, LexicalLayer, ReaderSource, Why};
+use crate::layers::LayoutTerminals;
 use crate::lexer_dfa::DfaState;
 use crate::small_copy::same;
 use crate::termset::TermSet;
@@ -161,8 +162,7 @@ impl PythonLayer {
 /// expression as `(expression)` on a fresh reader: the one exception to "inside a
 /// lexeme only the DFA decides" at a closing quote, so `f"{a("` is refused at its
 /// last byte and never left as a dead end. Trie walks that decide in-lexeme bytes
-/// from the DFA alone re-check such closers (`espalier_constraint`'s
-/// `fstring_closer.rs`).
+/// from the DFA alone re-check such closers (`fstring_closer.rs`).
 #[cold]
 fn check_fstring(text: &[u8], readers: &dyn ReaderSource) -> Result<(), Why> {
     let Some((_, body, true, raw)) = super::fstring::split_literal(text) else { return Ok(()) };
@@ -346,5 +346,26 @@ impl LexicalLayer for PythonLayer {
     #[inline]
     fn same_future(&self, a: &PythonState, b: &PythonState) -> bool {
         a.layout == b.layout
+    }
+
+    #[inline]
+    fn layout(&self) -> Option<LayoutTerminals> {
+        Some(self.terms.layout())
+    }
+
+    /// Only an f-string's bytes matter (its fields are checked when it ends):
+    /// elsewhere (a Go block comment of 12 KB holding an `f` before a quote, before
+    /// this was Python's alone) keying on the bytes cost 15 s per mask, hashing them
+    /// once per allowed token.
+    #[inline]
+    fn lexeme_bytes_matter(&self, lexeme: &[u8]) -> bool {
+        lexeme
+            .iter()
+            .position(|&b| b == b'"' || b == b'\'')
+            .is_some_and(|q| lexeme[..q].iter().any(|&b| b == b'f' || b == b'F'))
+    }
+
+    fn closers(&self, lexeme: &[u8]) -> Vec<Vec<u8>> {
+        super::fstring_closer::closers(lexeme)
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::error::GrammarError;
 use crate::grammar::{Grammar, TerminalId};
+use crate::layers::LayoutTerminals;
 
 /// Terminal ids the Python layer needs.
 #[derive(Clone, Debug)]
@@ -40,5 +41,20 @@ impl PythonTerminals {
             close: [need("\")\"")?, need("\"]\"")?, need("\"}\"")?],
             string: grammar.terminal("STRING"),
         })
+    }
+}
+
+impl PythonTerminals {
+    /// The layout's terminals, as tools that name no language see them.
+    #[inline]
+    pub fn layout(&self) -> LayoutTerminals {
+        LayoutTerminals {
+            nl: self.nl,
+            newline: self.newline,
+            indent: self.indent,
+            dedent: self.dedent,
+            open: self.open,
+            close: self.close,
+        }
     }
 }

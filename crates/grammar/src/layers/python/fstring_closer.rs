@@ -1,5 +1,6 @@
 //! Closing an unfinished Python f-string: the bytes that end every open replacement
-//! field and then the literal, for the finishing mask ([`crate::finishing`]).
+//! field and then the literal ([`crate::Layer::closers`]: for the constraint crate's
+//! finishing mask and its remaining cost).
 //!
 //! The lexer DFA sees an f-string as an ordinary string, so the shortest DFA path to
 //! its end (the closing quote) leaves `f"{x` as `f"{x"`, which the recognizer refuses
@@ -22,7 +23,7 @@ struct Field {
 /// Candidate closers for the unfinished f-string literal `lexeme` (prefix, quotes and
 /// body so far), shortest first; empty when `lexeme` is not an f-string literal that
 /// a closer can end (no `f` prefix, or the body ends in a backslash).
-pub(crate) fn closers(lexeme: &[u8]) -> Vec<Vec<u8>> {
+pub fn closers(lexeme: &[u8]) -> Vec<Vec<u8>> {
     let Some(q) = lexeme.iter().position(|&b| b == b'"' || b == b'\'') else { return Vec::new() };
     let prefix = &lexeme[..q];
     if !prefix.iter().any(|&b| b == b'f' || b == b'F') || lexeme.last() == Some(&b'\\') {
@@ -93,12 +94,6 @@ pub(crate) fn closers(lexeme: &[u8]) -> Vec<Vec<u8>> {
         }
     }
     out
-}
-
-/// Whether a token is worth scoring inside an f-string: at most 6 bytes, starting
-/// with a byte a closer or filler starts with.
-pub(crate) fn may_close(token: &[u8]) -> bool {
-    token.len() <= 6 && token.first().is_some_and(|b| b"}])'\"0a".contains(b))
 }
 
 #[cfg(test)]
