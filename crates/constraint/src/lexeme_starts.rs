@@ -32,14 +32,14 @@
 //! Size for Python x SmolLM2: see `memory_bytes` (reported by `espalier bench` as
 //! `summaries_bytes`).
 //!
-//! One file of ~650 lines: the summaries' layout (`Groups`, `Part`, the flag bits),
-//! their build (`scan`, the state classes) and their reading (`Lists`) are one data
-//! structure whose parts must agree bit for bit.
+//! One file of ~640 lines: the summaries' layout (`Groups`, `Part`, the flag bits),
+//! their build (`scan`) and their reading (`Lists`) are one data structure whose parts
+//! must agree bit for bit; the lexer states' classes it is built from are in
+//! [`crate::lexer_state_classes`].
 
-use std::collections::HashMap;
+use espalier_grammar::{DfaState, LexerDfa, TermSet};
 
-use espalier_grammar::{DfaState, LexerDfa, TermSet, TerminalId};
-
+use crate::lexer_state_classes::{equivalent_states, reachable_sets, state_classes, winner_ids};
 use crate::{TokTrie, TokenSet};
 
 /// Groups of at least this many tokens (same class of final state, same lexeme start) also
@@ -402,111 +402,6 @@ fn group_by_class(out: &mut Raw, first: usize) {
         out.inlex_set[first + k] = sid;
         out.inlex_tok[first + k] = tok;
     }
-}
-
-/// The representative (smallest equivalent state) of every state of `dfa`:
-/// Moore's partition refinement, starting from "same winners" and splitting by the
-/// classes of the successors on every byte class, until nothing splits.
-fn equivalent_states(dfa: &LexerDfa) -> Vec<u32> {
-    let n = dfa.num_states();
-    let mut reps = vec![0u8; dfa.num_classes()];
-    for b in 0..=255u8 {
-        reps[dfa.byte_class(b) as usize] = b;
-    }
-    let mut class: Vec<u32> = {
-        let mut ids: HashMap<&[TerminalId], u32> = HashMap::new();
-        dfa.states()
-            .map(|s| {
-                let next = ids.len() as u32;
-                *ids.entry(dfa.winners(s)).or_insert(next)
-            })
-            .collect()
-    };
-    let mut count = class.iter().max().map_or(0, |&c| c + 1);
-    let mut sig: Vec<u32> = Vec::with_capacity(reps.len() + 1);
-    loop {
-        let mut ids: HashMap<Vec<u32>, u32> = HashMap::with_capacity(count as usize * 2);
-        let next: Vec<u32> = dfa
-            .states()
-            .map(|s| {
-                sig.clear();
-                sig.push(class[s.index()]);
-                sig.extend(reps.iter().map(|&b| class[dfa.next(s, b).index()]));
-                let fresh = ids.len() as u32;
-                *ids.entry(sig.clone()).or_insert(fresh)
-            })
-            .collect();
-        let new_count = ids.len() as u32;
-        class = next;
-        if new_count == count {
-            break;
-        }
-        count = new_count;
-    }
-    let mut first = vec![u32::MAX; count as usize];
-    (0..n as u32)
-        .map(|s| {
-            let f = &mut first[class[s as usize] as usize];
-            if *f == u32::MAX {
-                *f = s;
-            }
-            *f
-        })
-        .collect()
-}
-
-/// Every DFA state's reachable set, numbered by distinct value: the sets and each
-/// state's set id (`None` past 65,535 sets).
-fn reachable_sets(dfa: &LexerDfa) -> Option<(Vec<TermSet>, Vec<u16>)> {
-    let mut set_ids: HashMap<Vec<u64>, u16> = HashMap::new();
-    let mut sets: Vec<TermSet> = Vec::new();
-    let mut state_set: Vec<u16> = Vec::with_capacity(dfa.num_states());
-    for q in dfa.states() {
-        let r = dfa.reachable(q);
-        let key: Vec<u64> = r.iter().map(|t| u64::from(t.as_u32())).collect();
-        let id = match set_ids.get(&key) {
-            Some(&id) => id,
-            None => {
-                let id = u16::try_from(sets.len()).ok()?;
-                sets.push(*r);
-                set_ids.insert(key, id);
-                id
-            }
-        };
-        state_set.push(id);
-    }
-    Some((sets, state_set))
-}
-
-/// The classes of equivalent states from each state's representative: each class's
-/// representative and each state's class (`None` past [`STATE_BITS`] classes).
-fn state_classes(state_rep: &[u32]) -> Option<(Vec<u32>, Vec<u16>)> {
-    let mut class_rep: Vec<u32> = Vec::new();
-    let mut class_of_rep: HashMap<u32, u16> = HashMap::new();
-    let mut state_class: Vec<u16> = Vec::with_capacity(state_rep.len());
-    for &r in state_rep {
-        let next = class_rep.len();
-        let id = *class_of_rep.entry(r).or_insert_with(|| {
-            class_rep.push(r);
-            next as u16
-        });
-        if class_rep.len() > STATE_BITS as usize {
-            return None;
-        }
-        state_class.push(id);
-    }
-    Some((class_rep, state_class))
-}
-
-/// Every DFA state's winners, numbered by distinct list.
-fn winner_ids(dfa: &LexerDfa) -> Vec<u32> {
-    let mut ids: HashMap<&[TerminalId], u32> = HashMap::new();
-    dfa.states()
-        .map(|q| {
-            let next = ids.len() as u32;
-            *ids.entry(dfa.winners(q)).or_insert(next)
-        })
-        .collect()
 }
 
 /// Every trie node's parent and byte, from preorder: a node's parent is the nearest

@@ -59,6 +59,7 @@ mod finishing_walk;
 pub mod grammar_constraint;
 mod grammar_state;
 pub mod lexeme_starts;
+mod lexer_state_classes;
 pub mod lexer_walk;
 pub mod mask_kit;
 pub mod mask_layer;
