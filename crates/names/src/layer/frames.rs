@@ -220,11 +220,6 @@ impl Frames {
         Some(self.visible().flat_map(|(_, f)| f.names.iter().map(String::as_str)).chain(overlay))
     }
 
-    /// Whether a builtin starts with `prefix`.
-    pub(crate) fn builtin_starts(&self, prefix: &[u8]) -> bool {
-        set_starts(&self.builtins, prefix)
-    }
-
     /// CPython's builtins (every read resolves them).
     pub(crate) fn builtin_names(&self) -> impl Iterator<Item = &str> {
         self.builtins.iter().map(String::as_str)
@@ -251,7 +246,7 @@ impl Frames {
 /// starting with it start with its longest UTF-8 prefix `whole` and sort together from
 /// `whole` on (strings sort by their bytes): the scan stops at the first name not
 /// starting with `whole` (at once when `prefix` is whole).
-fn set_starts(set: &BTreeSet<String>, prefix: &[u8]) -> bool {
+pub(crate) fn set_starts(set: &BTreeSet<String>, prefix: &[u8]) -> bool {
     let whole = match std::str::from_utf8(prefix) {
         Ok(s) => s,
         Err(e) => std::str::from_utf8(&prefix[..e.valid_up_to()]).unwrap_or(""),
