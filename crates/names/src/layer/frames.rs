@@ -46,7 +46,30 @@ pub(crate) struct Frames {
     builtins: Arc<BTreeSet<String>>,
 }
 
-clone_reusing!(Frames { stack, overlay, claims, builtins });
+impl Clone for Frames {
+    fn clone(&self) -> Self {
+        Self {
+            stack: self.stack.clone(),
+            overlay: self.overlay.clone(),
+            claims: self.claims.clone(),
+            builtins: self.builtins.clone(),
+        }
+    }
+
+    /// Reuses the allocations, and leaves a shared part alone where it is the
+    /// source's already (the mask's copies mostly copy the same frames: no reference
+    /// count written).
+    fn clone_from(&mut self, source: &Self) {
+        if !Arc::ptr_eq(&self.stack, &source.stack) {
+            self.stack.clone_from(&source.stack);
+        }
+        if !Arc::ptr_eq(&self.builtins, &source.builtins) {
+            self.builtins.clone_from(&source.builtins);
+        }
+        self.overlay.clone_from(&source.overlay);
+        self.claims.clone_from(&source.claims);
+    }
+}
 
 /// Where a read stands, for the claims.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

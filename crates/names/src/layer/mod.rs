@@ -70,7 +70,29 @@ pub struct NamesLayer {
     events: Vec<Event>,
 }
 
-clone_reusing!(NamesLayer { lexer, machine, frames, offset, dead, record, events });
+/// A copy starts with empty `events` (scratch that [`NamesLayer::push_byte`] clears).
+impl Clone for NamesLayer {
+    fn clone(&self) -> Self {
+        Self {
+            lexer: self.lexer.clone(),
+            machine: self.machine.clone(),
+            frames: self.frames.clone(),
+            offset: self.offset,
+            dead: self.dead,
+            record: self.record.clone(),
+            events: Vec::new(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.lexer.clone_from(&source.lexer);
+        self.machine.clone_from(&source.machine);
+        self.frames.clone_from(&source.frames);
+        self.offset = source.offset;
+        self.dead = source.dead;
+        self.record.clone_from(&source.record);
+    }
+}
 
 fn builtin_set() -> Arc<BTreeSet<String>> {
     static SET: OnceLock<Arc<BTreeSet<String>>> = OnceLock::new();
