@@ -16,7 +16,7 @@
 //! ask for ` yield `).
 
 use espalier_constraint::{Constraint, GrammarConstraint, TokenSet, Vocab};
-use espalier_names::layer::NamesLayer;
+use espalier_names::layer::{KeywordPart, NamesLayer};
 
 /// The layer after each lead (a token's bytes before its trailing run) and a stand-in
 /// first byte of the run, read at one position: the copies' allocations are reused
@@ -60,7 +60,7 @@ impl LeadCopies {
 /// The check's per-vocabulary part (the keyword parts) and its per-position scratch.
 #[derive(Clone)]
 pub(crate) struct KeywordCheck {
-    parts: std::sync::Arc<Vec<u32>>,
+    parts: std::sync::Arc<Vec<(u32, KeywordPart)>>,
     copies: LeadCopiesCell,
 }
 
@@ -81,12 +81,12 @@ impl KeywordCheck {
     }
 
     /// A check over `parts` (a kit's, shared).
-    pub(crate) fn from_parts(parts: std::sync::Arc<Vec<u32>>) -> Self {
+    pub(crate) fn from_parts(parts: std::sync::Arc<Vec<(u32, KeywordPart)>>) -> Self {
         Self { parts, copies: LeadCopiesCell::default() }
     }
 
     /// The keyword parts, for a kit to share.
-    pub(crate) fn parts(&self) -> &std::sync::Arc<Vec<u32>> {
+    pub(crate) fn parts(&self) -> &std::sync::Arc<Vec<(u32, KeywordPart)>> {
         &self.parts
     }
 
@@ -102,12 +102,16 @@ impl KeywordCheck {
         let copies = &mut self.copies.0;
         copies.used = 0;
         let mut verdicts = Vec::new();
-        for &id in self.parts.iter() {
-            let bytes = vocab.bytes(id);
-            if !mask.contains(id as usize) || !layer.may_end_in_a_read_keyword(bytes) {
+        for (id, part) in self.parts.iter() {
+            let id = *id;
+            if !mask.contains(id as usize) {
                 continue;
             }
-            let (lead, run) = bytes.split_at(NamesLayer::trailing_run_start(bytes));
+            let bytes = vocab.bytes(id);
+            if !layer.may_end_in_keyword_part(bytes, part) {
+                continue;
+            }
+            let (lead, run) = bytes.split_at(part.run_start());
             let rests = if lead.is_empty() && layer.types_an_identifier() {
                 layer.keyword_rests_typing(run)
             } else {
@@ -159,9 +163,10 @@ fn grammar_takes_one(
 }
 
 /// The tokens of `vocab` that may type part of a keyword of reads
-/// ([`NamesLayer::may_type_a_read_keyword`]).
-fn keyword_parts(vocab: &Vocab) -> Vec<u32> {
+/// ([`NamesLayer::may_type_a_read_keyword`]), with what their bytes tell of the check.
+fn keyword_parts(vocab: &Vocab) -> Vec<(u32, KeywordPart)> {
     (0..vocab.len() as u32)
         .filter(|&id| !vocab.is_special(id) && NamesLayer::may_type_a_read_keyword(vocab.bytes(id)))
+        .map(|id| (id, KeywordPart::of(vocab.bytes(id))))
         .collect()
 }

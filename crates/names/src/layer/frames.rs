@@ -46,7 +46,30 @@ pub(crate) struct Frames {
     builtins: Arc<BTreeSet<String>>,
 }
 
-clone_reusing!(Frames { stack, overlay, claims, builtins });
+impl Clone for Frames {
+    fn clone(&self) -> Self {
+        Self {
+            stack: self.stack.clone(),
+            overlay: self.overlay.clone(),
+            claims: self.claims.clone(),
+            builtins: self.builtins.clone(),
+        }
+    }
+
+    /// Reuses the allocations, and leaves a shared part alone where it is the
+    /// source's already (the mask's copies mostly copy the same frames: no reference
+    /// count written).
+    fn clone_from(&mut self, source: &Self) {
+        if !Arc::ptr_eq(&self.stack, &source.stack) {
+            self.stack.clone_from(&source.stack);
+        }
+        if !Arc::ptr_eq(&self.builtins, &source.builtins) {
+            self.builtins.clone_from(&source.builtins);
+        }
+        self.overlay.clone_from(&source.overlay);
+        self.claims.clone_from(&source.claims);
+    }
+}
 
 /// Where a read stands, for the claims.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,11 +243,6 @@ impl Frames {
         Some(self.visible().flat_map(|(_, f)| f.names.iter().map(String::as_str)).chain(overlay))
     }
 
-    /// Whether a builtin starts with `prefix`.
-    pub(crate) fn builtin_starts(&self, prefix: &[u8]) -> bool {
-        set_starts(&self.builtins, prefix)
-    }
-
     /// CPython's builtins (every read resolves them).
     pub(crate) fn builtin_names(&self) -> impl Iterator<Item = &str> {
         self.builtins.iter().map(String::as_str)
@@ -251,7 +269,7 @@ impl Frames {
 /// starting with it start with its longest UTF-8 prefix `whole` and sort together from
 /// `whole` on (strings sort by their bytes): the scan stops at the first name not
 /// starting with `whole` (at once when `prefix` is whole).
-fn set_starts(set: &BTreeSet<String>, prefix: &[u8]) -> bool {
+pub(crate) fn set_starts(set: &BTreeSet<String>, prefix: &[u8]) -> bool {
     let whole = match std::str::from_utf8(prefix) {
         Ok(s) => s,
         Err(e) => std::str::from_utf8(&prefix[..e.valid_up_to()]).unwrap_or(""),

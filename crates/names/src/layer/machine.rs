@@ -544,11 +544,16 @@ impl Machine {
     /// Whether something other than a keyword of reads starts with `typed`: a bound
     /// name, a comprehension's or lambda's, an exempt name or a string prefix.
     pub(crate) fn names_go_on(&self, typed: &[u8], frames: &Frames) -> bool {
-        let starts = |k: &str| k.as_bytes().starts_with(typed);
-        read_exempt().chain(STRING_PREFIXES).any(|k| starts(k))
-            || STRING_PREFIXES.iter().any(|k| k.as_bytes().eq_ignore_ascii_case(typed))
+        Self::fixed_go_on(typed)
             || frames.resolves_prefix(typed)
-            || self.local_names().any(starts)
+            || self.local_names().any(|k| k.as_bytes().starts_with(typed))
+    }
+
+    /// Whether an exempt name or a string prefix (names in every scope besides the
+    /// builtins) goes on with `typed` ([`Machine::names_go_on`]'s fixed part).
+    pub(crate) fn fixed_go_on(typed: &[u8]) -> bool {
+        read_exempt().chain(STRING_PREFIXES).any(|k| k.as_bytes().starts_with(typed))
+            || STRING_PREFIXES.iter().any(|k| k.as_bytes().eq_ignore_ascii_case(typed))
     }
 
     /// The role of a name starting now (see the module doc).

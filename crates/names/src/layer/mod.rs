@@ -32,6 +32,7 @@ macro_rules! clone_reusing {
 }
 
 mod frames;
+mod keyword_part;
 mod lexer;
 mod machine;
 mod token_classes;
@@ -41,6 +42,8 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
 use frames::Frames;
+use keyword_part::starts_a_read_keyword;
+pub use keyword_part::KeywordPart;
 use lexer::{Event, Lexer};
 use machine::{Machine, Sink};
 pub use token_classes::TokenClasses;
@@ -67,7 +70,29 @@ pub struct NamesLayer {
     events: Vec<Event>,
 }
 
-clone_reusing!(NamesLayer { lexer, machine, frames, offset, dead, record, events });
+/// A copy starts with empty `events` (scratch that [`NamesLayer::push_byte`] clears).
+impl Clone for NamesLayer {
+    fn clone(&self) -> Self {
+        Self {
+            lexer: self.lexer.clone(),
+            machine: self.machine.clone(),
+            frames: self.frames.clone(),
+            offset: self.offset,
+            dead: self.dead,
+            record: self.record.clone(),
+            events: Vec::new(),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.lexer.clone_from(&source.lexer);
+        self.machine.clone_from(&source.machine);
+        self.frames.clone_from(&source.frames);
+        self.offset = source.offset;
+        self.dead = source.dead;
+        self.record.clone_from(&source.record);
+    }
+}
 
 fn builtin_set() -> Arc<BTreeSet<String>> {
     static SET: OnceLock<Arc<BTreeSet<String>>> = OnceLock::new();
@@ -237,33 +262,32 @@ impl NamesLayer {
     /// where [`NamesLayer::keyword_rests`] after `token` gives none or only keywords
     /// every read position takes.
     pub fn may_end_in_a_read_keyword(&self, token: &[u8]) -> bool {
+        self.may_end_in_keyword_part(token, &KeywordPart::of(token))
+    }
+
+    /// [`NamesLayer::may_end_in_a_read_keyword`] for `token`, whose [`KeywordPart`]
+    /// `part` (computed once per vocabulary) answers what its bytes alone decide.
+    pub fn may_end_in_keyword_part(&self, token: &[u8], part: &KeywordPart) -> bool {
         if self.takes_inertly(token) {
             // The token stays inside a comment or a string's body: no identifier.
             return false;
         }
-        let start = token.iter().rposition(|&b| !token_classes::is_ident_byte(b));
-        let run = &token[start.map_or(0, |i| i + 1)..];
-        let typed_before = match start {
-            None if self.lexer.in_ident() => self.lexer.ident(),
-            _ => &[],
-        };
-        let starts_a_keyword = machine::READ_KEYWORDS.iter().any(|k| {
-            let k = k.as_bytes();
-            k.starts_with(typed_before) && k[typed_before.len()..].starts_with(run)
-        });
-        if run.is_empty() || !starts_a_keyword {
-            return false;
+        let run = &token[part.run_start..];
+        if part.run_start == 0 && self.lexer.in_ident() {
+            // The token goes on with the identifier typed (no lead: no scope closes).
+            let before = self.lexer.ident();
+            if run.is_empty() || !starts_a_read_keyword(before, run) {
+                return false;
+            }
+            return !self.machine.names_go_on(&[before, run].concat(), &self.frames);
         }
         // Blanks before the run (or none) change no scope: the names in scope now say
-        // whether a name goes on with the typed bytes. Other bytes may close a scope
-        // (a lambda's, a comprehension's): only the builtins stay in every scope.
-        let typed = [typed_before, run].concat();
-        let lead = &token[..token.len() - run.len()];
-        if lead.iter().all(|&b| b == b' ' || b == b'\t') {
-            !self.machine.names_go_on(&typed, &self.frames)
-        } else {
-            !self.frames.builtin_starts(&typed)
+        // whether a name goes on with the run. Other bytes may close a scope (a
+        // lambda's, a comprehension's): only the builtins stay in every scope.
+        if !part.starts || part.always_goes_on {
+            return false;
         }
+        !part.blank_lead || !self.machine.names_go_on(run, &self.frames)
     }
 
     /// Whether `token` may type part of a keyword of reads (see

@@ -110,6 +110,10 @@ pub struct TokenClasses {
     pub(crate) tail: Vec<u32>,
     pub(crate) groups: Vec<Group>,
     pub(crate) leads: ByteTrie,
+    /// Per node of the leads' trie: whether the layer after its prefix is needed only
+    /// to read its one child (no group with a tail has it as its lead): the mask then
+    /// reads the child on that layer instead of a copy (`vocab_mask.rs`).
+    pub(crate) lone: Vec<bool>,
     /// The groups' lead paths (see [`Group::path`]).
     pub(crate) paths: Vec<u32>,
     pub(crate) tails: ByteTrie,
@@ -197,12 +201,17 @@ impl TokenClasses {
             }),
         );
         let bare_by_first = by_first_byte(tokens, &bare);
+        let mut lone: Vec<bool> = leads.children.iter().map(|kids| kids.len() == 1).collect();
+        for g in groups.iter().filter(|g| g.first.is_some() && !g.lead.is_empty()) {
+            lone[paths[g.path + g.lead.len() - 1] as usize] = false;
+        }
         let (tail_start, tail_ids) = by_node(&tail, tails.children.len());
         Self {
             group,
             tail,
             groups,
             leads,
+            lone,
             paths,
             tails,
             tail_start,

@@ -68,14 +68,19 @@ pub struct VocabMask {
     /// Per group: the position it was judged at, and its verdict there.
     stamp: Vec<u32>,
     verdict: Vec<Verdict>,
-    /// Per node of the leads' trie: the position it was read at, and the slot of
-    /// `states` holding the layer after it (`REFUSED`: the layer refused it).
+    /// Per node of the leads' trie: the position it was read at, and its slot
+    /// (`REFUSED`: the layer refused it).
     node_stamp: Vec<u32>,
     node_slot: Vec<u32>,
-    /// The layer after each lead prefix read at the position, and the bytes at which
-    /// a token without identifier bytes may be refused from there.
-    states: Vec<NamesLayer>,
+    /// Per slot (a lead prefix read at the position): the index in `states` of the
+    /// layer after it, and the bytes at which a token without identifier bytes may be
+    /// refused from there. A prefix that is its trie parent's only use passes the
+    /// parent's layer on instead of a copy ([`TokenClasses::lone`]): the parent's
+    /// slot then keeps only its bytes.
+    slot_state: Vec<u32>,
     refusing_after: Vec<Option<[u64; 4]>>,
+    slots_used: usize,
+    states: Vec<NamesLayer>,
     states_used: usize,
     position: u32,
     /// The bytes at which a token without identifier bytes may be refused at the
@@ -110,8 +115,10 @@ impl VocabMask {
             verdict: Vec::new(),
             node_stamp: Vec::new(),
             node_slot: Vec::new(),
-            states: Vec::new(),
+            slot_state: Vec::new(),
             refusing_after: Vec::new(),
+            slots_used: 0,
+            states: Vec::new(),
             states_used: 0,
             position: 0,
             refusing: None,
@@ -243,7 +250,7 @@ impl VocabMask {
                 continue;
             }
             let Some(node) = classes.leads.child(0, *first) else { continue };
-            let Some(slot) = self.lead_state(layer, node, None, *first) else { continue };
+            let Some(slot) = self.lead_state(layer, node, None, false, *first) else { continue };
             let Some(refusing) = self.refusing_after[slot] else { continue };
             if hits(&refusing, &[*first]) {
                 continue;
@@ -351,6 +358,7 @@ impl VocabMask {
         }
         self.position += 1;
         self.used = 0;
+        self.slots_used = 0;
         self.states_used = 0;
         self.refusing = layer.refusing_bytes();
     }
@@ -364,28 +372,43 @@ impl VocabMask {
         self.verdict[g]
     }
 
-    /// The slot of `states` holding the layer after the lead prefix at `node` (read
-    /// from the one at `parent`, `None`: the position's layer, and `byte`); `None`
-    /// where the layer refuses it.
+    /// The slot of the lead prefix at `node` (read from the one at slot `parent`,
+    /// `None`: the position's layer, and `byte`; `lone_parent`: the parent's layer is
+    /// needed for nothing else, [`TokenClasses::lone`]); `None` where the layer
+    /// refuses it.
     fn lead_state(
         &mut self,
         layer: &NamesLayer,
         node: u32,
         parent: Option<usize>,
+        lone_parent: bool,
         byte: u8,
     ) -> Option<usize> {
         let n = node as usize;
         if self.node_stamp[n] != self.position {
             self.node_stamp[n] = self.position;
-            let slot = self.states_used;
-            if self.states.len() == slot {
-                self.states.push(NamesLayer::new());
+            let slot = self.slots_used;
+            if self.slot_state.len() == slot {
+                self.slot_state.push(0);
                 self.refusing_after.push(None);
             }
-            self.states_used += 1;
-            let (done, rest) = self.states.split_at_mut(slot);
-            let state = &mut rest[0];
-            state.clone_from(parent.map_or(layer, |p| &done[p]));
+            self.slots_used += 1;
+            let from = parent.map(|p| self.slot_state[p] as usize);
+            let s = match from.filter(|_| lone_parent) {
+                Some(s) => s,
+                None => {
+                    let s = self.states_used;
+                    if self.states.len() == s {
+                        self.states.push(NamesLayer::new());
+                    }
+                    self.states_used += 1;
+                    let (done, rest) = self.states.split_at_mut(s);
+                    rest[0].clone_from(from.map_or(layer, |f| &done[f]));
+                    s
+                }
+            };
+            self.slot_state[slot] = s as u32;
+            let state = &mut self.states[s];
             state.machine.lazy = true;
             self.node_slot[n] = if state.push_byte(byte) {
                 self.refusing_after[slot] = state.refusing_bytes();
@@ -414,14 +437,15 @@ impl VocabMask {
                 return Verdict::Take;
             }
             let (Some(&byte), Some(&node)) = (lead.get(k), path.get(k)) else { break };
-            match self.lead_state(layer, node, slot, byte) {
+            let lone_parent = k > 0 && classes.lone[path[k - 1] as usize];
+            match self.lead_state(layer, node, slot, lone_parent, byte) {
                 Some(s) => (slot, refusing) = (Some(s), self.refusing_after[s]),
                 None => return Verdict::Refuse,
             }
         }
         let Some(first) = group.first else { return Verdict::Take };
         let (done, copy) = (&self.states, &mut self.scratch);
-        copy.clone_from(slot.map_or(layer, |s| &done[s]));
+        copy.clone_from(slot.map_or(layer, |s| &done[self.slot_state[s] as usize]));
         copy.machine.lazy = true;
         if !copy.push_byte(first) {
             return Verdict::Refuse;
