@@ -18,127 +18,25 @@
 //!
 //! Permissive (nothing refused): names in strings (f-string fields included), `match`
 //! / `case` statements' names, soft keywords, names under a star import.
+//!
+//! Here the machine and its event handlers (`event`, `name`, `keyword`, `op`, the
+//! brackets, `end_statement`: one state machine, each handler deciding roles the others
+//! read; ~690 lines); its state's parts in `context.rs`, the fixed words in `words.rs`,
+//! the identifier being typed and the mask's questions in `typing.rs`, the names it
+//! waits to see bound in `obligations.rs`.
 
 use super::frames::{FrameKind, Frames, ReadSite};
 use super::lexer::{Event, Lexer, Op};
 
+mod context;
 mod obligations;
+mod typing;
+mod words;
 
-/// The kind of the statement being read, as far as names go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Stmt {
-    /// Nothing read yet.
-    Start,
-    /// An expression statement or assignment (targets not decided).
-    Segment,
-    /// A compound statement's header (`if`, `while`, `with`, `except`, ...).
-    Compound,
-    /// `return`, `del`, `assert`, `raise`, a decorator: names are read.
-    Load,
-    Import,
-    FromModule,
-    FromNames,
-    Global,
-    Def,
-    Class,
-    /// A `for` statement's targets (until `in`).
-    For,
-    /// A `case` pattern: names bind (permissive: values are not told from captures).
-    Case,
-}
+use context::{Awaiting, Bracket, Ctx, Pending, Prev, Stmt};
+pub(crate) use words::READ_KEYWORDS;
+use words::{EXEMPT, KEYWORDS, SOFT_KEYWORDS};
 
-/// The last significant token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Prev {
-    /// A statement starts (line start, `;`, a header's `:`).
-    Start,
-    Name,
-    /// A literal, a closing bracket, `None` / `True` / `False`.
-    Atom,
-    Def,
-    Class,
-    Lambda,
-    As,
-    Import,
-    /// `if` / `elif` / `while` starting a statement: the condition may be a walrus.
-    CondKeyword,
-    /// Any other keyword after which an expression is read.
-    Keyword,
-    Op(Op),
-}
-
-/// What the identifier being typed is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Ctx {
-    Ignore,
-    Bind {
-        module: bool,
-        /// An assignment (a `for` target, `with` / `except` ... `as`): the
-        /// UnboundLocalError rule applies (imports and `global` are no assignments).
-        store: bool,
-    },
-    DefName,
-    ClassName,
-    Param,
-    LambdaParam,
-    CompTarget,
-    Read,
-    /// Read, unless a keyword argument (`=`) or walrus target (`:=`).
-    Ambiguous,
-    /// A possible assignment target (decided by the statement's `=` or end).
-    Target,
-}
-
-/// A name read whose check waits (see the module doc).
-#[derive(Debug)]
-struct Pending {
-    name: String,
-    at: usize,
-}
-
-#[derive(Debug)]
-struct Bracket {
-    /// Opened where an assignment target may stand (`(a, b) = ...`).
-    target: bool,
-    /// Still in the first element, no `for` yet: a comprehension may bind its reads.
-    first: bool,
-    /// A comprehension: its `for` came.
-    comp: bool,
-    comp_targets: Vec<String>,
-    /// The comprehension's `for` clauses so far.
-    fors: usize,
-    /// Reading the first `for` clause's iterable, which Python evaluates in the
-    /// enclosing scope: the comprehension's targets are not bound there
-    /// (`[n for n in range(n)]` reads the outer `n`).
-    first_iterable: bool,
-    /// A `def`'s parameter list.
-    params: bool,
-    /// Opened after `as` (`with m() as (a, b):`): its names are bound.
-    binds: bool,
-    /// The statement's possible targets listed before it opened: those after are
-    /// inside it (`c = [(i, j) for ...]`: not targets once its `for` comes).
-    segment_at: usize,
-    pending: Vec<Pending>,
-    /// Names read here (resolved) while the bracket may still turn out a
-    /// comprehension: their claims wait for that to be decided.
-    tentative: Vec<String>,
-}
-
-clone_reusing!(Pending { name, at });
-clone_reusing!(Bracket {
-    target,
-    first,
-    comp,
-    comp_targets,
-    fors,
-    first_iterable,
-    params,
-    binds,
-    segment_at,
-    pending,
-    tentative
-});
-clone_reusing!(Awaiting { name, at, target });
 clone_reusing!(Machine {
     stmt,
     prev,
@@ -162,62 +60,6 @@ clone_reusing!(Machine {
     lazy,
     ident_due,
 });
-
-impl Bracket {
-    fn may_comprehend(&self) -> bool {
-        self.first && !self.comp && !self.params
-    }
-
-    /// Whether a read here sees the comprehension's targets: in a comprehension, but
-    /// not in its first iterable.
-    fn sees_targets(&self) -> bool {
-        self.comp && !self.first_iterable
-    }
-}
-
-/// The name whose role the next token decides.
-#[derive(Debug)]
-struct Awaiting {
-    name: String,
-    at: usize,
-    /// A possible target (else: a possible keyword argument or walrus target).
-    target: bool,
-}
-
-const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
-
-/// The keywords a checked read may be the first bytes of: where a name is read (after
-/// an operator, an opening bracket, `return`, ...) an expression starts, and only these
-/// keywords start one (`in` and `from` for `not in` and `yield from`). Another keyword
-/// there would be a dead end: the grammar takes its bytes only as the start of an
-/// identifier (`n % else` is no Python, `n % elsewhere` is), and where no bound name
-/// goes on with them, nothing follows (s41: HumanEval/59's `elif n %` then `else`).
-/// `from` stays one where it cannot follow (no builtin starts with it; rare).
-pub(crate) const READ_KEYWORDS: &[&str] =
-    &["False", "None", "True", "await", "lambda", "not", "yield", "in", "from"];
-
-/// Never refused: soft keywords and names Python provides in some scopes only. Not
-/// `_`: outside the REPL it is no builtin (pyflakes reports it, CPython raises
-/// NameError); `case _:` binds nothing and reads nothing (`Machine::name`).
-const EXEMPT: &[&str] =
-    &["match", "case", "type", "__class__", "__module__", "__qualname__", "__path__"];
-
-/// The soft keywords that start statements: exempt where a statement may start with
-/// them (a name waiting for its role there), but a checked read of one is a name like
-/// any other (`return 1 + match`: pyflakes reports it, CPython raises NameError).
-const SOFT_KEYWORDS: &[&str] = &["match", "case"];
-
-/// The exempt names a checked read may be the first bytes of.
-fn read_exempt() -> impl Iterator<Item = &'static &'static str> {
-    EXEMPT.iter().filter(|n| !SOFT_KEYWORDS.contains(n))
-}
-
-const STRING_PREFIXES: &[&str] = &["r", "u", "b", "f", "rb", "br", "fr", "rf"];
 
 /// Where refusals go: the first ends the text (a mask), or every one is kept (a
 /// checker reading a whole file).
@@ -387,93 +229,6 @@ impl Machine {
         }
     }
 
-    /// The identifier typed so far, in a read: refused when no bound name, keyword or
-    /// string prefix starts with it.
-    ///
-    /// The check is on bytes: an identifier ending inside a UTF-8 character (a token
-    /// may end there) is viable only where a name goes on with those very bytes, else
-    /// no text continuing it reads a bound name.
-    fn check_typed(&self, lexer: &Lexer, frames: &Frames, sink: &mut Sink<'_>) {
-        if self.ctx == Ctx::Read && self.restricts(frames) {
-            let typed = lexer.ident();
-            if !self.prefix_viable(typed, frames) {
-                sink.refuse(valid_prefix(typed), self.ident_at);
-            }
-        }
-    }
-
-    /// The end of a lazily read run of bytes: the identifier's prefix check that
-    /// waited (the prefixes of a viable prefix are viable, so checking the last one
-    /// decides for all).
-    pub(crate) fn end_lazy(&mut self, lexer: &Lexer, frames: &Frames, sink: &mut Sink<'_>) {
-        if std::mem::take(&mut self.ident_due) {
-            self.check_typed(lexer, frames, sink);
-        }
-        self.lazy = false;
-    }
-
-    /// Whether a prefix check waits for the end of a lazily read run (an identifier
-    /// byte came since the last whole name).
-    pub(crate) fn ident_due(&self) -> bool {
-        self.ident_due
-    }
-
-    /// The bytes at which a token without identifier bytes may be refused from here
-    /// (a 256-bit set), or `None` where any byte may (an identifier's check is due).
-    /// Every refusal is of a name typed or waiting: a name waiting for its role learns
-    /// it at the next significant byte (any but blanks; none where every role it may
-    /// take passes, see [`decided_harmlessly`]), a statement's possible targets at `=`
-    /// or the statement's end, a bracket's waiting reads at its commas and its close.
-    pub(crate) fn refusing_bytes(&self, frames: &Frames) -> Option<[u64; 4]> {
-        if self.ident_due {
-            return None;
-        }
-        let mut set = [0u64; 4];
-        let mut add = |bytes: [u64; 4]| {
-            for (s, b) in set.iter_mut().zip(bytes) {
-                *s |= b;
-            }
-        };
-        let waiting = [
-            self.awaiting.as_ref().map(|a| &a.name),
-            self.aug_target.as_ref().map(|t| &t.name),
-            self.bind_target.as_ref().map(|t| &t.name),
-        ];
-        if waiting.into_iter().flatten().any(|n| !decided_harmlessly(n, frames)) {
-            add(SIGNIFICANT);
-        }
-        if !self.segment.is_empty() {
-            add(byte_set(b"=\n;"));
-        }
-        if self.brackets.iter().any(|b| !b.pending.is_empty()) {
-            add(byte_set(b",)]}"));
-        }
-        Some(set)
-    }
-
-    /// Whether an operator may decide a name waiting here (its role, an augmented or
-    /// plain assignment's target).
-    pub(crate) fn waits_on_operator(&self) -> bool {
-        self.awaiting.is_some() || self.aug_target.is_some() || !self.segment.is_empty()
-    }
-
-    /// Whether the identifier being typed is checked as typed: a read, where reads
-    /// are restricted ([`Machine::check_typed`]).
-    pub(crate) fn checks_typed(&self, frames: &Frames) -> bool {
-        self.ctx == Ctx::Read && self.restricts(frames)
-    }
-
-    /// The names bound in the scopes the text is in that are not frames: the targets
-    /// of the comprehensions and the parameters of the lambdas being read (names a
-    /// typed read may start).
-    pub(crate) fn local_names(&self) -> impl Iterator<Item = &str> {
-        self.brackets
-            .iter()
-            .filter(|b| b.sees_targets())
-            .flat_map(|b| b.comp_targets.iter().map(String::as_str))
-            .chain(self.lambda_params.iter().map(|(_, n)| n.as_str()))
-    }
-
     /// The lambdas at `depth` whose body a comma or a comprehension's `for` there ends
     /// (not while their parameters are read: `lambda a, b: ...`).
     fn end_lambdas_at(&mut self, depth: usize) {
@@ -484,76 +239,6 @@ impl Machine {
         if self.lambda_body == Some(depth) {
             self.lambda_body = None;
         }
-    }
-
-    /// Whether reads are checked as they are typed here.
-    fn restricts(&self, frames: &Frames) -> bool {
-        !(self.brackets.iter().any(Bracket::may_comprehend)
-            || (self.forward && frames.in_function())
-            || (self.lambda_body.is_some() && !self.assigning.is_empty()))
-    }
-
-    /// The names a typed read may start besides the frames' and the comprehensions'
-    /// (the keywords of reads, soft keywords and exempt names, string prefixes in
-    /// every case).
-    pub(crate) fn fixed_names() -> Vec<String> {
-        let mut out: Vec<String> =
-            READ_KEYWORDS.iter().chain(read_exempt()).map(|k| k.to_string()).collect();
-        for p in STRING_PREFIXES {
-            let n = p.len();
-            for cases in 0..1u32 << n {
-                let variant = p
-                    .chars()
-                    .enumerate()
-                    .map(|(i, c)| if cases >> i & 1 == 1 { c.to_ascii_uppercase() } else { c })
-                    .collect();
-                out.push(variant);
-            }
-        }
-        out
-    }
-
-    /// Whether some keyword of reads, exempt name, string prefix, bound name or comprehension
-    /// target starts with the bytes `typed` (not always whole UTF-8).
-    fn prefix_viable(&self, typed: &[u8], frames: &Frames) -> bool {
-        let starts = |k: &str| k.as_bytes().starts_with(typed);
-        READ_KEYWORDS.iter().chain(read_exempt()).chain(STRING_PREFIXES).any(|k| starts(k))
-            || STRING_PREFIXES.iter().any(|k| k.as_bytes().eq_ignore_ascii_case(typed))
-            || frames.resolves_prefix(typed)
-            || self.local_names().any(starts)
-    }
-
-    /// The rests of the keywords that alone keep the identifier being typed (`typed`,
-    /// a checked read) viable: no bound name, local, exempt name or string prefix
-    /// starts with it. Empty when something else may follow, or when the identifier is
-    /// not checked as typed. Which keyword the grammar takes depends on where the read
-    /// stands (`x and not y` is Python, `x + not y` is not; `y = yield`, but not
-    /// `x and yield`), which the layer does not follow: the constraint asks the grammar
-    /// (MBPP/298 typed `... and yi`, whose only way on was `yield`: a dead end).
-    pub(crate) fn keyword_rests(&self, typed: &[u8], frames: &Frames) -> Vec<&'static [u8]> {
-        if !self.checks_typed(frames) || self.names_go_on(typed, frames) {
-            return Vec::new();
-        }
-        READ_KEYWORDS
-            .iter()
-            .filter(|k| k.as_bytes().starts_with(typed))
-            .map(|k| &k.as_bytes()[typed.len()..])
-            .collect()
-    }
-
-    /// Whether something other than a keyword of reads starts with `typed`: a bound
-    /// name, a comprehension's or lambda's, an exempt name or a string prefix.
-    pub(crate) fn names_go_on(&self, typed: &[u8], frames: &Frames) -> bool {
-        Self::fixed_go_on(typed)
-            || frames.resolves_prefix(typed)
-            || self.local_names().any(|k| k.as_bytes().starts_with(typed))
-    }
-
-    /// Whether an exempt name or a string prefix (names in every scope besides the
-    /// builtins) goes on with `typed` ([`Machine::names_go_on`]'s fixed part).
-    pub(crate) fn fixed_go_on(typed: &[u8]) -> bool {
-        read_exempt().chain(STRING_PREFIXES).any(|k| k.as_bytes().starts_with(typed))
-            || STRING_PREFIXES.iter().any(|k| k.as_bytes().eq_ignore_ascii_case(typed))
     }
 
     /// The role of a name starting now (see the module doc).
@@ -1008,37 +693,5 @@ impl Machine {
         self.lambda_body = None;
         self.lambda_params.clear();
         self.for_target = None;
-    }
-}
-
-/// Whether every role a waiting name may take passes: a read (it resolves) and an
-/// assignment (never an UnboundLocalError: not in a function, or bound there), then
-/// or later in the statement.
-fn decided_harmlessly(name: &str, frames: &Frames) -> bool {
-    EXEMPT.contains(&name) || (frames.resolves(name) && !frames.assignment_may_unbind(name))
-}
-
-/// `bytes` as a 256-bit set.
-const fn byte_set(bytes: &[u8]) -> [u64; 4] {
-    let mut set = [0u64; 4];
-    let mut i = 0;
-    while i < bytes.len() {
-        set[bytes[i] as usize / 64] |= 1 << (bytes[i] % 64);
-        i += 1;
-    }
-    set
-}
-
-/// Every byte but blanks (which cause no event).
-const SIGNIFICANT: [u64; 4] = {
-    let blanks = byte_set(b" \t\x0c\r");
-    [!blanks[0], !blanks[1], !blanks[2], !blanks[3]]
-};
-
-/// The longest UTF-8 prefix of `bytes` (an identifier may end inside a character).
-fn valid_prefix(bytes: &[u8]) -> &str {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""),
     }
 }
