@@ -52,7 +52,7 @@ fn compare(
                 continue;
             }
             let mut p = s.parser().clone();
-            if p.feed(&[py.indent]) {
+            if p.feed(&[py.layout.indent]) {
                 let mut deeper = cols.clone();
                 deeper.push(cols[cols.len() - 1] + 4);
                 for st in p.lr_stacks().unwrap() {
@@ -62,7 +62,7 @@ fn compare(
             }
             let mut p = s.parser().clone();
             for k in (1..cols.len()).rev() {
-                if !p.feed(&[py.dedent]) {
+                if !p.feed(&[py.layout.dedent]) {
                     break;
                 }
                 for st in p.lr_stacks().unwrap() {

@@ -144,11 +144,12 @@ impl PythonLayer {
         match st.layout.start_content_line().map_err(Why::Text)? {
             LineStart::Same => {}
             LineStart::Indent => {
-                feed(parser, &[self.terms.indent]).map_err(|_| Why::Text("unexpected indent"))?;
+                feed(parser, &[self.terms.layout.indent])
+                    .map_err(|_| Why::Text("unexpected indent"))?;
             }
             LineStart::Dedent(n) => {
                 for _ in 0..n {
-                    feed(parser, &[self.terms.dedent])
+                    feed(parser, &[self.terms.layout.dedent])
                         .map_err(|_| Why::Text("unexpected unindent"))?;
                 }
                 st.layout.close_levels(n).map_err(Why::Text)?;
@@ -208,10 +209,10 @@ impl LexicalLayer for PythonLayer {
 
     #[inline]
     fn narrow(&self, st: &PythonState, acceptable: &mut TermSet) {
-        let nl_ok = st.layout.newline_is_layout() || acceptable.contains(self.terms.newline);
+        let nl_ok = st.layout.newline_is_layout() || acceptable.contains(self.terms.layout.newline);
         if !nl_ok {
             // NL is in `ignored`; take it out when a NEWLINE would be rejected.
-            acceptable.remove(self.terms.nl);
+            acceptable.remove(self.terms.layout.nl);
         }
     }
 
@@ -259,9 +260,9 @@ impl LexicalLayer for PythonLayer {
     ) -> Result<Emitted, Why> {
         let t0 = terms[0];
         let py = &self.terms;
-        if t0 == py.nl {
+        if t0 == py.layout.nl {
             if !st.layout.newline_is_layout() {
-                feed(parser, &[py.newline])?;
+                feed(parser, &[py.layout.newline])?;
             }
             st.layout.after_newline();
             return Ok(Emitted::Moved);
@@ -276,9 +277,9 @@ impl LexicalLayer for PythonLayer {
         }
         // An f-string's fields were checked at its closing quote ([`Self::lexeme_byte`]):
         // every STRING lexeme is read there, byte by byte from its first.
-        if py.open.contains(&t0) {
+        if py.layout.open.contains(&t0) {
             st.layout.open_bracket().map_err(Why::Text)?;
-        } else if py.close.contains(&t0) {
+        } else if py.layout.close.contains(&t0) {
             st.layout.close_bracket();
         }
         feed(parser, terms)?;
@@ -306,21 +307,21 @@ impl LexicalLayer for PythonLayer {
             return Err(Why::Text("unexpected end of input inside brackets"));
         }
         if !st.layout.newline_is_layout() {
-            feed(parser, &[self.terms.newline])?;
+            feed(parser, &[self.terms.layout.newline])?;
         }
         while st.layout.close_level() {
-            feed(parser, &[self.terms.dedent])?;
+            feed(parser, &[self.terms.layout.dedent])?;
         }
         Ok(())
     }
 
     fn lists_ignored(&self, st: &PythonState, t: TerminalId) -> bool {
-        self.terms.nl == t && st.layout.depth() == 0
+        self.terms.layout.nl == t && st.layout.depth() == 0
     }
 
     #[inline]
     fn is_layout_newline(&self, t: TerminalId) -> bool {
-        self.terms.nl == t
+        self.terms.layout.nl == t
     }
 
     #[inline]

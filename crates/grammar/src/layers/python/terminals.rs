@@ -8,18 +8,8 @@ use crate::layers::LayoutTerminals;
 /// Terminal ids the Python layer needs.
 #[derive(Clone, Debug)]
 pub struct PythonTerminals {
-    /// The lexed newline.
-    pub nl: TerminalId,
-    /// Parser-level NEWLINE.
-    pub newline: TerminalId,
-    /// INDENT.
-    pub indent: TerminalId,
-    /// DEDENT.
-    pub dedent: TerminalId,
-    /// `(`, `[`, `{`.
-    pub open: [TerminalId; 3],
-    /// `)`, `]`, `}`.
-    pub close: [TerminalId; 3],
+    /// The indented-line layout's terminals (newlines, INDENT / DEDENT, brackets).
+    pub layout: LayoutTerminals,
     /// STRING (its f-strings get their replacement fields checked), if defined.
     pub string: Option<TerminalId>,
 }
@@ -32,29 +22,20 @@ impl PythonTerminals {
                 GrammarError::NoStart(format!("terminal {n} (required by the Python layer)"))
             })
         };
-        Ok(PythonTerminals {
+        let layout = LayoutTerminals {
             nl: need("NL")?,
             newline: need("NEWLINE")?,
             indent: need("INDENT")?,
             dedent: need("DEDENT")?,
             open: [need("\"(\"")?, need("\"[\"")?, need("\"{\"")?],
             close: [need("\")\"")?, need("\"]\"")?, need("\"}\"")?],
-            string: grammar.terminal("STRING"),
-        })
+        };
+        Ok(PythonTerminals { layout, string: grammar.terminal("STRING") })
     }
-}
 
-impl PythonTerminals {
     /// The layout's terminals, as tools that name no language see them.
     #[inline]
     pub fn layout(&self) -> LayoutTerminals {
-        LayoutTerminals {
-            nl: self.nl,
-            newline: self.newline,
-            indent: self.indent,
-            dedent: self.dedent,
-            open: self.open,
-            close: self.close,
-        }
+        self.layout
     }
 }
