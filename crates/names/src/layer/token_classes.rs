@@ -182,17 +182,7 @@ impl TokenClasses {
                 (stop, bitset(words, (0..tokens.len()).filter(|&t| tokens[t].contains(&stop))))
             })
             .collect();
-        let mut sizes = vec![0usize; groups.len()];
-        for &g in &group {
-            sizes[g as usize] += 1;
-        }
-        let big: Vec<(u32, Vec<u64>)> = (0..groups.len())
-            .filter(|&g| sizes[g] >= BIG)
-            .map(|g| {
-                (g as u32, bitset(words, (0..tokens.len()).filter(|&t| group[t] as usize == g)))
-            })
-            .collect();
-        let small = bitset(words, (0..tokens.len()).filter(|&t| sizes[group[t] as usize] < BIG));
+        let (big, small) = by_size(&group, groups.len(), words);
         let bare = bitset(
             words,
             (0..tokens.len()).filter(|&t| {
@@ -201,10 +191,7 @@ impl TokenClasses {
             }),
         );
         let bare_by_first = by_first_byte(tokens, &bare);
-        let mut lone: Vec<bool> = leads.children.iter().map(|kids| kids.len() == 1).collect();
-        for g in groups.iter().filter(|g| g.first.is_some() && !g.lead.is_empty()) {
-            lone[paths[g.path + g.lead.len() - 1] as usize] = false;
-        }
+        let lone = lone_leads(&leads, &groups, &paths);
         let (tail_start, tail_ids) = by_node(&tail, tails.children.len());
         Self {
             group,
@@ -307,4 +294,30 @@ fn by_node(tail: &[u32], nodes: usize) -> (Vec<u32>, Vec<u32>) {
         next[n as usize] += 1;
     }
     (start, ids)
+}
+
+/// The groups of at least [`BIG`] tokens with their tokens, and the tokens of the
+/// others, as bitset words (`group`: each token's group).
+fn by_size(group: &[u32], groups: usize, words: usize) -> (Vec<(u32, Vec<u64>)>, Vec<u64>) {
+    let mut sizes = vec![0usize; groups];
+    for &g in group {
+        sizes[g as usize] += 1;
+    }
+    let tokens = 0..group.len();
+    let big = (0..groups)
+        .filter(|&g| sizes[g] >= BIG)
+        .map(|g| (g as u32, bitset(words, tokens.clone().filter(|&t| group[t] as usize == g))))
+        .collect();
+    let small = bitset(words, tokens.filter(|&t| sizes[group[t] as usize] < BIG));
+    (big, small)
+}
+
+/// Per lead-trie node, whether it has one child and no group's lead ends there with an
+/// identifier tail (see `TokenClasses::lone`).
+fn lone_leads(leads: &ByteTrie, groups: &[Group], paths: &[u32]) -> Vec<bool> {
+    let mut lone: Vec<bool> = leads.children.iter().map(|kids| kids.len() == 1).collect();
+    for g in groups.iter().filter(|g| g.first.is_some() && !g.lead.is_empty()) {
+        lone[paths[g.path + g.lead.len() - 1] as usize] = false;
+    }
+    lone
 }
