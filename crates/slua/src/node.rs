@@ -152,8 +152,13 @@ impl Frame {
     }
 
     /// Consumes the choice taken (with the lexeme's text) and returns the children
-    /// to push, innermost last.
-    pub fn step(&mut self, act: &Act, text: &str, env: &Env) -> Vec<Frame> {
+    /// to push, innermost last (spawned as they are pushed: no second vector).
+    pub fn step(
+        &mut self,
+        act: &Act,
+        text: &str,
+        env: &Env,
+    ) -> impl ExactSizeIterator<Item = Frame> {
         let children = match self {
             Frame::Root(n) => n.step(act, text, env),
             Frame::Block(n) => n.step(act, text),
@@ -188,7 +193,7 @@ impl Frame {
             Frame::Func(n) => n.step(act, text, env),
             Frame::Table(n) => n.step(act, text, env),
         };
-        children.into_iter().map(Frame::spawn).collect()
+        children.into_iter().map(Frame::spawn)
     }
 
     /// Whether the node may end here, and what it tells its parent.

@@ -116,12 +116,15 @@ impl Choice {
 
     /// The global callables (API functions, registered effects) not shadowed by a
     /// name of `scope` whose type `fits`.
-    pub fn globals(env: &Env, scope: &Scope, fits: impl Fn(&Type) -> bool) -> Vec<Choice> {
+    pub fn globals<'a>(
+        env: &'a Env,
+        scope: &'a Scope,
+        fits: impl Fn(&Type) -> bool + 'a,
+    ) -> impl Iterator<Item = Choice> + 'a {
         env.globals()
             .iter()
-            .filter(|(name, ty)| fits(ty) && scope.lookup(name.as_bytes()).is_none())
+            .filter(move |(name, ty)| fits(ty) && scope.lookup(name.as_bytes()).is_none())
             .map(|(name, ty)| Choice::lit(name.clone(), Act::Var(ty.clone(), false)))
-            .collect()
     }
 }
 
