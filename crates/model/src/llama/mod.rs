@@ -15,13 +15,18 @@ mod feed_forward;
 mod gpu_argmax;
 /// Declares the modules of the kernels around the products (issue 33 step 4) and their
 /// workgroup folds: their host twins are compiled everywhere (tested natively), the
-/// kernels only on wgpu / cuda without `fusion` (natively and in the browser's WebGPU
-/// build), so elsewhere the twins are dead code outside the tests. One condition for
-/// the four modules.
+/// kernels on wgpu / cuda without `fusion` (natively and in the browser's WebGPU build).
+/// The twins are used outside the tests only by the native self-check
+/// (`gpu_fused_check.rs`), so elsewhere (and in wasm) they are dead code there. One
+/// condition for the four modules.
 macro_rules! kernels_with_host_twins {
     ($($module:ident),*) => {$(
         #[cfg_attr(
-            not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))),
+            not(all(
+                any(feature = "wgpu", feature = "cuda"),
+                not(feature = "fusion"),
+                not(target_family = "wasm")
+            )),
             allow(dead_code)
         )]
         mod $module;
