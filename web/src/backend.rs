@@ -93,9 +93,11 @@ pub async fn matmul_check(device: &Device) -> Result<f32, String> {
     Ok(got.iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f32::max))
 }
 
+/// burn's wgpu runtime on the browser's adapter, recording a whole decode step into one
+/// command buffer ([`espalier_model::WGPU_TASKS_MAX`]: one submit a token, not ~11).
 #[cfg(feature = "webgpu")]
 async fn init_wgpu() -> Result<Device, String> {
-    Device::wgpu_options().init_async().await.map_err(|e| e.to_string())
+    espalier_model::BackendKind::Wgpu.device_async().await.map_err(|e| e.to_string())
 }
 
 #[cfg(not(feature = "webgpu"))]

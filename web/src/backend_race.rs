@@ -8,9 +8,11 @@
 //! says which and by how much ([`Race::detail`]).
 //!
 //! Each side first runs one token untimed (WebGPU compiles its pipelines there, the
-//! CPU path fills its caches), then single-token steps are timed. The CPU goes first;
-//! WebGPU stops early once one of its steps took [`HOPELESS`] times the CPU's, so a
-//! slow adapter costs two of its steps, not [`STEPS`] + 1.
+//! CPU path fills its caches), then single-token steps are timed, each a forward pass
+//! and the greedy choice where the logits are (on WebGPU the device's argmax, 4 bytes
+//! read back). The CPU goes first; WebGPU stops early once one of its steps took
+//! [`HOPELESS`] times the CPU's, so a slow adapter costs two of its steps, not
+//! [`STEPS`] + 1.
 
 #[cfg(target_arch = "wasm32")]
 use {
@@ -65,12 +67,12 @@ pub fn median(times: &[f64]) -> f64 {
 /// Runs `ids[0]` untimed, then up to [`STEPS`] single tokens timed; stops after a step
 /// slower than `give_up_ms`. Returns the step times in milliseconds.
 async fn time_steps(model: &mut Model, ids: &[u32], give_up_ms: f64) -> Result<Vec<f64>, String> {
-    model.forward(0, &ids[..1]).await?;
+    model.greedy(0, &ids[..1]).await?;
     let mut times = Vec::with_capacity(STEPS);
     for (pos, &id) in ids.iter().enumerate().skip(1).take(STEPS) {
         yield_to_paint().await;
         let t = now_ms();
-        model.forward(pos, &[id]).await?;
+        model.greedy(pos, &[id]).await?;
         times.push(now_ms() - t);
         if times[times.len() - 1] > give_up_ms {
             break;

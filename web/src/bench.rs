@@ -1,21 +1,11 @@
 //! The in-browser model benchmark (`scripts/bench-browser.sh` sends
 //! [`crate::protocol::ToWorker::Bench`]): the model alone, on the worker's engine, with
 //! no constraint and no sampler: the prompt's ids in one pass, then greedy tokens (the
-//! arg max), each fed back in its own pass, end of sequence or not, so every run does
-//! the same work as the reference engine it is compared with.
+//! arg max, chosen on the device: on WebGPU only the id is read back), each fed back in
+//! its own pass, end of sequence or not, so every run does the same work as the
+//! reference engine it is compared with.
 
 use crate::{engine::Engine, protocol::BenchResult, yield_now::now_ms};
-
-/// The index of the largest logit (the first one on ties).
-fn arg_max(logits: &[f32]) -> Option<u32> {
-    let mut best: Option<(usize, f32)> = None;
-    for (i, &v) in logits.iter().enumerate() {
-        if best.is_none_or(|(_, b)| v > b) {
-            best = Some((i, v));
-        }
-    }
-    best.map(|(i, _)| i as u32)
-}
 
 /// Runs `prompt` and `tokens` greedy tokens; times the prompt's pass and the tokens'.
 pub async fn run(engine: &mut Engine, prompt: &str, tokens: usize) -> Result<BenchResult, String> {
@@ -26,15 +16,16 @@ pub async fn run(engine: &mut Engine, prompt: &str, tokens: usize) -> Result<Ben
     if prompt_ids.is_empty() {
         return Err("the prompt has no tokens".into());
     }
+    let none = || "the model returned no finite logit".to_owned();
     let t0 = now_ms();
-    let mut logits = engine.forward(0, &prompt_ids).await?;
+    let mut next = engine.greedy(0, &prompt_ids).await?.ok_or_else(none)?;
     let prefill_ms = now_ms() - t0;
     let mut generated_ids = Vec::with_capacity(tokens);
     let t1 = now_ms();
     for _ in 0..tokens {
-        let next = arg_max(&logits).ok_or("the model returned no logits")?;
         generated_ids.push(next);
-        logits = engine.forward(prompt_ids.len() + generated_ids.len() - 1, &[next]).await?;
+        let keep = prompt_ids.len() + generated_ids.len() - 1;
+        next = engine.greedy(keep, &[next]).await?.ok_or_else(none)?;
     }
     let decode_ms = now_ms() - t1;
     let text =

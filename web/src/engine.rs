@@ -138,6 +138,12 @@ impl Engine {
         self.model.forward(keep, tokens).await
     }
 
+    /// [`Engine::forward`] then the greedy next id, chosen on the device (on WebGPU only
+    /// the id is read back: [`crate::model_bridge::Model::greedy`]).
+    pub async fn greedy(&mut self, keep: usize, tokens: &[u32]) -> Result<Option<u32>, String> {
+        self.model.greedy(keep, tokens).await
+    }
+
     /// A one-line description of the model for the page.
     pub fn describe(&self) -> String {
         self.model.describe()

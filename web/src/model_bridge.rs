@@ -52,6 +52,23 @@ impl Model {
     /// Rolls the KV cache back to `keep` positions, runs `tokens` after them, and
     /// returns the last token's logits.
     pub async fn forward(&mut self, keep: usize, tokens: &[u32]) -> Result<Vec<f32>, String> {
+        self.roll_back(keep)?;
+        self.llama.forward_async(tokens, &mut self.cache).await.map_err(|e| e.to_string())
+    }
+
+    /// [`Model::forward`] then the greedy id (the highest finite logit, ties to the
+    /// lowest id; `None` when none is finite) chosen where the logits are: on WebGPU
+    /// the argmax runs on the device and 4 bytes come back instead of the vector.
+    pub async fn greedy(&mut self, keep: usize, tokens: &[u32]) -> Result<Option<u32>, String> {
+        self.roll_back(keep)?;
+        let mut logits =
+            self.llama.forward_logits(tokens, &mut self.cache).map_err(|e| e.to_string())?;
+        let n = logits.len();
+        logits.argmax_async(n, None, &[]).await.map_err(|e| e.to_string())
+    }
+
+    /// Rolls the KV cache back to `keep` positions.
+    fn roll_back(&mut self, keep: usize) -> Result<(), String> {
         self.cache.truncate(keep);
         if self.cache.len() != keep {
             return Err(format!(
@@ -59,7 +76,7 @@ impl Model {
                 self.cache.len()
             ));
         }
-        self.llama.forward_async(tokens, &mut self.cache).await.map_err(|e| e.to_string())
+        Ok(())
     }
 
     /// One line about the model for the page.

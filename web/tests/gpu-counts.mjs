@@ -91,3 +91,65 @@ export async function countGpuWork(page, { decodeSteps = 3, stepOnce, log }) {
   const perToken = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, Math.round((v / decodeSteps) * 100) / 100]));
   return { installed, decode_steps: decodeSteps, prefill_and_first_token: first, per_decode_token: perToken };
 }
+
+// Greedy decoding as the model alone runs it (the worker's Bench message: no
+// constraint, no visualizer, the argmax on the device), counted the same way. Started
+// inside the model's worker (its own message handler, as if the page had sent it; its
+// reply is caught on the way out), so the page needs no hook.
+function startBench([prompt, tokens]) {
+  if (self.name !== "espalier-engine" || typeof self.onmessage !== "function") return "not the engine's worker";
+  if (!self.__espalierBenchHooked) {
+    const post = self.postMessage.bind(self);
+    self.postMessage = (m, ...rest) => {
+      if (typeof m === "string" && m.startsWith('{"Bench"')) self.__espalierBench = JSON.parse(m).Bench;
+      return post(m, ...rest);
+    };
+    self.__espalierBenchHooked = true;
+  }
+  self.__espalierBench = null;
+  self.onmessage({ data: JSON.stringify({ Bench: { prompt, tokens } }) });
+  return "started";
+}
+
+async function benchOnce(page, prompt, tokens, timeoutMs) {
+  const engine = page.workers();
+  const started = await Promise.all(engine.map((w) => w.evaluate(startBench, [prompt, tokens]).catch((e) => `error: ${e.message}`)));
+  const w = engine[started.indexOf("started")];
+  if (!w) throw new Error(`no worker took the Bench message: ${JSON.stringify(started)}`);
+  const t0 = Date.now();
+  for (;;) {
+    const r = await w.evaluate(() => self.__espalierBench);
+    if (r) {
+      if (r.Err) throw new Error(`Bench failed: ${r.Err}`);
+      return r.Ok;
+    }
+    if (Date.now() - t0 > timeoutMs) throw new Error(`Bench of ${tokens} tokens did not end in ${timeoutMs} ms`);
+    await new Promise((ok) => setTimeout(ok, 200));
+  }
+}
+
+/// Counts greedy decoding without the visualizer: `prompt` then 1 token, then `prompt`
+/// then 1 + `decodeSteps` tokens; the difference over `decodeSteps` is one decoded
+/// token (the prompt's pass and the first token cancel). Returns { per_decode_token,
+/// decode_steps, generated_ids } (the ids of the longer run).
+export async function countGreedyDecode(page, { prompt, decodeSteps = 3, timeoutMs, log }) {
+  await everyWorker(page, install);
+  await everyWorker(page, zero);
+  const short = await benchOnce(page, prompt, 1, timeoutMs);
+  const a = await sum(page);
+  await everyWorker(page, zero);
+  const long = await benchOnce(page, prompt, 1 + decodeSteps, timeoutMs);
+  const b = await sum(page);
+  // The bench used the model's cache: the page's generation must not go on from it.
+  await page.click("#reset");
+  if (!a || !b) return { error: "no worker had WebGPU counters" };
+  const perToken = Object.fromEntries(Object.entries(b).map(([k, v]) => [k, Math.round(((v - a[k]) / decodeSteps) * 100) / 100]));
+  log(`greedy bench: ${short.generated_ids.length} then ${long.generated_ids.length} tokens, decode ${long.decode_ms.toFixed(0)} ms`);
+  return {
+    decode_steps: decodeSteps,
+    per_decode_token: perToken,
+    generated_ids: long.generated_ids,
+    prompt_ids: long.prompt_ids,
+    decode_ms_per_token: Math.round((long.decode_ms - short.decode_ms) / decodeSteps),
+  };
+}

@@ -68,6 +68,7 @@ pub use llama::gpu_kernel_check;
 pub use llama::{
     available_memory, greedy, kernel_check, ActivationFormat, Architecture, BackendKind,
     DeviceLogits, KvCache, Llama, LlamaConfig, MemoryPlan, ModelError, WeightFormat, MAX_CONTEXT,
+    WGPU_TASKS_MAX,
 };
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use llama::{probe_cuda, CudaDeviceInfo};

@@ -6,6 +6,14 @@ use burn::tensor::Device;
 
 use super::ModelError;
 
+/// Compute tasks cubecl-wgpu records into one command buffer before it submits it
+/// (`tasks_max`; cubecl's default is 32). A decode step in this crate's kernels is
+/// 9 launches a block plus the final norm, the head and the argmax (SmolLM2's 30 blocks:
+/// 273; Qwen2.5-1.5B's 28: 255), so at 32 one token was ~11 submits; at this value it is
+/// one, plus the read-back's (issue 33). cubecl still submits before every upload and
+/// read-back, which end a step anyway.
+pub const WGPU_TASKS_MAX: usize = 1024;
+
 /// A backend the caller may ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BackendKind {
@@ -57,7 +65,7 @@ impl BackendKind {
     pub fn device(self) -> Result<Device, ModelError> {
         #[cfg(feature = "wgpu")]
         if self == BackendKind::Wgpu {
-            return Device::wgpu_options().init().map_err(wgpu_error);
+            return Device::wgpu_options().tasks_max(WGPU_TASKS_MAX).init().map_err(wgpu_error);
         }
         self.device_without_adapter()
     }
@@ -67,7 +75,11 @@ impl BackendKind {
     pub async fn device_async(self) -> Result<Device, ModelError> {
         #[cfg(feature = "wgpu")]
         if self == BackendKind::Wgpu {
-            return Device::wgpu_options().init_async().await.map_err(wgpu_error);
+            return Device::wgpu_options()
+                .tasks_max(WGPU_TASKS_MAX)
+                .init_async()
+                .await
+                .map_err(wgpu_error);
         }
         self.device_without_adapter()
     }

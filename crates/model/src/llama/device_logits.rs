@@ -33,7 +33,7 @@ impl DeviceLogits {
     /// word `id / 64`; `None`: all) and not in `refused`, the one with the highest
     /// finite logit, ties to the lowest id (the CPU sampler's greedy choice); `None`
     /// when no allowed id has a finite logit. On a wgpu or cuda device (native, without
-    /// fusion) it runs there and reads back 4 bytes.
+    /// fusion) it runs there and reads back 4 bytes (in wasm: [`DeviceLogits::argmax_async`]).
     pub fn argmax(
         &mut self,
         n: usize,
@@ -54,12 +54,45 @@ impl DeviceLogits {
             let mask = mask_words(allowed, refused, n);
             return super::gpu_argmax::device_argmax(&self.logits, &mask, n);
         }
-        let host = self.host()?;
-        let allows = |i: usize| {
-            allowed.is_none_or(|w| w.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1))
-                && !refused.contains(&(i as u32))
-        };
-        Ok(host_argmax(&host[..n], allows))
+        Ok(masked_host_argmax(&self.host()?[..n], allowed, refused))
+    }
+
+    /// [`DeviceLogits::argmax`] with an asynchronous read-back: the form WebGPU in the
+    /// browser needs (it cannot block on the GPU). On a wgpu or cuda device (without
+    /// fusion) the argmax runs there and 4 bytes come back; elsewhere, or once the
+    /// vector was read, on the host copy ([`DeviceLogits::host_async`]).
+    pub async fn argmax_async(
+        &mut self,
+        n: usize,
+        allowed: Option<&[u64]>,
+        refused: &[u32],
+    ) -> Result<Option<u32>, ModelError> {
+        if n > self.len() {
+            return Err(ModelError::Execution(format!(
+                "argmax over {n} ids of {} logits",
+                self.len()
+            )));
+        }
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        if self.host.is_none()
+            && super::gpu_quantized::is_block_kernel_device(&self.logits.device())
+        {
+            let mask = mask_words(allowed, refused, n);
+            return super::gpu_argmax::device_argmax_async(&self.logits, &mask, n).await;
+        }
+        Ok(masked_host_argmax(&self.host_async().await?[..n], allowed, refused))
+    }
+
+    /// The whole vector on the host, read back asynchronously on the first call (any
+    /// target; in wasm [`DeviceLogits::host`] then returns it).
+    pub async fn host_async(&mut self) -> Result<&[f32], ModelError> {
+        if self.host.is_none() {
+            let data = self.logits.clone().into_data_async().await;
+            self.host = Some(super::read_logits(
+                data.map_err(|e| ModelError::Execution(format!("{e:?}"))),
+            )?);
+        }
+        Ok(self.host.as_deref().unwrap_or_default())
     }
 
     /// The whole vector on the host, read back on the first call (native only: in
@@ -75,11 +108,14 @@ impl DeviceLogits {
         Ok(self.host.as_deref().unwrap_or_default())
     }
 
-    /// [`DeviceLogits::host`] with an asynchronous read-back (WebGPU in the browser).
+    /// In wasm: the vector [`DeviceLogits::host_async`] read (the browser cannot block
+    /// on a read-back), an error before that.
     #[cfg(target_family = "wasm")]
     pub fn host(&mut self) -> Result<&[f32], ModelError> {
         self.host.as_deref().ok_or_else(|| {
-            ModelError::Execution("in wasm the logits are read with Llama::forward_async".into())
+            ModelError::Execution(
+                "in wasm the logits are read with DeviceLogits::host_async".into(),
+            )
         })
     }
 }
@@ -88,6 +124,14 @@ impl DeviceLogits {
 /// to the lowest (as [`DeviceLogits::argmax`] chooses); `None` when none is finite.
 pub fn greedy(logits: &[f32]) -> Option<u32> {
     host_argmax(logits, |_| true)
+}
+
+/// [`host_argmax`] under a mask in `u64` words (`None`: all) less `refused`.
+fn masked_host_argmax(logits: &[f32], allowed: Option<&[u64]>, refused: &[u32]) -> Option<u32> {
+    host_argmax(logits, |i| {
+        allowed.is_none_or(|w| w.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1))
+            && !refused.contains(&(i as u32))
+    })
 }
 
 /// The host twin of the GPU argmax (and the CPU sampler's greedy choice): the allowed id
@@ -105,14 +149,7 @@ pub(crate) fn host_argmax(logits: &[f32], allowed: impl Fn(usize) -> bool) -> Op
 
 /// The mask as the GPU argmax reads it: `words` (a bitset in `u64` words; `None`: every
 /// id) less `refused`, as `u32` words (bit `id % 32` of word `id / 32`) covering `n` ids.
-#[cfg(any(
-    test,
-    all(
-        any(feature = "wgpu", feature = "cuda"),
-        not(feature = "fusion"),
-        not(target_family = "wasm")
-    )
-))]
+#[cfg(any(test, all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))))]
 pub(crate) fn mask_words(words: Option<&[u64]>, refused: &[u32], n: usize) -> Vec<u32> {
     let mut out: Vec<u32> = match words {
         Some(w) => w.iter().flat_map(|&x| [x as u32, (x >> 32) as u32]).collect(),
@@ -146,5 +183,44 @@ mod tests {
         assert_eq!(m, vec![0b001, 1 << 8, 1]);
         let all = mask_words(None, &[33], 40);
         assert_eq!(all, vec![u32::MAX, !2u32]);
+    }
+
+    /// Polls a future that never waits (a CPU device's read-back is ready at once).
+    fn ready<T>(f: impl std::future::Future<Output = T>) -> T {
+        let mut f = std::pin::pin!(f);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match f.as_mut().poll(&mut cx) {
+            std::task::Poll::Ready(v) => v,
+            std::task::Poll::Pending => panic!("a CPU device's read-back waited"),
+        }
+    }
+
+    #[test]
+    fn argmax_async_chooses_as_argmax_under_masks_and_refusals() {
+        use burn::tensor::TensorData;
+        let device = super::super::backend::cpu_test_device();
+        let l = vec![1.0, f32::NAN, 3.0, f32::INFINITY, 3.0, 2.0, -1.0, 0.5];
+        let logits = || {
+            DeviceLogits::new(Tensor::from_data(TensorData::new(l.clone(), [1, l.len()]), &device))
+        };
+        let no_2: [u64; 1] = [!(1 << 2)];
+        let low: [u64; 1] = [0b0100_0011];
+        let nothing: [u64; 1] = [0];
+        for (allowed, refused, want) in [
+            (None, &[][..], Some(2)),
+            (None, &[2][..], Some(4)),
+            (Some(&no_2[..]), &[][..], Some(4)),
+            (Some(&low[..]), &[][..], Some(0)),
+            (Some(&low[..]), &[0][..], Some(6)),
+            (Some(&nothing[..]), &[][..], None),
+        ] {
+            let sync = logits().argmax(l.len(), allowed, refused).unwrap();
+            let got = ready(logits().argmax_async(l.len(), allowed, refused)).unwrap();
+            assert_eq!((sync, got), (want, want), "{allowed:?} less {refused:?}");
+        }
+        assert!(ready(logits().argmax_async(l.len() + 1, None, &[])).is_err());
+        let mut read = logits();
+        assert_eq!(ready(read.host_async()).unwrap().len(), l.len());
+        assert_eq!(read.host().unwrap()[2], 3.0);
     }
 }

@@ -10,12 +10,15 @@
 //! logits per unit for SmolLM2, a few microseconds on any GPU: more workgroups would
 //! need a second launch to merge them.
 //!
-//! Native only (it reads back synchronously) and not under burn's `fusion` (the
-//! playground's build, whose tensors are fusion's: the worker reads the logits).
+//! Not under burn's `fusion` (its tensors are fusion's). Natively the id is read back
+//! synchronously ([`device_argmax`]); in the browser (WebGPU cannot block on the GPU) and
+//! in async callers with [`device_argmax_async`]: the same launch, an async read.
 
 use burn::backend::Cube;
 use burn::tensor::Tensor;
+use cubecl::client::Client;
 use cubecl::prelude::*;
+use cubecl::server::Handle;
 
 use super::gpu_quantized::cube_device;
 use super::ModelError;
@@ -81,13 +84,10 @@ fn masked_argmax(logits: &[f32], mask: &[u32], out: &mut [u32], n: usize) {
     }
 }
 
-/// Runs [`masked_argmax`] over the first `n` entries of `logits` (`[1, >= n]` f32 on a
-/// cubecl device) under `mask` (`device_logits::mask_words`); reads back the one id.
-pub(crate) fn device_argmax(
-    logits: &Tensor<2>,
-    mask: &[u32],
-    n: usize,
-) -> Result<Option<u32>, ModelError> {
+/// Launches [`masked_argmax`] over the first `n` entries of `logits` (`[1, >= n]` f32 on a
+/// cubecl device) under `mask` (`device_logits::mask_words`): one upload (the mask), one
+/// launch; returns the client and the 4-byte buffer the id lands in.
+fn launch(logits: &Tensor<2>, mask: &[u32], n: usize) -> Result<(Client, Handle), ModelError> {
     let device = cube_device(&logits.device())
         .ok_or_else(|| ModelError::Execution("GPU argmax: not a cubecl device".into()))?;
     if mask.len() * 32 < n || logits.dims()[1] < n {
@@ -104,7 +104,8 @@ pub(crate) fn device_argmax(
     let client = device.client();
     let bytes: Vec<u8> = mask.iter().flat_map(|w| w.to_le_bytes()).collect();
     let mask_handle = client.create_from_slice(&bytes);
-    let out = client.create_from_slice(&NONE.to_le_bytes());
+    // Unit 0 always writes the one id (NONE when nothing is allowed): no upload needed.
+    let out = client.empty(4);
     // SAFETY: `x` holds at least `n` contiguous f32 (checked above), `mask` covers `n`
     // bits, `out` one u32 that only unit 0 writes.
     unsafe {
@@ -118,9 +119,44 @@ pub(crate) fn device_argmax(
             n,
         )
     };
-    let id = client
+    Ok((client, out))
+}
+
+/// The id read back from [`launch`]'s buffer.
+fn id_of(bytes: &[u8]) -> Result<Option<u32>, ModelError> {
+    let id: [u8; 4] = bytes
+        .get(..4)
+        .and_then(|b| b.try_into().ok())
+        .ok_or_else(|| ModelError::Execution("GPU argmax: fewer than 4 bytes read back".into()))?;
+    let id = u32::from_le_bytes(id);
+    Ok((id != NONE).then_some(id))
+}
+
+/// Runs [`masked_argmax`] (see [`launch`]) and reads back the one id, blocking (native).
+#[cfg(not(target_family = "wasm"))]
+pub(crate) fn device_argmax(
+    logits: &Tensor<2>,
+    mask: &[u32],
+    n: usize,
+) -> Result<Option<u32>, ModelError> {
+    let (client, out) = launch(logits, mask, n)?;
+    let bytes = client
         .read_one(out)
         .map_err(|e| ModelError::Execution(format!("GPU argmax: reading back the id: {e:?}")))?;
-    let id = u32::from_le_bytes([id[0], id[1], id[2], id[3]]);
-    Ok((id != NONE).then_some(id))
+    id_of(&bytes)
+}
+
+/// [`device_argmax`] with an asynchronous read-back of the 4 bytes (WebGPU in the
+/// browser).
+pub(crate) async fn device_argmax_async(
+    logits: &Tensor<2>,
+    mask: &[u32],
+    n: usize,
+) -> Result<Option<u32>, ModelError> {
+    let (client, out) = launch(logits, mask, n)?;
+    let mut bytes = client
+        .read_async(vec![out])
+        .await
+        .map_err(|e| ModelError::Execution(format!("GPU argmax: reading back the id: {e:?}")))?;
+    id_of(&bytes.remove(0))
 }

@@ -49,13 +49,14 @@ pub fn run(device: &Device) -> Result<GpuKernelCheck, ModelError> {
     Ok(check)
 }
 
-/// The GPU argmax against [`host_argmax`] on 49,152 logits (SmolLM2's vocabulary) and
-/// on 1,000 (a partial last mask word): dense and sparse masks, refused ids, a tie
+/// The GPU argmax (its id read back both blocking and asynchronously) against
+/// [`host_argmax`] on 49,152 logits (SmolLM2's vocabulary) and on 1,000 (a partial last
+/// mask word): dense and sparse masks, refused ids, a tie
 /// planted at the maximum, NaN and infinite logits, and a mask that allows nothing.
 #[cfg(not(feature = "fusion"))]
 fn check_argmax(check: &mut GpuKernelCheck, device: &Device) -> Result<(), ModelError> {
     use super::device_logits::{host_argmax, mask_words};
-    use super::gpu_argmax::device_argmax;
+    use super::gpu_argmax::{device_argmax, device_argmax_async};
 
     let mut wrong = Vec::new();
     let mut cases = 0;
@@ -85,11 +86,13 @@ fn check_argmax(check: &mut GpuKernelCheck, device: &Device) -> Result<(), Model
             for refused in [&refused[..0], &refused[..]] {
                 let words = mask_words(mask.map(|m| m.as_slice()), refused, n);
                 let got = device_argmax(&tensor, &words, n)?;
+                // The browser's form: the same launch, the id read back asynchronously.
+                let got_async = cubecl::future::block_on(device_argmax_async(&tensor, &words, n))?;
                 let want = host_argmax(&logits, |i| words[i / 32] >> (i % 32) & 1 == 1);
                 cases += 1;
-                if got != want {
+                if got != want || got_async != want {
                     wrong.push(format!(
-                        "{n} ids, mask {name}, {} refused: {got:?} vs host {want:?}",
+                        "{n} ids, mask {name}, {} refused: {got:?} (async read {got_async:?}) vs host {want:?}",
                         refused.len()
                     ));
                 }

@@ -12,12 +12,13 @@ mod device_logits;
 mod error;
 mod feed_forward;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
-#[cfg(not(target_family = "wasm"))]
 mod gpu_argmax;
 /// Declares the modules of the kernels around the products (issue 33 step 4) and their
 /// workgroup folds: their host twins are compiled everywhere (tested natively), the
-/// kernels only natively on wgpu / cuda without `fusion`, so elsewhere the twins are
-/// dead code outside the tests. One condition for the four modules.
+/// kernels on wgpu / cuda without `fusion` (natively and in the browser's WebGPU build).
+/// The twins are used outside the tests only by the native self-check
+/// (`gpu_fused_check.rs`), so elsewhere (and in wasm) they are dead code there. One
+/// condition for the four modules.
 macro_rules! kernels_with_host_twins {
     ($($module:ident),*) => {$(
         #[cfg_attr(
@@ -64,7 +65,7 @@ use std::sync::Arc;
 use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 
-pub use backend::BackendKind;
+pub use backend::{BackendKind, WGPU_TASKS_MAX};
 pub use cache::KvCache;
 pub use config::{Architecture, LlamaConfig, MAX_CONTEXT};
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
