@@ -253,7 +253,7 @@ impl Groups {
     }
 
     /// Adds group `g`'s tokens to `mask`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add_to(&self, g: usize, mask: &mut TokenSet) {
         match self.dense[g] {
             u32::MAX => {
