@@ -437,7 +437,7 @@ impl LexemeStarts {
         }
         let (sets, state_set) = reachable_sets(dfa)?;
         let state_rep = equivalent_states(dfa);
-        let (class_rep, state_class) = state_classes(&state_rep)?;
+        let (class_rep, state_class) = state_classes(&state_rep, STATE_BITS as usize)?;
         let class_sid: Vec<u16> = class_rep.iter().map(|&r| state_set[r as usize]).collect();
         let (parent, byte) = parents_and_bytes(trie);
         let mut out = LexemeStarts {

@@ -8,8 +8,6 @@ use std::collections::HashMap;
 
 use espalier_grammar::{LexerDfa, TermSet, TerminalId};
 
-use crate::lexeme_starts::STATE_BITS;
-
 /// The representative (smallest equivalent state) of every state of `dfa`:
 /// Moore's partition refinement, starting from "same winners" and splitting by the
 /// classes of the successors on every byte class, until nothing splits.
@@ -85,8 +83,8 @@ pub(crate) fn reachable_sets(dfa: &LexerDfa) -> Option<(Vec<TermSet>, Vec<u16>)>
 }
 
 /// The classes of equivalent states from each state's representative: each class's
-/// representative and each state's class (`None` past [`STATE_BITS`] classes).
-pub(crate) fn state_classes(state_rep: &[u32]) -> Option<(Vec<u32>, Vec<u16>)> {
+/// representative and each state's class (`None` past `max` classes).
+pub(crate) fn state_classes(state_rep: &[u32], max: usize) -> Option<(Vec<u32>, Vec<u16>)> {
     let mut class_rep: Vec<u32> = Vec::new();
     let mut class_of_rep: HashMap<u32, u16> = HashMap::new();
     let mut state_class: Vec<u16> = Vec::with_capacity(state_rep.len());
@@ -96,7 +94,7 @@ pub(crate) fn state_classes(state_rep: &[u32]) -> Option<(Vec<u32>, Vec<u16>)> {
             class_rep.push(r);
             next as u16
         });
-        if class_rep.len() > STATE_BITS as usize {
+        if class_rep.len() > max {
             return None;
         }
         state_class.push(id);
