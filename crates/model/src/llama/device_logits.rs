@@ -7,6 +7,9 @@ use burn::tensor::Tensor;
 
 use super::ModelError;
 
+/// An argmax's answer: the chosen id, `None` when no allowed id has a finite logit.
+type Argmax = Result<Option<u32>, ModelError>;
+
 /// The last position's logits, `[1, vocab]`, on the model's device.
 #[derive(Debug)]
 pub struct DeviceLogits {
@@ -34,27 +37,13 @@ impl DeviceLogits {
     /// finite logit, ties to the lowest id (the CPU sampler's greedy choice); `None`
     /// when no allowed id has a finite logit. On a wgpu or cuda device (native, without
     /// fusion) it runs there and reads back 4 bytes (in wasm: [`DeviceLogits::argmax_async`]).
-    pub fn argmax(
-        &mut self,
-        n: usize,
-        allowed: Option<&[u64]>,
-        refused: &[u32],
-    ) -> Result<Option<u32>, ModelError> {
-        if n > self.len() {
-            return Err(ModelError::Execution(format!(
-                "argmax over {n} ids of {} logits",
-                self.len()
-            )));
+    pub fn argmax(&mut self, n: usize, allowed: Option<&[u64]>, refused: &[u32]) -> Argmax {
+        match self.device_mask(n, allowed, refused)? {
+            #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+            #[cfg(not(target_family = "wasm"))]
+            Some(mask) => super::gpu_argmax::device_argmax(&self.logits, &mask, n),
+            _ => Ok(masked_host_argmax(&self.host()?[..n], allowed, refused)),
         }
-        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
-        #[cfg(not(target_family = "wasm"))]
-        if self.host.is_none()
-            && super::gpu_quantized::is_block_kernel_device(&self.logits.device())
-        {
-            let mask = mask_words(allowed, refused, n);
-            return super::gpu_argmax::device_argmax(&self.logits, &mask, n);
-        }
-        Ok(masked_host_argmax(&self.host()?[..n], allowed, refused))
     }
 
     /// [`DeviceLogits::argmax`] with an asynchronous read-back: the form WebGPU in the
@@ -66,7 +55,23 @@ impl DeviceLogits {
         n: usize,
         allowed: Option<&[u64]>,
         refused: &[u32],
-    ) -> Result<Option<u32>, ModelError> {
+    ) -> Argmax {
+        match self.device_mask(n, allowed, refused)? {
+            #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+            Some(mask) => super::gpu_argmax::device_argmax_async(&self.logits, &mask, n).await,
+            _ => Ok(masked_host_argmax(&self.host_async().await?[..n], allowed, refused)),
+        }
+    }
+
+    /// Checks `n` against the vector; the mask as the device's argmax reads it where
+    /// the argmax runs there (a wgpu or cuda device without fusion, the vector not read
+    /// back yet), `None` where it runs on the host copy.
+    fn device_mask(
+        &self,
+        n: usize,
+        allowed: Option<&[u64]>,
+        refused: &[u32],
+    ) -> Result<Option<Vec<u32>>, ModelError> {
         if n > self.len() {
             return Err(ModelError::Execution(format!(
                 "argmax over {n} ids of {} logits",
@@ -77,10 +82,10 @@ impl DeviceLogits {
         if self.host.is_none()
             && super::gpu_quantized::is_block_kernel_device(&self.logits.device())
         {
-            let mask = mask_words(allowed, refused, n);
-            return super::gpu_argmax::device_argmax_async(&self.logits, &mask, n).await;
+            return Ok(Some(mask_words(allowed, refused, n)));
         }
-        Ok(masked_host_argmax(&self.host_async().await?[..n], allowed, refused))
+        let _ = (allowed, refused);
+        Ok(None)
     }
 
     /// The whole vector on the host, read back asynchronously on the first call (any
