@@ -20,8 +20,9 @@
 # The LAST line of stdout is one JSON object: `agreement`, `launches_per_token`,
 # `submits_per_token`, `readback_bytes_per_token`, `decode_tps` (the long run's, lavapipe on
 # this machine's CPUs, the layer's atomic counters included). Logs: $OUT_DIR (default
-# target/gpu-lavapipe). ESPALIER_GPU_BINS=DIR skips the build and runs DIR/espalier and
-# DIR/backend_agreement (a kept build: the baseline of results/gpu).
+# target/gpu-lavapipe). CARGO_TARGET_DIR is honoured (a directory of its own keeps the
+# wgpu build from displacing the test run's). ESPALIER_GPU_BINS=DIR skips the build and
+# runs DIR/espalier and DIR/backend_agreement (a kept build: the baseline of results/gpu).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 out=${OUT_DIR:-$PWD/target/gpu-lavapipe}
@@ -67,7 +68,7 @@ for line in sys.stdin:
     if m.get("executable") and "espalier-model" in m["package_id"] and m["target"]["name"] == "it":
         print(m["executable"])' | tail -1)
     echo "build: $(( $(date +%s) - start )) s"
-    espalier=$PWD/target/release/espalier
+    espalier=${CARGO_TARGET_DIR:-$PWD/target}/release/espalier
 fi
 [ -x "$espalier" ] && [ -x "$agreement_bin" ] || { echo "no espalier or agreement test binary" >&2; exit 1; }
 

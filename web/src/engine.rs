@@ -138,6 +138,16 @@ impl Engine {
         self.model.forward(keep, tokens).await
     }
 
+    /// [`Engine::forward`] with the logits left on the device, the pass submitted
+    /// ([`crate::model_bridge::Model::forward_device`]).
+    pub fn forward_device(
+        &mut self,
+        keep: usize,
+        tokens: &[u32],
+    ) -> Result<espalier_model::DeviceLogits, String> {
+        self.model.forward_device(keep, tokens)
+    }
+
     /// [`Engine::forward`] then the greedy next id, chosen on the device (on WebGPU only
     /// the id is read back: [`crate::model_bridge::Model::greedy`]).
     pub async fn greedy(&mut self, keep: usize, tokens: &[u32]) -> Result<Option<u32>, String> {

@@ -2,7 +2,7 @@
 //! device, and one KV cache rolled back and extended as the decode loop asks.
 
 use burn::tensor::Device;
-use espalier_model::{Gguf, KvCache, Llama, WeightFormat};
+use espalier_model::{DeviceLogits, Gguf, KvCache, Llama, WeightFormat};
 
 /// The model on its device, with the cache of the current generation.
 pub struct Model {
@@ -65,6 +65,14 @@ impl Model {
             self.llama.forward_logits(tokens, &mut self.cache).map_err(|e| e.to_string())?;
         let n = logits.len();
         logits.argmax_async(n, None, &[]).await.map_err(|e| e.to_string())
+    }
+
+    /// Rolls the KV cache back to `keep` positions and runs `tokens` after them,
+    /// leaving the last one's logits on the device with the pass submitted (on WebGPU
+    /// nothing is read back yet: [`espalier_engine::prefetched_logits`]).
+    pub fn forward_device(&mut self, keep: usize, tokens: &[u32]) -> Result<DeviceLogits, String> {
+        self.roll_back(keep)?;
+        self.llama.forward_logits(tokens, &mut self.cache).map_err(|e| e.to_string())
     }
 
     /// Rolls the KV cache back to `keep` positions.

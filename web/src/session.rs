@@ -4,7 +4,8 @@
 
 use std::{cell::Cell, time::Duration};
 
-use espalier_decode::{GenerateConfig, Generator, Lang, LangConstraint, StepTrace};
+use espalier_decode::{GenerateConfig, Generator, Lang, LangConstraint, StepOutcome, StepTrace};
+use espalier_engine::prefetched_logits::step_on_device;
 
 use crate::{
     backend::BackendKind,
@@ -109,11 +110,12 @@ impl Session {
         self.generator.next_input().is_none()
     }
 
-    /// Runs one step: feeds the model what the generator asks for (on the CPU, in
-    /// chunks with yields between them), hands the logits back, and returns the
-    /// step's trace; `None` when `stop` was set between two chunks (the step is not
-    /// taken; the next one feeds the same tokens again). The model time includes the
-    /// yields (a few ms per chunk).
+    /// Runs one step: feeds the model what the generator asks for, hands the logits
+    /// back, and returns the step's trace; `None` when `stop` was set between two
+    /// prompt chunks (the step is not taken; the next one feeds the same tokens again).
+    /// A greedy step on WebGPU reads back only the draw and the trace's candidates
+    /// ([`espalier_engine::prefetched_logits`]: the step's mask is computed while the
+    /// GPU runs the pass); otherwise the whole logits vector comes back.
     pub async fn step(
         &mut self,
         engine: &mut Engine,
@@ -124,6 +126,68 @@ impl Session {
             Some(feed) => (feed.keep, feed.tokens.to_vec()),
             None => return Err(SessionError("the generation has already stopped".into())),
         };
+        let on_device = engine.backend.kind == BackendKind::WebGpu
+            && self.generator.config().sampling.is_greedy();
+        let (outcome, model_ms) = match on_device {
+            true => self.device_step(engine, keep, &tokens).await?,
+            false => match self.host_step(engine, keep, &tokens, stop).await? {
+                Some(step) => step,
+                None => return Ok(None),
+            },
+        };
+        let t1 = now_ms();
+        if tokens.len() > 1 {
+            console_log(&format!(
+                "step with {} input tokens: model {model_ms:.0} ms, decode loop {:.0} ms",
+                tokens.len(),
+                t1 - t0 - model_ms
+            ));
+        }
+        self.busy_ms += t1 - t0;
+        self.model_ms += model_ms;
+        self.prefill_ms.get_or_insert(model_ms);
+        if self.first_token_ms.is_none() {
+            self.first_token_ms = Some(t1 - self.started_ms);
+        }
+        let trace = outcome
+            .trace
+            .ok_or_else(|| SessionError("the decode loop returned no trace".into()))?;
+        self.constraint_ms += trace.constraint_ms;
+        Ok(Some(trace))
+    }
+
+    /// A step with the logits left on the GPU: the pass submitted, the mask computed
+    /// meanwhile, the lists read back. Returns the outcome and the model's milliseconds
+    /// (recording the pass plus waiting for the lists once the mask was done).
+    async fn device_step(
+        &mut self,
+        engine: &mut Engine,
+        keep: usize,
+        tokens: &[u32],
+    ) -> Result<(StepOutcome, f64), SessionError> {
+        let t0 = now_ms();
+        let logits = engine.forward_device(keep, tokens).map_err(SessionError)?;
+        let recorded = now_ms() - t0;
+        let step = step_on_device(&mut self.generator, logits, ms(recorded))
+            .await
+            .map_err(SessionError)?;
+        if step.read_host {
+            console_log("a WebGPU step read the whole logits vector (its draw left the lists)");
+        }
+        Ok((step.outcome, recorded + step.waited.as_secs_f64() * 1e3))
+    }
+
+    /// A step with the logits read back whole: on the CPU the prompt in chunks with
+    /// yields between them (a Stop between two chunks: `None`). Returns the outcome
+    /// and the model's milliseconds (the yields included: a few ms a chunk).
+    async fn host_step(
+        &mut self,
+        engine: &mut Engine,
+        keep: usize,
+        tokens: &[u32],
+        stop: &Cell<bool>,
+    ) -> Result<Option<(StepOutcome, f64)>, SessionError> {
+        let t0 = now_ms();
         let chunk = match engine.backend.kind {
             BackendKind::Cpu => CPU_PREFILL_CHUNK,
             BackendKind::WebGpu => tokens.len().max(1),
@@ -152,28 +216,9 @@ impl Session {
         let model_ms = now_ms() - t0;
         let outcome = self
             .generator
-            .step(&logits, Duration::from_secs_f64(model_ms / 1000.0))
+            .step(&logits, ms(model_ms))
             .map_err(|e| SessionError(format!("decode step failed: {e}")))?;
-        let t1 = now_ms();
-        if tokens.len() > 1 {
-            console_log(&format!(
-                "step with {} input tokens: model {model_ms:.0} ms ({} chunks), decode loop {:.0} ms",
-                tokens.len(),
-                tokens.len().div_ceil(chunk),
-                t1 - t0 - model_ms
-            ));
-        }
-        self.busy_ms += t1 - t0;
-        self.model_ms += model_ms;
-        self.prefill_ms.get_or_insert(model_ms);
-        if self.first_token_ms.is_none() {
-            self.first_token_ms = Some(t1 - self.started_ms);
-        }
-        let trace = outcome
-            .trace
-            .ok_or_else(|| SessionError("the decode loop returned no trace".into()))?;
-        self.constraint_ms += trace.constraint_ms;
-        Ok(Some(trace))
+        Ok(Some((outcome, model_ms)))
     }
 
     /// The speed figures the page shows.
@@ -221,4 +266,9 @@ impl Session {
             0.0
         }
     }
+}
+
+/// Milliseconds as a [`Duration`].
+fn ms(ms: f64) -> Duration {
+    Duration::from_secs_f64(ms.max(0.0) / 1000.0)
 }

@@ -92,7 +92,13 @@ pub fn run<C: Constraint, M: LanguageModel>(
         model.truncate(feed.keep);
         let n = feed.tokens.len();
         let mut logits = model.forward_logits(feed.tokens).map_err(DriveError::Model)?;
+        if first {
+            // The prompt's pass is timed to its end (a GPU model returns before it).
+            logits.wait().map_err(|e| DecodeError::Logits(e.to_string()))?;
+        }
         let model_time = start.elapsed();
+        // The step's mask on the CPU while a GPU model still runs the pass.
+        generator.prepare()?;
         let outcome = generator.step_logits(&mut *logits, model_time)?;
         drop(logits);
         let total = start.elapsed().as_secs_f64();

@@ -39,6 +39,11 @@ pub enum DecodeError {
     /// The model could not answer a question about its logits (a GPU read failed).
     #[error("reading the logits: {0}")]
     Logits(String),
+    /// The logits could not answer without a read-back the model does asynchronously
+    /// ([`crate::logits::LogitsError::NotReady`]): the step was given back as it was
+    /// prepared; read the logits and call the step again with them.
+    #[error("the step needs logits that are not read back yet: read them and step again")]
+    LogitsNotReady,
     /// `step` was called after the generation stopped.
     #[error("the generation has already stopped; start a new one or rewind")]
     Finished,

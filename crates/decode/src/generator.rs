@@ -93,6 +93,8 @@ pub struct Generator<C> {
     history: Vec<Snapshot<C>>,
     stats: Stats,
     wrap_up: WrapUp,
+    /// The next step, prepared before its logits ([`Generator::prepare`]).
+    prepared: Option<step::StepScratch>,
 }
 
 impl<C: Constraint> Generator<C> {
@@ -152,6 +154,7 @@ impl<C: Constraint> Generator<C> {
             history: Vec::new(),
             stats,
             wrap_up,
+            prepared: None,
         })
     }
 
@@ -203,13 +206,10 @@ impl<C: Constraint> Generator<C> {
         }
         self.history.truncate(step + 1);
         let snap = self.history.pop().expect("history holds step");
-        self.constraint = snap.constraint;
-        self.forced = snap.forced;
-        self.text.truncate(snap.text_len);
+        self.restore(snap);
+        self.prepared = None;
         self.cut_at = None;
         self.cut_states.clear();
-        self.sampler = snap.sampler;
-        self.stats = snap.stats;
         self.generated.truncate(step);
         self.hows.truncate(step);
         // An EOS step chose a token without adding it to the context.
@@ -219,6 +219,26 @@ impl<C: Constraint> Generator<C> {
         self.stop = None;
         self.wrap_up.forget_distance();
         Ok(())
+    }
+
+    /// The state a step may change before it records its token.
+    fn snapshot(&self) -> Snapshot<C> {
+        Snapshot {
+            constraint: self.constraint.clone(),
+            forced: self.forced.clone(),
+            text_len: self.text.len(),
+            sampler: self.sampler.clone(),
+            stats: self.stats.clone(),
+        }
+    }
+
+    /// Puts back what [`Generator::snapshot`] kept.
+    fn restore(&mut self, snap: Snapshot<C>) {
+        self.constraint = snap.constraint;
+        self.forced = snap.forced;
+        self.text.truncate(snap.text_len);
+        self.sampler = snap.sampler;
+        self.stats = snap.stats;
     }
 
     /// The generated text so far (lossy UTF-8; healed prompt bytes left out).

@@ -70,7 +70,7 @@ pub use languages::{
     Benchmark, BenchmarkFormat, CheckOptions, Checked, Evaluation, Framing, Lang, LangSpec,
     Prompting, UnknownLang,
 };
-pub use logits::{HostLogits, Logits};
+pub use logits::{HostLogits, Logits, LogitsError};
 pub use mode::{Mode, UnknownMode};
 pub use sampler::{Sampler, SamplingConfig};
 pub use stop::{RepetitionGuard, StopReason};

@@ -2,13 +2,34 @@
 //! A CPU model hands over a host vector; a GPU model keeps them on the device and answers
 //! the greedy draw there (the step's mask goes down, the chosen id comes back), so the
 //! full vector crosses the bus only when the loop needs it on the host (temperature
-//! sampling, traces). The loop stays sans-IO: it asks, the model's side answers.
+//! sampling). The loop stays sans-IO: it asks, the model's side answers; a model that
+//! cannot answer at once (WebGPU in the browser reads back asynchronously) says
+//! [`LogitsError::NotReady`], and the loop gives the step back to be taken again once
+//! the caller has read what it needs ([`crate::Generator::step_logits`]).
 
 use std::borrow::Cow;
 
 use espalier_constraint::TokenSet;
 
-use crate::sampler::argmax;
+use crate::sampler::{argmax, top_candidates};
+
+/// Why the logits could not answer.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LogitsError {
+    /// The answer needs a read-back the model only does asynchronously: the caller
+    /// reads (e.g. the whole vector) and steps again.
+    #[error("the logits are not read back yet")]
+    NotReady,
+    /// The model failed (a GPU read), as text.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for LogitsError {
+    fn from(e: String) -> Self {
+        LogitsError::Failed(e)
+    }
+}
 
 /// A step's logits, at least one entry per vocabulary token.
 pub trait Logits {
@@ -22,16 +43,35 @@ pub trait Logits {
 
     /// Among ids `0..n` in `allowed` (`None`: all) and not in `refused`, the one with
     /// the highest finite logit, ties to the lowest id ([`crate::sampler::argmax`]);
-    /// `None` when there is none. Errors are the model's, as text.
+    /// `None` when there is none.
     fn argmax(
         &mut self,
         n: usize,
         allowed: Option<&TokenSet>,
         refused: &[u32],
-    ) -> Result<Option<u32>, String>;
+    ) -> Result<Option<u32>, LogitsError>;
 
     /// The whole vector on the host (read back on the first call by a GPU model).
-    fn host(&mut self) -> Result<&[f32], String>;
+    fn host(&mut self) -> Result<&[f32], LogitsError>;
+
+    /// Waits until the model has computed the logits (a GPU model returns from its
+    /// forward pass once the pass is submitted); the driver times the prompt's pass with
+    /// it. A no-op for host logits.
+    fn wait(&mut self) -> Result<(), LogitsError> {
+        Ok(())
+    }
+
+    /// The `k` ids of `0..n` with the highest finite logits and their probabilities
+    /// (softmax at temperature 1 over every finite logit of `0..n`), most likely first,
+    /// ties to the lowest id: [`top_candidates`], the trace's candidates. A GPU model
+    /// finds them on the device.
+    fn top(&mut self, n: usize, k: usize) -> Result<Vec<(u32, f32)>, LogitsError> {
+        let host = self.host()?;
+        let logits = host
+            .get(..n)
+            .ok_or_else(|| format!("{} logits for a vocabulary of {n}", host.len()))?;
+        Ok(top_candidates(logits, k))
+    }
 }
 
 /// Logits on the host: borrowed ([`crate::Generator::step`]'s) or owned (what
@@ -48,11 +88,11 @@ impl Logits for HostLogits<'_> {
         n: usize,
         allowed: Option<&TokenSet>,
         refused: &[u32],
-    ) -> Result<Option<u32>, String> {
+    ) -> Result<Option<u32>, LogitsError> {
         host_argmax(&self.0, n, allowed, refused)
     }
 
-    fn host(&mut self) -> Result<&[f32], String> {
+    fn host(&mut self) -> Result<&[f32], LogitsError> {
         Ok(&self.0)
     }
 }
@@ -62,7 +102,7 @@ fn host_argmax(
     n: usize,
     allowed: Option<&TokenSet>,
     refused: &[u32],
-) -> Result<Option<u32>, String> {
+) -> Result<Option<u32>, LogitsError> {
     let logits = logits
         .get(..n)
         .ok_or_else(|| format!("{} logits for a vocabulary of {n}", logits.len()))?;

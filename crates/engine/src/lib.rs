@@ -47,6 +47,8 @@ mod llama_model;
 mod loaded;
 #[cfg(all(feature = "clap", feature = "model", not(target_arch = "wasm32")))]
 mod model_args;
+#[cfg(feature = "model")]
+pub mod prefetched_logits;
 #[cfg(feature = "clap")]
 mod wrap_up_args;
 

@@ -3,8 +3,8 @@
 //! generation keeps the prompt prefix it shares with the last one.
 
 use espalier_constraint::TokenSet;
-use espalier_decode::{LanguageModel, Logits};
-use espalier_model::{DeviceLogits, KvCache, Llama, ModelError, WeightFormat};
+use espalier_decode::{LanguageModel, Logits, LogitsError};
+use espalier_model::{DeviceLogits, KvCache, Llama, ModelError, TopList, WeightFormat};
 
 /// The model with its KV cache.
 pub struct LlamaModel {
@@ -20,6 +20,13 @@ impl LlamaModel {
     pub fn new(llama: Llama) -> Self {
         let cache = llama.new_cache();
         Self { llama, cache, cached: Vec::new() }
+    }
+
+    /// Runs `tokens` after the cached positions and leaves the last one's logits on the
+    /// device, the pass submitted, not waited for (what
+    /// [`crate::prefetched_logits::step_on_device`] takes).
+    pub fn forward_device(&mut self, tokens: &[u32]) -> Result<DeviceLogits, ModelError> {
+        self.llama.forward_logits(tokens, &mut self.cache)
     }
 
     /// How the model's linear layers hold their weights.
@@ -45,7 +52,8 @@ impl LanguageModel for LlamaModel {
 }
 
 /// The model's logits as the loop asks for them: on a GPU the greedy draw runs on the
-/// device ([`DeviceLogits::argmax`]) and reads back one id.
+/// device ([`DeviceLogits::argmax`]) and reads back one id, the trace's candidates a
+/// short list ([`DeviceLogits::tops`]).
 struct ModelLogits(DeviceLogits);
 
 impl Logits for ModelLogits {
@@ -58,11 +66,28 @@ impl Logits for ModelLogits {
         n: usize,
         allowed: Option<&TokenSet>,
         refused: &[u32],
-    ) -> Result<Option<u32>, String> {
-        self.0.argmax(n, allowed.map(TokenSet::words), refused).map_err(|e| e.to_string())
+    ) -> Result<Option<u32>, LogitsError> {
+        self.0.argmax(n, allowed.map(TokenSet::words), refused).map_err(failed)
     }
 
-    fn host(&mut self) -> Result<&[f32], String> {
-        self.0.host().map_err(|e| e.to_string())
+    fn host(&mut self) -> Result<&[f32], LogitsError> {
+        self.0.host().map_err(failed)
     }
+
+    fn wait(&mut self) -> Result<(), LogitsError> {
+        self.0.wait().map_err(failed)
+    }
+
+    fn top(&mut self, n: usize, k: usize) -> Result<Vec<(u32, f32)>, LogitsError> {
+        if k == 0 || k > TopList::MAX_K {
+            let host = self.host()?;
+            return Ok(espalier_decode::sampler::top_candidates(&host[..n.min(host.len())], k));
+        }
+        let mut lists = self.0.tops(n, &[(None, k)]).map_err(failed)?;
+        Ok(lists.pop().map(|l| l.probabilities()).unwrap_or_default())
+    }
+}
+
+fn failed(e: ModelError) -> LogitsError {
+    LogitsError::Failed(e.to_string())
 }

@@ -3,6 +3,12 @@
 //! the first mask), chooses a token (draw a candidate, commit it to the constraint,
 //! again until one is taken), and records it (the stop rules follow).
 //!
+//! Preparing needs no logits, so a driver may call [`Generator::prepare`] while the
+//! model computes them (a GPU runs the forward pass while the CPU computes the mask),
+//! and hand the prepared mask to the model ([`Generator::prepared_mask`]) so that only
+//! the draw comes back. Logits that cannot answer yet ([`LogitsError::NotReady`]: an
+//! asynchronous read-back) give the step back as it was prepared.
+//!
 //! A commit the constraint refuses bans the token for this step and draws again; a
 //! commit that asks to heal keeps the accepted bytes as a forced prefix and draws
 //! again from the *same* logits (the refused token was never fed to the model, so the
@@ -15,13 +21,12 @@ use espalier_constraint::{Commit, Constraint, TokenSet};
 use web_time::Instant;
 
 use crate::forced_prefix::fill_forced_mask;
-use crate::logits::{HostLogits, Logits};
-use crate::sampler::top_candidates;
+use crate::logits::{HostLogits, Logits, LogitsError};
 use crate::trace::{Candidate, How, StepTrace};
 use crate::Sampler;
 use crate::{DecodeError, StopReason};
 
-use super::{Generator, Snapshot, StepOutcome};
+use super::{Generator, StepOutcome};
 
 /// Candidates refused at one step before the step gives up as a dead end: a sound
 /// mask makes refusals rare (SynCode's over-approximation costs a few at most), so
@@ -29,10 +34,13 @@ use super::{Generator, Snapshot, StepOutcome};
 const MAX_REFUSALS_PER_STEP: usize = 1000;
 
 /// What one step tracks while it looks for a token.
-struct StepScratch {
+#[derive(Clone, Debug)]
+pub(super) struct StepScratch {
     /// Candidates refused at this step.
     refused: Vec<u32>,
     how: How,
+    /// The forced prefix when the step was prepared (the trace's).
+    forced_at_start: Option<String>,
     /// Whether the generator's `mask` holds this step's mask (computed lazily in
     /// rejection mode, and again after a heal or a take-back).
     mask_valid: bool,
@@ -70,24 +78,33 @@ impl<C: Constraint> Generator<C> {
 
     /// [`Generator::step`] with the logits wherever the model keeps them ([`Logits`]):
     /// a greedy draw asks the logits for the argmax under the step's mask (on a GPU only
-    /// the id comes back); temperature sampling and traces read the whole vector.
+    /// the id comes back), the trace for its top candidates; temperature sampling reads
+    /// the whole vector. Prepares the step first unless [`Generator::prepare`] did.
+    /// [`DecodeError::LogitsNotReady`] gives the step back (it goes on from its last
+    /// draw): read the logits and call this again.
     pub fn step_logits(
         &mut self,
         logits: &mut dyn Logits,
         model_time: Duration,
     ) -> Result<StepOutcome, DecodeError> {
-        self.begin_step(logits.len(), model_time)?;
-        let forced_at_start =
-            (!self.forced.is_empty()).then(|| String::from_utf8_lossy(&self.forced).into_owned());
-        let mut s = self.prepare_step();
-        let candidates = if self.config.trace {
-            let n = self.vocab.len();
-            let host = logits.host().map_err(DecodeError::Logits)?;
-            self.trace_candidates(&host[..n], s.mask_valid)
-        } else {
-            Vec::new()
+        let n = self.vocab.len();
+        if self.stop.is_none() && logits.len() < n {
+            return Err(DecodeError::LogitsLength { expected: n, got: logits.len() });
+        }
+        self.prepare()?;
+        let mut s = self.prepared.take().expect("prepare() left a prepared step");
+        let candidates = match self.config.trace {
+            true => match logits.top(n, self.config.trace_top) {
+                Ok(top) => self.trace_candidates(top, s.mask_valid),
+                Err(e) => return Err(self.give_back(s, e)),
+            },
+            false => Vec::new(),
         };
-        let chosen = self.choose(logits, &mut s)?;
+        let chosen = match self.choose(logits, &mut s) {
+            Ok(chosen) => chosen,
+            Err(e) => return Err(self.give_back(s, e)),
+        };
+        self.stats.model_s += model_time.as_secs_f64();
         self.record(chosen, &mut s);
         let trace = self.config.trace.then(|| StepTrace {
             step: self.stats.steps - 1,
@@ -98,7 +115,7 @@ impl<C: Constraint> Generator<C> {
             how: s.how,
             refused: s.refused.clone(),
             mask_size: s.mask_size,
-            forced_prefix: forced_at_start,
+            forced_prefix: s.forced_at_start.clone(),
             model_ms: model_time.as_secs_f64() * 1e3,
             constraint_ms: s.constraint_time.as_secs_f64() * 1e3,
             sample_ms: s.sample_time.as_secs_f64() * 1e3,
@@ -109,29 +126,50 @@ impl<C: Constraint> Generator<C> {
         Ok(StepOutcome { token: chosen, how: s.how, stop: self.stop.clone(), trace })
     }
 
-    /// Checks the logits' length, keeps a snapshot for [`Generator::rewind`] and
-    /// counts the step.
-    fn begin_step(&mut self, logits: usize, model_time: Duration) -> Result<(), DecodeError> {
+    /// Prepares the next step without its logits: keeps the snapshot for
+    /// [`Generator::rewind`], counts the step, probes the finishing distance, and
+    /// computes the mask when the step draws under one (the modes that mask first, a
+    /// forced prefix, the wrap-up). Call it after the model was fed what
+    /// [`Generator::next_input`] asked for, while it computes the logits; the step then
+    /// uses what was prepared. Idempotent until the step is taken or rewound.
+    pub fn prepare(&mut self) -> Result<(), DecodeError> {
         if self.stop.is_some() {
             return Err(DecodeError::Finished);
         }
-        let n = self.vocab.len();
-        if logits < n {
-            return Err(DecodeError::LogitsLength { expected: n, got: logits });
+        if self.prepared.is_none() {
+            self.begin_step();
+            self.prepared = Some(self.prepare_step());
         }
+        Ok(())
+    }
+
+    /// The mask the prepared step draws its first candidate under (a GPU model finds
+    /// the draw under it on the device); `None` before [`Generator::prepare`] or when
+    /// the step draws from the plain logits first (unconstrained, rejection mode).
+    pub fn prepared_mask(&self) -> Option<&TokenSet> {
+        self.prepared.as_ref().filter(|s| s.mask_valid).map(|_| &self.mask)
+    }
+
+    /// Gives a step whose logits could not answer back, to be taken again: the logits
+    /// are asked only at the start of a draw, where the step's state (the constraint,
+    /// the forced prefix, the scratch: refusals, a heal's prefix, the wrap-up) is whole,
+    /// so the next call goes on from there as if the answer had come at once.
+    fn give_back(&mut self, s: StepScratch, e: LogitsError) -> DecodeError {
+        self.prepared = Some(s);
+        match e {
+            LogitsError::NotReady => DecodeError::LogitsNotReady,
+            LogitsError::Failed(e) => DecodeError::Logits(e),
+        }
+    }
+
+    /// Keeps the snapshot for [`Generator::rewind`] and counts the step.
+    fn begin_step(&mut self) {
         self.valid_cache = self.context.len();
         if self.config.history {
-            self.history.push(Snapshot {
-                constraint: self.constraint.clone(),
-                forced: self.forced.clone(),
-                text_len: self.text.len(),
-                sampler: self.sampler.clone(),
-                stats: self.stats.clone(),
-            });
+            let snapshot = self.snapshot();
+            self.history.push(snapshot);
         }
         self.stats.steps += 1;
-        self.stats.model_s += model_time.as_secs_f64();
-        Ok(())
     }
 
     /// Before the first candidate: probes the finishing distance of the state before
@@ -140,6 +178,8 @@ impl<C: Constraint> Generator<C> {
     /// when the mode masks first or the wrap-up narrows it.
     fn prepare_step(&mut self) -> StepScratch {
         let mut s = StepScratch {
+            forced_at_start: (!self.forced.is_empty())
+                .then(|| String::from_utf8_lossy(&self.forced).into_owned()),
             refused: Vec::new(),
             how: if self.forced.is_empty() { How::Sampled } else { How::Healed },
             mask_valid: false,
@@ -177,7 +217,7 @@ impl<C: Constraint> Generator<C> {
         &mut self,
         logits: &mut dyn Logits,
         s: &mut StepScratch,
-    ) -> Result<Option<u32>, DecodeError> {
+    ) -> Result<Option<u32>, LogitsError> {
         while s.refused.len() < MAX_REFUSALS_PER_STEP {
             let id = match self.draw(logits, s)? {
                 Draw::Candidate(id) => id,
@@ -194,7 +234,7 @@ impl<C: Constraint> Generator<C> {
     /// Samples a candidate: under the mask when a prefix is forced, the mode masks
     /// first, the cheap check failed once (rejection mode) or the wrap-up is on;
     /// otherwise from the plain logits, then the cheap check.
-    fn draw(&mut self, logits: &mut dyn Logits, s: &mut StepScratch) -> Result<Draw, DecodeError> {
+    fn draw(&mut self, logits: &mut dyn Logits, s: &mut StepScratch) -> Result<Draw, LogitsError> {
         let constrained = self.constrained();
         let use_mask = !self.forced.is_empty()
             || (constrained && (self.config.mode.masks_first() || s.tried_unmasked || s.wrapping));
@@ -392,11 +432,10 @@ impl<C: Constraint> Generator<C> {
         !self.constrained() || self.constraint.allows(bytes)
     }
 
-    /// Candidates for the trace, flagged by the cheap check.
-    fn trace_candidates(&self, logits: &[f32], masked: bool) -> Vec<Candidate> {
+    /// Candidates for the trace (`top`: [`Logits::top`]'s), flagged by the cheap check.
+    fn trace_candidates(&self, top: Vec<(u32, f32)>, masked: bool) -> Vec<Candidate> {
         let flagged = self.constrained() || !self.forced.is_empty();
-        top_candidates(logits, self.config.trace_top)
-            .into_iter()
+        top.into_iter()
             .map(|(id, prob)| Candidate {
                 id,
                 text: self.token_text(id),
@@ -422,11 +461,11 @@ fn pick(
     n: usize,
     mask: Option<&TokenSet>,
     refused: &[u32],
-) -> Result<Option<u32>, DecodeError> {
+) -> Result<Option<u32>, LogitsError> {
     if sampler.config().is_greedy() {
-        return logits.argmax(n, mask, refused).map_err(DecodeError::Logits);
+        return logits.argmax(n, mask, refused);
     }
-    let host = logits.host().map_err(DecodeError::Logits)?;
+    let host = logits.host()?;
     let allowed = |id: u32| mask.is_none_or(|m| m.contains(id as usize)) && !refused.contains(&id);
     Ok(sampler.sample(&host[..n], allowed))
 }

@@ -8,6 +8,7 @@ mod chat_templates;
 mod common;
 mod generation_loop;
 mod hostile_use;
+mod late_logits;
 mod names_masks;
 mod names_wrap_up;
 mod real_model;

@@ -5,6 +5,7 @@
 
 use burn::tensor::Tensor;
 
+use super::top_list::{top_twin, TopList};
 use super::ModelError;
 
 /// An argmax's answer: the chosen id, `None` when no allowed id has a finite logit.
@@ -61,6 +62,87 @@ impl DeviceLogits {
             Some(mask) => super::gpu_argmax::device_argmax_async(&self.logits, &mask, n).await,
             _ => Ok(masked_host_argmax(&self.host_async().await?[..n], allowed, refused)),
         }
+    }
+
+    /// The [`TopList`] of each query `(allowed, k)` over ids `0..n` (`allowed` a bitset in
+    /// `u64` words as for [`DeviceLogits::argmax`], `None`: all; `1 <= k <=` [`TopList::MAX_K`]). On a
+    /// wgpu or cuda device (without fusion, the vector not read back) the lists are found
+    /// there and only they come back, in one read-back (native: blocking; in wasm use
+    /// [`DeviceLogits::tops_async`]); elsewhere from the host copy.
+    #[cfg(not(target_family = "wasm"))]
+    pub fn tops(
+        &mut self,
+        n: usize,
+        queries: &[(Option<&[u64]>, usize)],
+    ) -> Result<Vec<TopList>, ModelError> {
+        match self.device_queries(n, queries)? {
+            #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+            Some(words) => {
+                super::gpu_top::device_top(&self.logits, &top_queries(&words, queries), n)
+            }
+            _ => Ok(host_tops(&self.host()?[..n], queries)),
+        }
+    }
+
+    /// [`DeviceLogits::tops`] with an asynchronous read-back (WebGPU in the browser).
+    pub async fn tops_async(
+        &mut self,
+        n: usize,
+        queries: &[(Option<&[u64]>, usize)],
+    ) -> Result<Vec<TopList>, ModelError> {
+        match self.device_queries(n, queries)? {
+            #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+            Some(words) => {
+                super::gpu_top::device_top_async(&self.logits, &top_queries(&words, queries), n)
+                    .await
+            }
+            _ => Ok(host_tops(&self.host_async().await?[..n], queries)),
+        }
+    }
+
+    /// Checks the queries; each one's mask as the device reads it where the lists are
+    /// found there ([`DeviceLogits::device_mask`]), `None` where on the host copy.
+    fn device_queries(
+        &self,
+        n: usize,
+        queries: &[(Option<&[u64]>, usize)],
+    ) -> Result<Option<Vec<Option<Vec<u32>>>>, ModelError> {
+        if let Some(&(_, k)) = queries.iter().find(|q| q.1 == 0 || q.1 > TopList::MAX_K) {
+            return Err(ModelError::Execution(format!(
+                "a top list of {k} entries: between 1 and {}",
+                TopList::MAX_K
+            )));
+        }
+        let mut words = Vec::with_capacity(queries.len());
+        for &(allowed, _) in queries {
+            match (self.device_mask(n, allowed, &[])?, allowed) {
+                (None, _) => return Ok(None),
+                (Some(_), None) => words.push(None),
+                (Some(w), Some(_)) => words.push(Some(w)),
+            }
+        }
+        Ok(Some(words))
+    }
+
+    /// Waits until the device has computed the logits (native: blocking). A no-op on
+    /// the CPU backends, whose forward pass returns with them.
+    #[cfg(not(target_family = "wasm"))]
+    pub fn wait(&self) -> Result<(), ModelError> {
+        self.logits
+            .device()
+            .sync()
+            .map_err(|e| ModelError::Execution(format!("waiting for the step: {e:?}")))
+    }
+
+    /// Submits the work recorded for these logits to the device without waiting
+    /// (cubecl records a step's launches and submits them at the first read): the GPU
+    /// runs the forward pass while the caller computes the step's mask on the CPU. A
+    /// no-op on the CPU backends.
+    pub fn submit(&self) -> Result<(), ModelError> {
+        self.logits
+            .device()
+            .flush()
+            .map_err(|e| ModelError::Execution(format!("submitting the step: {e:?}")))
     }
 
     /// Checks `n` against the vector; the mask as the device's argmax reads it where
@@ -123,6 +205,33 @@ impl DeviceLogits {
             )
         })
     }
+}
+
+/// Each query's [`TopList`] from the host vector.
+fn host_tops(logits: &[f32], queries: &[(Option<&[u64]>, usize)]) -> Vec<TopList> {
+    queries
+        .iter()
+        .map(|&(allowed, k)| {
+            top_twin(
+                logits,
+                |i| allowed.is_none_or(|w| w.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)),
+                k,
+            )
+        })
+        .collect()
+}
+
+/// The device's queries: each mask's `u32` words (`None`: every id) and its `k`.
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+fn top_queries<'a>(
+    words: &'a [Option<Vec<u32>>],
+    queries: &[(Option<&[u64]>, usize)],
+) -> Vec<super::gpu_top::TopQuery<'a>> {
+    words
+        .iter()
+        .zip(queries)
+        .map(|(w, &(_, k))| super::gpu_top::TopQuery { words: w.as_deref(), k })
+        .collect()
 }
 
 /// The greedy choice over logits on the host: the id with the highest finite logit, ties
@@ -198,6 +307,27 @@ mod tests {
             std::task::Poll::Ready(v) => v,
             std::task::Poll::Pending => panic!("a CPU device's read-back waited"),
         }
+    }
+
+    #[test]
+    fn tops_list_what_the_twin_lists_under_each_mask_in_one_call() {
+        use burn::tensor::TensorData;
+        let device = super::super::backend::cpu_test_device();
+        let l = vec![1.0, f32::NAN, 3.0, f32::INFINITY, 3.0, 2.0, -1.0, 0.5];
+        let low: [u64; 1] = [0b0100_0011];
+        let mut logits =
+            DeviceLogits::new(Tensor::from_data(TensorData::new(l.clone(), [1, l.len()]), &device));
+        let queries = [(None, 3), (Some(&low[..]), 8)];
+        let tops = logits.tops(7, &queries).unwrap();
+        assert_eq!(tops[0], top_twin(&l[..7], |_| true, 3));
+        assert_eq!(tops[0].entries, vec![(2, 3.0), (4, 3.0), (5, 2.0)]);
+        assert_eq!(tops[1].entries, vec![(0, 1.0), (6, -1.0)]);
+        assert!(tops[1].is_complete());
+        assert_eq!(ready(logits.tops_async(7, &queries)).unwrap(), tops);
+        assert!(logits.tops(7, &[(None, 0)]).is_err());
+        assert!(logits.tops(7, &[(None, TopList::MAX_K + 1)]).is_err());
+        assert!(logits.tops(9, &[(None, 1)]).is_err());
+        assert!(logits.submit().is_ok());
     }
 
     #[test]

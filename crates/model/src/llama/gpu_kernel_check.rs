@@ -45,6 +45,8 @@ pub fn run(device: &Device) -> Result<GpuKernelCheck, ModelError> {
     #[cfg(not(feature = "fusion"))]
     check_argmax(&mut check, device)?;
     #[cfg(not(feature = "fusion"))]
+    check_top(&mut check, device)?;
+    #[cfg(not(feature = "fusion"))]
     super::gpu_fused_check::run(&mut check, device)?;
     Ok(check)
 }
@@ -61,20 +63,7 @@ fn check_argmax(check: &mut GpuKernelCheck, device: &Device) -> Result<(), Model
     let mut wrong = Vec::new();
     let mut cases = 0;
     for (n, seed) in [(49_152usize, 31u32), (1_000, 32)] {
-        let mut logits: Vec<f32> =
-            noise(n, seed).iter().map(|&b| (f32::from(b) - 128.0) / 16.0).collect();
-        logits[7] = f32::NAN;
-        logits[n / 2] = f32::INFINITY;
-        logits[n / 3] = f32::NEG_INFINITY;
-        // A tie at a value above every noise logit: the lower id wins.
-        logits[n - 5] = 100.0;
-        logits[n / 4] = 100.0;
-        let dense: Vec<u64> = noise(n.div_ceil(64) * 8, seed + 1)
-            .chunks_exact(8)
-            .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
-            .collect();
-        let sparse: Vec<u64> = dense.iter().map(|&w| w & (w >> 7) & (w >> 13)).collect();
-        let nothing = vec![0u64; n.div_ceil(64)];
+        let (logits, dense, sparse, nothing) = argmax_case(n, seed);
         let refused = [n as u32 / 4, 3, n as u32 - 5];
         let tensor = Tensor::<2>::from_data(TensorData::new(logits.clone(), [1, n]), device);
         for (name, mask) in [
@@ -104,6 +93,80 @@ fn check_argmax(check: &mut GpuKernelCheck, device: &Device) -> Result<(), Model
         .push(format!("masked argmax: {} of {cases} cases differ from the host", wrong.len()));
     if !wrong.is_empty() {
         check.failures.push(format!("masked argmax: {}", wrong.join("; ")));
+    }
+    Ok(())
+}
+
+/// The logits and masks of the argmax's (and the top lists') cases over `n` ids: noise
+/// with NaN, both infinities and a tie planted above every noise logit (the lower id
+/// wins), and a dense, a sparse and an empty mask.
+#[cfg(not(feature = "fusion"))]
+fn argmax_case(n: usize, seed: u32) -> (Vec<f32>, Vec<u64>, Vec<u64>, Vec<u64>) {
+    let mut logits: Vec<f32> =
+        noise(n, seed).iter().map(|&b| (f32::from(b) - 128.0) / 16.0).collect();
+    logits[7] = f32::NAN;
+    logits[n / 2] = f32::INFINITY;
+    logits[n / 3] = f32::NEG_INFINITY;
+    logits[n - 5] = 100.0;
+    logits[n / 4] = 100.0;
+    let dense: Vec<u64> = noise(n.div_ceil(64) * 8, seed + 1)
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+        .collect();
+    let sparse: Vec<u64> = dense.iter().map(|&w| w & (w >> 7) & (w >> 13)).collect();
+    let nothing = vec![0u64; n.div_ceil(64)];
+    (logits, dense, sparse, nothing)
+}
+
+/// The GPU top lists (`gpu_top.rs`, all of a step's queries in one launch each and one
+/// read-back, blocking and asynchronous) against [`top_twin`] on the argmax's cases,
+/// with k = 1, 10 and 64 (noise logits are multiples of 1/16, so the lists cross many
+/// ties): the entries exactly, the softmax total within [`TOLERANCE`] relative (a tree
+/// sum against a sequential one).
+#[cfg(not(feature = "fusion"))]
+fn check_top(check: &mut GpuKernelCheck, device: &Device) -> Result<(), ModelError> {
+    use super::device_logits::mask_words;
+    use super::gpu_top::{device_top, device_top_async, TopQuery};
+    use super::top_list::top_twin;
+
+    let mut wrong = Vec::new();
+    let mut cases = 0;
+    for (n, seed) in [(49_152usize, 41u32), (1_000, 42)] {
+        let (logits, dense, sparse, nothing) = argmax_case(n, seed);
+        let tensor = Tensor::<2>::from_data(TensorData::new(logits.clone(), [1, n]), device);
+        let masks: Vec<(&str, Option<Vec<u32>>)> = vec![
+            ("all", None),
+            ("dense", Some(mask_words(Some(&dense), &[], n))),
+            ("sparse", Some(mask_words(Some(&sparse), &[], n))),
+            ("none", Some(mask_words(Some(&nothing), &[], n))),
+        ];
+        let queries: Vec<TopQuery<'_>> = masks
+            .iter()
+            .flat_map(|(_, w)| [1, 10, 64].map(|k| TopQuery { words: w.as_deref(), k }))
+            .collect();
+        let got = device_top(&tensor, &queries, n)?;
+        let got_async = cubecl::future::block_on(device_top_async(&tensor, &queries, n))?;
+        for (i, q) in queries.iter().enumerate() {
+            let name = masks[i / 3].0;
+            let want =
+                top_twin(&logits, |i| q.words.is_none_or(|w| w[i / 32] >> (i % 32) & 1 == 1), q.k);
+            cases += 1;
+            for (how, got) in [("blocking", &got[i]), ("async", &got_async[i])] {
+                let total_ok = (f64::from(got.total) - f64::from(want.total)).abs()
+                    <= TOLERANCE * (1.0 + f64::from(want.total).abs());
+                if got.entries != want.entries || !total_ok {
+                    wrong.push(format!(
+                        "{n} ids, mask {name}, k {} ({how}): {} entries, first {:?}, total {} vs host {} entries, first {:?}, total {}",
+                        q.k, got.entries.len(), got.entries.first(), got.total,
+                        want.entries.len(), want.entries.first(), want.total
+                    ));
+                }
+            }
+        }
+    }
+    check.lines.push(format!("top lists: {} of {cases} cases differ from the host", wrong.len()));
+    if !wrong.is_empty() {
+        check.failures.push(format!("top lists: {}", wrong.join("; ")));
     }
     Ok(())
 }

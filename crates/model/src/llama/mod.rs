@@ -54,9 +54,12 @@ mod gpu_quantized;
 mod gpu_swiglu;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 mod gpu_tensor;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+mod gpu_top;
 mod host_norm;
 mod linear;
 mod memory;
+mod top_list;
 mod weight_format;
 mod weights;
 
@@ -76,6 +79,7 @@ pub use espalier_kernels::{kernel_check, ActivationFormat};
 use espalier_kernels::{Heads, HostMatrix, Isa, RopeTable};
 use linear::{host_rows, Linear};
 pub use memory::{available_memory, MemoryPlan};
+pub use top_list::TopList;
 pub use weight_format::WeightFormat;
 use weights::BlockWeights;
 
@@ -278,13 +282,16 @@ impl Llama {
 
     /// [`Llama::forward`] with the logits left on the device ([`DeviceLogits`]): the
     /// decode loop asks them for the greedy id under its mask, and on a GPU only that id
-    /// comes back.
+    /// comes back. On a GPU the pass is submitted and not waited for: the caller works
+    /// (computes the step's mask) while the device runs it.
     pub fn forward_logits(
         &self,
         tokens: &[u32],
         cache: &mut KvCache,
     ) -> Result<DeviceLogits, ModelError> {
-        Ok(DeviceLogits::new(self.forward_tensor(tokens, cache)?))
+        let logits = DeviceLogits::new(self.forward_tensor(tokens, cache)?);
+        logits.submit()?;
+        Ok(logits)
     }
 
     /// [`Llama::forward`] with an asynchronous read-back: the form WebGPU in the
