@@ -113,9 +113,10 @@ impl Session {
     /// Runs one step: feeds the model what the generator asks for, hands the logits
     /// back, and returns the step's trace; `None` when `stop` was set between two
     /// prompt chunks (the step is not taken; the next one feeds the same tokens again).
-    /// A greedy step on WebGPU reads back only the draw and the trace's candidates
+    /// A step on WebGPU reads back only the draw's candidates and the trace's
     /// ([`espalier_engine::prefetched_logits`]: the step's mask is computed while the
-    /// GPU runs the pass); otherwise the whole logits vector comes back.
+    /// GPU runs the pass; the whole vector only when the draw needs it); on the CPU the
+    /// step takes the whole vector.
     pub async fn step(
         &mut self,
         engine: &mut Engine,
@@ -126,9 +127,7 @@ impl Session {
             Some(feed) => (feed.keep, feed.tokens.to_vec()),
             None => return Err(SessionError("the generation has already stopped".into())),
         };
-        let on_device = engine.backend.kind == BackendKind::WebGpu
-            && self.generator.config().sampling.is_greedy();
-        let (outcome, model_ms) = match on_device {
+        let (outcome, model_ms) = match engine.backend.kind == BackendKind::WebGpu {
             true => self.device_step(engine, keep, &tokens).await?,
             false => match self.host_step(engine, keep, &tokens, stop).await? {
                 Some(step) => step,

@@ -72,7 +72,7 @@ pub use languages::{
 };
 pub use logits::{HostLogits, Logits, LogitsError};
 pub use mode::{Mode, UnknownMode};
-pub use sampler::{Sampler, SamplingConfig};
+pub use sampler::{Sampler, SamplingConfig, Shortlist};
 pub use stop::{RepetitionGuard, StopReason};
 pub use task::{Prepared, Task};
 pub use trace::{Candidate, How, StepTrace};

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use espalier_constraint::TokenSet;
 
-use crate::sampler::{argmax, top_candidates};
+use crate::sampler::{argmax, top_candidates, Shortlist};
 
 /// Why the logits could not answer.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -59,6 +59,19 @@ pub trait Logits {
     /// it. A no-op for host logits.
     fn wait(&mut self) -> Result<(), LogitsError> {
         Ok(())
+    }
+
+    /// The best ids of `0..n` in `allowed` (`None`: all) and not in `refused`, with their
+    /// logits ([`Shortlist`]), where the model found them without the whole vector (a GPU
+    /// model's read-back); `None` when it has none, and the sampler reads the vector.
+    fn shortlist(
+        &mut self,
+        n: usize,
+        allowed: Option<&TokenSet>,
+        refused: &[u32],
+    ) -> Result<Option<Shortlist>, LogitsError> {
+        let _ = (n, allowed, refused);
+        Ok(None)
     }
 
     /// The `k` ids of `0..n` with the highest finite logits and their probabilities

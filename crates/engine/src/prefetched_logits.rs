@@ -1,29 +1,35 @@
 //! A step's logits on the device with the step's answers read back before the step
 //! ([`PrefetchedLogits`]): what an asynchronous model (WebGPU in the browser, which
 //! cannot block on a read-back) hands the sans-IO decode loop. [`step_on_device`] runs
-//! one greedy step that way:
+//! one step that way:
 //!
 //! 1. the forward pass is submitted (the caller: `Llama::forward_logits`);
 //! 2. the step is prepared on the CPU meanwhile: its mask ([`Generator::prepare`]);
-//! 3. one read-back brings the draw list under that mask ([`DRAW_DEPTH`] ids: the greedy
-//!    draw even after a few refusals) and the trace's candidates ([`TopList`]s found on
-//!    the device, a few hundred bytes instead of the whole vector);
-//! 4. the step runs on them; a step that asks for more (temperature sampling, a heal's
-//!    new mask, more refusals than the list holds) is given back by the loop
-//!    ([`DecodeError::LogitsNotReady`]), the whole vector is read, and the step runs
-//!    again on it: the same choice as on host logits, only slower.
+//! 3. one read-back brings the draw list under that mask ([`DRAW_DEPTH`] ids for greedy
+//!    decoding: the draw even after a few refusals; [`SAMPLE_DEPTH`] when sampling: the
+//!    sampler's candidates) and the trace's candidates ([`TopList`]s found on the device,
+//!    a few hundred bytes instead of the whole vector);
+//! 4. the step runs on them; a step that asks for more (a heal's new mask, more
+//!    refusals than the list holds, a draw whose candidates run past the list) is given
+//!    back by the loop ([`DecodeError::LogitsNotReady`]), the whole vector is read, and
+//!    the step goes on with it: the same choice as on host logits, only slower.
 
 use std::time::Duration;
 
 use espalier_constraint::{Constraint, TokenSet};
 use espalier_decode::sampler::top_candidates;
-use espalier_decode::{DecodeError, Generator, Logits, LogitsError, StepOutcome};
+use espalier_decode::{DecodeError, Generator, Logits, LogitsError, Shortlist, StepOutcome};
 use espalier_model::{DeviceLogits, ModelError, TopList};
 use web_time::Instant;
 
-/// Ids in the draw list under the step's mask: the greedy draw when fewer than this
-/// many candidates are refused (a sound mask refuses almost none).
+/// Ids in the draw list under the step's mask for greedy decoding: the draw when fewer
+/// than this many candidates are refused (a sound mask refuses almost none).
 pub const DRAW_DEPTH: usize = 8;
+
+/// Ids in the draw list when sampling: the sampler's candidates whenever fewer are
+/// within its floor (`NEGLIGIBLE_NATS` temperature-scaled nats below the best) or
+/// top-k keeps only listed ids ([`espalier_decode::Sampler::sample_shortlist`]).
+pub const SAMPLE_DEPTH: usize = TopList::MAX_K;
 
 /// Device logits with the lists a greedy step asks for already on the host.
 pub struct PrefetchedLogits {
@@ -39,19 +45,20 @@ pub struct PrefetchedLogits {
 }
 
 impl PrefetchedLogits {
-    /// Reads back, in one read-back, the draw list under `mask` over ids `0..n` and
-    /// the `trace_top` best ids of all (none when 0).
+    /// Reads back, in one read-back, the draw list of `depth` ids under `mask` over ids
+    /// `0..n` and the `trace_top` best ids of all (none when 0).
     pub async fn read(
         mut device: DeviceLogits,
         n: usize,
         mask: Option<&TokenSet>,
+        depth: usize,
         trace_top: usize,
     ) -> Result<Self, ModelError> {
         let trace_top = trace_top.min(TopList::MAX_K);
-        let mut queries = vec![(mask.map(TokenSet::words), DRAW_DEPTH)];
+        let mut queries = vec![(mask.map(TokenSet::words), depth.clamp(1, TopList::MAX_K))];
         match (mask, trace_top) {
             (_, 0) => {}
-            (None, k) => queries[0].1 = k.max(DRAW_DEPTH),
+            (None, k) => queries[0].1 = queries[0].1.max(k),
             (Some(_), k) => queries.push((None, k)),
         }
         let mut lists = device.tops_async(n, &queries).await?;
@@ -101,6 +108,24 @@ impl Logits for PrefetchedLogits {
             .ok_or(LogitsError::NotReady)
     }
 
+    fn shortlist(
+        &mut self,
+        _n: usize,
+        allowed: Option<&TokenSet>,
+        refused: &[u32],
+    ) -> Result<Option<Shortlist>, LogitsError> {
+        if self.host_read {
+            return Ok(None);
+        }
+        Ok(self.list_for(allowed).map(|list| Shortlist {
+            entries: list.entries.iter().filter(|(id, _)| !refused.contains(id)).copied().collect(),
+            rest_at_most: match list.is_complete() {
+                true => None,
+                false => list.entries.last().map(|e| e.1),
+            },
+        }))
+    }
+
     fn host(&mut self) -> Result<&[f32], LogitsError> {
         match self.host_read {
             true => self.device.host().map_err(failed),
@@ -143,9 +168,12 @@ pub async fn step_on_device<C: Constraint>(
 ) -> Result<DeviceStep, String> {
     generator.prepare().map_err(|e| e.to_string())?;
     let n = generator.vocab().len();
-    let trace_top = if generator.config().trace { generator.config().trace_top } else { 0 };
+    let config = generator.config();
+    let trace_top = if config.trace { config.trace_top } else { 0 };
+    let depth = if config.sampling.is_greedy() { DRAW_DEPTH } else { SAMPLE_DEPTH };
     let start = Instant::now();
-    let mut logits = PrefetchedLogits::read(logits, n, generator.prepared_mask(), trace_top)
+    let mask = generator.prepared_mask();
+    let mut logits = PrefetchedLogits::read(logits, n, mask, depth, trace_top)
         .await
         .map_err(|e| e.to_string())?;
     let mut waited = start.elapsed();
@@ -190,13 +218,13 @@ mod tests {
     fn steps_on_prefetched_lists_choose_as_steps_on_host_logits() {
         let mut loaded = load(None, "ndarray").expect("the model (scripts/fetch-model.sh)");
         let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
-        let task =
-            Task::new(Some(Lang::from_name("python").unwrap()), Mode::Mask, "def add(a, b):");
-        for temperature in [0.0, 0.8] {
+        let python = Lang::from_name("python").unwrap();
+        let task = Task::new(Some(python), Mode::Mask, python.prompting().sample_request());
+        for (temperature, top_k, seed) in [(0.0, 0, 0), (0.8, 0, 7), (0.5, 20, 3)] {
             let config = GenerateConfig {
-                max_tokens: 16,
+                max_tokens: 48,
                 trace: true,
-                sampling: SamplingConfig { temperature, top_k: 0, top_p: 1.0, seed: 7 },
+                sampling: SamplingConfig { temperature, top_k, top_p: 1.0, seed },
                 ..GenerateConfig::default()
             };
             let p = prepare(&loaded.tokenizer, &mut kits, &task, config.clone()).unwrap();
@@ -220,7 +248,13 @@ mod tests {
                 read_host += usize::from(step.read_host);
                 late_steps.push(step.outcome);
             }
-            assert!(host.tokens().len() >= 8, "{:?}", host.text());
+            assert!(
+                host.tokens().len() >= 3,
+                "{:?} {:?} {:?}",
+                host.text(),
+                host.stop_reason(),
+                host.tokens()
+            );
             assert_eq!(late.tokens(), host.tokens(), "temperature {temperature}");
             assert_eq!(late_steps.len(), host_steps.len());
             for (i, (a, b)) in late_steps.iter().zip(&host_steps).enumerate() {
@@ -243,11 +277,17 @@ mod tests {
                     );
                 }
             }
-            match temperature == 0.0 {
-                // Greedy under a sound mask: every step drawn from the lists.
-                true => assert_eq!(read_host, 0, "greedy steps read the whole vector"),
-                false => assert_eq!(read_host, late_steps.len(), "sampling reads the vector"),
-            }
+            // Greedy under a sound mask: every step drawn from the lists; top-k sampling
+            // too (its 20 candidates are in the 64-deep list); plain temperature while
+            // the candidates within the sampler's floor fit the list.
+            let steps = late_steps.len();
+            eprintln!(
+                "t {temperature} top-k {top_k}: {read_host} of {steps} steps read the vector: {:?}, {:?}",
+                host.text(),
+                host.stop_reason()
+            );
+            let most = if temperature == 0.0 || top_k > 0 { 0 } else { steps };
+            assert!(read_host <= most, "{read_host} of {steps} steps read the whole vector");
         }
     }
 }

@@ -453,8 +453,9 @@ impl<C: Constraint> Generator<C> {
 }
 
 /// One draw among ids `0..n` in `mask` (`None`: all) and not `refused`: greedy asks the
-/// logits for their argmax (a GPU answers on the device), otherwise the sampler draws
-/// from the host vector. Either way the same id as the CPU sampler on the same logits.
+/// logits for their argmax (a GPU answers on the device); sampling draws from the
+/// logits' shortlist when they have one that decides the draw, else from the host
+/// vector. Every way the same id as the CPU sampler on the same logits.
 fn pick(
     sampler: &mut Sampler,
     logits: &mut dyn Logits,
@@ -464,6 +465,11 @@ fn pick(
 ) -> Result<Option<u32>, LogitsError> {
     if sampler.config().is_greedy() {
         return logits.argmax(n, mask, refused);
+    }
+    if let Some(list) = logits.shortlist(n, mask, refused)? {
+        if let Some(chosen) = sampler.sample_shortlist(&list) {
+            return Ok(chosen);
+        }
     }
     let host = logits.host()?;
     let allowed = |id: u32| mask.is_none_or(|m| m.contains(id as usize)) && !refused.contains(&id);
