@@ -3,7 +3,7 @@
 //! generation keeps the prompt prefix it shares with the last one.
 
 use espalier_constraint::TokenSet;
-use espalier_decode::{LanguageModel, Logits, LogitsError};
+use espalier_decode::{LanguageModel, Logits, LogitsError, Shortlist};
 use espalier_model::{DeviceLogits, KvCache, Llama, ModelError, TopList, WeightFormat};
 
 /// The model with its KV cache.
@@ -72,6 +72,24 @@ impl Logits for ModelLogits {
 
     fn host(&mut self) -> Result<&[f32], LogitsError> {
         self.0.host().map_err(failed)
+    }
+
+    fn shortlist(
+        &mut self,
+        n: usize,
+        allowed: Option<&TokenSet>,
+        refused: &[u32],
+    ) -> Result<Option<Shortlist>, LogitsError> {
+        if !self.0.on_gpu() {
+            return Ok(None); // on the CPU the sampler reads the vector it already has
+        }
+        let mut lists =
+            self.0.tops(n, &[(allowed.map(TokenSet::words), TopList::MAX_K)]).map_err(failed)?;
+        Ok(lists.pop().map(|list| Shortlist {
+            rest_at_most: (!list.is_complete())
+                .then(|| list.entries.last().map_or(f32::NEG_INFINITY, |e| e.1)),
+            entries: list.entries.into_iter().filter(|(id, _)| !refused.contains(id)).collect(),
+        }))
     }
 
     fn wait(&mut self) -> Result<(), LogitsError> {

@@ -119,10 +119,8 @@ impl Logits for PrefetchedLogits {
         }
         Ok(self.list_for(allowed).map(|list| Shortlist {
             entries: list.entries.iter().filter(|(id, _)| !refused.contains(id)).copied().collect(),
-            rest_at_most: match list.is_complete() {
-                true => None,
-                false => list.entries.last().map(|e| e.1),
-            },
+            rest_at_most: (!list.is_complete())
+                .then(|| list.entries.last().map_or(f32::NEG_INFINITY, |e| e.1)),
         }))
     }
 

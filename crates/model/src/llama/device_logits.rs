@@ -23,6 +23,17 @@ impl DeviceLogits {
         Self { logits, host: None }
     }
 
+    /// Whether the logits are on a GPU that answers [`DeviceLogits::argmax`] and
+    /// [`DeviceLogits::tops`] there (wgpu or cuda without fusion) and were not read back:
+    /// asking it for a short list saves reading the whole vector.
+    pub fn on_gpu(&self) -> bool {
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        if self.host.is_none() {
+            return super::gpu_quantized::is_block_kernel_device(&self.logits.device());
+        }
+        false
+    }
+
     /// Entries (the model's vocabulary rows).
     pub fn len(&self) -> usize {
         self.logits.dims()[1]
