@@ -78,8 +78,9 @@ impl<C: Constraint> Generator<C> {
 
     /// [`Generator::step`] with the logits wherever the model keeps them ([`Logits`]):
     /// a greedy draw asks the logits for the argmax under the step's mask (on a GPU only
-    /// the id comes back), the trace for its top candidates; temperature sampling reads
-    /// the whole vector. Prepares the step first unless [`Generator::prepare`] did.
+    /// the id comes back), sampling for their shortlist (read whole when the list does
+    /// not decide the draw), the trace for its top candidates. Prepares the step first
+    /// unless [`Generator::prepare`] did.
     /// [`DecodeError::LogitsNotReady`] gives the step back (it goes on from its last
     /// draw): read the logits and call this again.
     pub fn step_logits(
