@@ -8,6 +8,13 @@
 //!   holds value `k` in its low nibble and value `k + 16` in its high one); the value is
 //!   `d * q + m`, `q` in 0..15. burn 0.22's quantized tensors are symmetric only, so
 //!   this affine form needs a kernel of our own.
+//! - Q4_0 and Q4_K are Q4_1 in other packings, so they go up in its layout, every weight
+//!   the file's: Q4_0's `d * (q - 8)` is `d * q + m` with `m = -8 d`; Q4_K's super-block of
+//!   256 is eight sub-blocks of 32, each `(d sc) * q - (dmin m)` with its 6-bit scale and
+//!   minimum, its nibbles regrouped (the super-block keeps a sub-block's 32 values in the
+//!   low or the high nibbles of 32 bytes). Rows of these three types may share a matrix
+//!   (a fused Q/K/V or gate/up). Q5_x and Q6_K (5 and 6 bits) fit neither layout: they
+//!   stay f32 on the GPU.
 //! - Q8_0: per 32 values a scale `d` and 32 signed bytes; the value is `d * q`. burn
 //!   could hold these (symmetric int8 blocks of 32), but one kernel for both types keeps
 //!   one layout and one code path, and the output projection is a mat-vec either way.
@@ -27,7 +34,9 @@
 
 use half::f16;
 
-use crate::gguf::{GgmlType, QK};
+use espalier_kernels::formats::q4_k;
+
+use crate::gguf::{GgmlType, QK, QK_K};
 
 /// Lanes (units of one workgroup) that share one output row: 32 keeps a 576-wide row
 /// (72 Q4_1 words) two or three words per lane, and a power of two for the fold.
@@ -43,10 +52,10 @@ pub(crate) enum BlockKind {
 }
 
 impl BlockKind {
-    /// The kind for a GGUF type the kernel reads, `None` for the others.
+    /// The layout a GGUF type goes up in, `None` for the types the kernel cannot read.
     pub(crate) fn of(ty: GgmlType) -> Option<Self> {
         match ty {
-            GgmlType::Q4_1 => Some(BlockKind::Q4_1),
+            GgmlType::Q4_1 | GgmlType::Q4_0 | GgmlType::Q4_K => Some(BlockKind::Q4_1),
             GgmlType::Q8_0 => Some(BlockKind::Q8_0),
             _ => None,
         }
@@ -67,14 +76,41 @@ impl BlockKind {
             BlockKind::Q8_0 => 8,
         }
     }
+}
 
-    /// `(d, m, quantized bytes)` of one GGUF block.
-    fn split(self, block: &[u8]) -> (f32, f32, &[u8]) {
-        let half = |i: usize| f16::from_le_bytes([block[i], block[i + 1]]).to_f32();
-        match self {
-            BlockKind::Q4_1 => (half(0), half(2), &block[4..]),
-            BlockKind::Q8_0 => (half(0), 0.0, &block[2..]),
-        }
+/// A block of 32 values in the kernel's terms: `d`, `m` and its quantized bytes (16 of
+/// nibbles, byte `k` holding values `k` and `k + 16`, or 32 signed bytes).
+struct Block32 {
+    d: f32,
+    m: f32,
+    quants: [u8; 32],
+}
+
+/// The blocks of 32 values of one GGUF row of type `ty` (whole blocks of its type).
+fn blocks_of(ty: GgmlType, row: &[u8]) -> Vec<Block32> {
+    let half = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
+    let with = |d: f32, m: f32, bytes: &[u8]| {
+        let mut quants = [0u8; 32];
+        quants[..bytes.len()].copy_from_slice(bytes);
+        Block32 { d, m, quants }
+    };
+    let blocks = row.chunks_exact(ty.block_bytes());
+    match ty {
+        GgmlType::Q4_1 => blocks.map(|b| with(half(b, 0), half(b, 2), &b[4..20])).collect(),
+        GgmlType::Q8_0 => blocks.map(|b| with(half(b, 0), 0.0, &b[2..34])).collect(),
+        GgmlType::Q4_0 => blocks.map(|b| with(half(b, 0), -8.0 * half(b, 0), &b[2..18])).collect(),
+        GgmlType::Q4_K => blocks
+            .flat_map(|b| {
+                (0..QK_K / 64).flat_map(move |p| {
+                    let q = &b[16 + 32 * p..16 + 32 * p + 32];
+                    let [(d1, min1), (d2, min2)] = q4_k::pair_scales(b, p);
+                    let low: [u8; 16] = std::array::from_fn(|k| (q[k] & 0x0f) | (q[k + 16] << 4));
+                    let high: [u8; 16] = std::array::from_fn(|k| (q[k] >> 4) | (q[k + 16] & 0xf0));
+                    [with(d1, -min1, &low), with(d2, -min2, &high)]
+                })
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -94,30 +130,29 @@ pub(crate) struct GpuBlocks {
 
 impl GpuBlocks {
     /// Packs GGUF rows `(type, one row's block bytes, factor)` of `cols` values each;
-    /// `None` when the rows are not all of one type the kernel reads (Q4_1 or Q8_0) or a
-    /// row is not `cols / 32` whole blocks.
+    /// `None` when the rows are not all of types one layout holds (Q4_1, Q4_0, Q4_K in
+    /// Q4_1's; Q8_0 in its own) or a row is not whole blocks of its type.
     pub(crate) fn from_rows(rows: &[(GgmlType, &[u8], f32)], cols: usize) -> Option<Self> {
-        let ty = rows.first()?.0;
-        let kind = BlockKind::of(ty)?;
-        let row_bytes = cols / QK * ty.block_bytes();
-        if cols == 0
-            || !cols.is_multiple_of(QK)
-            || rows.iter().any(|r| r.0 != ty || r.1.len() != row_bytes)
-        {
+        let kind = BlockKind::of(rows.first()?.0)?;
+        let whole = |&(ty, bytes, _): &(GgmlType, &[u8], f32)| {
+            BlockKind::of(ty) == Some(kind)
+                && cols.is_multiple_of(ty.block_len())
+                && bytes.len() == cols / ty.block_len() * ty.block_bytes()
+        };
+        if cols == 0 || !cols.is_multiple_of(QK) || !rows.iter().all(whole) {
             return None;
         }
         let (n, blocks, w) = (rows.len(), cols / QK, kind.words());
         let mut words = vec![0u32; blocks * w * n];
         let mut scales = vec![0f32; blocks * n];
         let mut mins = if kind == BlockKind::Q4_1 { vec![0f32; blocks * n] } else { Vec::new() };
-        for (r, &(_, bytes, factor)) in rows.iter().enumerate() {
-            for (j, block) in bytes.chunks_exact(ty.block_bytes()).enumerate() {
-                let (d, m, quants) = kind.split(block);
-                scales[r * blocks + j] = d * factor;
+        for (r, &(ty, bytes, factor)) in rows.iter().enumerate() {
+            for (j, block) in blocks_of(ty, bytes).iter().enumerate() {
+                scales[r * blocks + j] = block.d * factor;
                 if let Some(slot) = mins.get_mut(r * blocks + j) {
-                    *slot = m * factor;
+                    *slot = block.m * factor;
                 }
-                for (i, word) in quants.chunks_exact(4).enumerate() {
+                for (i, word) in block.quants.chunks_exact(4).take(w).enumerate() {
                     words[(r * blocks + j) * w + i] =
                         u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
                 }
@@ -300,6 +335,70 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Rows of `ty` blocks from noise with sane f16 scales (noise would make some
+    /// NaN or huge): `d` (and `dmin` / `m`) where the type keeps them.
+    fn noisy_rows(ty: GgmlType, rows: usize, cols: usize, seed: u32) -> Vec<Vec<u8>> {
+        let bb = ty.block_bytes();
+        (0..rows)
+            .map(|r| {
+                let mut row = noise(cols / ty.block_len() * bb, seed + r as u32);
+                for (j, block) in row.chunks_exact_mut(bb).enumerate() {
+                    let d = f16::from_f32(0.004 + 0.001 * ((r * 7 + j) % 11) as f32);
+                    let m = f16::from_f32(0.002 + 0.001 * ((r + j) % 5) as f32);
+                    block[..2].copy_from_slice(&d.to_le_bytes());
+                    if ty != GgmlType::Q4_0 {
+                        block[2..4].copy_from_slice(&m.to_le_bytes());
+                    }
+                }
+                row
+            })
+            .collect()
+    }
+
+    /// Q4_0 and Q4_K (and rows of the three 4-bit types in one matrix, as a fused
+    /// Q/K/V of a Q4_K_M file may be) go up in Q4_1's layout: every weight the GGUF
+    /// reader's exactly, the kernel's arithmetic within 1e-4 of a dense product.
+    #[test]
+    fn q4_0_and_q4_k_pack_into_q4_1s_layout_exactly() {
+        use GgmlType::*;
+        let cols = 512;
+        for types in [&[Q4_0][..], &[Q4_K], &[Q4_K, Q4_1, Q4_0]] {
+            let data: Vec<(GgmlType, Vec<u8>)> = (0..7)
+                .map(|r| {
+                    let ty = types[r % types.len()];
+                    (ty, noisy_rows(ty, 1, cols, 40 + r as u32).remove(0))
+                })
+                .collect();
+            let factor = |r: usize| if r % 3 == 0 { 0.125 } else { 1.0 };
+            let input: Vec<(GgmlType, &[u8], f32)> = data
+                .iter()
+                .enumerate()
+                .map(|(r, (ty, b))| (*ty, b.as_slice(), factor(r)))
+                .collect();
+            let packed = GpuBlocks::from_rows(&input, cols).expect("packs");
+            assert_eq!((packed.kind, packed.bytes()), (BlockKind::Q4_1, 7 * cols / QK * 24));
+            let (mut want, mut got) = (vec![0f32; cols], vec![0f32; cols]);
+            let x: Vec<f32> = noise(cols, 9).iter().map(|&b| (b as f32 - 128.0) / 64.0).collect();
+            let y = packed.matmul(&x, 1, LANES);
+            for (r, (ty, bytes)) in data.iter().enumerate() {
+                ty.dequantize(bytes, &mut want);
+                want.iter_mut().for_each(|v| *v *= factor(r));
+                packed.row_f32(r, &mut got);
+                assert_eq!(got, want, "{ty:?} row {r}");
+                assert!(want.iter().filter(|&&v| v != 0.0).count() > cols / 2, "{ty:?}: values");
+                let dense: f32 = want.iter().zip(&x).map(|(w, x)| w * x).sum();
+                assert!((y[r] - dense).abs() <= 1e-4 * (1.0 + dense.abs()), "{ty:?} row {r}");
+            }
+        }
+        // A 4-bit row beside a Q8_0 one, a Q6_K row, a row short of whole blocks: refused.
+        let q4k = noisy_rows(Q4_K, 1, cols, 1).remove(0);
+        let q8 = gguf_rows(Q8_0, 1, cols, 2).remove(0);
+        let q6k = noisy_rows(Q6_K, 1, cols, 3).remove(0);
+        assert!(GpuBlocks::from_rows(&[(Q4_K, &q4k, 1.0), (Q8_0, &q8, 1.0)], cols).is_none());
+        assert!(GpuBlocks::from_rows(&[(Q6_K, &q6k, 1.0)], cols).is_none());
+        assert!(GpuBlocks::from_rows(&[(Q4_K, &q4k[..100], 1.0)], cols).is_none());
     }
 
     #[test]

@@ -79,9 +79,10 @@ fn held_bytes(t: &TensorInfo, format: WeightFormat) -> u64 {
         WeightFormat::Q8_0 => per32(36),
         WeightFormat::Q4_1 if t.ggml_type == GgmlType::Q4_1 => per32(24),
         WeightFormat::Q4_1 => per32(36),
+        // Q4_1 and the types packed in its layout (`gpu_blocks.rs`), Q8_0, else f32.
         WeightFormat::GpuBlocks => match t.ggml_type {
             GgmlType::Q8_0 => per32(36),
-            GgmlType::Q4_1 => per32(24),
+            GgmlType::Q4_1 | GgmlType::Q4_0 | GgmlType::Q4_K => per32(24),
             _ => n.saturating_mul(4),
         },
         WeightFormat::Gguf => match t.ggml_type {
