@@ -371,7 +371,7 @@ mod tests {
                     (ty, noisy_rows(ty, 1, cols, 40 + r as u32).remove(0))
                 })
                 .collect();
-            let factor = |r: usize| if r % 3 == 0 { 0.125 } else { 1.0 };
+            let factor = |r: usize| if r.is_multiple_of(3) { 0.125 } else { 1.0 };
             let input: Vec<(GgmlType, &[u8], f32)> = data
                 .iter()
                 .enumerate()
