@@ -198,15 +198,7 @@ mod tests {
         run, GenerateConfig, Kits, Lang, LanguageModel, Mode, SamplingConfig, Task,
     };
 
-    /// Polls a future that never waits (a CPU device's read-back is ready at once).
-    fn ready<T>(f: impl std::future::Future<Output = T>) -> T {
-        let mut f = std::pin::pin!(f);
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match f.as_mut().poll(&mut cx) {
-            std::task::Poll::Ready(v) => v,
-            std::task::Poll::Pending => panic!("a CPU device's read-back waited"),
-        }
-    }
+    use espalier_testkit::ready;
 
     /// SmolLM2 writing Python under the mask, with traces: stepped on prefetched lists
     /// (as the browser's WebGPU steps are) it writes what it writes on host logits, with

@@ -16,6 +16,7 @@
 //!   suite for every language instead of a copy per language).
 //! - [`assert_names_round_trip`]: an enum named on the command line parses back from
 //!   each of its names and refuses an unknown one, quoting it.
+//! - [`ready`]: the value of a future that must not wait (a CPU device's read-back).
 //!
 //! ```
 //! if espalier_testkit::slow() {
@@ -29,6 +30,7 @@ mod files_under;
 mod names;
 mod per_language;
 mod python_batch;
+mod ready;
 mod require;
 mod scratch;
 mod slow;
@@ -39,6 +41,7 @@ pub use files_under::files_under;
 pub use names::assert_names_round_trip;
 pub use per_language::each_language;
 pub use python_batch::python_batch;
+pub use ready::ready;
 pub use require::{require, SETUP};
 pub use scratch::ScratchDir;
 pub use slow::{slow, slow_from};

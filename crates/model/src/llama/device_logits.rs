@@ -310,15 +310,7 @@ mod tests {
         assert_eq!(all, vec![u32::MAX, !2u32]);
     }
 
-    /// Polls a future that never waits (a CPU device's read-back is ready at once).
-    fn ready<T>(f: impl std::future::Future<Output = T>) -> T {
-        let mut f = std::pin::pin!(f);
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        match f.as_mut().poll(&mut cx) {
-            std::task::Poll::Ready(v) => v,
-            std::task::Poll::Pending => panic!("a CPU device's read-back waited"),
-        }
-    }
+    use espalier_testkit::ready;
 
     #[test]
     fn tops_list_what_the_twin_lists_under_each_mask_in_one_call() {

@@ -6,7 +6,7 @@
 //!
 //! One workgroup of [`UNITS`]: unit `u` scans ids `u`, `u + UNITS`, ... in order and
 //! keeps its best (a strictly higher logit replaces it, so its ties keep the lowest id);
-//! the units' bests fold in shared memory by (logit, then lower id). The scan is 192
+//! the units' bests fold in shared memory by (logit, then lower id): `fold_best_shared`. The scan is 192
 //! logits per unit for SmolLM2, a few microseconds on any GPU: more workgroups would
 //! need a second launch to merge them.
 //!
@@ -20,6 +20,7 @@ use cubecl::client::Client;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
+use super::gpu_fold::fold_best_shared;
 use super::gpu_quantized::cube_device;
 use super::ModelError;
 
@@ -54,31 +55,7 @@ fn masked_argmax(logits: &[f32], mask: &[u32], out: &mut [u32], n: usize) {
     values[unit] = best;
     ids[unit] = best_id;
     sync_cube();
-    let mut half = usize::cast_from(CUBE_DIM_X) / 2;
-    while half > 0 {
-        if unit < half {
-            let a = ids[unit];
-            let b = ids[unit + half];
-            let va = values[unit];
-            let vb = values[unit + half];
-            let mut take = false;
-            if b != 4294967295u32 {
-                if a == 4294967295u32 {
-                    take = true;
-                } else if vb > va {
-                    take = true;
-                } else if vb == va && b < a {
-                    take = true;
-                }
-            }
-            if take {
-                values[unit] = vb;
-                ids[unit] = b;
-            }
-        }
-        sync_cube();
-        half /= 2;
-    }
+    fold_best_shared(&mut values, &mut ids, unit);
     if unit == 0 {
         out[0] = ids[0];
     }

@@ -2,8 +2,10 @@
 //! units' values in shared memory are folded halves onto lower halves (`p[u] op= p[u +
 //! half]` for `half` = n/2, n/4, ..., 1, a barrier after each step), so the result lands
 //! in the first slot. RMSNorm (`gpu_norm.rs`) and the block mat-vec (`gpu_quantized.rs`)
-//! sum, attention (`gpu_attention.rs`) sums and takes maxima; the twins repeat the order
-//! of the additions, which the kernel checks compare to the last bit's neighbourhood.
+//! sum, attention (`gpu_attention.rs`) sums and takes maxima, the masked argmax and the
+//! top lists (`gpu_argmax.rs`, `gpu_top.rs`) keep the best (value, id) and sum; the twins
+//! repeat the order of the additions, which the kernel checks compare to the last bit's
+//! neighbourhood (the best candidate is exact).
 
 /// The sum fold on the host: `p[u] += p[u + half]`; returns `p[0]`.
 pub(crate) fn fold_sum(p: &mut [f32]) -> f32 {
@@ -32,7 +34,7 @@ pub(crate) fn fold_max(p: &mut [f32]) -> f32 {
 }
 
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
-pub(crate) use device::fold_max_shared;
+pub(crate) use device::{fold_best_shared, fold_max_shared};
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 pub(crate) use device::fold_sum_shared;
 
@@ -68,6 +70,31 @@ mod device {
             if u < half {
                 if p[u + half] > p[u] {
                     p[u] = p[u + half];
+                }
+            }
+            sync_cube();
+            half /= 2;
+        }
+    }
+
+    /// The best-candidate fold over the workgroup's x units (unit `u` owns `values[u]`
+    /// and `ids[u]`, `u32::MAX` for none): a candidate beats another with a higher
+    /// value, or an equal one and a lower id, and any beats none; the best lands in
+    /// slot 0 (the masked argmax and the top lists: the CPU sampler's order). Every unit
+    /// of the workgroup calls it (it waits at barriers).
+    #[cfg(not(feature = "fusion"))]
+    #[cube]
+    pub(crate) fn fold_best_shared(values: &mut [f32], ids: &mut [u32], u: usize) {
+        let mut half = usize::cast_from(CUBE_DIM_X) / 2;
+        while half > 0 {
+            if u < half {
+                let (a, b) = (ids[u], ids[u + half]);
+                let (va, vb) = (values[u], values[u + half]);
+                let beats = b != 4294967295u32
+                    && (a == 4294967295u32 || vb > va || (vb == va && b < a));
+                if beats {
+                    values[u] = vb;
+                    ids[u] = b;
                 }
             }
             sync_cube();

@@ -21,6 +21,7 @@ use cubecl::client::Client;
 use cubecl::prelude::*;
 use cubecl::server::Handle;
 
+use super::gpu_fold::{fold_best_shared, fold_sum_shared};
 use super::gpu_quantized::cube_device;
 use super::top_list::TopList;
 use super::ModelError;
@@ -77,31 +78,7 @@ fn masked_top(
         fold_values[unit] = best;
         fold_ids[unit] = best_id;
         sync_cube();
-        let mut half = usize::cast_from(CUBE_DIM_X) / 2;
-        while half > 0 {
-            if unit < half {
-                let a = fold_ids[unit];
-                let b = fold_ids[unit + half];
-                let va = fold_values[unit];
-                let vb = fold_values[unit + half];
-                let mut take = false;
-                if b != 4294967295u32 {
-                    if a == 4294967295u32 {
-                        take = true;
-                    } else if vb > va {
-                        take = true;
-                    } else if vb == va && b < a {
-                        take = true;
-                    }
-                }
-                if take {
-                    fold_values[unit] = vb;
-                    fold_ids[unit] = b;
-                }
-            }
-            sync_cube();
-            half /= 2;
-        }
+        fold_best_shared(&mut fold_values, &mut fold_ids, unit);
         let winner = fold_ids[0];
         let value = fold_values[0];
         if unit == 0 {
@@ -133,17 +110,9 @@ fn masked_top(
             i += units;
         }
     }
-    sync_cube();
     fold_values[unit] = sum;
     sync_cube();
-    let mut half = usize::cast_from(CUBE_DIM_X) / 2;
-    while half > 0 {
-        if unit < half {
-            fold_values[unit] = fold_values[unit] + fold_values[unit + half];
-        }
-        sync_cube();
-        half /= 2;
-    }
+    fold_sum_shared(&mut fold_values, unit, unit);
     if unit == 0 {
         out[base + 2 * k] = u32::reinterpret(fold_values[0]);
     }
