@@ -268,16 +268,16 @@ mod tests {
                 }
             }
             // Greedy under a sound mask: every step drawn from the lists; top-k sampling
-            // too (its 20 candidates are in the 64-deep list); plain temperature while
-            // the candidates within the sampler's floor fit the list.
+            // too (its 20 candidates are in the 64-deep list). Plain temperature reads the
+            // vector whenever its floor reaches past the list: for it the point is the
+            // equality above.
             let steps = late_steps.len();
             eprintln!(
-                "t {temperature} top-k {top_k}: {read_host} of {steps} steps read the vector: {:?}, {:?}",
-                host.text(),
-                host.stop_reason()
+                "t {temperature} top-k {top_k}: {read_host} of {steps} steps read the vector"
             );
-            let most = if temperature == 0.0 || top_k > 0 { 0 } else { steps };
-            assert!(read_host <= most, "{read_host} of {steps} steps read the whole vector");
+            if temperature == 0.0 || top_k > 0 {
+                assert_eq!(read_host, 0, "{read_host} of {steps} steps read the whole vector");
+            }
         }
     }
 }
