@@ -40,8 +40,8 @@ pub enum DecodeError {
     #[error("reading the logits: {0}")]
     Logits(String),
     /// The logits could not answer without a read-back the model does asynchronously
-    /// ([`crate::logits::LogitsError::NotReady`]): the step was given back as it was
-    /// prepared; read the logits and call the step again with them.
+    /// ([`crate::logits::LogitsError::NotReady`]): the step was given back, to go on
+    /// from its last draw; read the logits and call the step again with them.
     #[error("the step needs logits that are not read back yet: read them and step again")]
     LogitsNotReady,
     /// `step` was called after the generation stopped.

@@ -7,7 +7,8 @@
 //! model computes them (a GPU runs the forward pass while the CPU computes the mask),
 //! and hand the prepared mask to the model ([`Generator::prepared_mask`]) so that only
 //! the draw comes back. Logits that cannot answer yet ([`LogitsError::NotReady`]: an
-//! asynchronous read-back) give the step back as it was prepared.
+//! asynchronous read-back) give the step back; the next call goes on from its last
+//! draw.
 //!
 //! A commit the constraint refuses bans the token for this step and draws again; a
 //! commit that asks to heal keeps the accepted bytes as a forced prefix and draws
