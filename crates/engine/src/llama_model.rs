@@ -4,7 +4,9 @@
 
 use espalier_constraint::TokenSet;
 use espalier_decode::{LanguageModel, Logits, LogitsError, Shortlist};
-use espalier_model::{DeviceLogits, KvCache, Llama, ModelError, TopList, WeightFormat};
+use espalier_model::{
+    DeviceLogits, KvCache, Llama, ModelError, ReplayState, TopList, WeightFormat,
+};
 
 /// The model with its KV cache.
 pub struct LlamaModel {
@@ -32,6 +34,16 @@ impl LlamaModel {
     /// How the model's linear layers hold their weights.
     pub fn weight_format(&self) -> WeightFormat {
         self.llama.weight_format()
+    }
+
+    /// Entries of a step's logits (the model's vocabulary rows).
+    pub fn vocab_size(&self) -> usize {
+        self.llama.config().vocab_size
+    }
+
+    /// Whether the cache's decode steps replay a recorded step (on a GPU).
+    pub fn replay_state(&self) -> ReplayState {
+        self.cache.replay_state()
     }
 }
 

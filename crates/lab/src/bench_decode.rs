@@ -12,7 +12,9 @@
 //! `tokens`, `load_avg_1m` (also `backend` and `weights`, the weight format), and `modes`: per mode the median decode tokens/s over the
 //! rounds (`decode_tps`), `vs_none` (the median over rounds of the round's ratio to
 //! `none`), the mean milliseconds per token in the model, the constraint and the
-//! sampler, and the per-round tokens/s. One line per generation goes to stderr.
+//! sampler, and the per-round tokens/s; `step`: the model's decode step alone
+//! (`bench_step.rs`: the host's milliseconds to record and submit a step, the wait for its
+//! answer, the first step apart). One line per generation goes to stderr.
 
 use std::process::ExitCode;
 
@@ -93,6 +95,8 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
     let warm = GenerateConfig { max_tokens: 1, ..GenerateConfig::default() };
     generate(&mut loaded, LangConstraint::None(Unconstrained), &prompt_ids, warm, None, false)?;
     let runs = bench.rounds(&mut loaded, &mut kits, &prompt_ids)?;
+    let step = crate::bench_step::step_times(&mut loaded.model, &prompt_ids, a.tokens.min(32))?;
+    eprintln!("model step alone: {step}");
     let summary = serde_json::json!({
         "lang": a.lang.name(),
         "backend": loaded.backend.name(),
@@ -102,6 +106,7 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
         "tokens": a.tokens,
         "load_avg_1m": load_avg_1m(),
         "modes": modes_json(&a.modes, &runs),
+        "step": step,
     });
     println!("{summary}");
     Ok(ExitCode::SUCCESS)

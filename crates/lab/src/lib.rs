@@ -20,6 +20,7 @@ mod bench_decode;
 mod bench_fim;
 mod bench_finishing;
 mod bench_mask;
+mod bench_step;
 pub mod eval;
 mod eval_args;
 mod eval_fim;

@@ -18,11 +18,26 @@ use burn::tensor::{Device, Tensor};
 use super::ModelError;
 use espalier_kernels::{Heads, HostKv};
 
+/// Whether a cache's decode steps replay a recorded step ([`KvCache::replay_state`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplayState {
+    /// No step recorded (not a GPU-kernel model, replay off, not decoded yet, or the
+    /// last step was not a replay).
+    None,
+    /// A step is recorded; `replays` steps replayed it since.
+    Recorded { replays: usize },
+    /// The backend refused to record (its error); steps run launch by launch.
+    Refused(String),
+}
+
 /// Keys and values of the positions already run through the model.
 #[derive(Clone, Debug)]
 pub struct KvCache {
     store: Store,
     len: usize,
+    /// The decode step recorded for these stores (`gpu_replay.rs`), if any.
+    #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+    pub(crate) replay: super::gpu_replay::StepReplay,
 }
 
 #[derive(Clone, Debug)]
@@ -34,18 +49,54 @@ pub(crate) enum Store {
 impl KvCache {
     /// An empty host-side cache (CPU weight formats) for `layers` blocks.
     pub(crate) fn host(layers: usize, heads: Heads) -> Self {
-        Self { store: Store::Host { heads, layers: vec![HostKv::default(); layers] }, len: 0 }
+        Self::new(Store::Host { heads, layers: vec![HostKv::default(); layers] })
     }
 
     /// An empty device-side cache (burn path) for `layers` blocks; capacity never
     /// grows past `max` positions (the context length).
     pub(crate) fn device(layers: usize, max: usize) -> Self {
-        Self { store: Store::Device { max, layers: vec![None; layers] }, len: 0 }
+        Self::new(Store::Device { max, layers: vec![None; layers] })
+    }
+
+    fn new(store: Store) -> Self {
+        Self {
+            store,
+            len: 0,
+            #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+            replay: Default::default(),
+        }
+    }
+
+    /// Whether every layer has device stores with room for `rows` positions, held by
+    /// this cache alone (a recorded step writes them in place: `gpu_replay.rs`).
+    #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+    pub(crate) fn device_stores_ready(&mut self, rows: usize) -> bool {
+        let Store::Device { layers, .. } = &mut self.store else { return false };
+        layers.iter_mut().all(|slot| {
+            let Some(DeviceKv { k, v, added }) = slot.take() else { return false };
+            let room = k.dims()[1] >= rows;
+            // A store that is not a cube tensor is lost here (never on a cubecl device):
+            // the step then refuses the cache (`take_device_stores`), as after a failure.
+            let (Some((k, k_alone)), Some((v, v_alone))) = (unshared(k), unshared(v)) else {
+                return false;
+            };
+            *slot = Some(DeviceKv { k, v, added });
+            room && k_alone && v_alone
+        })
     }
 
     /// Number of positions cached (the position of the next token).
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Whether this cache's decode steps replay a recorded step (GPU kernels on wgpu /
+    /// cuda: `gpu_replay.rs`); always [`ReplayState::None`] elsewhere.
+    pub fn replay_state(&self) -> ReplayState {
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        return self.replay.state();
+        #[cfg(not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))))]
+        ReplayState::None
     }
 
     /// Whether no position is cached.
@@ -170,6 +221,19 @@ impl KvCache {
     pub(crate) fn advance(&mut self, n: usize) {
         self.len += n;
     }
+}
+
+/// `x`, and whether only it holds its buffer (`false` off a cubecl device); `None` when
+/// it was on a cubecl device and still not a cube tensor (not seen).
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+fn unshared(x: Tensor<3>) -> Option<(Tensor<3>, bool)> {
+    use burn::backend::Cube;
+    if !super::gpu_quantized::is_block_kernel_device(&x.device()) {
+        return Some((x, false));
+    }
+    let cube = x.try_into_primitive::<Cube>().ok()?;
+    let alone = cube.can_mut();
+    Some((Tensor::from_primitive::<Cube>(cube), alone))
 }
 
 fn mismatch() -> ModelError {

@@ -84,7 +84,7 @@ mod device {
     use cubecl::prelude::*;
 
     use super::super::gpu_fold::{fold_max_shared, fold_sum_shared};
-    use super::super::gpu_tensor::{arg, cube, empty, tensor};
+    use super::super::gpu_tensor::{arg, cube, empty, tensor, Position};
     use super::super::ModelError;
     use super::{AttendShape, UNITS};
 
@@ -96,17 +96,18 @@ mod device {
         k: &[f32],
         v: &[f32],
         out: &mut [f32],
+        position: &[f32],
         heads: usize,
         group: usize,
         d: usize,
         capacity: usize,
         t: usize,
-        past: usize,
     ) {
         let u = usize::cast_from(UNIT_POS_X);
         let units = comptime![UNITS];
         let head = usize::cast_from(CUBE_POS_X);
         let r = usize::cast_from(CUBE_POS_Y);
+        let past = usize::cast_from(u32::cast_from(position[0]));
         let base = (head / group) * capacity * d;
         let mut qs = Shared::<[f32]>::new_slice(comptime![UNITS]);
         let mut red = Shared::<[f32]>::new_slice(comptime![UNITS]);
@@ -193,8 +194,9 @@ mod device {
         q: Tensor<3>,
         k: &Tensor<3>,
         v: &Tensor<3>,
-        past: usize,
+        position: &Position,
     ) -> Result<Tensor<2>, ModelError> {
+        let past = position.at;
         let [heads, t, d] = q.dims();
         let [kv_heads, capacity, kd] = k.dims();
         if kd != d
@@ -216,6 +218,7 @@ mod device {
         let what = "GPU attention";
         let q = cube(q, what)?;
         let (k, v) = (cube(k.clone(), what)?, cube(v.clone(), what)?);
+        let position = position.cube(what)?;
         let out = empty(&q, &[t, heads * d]);
         // SAFETY: cube (head, row) reads its query row, cache rows < past + t <=
         // capacity of its key/value head, and writes its own head's d outputs of row.
@@ -228,12 +231,12 @@ mod device {
                 arg(&k),
                 arg(&v),
                 arg(&out),
+                arg(&position),
                 s.heads,
                 s.heads / s.kv_heads,
                 d,
                 s.capacity,
                 t,
-                past,
             )
         };
         Ok(tensor(out))

@@ -12,33 +12,48 @@ use espalier_kernels::Heads;
 
 use super::gpu_attention::attend;
 use super::gpu_norm::rms_norm;
+use super::gpu_replay::Held;
 use super::gpu_rope::rope_split;
 use super::gpu_swiglu::swiglu;
+use super::gpu_tensor::Position;
 use super::{KvCache, Llama, ModelError};
 
 impl Llama {
     /// [`Llama::blocks_forward`] in this crate's kernels: `x` `[t, hidden]` at positions
-    /// `past..past + t`; appends to the cache's layers (the caller advances it).
+    /// `position..position + t`; appends to the cache's layers (the caller advances it).
+    /// Every tensor the launches write is kept by `held` (a recorded step keeps them).
     pub(super) fn blocks_forward_gpu(
         &self,
         mut x: Tensor<2>,
-        past: usize,
+        position: &Position,
         cache: &mut KvCache,
+        held: &mut Held,
     ) -> Result<Tensor<2>, ModelError> {
         let c = &self.config;
         let heads = Heads { heads: c.heads, kv_heads: c.kv_heads, head_dim: c.head_dim };
         for (i, b) in self.blocks.iter().enumerate() {
             let h = rms_norm(x.clone(), &b.attn_norm, c.rms_eps)?;
+            held.hold(&h);
             let qkv = b.qkv.forward(h)?;
+            held.hold(&qkv);
             let bias = b.qkv_bias.as_ref().map(|q| &q.tensor);
             let t = qkv.dims()[0];
             let (k, v) = cache.take_device_stores(i, [c.kv_heads, t, c.head_dim], &self.device)?;
-            let [q, k, v] = rope_split(qkv, bias, &self.cos, &self.sin, past, heads, k, v)?;
+            let [q, k, v] = rope_split(qkv, bias, &self.cos, &self.sin, position, heads, k, v)?;
+            held.hold(&q);
             cache.put_device_stores(i, k.clone(), v.clone(), t);
-            x = b.attn_out.forward_add(attend(q, &k, &v, past)?, x)?;
+            let attended = attend(q, &k, &v, position)?;
+            held.hold(&attended);
+            x = b.attn_out.forward_add(attended, x)?;
+            held.hold(&x);
             let h = rms_norm(x.clone(), &b.ffn_norm, c.rms_eps)?;
+            held.hold(&h);
             let gu = b.gate_up.forward(h)?;
-            x = b.down.forward_add(swiglu(gu, c.ffn)?, x)?;
+            held.hold(&gu);
+            let act = swiglu(gu, c.ffn)?;
+            held.hold(&act);
+            x = b.down.forward_add(act, x)?;
+            held.hold(&x);
         }
         Ok(x)
     }

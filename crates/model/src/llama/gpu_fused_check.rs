@@ -15,6 +15,7 @@ use super::gpu_norm::{rms_norm, rms_norm_twin};
 use super::gpu_quantized::GpuQuantized;
 use super::gpu_rope::{rope_split, rope_split_twin, Stores};
 use super::gpu_swiglu::swiglu;
+use super::gpu_tensor::Position;
 use super::linear::host_rows;
 use super::ModelError;
 use crate::gguf::GgmlType;
@@ -79,7 +80,8 @@ fn check_rope(check: &mut GpuKernelCheck, device: &Device, t: usize) -> Result<(
         let b = with_bias.then(|| tensor(&bias, [1, width], device));
         let (k, v) = (tensor(&old, store, device), tensor(&old, store, device));
         let x = tensor(&qkv, [t, width], device);
-        let got = rope_split(x, b.as_ref(), &cos, &sin, past, HEADS, k, v)?;
+        let position = Position::upload(past, device);
+        let got = rope_split(x, b.as_ref(), &cos, &sin, &position, HEADS, k, v)?;
         let b = with_bias.then_some(bias.as_slice());
         let (mut k, mut v) = (old.clone(), old.clone());
         let stores = Stores { k: &mut k, v: &mut v, capacity };
@@ -108,7 +110,7 @@ fn check_attention(
         tensor(&q, [heads, t, d], device),
         &tensor(&k, [kv_heads, capacity, d], device),
         &tensor(&v, [kv_heads, capacity, d], device),
-        past,
+        &Position::upload(past, device),
     )?;
     let s = AttendShape { heads, kv_heads, head_dim: d, capacity, t, past };
     let name = format!("attention {t} row(s) over {} positions", past + t);

@@ -83,7 +83,7 @@ mod device {
     use cubecl::prelude::*;
     use espalier_kernels::Heads;
 
-    use super::super::gpu_tensor::{arg, cube, empty, tensor};
+    use super::super::gpu_tensor::{arg, cube, empty, tensor, Position};
     use super::super::ModelError;
 
     /// See the module: cube (slot, row), unit `i` of `d / 2` (= the workgroup's size).
@@ -97,8 +97,8 @@ mod device {
         q: &mut [f32],
         k: &mut [f32],
         v: &mut [f32],
+        position: &[f32],
         t: usize,
-        past: usize,
         heads: usize,
         kv_heads: usize,
         capacity: usize,
@@ -109,6 +109,7 @@ mod device {
         let d = 2 * half;
         let slot = usize::cast_from(CUBE_POS_X);
         let r = usize::cast_from(CUBE_POS_Y);
+        let past = usize::cast_from(u32::cast_from(position[0]));
         let src = r * (heads + 2 * kv_heads) * d + slot * d + i;
         let mut a = qkv[src];
         let mut b = qkv[src + half];
@@ -145,12 +146,13 @@ mod device {
         bias: Option<&Tensor<2>>,
         cos: &Tensor<2>,
         sin: &Tensor<2>,
-        past: usize,
+        position: &Position,
         h: Heads,
         k: Tensor<3>,
         v: Tensor<3>,
     ) -> Result<[Tensor<3>; 3], ModelError> {
         let [t, width] = qkv.dims();
+        let past = position.at;
         let (d, half) = (h.head_dim, h.head_dim / 2);
         let slots = h.heads + 2 * h.kv_heads;
         let [context, table] = cos.dims();
@@ -178,6 +180,7 @@ mod device {
             None => cos.clone(),
         };
         let (k, v) = (writable(k)?, writable(v)?);
+        let position = position.cube(what)?;
         let q = empty(&qkv, &[h.heads, t, d]);
         // SAFETY: cube (slot, row) reads row `row` of qkv (width checked), its slot's
         // bias, table row past + row (< context, checked) and writes its own head's row
@@ -194,8 +197,8 @@ mod device {
                 arg(&q),
                 arg(&k),
                 arg(&v),
+                arg(&position),
                 t,
-                past,
                 h.heads,
                 h.kv_heads,
                 capacity,

@@ -49,3 +49,27 @@ pub(crate) fn arg(x: &CubeTensor) -> BufferArg {
     // SAFETY: a contiguous f32 tensor's buffer holds exactly its `len` elements.
     unsafe { BufferArg::from_raw_parts(x.handle.clone(), len(x)) }
 }
+
+/// The position of a pass's first row, on the host (for the callers' bounds checks) and
+/// on the device (one f32, exact below 2^24 positions: what the kernels read). The
+/// kernels take the position from a buffer, not a launch scalar, so a recorded decode
+/// step (`gpu_replay.rs`) replays at any position: its buffer is rewritten between
+/// replays.
+#[derive(Clone, Debug)]
+pub(crate) struct Position {
+    pub at: usize,
+    pub buffer: Tensor<1>,
+}
+
+impl Position {
+    /// `at` uploaded to `device`.
+    pub(crate) fn upload(at: usize, device: &burn::tensor::Device) -> Self {
+        let data = burn::tensor::TensorData::new(vec![at as f32], [1]);
+        Self { at, buffer: Tensor::from_data(data, device) }
+    }
+
+    /// The device buffer as a kernel argument; `what` names the kernel in the error.
+    pub(crate) fn cube(&self, what: &str) -> Result<CubeTensor, ModelError> {
+        cube(self.buffer.clone(), what)
+    }
+}

@@ -123,6 +123,12 @@ impl Linear {
         }
     }
 
+    /// Whether the product runs in this crate's GPU kernel (`gpu_quantized.rs`).
+    #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+    pub(crate) fn is_gpu(&self) -> bool {
+        matches!(self, Linear::Gpu(_))
+    }
+
     /// Bytes the weights take (device or host memory).
     pub(crate) fn bytes(&self) -> usize {
         match self {

@@ -51,6 +51,8 @@ pub mod gpu_kernel_check;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 mod gpu_quantized;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+mod gpu_replay;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 mod gpu_swiglu;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 mod gpu_tensor;
@@ -63,13 +65,14 @@ mod top_list;
 mod weight_format;
 mod weights;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 
 pub use backend::{BackendKind, WGPU_TASKS_MAX};
-pub use cache::KvCache;
+pub use cache::{KvCache, ReplayState};
 pub use config::{Architecture, LlamaConfig, MAX_CONTEXT};
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use cuda_probe::{probe as probe_cuda, CudaDeviceInfo};
@@ -85,9 +88,26 @@ use weights::BlockWeights;
 
 use crate::gguf::Gguf;
 
+/// Which load a model's weights come from: clones share it (they share the weights). A
+/// recorded decode step (`gpu_replay.rs`) is replayed only for the model that recorded it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ModelId(u64);
+
+impl ModelId {
+    fn next() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        Self(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
 /// A loaded Llama model on one device.
 #[derive(Clone, Debug)]
 pub struct Llama {
+    #[cfg_attr(
+        not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))),
+        allow(dead_code)
+    )]
+    id: ModelId,
     config: LlamaConfig,
     device: Device,
     format: WeightFormat,
@@ -111,6 +131,13 @@ pub struct Llama {
         allow(dead_code)
     )]
     gpu_kernels: bool,
+    /// Whether a decode step is recorded once and replayed (`gpu_replay.rs`): the block
+    /// kernels with every product in this crate's GPU kernel, `ESPALIER_GPU_REPLAY` not 0.
+    #[cfg_attr(
+        not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))),
+        allow(dead_code)
+    )]
+    step_replay: bool,
 }
 
 impl Llama {
@@ -162,7 +189,17 @@ impl Llama {
         let gpu_kernels = format.host().is_none() && gpu_quantized::is_block_kernel_device(device);
         #[cfg(not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))))]
         let gpu_kernels = false;
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        let step_replay = gpu_kernels
+            && gpu_replay::replay_enabled()
+            && output.is_gpu()
+            && blocks
+                .iter()
+                .all(|b| [&b.qkv, &b.attn_out, &b.gate_up, &b.down].iter().all(|l| l.is_gpu()));
+        #[cfg(not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))))]
+        let step_replay = false;
         Ok(Self {
+            id: ModelId::next(),
             config,
             device: device.clone(),
             format,
@@ -175,6 +212,7 @@ impl Llama {
             rope,
             isa: Isa::detect(),
             gpu_kernels,
+            step_replay,
         })
     }
 
@@ -331,6 +369,13 @@ impl Llama {
         if past + t > c.context_len {
             return Err(ModelError::ContextFull { len: past + t, max: c.context_len });
         }
+        #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+        if self.gpu_kernels {
+            if let Some(logits) = self.replayed_step(tokens, past, cache)? {
+                cache.advance(1);
+                return Ok(logits);
+            }
+        }
 
         let mut rows = vec![0f32; t * c.hidden];
         for (&id, row) in tokens.iter().zip(rows.chunks_exact_mut(c.hidden)) {
@@ -379,7 +424,9 @@ impl Llama {
         }
         #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
         if self.gpu_kernels {
-            return self.blocks_forward_gpu(x, past, cache);
+            let position = gpu_tensor::Position::upload(past, &self.device);
+            let held = &mut gpu_replay::Held::nothing();
+            return self.blocks_forward_gpu(x, &position, cache, held);
         }
         // This step's RoPE rows and causal mask as tensors.
         let cos = self.cos.clone().narrow(0, past, t).unsqueeze_dim::<3>(0);

@@ -24,7 +24,8 @@
 
 use crate::common::argmax;
 use espalier_model::{
-    gpu_kernel_check, ActivationFormat, BackendKind, Gguf, KvCache, Llama, Tokenizer, WeightFormat,
+    gpu_kernel_check, ActivationFormat, BackendKind, Gguf, KvCache, Llama, ReplayState, Tokenizer,
+    WeightFormat,
 };
 
 const MODEL: &str =
@@ -103,6 +104,8 @@ struct Run {
     /// The tokens fed after the prompt: the run's own greedy choices, or those given.
     fed: Vec<u32>,
     cache_len: usize,
+    /// Whether the decode steps replayed a recorded step (`gpu_replay.rs`).
+    replay: ReplayState,
 }
 
 /// Feeds `model` the prompt, then [`STEPS`] tokens one at a time (`feed`'s, or else
@@ -119,7 +122,7 @@ fn run(model: &Llama, ids: &[u32], feed: Option<&[u32]>) -> Run {
     }
     cache.truncate(ids.len() + 1);
     logits.push(("after rollback".to_string(), model.forward(&fed[1..2], &mut cache).unwrap()));
-    Run { logits, fed, cache_len: cache.len() }
+    Run { logits, fed, cache_len: cache.len(), replay: cache.replay_state() }
 }
 
 /// The prompt, then [`STEPS`] tokens each chosen on the device by
@@ -170,6 +173,12 @@ fn agree(backend: BackendKind, hint: &str) {
         cpu_model.weight_format()
     );
 
+    // Every matrix in a type gpu-blocks holds (Q4_0, Q4_1, Q4_K, Q8_0): a Q4_K_M file's
+    // Q6_K / Q5_x matrices stay f32 on purpose.
+    let packable = gguf.tensors().iter().filter(|t| t.dims.len() == 2).all(|t| {
+        use espalier_model::gguf::GgmlType::*;
+        matches!(t.ggml_type, Q4_0 | Q4_1 | Q4_K | Q8_0)
+    });
     let mut failures = Vec::new();
     let mut device_bytes = Vec::new();
     for format in [WeightFormat::GpuBlocks, WeightFormat::BurnF32] {
@@ -215,6 +224,21 @@ fn agree(backend: BackendKind, hint: &str) {
                     .push(format!("{backend} {format} {what}: greedy token {tb}, ndarray {ta}"));
             }
         }
+        // gpu-blocks records step 1 and replays steps 2.. and the step after the rollback
+        // (the stores kept their room); where a product is burn's (burn-f32, a matrix
+        // gpu-blocks does not pack) nothing is recorded.
+        let replays = STEPS - 1 + 1;
+        let want = match format {
+            WeightFormat::GpuBlocks if packable => ReplayState::Recorded { replays },
+            _ => ReplayState::None,
+        };
+        eprintln!("{backend} {format}: replay {:?}", gpu_run.replay);
+        if gpu_run.replay != want && std::env::var("ESPALIER_GPU_REPLAY").as_deref() != Ok("0") {
+            failures.push(format!(
+                "{backend} {format}: replay {:?} after the run, not {want:?}",
+                gpu_run.replay
+            ));
+        }
         if gpu_run.cache_len != cpu.cache_len {
             failures.push(format!(
                 "{backend} {format}: cache length {} after rollback, ndarray {}",
@@ -231,12 +255,6 @@ fn agree(backend: BackendKind, hint: &str) {
         failures
             .push(format!("the default weight format on {backend} is {default}, not gpu-blocks"));
     }
-    // Every matrix in a type gpu-blocks holds (Q4_0, Q4_1, Q4_K, Q8_0): a Q4_K_M file's
-    // Q6_K / Q5_x matrices stay f32 on purpose.
-    let packable = gguf.tensors().iter().filter(|t| t.dims.len() == 2).all(|t| {
-        use espalier_model::gguf::GgmlType::*;
-        matches!(t.ggml_type, Q4_0 | Q4_1 | Q4_K | Q8_0)
-    });
     if let (&[(_, blocks), (_, f32)], true) = (&device_bytes[..], packable) {
         // A matrix silently left as f32 would show here: Q4_1 is 24 bytes per 32 weights.
         if blocks * 3 >= f32 {
