@@ -20,7 +20,9 @@
 # The LAST line of stdout is one JSON object: `agreement`, `launches_per_token`,
 # `submits_per_token`, `readback_bytes_per_token`, `decode_tps` (the long run's, lavapipe on
 # this machine's CPUs, the layer's atomic counters included), `host_ms_per_token` (the
-# host's time to record and submit a decode step: the runs' model time, differenced). Logs: $OUT_DIR (default
+# host's time to record and submit a decode step, or to replay a recorded one: the median
+# of the long run's `step` figures, `crates/lab/src/bench_step.rs`), `replay` (the cache's
+# replay state after those steps). Logs: $OUT_DIR (default
 # target/gpu-lavapipe). CARGO_TARGET_DIR is honoured (a directory of its own keeps the
 # wgpu build from displacing the test run's). ESPALIER_GPU_BINS=DIR skips the build and
 # runs DIR/espalier and DIR/backend_agreement (a kept build: the baseline of results/gpu).
@@ -115,7 +117,8 @@ def last_json(path):
 c1, c2 = last_json(f"{out}/counts-{short}.json"), last_json(f"{out}/counts-{long_}.json")
 b1, b2 = last_json(f"{out}/bench-{short}.json"), last_json(f"{out}/bench-{long_}.json")
 result = {"agreement": agreement, "launches_per_token": None, "submits_per_token": None,
-          "readback_bytes_per_token": None, "decode_tps": None, "host_ms_per_token": None}
+          "readback_bytes_per_token": None, "decode_tps": None, "host_ms_per_token": None,
+          "replay": None}
 if c1 and c2 and b1 and b2:
     m1, m2 = b1["modes"]["none"], b2["modes"]["none"]
     t1, t2 = m1["tokens"], m2["tokens"]
@@ -123,12 +126,9 @@ if c1 and c2 and b1 and b2:
         per = lambda k: round((c2[k] - c1[k]) / (t2 - t1), 2)
         result.update(launches_per_token=per("dispatches"), submits_per_token=per("submits"),
                       readback_bytes_per_token=per("readback_bytes"))
-        # The model's time of a decode step is recording and submitting the pass (the
-        # loop computes the mask while the device runs it, then waits in the draw); the
-        # first step of a generation also waits for the device: it cancels in the
-        # difference of the two runs.
-        host = (m2["model_ms_per_token"] * t2 - m1["model_ms_per_token"] * t1) / (t2 - t1)
-        result["host_ms_per_token"] = round(host, 3)
+    step = b2.get("step") or {}
+    result["host_ms_per_token"] = step.get("host_ms_median")
+    result["replay"] = step.get("replay")
     result["decode_tps"] = m2["decode_tps"]
 print(json.dumps(result))
 EOF

@@ -460,6 +460,7 @@ async function gpuWork() {
   report.gpu_counts = await countGpuWork(page, { decodeSteps, stepOnce, log });
   log(`WebGPU per decoded token: ${JSON.stringify(report.gpu_counts.per_decode_token ?? report.gpu_counts)}`);
   log(`WebGPU prefill + first token: ${JSON.stringify(report.gpu_counts.prefill_and_first_token ?? null)}`);
+  log(`WebGPU first decoded token (records the step the next ones replay): ${JSON.stringify(report.gpu_counts.recording_step ?? null)}`);
   check(report.gpu_counts.per_decode_token?.dispatches > 0, "webgpu: kernel launches counted in the model's worker");
   // Ceilings per decoded token (issue 33). Launches: the target is at most 10 a block;
   // the model's own kernels make 9 (crates/model/src/llama/gpu_block.rs), plus the final
@@ -487,6 +488,15 @@ async function gpuWork() {
     `webgpu: a visualized step copies at most 1 KiB to be read back, not the ${4 * vocab}-byte logits (counted ${step.copy_buffer_bytes})`);
   check(step.map_read_bytes <= 16384,
     `webgpu: a visualized step maps at most one 16 KiB staging page (counted ${step.map_read_bytes})`);
+  // Replay (crates/model/src/llama/gpu_replay.rs): the first decoded token records the
+  // step (its warm-up pass runs, then the recording is replayed: about two passes,
+  // once a generation); later tokens replay it, creating no bind groups for its
+  // launches (launch by launch: one a launch, ~275).
+  const rec = report.gpu_counts.recording_step || {};
+  check(rec.dispatches <= 2 * maxDispatches,
+    `webgpu: the recording step launches at most two steps' kernels (${2 * maxDispatches}; counted ${rec.dispatches})`);
+  check(step.create_bind_group_calls <= 16,
+    `webgpu: a visualized step replays the recorded step (at most 16 bind groups created; counted ${step.create_bind_group_calls})`);
   if (process.env.ESPALIER_BROWSER_GREEDY_COUNTS === "0") return;
   report.gpu_counts_greedy = await countGreedyDecode(page, {
     prompt: "def add(a, b):", decodeSteps, timeoutMs: generationTimeoutMs, log,
@@ -496,6 +506,8 @@ async function gpuWork() {
   check(g.dispatches > 0 && g.dispatches <= maxDispatches,
     `webgpu: a greedy token launches at most ${maxDispatches} kernels (counted ${g.dispatches})`);
   check(g.submits <= 3, `webgpu: a greedy token is at most 3 submits (counted ${g.submits})`);
+  check(g.create_bind_group_calls <= 16,
+    `webgpu: a greedy token replays the recorded step (at most 16 bind groups created; counted ${g.create_bind_group_calls})`);
   check(g.copy_buffer_bytes <= 1024,
     `webgpu: a greedy token copies at most 1 KiB to be read back (counted ${g.copy_buffer_bytes})`);
   check(g.map_read_bytes <= 16384,

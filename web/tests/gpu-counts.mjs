@@ -75,8 +75,12 @@ async function sum(page) {
   return s;
 }
 
-/// Steps a fresh run 1 + `decodeSteps` times (Python example already chosen by the
-/// caller) and returns { installed, prefill_and_first_token, per_decode_token, decode_steps }.
+/// Steps a fresh run 2 + `decodeSteps` times (Python example already chosen by the
+/// caller) and returns { installed, prefill_and_first_token, recording_step,
+/// per_decode_token, decode_steps }: the prompt's pass with the first token, then the
+/// first decoded token apart (it records the step that later tokens replay:
+/// `crates/model/src/llama/gpu_replay.rs`; once a generation), then the mean of the next
+/// `decodeSteps`.
 export async function countGpuWork(page, { decodeSteps = 3, stepOnce, log }) {
   const installed = await everyWorker(page, install);
   log(`WebGPU counters: ${JSON.stringify(installed)}`);
@@ -85,11 +89,14 @@ export async function countGpuWork(page, { decodeSteps = 3, stepOnce, log }) {
   await stepOnce();
   const first = await sum(page);
   await everyWorker(page, zero);
+  await stepOnce();
+  const recording = await sum(page);
+  await everyWorker(page, zero);
   for (let i = 0; i < decodeSteps; i++) await stepOnce();
   const rest = await sum(page);
-  if (!first || !rest) return { installed, error: "no worker had WebGPU counters" };
+  if (!first || !recording || !rest) return { installed, error: "no worker had WebGPU counters" };
   const perToken = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, Math.round((v / decodeSteps) * 100) / 100]));
-  return { installed, decode_steps: decodeSteps, prefill_and_first_token: first, per_decode_token: perToken };
+  return { installed, decode_steps: decodeSteps, prefill_and_first_token: first, recording_step: recording, per_decode_token: perToken };
 }
 
 // Greedy decoding as the model alone runs it (the worker's Bench message: no

@@ -27,6 +27,9 @@ use espalier_engine::{chat_of, generate, Loaded, ModelArgs, STORE_DIR};
 
 use crate::bench_clock::{load_avg_1m, round3};
 
+/// Steps of the model's decode step timed alone (`step`).
+const STEPS_ALONE: usize = 16;
+
 /// Arguments of `espalier bench decode`.
 #[derive(clap::Args)]
 pub struct DecodeArgs {
@@ -95,7 +98,9 @@ pub fn bench_decode(a: DecodeArgs) -> Result<ExitCode, Box<dyn std::error::Error
     let warm = GenerateConfig { max_tokens: 1, ..GenerateConfig::default() };
     generate(&mut loaded, LangConstraint::None(Unconstrained), &prompt_ids, warm, None, false)?;
     let runs = bench.rounds(&mut loaded, &mut kits, &prompt_ids)?;
-    let step = crate::bench_step::step_times(&mut loaded.model, &prompt_ids, a.tokens.min(32))?;
+    // A fixed count: two runs' counted work (scripts/check-gpu-lavapipe.sh) differs only
+    // in the rounds' tokens.
+    let step = crate::bench_step::step_times(&mut loaded.model, &prompt_ids, STEPS_ALONE)?;
     eprintln!("model step alone: {step}");
     let summary = serde_json::json!({
         "lang": a.lang.name(),
