@@ -49,6 +49,7 @@ pub mod names_finish;
 mod names_keyword_check;
 pub mod prompt;
 pub mod sampler;
+pub mod shortlist;
 pub mod source_file;
 mod stats;
 pub mod stop;
@@ -72,7 +73,8 @@ pub use languages::{
 };
 pub use logits::{HostLogits, Logits, LogitsError};
 pub use mode::{Mode, UnknownMode};
-pub use sampler::{Sampler, SamplingConfig, Shortlist};
+pub use sampler::{Sampler, SamplingConfig};
+pub use shortlist::{DrawMass, ListTotal, Shortlist};
 pub use stop::{RepetitionGuard, StopReason};
 pub use task::{Prepared, Task};
 pub use trace::{Candidate, How, StepTrace};

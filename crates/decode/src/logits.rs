@@ -11,7 +11,8 @@ use std::borrow::Cow;
 
 use espalier_constraint::TokenSet;
 
-use crate::sampler::{argmax, top_candidates, Shortlist};
+use crate::sampler::{argmax, top_candidates};
+use crate::shortlist::{DrawMass, Shortlist};
 
 /// Why the logits could not answer.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -63,14 +64,16 @@ pub trait Logits {
 
     /// The best ids of `0..n` in `allowed` (`None`: all) and not in `refused`, with their
     /// logits ([`Shortlist`]), where the model found them without the whole vector (a GPU
-    /// model's read-back); `None` when it has none, and the sampler reads the vector.
+    /// model's read-back), and the sum of `mass`'s weights over every allowed id when it
+    /// can (none refused); `None` when it has none, and the sampler reads the vector.
     fn shortlist(
         &mut self,
         n: usize,
         allowed: Option<&TokenSet>,
         refused: &[u32],
+        mass: Option<DrawMass>,
     ) -> Result<Option<Shortlist>, LogitsError> {
-        let _ = (n, allowed, refused);
+        let _ = (n, allowed, refused, mass);
         Ok(None)
     }
 

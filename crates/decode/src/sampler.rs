@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// best one are dropped before sorting: together they weigh less than
 /// `49152 * e^-30 ≈ 5e-9` of the mass, and skipping them turns a 49k-element sort
 /// (~2 ms, 4% of a CPU forward pass) into a sort of a few hundred.
-const NEGLIGIBLE_NATS: f32 = 30.0;
+pub(crate) const NEGLIGIBLE_NATS: f32 = 30.0;
 
 /// How to pick a token from a distribution. `temperature <= 0` means greedy.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,7 +50,7 @@ impl SamplingConfig {
 #[derive(Clone, Debug)]
 pub struct Sampler {
     config: SamplingConfig,
-    rng: ChaCha8Rng,
+    pub(crate) rng: ChaCha8Rng,
     scratch: Vec<(u32, f32)>,
 }
 
@@ -97,38 +97,9 @@ impl Sampler {
         chosen
     }
 
-    /// [`Sampler::sample`] from a [`Shortlist`] (the best allowed ids, found where the
-    /// logits are): the same draw as from the whole vector, or `None` when the list
-    /// cannot tell (an id left out of it could be drawn); nothing is drawn then, so the
-    /// caller samples the whole vector instead with the same state.
-    pub fn sample_shortlist(&mut self, list: &Shortlist) -> Option<Option<u32>> {
-        let complete = list.rest_at_most.is_none();
-        if self.config.is_greedy() {
-            return list.entries.first().map(|e| Some(e.0)).or(complete.then_some(None));
-        }
-        let t = self.config.temperature;
-        let Some(&(_, best)) = list.entries.first() else {
-            return complete.then_some(None);
-        };
-        let floor = best - NEGLIGIBLE_NATS * t;
-        let weight = |l: f32| ((l - best) / t).exp();
-        let mut cands: Vec<(u32, f32)> =
-            list.entries.iter().filter(|e| e.1 >= floor).map(|&(id, l)| (id, weight(l))).collect();
-        // The ids left out are below the floor, or top-k keeps only listed ids whose
-        // weights exceed every one of theirs.
-        if let Some(rest) = list.rest_at_most.filter(|&rest| rest >= floor) {
-            cands.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            let k = self.config.top_k;
-            if !(k > 0 && cands.len() >= k && cands[k - 1].1 > weight(rest)) {
-                return None;
-            }
-        }
-        Some(self.draw(&mut cands))
-    }
-
     /// Draws from `cands` (`(id, weight)` of every candidate within the floor): sorted
     /// by weight, cut by top-k and top-p, then one uniform draw over what is left.
-    fn draw(&mut self, cands: &mut Vec<(u32, f32)>) -> Option<u32> {
+    pub(crate) fn draw(&mut self, cands: &mut Vec<(u32, f32)>) -> Option<u32> {
         // Highest weight first, ties by id so the order never depends on the platform.
         cands.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         if self.config.top_k > 0 && cands.len() > self.config.top_k {
@@ -159,19 +130,8 @@ impl Sampler {
     }
 }
 
-/// The best allowed ids of a step's logits, found where they are (a GPU reads back only
-/// these): `(id, logit)`, the highest logit first, ties to the lowest id.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Shortlist {
-    /// The entries, best first.
-    pub entries: Vec<(u32, f32)>,
-    /// `None` when the entries are every allowed id with a finite logit; otherwise a
-    /// bound on the logits of those left out.
-    pub rest_at_most: Option<f32>,
-}
-
 /// A uniform draw in `[0, 1)` from the top 24 bits (an f32 has a 24-bit mantissa).
-fn unit_f32(rng: &mut ChaCha8Rng) -> f32 {
+pub(crate) fn unit_f32(rng: &mut ChaCha8Rng) -> f32 {
     (rng.next_u32() >> 8) as f32 * (1.0 / (1u32 << 24) as f32)
 }
 
@@ -223,69 +183,6 @@ mod tests {
         assert_eq!(s.sample(&logits, |i| i != 1), Some(2));
         assert_eq!(s.sample(&logits, |i| i == 0 || i == 4), Some(0));
         assert_eq!(s.sample(&logits, |i| i == 4), None, "NaN logits are never chosen");
-    }
-
-    /// The best `k` allowed ids of `logits`, as a device's list would hold them.
-    fn shortlist_of(logits: &[f32], allowed: impl Fn(u32) -> bool, k: usize) -> Shortlist {
-        let mut all: Vec<(u32, f32)> = logits
-            .iter()
-            .enumerate()
-            .filter(|&(i, l)| l.is_finite() && allowed(i as u32))
-            .map(|(i, &l)| (i as u32, l))
-            .collect();
-        all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let rest_at_most = (all.len() > k).then(|| all[k - 1].1);
-        all.truncate(k);
-        Shortlist { entries: all, rest_at_most }
-    }
-
-    #[test]
-    fn a_shortlist_draws_what_the_whole_vector_draws_or_says_it_cannot() {
-        // Peaked logits (a few tokens far above a long tail), as a model's are, with
-        // ties in the tail; a mask of every third id.
-        let logits: Vec<f32> = (0..3000u32)
-            .map(|i| {
-                let x = (i.wrapping_mul(2_654_435_761) >> 7) % 1000;
-                if i % 97 == 5 {
-                    25.0 - (i % 11) as f32
-                } else {
-                    (x / 50) as f32 * 0.25
-                }
-            })
-            .collect();
-        let allowed = |i: u32| i % 3 != 1;
-        let mut undecided = Vec::new();
-        for (t, top_k, top_p) in [
-            (0.7, 0, 1.0),
-            (1.0, 0, 0.9),
-            (0.3, 40, 1.0),
-            (1.5, 20, 0.95),
-            (1.0, 64, 1.0),
-            (0.0, 0, 1.0),
-        ] {
-            for depth in [1, 8, 64, 3000] {
-                let list = shortlist_of(&logits, allowed, depth);
-                for seed in 0..20 {
-                    let mut whole = Sampler::new(config(t, top_k, top_p, seed));
-                    let mut short = whole.clone();
-                    let case = format!("t {t} k {top_k} p {top_p} depth {depth} seed {seed}");
-                    match short.sample_shortlist(&list) {
-                        Some(got) => assert_eq!(got, whole.sample(&logits, allowed), "{case}"),
-                        // Nothing drawn: the whole vector draws next, from the same state.
-                        None => undecided.push((t, top_k, depth)),
-                    }
-                    assert_eq!(short.rng.next_u32(), whole.rng.next_u32(), "{case}: draws used");
-                }
-            }
-        }
-        // A complete list always decides, greedy always, and top-k below the list's depth
-        // here (the tail is far below the peaks); plain temperature and top-p need every
-        // id within the 30-nat floor, which reaches this tail.
-        for &(t, top_k, depth) in &undecided {
-            assert!(depth < 3000 && t > 0.0, "undecided: t {t} depth {depth}");
-            assert!(!(depth == 64 && (top_k == 20 || top_k == 40)), "undecided: top-k {top_k}");
-        }
-        assert!(undecided.len() < 300, "{} of 480 undecided", undecided.len());
     }
 
     #[test]

@@ -18,8 +18,12 @@ use std::time::Duration;
 
 use espalier_constraint::{Constraint, TokenSet};
 use espalier_decode::sampler::top_candidates;
-use espalier_decode::{DecodeError, Generator, Logits, LogitsError, Shortlist, StepOutcome};
-use espalier_model::{DeviceLogits, ModelError, TopList};
+use espalier_decode::{
+    DecodeError, DrawMass, Generator, Logits, LogitsError, Shortlist, StepOutcome,
+};
+use espalier_model::{DeviceLogits, ListQuery, ModelError, TopList};
+
+use crate::llama_model::{device_mass, shortlist_of};
 use web_time::Instant;
 
 /// Ids in the draw list under the step's mask for greedy decoding: the draw when fewer
@@ -46,26 +50,31 @@ pub struct PrefetchedLogits {
 
 impl PrefetchedLogits {
     /// Reads back, in one read-back, the draw list of `depth` ids under `mask` over ids
-    /// `0..n` and the `trace_top` best ids of all (none when 0).
+    /// `0..n` (with the sum of `mass`'s weights, when sampling asks for it) and the
+    /// `trace_top` best ids of all (none when 0).
     pub async fn read(
         mut device: DeviceLogits,
         n: usize,
         mask: Option<&TokenSet>,
         depth: usize,
         trace_top: usize,
+        mass: Option<DrawMass>,
     ) -> Result<Self, ModelError> {
         let trace_top = trace_top.min(TopList::MAX_K);
-        let mut queries = vec![(mask.map(TokenSet::words), depth.clamp(1, TopList::MAX_K))];
-        match (mask, trace_top) {
+        let draw = ListQuery::new(mask.map(TokenSet::words), depth.clamp(1, TopList::MAX_K));
+        let mut queries = vec![mass.map_or(draw, |m| draw.with_mass(device_mass(m)))];
+        // The trace's probabilities are the softmax's: with a draw mass the trace's list
+        // is a list of its own.
+        match (mask.is_some() || mass.is_some(), trace_top) {
             (_, 0) => {}
-            (None, k) => queries[0].1 = queries[0].1.max(k),
-            (Some(_), k) => queries.push((None, k)),
+            (false, k) => queries[0].k = queries[0].k.max(k),
+            (true, k) => queries.push(ListQuery::new(None, k)),
         }
         let mut lists = device.tops_async(n, &queries).await?;
-        let top = match (mask, trace_top) {
+        let top = match (queries.len(), trace_top) {
             (_, 0) => None,
-            (None, _) => Some(lists[0].clone()),
-            (Some(_), _) => lists.pop(),
+            (1, _) => Some(lists[0].clone()),
+            _ => lists.pop(),
         };
         let draw = lists.swap_remove(0);
         Ok(Self { device, mask: mask.map(|m| m.words().to_vec()), draw, top, host_read: false })
@@ -110,18 +119,15 @@ impl Logits for PrefetchedLogits {
 
     fn shortlist(
         &mut self,
-        _n: usize,
+        n: usize,
         allowed: Option<&TokenSet>,
         refused: &[u32],
+        mass: Option<DrawMass>,
     ) -> Result<Option<Shortlist>, LogitsError> {
         if self.host_read {
             return Ok(None);
         }
-        Ok(self.list_for(allowed).map(|list| Shortlist {
-            entries: list.entries.iter().filter(|(id, _)| !refused.contains(id)).copied().collect(),
-            rest_at_most: (!list.is_complete())
-                .then(|| list.entries.last().map_or(f32::NEG_INFINITY, |e| e.1)),
-        }))
+        Ok(self.list_for(allowed).map(|list| shortlist_of(list, refused, mass, n)))
     }
 
     fn host(&mut self) -> Result<&[f32], LogitsError> {
@@ -171,7 +177,8 @@ pub async fn step_on_device<C: Constraint>(
     let depth = if config.sampling.is_greedy() { DRAW_DEPTH } else { SAMPLE_DEPTH };
     let start = Instant::now();
     let mask = generator.prepared_mask();
-    let mut logits = PrefetchedLogits::read(logits, n, mask, depth, trace_top)
+    let mass = config.sampling.draw_mass();
+    let mut logits = PrefetchedLogits::read(logits, n, mask, depth, trace_top, mass)
         .await
         .map_err(|e| e.to_string())?;
     let mut waited = start.elapsed();
@@ -202,19 +209,22 @@ mod tests {
 
     /// SmolLM2 writing Python under the mask, with traces: stepped on prefetched lists
     /// (as the browser's WebGPU steps are) it writes what it writes on host logits, with
-    /// the same trace (candidates, probabilities to rounding, refusals); temperature
-    /// sampling goes through the fallback (the whole vector) and draws the same tokens.
+    /// the same trace (candidates, probabilities to rounding, refusals), greedy and
+    /// sampling (plain temperature, top-k, top-p): drawn from the lists where they decide
+    /// the draw, from the whole vector where they cannot.
     #[test]
     fn steps_on_prefetched_lists_choose_as_steps_on_host_logits() {
         let mut loaded = load(None, "ndarray").expect("the model (scripts/fetch-model.sh)");
         let mut kits = Kits::new(loaded.vocab.clone()).with_store_dir(STORE_DIR);
         let python = Lang::from_name("python").unwrap();
         let task = Task::new(Some(python), Mode::Mask, python.prompting().sample_request());
-        for (temperature, top_k, seed) in [(0.0, 0, 0), (0.8, 0, 7), (0.5, 20, 3)] {
+        for (temperature, top_k, top_p, seed) in
+            [(0.0, 0, 1.0, 0), (0.8, 0, 1.0, 7), (0.5, 20, 1.0, 3), (1.0, 0, 0.9, 5)]
+        {
             let config = GenerateConfig {
                 max_tokens: 48,
                 trace: true,
-                sampling: SamplingConfig { temperature, top_k, top_p: 1.0, seed },
+                sampling: SamplingConfig { temperature, top_k, top_p, seed },
                 ..GenerateConfig::default()
             };
             let p = prepare(&loaded.tokenizer, &mut kits, &task, config.clone()).unwrap();
@@ -268,15 +278,20 @@ mod tests {
                 }
             }
             // Greedy under a sound mask: every step drawn from the lists; top-k sampling
-            // too (its 20 candidates are in the 64-deep list). Plain temperature reads the
-            // vector whenever its floor reaches past the list: for it the point is the
-            // equality above.
+            // too (its 20 candidates are in the 64-deep list); plain temperature whenever
+            // its draw lands among the listed ids, which the list's total decides (0 of
+            // 18 measured; 16 of 18 read the vector before the total). Top-p reads the
+            // vector when its cut lies past the list (7 of 14 at t 1, p 0.9): for it the
+            // point is the equality above.
             let steps = late_steps.len();
             eprintln!(
-                "t {temperature} top-k {top_k}: {read_host} of {steps} steps read the vector"
+                "t {temperature} top-k {top_k} top-p {top_p}: {read_host} of {steps} steps read the vector"
             );
             if temperature == 0.0 || top_k > 0 {
                 assert_eq!(read_host, 0, "{read_host} of {steps} steps read the whole vector");
+            }
+            if top_k == 0 && top_p == 1.0 && temperature > 0.0 {
+                assert!(read_host * 4 <= steps, "{read_host} of {steps} steps read the vector");
             }
         }
     }

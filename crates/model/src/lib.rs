@@ -67,8 +67,8 @@ pub use llama::gpu_kernel_check;
 #[cfg(feature = "burn")]
 pub use llama::{
     available_memory, greedy, kernel_check, ActivationFormat, Architecture, BackendKind,
-    DeviceLogits, KvCache, Llama, LlamaConfig, MemoryPlan, ModelError, ReplayState, TopList,
-    WeightFormat, MAX_CONTEXT, WGPU_TASKS_MAX,
+    DeviceLogits, KvCache, ListQuery, Llama, LlamaConfig, Mass, MemoryPlan, ModelError,
+    ReplayState, TopList, WeightFormat, MAX_CONTEXT, WGPU_TASKS_MAX,
 };
 #[cfg(all(feature = "cuda", not(target_family = "wasm")))]
 pub use llama::{probe_cuda, CudaDeviceInfo};

@@ -468,7 +468,7 @@ fn pick(
     if sampler.config().is_greedy() {
         return logits.argmax(n, mask, refused);
     }
-    if let Some(list) = logits.shortlist(n, mask, refused)? {
+    if let Some(list) = logits.shortlist(n, mask, refused, sampler.config().draw_mass())? {
         if let Some(chosen) = sampler.sample_shortlist(&list) {
             return Ok(chosen);
         }

@@ -5,7 +5,7 @@
 
 use burn::tensor::Tensor;
 
-use super::top_list::{top_twin, TopList};
+use super::top_list::{top_twin, ListQuery, TopList};
 use super::ModelError;
 
 /// An argmax's answer: the chosen id, `None` when no allowed id has a finite logit.
@@ -75,8 +75,9 @@ impl DeviceLogits {
         }
     }
 
-    /// The [`TopList`] of each query `(allowed, k)` over ids `0..n` (`allowed` a bitset in
-    /// `u64` words as for [`DeviceLogits::argmax`], `None`: all; `1 <= k <=` [`TopList::MAX_K`]). On a
+    /// The [`TopList`] of each query over ids `0..n` ([`ListQuery`]: `allowed` a bitset in
+    /// `u64` words as for [`DeviceLogits::argmax`], `None`: all; `1 <= k <=`
+    /// [`TopList::MAX_K`]; the mass its total sums, a positive temperature). On a
     /// wgpu or cuda device (without fusion, the vector not read back) the lists are found
     /// there and only they come back, in one read-back (native: blocking; in wasm use
     /// [`DeviceLogits::tops_async`]); elsewhere from the host copy.
@@ -84,7 +85,7 @@ impl DeviceLogits {
     pub fn tops(
         &mut self,
         n: usize,
-        queries: &[(Option<&[u64]>, usize)],
+        queries: &[ListQuery<'_>],
     ) -> Result<Vec<TopList>, ModelError> {
         match self.device_queries(n, queries)? {
             #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
@@ -99,7 +100,7 @@ impl DeviceLogits {
     pub async fn tops_async(
         &mut self,
         n: usize,
-        queries: &[(Option<&[u64]>, usize)],
+        queries: &[ListQuery<'_>],
     ) -> Result<Vec<TopList>, ModelError> {
         match self.device_queries(n, queries)? {
             #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
@@ -116,16 +117,22 @@ impl DeviceLogits {
     fn device_queries(
         &self,
         n: usize,
-        queries: &[(Option<&[u64]>, usize)],
+        queries: &[ListQuery<'_>],
     ) -> Result<Option<Vec<Option<Vec<u32>>>>, ModelError> {
-        if let Some(&(_, k)) = queries.iter().find(|q| q.1 == 0 || q.1 > TopList::MAX_K) {
+        if let Some(q) = queries.iter().find(|q| q.k == 0 || q.k > TopList::MAX_K) {
             return Err(ModelError::Execution(format!(
-                "a top list of {k} entries: between 1 and {}",
+                "a top list of {} entries: between 1 and {}",
+                q.k,
                 TopList::MAX_K
             )));
         }
+        if let Some(q) =
+            queries.iter().find(|q| !(q.mass.temperature > 0.0) || q.mass.floor.is_nan())
+        {
+            return Err(ModelError::Execution(format!("a top list's mass {:?}", q.mass)));
+        }
         let mut words = Vec::with_capacity(queries.len());
-        for &(allowed, _) in queries {
+        for &ListQuery { allowed, .. } in queries {
             match (self.device_mask(n, allowed, &[])?, allowed) {
                 (None, _) => return Ok(None),
                 (Some(_), None) => words.push(None),
@@ -219,14 +226,15 @@ impl DeviceLogits {
 }
 
 /// Each query's [`TopList`] from the host vector.
-fn host_tops(logits: &[f32], queries: &[(Option<&[u64]>, usize)]) -> Vec<TopList> {
+fn host_tops(logits: &[f32], queries: &[ListQuery<'_>]) -> Vec<TopList> {
     queries
         .iter()
-        .map(|&(allowed, k)| {
+        .map(|&ListQuery { allowed, k, mass }| {
             top_twin(
                 logits,
                 |i| allowed.is_none_or(|w| w.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)),
                 k,
+                mass,
             )
         })
         .collect()
@@ -236,12 +244,12 @@ fn host_tops(logits: &[f32], queries: &[(Option<&[u64]>, usize)]) -> Vec<TopList
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 fn top_queries<'a>(
     words: &'a [Option<Vec<u32>>],
-    queries: &[(Option<&[u64]>, usize)],
+    queries: &[ListQuery<'_>],
 ) -> Vec<super::gpu_top::TopQuery<'a>> {
     words
         .iter()
         .zip(queries)
-        .map(|(w, &(_, k))| super::gpu_top::TopQuery { words: w.as_deref(), k })
+        .map(|(w, q)| super::gpu_top::TopQuery { words: w.as_deref(), k: q.k, mass: q.mass })
         .collect()
 }
 
@@ -292,6 +300,7 @@ pub(crate) fn mask_words(words: Option<&[u64]>, refused: &[u32], n: usize) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llama::Mass;
 
     #[test]
     fn host_argmax_takes_the_highest_allowed_finite_logit_and_the_lowest_id_on_ties() {
@@ -320,16 +329,21 @@ mod tests {
         let low: [u64; 1] = [0b0100_0011];
         let mut logits =
             DeviceLogits::new(Tensor::from_data(TensorData::new(l.clone(), [1, l.len()]), &device));
-        let queries = [(None, 3), (Some(&low[..]), 8)];
+        let hot = Mass { temperature: 0.5, floor: 2.5 };
+        let queries = [ListQuery::new(None, 3), ListQuery::new(Some(&low[..]), 8).with_mass(hot)];
         let tops = logits.tops(7, &queries).unwrap();
-        assert_eq!(tops[0], top_twin(&l[..7], |_| true, 3));
+        assert_eq!(tops[0], top_twin(&l[..7], |_| true, 3, Mass::SOFTMAX));
+        // 1.0 and -1.0 allowed: -1.0 is 2 below the best, inside the floor.
+        assert_eq!(tops[1].total, 1.0 + (-4.0f32).exp());
         assert_eq!(tops[0].entries, vec![(2, 3.0), (4, 3.0), (5, 2.0)]);
         assert_eq!(tops[1].entries, vec![(0, 1.0), (6, -1.0)]);
         assert!(tops[1].is_complete());
         assert_eq!(ready(logits.tops_async(7, &queries)).unwrap(), tops);
-        assert!(logits.tops(7, &[(None, 0)]).is_err());
-        assert!(logits.tops(7, &[(None, TopList::MAX_K + 1)]).is_err());
-        assert!(logits.tops(9, &[(None, 1)]).is_err());
+        assert!(logits.tops(7, &[ListQuery::new(None, 0)]).is_err());
+        assert!(logits.tops(7, &[ListQuery::new(None, TopList::MAX_K + 1)]).is_err());
+        assert!(logits.tops(9, &[ListQuery::new(None, 1)]).is_err());
+        let cold = Mass { temperature: 0.0, floor: 1.0 };
+        assert!(logits.tops(7, &[ListQuery::new(None, 1).with_mass(cold)]).is_err());
         assert!(logits.submit().is_ok());
     }
 

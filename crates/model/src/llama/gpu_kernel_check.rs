@@ -121,13 +121,14 @@ fn argmax_case(n: usize, seed: u32) -> (Vec<f32>, Vec<u64>, Vec<u64>, Vec<u64>) 
 /// The GPU top lists (`gpu_top.rs`, all of a step's queries in one launch each and one
 /// read-back, blocking and asynchronous) against [`top_twin`] on the argmax's cases,
 /// with k = 1, 10 and 64 (noise logits are multiples of 1/16, so the lists cross many
-/// ties): the entries exactly, the softmax total within [`TOLERANCE`] relative (a tree
-/// sum against a sequential one).
+/// ties): the entries exactly, the total within [`TOLERANCE`] relative (a tree sum
+/// against a sequential one): the softmax's for k 1 and 10, a sampler's at temperature
+/// 0.8 within 24 of the best (`Mass`) for k 64.
 #[cfg(not(feature = "fusion"))]
 fn check_top(check: &mut GpuKernelCheck, device: &Device) -> Result<(), ModelError> {
     use super::device_logits::mask_words;
     use super::gpu_top::{device_top, device_top_async, TopQuery};
-    use super::top_list::top_twin;
+    use super::top_list::{top_twin, Mass};
 
     let mut wrong = Vec::new();
     let mut cases = 0;
@@ -142,14 +143,27 @@ fn check_top(check: &mut GpuKernelCheck, device: &Device) -> Result<(), ModelErr
         ];
         let queries: Vec<TopQuery<'_>> = masks
             .iter()
-            .flat_map(|(_, w)| [1, 10, 64].map(|k| TopQuery { words: w.as_deref(), k }))
+            .flat_map(|(_, w)| {
+                [1, 10, 64].map(|k| TopQuery {
+                    words: w.as_deref(),
+                    k,
+                    mass: match k {
+                        64 => Mass { temperature: 0.8, floor: 24.0 },
+                        _ => Mass::SOFTMAX,
+                    },
+                })
+            })
             .collect();
         let got = device_top(&tensor, &queries, n)?;
         let got_async = cubecl::future::block_on(device_top_async(&tensor, &queries, n))?;
         for (i, q) in queries.iter().enumerate() {
             let name = masks[i / 3].0;
-            let want =
-                top_twin(&logits, |i| q.words.is_none_or(|w| w[i / 32] >> (i % 32) & 1 == 1), q.k);
+            let want = top_twin(
+                &logits,
+                |i| q.words.is_none_or(|w| w[i / 32] >> (i % 32) & 1 == 1),
+                q.k,
+                q.mass,
+            );
             cases += 1;
             for (how, got) in [("blocking", &got[i]), ("async", &got_async[i])] {
                 let total_ok = (f64::from(got.total) - f64::from(want.total)).abs()

@@ -10,8 +10,9 @@
 //! after round `r - 1`'s winner in the order (logit descending, id ascending), and the
 //! units' bests fold in shared memory by that order. A unit's scan keeps its first id
 //! among equal logits, the fold the lower id, so the list is the host's order exactly
-//! ([`super::top_list::top_twin`]). Then the units sum `exp(logit - best)` over their
-//! allowed finite logits and fold the sums (a tree: the host's sum is sequential, so the
+//! ([`super::top_list::top_twin`]). Then the units sum the list's mass
+//! (`exp((logit - best) / temperature)` over their allowed finite logits at most `floor`
+//! below the best: [`super::top_list::Mass`]) and fold the sums (a tree: the host's sum is sequential, so the
 //! totals agree to rounding). `k` rounds of ~192 logits a unit for SmolLM2: tens of
 //! microseconds at most, and no barrier depends on the data (WGSL's uniformity rule).
 
@@ -23,7 +24,7 @@ use cubecl::server::Handle;
 
 use super::gpu_fold::{fold_best_shared, fold_sum_shared};
 use super::gpu_quantized::cube_device;
-use super::top_list::TopList;
+use super::top_list::{Mass, TopList};
 use super::ModelError;
 
 /// Units of the one workgroup a list.
@@ -35,7 +36,9 @@ const NONE: u32 = u32::MAX;
 /// At `out[base..]`: `k` ids, the allowed (bit set in `mask`, or every id when `masked`
 /// is 0) ids of `logits[..n]` with the highest finite logits, highest first, ties to the
 /// lowest id, [`NONE`] past the last; their `k` logits' bits; the bits of
-/// `sum(exp(logit - best))` over every allowed finite logit.
+/// `sum(exp((logit - best) / temperature))` over every allowed finite logit at most
+/// `floor` below the best.
+#[allow(clippy::too_many_arguments)]
 #[cube(launch_unchecked)]
 fn masked_top(
     logits: &[f32],
@@ -45,6 +48,8 @@ fn masked_top(
     k: usize,
     masked: u32,
     base: usize,
+    temperature: f32,
+    floor: f32,
 ) {
     let unit = usize::cast_from(UNIT_POS_X);
     let units = comptime![UNITS as usize];
@@ -104,8 +109,8 @@ fn masked_top(
         while i < n {
             let l = logits[i];
             let bit = (mask[i / 32] >> u32::cast_from(i % 32)) & 1u32;
-            if (masked == 0u32 || bit == 1u32) && !l.is_nan() && !l.is_inf() {
-                sum += (l - top).exp();
+            if (masked == 0u32 || bit == 1u32) && !l.is_nan() && !l.is_inf() && top - l <= floor {
+                sum += ((l - top) / temperature).exp();
             }
             i += units;
         }
@@ -119,10 +124,11 @@ fn masked_top(
 }
 
 /// One list asked for: the allowed ids (`u32` mask words, `device_logits::mask_words`;
-/// `None`: every id) and how many.
+/// `None`: every id), how many, and what its total sums.
 pub(crate) struct TopQuery<'a> {
     pub words: Option<&'a [u32]>,
     pub k: usize,
+    pub mass: Mass,
 }
 
 /// Words a list of `k` takes in the output buffer: ids, logit bits, the total's bits.
@@ -196,6 +202,8 @@ fn launch(
                 q.k,
                 u32::from(q.words.is_some()),
                 base,
+                q.mass.temperature,
+                q.mass.floor,
             )
         };
         base += words_of(q.k);
@@ -220,7 +228,7 @@ fn lists(queries: &[TopQuery<'_>], bytes: &[u8]) -> Result<Vec<TopList>, ModelEr
             .take_while(|(&id, _)| id != NONE)
             .map(|(&id, &v)| (id, f32::from_bits(v)))
             .collect();
-        lists.push(TopList { entries, total: f32::from_bits(rest[q.k]), k: q.k });
+        lists.push(TopList { entries, total: f32::from_bits(rest[q.k]), k: q.k, mass: q.mass });
         base += words_of(q.k);
     }
     Ok(lists)

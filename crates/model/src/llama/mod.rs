@@ -82,7 +82,7 @@ pub use espalier_kernels::{kernel_check, ActivationFormat};
 use espalier_kernels::{Heads, HostMatrix, Isa, RopeTable};
 use linear::{host_rows, Linear};
 pub use memory::{available_memory, MemoryPlan};
-pub use top_list::TopList;
+pub use top_list::{ListQuery, Mass, TopList};
 pub use weight_format::WeightFormat;
 use weights::BlockWeights;
 
