@@ -35,6 +35,8 @@ mod vocabulary;
 
 #[cfg(all(feature = "model", not(target_arch = "wasm32")))]
 pub mod backend_choice;
+#[cfg(feature = "model")]
+mod device_shortlist;
 #[cfg(feature = "clap")]
 mod exit_code;
 #[cfg(all(feature = "model", not(target_arch = "wasm32")))]

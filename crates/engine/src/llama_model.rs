@@ -3,9 +3,11 @@
 //! generation keeps the prompt prefix it shares with the last one.
 
 use espalier_constraint::TokenSet;
-use espalier_decode::{DrawMass, LanguageModel, ListTotal, Logits, LogitsError, Shortlist};
+use espalier_decode::{DrawMass, LanguageModel, Logits, LogitsError, Shortlist};
+
+use crate::device_shortlist::{device_mass, shortlist_of};
 use espalier_model::{
-    DeviceLogits, KvCache, ListQuery, Llama, Mass, ModelError, ReplayState, TopList, WeightFormat,
+    DeviceLogits, KvCache, ListQuery, Llama, ModelError, ReplayState, TopList, WeightFormat,
 };
 
 /// The model with its KV cache.
@@ -113,28 +115,6 @@ impl Logits for ModelLogits {
         }
         let mut lists = self.0.tops(n, &[ListQuery::new(None, k)]).map_err(failed)?;
         Ok(lists.pop().map(|l| l.probabilities()).unwrap_or_default())
-    }
-}
-
-/// The model's name for a sampler's [`DrawMass`].
-pub(crate) fn device_mass(m: DrawMass) -> Mass {
-    Mass { temperature: m.temperature, floor: m.floor }
-}
-
-/// A device's list as the sampler takes it: `refused` ids dropped, the list's total
-/// passed on when it sums `mass` over ids none of which is refused (`n` of them).
-pub(crate) fn shortlist_of(
-    list: &TopList,
-    refused: &[u32],
-    mass: Option<DrawMass>,
-    n: usize,
-) -> Shortlist {
-    let summed = mass.is_some_and(|m| device_mass(m) == list.mass) && refused.is_empty();
-    Shortlist {
-        rest_at_most: (!list.is_complete())
-            .then(|| list.entries.last().map_or(f32::NEG_INFINITY, |e| e.1)),
-        entries: list.entries.iter().filter(|(id, _)| !refused.contains(id)).copied().collect(),
-        total: summed.then_some(ListTotal { sum: list.total, terms: n }),
     }
 }
 

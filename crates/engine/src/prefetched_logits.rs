@@ -23,7 +23,7 @@ use espalier_decode::{
 };
 use espalier_model::{DeviceLogits, ListQuery, ModelError, TopList};
 
-use crate::llama_model::{device_mass, shortlist_of};
+use crate::device_shortlist::{device_mass, shortlist_of};
 use web_time::Instant;
 
 /// Ids in the draw list under the step's mask for greedy decoding: the draw when fewer
