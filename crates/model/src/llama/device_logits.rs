@@ -126,9 +126,9 @@ impl DeviceLogits {
                 TopList::MAX_K
             )));
         }
-        if let Some(q) =
-            queries.iter().find(|q| !(q.mass.temperature > 0.0) || q.mass.floor.is_nan())
-        {
+        if let Some(q) = queries.iter().find(|q| {
+            q.mass.temperature.is_nan() || q.mass.temperature <= 0.0 || q.mass.floor.is_nan()
+        }) {
             return Err(ModelError::Execution(format!("a top list's mass {:?}", q.mass)));
         }
         let mut words = Vec::with_capacity(queries.len());
