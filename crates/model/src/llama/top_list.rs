@@ -186,10 +186,10 @@ mod tests {
 
     #[test]
     fn a_mass_sums_its_temperature_within_its_floor() {
-        let l = [0.0, 1.0, 2.0, -40.0];
+        let l = [0.0, 1.0, 2.0, -10.0];
         let hot = Mass { temperature: 2.0, floor: 10.0 };
         let top = top_twin(&l, |_| true, 1, hot);
-        // -40 is 42 below the best: past the floor.
+        // -10 is 12 below the best: past the floor (the softmax counts it: e^-12).
         let want = 1.0 + (-0.5f32).exp() + (-1.0f32).exp();
         assert!((top.total - want).abs() < 1e-6, "{} vs {want}", top.total);
         assert_eq!(top.probabilities(), vec![(2, 1.0 / top.total)]);
