@@ -13,17 +13,27 @@
 #
 # For each backend (ndarray, wgpu on Vulkan, cuda) and each mode (`none` and
 # `--lang python --mode mask`): `espalier generate` greedy, 128 tokens, SmolLM2-135M Q4_1,
-# prints {backend, weights, mode, decode_tps, prefill_tps, launches_per_token, agreement}.
-# `launches_per_token` is counted on Vulkan only (the layer of scripts/gpu-count-layer, by
-# the difference of a 16-token and a 128-token run); null elsewhere. `agreement`: the
-# same token ids as ndarray in the same mode.
+# prints {backend, weights, mode, decode_tps, prefill_tps, launches_per_token, agreement,
+# replay}. `launches_per_token` is counted on Vulkan only (the layer of
+# scripts/gpu-count-layer, by the difference of a 16-token and a 128-token run); null
+# elsewhere. `agreement`: the same token ids as the CPU's f32 reference in the same mode
+# (ndarray `--weights burn-f32`; the ndarray row's default path rounds activations to 8
+# bits, as llama.cpp does, and may differ from it by a close call). On wgpu and cuda
+# mode `none` runs twice: the decode step replayed (the default: `replay` true) and launch
+# by launch (`ESPALIER_GPU_REPLAY=0`: `replay` false). Then one line per backend and
+# replay setting from `espalier bench decode --modes none --rounds 1 --tokens 32`:
+# {backend, replay, host_ms_per_token, answer_ms_per_token, first_step_ms} (its `step`
+# figures: the host's time to record and submit, or replay, a step; the wait for its
+# 4-byte answer).
 #
-# Run on: NOTHING YET. Written in a session without a GPU (issue 33, stop 40); no session
-# since has had a device (stop 41: `status` said not drawn), so neither --make-bundle nor
-# --bundle has ever run; it is only known to parse (`bash -n`). The lavapipe check
-# (scripts/check-gpu-lavapipe.sh) runs the same commands on the CPU. The synthetic
-# Qwen2.5-Coder-1.5B-shaped Q4_K model the issue asks for is not here: the GPU block
-# kernel reads Q4_1 and Q8_0 only, so Q4_K would run as burn-f32.
+# Run on: no GPU yet (no session since stop 40 has had a device). Stop 46 ran the
+# `--bundle` half on lavapipe (this repository's CPU machine, `WGPU_BACKEND=vulkan`, a
+# bundle of a wgpu-only build, `--tokens 8`): every row and step line printed, wgpu's ids
+# equal the f32 reference's, the cuda rows say "not compiled in" (results/gpu/README.md,
+# stop 46). `--make-bundle` (the cuda build) has still never run. The synthetic
+# Qwen2.5-Coder-1.5B-shaped Q4_K model the issue asks for is not here (the GPU block
+# kernel holds Q4_0, Q4_1, Q4_K and Q8_0 since stop 45; Q4_K_M's Q6_K matrices would run
+# as burn-f32, and then nothing is replayed).
 set -uo pipefail
 
 bundle=""
@@ -61,23 +71,28 @@ mkdir -p "$out"
 echo "load $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs" >&2
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv >&2
 
-# One generation: backend, mode, tokens, [counted] -> its JSON in $out.
+# One generation: backend, mode (none, mask, or unreplayed: none launch by launch),
+# tokens, [counted] -> its JSON in $out.
 gen() {
-    local backend=$1 mode=$2 n=$3 counted=${4:-}
+    local backend=$1 mode=$2 n=$3 counted=${4:-} weights=${5:-}
     local name=$out/$backend-$mode-$n
+    [ -n "$weights" ] && name=$out/$backend-$weights-$mode-$n
     local modeargs=()
-    [ "$mode" = mask ] && modeargs=(--lang python --mode mask)
-    local env=()
-    [ -n "$counted" ] && env=(VK_LAYER_PATH=$bundle VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count ESPALIER_VK_COUNTS=$name.counts)
+    [ -n "$weights" ] && modeargs+=(--weights "$weights")
+    [ "$mode" = mask ] && modeargs+=(--lang python --mode mask)
+    local env=(ESPALIER_GPU_REPLAY=1)
+    [ "$mode" = unreplayed ] && env=(ESPALIER_GPU_REPLAY=0)
+    [ -n "$counted" ] && env+=(VK_LAYER_PATH=$bundle VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count ESPALIER_VK_COUNTS=$name.counts)
     rm -f "$name.counts"
     env "${env[@]}" "$bundle/espalier" generate --backend "$backend" --model "$model" \
         --prompt 'def fibonacci(n):' "${modeargs[@]}" --max-tokens "$n" --json \
         >"$name.json" 2>"$name.log"
 }
 
-for mode in none mask; do
-    gen ndarray "$mode" "$tokens"
+for mode in none mask unreplayed; do
+    [ "$mode" = unreplayed ] || { gen ndarray "$mode" "$tokens"; gen ndarray "$mode" "$tokens" "" burn-f32; }
     for backend in ndarray wgpu cuda; do
+        [ "$mode" = unreplayed ] && [ "$backend" = ndarray ] && continue
         [ "$backend" = ndarray ] || gen "$backend" "$mode" "$tokens" "$([ "$backend" = wgpu ] && echo 1)"
         [ "$backend" = wgpu ] && gen wgpu "$mode" 16 1
         python3 - "$out" "$backend" "$mode" "$tokens" <<'EOF'
@@ -88,9 +103,11 @@ def load(path):
         return json.loads(open(path).read().strip().splitlines()[-1])
     except (OSError, IndexError, ValueError):
         return None
-run, cpu = load(f"{out}/{backend}-{mode}-{n}.json"), load(f"{out}/ndarray-{mode}-{n}.json")
-row = {"backend": backend, "mode": mode, "weights": None, "decode_tps": None,
-       "prefill_tps": None, "launches_per_token": None, "agreement": None}
+base = "none" if mode == "unreplayed" else mode
+run, cpu = load(f"{out}/{backend}-{mode}-{n}.json"), load(f"{out}/ndarray-burn-f32-{base}-{n}.json")
+row = {"backend": backend, "mode": base, "weights": None, "decode_tps": None,
+       "prefill_tps": None, "launches_per_token": None, "agreement": None,
+       "replay": backend != "ndarray" and mode != "unreplayed"}
 if run:
     row.update(weights=run["weights"], decode_tps=round(run["decode_tps"], 1),
                prefill_tps=round(run["prefill_tps"], 1))
@@ -104,6 +121,27 @@ if run:
 else:
     row["error"] = open(f"{out}/{backend}-{mode}-{n}.log").read()[-300:]
 print(json.dumps(row))
+EOF
+    done
+done
+
+# The step alone on each GPU backend: the host's time to record and submit, or replay.
+for backend in wgpu cuda; do
+    for replay in 1 0; do
+        name=$out/step-$backend-$replay
+        ESPALIER_GPU_REPLAY=$replay "$bundle/espalier" bench decode --backend "$backend" \
+            --model "$model" --modes none --rounds 1 --tokens 32 >"$name.json" 2>"$name.log"
+        python3 - "$name" "$backend" <<'EOF'
+import json, sys
+name, backend = sys.argv[1:3]
+try:
+    step = json.loads(open(f"{name}.json").read().strip().splitlines()[-1])["step"]
+    print(json.dumps({"backend": backend, "replay": step["replay"],
+                      "host_ms_per_token": step["host_ms_median"],
+                      "answer_ms_per_token": step["answer_ms_median"],
+                      "first_step_ms": step["first_step_ms"]}))
+except (OSError, IndexError, ValueError, KeyError):
+    print(json.dumps({"backend": backend, "error": open(f"{name}.log").read()[-300:]}))
 EOF
     done
 done
