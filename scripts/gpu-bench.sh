@@ -20,11 +20,11 @@
 # (ndarray `--weights burn-f32`; the ndarray row's default path rounds activations to 8
 # bits, as llama.cpp does, and may differ from it by a close call). On wgpu and cuda
 # mode `none` runs twice: the decode step replayed (the default: `replay` true) and launch
-# by launch (`ESPALIER_GPU_REPLAY=0`: `replay` false). Then one line per backend and
-# replay setting from `espalier bench decode --modes none --rounds 1 --tokens 32`:
-# {backend, replay, host_ms_per_token, answer_ms_per_token, first_step_ms} (its `step`
-# figures: the host's time to record and submit, or replay, a step; the wait for its
-# 4-byte answer).
+# by launch (`ESPALIER_GPU_REPLAY=0`: `replay` false), and those two rows also carry
+# `host_ms_per_token` and `first_step_ms` from `espalier bench decode --modes none
+# --rounds 1 --tokens 32` with the same setting (its `step` figures: the host's time to
+# record and submit, or replay, a step; the first step records). Every line has the
+# issue's keys.
 #
 # Run on: no GPU yet (no session since stop 40 has had a device). Stop 46 ran the
 # `--bundle` half on lavapipe (this repository's CPU machine, `WGPU_BACKEND=vulkan`, a
@@ -89,6 +89,15 @@ gen() {
         >"$name.json" 2>"$name.log"
 }
 
+# The step alone on each GPU backend, replayed (1) and not (0): read into the rows.
+for backend in wgpu cuda; do
+    for replay in 1 0; do
+        ESPALIER_GPU_REPLAY=$replay "$bundle/espalier" bench decode --backend "$backend" \
+            --model "$model" --modes none --rounds 1 --tokens 32 \
+            >"$out/step-$backend-$replay.json" 2>"$out/step-$backend-$replay.log"
+    done
+done
+
 for mode in none mask unreplayed; do
     [ "$mode" = unreplayed ] || { gen ndarray "$mode" "$tokens"; gen ndarray "$mode" "$tokens" "" burn-f32; }
     for backend in ndarray wgpu cuda; do
@@ -120,28 +129,13 @@ if run:
             (c2["dispatches"] - c1["dispatches"]) / (run["decode_tokens"] - r1["decode_tokens"]), 1)
 else:
     row["error"] = open(f"{out}/{backend}-{mode}-{n}.log").read()[-300:]
+if backend != "ndarray" and base == "none":
+    step = load(f"{out}/step-{backend}-{int(row['replay'])}.json")
+    step = step.get("step") if step else None
+    row["host_ms_per_token"] = step["host_ms_median"] if step else None
+    row["first_step_ms"] = step["first_step_ms"] if step else None
 print(json.dumps(row))
 EOF
     done
 done
 
-# The step alone on each GPU backend: the host's time to record and submit, or replay.
-for backend in wgpu cuda; do
-    for replay in 1 0; do
-        name=$out/step-$backend-$replay
-        ESPALIER_GPU_REPLAY=$replay "$bundle/espalier" bench decode --backend "$backend" \
-            --model "$model" --modes none --rounds 1 --tokens 32 >"$name.json" 2>"$name.log"
-        python3 - "$name" "$backend" <<'EOF'
-import json, sys
-name, backend = sys.argv[1:3]
-try:
-    step = json.loads(open(f"{name}.json").read().strip().splitlines()[-1])["step"]
-    print(json.dumps({"backend": backend, "replay": step["replay"],
-                      "host_ms_per_token": step["host_ms_median"],
-                      "answer_ms_per_token": step["answer_ms_median"],
-                      "first_step_ms": step["first_step_ms"]}))
-except (OSError, IndexError, ValueError, KeyError):
-    print(json.dumps({"backend": backend, "error": open(f"{name}.log").read()[-300:]}))
-EOF
-    done
-done

@@ -53,8 +53,10 @@ impl Held {
 
     /// Keeps `x`'s buffer alive as long as this holds it (if it keeps).
     pub(crate) fn hold<const D: usize>(&mut self, x: &Tensor<D>) {
-        if let (Some(kept), Ok(x)) = (&mut self.0, x.clone().try_into_primitive::<Cube>()) {
-            kept.push(x);
+        if let Some(kept) = &mut self.0 {
+            if let Ok(x) = x.clone().try_into_primitive::<Cube>() {
+                kept.push(x);
+            }
         }
     }
 }
@@ -122,22 +124,22 @@ pub(crate) fn replay_enabled() -> bool {
 }
 
 impl Llama {
-    /// The decode step of `token` at `past` (= `cache.len()`) by replaying the cache's
-    /// recording (recording it first when there is none): the logits, `[1, vocab]`, or
-    /// `None` when this step runs launch by launch (not a single token, replay off or
-    /// refused, the stores lacking room or shared); the recording is then forgotten.
-    /// Does not advance the cache.
+    /// The decode step of `tokens` (one token) at `past` (= `cache.len()`) by replaying
+    /// the cache's recording (recording it first when there is none): the logits,
+    /// `[1, vocab]`, or `None` when this step runs launch by launch (replay refused or
+    /// off, not a single token, the stores lacking room or shared; in the last three
+    /// cases the recording is forgotten). Does not advance the cache.
     pub(super) fn replayed_step(
         &self,
         tokens: &[u32],
         past: usize,
         cache: &mut KvCache,
     ) -> Result<Option<Tensor<2>>, ModelError> {
-        let eligible = self.step_replay && tokens.len() == 1 && cache.device_stores_ready(past + 1);
-        if !eligible || matches!(cache.replay, StepReplay::Refused(_)) {
-            if !matches!(cache.replay, StepReplay::Refused(_)) {
-                cache.replay = StepReplay::None;
-            }
+        if matches!(cache.replay, StepReplay::Refused(_)) {
+            return Ok(None);
+        }
+        if !(self.step_replay && tokens.len() == 1 && cache.device_stores_ready(past + 1)) {
+            cache.replay = StepReplay::None;
             return Ok(None);
         }
         let mut row = vec![0f32; self.config.hidden];
