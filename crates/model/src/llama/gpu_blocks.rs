@@ -3,61 +3,72 @@
 //! kernel on the host (its reference: unit tests and the page's load-time check
 //! compare the GPU against it).
 //!
-//! Two GGUF block types are kept as they are, every weight exactly the file's:
-//! - Q4_1: per 32 values a scale `d`, a minimum `m` and 16 bytes of nibbles (byte `k`
-//!   holds value `k` in its low nibble and value `k + 16` in its high one); the value is
-//!   `d * q + m`, `q` in 0..15. burn 0.22's quantized tensors are symmetric only, so
-//!   this affine form needs a kernel of our own.
-//! - Q4_0 and Q4_K are Q4_1 in other packings, so they go up in its layout, every weight
-//!   the file's: Q4_0's `d * (q - 8)` is `d * q + m` with `m = -8 d`; Q4_K's super-block of
-//!   256 is eight sub-blocks of 32, each `(d sc) * q - (dmin m)` with its 6-bit scale and
-//!   minimum, its nibbles regrouped (the super-block keeps a sub-block's 32 values in the
-//!   low or the high nibbles of 32 bytes). Rows of these three types may share a matrix
-//!   (a fused Q/K/V or gate/up). Q5_x and Q6_K (5 and 6 bits) fit neither layout: they
-//!   stay f32 on the GPU.
-//! - Q8_0: per 32 values a scale `d` and 32 signed bytes; the value is `d * q`. burn
-//!   could hold these (symmetric int8 blocks of 32), but one kernel for both types keeps
-//!   one layout and one code path, and the output projection is a mat-vec either way.
+//! Every quantized GGUF type goes up with every weight exactly the file's: its blocks read
+//! as integers `q` with a scale `d` and a minimum `m` (`block_values.rs`), the value
+//! `d * q + m`, then packed in one of three layouts ([`BlockKind`]):
+//! - Q4_1: per 32 values `d`, `m` and 16 bytes of nibbles (byte `k` holds value `k` in
+//!   its low nibble and value `k + 16` in its high one), `q` in 0..15: Q4_1, Q4_0
+//!   (`m = -8 d`) and Q4_K (eight sub-blocks of 32 per super-block). burn 0.22's quantized
+//!   tensors are symmetric only, so this affine form needs a kernel of our own.
+//! - Q8_0: per 32 values `d` and 32 signed bytes, the value `d * q`: Q8_0 and Q5_0
+//!   (`q - 16`). burn could hold these, but one kernel for every type keeps one code path.
+//! - Q8_16: per 16 values `d` and `m`, 32 signed bytes per 32: Q5_1, Q5_K, Q6_K (whose
+//!   sub-blocks are 16 values), and any matrix whose rows are of types of different layouts
+//!   (a Q4_K_M file's fused Q/K/V with Q6_K rows for V).
 //!
 //! Layout (`rows` output rows, `B = cols / 32` blocks per row): row-major, the blocks'
 //! bytes as little-endian `u32` words (`words[(row * B + block) * W + w]`, `W` = 4 for
-//! Q4_1, 8 for Q8_0), so the [`LANES`] units of a workgroup that share one row read
-//! neighbouring words; `d` and `m` as f32 at `[row * B + block]` (f16 in the file, widened
-//! exactly, times the row's factor, e.g. the attention scale folded into Q, as the CPU
-//! path does). Bytes per 32 weights: 24 (Q4_1), 36 (Q8_0); f32 takes 128.
+//! Q4_1, 8 for the 8-bit layouts), so the [`LANES`] units of a workgroup that share one
+//! row read neighbouring words; `d` and `m` as f32 at `[row * B + block]` (Q8_16:
+//! `[(row * B + block) * 2 + half]`), f16 in the file widened exactly, times the row's
+//! factor (e.g. the attention scale folded into Q, as the CPU path does). Bytes per 32
+//! weights: 24 (Q4_1), 36 (Q8_0), 48 (Q8_16); f32 takes 128.
 //!
 //! The kernel's order of sums, which [`GpuBlocks::matmul`] repeats: a row's words are
 //! dealt to [`LANES`] lanes (lane `l` takes words `l`, `l + LANES`, ...); a lane adds per
 //! word `d * Σ q x + m * Σ x` over the word's values (4 bytes: Q4_1 values `4 w' + b` and
-//! `16 + 4 w' + b` of the block, `w'` the word in the block; Q8_0 values `4 w' + b`);
-//! then the lanes' sums fold in halves (lane `l` += lane `l + 16`, then `+ 8`, ... `+ 1`).
+//! `16 + 4 w' + b` of the block, `w'` the word in the block; the 8-bit layouts values
+//! `4 w' + b`, Q8_0 without the `m` term); then the lanes' sums fold in halves (lane `l`
+//! += lane `l + 16`, then `+ 8`, ... `+ 1`).
 
-use half::f16;
+use crate::gguf::{GgmlType, QK};
 
-use espalier_kernels::formats::q4_k;
-
-use crate::gguf::{GgmlType, QK, QK_K};
+use super::block_values::{blocks_of, Block32};
 
 /// Lanes (units of one workgroup) that share one output row: 32 keeps a 576-wide row
 /// (72 Q4_1 words) two or three words per lane, and a power of two for the fold.
 pub(crate) const LANES: usize = 32;
 
-/// The block type of a [`GpuBlocks`] matrix.
+/// The layout of a [`GpuBlocks`] matrix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BlockKind {
-    /// `d * q + m`, 4-bit `q` (GGUF Q4_1).
+    /// `d * q + m` per 32, 4-bit `q` (GGUF Q4_1; Q4_0 and Q4_K in its terms).
     Q4_1,
-    /// `d * q`, signed 8-bit `q` (GGUF Q8_0).
+    /// `d * q` per 32, signed 8-bit `q` (GGUF Q8_0; Q5_0's `q - 16`).
     Q8_0,
+    /// `d * q + m` per 16, signed 8-bit `q`: Q5_1, Q5_K and Q6_K (whose halves of 32 have
+    /// their own scales), and a matrix whose rows mix layouts (a Q4_K_M file's fused
+    /// Q/K/V: Q4_K rows beside Q6_K ones), every block of 32 of any type fitting it.
+    Q8_16,
 }
 
 impl BlockKind {
-    /// The layout a GGUF type goes up in, `None` for the types the kernel cannot read.
+    /// The narrowest layout a GGUF type goes up in, `None` for the float types.
     pub(crate) fn of(ty: GgmlType) -> Option<Self> {
         match ty {
             GgmlType::Q4_1 | GgmlType::Q4_0 | GgmlType::Q4_K => Some(BlockKind::Q4_1),
-            GgmlType::Q8_0 => Some(BlockKind::Q8_0),
-            _ => None,
+            GgmlType::Q8_0 | GgmlType::Q5_0 => Some(BlockKind::Q8_0),
+            GgmlType::Q5_1 | GgmlType::Q5_K | GgmlType::Q6_K => Some(BlockKind::Q8_16),
+            GgmlType::F32 | GgmlType::F16 => None,
+        }
+    }
+
+    /// The layout that holds rows of both: the same, or [`BlockKind::Q8_16`].
+    pub(crate) fn join(self, other: Self) -> Self {
+        if self == other {
+            self
+        } else {
+            BlockKind::Q8_16
         }
     }
 
@@ -65,7 +76,7 @@ impl BlockKind {
     pub(crate) fn words(self) -> usize {
         match self {
             BlockKind::Q4_1 => 4,
-            BlockKind::Q8_0 => 8,
+            BlockKind::Q8_0 | BlockKind::Q8_16 => 8,
         }
     }
 
@@ -73,44 +84,46 @@ impl BlockKind {
     pub(crate) fn bits(self) -> u32 {
         match self {
             BlockKind::Q4_1 => 4,
-            BlockKind::Q8_0 => 8,
+            BlockKind::Q8_0 | BlockKind::Q8_16 => 8,
         }
     }
-}
 
-/// A block of 32 values in the kernel's terms: `d`, `m` and its quantized bytes (16 of
-/// nibbles, byte `k` holding values `k` and `k + 16`, or 32 signed bytes).
-struct Block32 {
-    d: f32,
-    m: f32,
-    quants: [u8; 32],
-}
+    /// Scales (and minimums) per block of 32: 2 for [`BlockKind::Q8_16`].
+    pub(crate) fn scales_per_block(self) -> usize {
+        match self {
+            BlockKind::Q8_16 => 2,
+            BlockKind::Q4_1 | BlockKind::Q8_0 => 1,
+        }
+    }
 
-/// The blocks of 32 values of one GGUF row of type `ty` (whole blocks of its type).
-fn blocks_of(ty: GgmlType, row: &[u8]) -> Vec<Block32> {
-    let half = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
-    let with = |d: f32, m: f32, bytes: &[u8]| {
-        let mut quants = [0u8; 32];
-        quants[..bytes.len()].copy_from_slice(bytes);
-        Block32 { d, m, quants }
-    };
-    let blocks = row.chunks_exact(ty.block_bytes());
-    match ty {
-        GgmlType::Q4_1 => blocks.map(|b| with(half(b, 0), half(b, 2), &b[4..20])).collect(),
-        GgmlType::Q8_0 => blocks.map(|b| with(half(b, 0), 0.0, &b[2..34])).collect(),
-        GgmlType::Q4_0 => blocks.map(|b| with(half(b, 0), -8.0 * half(b, 0), &b[2..18])).collect(),
-        GgmlType::Q4_K => blocks
-            .flat_map(|b| {
-                (0..QK_K / 64).flat_map(move |p| {
-                    let q = &b[16 + 32 * p..16 + 32 * p + 32];
-                    let [(d1, min1), (d2, min2)] = q4_k::pair_scales(b, p);
-                    let low: [u8; 16] = std::array::from_fn(|k| (q[k] & 0x0f) | (q[k + 16] << 4));
-                    let high: [u8; 16] = std::array::from_fn(|k| (q[k] >> 4) | (q[k + 16] & 0xf0));
-                    [with(d1, -min1, &low), with(d2, -min2, &high)]
-                })
-            })
-            .collect(),
-        _ => Vec::new(),
+    /// Whether the layout keeps minimums.
+    pub(crate) fn has_mins(self) -> bool {
+        self != BlockKind::Q8_0
+    }
+
+    /// Device bytes per 32 weights: 24, 36, 48 (f32 takes 128).
+    pub(crate) fn bytes_per_block(self) -> usize {
+        4 * (self.words() + self.scales_per_block() * (1 + usize::from(self.has_mins())))
+    }
+
+    /// Whether `block` fits this layout exactly.
+    fn holds(self, block: &Block32) -> bool {
+        match self {
+            BlockKind::Q4_1 => block.one_scale() && block.q.iter().all(|&q| (0..16).contains(&q)),
+            BlockKind::Q8_0 => block.one_scale() && block.m[0] == 0.0,
+            BlockKind::Q8_16 => true,
+        }
+    }
+
+    /// The block's quantized bytes in this layout: Q4_1's byte `k` holds values `k` and
+    /// `k + 16` in its nibbles; the 8-bit layouts hold one signed value per byte.
+    fn bytes(self, block: &Block32) -> Vec<u8> {
+        match self {
+            BlockKind::Q4_1 => {
+                (0..16).map(|k| block.q[k] as u8 | (block.q[k + 16] as u8) << 4).collect()
+            }
+            BlockKind::Q8_0 | BlockKind::Q8_16 => block.q.iter().map(|&q| q as u8).collect(),
+        }
     }
 }
 
@@ -122,39 +135,45 @@ pub(crate) struct GpuBlocks {
     pub cols: usize,
     /// `[(row * blocks + block) * W + w]`.
     pub words: Vec<u32>,
-    /// `d` per block, `[row * blocks + block]`.
+    /// `d` per block, `[row * blocks + block]`; per half block for Q8_16,
+    /// `[(row * blocks + block) * 2 + half]`.
     pub scales: Vec<f32>,
-    /// `m` per block, `[row * blocks + block]` (empty for Q8_0).
+    /// `m`, indexed as `scales` (empty for Q8_0).
     pub mins: Vec<f32>,
 }
 
 impl GpuBlocks {
-    /// Packs GGUF rows `(type, one row's block bytes, factor)` of `cols` values each;
-    /// `None` when the rows are not all of types one layout holds (Q4_1, Q4_0, Q4_K in
-    /// Q4_1's; Q8_0 in its own) or a row is not whole blocks of its type.
+    /// Packs GGUF rows `(type, one row's block bytes, factor)` of `cols` values each, in
+    /// the narrowest layout that holds every row's type ([`BlockKind::of`], joined);
+    /// `None` when a row is of a float type or not whole blocks of its type.
     pub(crate) fn from_rows(rows: &[(GgmlType, &[u8], f32)], cols: usize) -> Option<Self> {
-        let kind = BlockKind::of(rows.first()?.0)?;
+        let kind =
+            rows.iter().map(|&(ty, _, _)| BlockKind::of(ty)).reduce(|a, b| Some(a?.join(b?)))??;
         let whole = |&(ty, bytes, _): &(GgmlType, &[u8], f32)| {
-            BlockKind::of(ty) == Some(kind)
-                && cols.is_multiple_of(ty.block_len())
+            cols.is_multiple_of(ty.block_len())
                 && bytes.len() == cols / ty.block_len() * ty.block_bytes()
         };
         if cols == 0 || !cols.is_multiple_of(QK) || !rows.iter().all(whole) {
             return None;
         }
-        let (n, blocks, w) = (rows.len(), cols / QK, kind.words());
+        let (n, blocks, w, s) = (rows.len(), cols / QK, kind.words(), kind.scales_per_block());
         let mut words = vec![0u32; blocks * w * n];
-        let mut scales = vec![0f32; blocks * n];
-        let mut mins = if kind == BlockKind::Q4_1 { vec![0f32; blocks * n] } else { Vec::new() };
+        let mut scales = vec![0f32; blocks * s * n];
+        let mut mins = if kind.has_mins() { vec![0f32; blocks * s * n] } else { Vec::new() };
         for (r, &(ty, bytes, factor)) in rows.iter().enumerate() {
-            for (j, block) in blocks_of(ty, bytes).iter().enumerate() {
-                scales[r * blocks + j] = block.d * factor;
-                if let Some(slot) = mins.get_mut(r * blocks + j) {
-                    *slot = block.m * factor;
+            for (j, block) in blocks_of(ty, bytes)?.iter().enumerate() {
+                if !kind.holds(block) {
+                    return None;
                 }
-                for (i, word) in block.quants.chunks_exact(4).take(w).enumerate() {
-                    words[(r * blocks + j) * w + i] =
-                        u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+                let at = r * blocks + j;
+                for h in 0..s {
+                    scales[at * s + h] = block.d[h] * factor;
+                    if let Some(slot) = mins.get_mut(at * s + h) {
+                        *slot = block.m[h] * factor;
+                    }
+                }
+                for (i, word) in kind.bytes(block).chunks_exact(4).enumerate() {
+                    words[at * w + i] = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
                 }
             }
         }
@@ -167,44 +186,35 @@ impl GpuBlocks {
     }
 
     /// The 32 quantized values of block `j` of row `r`, read from the packed words in
-    /// the kernel's order (as f32: 0..15 for Q4_1, -128..127 for Q8_0).
+    /// the kernel's order (as f32: 0..15 for Q4_1, -128..127 for the 8-bit layouts).
     #[cfg_attr(not(test), allow(dead_code))] // the host reference: tests
     fn quants(&self, r: usize, j: usize) -> [f32; QK] {
         let (blocks, w) = (self.cols / QK, self.kind.words());
-        let word = |i: usize| self.words[(r * blocks + j) * w + i];
-        let mut q = [0f32; QK];
+        let byte = |i: usize| (self.words[(r * blocks + j) * w + i / 4] >> (8 * (i % 4))) & 0xff;
         match self.kind {
             BlockKind::Q4_1 => {
-                for i in 0..4 {
-                    for b in 0..4 {
-                        let byte = (word(i) >> (8 * b)) & 0xff;
-                        q[4 * i + b] = (byte & 0xf) as f32;
-                        q[16 + 4 * i + b] = (byte >> 4) as f32;
-                    }
-                }
+                std::array::from_fn(|k| ((byte(k % 16) >> (4 * (k / 16))) & 0xf) as f32)
             }
-            BlockKind::Q8_0 => {
-                for i in 0..8 {
-                    for b in 0..4 {
-                        q[4 * i + b] = ((word(i) >> (8 * b)) & 0xff) as u8 as i8 as f32;
-                    }
-                }
+            BlockKind::Q8_0 | BlockKind::Q8_16 => {
+                std::array::from_fn(|k| byte(k) as u8 as i8 as f32)
             }
         }
-        q
     }
 
+    /// The scale and minimum of value `k` of block `j` of row `r`.
     #[cfg_attr(not(test), allow(dead_code))]
-    fn min(&self, r: usize, j: usize) -> f32 {
-        self.mins.get(r * (self.cols / QK) + j).copied().unwrap_or(0.0)
+    fn scale_min(&self, r: usize, j: usize, k: usize) -> (f32, f32) {
+        let s = self.kind.scales_per_block();
+        let at = (r * (self.cols / QK) + j) * s + k * s / QK;
+        (self.scales[at], self.mins.get(at).copied().unwrap_or(0.0))
     }
 
     /// Row `r`'s values, dequantized from the packed layout.
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn row_f32(&self, r: usize, out: &mut [f32]) {
         for (j, chunk) in out.chunks_exact_mut(QK).enumerate().take(self.cols / QK) {
-            let (d, m) = (self.scales[r * (self.cols / QK) + j], self.min(r, j));
-            for (o, q) in chunk.iter_mut().zip(self.quants(r, j)) {
+            for (k, (o, q)) in chunk.iter_mut().zip(self.quants(r, j)).enumerate() {
+                let (d, m) = self.scale_min(r, j, k);
                 *o = d * q + m;
             }
         }
@@ -238,7 +248,8 @@ impl GpuBlocks {
     }
 
     /// Word `u` of row `r` against activation row `x`: `d * Σ q x + m * Σ x` over the
-    /// word's values, in the kernel's order (byte by byte; Q4_1 both nibbles together).
+    /// word's values, in the kernel's order (byte by byte; Q4_1 both nibbles together;
+    /// a Q8_16 word lies in one half, so one scale and minimum).
     #[cfg_attr(not(test), allow(dead_code))]
     fn word_term(&self, r: usize, u: usize, x: &[f32]) -> f32 {
         let w = self.kind.words();
@@ -253,162 +264,105 @@ impl GpuBlocks {
                 sum += xb[k] + xb[k + 16];
             } else {
                 dot += q[k] * xb[k];
+                sum += xb[k];
             }
         }
-        let d = self.scales[r * (self.cols / QK) + j];
+        let (d, m) = self.scale_min(r, j, 4 * i);
         match self.kind {
-            BlockKind::Q4_1 => d * dot + self.min(r, j) * sum,
+            BlockKind::Q4_1 | BlockKind::Q8_16 => d * dot + m * sum,
             BlockKind::Q8_0 => d * dot,
         }
     }
-}
-
-/// Deterministic bytes (a linear congruential sequence): synthetic blocks for the tests
-/// and the GPU kernel's self-check (`gpu_kernel_check.rs`, native only).
-#[cfg_attr(target_family = "wasm", allow(dead_code))]
-pub(crate) fn noise(n: usize, seed: u32) -> Vec<u8> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            (s >> 24) as u8
-        })
-        .collect()
-}
-
-/// GGUF rows of `ty` with finite, varied scales (random f16 bytes may be NaN).
-#[cfg_attr(target_family = "wasm", allow(dead_code))]
-pub(crate) fn gguf_rows(ty: GgmlType, rows: usize, cols: usize, seed: u32) -> Vec<Vec<u8>> {
-    let bb = ty.block_bytes();
-    (0..rows)
-        .map(|r| {
-            let mut row = noise(cols / QK * bb, seed + r as u32);
-            for (j, block) in row.chunks_exact_mut(bb).enumerate() {
-                let d = f16::from_f32(0.01 + 0.003 * ((r * 7 + j) % 11) as f32).to_le_bytes();
-                block[..2].copy_from_slice(&d);
-                if ty == GgmlType::Q4_1 {
-                    let m = f16::from_f32(-0.05 + 0.01 * ((r + j) % 9) as f32).to_le_bytes();
-                    block[2..4].copy_from_slice(&m);
-                }
-            }
-            row
-        })
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn check_against_reader(ty: GgmlType) {
-        let (rows, cols) = (37, 96);
-        let data = gguf_rows(ty, rows, cols, 11);
-        let factors: Vec<f32> = (0..rows).map(|r| if r % 3 == 0 { 0.125 } else { 1.0 }).collect();
+    use crate::llama::block_values::{gguf_rows, noise};
+    use GgmlType::*;
+
+    /// Rows of `types` (row `r` of type `types[r % len]`) with factors 1 and 1/8 packed:
+    /// in layout `kind` and its bytes, every weight the GGUF reader's times the factor
+    /// exactly, and the kernel's arithmetic (`lanes` per row) within 1e-4 of a dense
+    /// product of the reader's values, over three activation rows.
+    fn check_against_reader(types: &[GgmlType], kind: BlockKind, lanes: usize) {
+        let (rows, cols) = (37, 512);
+        let data: Vec<(GgmlType, Vec<u8>)> = (0..rows)
+            .map(|r| {
+                let ty = types[r % types.len()];
+                (ty, gguf_rows(ty, 1, cols, 40 + r as u32).remove(0))
+            })
+            .collect();
+        let factor = |r: usize| if r.is_multiple_of(3) { 0.125 } else { 1.0 };
         let input: Vec<(GgmlType, &[u8], f32)> =
-            data.iter().zip(&factors).map(|(b, &f)| (ty, b.as_slice(), f)).collect();
+            data.iter().enumerate().map(|(r, (ty, b))| (*ty, b.as_slice(), factor(r))).collect();
         let packed = GpuBlocks::from_rows(&input, cols).expect("packs");
-        assert_eq!(packed.bytes(), rows * cols / QK * if ty == GgmlType::Q4_1 { 24 } else { 36 });
-        let (mut want, mut got) = (vec![0f32; cols], vec![0f32; cols]);
-        for r in 0..rows {
-            ty.dequantize(&data[r], &mut want);
-            want.iter_mut().for_each(|v| *v *= factors[r]);
-            packed.row_f32(r, &mut got);
-            assert_eq!(got, want, "{ty:?} row {r}");
-        }
-        // The kernel's arithmetic against a dense f32 product of the reader's values.
+        assert_eq!(packed.kind, kind, "{types:?}");
+        assert_eq!(packed.bytes(), rows * cols / QK * kind.bytes_per_block(), "{types:?}");
         let t = 3;
         let x: Vec<f32> = noise(t * cols, 5).iter().map(|&b| (b as f32 - 128.0) / 64.0).collect();
-        let y = packed.matmul(&x, t, LANES);
-        for k in 0..t {
-            for r in 0..rows {
-                ty.dequantize(&data[r], &mut want);
-                let dense: f32 = want
-                    .iter()
-                    .zip(&x[k * cols..(k + 1) * cols])
-                    .map(|(w, x)| w * factors[r] * x)
-                    .sum();
-                let diff = (y[k * rows + r] - dense).abs();
+        let y = packed.matmul(&x, t, lanes);
+        let (mut want, mut got) = (vec![0f32; cols], vec![0f32; cols]);
+        for (r, (ty, bytes)) in data.iter().enumerate() {
+            ty.dequantize(bytes, &mut want);
+            want.iter_mut().for_each(|v| *v *= factor(r));
+            packed.row_f32(r, &mut got);
+            assert_eq!(got, want, "{ty:?} row {r} of {types:?}");
+            assert!(want.iter().filter(|&&v| v != 0.0).count() > cols / 2, "{ty:?}: values");
+            for k in 0..t {
+                let dense: f32 =
+                    want.iter().zip(&x[k * cols..(k + 1) * cols]).map(|(w, x)| w * x).sum();
+                let got = y[k * rows + r];
                 assert!(
-                    diff <= 1e-4 * (1.0 + dense.abs()),
-                    "{ty:?} t {k} row {r}: {} vs {dense}",
-                    y[k * rows + r]
+                    (got - dense).abs() <= 1e-4 * (1.0 + dense.abs()),
+                    "{ty:?} of {types:?}, t {k} row {r}: {got} vs {dense}"
                 );
             }
         }
     }
 
-    /// Rows of `ty` blocks from noise with sane f16 scales (noise would make some
-    /// NaN or huge): `d` (and `dmin` / `m`) where the type keeps them.
-    fn noisy_rows(ty: GgmlType, rows: usize, cols: usize, seed: u32) -> Vec<Vec<u8>> {
-        let bb = ty.block_bytes();
-        (0..rows)
-            .map(|r| {
-                let mut row = noise(cols / ty.block_len() * bb, seed + r as u32);
-                for (j, block) in row.chunks_exact_mut(bb).enumerate() {
-                    let d = f16::from_f32(0.004 + 0.001 * ((r * 7 + j) % 11) as f32);
-                    let m = f16::from_f32(0.002 + 0.001 * ((r + j) % 5) as f32);
-                    block[..2].copy_from_slice(&d.to_le_bytes());
-                    if ty != GgmlType::Q4_0 {
-                        block[2..4].copy_from_slice(&m.to_le_bytes());
-                    }
-                }
-                row
-            })
-            .collect()
-    }
-
-    /// Q4_0 and Q4_K (and rows of the three 4-bit types in one matrix, as a fused
-    /// Q/K/V of a Q4_K_M file may be) go up in Q4_1's layout: every weight the GGUF
-    /// reader's exactly, the kernel's arithmetic within 1e-4 of a dense product.
     #[test]
-    fn q4_0_and_q4_k_pack_into_q4_1s_layout_exactly() {
-        use GgmlType::*;
-        let cols = 512;
-        for types in [&[Q4_0][..], &[Q4_K], &[Q4_K, Q4_1, Q4_0]] {
-            let data: Vec<(GgmlType, Vec<u8>)> = (0..7)
-                .map(|r| {
-                    let ty = types[r % types.len()];
-                    (ty, noisy_rows(ty, 1, cols, 40 + r as u32).remove(0))
-                })
-                .collect();
-            let factor = |r: usize| if r.is_multiple_of(3) { 0.125 } else { 1.0 };
-            let input: Vec<(GgmlType, &[u8], f32)> = data
-                .iter()
-                .enumerate()
-                .map(|(r, (ty, b))| (*ty, b.as_slice(), factor(r)))
-                .collect();
-            let packed = GpuBlocks::from_rows(&input, cols).expect("packs");
-            assert_eq!((packed.kind, packed.bytes()), (BlockKind::Q4_1, 7 * cols / QK * 24));
-            let (mut want, mut got) = (vec![0f32; cols], vec![0f32; cols]);
-            let x: Vec<f32> = noise(cols, 9).iter().map(|&b| (b as f32 - 128.0) / 64.0).collect();
-            let y = packed.matmul(&x, 1, LANES);
-            for (r, (ty, bytes)) in data.iter().enumerate() {
-                ty.dequantize(bytes, &mut want);
-                want.iter_mut().for_each(|v| *v *= factor(r));
-                packed.row_f32(r, &mut got);
-                assert_eq!(got, want, "{ty:?} row {r}");
-                assert!(want.iter().filter(|&&v| v != 0.0).count() > cols / 2, "{ty:?}: values");
-                let dense: f32 = want.iter().zip(&x).map(|(w, x)| w * x).sum();
-                assert!((y[r] - dense).abs() <= 1e-4 * (1.0 + dense.abs()), "{ty:?} row {r}");
+    fn each_type_packs_in_its_layout_as_the_gguf_reader() {
+        for (ty, kind) in [
+            (Q4_1, BlockKind::Q4_1),
+            (Q4_0, BlockKind::Q4_1),
+            (Q4_K, BlockKind::Q4_1),
+            (Q8_0, BlockKind::Q8_0),
+            (Q5_0, BlockKind::Q8_0),
+            (Q5_1, BlockKind::Q8_16),
+            (Q5_K, BlockKind::Q8_16),
+            (Q6_K, BlockKind::Q8_16),
+        ] {
+            for lanes in [LANES, 1] {
+                check_against_reader(&[ty], kind, lanes);
             }
         }
-        // A 4-bit row beside a Q8_0 one, a Q6_K row, a row short of whole blocks: refused.
-        let q4k = noisy_rows(Q4_K, 1, cols, 1).remove(0);
-        let q8 = gguf_rows(Q8_0, 1, cols, 2).remove(0);
-        let q6k = noisy_rows(Q6_K, 1, cols, 3).remove(0);
-        assert!(GpuBlocks::from_rows(&[(Q4_K, &q4k, 1.0), (Q8_0, &q8, 1.0)], cols).is_none());
-        assert!(GpuBlocks::from_rows(&[(Q6_K, &q6k, 1.0)], cols).is_none());
+    }
+
+    /// Rows of several types in one matrix (a fused Q/K/V or gate/up of a Q4_K_M or
+    /// Q5_K_M file): the 4-bit types share Q4_1's layout, any other mix goes up in
+    /// Q8_16, every weight still the file's.
+    #[test]
+    fn mixed_rows_pack_in_the_layout_that_holds_them_all() {
+        check_against_reader(&[Q4_K, Q4_1, Q4_0], BlockKind::Q4_1, LANES);
+        check_against_reader(&[Q4_K, Q4_K, Q6_K], BlockKind::Q8_16, LANES);
+        check_against_reader(&[Q5_K, Q6_K], BlockKind::Q8_16, 1);
+        check_against_reader(&[Q8_0, Q5_0], BlockKind::Q8_0, LANES);
+        check_against_reader(&[Q8_0, Q4_1], BlockKind::Q8_16, LANES);
+    }
+
+    #[test]
+    fn float_rows_and_partial_rows_are_refused() {
+        let cols = 512;
+        let q4k = gguf_rows(Q4_K, 1, cols, 1).remove(0);
+        let f16_row = vec![0u8; cols * 2];
+        assert!(GpuBlocks::from_rows(&[(Q4_K, &q4k, 1.0), (F16, &f16_row, 1.0)], cols).is_none());
+        assert!(GpuBlocks::from_rows(&[(F32, &[0u8; 128], 1.0)], 32).is_none());
         assert!(GpuBlocks::from_rows(&[(Q4_K, &q4k[..100], 1.0)], cols).is_none());
-    }
-
-    #[test]
-    fn q4_1_packing_dequantizes_as_the_gguf_reader() {
-        check_against_reader(GgmlType::Q4_1);
-    }
-
-    #[test]
-    fn q8_0_packing_dequantizes_as_the_gguf_reader() {
-        check_against_reader(GgmlType::Q8_0);
+        // A K-quant row needs whole super-blocks of 256.
+        assert!(GpuBlocks::from_rows(&[(Q4_K, &q4k[..144], 1.0)], 96).is_none());
+        assert!(GpuBlocks::from_rows(&[], 32).is_none());
     }
 
     #[test]
@@ -471,20 +425,5 @@ mod tests {
                 .fold(0.0, f32::max);
             assert!(worst < 1e-4, "{name} ({ty:?}): relative difference {worst}");
         }
-    }
-
-    #[test]
-    fn other_or_mixed_types_are_refused() {
-        let q4 = gguf_rows(GgmlType::Q4_1, 1, 32, 1);
-        let q8 = gguf_rows(GgmlType::Q8_0, 1, 32, 2);
-        let f32_row = vec![0u8; 32 * 4];
-        assert!(GpuBlocks::from_rows(&[(GgmlType::F32, &f32_row, 1.0)], 32).is_none());
-        assert!(GpuBlocks::from_rows(
-            &[(GgmlType::Q4_1, &q4[0], 1.0), (GgmlType::Q8_0, &q8[0], 1.0)],
-            32
-        )
-        .is_none());
-        assert!(GpuBlocks::from_rows(&[(GgmlType::Q4_1, &q4[0][..10], 1.0)], 32).is_none());
-        assert!(GpuBlocks::from_rows(&[], 32).is_none());
     }
 }

@@ -8,8 +8,9 @@
 use burn::tensor::{Device, Tensor, TensorData};
 use espalier_kernels::{Heads, RopeTable};
 
+use super::block_values::{gguf_rows, noise};
 use super::gpu_attention::{attend, attend_twin, AttendShape};
-use super::gpu_blocks::{gguf_rows, noise, GpuBlocks};
+use super::gpu_blocks::GpuBlocks;
 use super::gpu_check_report::GpuKernelCheck;
 use super::gpu_norm::{rms_norm, rms_norm_twin};
 use super::gpu_quantized::GpuQuantized;

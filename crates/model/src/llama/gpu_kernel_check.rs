@@ -1,6 +1,7 @@
 //! The GPU block kernel's self-check (`gpu_quantized.rs`) on a cubecl device: the kernel
 //! against its host twin ([`GpuBlocks::matmul`], the same sums in the same order) on
-//! deterministic Q4_1 and Q8_0 blocks of several shapes (a partial last workgroup, one to
+//! deterministic blocks of each layout (Q4_1, Q8_0, Q5_1; Q6_K and Q4_K + Q6_K rows in
+//! one matrix) of several shapes (a partial last workgroup, one to
 //! three activation rows, SmolLM2's widths), and the launch geometry the kernel sees
 //! (every row's index, activation row and scalar arguments, read back); then the greedy
 //! argmax under a token mask (`gpu_argmax.rs`) against its host twin, with ties, NaN,
@@ -14,7 +15,8 @@
 
 use burn::tensor::{Device, Tensor, TensorData};
 
-use super::gpu_blocks::{gguf_rows, noise, GpuBlocks};
+use super::block_values::{gguf_rows, noise};
+use super::gpu_blocks::GpuBlocks;
 pub use super::gpu_check_report::GpuKernelCheck;
 use super::gpu_quantized::{launch_geometry, GpuQuantized, RowSplit};
 use super::ModelError;
@@ -34,12 +36,19 @@ const SHAPES: [(usize, usize, usize); 6] =
 pub fn run(device: &Device) -> Result<GpuKernelCheck, ModelError> {
     let mut check = GpuKernelCheck::default();
     report_burn_matmul(&mut check, device)?;
+    use GgmlType::*;
     for split in RowSplit::ALL {
         check_geometry(&mut check, device, split)?;
-        for ty in [GgmlType::Q4_1, GgmlType::Q8_0] {
+        // One type per layout (Q4_1, Q8_0, Q8_16) on every shape.
+        for ty in [Q4_1, Q8_0, Q5_1] {
             for (rows, cols, t) in SHAPES {
-                check_kernel(&mut check, device, split, (ty, rows, cols, t))?;
+                check_kernel(&mut check, device, split, (&[ty], rows, cols, t))?;
             }
+        }
+        // Q6_K's halves with their own scales, and a Q4_K_M file's fused Q/K/V (Q4_K
+        // rows beside Q6_K ones: Q8_16), on a width of whole super-blocks.
+        for types in [&[Q6_K][..], &[Q4_K, Q4_K, Q6_K]] {
+            check_kernel(&mut check, device, split, (types, 576, 1536, 2))?;
         }
     }
     #[cfg(not(feature = "fusion"))]
@@ -217,17 +226,21 @@ fn check_geometry(
     Ok(())
 }
 
-/// One case: `ty` blocks of `rows` x `cols` times `t` activation rows, under `split`.
+/// One case: `rows` x `cols` blocks (row `r` of type `types[r % len]`) times `t`
+/// activation rows, under `split`.
 fn check_kernel(
     check: &mut GpuKernelCheck,
     device: &Device,
     split: RowSplit,
-    (ty, rows, cols, t): (GgmlType, usize, usize, usize),
+    (types, rows, cols, t): (&[GgmlType], usize, usize, usize),
 ) -> Result<(), ModelError> {
-    let data = gguf_rows(ty, rows, cols, 11 + rows as u32);
-    let input: Vec<(GgmlType, &[u8], f32)> = data.iter().map(|b| (ty, b.as_slice(), 1.0)).collect();
+    let data: Vec<Vec<u8>> = (0..rows)
+        .map(|r| gguf_rows(types[r % types.len()], 1, cols, 11 + (rows + r) as u32).remove(0))
+        .collect();
+    let input: Vec<(GgmlType, &[u8], f32)> =
+        data.iter().enumerate().map(|(r, b)| (types[r % types.len()], b.as_slice(), 1.0)).collect();
     let blocks = GpuBlocks::from_rows(&input, cols)
-        .ok_or_else(|| ModelError::Execution(format!("{ty:?} blocks do not pack")))?;
+        .ok_or_else(|| ModelError::Execution(format!("{types:?} blocks do not pack")))?;
     let x: Vec<f32> =
         noise(t * cols, 5 + t as u32).iter().map(|&b| (f32::from(b) - 128.0) / 64.0).collect();
     let want = blocks.matmul(&x, t, split.lanes());
@@ -239,7 +252,11 @@ fn check_kernel(
         .try_into_vec::<f32>()
         .map_err(|e| ModelError::Execution(format!("reading back: {e:?}")))?;
     check.record(
-        &format!("{} {rows}x{cols}, {t} row(s), {split:?}", ty.name()),
+        &format!(
+            "{} ({:?} layout) {rows}x{cols}, {t} row(s), {split:?}",
+            types.iter().map(|ty| ty.name()).collect::<Vec<_>>().join("+"),
+            blocks.kind
+        ),
         &got,
         &want,
         TOLERANCE,

@@ -1,11 +1,12 @@
 //! A linear layer whose weights stay quantized on a cubecl GPU device (WebGPU in the
-//! browser, wgpu natively, CUDA): the GGUF's Q4_1 / Q8_0 blocks ([`GpuBlocks`]) are uploaded
-//! once and a kernel of our own dequantizes each block as it multiplies, so no f32 copy
-//! of a weight is ever resident (SmolLM2: ~111 MB on the GPU instead of ~540 MB as f32).
+//! browser, wgpu natively, CUDA): the GGUF's quantized blocks in one of three layouts
+//! ([`GpuBlocks`]) are uploaded once and a kernel of our own dequantizes each block as it
+//! multiplies, so no f32 copy of a weight is ever resident (SmolLM2: ~111 MB on the GPU
+//! instead of ~540 MB as f32).
 //!
 //! The kernel is written here, not taken from burn: burn 0.22's quantized tensors are
-//! symmetric (Q4_1's `d * q + m` does not fit), and one kernel for both block types
-//! keeps one layout. It is a mat-vec per activation row, its rows dealt to the device's
+//! symmetric (Q4_1's `d * q + m` does not fit), and one kernel for every block type
+//! keeps one code path. It is a mat-vec per activation row, its rows dealt to the device's
 //! units by a [`RowSplit`] chosen per device: on a GPU a workgroup of 4 rows x [`LANES`]
 //! lanes, each row's words dealt to its 32 lanes and their sums folded in shared memory
 //! (the order `gpu_blocks.rs` documents and its host twin repeats), so a 576-row
@@ -96,7 +97,8 @@ impl RowSplit {
 
 /// `out[t][r] = Σ_j d[j][r] · Σ_i q[j][r][i] · x[t][32 j + i] + m[j][r] · Σ_i x[t][32 j + i]`
 /// over the layout of `gpu_blocks.rs`, in its order of sums; `bits` = 4 (Q4_1, `mins`
-/// read) or 8 (Q8_0, signed, `mins` unused). Unit (lane, slot) of cube (c, t) works on
+/// read) or 8 (signed; with `halves` Q8_16: `d` and `m` per 16 values, else Q8_0: `mins`
+/// unused). Unit (lane, slot) of cube (c, t) works on
 /// row `c * rows_per_cube + slot` of activation row `t`, with `lanes` units a row
 /// ([`RowSplit`]). With `add`, `residual[t][r]` is added to the sum (o-proj and down +
 /// the residual stream: issue 33 step 4, one launch fewer each; `residual` is not read
@@ -113,6 +115,7 @@ fn block_matvec(
     rows: usize,
     cols: usize,
     #[comptime] bits: u32,
+    #[comptime] halves: bool,
     #[comptime] add: bool,
     #[comptime] lanes: usize,
     #[comptime] rows_per_cube: usize,
@@ -145,14 +148,25 @@ fn block_matvec(
                 }
                 acc += scales[r * blocks + j] * dot + mins[r * blocks + j] * sum;
             } else {
+                let mut sum = 0.0f32;
                 #[unroll]
                 for b in 0..4usize {
                     let byte = (word >> u32::cast_from(8 * b)) & 255u32;
                     // Sign extension: bytes 128..255 are -128..-1.
                     let q = f32::cast_from(byte) - 256.0f32 * f32::cast_from(byte >> 7u32);
-                    dot += q * x[xb + 4 * w + b];
+                    let xv = x[xb + 4 * w + b];
+                    dot += q * xv;
+                    if comptime![halves] {
+                        sum += xv;
+                    }
                 }
-                acc += scales[r * blocks + j] * dot;
+                if comptime![halves] {
+                    // Words 0..3 of a block are its first 16 values, 4..7 the rest.
+                    let s = (r * blocks + j) * 2 + w / 4;
+                    acc += scales[s] * dot + mins[s] * sum;
+                } else {
+                    acc += scales[r * blocks + j] * dot;
+                }
             }
             u += lanes;
         }
@@ -297,9 +311,9 @@ impl GpuQuantized {
         let split = split.unwrap_or_else(|| RowSplit::for_client(&client));
         let words = client.create_from_slice(&le_bytes(&blocks.words, u32::to_le_bytes));
         let scales = client.create_from_slice(&le_bytes(&blocks.scales, f32::to_le_bytes));
-        let mins = match blocks.kind {
-            BlockKind::Q4_1 => client.create_from_slice(&le_bytes(&blocks.mins, f32::to_le_bytes)),
-            BlockKind::Q8_0 => scales.clone(),
+        let mins = match blocks.kind.has_mins() {
+            true => client.create_from_slice(&le_bytes(&blocks.mins, f32::to_le_bytes)),
+            false => scales.clone(),
         };
         Some(Self {
             kind: blocks.kind,
@@ -342,6 +356,7 @@ impl GpuQuantized {
             DType::F32,
         );
         let (words, blocks) = (self.words.clone(), self.rows * self.cols / 32);
+        let scales = blocks * self.kind.scales_per_block();
         // SAFETY: every length is the buffer's own (words, scales and mins were uploaded
         // with exactly these counts; x and out are contiguous [t, cols] / [t, rows]), and
         // the kernel reads and writes only inside them (r < rows, t < the launch's y).
@@ -352,18 +367,19 @@ impl GpuQuantized {
                 self.split.cube_dim(),
                 BufferArg::from_raw_parts(x.handle.clone(), t * self.cols),
                 BufferArg::from_raw_parts(words, blocks * self.kind.words()),
-                BufferArg::from_raw_parts(self.scales.clone(), blocks),
-                BufferArg::from_raw_parts(self.mins.clone(), blocks),
+                BufferArg::from_raw_parts(self.scales.clone(), scales),
+                BufferArg::from_raw_parts(self.mins.clone(), scales),
                 // Without a residual the kernel never reads it: the scales stand in (a
                 // read-only buffer; wgpu refuses one bound both read-only and writable).
                 match residual {
                     Some(r) => BufferArg::from_raw_parts(r.handle.clone(), t * self.rows),
-                    None => BufferArg::from_raw_parts(self.scales.clone(), blocks),
+                    None => BufferArg::from_raw_parts(self.scales.clone(), scales),
                 },
                 BufferArg::from_raw_parts(out.handle.clone(), t * self.rows),
                 self.rows,
                 self.cols,
                 self.kind.bits(),
+                self.kind == BlockKind::Q8_16,
                 residual.is_some(),
                 self.split.lanes(),
                 self.split.rows_per_cube() as usize,

@@ -8,6 +8,7 @@
 
 use crate::gguf::{GgmlType, Gguf, TensorInfo};
 
+use super::gpu_blocks::BlockKind;
 use super::{LlamaConfig, ModelError, WeightFormat};
 
 /// What loading a model takes.
@@ -26,7 +27,10 @@ pub struct MemoryPlan {
 impl MemoryPlan {
     /// The plan for loading `gguf` (whose configuration is `c`) in `format`.
     pub fn new(gguf: &Gguf, c: &LlamaConfig, format: WeightFormat, file_len: u64) -> Self {
-        let held = |t: &TensorInfo| held_bytes(t, format);
+        let held = |t: &TensorInfo| match format {
+            WeightFormat::GpuBlocks => gpu_held_bytes(gguf, t),
+            _ => held_bytes(t, format),
+        };
         let mut weights: u64 = 0;
         for t in gguf.tensors() {
             weights = weights.saturating_add(match t.name.as_str() {
@@ -79,11 +83,9 @@ fn held_bytes(t: &TensorInfo, format: WeightFormat) -> u64 {
         WeightFormat::Q8_0 => per32(36),
         WeightFormat::Q4_1 if t.ggml_type == GgmlType::Q4_1 => per32(24),
         WeightFormat::Q4_1 => per32(36),
-        // Q4_1 and the types packed in its layout (`gpu_blocks.rs`), Q8_0, else f32.
-        WeightFormat::GpuBlocks => match t.ggml_type {
-            GgmlType::Q8_0 => per32(36),
-            GgmlType::Q4_1 | GgmlType::Q4_0 | GgmlType::Q4_K => per32(24),
-            _ => n.saturating_mul(4),
+        WeightFormat::GpuBlocks => match BlockKind::of(t.ggml_type) {
+            Some(kind) => per32(kind.bytes_per_block() as u64),
+            None => n.saturating_mul(4),
         },
         WeightFormat::Gguf => match t.ggml_type {
             GgmlType::F32 => n.saturating_mul(4),
@@ -96,6 +98,27 @@ fn held_bytes(t: &TensorInfo, format: WeightFormat) -> u64 {
     }
 }
 
+/// Bytes a matrix takes in [`WeightFormat::GpuBlocks`]: its type's layout
+/// (`gpu_blocks.rs`), or the layout of the fused matrix it joins (Q/K/V, gate/up) when
+/// its partners' types need a wider one (a Q4_K_M file's Q4_K Q and K beside a Q6_K V).
+fn gpu_held_bytes(gguf: &Gguf, t: &TensorInfo) -> u64 {
+    let fused = |parts: &[&str]| -> Option<Vec<String>> {
+        let (block, part) = t.name.strip_suffix(".weight")?.rsplit_once('.')?;
+        parts.contains(&part).then(|| parts.iter().map(|p| format!("{block}.{p}.weight")).collect())
+    };
+    let partners =
+        fused(&["attn_q", "attn_k", "attn_v"]).or_else(|| fused(&["ffn_gate", "ffn_up"]));
+    let kind = partners
+        .into_iter()
+        .flatten()
+        .filter_map(|name| gguf.tensor_info(&name).ok())
+        .fold(BlockKind::of(t.ggml_type), |kind, p| Some(kind?.join(BlockKind::of(p.ggml_type)?)));
+    match kind {
+        Some(kind) => t.elements() / 32 * kind.bytes_per_block() as u64,
+        None => t.elements().saturating_mul(4),
+    }
+}
+
 /// Memory the operating system can still give this process (`MemAvailable` of
 /// `/proc/meminfo` on Linux); `None` where it cannot be read (other systems, wasm).
 pub fn available_memory() -> Option<u64> {
@@ -103,4 +126,47 @@ pub fn available_memory() -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb.saturating_mul(1024))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gguf::GgufWriter;
+
+    /// A Q4_K_M-like block: Q4_K Q, K, gate, up; Q6_K V and down; an F16 output.
+    #[test]
+    fn gpu_blocks_plan_counts_each_matrix_in_the_layout_it_is_held_in() {
+        let mut w = GgufWriter::new();
+        let (cols, rows) = (256u64, 8u64);
+        let add = |w: &mut GgufWriter, name: &str, ty: GgmlType| {
+            let bytes = (rows * cols) as usize / ty.block_len() * ty.block_bytes();
+            w.tensor(name, &[cols, rows], ty, vec![0; bytes]);
+        };
+        for (part, ty) in [
+            ("attn_q", GgmlType::Q4_K),
+            ("attn_k", GgmlType::Q4_K),
+            ("attn_v", GgmlType::Q6_K),
+            ("ffn_gate", GgmlType::Q4_K),
+            ("ffn_up", GgmlType::Q4_K),
+            ("ffn_down", GgmlType::Q6_K),
+        ] {
+            add(&mut w, &format!("blk.0.{part}.weight"), ty);
+        }
+        add(&mut w, "output.weight", GgmlType::F16);
+        let gguf = Gguf::from_bytes(w.to_bytes()).expect("parses");
+        let held = |name: &str| gpu_held_bytes(&gguf, gguf.tensor_info(name).unwrap());
+        let per32 = rows * cols / 32;
+        // Q and K join V's layout (Q8_16, 48 bytes per 32); gate and up stay Q4_1's (24).
+        for (name, bytes) in [
+            ("blk.0.attn_q.weight", 48),
+            ("blk.0.attn_k.weight", 48),
+            ("blk.0.attn_v.weight", 48),
+            ("blk.0.ffn_gate.weight", 24),
+            ("blk.0.ffn_up.weight", 24),
+            ("blk.0.ffn_down.weight", 48),
+        ] {
+            assert_eq!(held(name), per32 * bytes, "{name}");
+        }
+        assert_eq!(held("output.weight"), rows * cols * 4, "F16 goes up as f32");
+    }
 }

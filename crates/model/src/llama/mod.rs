@@ -33,6 +33,9 @@ macro_rules! kernels_with_host_twins {
     )*};
 }
 kernels_with_host_twins!(gpu_attention, gpu_fold, gpu_norm, gpu_rope);
+#[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
+// GGUF blocks in the GPU layout's terms (gpu_blocks.rs), tested natively
+mod block_values;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 mod gpu_block;
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
