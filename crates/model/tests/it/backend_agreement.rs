@@ -257,11 +257,12 @@ fn agree(backend: BackendKind, hint: &str) {
     }
     if let (&[(_, blocks), (_, f32)], true) = (&device_bytes[..], packable) {
         // Matrices silently left as f32 would show here: the widest layout (Q8_16) is 48
-        // bytes per 32 weights against f32's 128 (a matrix left f32 also stops the
-        // recording, checked above).
-        if blocks * 8 > f32 * 3 {
+        // bytes per 32 weights against f32's 128, 3/8, plus the norms and biases, f32 in
+        // both (a Q6_K qwen2 file: 0.376); a matrix left f32 also stops the recording,
+        // checked above.
+        if blocks * 5 > f32 * 2 {
             failures.push(format!(
-                "gpu-blocks holds {blocks} bytes on the device, over 3/8 of burn-f32's {f32}"
+                "gpu-blocks holds {blocks} bytes on the device, over 2/5 of burn-f32's {f32}"
             ));
         }
     }
