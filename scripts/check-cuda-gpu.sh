@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The CUDA backend on an NVIDIA GPU (issue 20): CPU vs CUDA agreement and decode speed, in
-# both CUDA weight formats: `gpu-blocks` (the GGUF's Q4_1 / Q8_0 blocks on the GPU, our
+# both CUDA weight formats: `gpu-blocks` (the GGUF's quantized blocks on the GPU, our
 # cubecl kernel; the default on cuda) and `burn-f32` (f32 tensors, burn's matmul).
 #
 #   bash scripts/check-cuda-gpu.sh                      # in a checkout built by check-cuda-build.sh

@@ -11,6 +11,10 @@
 #   4. the agreement test (crates/model/tests/backend_agreement.rs): the block kernels and
 #      the masked argmax against their host twins, then a prompt + greedy steps on ndarray
 #      and on wgpu (logits within tolerance, the same greedy tokens);
+#   4b. the same agreement test on the synthetic models of scripts/synthetic/make-models.sh
+#      (written there when missing; ESPALIER_SYNTHETIC_DIR): tiny llama and qwen2 files
+#      in every GGUF type and Q4_K_M, each quantized one's matrices in the GPU kernel and
+#      its steps replayed, the float ones on burn's matmul;
 #   5. `espalier bench decode --backend wgpu --modes none` twice under the counting layer,
 #      with TOKENS_SHORT and TOKENS_LONG tokens: everything the two runs share (loading,
 #      kernel compilation, the prefill) cancels in the difference, so
@@ -22,7 +26,8 @@
 # this machine's CPUs, the layer's atomic counters included), `host_ms_per_token` (the
 # host's time to record and submit a decode step, or to replay a recorded one: the median
 # of the long run's `step` figures, `crates/lab/src/bench_step.rs`), `replay` (the cache's
-# replay state after those steps). Logs: $OUT_DIR (default
+# replay state after those steps), `synthetic_agreement` (step 4b's models that agree, of
+# all). Logs: $OUT_DIR (default
 # target/gpu-lavapipe). CARGO_TARGET_DIR is honoured (a directory of its own keeps the
 # wgpu build from displacing the test run's). ESPALIER_GPU_BINS=DIR skips the build and
 # runs DIR/espalier and DIR/backend_agreement (a kept build: the baseline of results/gpu).
@@ -91,6 +96,30 @@ done
 grep -E "block kernel:|argmax|top lists|largest|greedy|test result" "$out/agreement.log" | tail -40
 echo "agreement test: $agreement, $(( $(date +%s) - start )) s"
 
+echo "== 4b. agreement on the synthetic models (every GGUF type, llama and qwen2)"
+start=$(date +%s)
+synthetic_dir=${ESPALIER_SYNTHETIC_DIR:-$PWD/target/synthetic-gguf}
+[ -f "$synthetic_dir/llama-Q6_K.gguf" ] || bash scripts/synthetic/make-models.sh "$synthetic_dir" \
+    >"$out/synthetic-models.log" 2>&1 || failed+=("4b. make-models.sh ($out/synthetic-models.log)")
+synthetic_ok=0
+synthetic_all=0
+: >"$out/synthetic-agreement.log"
+for model in "$synthetic_dir"/*.gguf; do
+    [ -f "$model" ] || continue
+    synthetic_all=$((synthetic_all + 1))
+    log=$out/synthetic-$(basename "$model" .gguf).log
+    if ESPALIER_MODEL=$model "$agreement_bin" --nocapture --exact \
+        backend_agreement::ndarray_and_wgpu_agree_in_both_formats >"$log" 2>&1; then
+        synthetic_ok=$((synthetic_ok + 1))
+    else
+        failed+=("4b. $(basename "$model") ($log)")
+    fi
+    echo "$(basename "$model"): $(grep -E 'gpu-blocks: replay|gpu-blocks: .*MB' "$log" | tr '\n' ' ')" \
+        | tee -a "$out/synthetic-agreement.log"
+done
+[ "$synthetic_all" -gt 0 ] || failed+=("4b. no synthetic models in $synthetic_dir")
+echo "synthetic agreement: $synthetic_ok of $synthetic_all, $(( $(date +%s) - start )) s"
+
 echo "== 5. counted decode (tokens $short and $long)"
 for n in "$short" "$long"; do
     rm -f "$out/counts-$n.json"
@@ -106,7 +135,7 @@ echo "load $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(grep -m1 'model na
 if [ ${#failed[@]} -gt 0 ]; then
     printf 'FAILED: %s\n' "${failed[@]}" >&2
 fi
-python3 - "$out" "$short" "$long" "$agreement" <<'EOF'
+python3 - "$out" "$short" "$long" "$agreement" "$synthetic_ok/$synthetic_all" <<'EOF'
 import json, sys
 out, short, long_, agreement = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "true"
 def last_json(path):
@@ -118,7 +147,7 @@ c1, c2 = last_json(f"{out}/counts-{short}.json"), last_json(f"{out}/counts-{long
 b1, b2 = last_json(f"{out}/bench-{short}.json"), last_json(f"{out}/bench-{long_}.json")
 result = {"agreement": agreement, "launches_per_token": None, "submits_per_token": None,
           "readback_bytes_per_token": None, "decode_tps": None, "host_ms_per_token": None,
-          "replay": None}
+          "replay": None, "synthetic_agreement": sys.argv[5]}
 if c1 and c2 and b1 and b2:
     m1, m2 = b1["modes"]["none"], b2["modes"]["none"]
     t1, t2 = m1["tokens"], m2["tokens"]

@@ -2,6 +2,9 @@
 //! prints its checksum: the file `scripts/synthetic/byo_golden.py` runs llama.cpp on.
 //!
 //! `cargo run --release -p espalier-model --example synthetic_model -- VOCAB.gguf qwen2|llama OUT.gguf`
+//!
+//! `qwen2.5-coder-1.5b-q4_k_m` writes Qwen2.5-Coder-1.5B's shape in random Q4_K_M blocks
+//! (~1.1 GB; `scripts/gpu-bench.sh` times it), from the qwen2 vocabulary.
 
 use espalier_model::synthetic::{checksum, model_from_vocab, SyntheticSpec};
 use espalier_model::Gguf;
@@ -9,12 +12,18 @@ use espalier_model::Gguf;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [vocab, arch, out] = args.as_slice() else {
-        return Err("usage: synthetic_model VOCAB.gguf qwen2|llama OUT.gguf".into());
+        return Err(
+            "usage: synthetic_model VOCAB.gguf qwen2|llama|qwen2.5-coder-1.5b-q4_k_m OUT.gguf"
+                .into(),
+        );
     };
     let spec = match arch.as_str() {
         "qwen2" => SyntheticSpec::qwen2(),
         "llama" => SyntheticSpec::llama_untied(),
-        other => return Err(format!("architecture {other}: qwen2 or llama").into()),
+        "qwen2.5-coder-1.5b-q4_k_m" => SyntheticSpec::qwen25_coder_1_5b_q4_k_m(),
+        other => {
+            return Err(format!("model {other}: qwen2, llama or qwen2.5-coder-1.5b-q4_k_m").into())
+        }
     };
     let bytes = model_from_vocab(&Gguf::open(vocab)?, &spec)?.to_bytes();
     std::fs::write(out, &bytes)?;

@@ -38,6 +38,20 @@ pub struct SyntheticSpec {
     pub rope_linear: Option<f32>,
     /// Seed of the weights.
     pub seed: u64,
+    /// How the matrices are encoded.
+    pub weights: SyntheticWeights,
+}
+
+/// How a synthetic model's matrices are encoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyntheticWeights {
+    /// Seeded f32 values (llama.cpp runs the same file as the oracle).
+    F32,
+    /// Random Q4_K blocks, with Q6_K for the token embedding (the tied output) and for V
+    /// and the down projection of every other block, as llama.cpp's Q4_K_M mixes them:
+    /// what a user's own quantized model costs to run (its text is noise). Widths must be
+    /// whole K-quant super-blocks (256).
+    Q4KM,
 }
 
 impl SyntheticSpec {
@@ -56,6 +70,22 @@ impl SyntheticSpec {
             eps: 1e-6,
             rope_linear: None,
             seed: 18,
+            weights: SyntheticWeights::F32,
+        }
+    }
+
+    /// Qwen2.5-Coder-1.5B's shape (hidden 1536, 28 blocks, 12 heads over 2 KV heads, FFN
+    /// 8960, tied output, Q/K/V biases) in random Q4_K_M blocks: 1.5 B weights, ~1.1 GB.
+    pub fn qwen25_coder_1_5b_q4_k_m() -> Self {
+        Self {
+            hidden: 1536,
+            heads: 12,
+            kv_heads: 2,
+            ffn: 8960,
+            layers: 28,
+            seed: 15,
+            weights: SyntheticWeights::Q4KM,
+            ..Self::qwen2()
         }
     }
 
@@ -74,6 +104,7 @@ impl SyntheticSpec {
             eps: 1e-6,
             rope_linear: Some(4.0),
             seed: 17,
+            weights: SyntheticWeights::F32,
         }
     }
 }
@@ -94,6 +125,38 @@ impl Draws {
     fn values(&mut self, n: u64, mean: f32, std: f32) -> Vec<u8> {
         (0..n).flat_map(|_| (mean + std * self.next()).to_le_bytes()).collect()
     }
+
+    /// `n` random bytes.
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(n + 8);
+        while out.len() < n {
+            self.next();
+            out.extend_from_slice(&self.0.wrapping_mul(0x2545_f491_4f6c_dd1d).to_le_bytes());
+        }
+        out.truncate(n);
+        out
+    }
+}
+
+/// `rows` x `cols` random blocks of a K-quant type (`Q4_K` or `Q6_K`) whose values have
+/// about `std` as standard deviation and zero mean: random quantized bytes and 6- or 8-bit
+/// sub-scales, the f16 super-block scales set (`d`, and Q4_K's `dmin` at 7.5 `d`, so
+/// that `d sc q - dmin m` centres on zero over random `sc` and `m`).
+fn random_k_blocks(r: &mut Draws, ty: GgmlType, rows: u64, cols: u64, std: f32) -> Vec<u8> {
+    let bb = ty.block_bytes();
+    let mut data = r.bytes((rows * cols) as usize / ty.block_len() * bb);
+    // The spread of `sc * q` for random bytes: Q4_K 6-bit sc (mean 31.5) times 4-bit q
+    // (sd 4.6); Q6_K signed 8-bit sc (rms 74) times q - 32 (sd 18.5).
+    let (at, spread) = if ty == GgmlType::Q6_K { (208, 74.0 * 18.5) } else { (0, 31.5 * 4.6) };
+    let d = half::f16::from_f32(std / spread);
+    let dmin = half::f16::from_f32(std / spread * 7.5);
+    for block in data.chunks_exact_mut(bb) {
+        block[at..at + 2].copy_from_slice(&d.to_le_bytes());
+        if ty == GgmlType::Q4_K {
+            block[2..4].copy_from_slice(&dmin.to_le_bytes());
+        }
+    }
+    data
 }
 
 /// A model file with `vocab`'s tokenizer (every `tokenizer.*` key) and random
@@ -108,6 +171,13 @@ pub fn model_from_vocab(vocab: &Gguf, spec: &SyntheticSpec) -> Result<GgufWriter
     let arch = spec.arch.as_str();
     let (h, d) = (spec.hidden, spec.hidden / spec.heads);
     let kv = spec.kv_heads * d;
+    let quantized = spec.weights == SyntheticWeights::Q4KM;
+    if quantized && (h % 256 != 0 || spec.ffn % 256 != 0) {
+        return Err(format!(
+            "Q4_K_M needs widths of whole 256-value blocks: hidden {h}, ffn {}",
+            spec.ffn
+        ));
+    }
     let u32v = |v: u64| MetadataValue::U32(v as u32);
     w.metadata("general.architecture", MetadataValue::String(arch.into()))
         .metadata("general.name", MetadataValue::String(format!("synthetic-{arch}")))
@@ -121,7 +191,8 @@ pub fn model_from_vocab(vocab: &Gguf, spec: &SyntheticSpec) -> Result<GgufWriter
         .metadata(&format!("{arch}.rope.freq_base"), MetadataValue::F32(spec.rope_base))
         .metadata(&format!("{arch}.attention.layer_norm_rms_epsilon"), MetadataValue::F32(spec.eps))
         .metadata(&format!("{arch}.vocab_size"), u32v(rows))
-        .metadata("general.file_type", u32v(0));
+        // llama.cpp's file types: 0 all F32, 15 mostly Q4_K_M.
+        .metadata("general.file_type", u32v(if quantized { 15 } else { 0 }));
     if let Some(f) = spec.rope_linear {
         w.metadata(&format!("{arch}.rope.scaling.type"), MetadataValue::String("linear".into()))
             .metadata(&format!("{arch}.rope.scaling.factor"), MetadataValue::F32(f));
@@ -134,30 +205,47 @@ pub fn model_from_vocab(vocab: &Gguf, spec: &SyntheticSpec) -> Result<GgufWriter
     let f32t = GgmlType::F32;
     // Small embeddings, so that the blocks, not the input token's own row, decide
     // the logits of a tied model.
-    w.tensor("token_embd.weight", &[h, rows], f32t, r.values(h * rows, 0.0, 0.1));
-    let mat = |w: &mut GgufWriter, r: &mut Draws, name: &str, out: u64, inp: u64, gain: f32| {
-        w.tensor(name, &[inp, out], f32t, r.values(inp * out, 0.0, gain / (inp as f32).sqrt()));
+    let embedding = match quantized {
+        true => (GgmlType::Q6_K, random_k_blocks(&mut r, GgmlType::Q6_K, rows, h, 0.1)),
+        false => (f32t, r.values(h * rows, 0.0, 0.1)),
     };
+    w.tensor("token_embd.weight", &[h, rows], embedding.0, embedding.1);
+    // A matrix `[out][inp]`: f32, or random blocks of `ty` in a Q4_K_M model.
+    let mat = |w: &mut GgufWriter,
+               r: &mut Draws,
+               name: &str,
+               (out, inp): (u64, u64),
+               ty: GgmlType,
+               gain: f32| {
+        let std = gain / (inp as f32).sqrt();
+        match quantized {
+            true => w.tensor(name, &[inp, out], ty, random_k_blocks(r, ty, out, inp, std)),
+            false => w.tensor(name, &[inp, out], f32t, r.values(inp * out, 0.0, std)),
+        };
+    };
+    let (q4, q6) = (GgmlType::Q4_K, GgmlType::Q6_K);
     for i in 0..spec.layers {
         let b = |s: &str| format!("blk.{i}.{s}");
+        // Q4_K_M: more bits for V and the down projection of every other block.
+        let more = if i % 2 == 0 { q6 } else { q4 };
         w.tensor(&b("attn_norm.weight"), &[h], f32t, r.values(h, 1.0, 0.1));
-        mat(&mut w, &mut r, &b("attn_q.weight"), h, h, 2.0);
-        mat(&mut w, &mut r, &b("attn_k.weight"), kv, h, 2.0);
-        mat(&mut w, &mut r, &b("attn_v.weight"), kv, h, 1.0);
+        mat(&mut w, &mut r, &b("attn_q.weight"), (h, h), q4, 2.0);
+        mat(&mut w, &mut r, &b("attn_k.weight"), (kv, h), q4, 2.0);
+        mat(&mut w, &mut r, &b("attn_v.weight"), (kv, h), more, 1.0);
         if spec.bias {
             w.tensor(&b("attn_q.bias"), &[h], f32t, r.values(h, 0.0, 0.5));
             w.tensor(&b("attn_k.bias"), &[kv], f32t, r.values(kv, 0.0, 0.5));
             w.tensor(&b("attn_v.bias"), &[kv], f32t, r.values(kv, 0.0, 0.5));
         }
-        mat(&mut w, &mut r, &b("attn_output.weight"), h, h, 1.0);
+        mat(&mut w, &mut r, &b("attn_output.weight"), (h, h), q4, 1.0);
         w.tensor(&b("ffn_norm.weight"), &[h], f32t, r.values(h, 1.0, 0.1));
-        mat(&mut w, &mut r, &b("ffn_gate.weight"), spec.ffn, h, 1.0);
-        mat(&mut w, &mut r, &b("ffn_up.weight"), spec.ffn, h, 1.0);
-        mat(&mut w, &mut r, &b("ffn_down.weight"), h, spec.ffn, 1.0);
+        mat(&mut w, &mut r, &b("ffn_gate.weight"), (spec.ffn, h), q4, 1.0);
+        mat(&mut w, &mut r, &b("ffn_up.weight"), (spec.ffn, h), q4, 1.0);
+        mat(&mut w, &mut r, &b("ffn_down.weight"), (h, spec.ffn), more, 1.0);
     }
     w.tensor("output_norm.weight", &[h], f32t, r.values(h, 1.0, 0.1));
     if !spec.tied {
-        mat(&mut w, &mut r, "output.weight", rows, h, 4.0);
+        mat(&mut w, &mut r, "output.weight", (rows, h), q6, 4.0);
     }
     Ok(w)
 }

@@ -19,7 +19,8 @@ pub(crate) enum Linear {
     Burn(Tensor<2>),
     /// `[out][in]` on the host, multiplied by the CPU kernels.
     Host(HostMatrix),
-    /// Q4_1 / Q8_0 blocks on a cubecl GPU, multiplied by the GPU block kernel.
+    /// GGUF blocks on a cubecl GPU (`gpu_blocks.rs`' layouts), multiplied by the GPU block
+    /// kernel.
     #[cfg(any(feature = "wgpu", feature = "cuda"))]
     Gpu(super::gpu_quantized::GpuQuantized),
 }
@@ -40,9 +41,9 @@ impl Linear {
     }
 
     /// The layer for GGUF rows `(type, one row's block bytes, factor)` of `inp` values
-    /// on a GPU ([`WeightFormat::GpuBlocks`]): the blocks kept as they are when all rows
-    /// are Q4_1 or all Q8_0 and `device` is a cubecl device, else f32 burn tensors of
-    /// the dequantized rows.
+    /// on a GPU ([`WeightFormat::GpuBlocks`]): the blocks kept (every weight the file's)
+    /// when all rows are of quantized types and `device` is a cubecl device, else f32 burn
+    /// tensors of the dequantized rows (F16 / F32 matrices).
     pub(crate) fn from_gguf_rows_on_gpu(
         rows: &[(GgmlType, &[u8], f32)],
         inp: usize,

@@ -146,7 +146,7 @@ pub struct Llama {
 impl Llama {
     /// Loads the weights of a Llama GGUF onto `device` in the measured best format for
     /// it ([`WeightFormat::default_for`]: the GGUF's own blocks with the CPU kernels on
-    /// ndarray / flex, its Q4_1 / Q8_0 blocks with the GPU block kernel on wgpu / cuda).
+    /// ndarray / flex, its quantized blocks with the GPU block kernel on wgpu / cuda).
     pub fn load(gguf: &Gguf, device: &Device) -> Result<Self, ModelError> {
         Self::load_with(gguf, device, WeightFormat::default_for(device))
     }

@@ -26,8 +26,8 @@
 //! rows. With [`WeightFormat::Gguf`] every matrix keeps the file's own encoding (any
 //! supported type; a fused matrix of parts in different types is a stack of them).
 //! With [`WeightFormat::GpuBlocks`] the same rows (reordered, Q's scale as a per-row
-//! factor) go to the GPU as the file's Q4_1 / Q8_0 blocks (`gpu_blocks.rs`), the tied
-//! output projection as the embedding's blocks.
+//! factor) go to the GPU as the file's blocks (`gpu_blocks.rs`: every quantized type), the
+//! tied output projection as the embedding's blocks.
 
 use burn::tensor::{Device, Tensor, TensorData};
 
@@ -311,8 +311,8 @@ impl BlockWeights {
     ) -> Result<Self, GgufError> {
         // The file's own encoding: rows reordered and Q's scale applied per row as the
         // f32 path does to the values (a host matrix of GGUF rows), or, for GpuBlocks,
-        // its Q4_1 / Q8_0 matrices kept as the file's blocks on the GPU (other types as
-        // f32 burn tensors), Q's scale folded into each row's factor the same way.
+        // its quantized matrices kept as the file's blocks on the GPU (float ones as f32
+        // burn tensors), Q's scale folded into each row's factor the same way.
         if format == WeightFormat::Gguf {
             return Self::load_rows(gguf, c, i, device, |rows, inp| {
                 Linear::Host(HostMatrix::from_gguf_rows(rows, inp))

@@ -11,6 +11,7 @@ mod model_fuzz;
 mod model_golden;
 mod quant_reference;
 mod synthetic_golden;
+mod synthetic_quantized;
 mod tokenizer_golden;
 mod vocab_golden;
 mod weight_formats;
