@@ -26,10 +26,19 @@ use crate::gguf::GgmlType;
 /// fused multiply-adds and the compiler's reassociation can differ.
 const TOLERANCE: f64 = 1e-4;
 
-/// (rows, cols, activation rows): a partial workgroup (37, 100), one block column, and
-/// SmolLM2's projections (576 -> 1536, 1536 -> 576).
-const SHAPES: [(usize, usize, usize); 6] =
-    [(37, 96, 1), (37, 96, 3), (100, 32, 2), (64, 576, 1), (1536, 576, 2), (576, 1536, 1)];
+/// (rows, cols, activation rows): a partial workgroup (37, 100), one block column,
+/// SmolLM2's projections (576 -> 1536, 1536 -> 576), and prompts of more than one tile of
+/// activation rows (the last one partial: `gpu_quantized::PREFILL_TILE`).
+const SHAPES: [(usize, usize, usize); 8] = [
+    (37, 96, 1),
+    (37, 96, 3),
+    (100, 32, 2),
+    (64, 576, 1),
+    (1536, 576, 2),
+    (576, 1536, 1),
+    (64, 576, 19),
+    (1536, 576, 10),
+];
 
 /// Runs the launch-geometry probe and the kernel on every shape of both block types on
 /// `device` (a cubecl device: wgpu or cuda).
@@ -38,7 +47,9 @@ pub fn run(device: &Device) -> Result<GpuKernelCheck, ModelError> {
     report_burn_matmul(&mut check, device)?;
     use GgmlType::*;
     for split in RowSplit::ALL {
-        check_geometry(&mut check, device, split)?;
+        for t in [1, 3, 19] {
+            check_geometry(&mut check, device, split, t)?;
+        }
         // One type per layout (Q4_1, Q8_0, Q8_16) on every shape.
         for ty in [Q4_1, Q8_0, Q5_1] {
             for (rows, cols, t) in SHAPES {
@@ -198,8 +209,9 @@ fn check_geometry(
     check: &mut GpuKernelCheck,
     device: &Device,
     split: RowSplit,
+    t: usize,
 ) -> Result<(), ModelError> {
-    let (rows, cols, t) = (100usize, 576usize, 3usize);
+    let (rows, cols) = (100usize, 576usize);
     let got = launch_geometry(device, split, rows, cols, t)?;
     let mut wrong = Vec::new();
     for k in 0..t {

@@ -14,8 +14,9 @@
 //! issue 33 measured 74 us for it on an H100); on a CPU adapter (SwiftShader, lavapipe)
 //! one unit per row, 64 rows a workgroup, no shared memory or barrier (there the lanes'
 //! fold made a decode step ~4.5x slower: see [`RowSplit::Units`]). A prefill of `t`
-//! tokens is `t` rows of workgroups in one launch (weights re-read per row, never
-//! dequantized to memory). Shared memory and barriers only, no subgroup operations:
+//! tokens is one launch in tiles: a unit multiplies each weight word it reads by
+//! [`PREFILL_TILE`] activation rows, so the weights are read `t / 8` times, not `t`
+//! (never dequantized to memory). Shared memory and barriers only, no subgroup operations:
 //! WebGPU has them only behind a feature, and lavapipe's are 8 wide.
 //!
 //! With burn's `fusion` feature (the playground's build) the launch is registered as a
@@ -89,20 +90,38 @@ impl RowSplit {
         CubeDim::new_2d(self.lanes() as u32, self.rows_per_cube())
     }
 
-    /// `block_matvec`'s grid for `rows` output rows and `t` activation rows.
-    fn cube_count(self, rows: usize, t: usize) -> CubeCount {
-        CubeCount::Static((rows as u32).div_ceil(self.rows_per_cube()), t as u32, 1)
+    /// `block_matvec`'s grid for `rows` output rows and `t` activation rows, `tile` a unit.
+    fn cube_count(self, rows: usize, t: usize, tile: usize) -> CubeCount {
+        let y = t.div_ceil(tile) as u32;
+        CubeCount::Static((rows as u32).div_ceil(self.rows_per_cube()), y, 1)
     }
 }
+
+/// Activation rows a unit multiplies per weight word it reads, in a product of `t` rows:
+/// 1 for a decode step, [`PREFILL_TILE`] for a prompt.
+pub(crate) fn tile_for(t: usize) -> usize {
+    if t == 1 {
+        1
+    } else {
+        PREFILL_TILE
+    }
+}
+
+/// A prompt's tile: each weight word read once for 8 activation rows (the weights are
+/// read `t / 8` times over a prefill of `t` tokens instead of `t` times); 8 accumulators
+/// a unit, and with [`RowSplit::Lanes`] 4 KiB of shared memory a workgroup.
+pub(crate) const PREFILL_TILE: usize = 8;
 
 /// `out[t][r] = Σ_j d[j][r] · Σ_i q[j][r][i] · x[t][32 j + i] + m[j][r] · Σ_i x[t][32 j + i]`
 /// over the layout of `gpu_blocks.rs`, in its order of sums; `bits` = 4 (Q4_1, `mins`
 /// read) or 8 (signed; with `halves` Q8_16: `d` and `m` per 16 values, else Q8_0: `mins`
-/// unused). Unit (lane, slot) of cube (c, t) works on
-/// row `c * rows_per_cube + slot` of activation row `t`, with `lanes` units a row
-/// ([`RowSplit`]). With `add`, `residual[t][r]` is added to the sum (o-proj and down +
-/// the residual stream: issue 33 step 4, one launch fewer each; `residual` is not read
-/// otherwise).
+/// unused). Unit (lane, slot) of cube (c, y) works on row `c * rows_per_cube + slot` of
+/// activation rows `y * tile ..` (`tile` of them, fewer at the end of `t_rows`), with
+/// `lanes` units a row ([`RowSplit`]): each weight word is read once for the `tile`
+/// activation rows (a prefill's tiled product; `tile` = 1 for a decode step), and each
+/// (row, activation row)'s sum keeps the order of one. With `add`, `residual[t][r]` is
+/// added to the sum (o-proj and down + the residual stream: issue 33 step 4, one launch
+/// fewer each; `residual` is not read otherwise).
 #[allow(clippy::too_many_arguments)]
 #[cube(launch_unchecked)]
 fn block_matvec(
@@ -114,18 +133,20 @@ fn block_matvec(
     out: &mut [f32],
     rows: usize,
     cols: usize,
+    t_rows: usize,
     #[comptime] bits: u32,
     #[comptime] halves: bool,
     #[comptime] add: bool,
     #[comptime] lanes: usize,
     #[comptime] rows_per_cube: usize,
+    #[comptime] tile: usize,
 ) {
     let lane = usize::cast_from(UNIT_POS_X);
     let slot = usize::cast_from(UNIT_POS_Y);
     let r = usize::cast_from(CUBE_POS_X) * rows_per_cube + slot;
-    let t = usize::cast_from(CUBE_POS_Y);
+    let t0 = usize::cast_from(CUBE_POS_Y) * tile;
     let per_block = comptime![if bits == 4 { 4usize } else { 8usize }];
-    let mut acc = 0.0f32;
+    let mut acc = Array::<f32>::new(tile);
     if r < rows {
         let blocks = cols / 32;
         let units = blocks * per_block;
@@ -134,55 +155,87 @@ fn block_matvec(
             let j = u / per_block;
             let w = u % per_block;
             let word = words[r * units + u];
-            let xb = t * cols + j * 32;
-            let mut dot = 0.0f32;
-            if comptime![bits == 4] {
-                let mut sum = 0.0f32;
-                #[unroll]
-                for b in 0..4usize {
-                    let byte = (word >> u32::cast_from(8 * b)) & 255u32;
-                    let xl = x[xb + 4 * w + b];
-                    let xh = x[xb + 16 + 4 * w + b];
-                    dot += f32::cast_from(byte & 15u32) * xl + f32::cast_from(byte >> 4u32) * xh;
-                    sum += xl + xh;
-                }
-                acc += scales[r * blocks + j] * dot + mins[r * blocks + j] * sum;
-            } else {
-                let mut sum = 0.0f32;
-                #[unroll]
-                for b in 0..4usize {
-                    let byte = (word >> u32::cast_from(8 * b)) & 255u32;
-                    // Sign extension: bytes 128..255 are -128..-1.
-                    let q = f32::cast_from(byte) - 256.0f32 * f32::cast_from(byte >> 7u32);
-                    let xv = x[xb + 4 * w + b];
-                    dot += q * xv;
-                    if comptime![halves] {
-                        sum += xv;
-                    }
-                }
-                if comptime![halves] {
-                    // Words 0..3 of a block are its first 16 values, 4..7 the rest.
-                    let s = (r * blocks + j) * 2 + w / 4;
-                    acc += scales[s] * dot + mins[s] * sum;
-                } else {
-                    acc += scales[r * blocks + j] * dot;
+            #[unroll]
+            for tt in 0..tile {
+                if t0 + tt < t_rows {
+                    let xb = (t0 + tt) * cols + j * 32;
+                    acc[tt] +=
+                        word_term(x, xb, word, w, scales, mins, r * blocks + j, bits, halves);
                 }
             }
             u += lanes;
         }
     }
     if comptime![lanes == 1] {
-        if r < rows {
-            store_row(residual, out, t * rows + r, acc, add);
+        #[unroll]
+        for tt in 0..tile {
+            if r < rows && t0 + tt < t_rows {
+                store_row(residual, out, (t0 + tt) * rows + r, acc[tt], add);
+            }
         }
     } else {
-        let mut partials = Shared::<[f32]>::new_slice(comptime![lanes * rows_per_cube]);
-        let at = slot * lanes + lane;
-        partials[at] = acc;
+        let mut partials = Shared::<[f32]>::new_slice(comptime![lanes * rows_per_cube * tile]);
+        #[unroll]
+        for tt in 0..tile {
+            partials[(tt * rows_per_cube + slot) * lanes + lane] = acc[tt];
+        }
         sync_cube();
-        fold_sum_shared(&mut partials, at, lane);
-        if lane == 0 && r < rows {
-            store_row(residual, out, t * rows + r, partials[at], add);
+        #[unroll]
+        for tt in 0..tile {
+            let at = (tt * rows_per_cube + slot) * lanes + lane;
+            fold_sum_shared(&mut partials, at, lane);
+            if lane == 0 && r < rows && t0 + tt < t_rows {
+                store_row(residual, out, (t0 + tt) * rows + r, partials[at], add);
+            }
+        }
+    }
+}
+
+/// Word `w` of block `block` (`word`, already read) against the activations from `xb`:
+/// `d * Σ q x + m * Σ x` over the word's values (`gpu_blocks.rs`' `word_term`).
+#[allow(clippy::too_many_arguments)]
+#[cube]
+fn word_term(
+    x: &[f32],
+    xb: usize,
+    word: u32,
+    w: usize,
+    scales: &[f32],
+    mins: &[f32],
+    block: usize,
+    #[comptime] bits: u32,
+    #[comptime] halves: bool,
+) -> f32 {
+    let mut dot = 0.0f32;
+    let mut sum = 0.0f32;
+    if comptime![bits == 4] {
+        #[unroll]
+        for b in 0..4usize {
+            let byte = (word >> u32::cast_from(8 * b)) & 255u32;
+            let xl = x[xb + 4 * w + b];
+            let xh = x[xb + 16 + 4 * w + b];
+            dot += f32::cast_from(byte & 15u32) * xl + f32::cast_from(byte >> 4u32) * xh;
+            sum += xl + xh;
+        }
+        scales[block] * dot + mins[block] * sum
+    } else {
+        #[unroll]
+        for b in 0..4usize {
+            let byte = (word >> u32::cast_from(8 * b)) & 255u32;
+            // Sign extension: bytes 128..255 are -128..-1.
+            let q = f32::cast_from(byte) - 256.0f32 * f32::cast_from(byte >> 7u32);
+            let xv = x[xb + 4 * w + b];
+            dot += q * xv;
+            if comptime![halves] {
+                sum += xv;
+            }
+        }
+        if comptime![halves] {
+            // Words 0..3 of a block are its first 16 values, 4..7 the rest.
+            let s = block * 2 + w / 4;
+            scales[s] * dot + mins[s] * sum
+        } else {
+            scales[block] * dot
         }
     }
 }
@@ -197,25 +250,36 @@ fn store_row(residual: &[f32], out: &mut [f32], i: usize, value: f32, #[comptime
     }
 }
 
-/// The launch geometry `block_matvec` sees, written out per invocation: its row, its
-/// activation row and the two size arguments. For the self-check (`gpu_kernel_check.rs`,
-/// native only: it reads back synchronously).
+/// The launch geometry `block_matvec` sees, written out per (row, activation row): its
+/// row, its activation row and the two size arguments. For the self-check
+/// (`gpu_kernel_check.rs`, native only: it reads back synchronously).
 #[cfg(not(target_family = "wasm"))]
 #[cube(launch_unchecked)]
-fn geometry(out: &mut [f32], rows: usize, cols: usize, #[comptime] rows_per_cube: usize) {
+fn geometry(
+    out: &mut [f32],
+    rows: usize,
+    cols: usize,
+    t_rows: usize,
+    #[comptime] rows_per_cube: usize,
+    #[comptime] tile: usize,
+) {
     let r = usize::cast_from(CUBE_POS_X) * rows_per_cube + usize::cast_from(UNIT_POS_Y);
-    let t = usize::cast_from(CUBE_POS_Y);
-    if r < rows && UNIT_POS_X == 0 {
-        let at = (t * rows + r) * 4;
-        out[at] = f32::cast_from(r);
-        out[at + 1] = f32::cast_from(t);
-        out[at + 2] = f32::cast_from(rows);
-        out[at + 3] = f32::cast_from(cols);
+    let t0 = usize::cast_from(CUBE_POS_Y) * tile;
+    #[unroll]
+    for tt in 0..tile {
+        if r < rows && t0 + tt < t_rows && UNIT_POS_X == 0 {
+            let at = ((t0 + tt) * rows + r) * 4;
+            out[at] = f32::cast_from(r);
+            out[at + 1] = f32::cast_from(t0 + tt);
+            out[at + 2] = f32::cast_from(rows);
+            out[at + 3] = f32::cast_from(cols);
+        }
     }
 }
 
 /// Runs [`geometry`] on `device` with `block_matvec`'s launch under `split` for `rows` x
-/// `t`; four values per invocation, at `(t * rows + row) * 4`.
+/// `t` (tiled as a product of `t` rows is); four values per (row, activation row), at
+/// `(t * rows + row) * 4`.
 #[cfg(not(target_family = "wasm"))]
 pub(crate) fn launch_geometry(
     device: &Device,
@@ -229,17 +293,20 @@ pub(crate) fn launch_geometry(
     let client = device.client();
     let n = rows * t * 4;
     let out = client.create_from_slice(&le_bytes(&vec![f32::NAN; n], f32::to_le_bytes));
-    // SAFETY: `out` holds `rows * t * 4` f32; lane 0 of each row writes its own four,
-    // only for r < rows and t < the launch's y.
+    let tile = tile_for(t);
+    // SAFETY: `out` holds `rows * t * 4` f32; lane 0 of each row writes its own four per
+    // activation row, only for r < rows and activation rows < t.
     unsafe {
         geometry::launch_unchecked(
             &client,
-            split.cube_count(rows, t),
+            split.cube_count(rows, t, tile),
             split.cube_dim(),
             BufferArg::from_raw_parts(out.clone(), n),
             rows,
             cols,
+            t,
             split.rows_per_cube() as usize,
+            tile,
         )
     };
     let bytes = client
@@ -357,13 +424,14 @@ impl GpuQuantized {
         );
         let (words, blocks) = (self.words.clone(), self.rows * self.cols / 32);
         let scales = blocks * self.kind.scales_per_block();
+        let tile = tile_for(t);
         // SAFETY: every length is the buffer's own (words, scales and mins were uploaded
         // with exactly these counts; x and out are contiguous [t, cols] / [t, rows]), and
-        // the kernel reads and writes only inside them (r < rows, t < the launch's y).
+        // the kernel reads and writes only inside them (r < rows, activation rows < t).
         unsafe {
             block_matvec::launch_unchecked(
                 &self.client,
-                self.split.cube_count(self.rows, t),
+                self.split.cube_count(self.rows, t, tile),
                 self.split.cube_dim(),
                 BufferArg::from_raw_parts(x.handle.clone(), t * self.cols),
                 BufferArg::from_raw_parts(words, blocks * self.kind.words()),
@@ -378,11 +446,13 @@ impl GpuQuantized {
                 BufferArg::from_raw_parts(out.handle.clone(), t * self.rows),
                 self.rows,
                 self.cols,
+                t,
                 self.kind.bits(),
                 self.kind == BlockKind::Q8_16,
                 residual.is_some(),
                 self.split.lanes(),
                 self.split.rows_per_cube() as usize,
+                tile,
             )
         };
         out
