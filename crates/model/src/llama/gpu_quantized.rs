@@ -154,13 +154,13 @@ fn block_matvec(
         while u < units {
             let j = u / per_block;
             let w = u % per_block;
-            let word = words[r * units + u];
+            // The word's values, decoded once for the tile's activation rows.
+            let q = word_values(words[r * units + u], bits);
             #[unroll]
             for tt in 0..tile {
                 if t0 + tt < t_rows {
                     let xb = (t0 + tt) * cols + j * 32;
-                    acc[tt] +=
-                        word_term(x, xb, word, w, scales, mins, r * blocks + j, bits, halves);
+                    acc[tt] += word_term(x, xb, &q, w, scales, mins, r * blocks + j, bits, halves);
                 }
             }
             u += lanes;
@@ -191,14 +191,33 @@ fn block_matvec(
     }
 }
 
-/// Word `w` of block `block` (`word`, already read) against the activations from `xb`:
+/// A word's four bytes as values: 4-bit, the low nibbles then the high ones (values `b`
+/// and `16 + b` of the word's place); 8-bit, the signed bytes.
+#[cube]
+fn word_values(word: u32, #[comptime] bits: u32) -> Array<f32> {
+    let mut q = Array::<f32>::new(8usize);
+    #[unroll]
+    for b in 0..4usize {
+        let byte = (word >> u32::cast_from(8 * b)) & 255u32;
+        if comptime![bits == 4] {
+            q[b] = f32::cast_from(byte & 15u32);
+            q[4 + b] = f32::cast_from(byte >> 4u32);
+        } else {
+            // Sign extension: bytes 128..255 are -128..-1.
+            q[b] = f32::cast_from(byte) - 256.0f32 * f32::cast_from(byte >> 7u32);
+        }
+    }
+    q
+}
+
+/// Word `w` of block `block` (its values `q`) against the activations from `xb`:
 /// `d * Σ q x + m * Σ x` over the word's values (`gpu_blocks.rs`' `word_term`).
 #[allow(clippy::too_many_arguments)]
 #[cube]
 fn word_term(
     x: &[f32],
     xb: usize,
-    word: u32,
+    q: &Array<f32>,
     w: usize,
     scales: &[f32],
     mins: &[f32],
@@ -211,21 +230,17 @@ fn word_term(
     if comptime![bits == 4] {
         #[unroll]
         for b in 0..4usize {
-            let byte = (word >> u32::cast_from(8 * b)) & 255u32;
             let xl = x[xb + 4 * w + b];
             let xh = x[xb + 16 + 4 * w + b];
-            dot += f32::cast_from(byte & 15u32) * xl + f32::cast_from(byte >> 4u32) * xh;
+            dot += q[b] * xl + q[4 + b] * xh;
             sum += xl + xh;
         }
         scales[block] * dot + mins[block] * sum
     } else {
         #[unroll]
         for b in 0..4usize {
-            let byte = (word >> u32::cast_from(8 * b)) & 255u32;
-            // Sign extension: bytes 128..255 are -128..-1.
-            let q = f32::cast_from(byte) - 256.0f32 * f32::cast_from(byte >> 7u32);
             let xv = x[xb + 4 * w + b];
-            dot += q * xv;
+            dot += q[b] * xv;
             if comptime![halves] {
                 sum += xv;
             }

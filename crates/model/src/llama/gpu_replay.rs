@@ -11,8 +11,10 @@
 //! token's embedding row, written from the host). The recording writes the cache's
 //! stores in place, so it is valid only while those stores are the ones it was recorded
 //! with, held by this cache alone, with room for the next row:
-//! - any step that is not a replay (a prompt, a step that grows the stores or finds
-//!   them shared) forgets the recording; the next decode step records anew;
+//! - any step that grows the stores or finds them shared forgets the recording (the next
+//!   decode step records anew); a prompt keeps it only when it writes the stores in place
+//!   (held by this cache alone, with room for it), so a generation that continues a
+//!   cached prompt replays the previous one's recording;
 //! - a cloned cache starts without one ([`StepReplay`]'s `Clone`);
 //! - a recording is replayed only for the model (its [`ModelId`]) that recorded it.
 //!
@@ -127,8 +129,9 @@ impl Llama {
     /// The decode step of `tokens` (one token) at `past` (= `cache.len()`) by replaying
     /// the cache's recording (recording it first when there is none): the logits,
     /// `[1, vocab]`, or `None` when this step runs launch by launch (replay refused or
-    /// off, not a single token, the stores lacking room or shared; in the last three
-    /// cases the recording is forgotten). Does not advance the cache.
+    /// off, a prompt, the stores lacking room or shared; in the second and third cases the
+    /// recording is forgotten, and a prompt keeps it only when it is written in place:
+    /// stores held alone with room for it). Does not advance the cache.
     pub(super) fn replayed_step(
         &self,
         tokens: &[u32],
@@ -138,8 +141,13 @@ impl Llama {
         if matches!(cache.replay, StepReplay::Refused(_)) {
             return Ok(None);
         }
-        if !(self.step_replay && tokens.len() == 1 && cache.device_stores_ready(past + 1)) {
+        if !(self.step_replay && cache.device_stores_ready(past + tokens.len())) {
             cache.replay = StepReplay::None;
+            return Ok(None);
+        }
+        if tokens.len() > 1 {
+            // A prompt runs launch by launch; the stores are held by this cache alone and
+            // have room for it, so it writes them in place and the recording stays valid.
             return Ok(None);
         }
         let mut row = vec![0f32; self.config.hidden];

@@ -122,6 +122,10 @@ fn run(model: &Llama, ids: &[u32], feed: Option<&[u32]>) -> Run {
     }
     cache.truncate(ids.len() + 1);
     logits.push(("after rollback".to_string(), model.forward(&fed[1..2], &mut cache).unwrap()));
+    // A prompt continued (two tokens, written into stores with room), then a step: the
+    // recording survives the prompt (`gpu_replay.rs`).
+    logits.push(("two-token feed".to_string(), model.forward(&fed[2..4], &mut cache).unwrap()));
+    logits.push(("step after it".to_string(), model.forward(&fed[0..1], &mut cache).unwrap()));
     Run { logits, fed, cache_len: cache.len(), replay: cache.replay_state() }
 }
 
@@ -224,10 +228,11 @@ fn agree(backend: BackendKind, hint: &str) {
                     .push(format!("{backend} {format} {what}: greedy token {tb}, ndarray {ta}"));
             }
         }
-        // gpu-blocks records step 1 and replays steps 2.. and the step after the rollback
-        // (the stores kept their room); where a product is burn's (burn-f32, a matrix
-        // gpu-blocks does not pack) nothing is recorded.
-        let replays = STEPS - 1 + 1;
+        // gpu-blocks records step 1 and replays steps 2.., the step after the rollback
+        // and the step after the two-token feed (the stores kept their room, so neither
+        // the rollback nor the feed forgot the recording); where a product is burn's
+        // (burn-f32, a float matrix) nothing is recorded.
+        let replays = STEPS - 1 + 2;
         let want = match format {
             WeightFormat::GpuBlocks if packable => ReplayState::Recorded { replays },
             _ => ReplayState::None,
