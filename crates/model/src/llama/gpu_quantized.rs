@@ -144,80 +144,91 @@ fn block_matvec(
     let lane = usize::cast_from(UNIT_POS_X);
     let slot = usize::cast_from(UNIT_POS_Y);
     let r = usize::cast_from(CUBE_POS_X) * rows_per_cube + slot;
-    let t0 = usize::cast_from(CUBE_POS_Y) * tile;
     let per_block = comptime![if bits == 4 { 4usize } else { 8usize }];
-    let mut acc = Array::<f32>::new(tile);
-    if r < rows {
-        let blocks = cols / 32;
-        let units = blocks * per_block;
-        let mut u = lane;
-        while u < units {
-            let j = u / per_block;
-            let w = u % per_block;
-            // The word's values, decoded once for the tile's activation rows.
-            let q = word_values(words[r * units + u], bits);
-            #[unroll]
-            for tt in 0..tile {
-                if t0 + tt < t_rows {
-                    let xb = (t0 + tt) * cols + j * 32;
-                    acc[tt] += word_term(x, xb, &q, w, scales, mins, r * blocks + j, bits, halves);
-                }
+    let blocks = cols / 32;
+    let units = blocks * per_block;
+    if comptime![tile == 1] {
+        // A decode step: one activation row a unit, one accumulator (the tiled form below
+        // made lavapipe's pass ~20% slower: stop 47).
+        let t = usize::cast_from(CUBE_POS_Y);
+        let mut acc = 0.0f32;
+        if r < rows {
+            let mut u = lane;
+            while u < units {
+                let (j, w) = (u / per_block, u % per_block);
+                let xb = t * cols + j * 32;
+                let word = words[r * units + u];
+                acc += word_term(x, xb, word, w, scales, mins, r * blocks + j, bits, halves);
+                u += lanes;
             }
-            u += lanes;
         }
-    }
-    if comptime![lanes == 1] {
-        #[unroll]
-        for tt in 0..tile {
-            if r < rows && t0 + tt < t_rows {
-                store_row(residual, out, (t0 + tt) * rows + r, acc[tt], add);
+        if comptime![lanes == 1] {
+            if r < rows {
+                store_row(residual, out, t * rows + r, acc, add);
+            }
+        } else {
+            let mut partials = Shared::<[f32]>::new_slice(comptime![lanes * rows_per_cube]);
+            let at = slot * lanes + lane;
+            partials[at] = acc;
+            sync_cube();
+            fold_sum_shared(&mut partials, at, lane);
+            if lane == 0 && r < rows {
+                store_row(residual, out, t * rows + r, partials[at], add);
             }
         }
     } else {
-        let mut partials = Shared::<[f32]>::new_slice(comptime![lanes * rows_per_cube * tile]);
-        #[unroll]
-        for tt in 0..tile {
-            partials[(tt * rows_per_cube + slot) * lanes + lane] = acc[tt];
+        let t0 = usize::cast_from(CUBE_POS_Y) * tile;
+        let mut acc = Array::<f32>::new(tile);
+        if r < rows {
+            let mut u = lane;
+            while u < units {
+                let (j, w) = (u / per_block, u % per_block);
+                let word = words[r * units + u];
+                #[unroll]
+                for tt in 0..tile {
+                    if t0 + tt < t_rows {
+                        let xb = (t0 + tt) * cols + j * 32;
+                        acc[tt] +=
+                            word_term(x, xb, word, w, scales, mins, r * blocks + j, bits, halves);
+                    }
+                }
+                u += lanes;
+            }
         }
-        sync_cube();
-        #[unroll]
-        for tt in 0..tile {
-            let at = (tt * rows_per_cube + slot) * lanes + lane;
-            fold_sum_shared(&mut partials, at, lane);
-            if lane == 0 && r < rows && t0 + tt < t_rows {
-                store_row(residual, out, (t0 + tt) * rows + r, partials[at], add);
+        if comptime![lanes == 1] {
+            #[unroll]
+            for tt in 0..tile {
+                if r < rows && t0 + tt < t_rows {
+                    store_row(residual, out, (t0 + tt) * rows + r, acc[tt], add);
+                }
+            }
+        } else {
+            let mut partials = Shared::<[f32]>::new_slice(comptime![lanes * rows_per_cube * tile]);
+            #[unroll]
+            for tt in 0..tile {
+                partials[(tt * rows_per_cube + slot) * lanes + lane] = acc[tt];
+            }
+            sync_cube();
+            #[unroll]
+            for tt in 0..tile {
+                let at = (tt * rows_per_cube + slot) * lanes + lane;
+                fold_sum_shared(&mut partials, at, lane);
+                if lane == 0 && r < rows && t0 + tt < t_rows {
+                    store_row(residual, out, (t0 + tt) * rows + r, partials[at], add);
+                }
             }
         }
     }
 }
 
-/// A word's four bytes as values: 4-bit, the low nibbles then the high ones (values `b`
-/// and `16 + b` of the word's place); 8-bit, the signed bytes.
-#[cube]
-fn word_values(word: u32, #[comptime] bits: u32) -> Array<f32> {
-    let mut q = Array::<f32>::new(8usize);
-    #[unroll]
-    for b in 0..4usize {
-        let byte = (word >> u32::cast_from(8 * b)) & 255u32;
-        if comptime![bits == 4] {
-            q[b] = f32::cast_from(byte & 15u32);
-            q[4 + b] = f32::cast_from(byte >> 4u32);
-        } else {
-            // Sign extension: bytes 128..255 are -128..-1.
-            q[b] = f32::cast_from(byte) - 256.0f32 * f32::cast_from(byte >> 7u32);
-        }
-    }
-    q
-}
-
-/// Word `w` of block `block` (its values `q`) against the activations from `xb`:
+/// Word `w` of block `block` (`word`, already read) against the activations from `xb`:
 /// `d * Σ q x + m * Σ x` over the word's values (`gpu_blocks.rs`' `word_term`).
 #[allow(clippy::too_many_arguments)]
 #[cube]
 fn word_term(
     x: &[f32],
     xb: usize,
-    q: &Array<f32>,
+    word: u32,
     w: usize,
     scales: &[f32],
     mins: &[f32],
@@ -230,17 +241,21 @@ fn word_term(
     if comptime![bits == 4] {
         #[unroll]
         for b in 0..4usize {
+            let byte = (word >> u32::cast_from(8 * b)) & 255u32;
             let xl = x[xb + 4 * w + b];
             let xh = x[xb + 16 + 4 * w + b];
-            dot += q[b] * xl + q[4 + b] * xh;
+            dot += f32::cast_from(byte & 15u32) * xl + f32::cast_from(byte >> 4u32) * xh;
             sum += xl + xh;
         }
         scales[block] * dot + mins[block] * sum
     } else {
         #[unroll]
         for b in 0..4usize {
+            let byte = (word >> u32::cast_from(8 * b)) & 255u32;
+            // Sign extension: bytes 128..255 are -128..-1.
+            let q = f32::cast_from(byte) - 256.0f32 * f32::cast_from(byte >> 7u32);
             let xv = x[xb + 4 * w + b];
-            dot += q[b] * xv;
+            dot += q * xv;
             if comptime![halves] {
                 sum += xv;
             }
