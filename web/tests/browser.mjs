@@ -460,7 +460,7 @@ async function gpuWork() {
   report.gpu_counts = await countGpuWork(page, { decodeSteps, stepOnce, log });
   log(`WebGPU per decoded token: ${JSON.stringify(report.gpu_counts.per_decode_token ?? report.gpu_counts)}`);
   log(`WebGPU prefill + first token: ${JSON.stringify(report.gpu_counts.prefill_and_first_token ?? null)}`);
-  log(`WebGPU first decoded token (records the step the next ones replay): ${JSON.stringify(report.gpu_counts.recording_step ?? null)}`);
+  log(`WebGPU first decoded token (records the step the next ones replay, unless the cache kept an earlier generation's recording through the prompt): ${JSON.stringify(report.gpu_counts.recording_step ?? null)}`);
   check(report.gpu_counts.per_decode_token?.dispatches > 0, "webgpu: kernel launches counted in the model's worker");
   // Ceilings per decoded token (issue 33). Launches: the target is at most 10 a block;
   // the model's own kernels make 9 (crates/model/src/llama/gpu_block.rs), plus the final
@@ -489,9 +489,10 @@ async function gpuWork() {
   check(step.map_read_bytes <= 16384,
     `webgpu: a visualized step maps at most one 16 KiB staging page (counted ${step.map_read_bytes})`);
   // Replay (crates/model/src/llama/gpu_replay.rs): the first decoded token records the
-  // step (its warm-up pass runs, then the recording is replayed: about two passes,
-  // once a generation); later tokens replay it, creating no bind groups for its
-  // launches (launch by launch: one a launch, ~275).
+  // step (its warm-up pass runs, then the recording is replayed: about two passes) unless
+  // the cache kept a recording through the prompt (stop 47: a prompt written in place
+  // keeps it, so after the page's reset this token replays); later tokens replay it,
+  // creating no bind groups for its launches (launch by launch: one a launch, ~275).
   const rec = report.gpu_counts.recording_step || {};
   check(rec.dispatches <= 2 * maxDispatches,
     `webgpu: the recording step launches at most two steps' kernels (${2 * maxDispatches}; counted ${rec.dispatches})`);

@@ -78,8 +78,9 @@ async function sum(page) {
 /// Steps a fresh run 2 + `decodeSteps` times (Python example already chosen by the
 /// caller) and returns { installed, prefill_and_first_token, recording_step,
 /// per_decode_token, decode_steps }: the prompt's pass with the first token, then the
-/// first decoded token apart (it records the step that later tokens replay:
-/// `crates/model/src/llama/gpu_replay.rs`; once a generation), then the mean of the next
+/// first decoded token apart (it records the step that later tokens replay, unless the
+/// cache kept a recording through the prompt: `crates/model/src/llama/gpu_replay.rs`),
+/// then the mean of the next
 /// `decodeSteps`.
 export async function countGpuWork(page, { decodeSteps = 3, stepOnce, log }) {
   const installed = await everyWorker(page, install);
