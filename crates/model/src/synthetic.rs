@@ -172,7 +172,7 @@ pub fn model_from_vocab(vocab: &Gguf, spec: &SyntheticSpec) -> Result<GgufWriter
     let (h, d) = (spec.hidden, spec.hidden / spec.heads);
     let kv = spec.kv_heads * d;
     let quantized = spec.weights == SyntheticWeights::Q4KM;
-    if quantized && (h % 256 != 0 || spec.ffn % 256 != 0) {
+    if quantized && !(h.is_multiple_of(256) && spec.ffn.is_multiple_of(256)) {
         return Err(format!(
             "Q4_K_M needs widths of whole 256-value blocks: hidden {h}, ffn {}",
             spec.ffn
