@@ -53,14 +53,17 @@ pub fn run(device: &Device) -> Result<GpuKernelCheck, ModelError> {
         // One type per layout (Q4_1, Q8_0, Q8_16) on every shape.
         for ty in [Q4_1, Q8_0, Q5_1] {
             for (rows, cols, t) in SHAPES {
-                check_kernel(&mut check, device, split, (&[ty], rows, cols, t))?;
+                check_kernel(&mut check, device, split, (&[ty], rows, cols, t), None)?;
             }
         }
         // Q6_K's halves with their own scales, and a Q4_K_M file's fused Q/K/V (Q4_K
         // rows beside Q6_K ones: Q8_16), on a width of whole super-blocks.
         for types in [&[Q6_K][..], &[Q4_K, Q4_K, Q6_K]] {
-            check_kernel(&mut check, device, split, (types, 576, 1536, 2))?;
+            check_kernel(&mut check, device, split, (types, 576, 1536, 2), None)?;
         }
+        // A matrix over the device's one-allocation cap goes up in parts of rows: here
+        // parts of 200 rows (768-byte rows of words), the last one partial, a prompt.
+        check_kernel(&mut check, device, split, (&[Q4_1], 576, 1536, 3), Some(200 * 768))?;
     }
     #[cfg(not(feature = "fusion"))]
     check_argmax(&mut check, device)?;
@@ -245,6 +248,7 @@ fn check_kernel(
     device: &Device,
     split: RowSplit,
     (types, rows, cols, t): (&[GgmlType], usize, usize, usize),
+    cap: Option<u64>,
 ) -> Result<(), ModelError> {
     let data: Vec<Vec<u8>> = (0..rows)
         .map(|r| gguf_rows(types[r % types.len()], 1, cols, 11 + (rows + r) as u32).remove(0))
@@ -256,7 +260,7 @@ fn check_kernel(
     let x: Vec<f32> =
         noise(t * cols, 5 + t as u32).iter().map(|&b| (f32::from(b) - 128.0) / 64.0).collect();
     let want = blocks.matmul(&x, t, split.lanes());
-    let layer = GpuQuantized::upload_split(&blocks, device, Some(split))
+    let layer = GpuQuantized::upload_parts(&blocks, device, Some(split), cap)
         .ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
     let y = layer.forward(Tensor::<2>::from_data(TensorData::new(x, [t, cols]), device))?;
     let got = y
@@ -265,9 +269,10 @@ fn check_kernel(
         .map_err(|e| ModelError::Execution(format!("reading back: {e:?}")))?;
     check.record(
         &format!(
-            "{} ({:?} layout) {rows}x{cols}, {t} row(s), {split:?}",
+            "{} ({:?} layout) {rows}x{cols}, {t} row(s), {split:?}{}",
             types.iter().map(|ty| ty.name()).collect::<Vec<_>>().join("+"),
-            blocks.kind
+            blocks.kind,
+            cap.map_or(String::new(), |c| format!(", parts of {c} bytes"))
         ),
         &got,
         &want,

@@ -119,8 +119,9 @@ pub(crate) const PREFILL_TILE: usize = 8;
 /// activation rows `y * tile ..` (`tile` of them, fewer at the end of `t_rows`), with
 /// `lanes` units a row ([`RowSplit`]): each weight word is read once for the `tile`
 /// activation rows (a prefill's tiled product; `tile` = 1 for a decode step), and each
-/// (row, activation row)'s sum keeps the order of one. With `add`, `residual[t][r]` is
-/// added to the sum (o-proj and down + the residual stream: issue 33 step 4, one launch
+/// (row, activation row)'s sum keeps the order of one. The rows are a part of a matrix
+/// split over buffers (`GpuQuantized`'s `Part`): output row `row0 + r` of `out_rows`.
+/// With `add`, `residual[t][r]` is added to the sum (o-proj and down + the residual stream: issue 33 step 4, one launch
 /// fewer each; `residual` is not read otherwise).
 #[allow(clippy::too_many_arguments)]
 #[cube(launch_unchecked)]
@@ -134,6 +135,8 @@ fn block_matvec(
     rows: usize,
     cols: usize,
     t_rows: usize,
+    row0: usize,
+    out_rows: usize,
     #[comptime] bits: u32,
     #[comptime] halves: bool,
     #[comptime] add: bool,
@@ -164,7 +167,7 @@ fn block_matvec(
         }
         if comptime![lanes == 1] {
             if r < rows {
-                store_row(residual, out, t * rows + r, acc, add);
+                store_row(residual, out, t * out_rows + row0 + r, acc, add);
             }
         } else {
             let mut partials = Shared::<[f32]>::new_slice(comptime![lanes * rows_per_cube]);
@@ -173,7 +176,7 @@ fn block_matvec(
             sync_cube();
             fold_sum_shared(&mut partials, at, lane);
             if lane == 0 && r < rows {
-                store_row(residual, out, t * rows + r, partials[at], add);
+                store_row(residual, out, t * out_rows + row0 + r, partials[at], add);
             }
         }
     } else {
@@ -199,7 +202,7 @@ fn block_matvec(
             #[unroll]
             for tt in 0..tile {
                 if r < rows && t0 + tt < t_rows {
-                    store_row(residual, out, (t0 + tt) * rows + r, acc[tt], add);
+                    store_row(residual, out, (t0 + tt) * out_rows + row0 + r, acc[tt], add);
                 }
             }
         } else {
@@ -214,7 +217,7 @@ fn block_matvec(
                 let at = (tt * rows_per_cube + slot) * lanes + lane;
                 fold_sum_shared(&mut partials, at, lane);
                 if lane == 0 && r < rows && t0 + tt < t_rows {
-                    store_row(residual, out, (t0 + tt) * rows + r, partials[at], add);
+                    store_row(residual, out, (t0 + tt) * out_rows + row0 + r, partials[at], add);
                 }
             }
         }
@@ -353,20 +356,38 @@ pub(crate) struct GpuQuantized {
     cols: usize,
     client: Client,
     device: CubeDevice,
+    /// The matrix's rows in buffers under the device's one-allocation cap.
+    parts: Vec<Part>,
+    bytes: usize,
+    split: RowSplit,
+}
+
+/// Rows `row0..row0 + rows` of a [`GpuQuantized`] matrix in buffers of their own: cubecl
+/// caps one allocation at the device's `max_page_size` (on wgpu its storage-binding and
+/// buffer limits: lavapipe's and WebGPU's default 128 MiB are under the words of a
+/// 151,936-row output), so a bigger matrix is cut by rows, one launch a part.
+#[derive(Clone)]
+struct Part {
+    row0: usize,
+    rows: usize,
     words: Handle,
     scales: Handle,
     /// Q8_0 has no minimums: the scales' buffer stands in (the kernel never reads it).
     mins: Handle,
-    bytes: usize,
-    split: RowSplit,
 }
 
 impl std::fmt::Debug for GpuQuantized {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "GpuQuantized({:?} {}x{}, {} bytes on {:?}, {:?})",
-            self.kind, self.rows, self.cols, self.bytes, self.device, self.split
+            "GpuQuantized({:?} {}x{} in {} part(s), {} bytes on {:?}, {:?})",
+            self.kind,
+            self.rows,
+            self.cols,
+            self.parts.len(),
+            self.bytes,
+            self.device,
+            self.split
         )
     }
 }
@@ -394,33 +415,50 @@ impl GpuQuantized {
     /// Uploads `blocks` to `device`, with the device's [`RowSplit`]; `None` when it is
     /// not a cubecl device.
     pub(crate) fn upload(blocks: &GpuBlocks, device: &Device) -> Option<Self> {
-        Self::upload_split(blocks, device, None)
+        Self::upload_parts(blocks, device, None, None)
     }
 
-    /// [`GpuQuantized::upload`] with the split forced (`Some`) or the device's.
-    pub(crate) fn upload_split(
+    /// [`GpuQuantized::upload`] with the split forced (`Some`) or the device's, in parts
+    /// of at most `cap` bytes (`None`: the device's one-allocation cap; the self-check
+    /// forces small parts).
+    pub(crate) fn upload_parts(
         blocks: &GpuBlocks,
         device: &Device,
         split: Option<RowSplit>,
+        cap: Option<u64>,
     ) -> Option<Self> {
         let device = cube_device(device)?;
         let client = device.client();
         let split = split.unwrap_or_else(|| RowSplit::for_client(&client));
-        let words = client.create_from_slice(&le_bytes(&blocks.words, u32::to_le_bytes));
-        let scales = client.create_from_slice(&le_bytes(&blocks.scales, f32::to_le_bytes));
-        let mins = match blocks.kind.has_mins() {
-            true => client.create_from_slice(&le_bytes(&blocks.mins, f32::to_le_bytes)),
-            false => scales.clone(),
-        };
+        let cap = cap.unwrap_or(client.properties().memory.max_page_size).max(1);
+        let per_row = |n: usize| n / blocks.rows.max(1);
+        let (word_row, scale_row) = (per_row(blocks.words.len()), per_row(blocks.scales.len()));
+        // The words are a row's largest array.
+        let rows_per_part = (cap as usize / (4 * word_row).max(1)).max(1);
+        let parts = (0..blocks.rows)
+            .step_by(rows_per_part)
+            .map(|row0| {
+                let rows = rows_per_part.min(blocks.rows - row0);
+                let cut = |v: &[f32], n: usize| {
+                    le_bytes(&v[row0 * n..(row0 + rows) * n], f32::to_le_bytes)
+                };
+                let words = &blocks.words[row0 * word_row..(row0 + rows) * word_row];
+                let words = client.create_from_slice(&le_bytes(words, u32::to_le_bytes));
+                let scales = client.create_from_slice(&cut(&blocks.scales, scale_row));
+                let mins = match blocks.kind.has_mins() {
+                    true => client.create_from_slice(&cut(&blocks.mins, scale_row)),
+                    false => scales.clone(),
+                };
+                Part { row0, rows, words, scales, mins }
+            })
+            .collect();
         Some(Self {
             kind: blocks.kind,
             rows: blocks.rows,
             cols: blocks.cols,
             client,
             device,
-            words,
-            scales,
-            mins,
+            parts,
             bytes: blocks.bytes(),
             split,
         })
@@ -452,31 +490,50 @@ impl GpuQuantized {
             [t, self.rows].into(),
             DType::F32,
         );
-        let (words, blocks) = (self.words.clone(), self.rows * self.cols / 32);
-        let scales = blocks * self.kind.scales_per_block();
         let tile = tile_for(t);
-        // SAFETY: every length is the buffer's own (words, scales and mins were uploaded
-        // with exactly these counts; x and out are contiguous [t, cols] / [t, rows]), and
-        // the kernel reads and writes only inside them (r < rows, activation rows < t).
+        for part in &self.parts {
+            self.launch_part(part, &x, residual, &out, t, tile);
+        }
+        out
+    }
+
+    /// One part's launch: its rows of `out` (`[t, rows]`), plus `residual`'s.
+    fn launch_part(
+        &self,
+        part: &Part,
+        x: &CubeTensor,
+        residual: Option<&CubeTensor>,
+        out: &CubeTensor,
+        t: usize,
+        tile: usize,
+    ) {
+        let blocks = part.rows * self.cols / 32;
+        let scales = blocks * self.kind.scales_per_block();
+        // SAFETY: every length is the buffer's own (a part's words, scales and mins were
+        // uploaded with exactly these counts; x, residual and out are contiguous [t, cols]
+        // / [t, rows]), and the kernel reads and writes only inside them (r < the part's
+        // rows, row0 + r < rows, activation rows < t).
         unsafe {
             block_matvec::launch_unchecked(
                 &self.client,
-                self.split.cube_count(self.rows, t, tile),
+                self.split.cube_count(part.rows, t, tile),
                 self.split.cube_dim(),
                 BufferArg::from_raw_parts(x.handle.clone(), t * self.cols),
-                BufferArg::from_raw_parts(words, blocks * self.kind.words()),
-                BufferArg::from_raw_parts(self.scales.clone(), scales),
-                BufferArg::from_raw_parts(self.mins.clone(), scales),
+                BufferArg::from_raw_parts(part.words.clone(), blocks * self.kind.words()),
+                BufferArg::from_raw_parts(part.scales.clone(), scales),
+                BufferArg::from_raw_parts(part.mins.clone(), scales),
                 // Without a residual the kernel never reads it: the scales stand in (a
                 // read-only buffer; wgpu refuses one bound both read-only and writable).
                 match residual {
                     Some(r) => BufferArg::from_raw_parts(r.handle.clone(), t * self.rows),
-                    None => BufferArg::from_raw_parts(self.scales.clone(), scales),
+                    None => BufferArg::from_raw_parts(part.scales.clone(), scales),
                 },
                 BufferArg::from_raw_parts(out.handle.clone(), t * self.rows),
-                self.rows,
+                part.rows,
                 self.cols,
                 t,
+                part.row0,
+                self.rows,
                 self.kind.bits(),
                 self.kind == BlockKind::Q8_16,
                 residual.is_some(),
@@ -485,7 +542,6 @@ impl GpuQuantized {
                 tile,
             )
         };
-        out
     }
 
     /// `x · Wᵀ` for `x` of shape `[t, cols]` (f32, on this layer's device).
