@@ -16,7 +16,9 @@
 //! fold made a decode step ~4.5x slower: see [`RowSplit::Units`]). A prefill of `t`
 //! tokens is one launch in tiles: a unit multiplies each weight word it reads by
 //! [`PREFILL_TILE`] activation rows, so the weights are read `t / 8` times, not `t`
-//! (never dequantized to memory). Shared memory and barriers only, no subgroup operations:
+//! (never dequantized to memory). A matrix bigger than the device's one allocation
+//! (`max_page_size`: lavapipe's and WebGPU's default storage binding, 128 MiB, are under a
+//! 150k-token vocabulary's output) is held in parts of rows, one launch a part. Shared memory and barriers only, no subgroup operations:
 //! WebGPU has them only behind a feature, and lavapipe's are 8 wide.
 //!
 //! With burn's `fusion` feature (the playground's build) the launch is registered as a
