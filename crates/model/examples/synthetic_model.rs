@@ -4,7 +4,7 @@
 //! `cargo run --release -p espalier-model --example synthetic_model -- VOCAB.gguf qwen2|llama OUT.gguf`
 //!
 //! `qwen2.5-coder-1.5b-q4_k_m` writes Qwen2.5-Coder-1.5B's shape in random Q4_K_M blocks
-//! (~1.1 GB; `scripts/gpu-bench.sh` times it), from the qwen2 vocabulary.
+//! (a 986 MB file; `scripts/gpu-bench.sh` times it), from the qwen2 vocabulary.
 
 use espalier_model::synthetic::{checksum, model_from_vocab, SyntheticSpec};
 use espalier_model::Gguf;

@@ -75,7 +75,7 @@ impl SyntheticSpec {
     }
 
     /// Qwen2.5-Coder-1.5B's shape (hidden 1536, 28 blocks, 12 heads over 2 KV heads, FFN
-    /// 8960, tied output, Q/K/V biases) in random Q4_K_M blocks: 1.5 B weights, ~1.1 GB.
+    /// 8960, tied output, Q/K/V biases) in random Q4_K_M blocks: 1.5 B weights, a 986 MB file.
     pub fn qwen25_coder_1_5b_q4_k_m() -> Self {
         Self {
             hidden: 1536,
