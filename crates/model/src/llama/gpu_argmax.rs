@@ -44,11 +44,10 @@ fn masked_argmax(logits: &[f32], mask: &[u32], out: &mut [u32], n: usize) {
     while i < n {
         let l = logits[i];
         let bit = (mask[i / 32] >> u32::cast_from(i % 32)) & 1u32;
-        if bit == 1u32 && !l.is_nan() && !l.is_inf() {
-            if best_id == 4294967295u32 || l > best {
-                best = l;
-                best_id = u32::cast_from(i);
-            }
+        let finite = !l.is_nan() && !l.is_inf();
+        if bit == 1u32 && finite && (best_id == 4294967295u32 || l > best) {
+            best = l;
+            best_id = u32::cast_from(i);
         }
         i += units;
     }

@@ -3,7 +3,10 @@
 //! per block RMSNorm, the QKV product, the split + bias + RoPE + the cache write,
 //! attention over the cache, the output product with the residual added, RMSNorm, the
 //! gate/up product, SwiGLU, and the down product with the residual added: 9 launches,
-//! where burn's element-wise ops made ~53. The same
+//! where burn's element-wise ops made ~53. A decode step's products take the norms and
+//! SwiGLU as their prologue (`gpu_matvec.rs`), where the width fits a workgroup's shared
+//! memory: 6 launches a block (SmolLM2; Qwen2.5-1.5B's 8,960-wide SwiGLU keeps its own:
+//! 7). The same
 //! arithmetic as the burn path (`Llama::blocks_forward`), each kernel checked against its
 //! host twin by `gpu_kernel_check`, the whole against the CPU by the agreement test.
 
@@ -11,11 +14,13 @@ use burn::tensor::Tensor;
 use espalier_kernels::Heads;
 
 use super::gpu_attention::attend;
+use super::gpu_matvec::Prologue;
 use super::gpu_norm::rms_norm;
 use super::gpu_replay::Held;
 use super::gpu_rope::rope_split;
 use super::gpu_swiglu::swiglu;
-use super::gpu_tensor::Position;
+use super::gpu_tensor::{cube, Position};
+use super::linear::Linear;
 use super::{KvCache, Llama, ModelError};
 
 impl Llama {
@@ -32,9 +37,7 @@ impl Llama {
         let c = &self.config;
         let heads = Heads { heads: c.heads, kv_heads: c.kv_heads, head_dim: c.head_dim };
         for (i, b) in self.blocks.iter().enumerate() {
-            let h = rms_norm(x.clone(), &b.attn_norm, c.rms_eps)?;
-            held.hold(&h);
-            let qkv = b.qkv.forward(h)?;
+            let qkv = self.normed_product(&b.qkv, x.clone(), &b.attn_norm, held)?;
             held.hold(&qkv);
             let bias = b.qkv_bias.as_ref().map(|q| &q.tensor);
             let t = qkv.dims()[0];
@@ -46,15 +49,52 @@ impl Llama {
             held.hold(&attended);
             x = b.attn_out.forward_add(attended, x)?;
             held.hold(&x);
-            let h = rms_norm(x.clone(), &b.ffn_norm, c.rms_eps)?;
-            held.hold(&h);
-            let gu = b.gate_up.forward(h)?;
+            let gu = self.normed_product(&b.gate_up, x.clone(), &b.ffn_norm, held)?;
             held.hold(&gu);
-            let act = swiglu(gu, c.ffn)?;
-            held.hold(&act);
-            x = b.down.forward_add(act, x)?;
+            x = self.down_product(&b.down, gu, x, held)?;
             held.hold(&x);
         }
         Ok(x)
+    }
+
+    /// `rms_norm(x, w) · Wᵀ`: one launch where the layer is GPU blocks that take the norm
+    /// as their prologue (a decode step), the norm's kernel then the product otherwise.
+    pub(super) fn normed_product(
+        &self,
+        linear: &Linear,
+        x: Tensor<2>,
+        w: &Tensor<2>,
+        held: &mut Held,
+    ) -> Result<Tensor<2>, ModelError> {
+        let eps = self.config.rms_eps;
+        if let Linear::Gpu(g) = linear {
+            if g.takes_prologue(x.dims()[0]) {
+                let weights = cube(w.clone(), "GPU RMSNorm prologue")?;
+                return g.forward_prologue(x, Prologue::Norm { weights: &weights, eps }, None);
+            }
+        }
+        let h = rms_norm(x, w, eps)?;
+        held.hold(&h);
+        linear.forward(h)
+    }
+
+    /// `residual + swiglu(gu) · Wᵀ` (`gu` the gate/up product's rows): one launch where
+    /// the down layer takes SwiGLU as its prologue, SwiGLU's kernel then the product
+    /// otherwise.
+    fn down_product(
+        &self,
+        down: &Linear,
+        gu: Tensor<2>,
+        residual: Tensor<2>,
+        held: &mut Held,
+    ) -> Result<Tensor<2>, ModelError> {
+        if let Linear::Gpu(g) = down {
+            if g.takes_prologue(gu.dims()[0]) {
+                return g.forward_prologue(gu, Prologue::SwiGlu, Some(residual));
+            }
+        }
+        let act = swiglu(gu, self.config.ffn)?;
+        held.hold(&act);
+        down.forward_add(act, residual)
     }
 }

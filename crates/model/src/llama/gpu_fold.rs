@@ -36,7 +36,7 @@ pub(crate) fn fold_max(p: &mut [f32]) -> f32 {
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 pub(crate) use device::{fold_best_shared, fold_max_shared};
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
-pub(crate) use device::fold_sum_shared;
+pub(crate) use device::{fold_sum_all_shared, fold_sum_shared};
 
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
 mod device {
@@ -52,7 +52,22 @@ mod device {
         let mut half = usize::cast_from(CUBE_DIM_X) / 2;
         while half > 0 {
             if lane < half {
-                p[at] = p[at] + p[at + half];
+                p[at] += p[at + half];
+            }
+            sync_cube();
+            half /= 2;
+        }
+    }
+
+    /// The sum fold over all the workgroup's units (unit `u` of `CUBE_DIM` owns `p[u]`):
+    /// the sum lands in `p[0]`. Every unit of the workgroup calls it (it waits at
+    /// barriers). The block mat-vec's RMSNorm prologue (`gpu_matvec.rs`).
+    #[cube]
+    pub(crate) fn fold_sum_all_shared(p: &mut [f32], u: usize) {
+        let mut half = usize::cast_from(CUBE_DIM) / 2;
+        while half > 0 {
+            if u < half {
+                p[u] += p[u + half];
             }
             sync_cube();
             half /= 2;
@@ -67,6 +82,9 @@ mod device {
     pub(crate) fn fold_max_shared(p: &mut [f32], u: usize) {
         let mut half = usize::cast_from(CUBE_DIM_X) / 2;
         while half > 0 {
+            // Nested, not `&&`: cubecl evaluates both sides, and `p[u + half]` is past
+            // the slice for the upper half's units.
+            #[allow(clippy::collapsible_if)]
             if u < half {
                 if p[u + half] > p[u] {
                     p[u] = p[u + half];

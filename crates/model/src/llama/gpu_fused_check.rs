@@ -1,9 +1,10 @@
 //! The kernels around the products (issue 33 step 4) against their host twins on a
 //! cubecl device, for `gpu_kernel_check.rs`'s `run`: RMSNorm (`gpu_norm.rs`), the
 //! QKV split + bias + RoPE (`gpu_rope.rs`), attention over the cache (`gpu_attention.rs`),
-//! SwiGLU (`gpu_swiglu.rs`) and the block mat-vec with the residual added
-//! (`gpu_quantized.rs`), on deterministic inputs of SmolLM2's shapes, prefill rows
-//! included. Native without `fusion` only, as the kernels.
+//! SwiGLU (`gpu_swiglu.rs`), the block mat-vec with the residual added
+//! (`gpu_quantized.rs`) and with RMSNorm or SwiGLU as its prologue (`gpu_matvec.rs`), on
+//! deterministic inputs of SmolLM2's shapes, prefill rows included, under both row
+//! splits. Native without `fusion` only, as the kernels.
 
 use burn::tensor::{Device, Tensor, TensorData};
 use espalier_kernels::{Heads, RopeTable};
@@ -12,8 +13,9 @@ use super::block_values::{gguf_rows, noise};
 use super::gpu_attention::{attend, attend_twin, AttendShape};
 use super::gpu_blocks::GpuBlocks;
 use super::gpu_check_report::GpuKernelCheck;
-use super::gpu_norm::{rms_norm, rms_norm_twin};
-use super::gpu_quantized::GpuQuantized;
+use super::gpu_matvec::Prologue;
+use super::gpu_norm::{rms_norm, rms_norm_twin, rms_norm_twin_units};
+use super::gpu_quantized::{GpuQuantized, RowSplit};
 use super::gpu_rope::{rope_split, rope_split_twin, Stores};
 use super::gpu_swiglu::swiglu;
 use super::gpu_tensor::Position;
@@ -38,6 +40,18 @@ pub(crate) fn run(check: &mut GpuKernelCheck, device: &Device) -> Result<(), Mod
     }
     for (past, t) in [(0usize, 1usize), (200, 1), (60, 4)] {
         check_attention(check, device, past, t)?;
+    }
+    for split in RowSplit::ALL {
+        // SmolLM2's Q/K/V (960 rows) and gate/up behind the norm, its down behind SwiGLU,
+        // a partial workgroup, and a matrix in parts of 200 rows.
+        for ty in [GgmlType::Q4_1, GgmlType::Q8_0, GgmlType::Q5_1] {
+            check_prologue(check, device, split, ty, (960, 576, None), Fused::Norm)?;
+            check_prologue(check, device, split, ty, (576, 1536, None), Fused::SwiGlu)?;
+        }
+        check_prologue(check, device, split, GgmlType::Q4_1, (37, 96, None), Fused::Norm)?;
+        check_prologue(check, device, split, GgmlType::Q4_1, (37, 96, None), Fused::SwiGlu)?;
+        let parts = Some(200 * 576 / 32 * 4);
+        check_prologue(check, device, split, GgmlType::Q4_1, (576, 576, parts), Fused::Norm)?;
     }
     Ok(())
 }
@@ -155,5 +169,63 @@ fn check_matvec_add(
             &want,
         );
     }
+    Ok(())
+}
+
+/// Which prologue a case checks.
+#[derive(Clone, Copy, Debug)]
+enum Fused {
+    Norm,
+    SwiGlu,
+}
+
+/// One decode row through a product with a prologue under `split`: RMSNorm (no
+/// residual) or SwiGLU (with the residual added), against the prologue's twin then the
+/// product's; `cap` cuts the matrix in parts of that many bytes.
+fn check_prologue(
+    check: &mut GpuKernelCheck,
+    device: &Device,
+    split: RowSplit,
+    ty: GgmlType,
+    (rows, cols, cap): (usize, usize, Option<u64>),
+    fused: Fused,
+) -> Result<(), ModelError> {
+    let data = gguf_rows(ty, rows, cols, 52 + rows as u32);
+    let input: Vec<(GgmlType, &[u8], f32)> = data.iter().map(|b| (ty, b.as_slice(), 1.0)).collect();
+    let blocks = GpuBlocks::from_rows(&input, cols)
+        .ok_or_else(|| ModelError::Execution(format!("{ty:?} blocks do not pack")))?;
+    let layer = GpuQuantized::upload_parts(&blocks, device, Some(split), cap)
+        .ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
+    let eps = 1e-5;
+    let (got, want) = match fused {
+        Fused::Norm => {
+            let x = values(cols, 53, 4.0);
+            let w = values(cols, 54, 2.0);
+            let weights = super::gpu_tensor::cube(tensor(&w, [1, cols], device), "check")?;
+            let got = layer.forward_prologue(
+                tensor(&x, [1, cols], device),
+                Prologue::Norm { weights: &weights, eps },
+                None,
+            )?;
+            let h = rms_norm_twin_units(&x, &w, eps, split.units());
+            (got, blocks.matmul(&h, 1, split.lanes()))
+        }
+        Fused::SwiGlu => {
+            let gu = values(2 * cols, 55, 3.0);
+            let residual = values(rows, 56, 3.0);
+            let got = layer.forward_prologue(
+                tensor(&gu, [1, 2 * cols], device),
+                Prologue::SwiGlu,
+                Some(tensor(&residual, [1, rows], device)),
+            )?;
+            let act = super::feed_forward::swiglu_rows(&gu, cols);
+            let mut want = blocks.matmul(&act, 1, split.lanes());
+            want.iter_mut().zip(&residual).for_each(|(y, r)| *y += r);
+            (got, want)
+        }
+    };
+    let parts = cap.map_or(String::new(), |c| format!(", parts of {c} bytes"));
+    let name = format!("{fused:?} prologue + {} {rows}x{cols}, {split:?}{parts}", ty.name());
+    record(check, &name, &host_rows(got)?, &want);
     Ok(())
 }

@@ -18,7 +18,8 @@ use burn::tensor::{Device, Tensor, TensorData};
 use super::block_values::{gguf_rows, noise};
 use super::gpu_blocks::GpuBlocks;
 pub use super::gpu_check_report::GpuKernelCheck;
-use super::gpu_quantized::{launch_geometry, GpuQuantized, RowSplit};
+use super::gpu_matvec::launch_geometry;
+use super::gpu_quantized::{GpuQuantized, RowSplit};
 use super::ModelError;
 use crate::gguf::GgmlType;
 

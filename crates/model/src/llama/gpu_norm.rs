@@ -13,12 +13,19 @@ pub(crate) const UNITS: usize = 128;
 
 /// The kernel's arithmetic on the host, in its order: `x` `[t][w.len()]`.
 pub(crate) fn rms_norm_twin(x: &[f32], w: &[f32], eps: f32) -> Vec<f32> {
+    rms_norm_twin_units(x, w, eps, UNITS)
+}
+
+/// [`rms_norm_twin`] with `units` units a row (a power of two): unit `u` sums the squares
+/// of elements `u, u + units, ...`, then the fold. The block mat-vec's RMSNorm prologue
+/// (`gpu_matvec.rs`) sums with its workgroup's units (`RowSplit::units`).
+pub(crate) fn rms_norm_twin_units(x: &[f32], w: &[f32], eps: f32, units: usize) -> Vec<f32> {
     let cols = w.len();
     let mut out = vec![0f32; x.len()];
     for (o, row) in out.chunks_exact_mut(cols).zip(x.chunks_exact(cols)) {
-        let mut partials = [0f32; UNITS];
+        let mut partials = vec![0f32; units];
         for (u, p) in partials.iter_mut().enumerate() {
-            *p = row.iter().skip(u).step_by(UNITS).fold(0.0, |acc, &v| acc + v * v);
+            *p = row.iter().skip(u).step_by(units).fold(0.0, |acc, &v| acc + v * v);
         }
         let r = 1.0 / (fold_sum(&mut partials) / cols as f32 + eps).sqrt();
         for ((o, &v), &w) in o.iter_mut().zip(row).zip(w) {
@@ -101,18 +108,18 @@ mod tests {
 
     /// The twin (the kernel's order) stays within float rounding of the burn path's
     /// host norm (ndarray's order), over SmolLM2's width, a tail, and a row narrower
-    /// than the workgroup.
+    /// than the workgroup, with the norm kernel's units and the mat-vec's 64.
     #[test]
     fn the_twin_is_rms_norm() {
-        for (t, cols) in [(1usize, 576usize), (3, 100), (2, 1000)] {
+        for (t, cols, units) in [(1usize, 576usize, UNITS), (3, 100, UNITS), (2, 1000, UNITS), (1, 576, 64), (2, 96, 64)] {
             let x: Vec<f32> = (0..t * cols).map(|i| ((i * 37 % 101) as f32 - 50.0) / 9.0).collect();
             let w: Vec<f32> = (0..cols).map(|i| ((i * 13 % 17) as f32 - 8.0) / 4.0).collect();
-            let got = rms_norm_twin(&x, &w, 1e-5);
+            let got = rms_norm_twin_units(&x, &w, 1e-5, units);
             let want = super::super::host_norm::rms_norm_rows(&x, &w, 1e-5);
             for (k, (g, w)) in got.iter().zip(&want).enumerate() {
                 assert!(
                     (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
-                    "t={t} cols={cols} at {k}: {g} vs {w}"
+                    "t={t} cols={cols} units={units} at {k}: {g} vs {w}"
                 );
             }
         }

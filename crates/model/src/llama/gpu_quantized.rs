@@ -1,31 +1,29 @@
 //! A linear layer whose weights stay quantized on a cubecl GPU device (WebGPU in the
 //! browser, wgpu natively, CUDA): the GGUF's quantized blocks in one of three layouts
-//! ([`GpuBlocks`]) are uploaded once and a kernel of our own dequantizes each block as it
-//! multiplies, so no f32 copy of a weight is ever resident (SmolLM2: ~111 MB on the GPU
-//! instead of ~540 MB as f32).
+//! ([`GpuBlocks`]) are uploaded once and a kernel of our own (`gpu_matvec.rs`)
+//! dequantizes each block as it multiplies, so no f32 copy of a weight is ever resident
+//! (SmolLM2: ~111 MB on the GPU instead of ~540 MB as f32).
 //!
-//! The kernel is written here, not taken from burn: burn 0.22's quantized tensors are
-//! symmetric (Q4_1's `d * q + m` does not fit), and one kernel for every block type
-//! keeps one code path. It is a mat-vec per activation row, its rows dealt to the device's
-//! units by a [`RowSplit`] chosen per device: on a GPU a workgroup of 4 rows x [`LANES`]
-//! lanes, each row's words dealt to its 32 lanes and their sums folded in shared memory
-//! (the order `gpu_blocks.rs` documents and its host twin repeats), so a 576-row
-//! projection is 144 workgroups of 128 units (one unit per row was 9 workgroups of 64:
-//! issue 33 measured 74 us for it on an H100); on a CPU adapter (SwiftShader, lavapipe)
-//! one unit per row, 64 rows a workgroup, no shared memory or barrier (there the lanes'
-//! fold made a decode step ~4.5x slower: see [`RowSplit::Units`]). A prefill of `t`
-//! tokens is one launch in tiles: a unit multiplies each weight word it reads by
-//! [`PREFILL_TILE`] activation rows, so the weights are read `t / 8` times, not `t`
-//! (never dequantized to memory). A matrix bigger than the device's one allocation
-//! (`max_page_size`: lavapipe's and WebGPU's default storage binding, 128 MiB, are under a
-//! 150k-token vocabulary's output) is held in parts of rows, one launch a part. Shared memory and barriers only, no subgroup operations:
-//! WebGPU has them only behind a feature, and lavapipe's are 8 wide.
+//! The kernel is ours, not burn's: burn 0.22's quantized tensors are symmetric (Q4_1's
+//! `d * q + m` does not fit), and one kernel for every block type keeps one code path.
+//! Its rows are dealt to the device's units by a [`RowSplit`] chosen per device: on a GPU
+//! a workgroup of 4 rows x [`LANES`] lanes, each row's words dealt to its 32 lanes and
+//! their sums folded in shared memory (the order `gpu_blocks.rs` documents and its host
+//! twin repeats), so a 576-row projection is 144 workgroups of 128 units (one unit per
+//! row was 9 workgroups of 64: issue 33 measured 74 us for it on an H100); on a CPU
+//! adapter (SwiftShader, lavapipe) one unit per row, 64 rows a workgroup, no fold (there
+//! the lanes' fold made a decode step ~4.5x slower: see [`RowSplit::Units`]). A matrix
+//! bigger than the device's one allocation (`max_page_size`: lavapipe's and WebGPU's
+//! default storage binding, 128 MiB, are under a 150k-token vocabulary's output) is held
+//! in parts of rows, one launch a part. A decode step's product may take RMSNorm or
+//! SwiGLU as its prologue ([`GpuQuantized::forward_prologue`]), a launch fewer each.
 //!
-//! With burn's `fusion` feature (the playground's build) the launch is registered as a
-//! custom operation in fusion's stream, so it runs in order with the fused element-wise
-//! kernels around it; without it (native wgpu, cuda) the kernel is launched directly on
-//! the cube tensor. The kernel is `#[cube]`, so cubecl compiles it for whichever
-//! runtime the device belongs to (WGSL on wgpu, PTX on CUDA); nothing here names one.
+//! With burn's `fusion` feature the launch is registered as a custom operation in
+//! fusion's stream, so it runs in order with the fused element-wise kernels around it
+//! (no prologue there); without it (native wgpu, cuda, the playground's WebGPU) the
+//! kernel is launched directly on the cube tensor. The kernel is `#[cube]`, so cubecl
+//! compiles it for whichever runtime the device belongs to (WGSL on wgpu, PTX on CUDA);
+//! nothing here names one.
 
 use burn::backend::{Cube, DispatchDevice};
 use burn::tensor::{DType, Device, Tensor};
@@ -37,7 +35,7 @@ use cubecl::prelude::*;
 use cubecl::server::Handle;
 
 use super::gpu_blocks::{BlockKind, GpuBlocks, LANES};
-use super::gpu_fold::fold_sum_shared;
+use super::gpu_matvec::{block_matvec, tile_for, Prologue};
 use super::ModelError;
 
 /// How a product's rows are dealt to a device's units: chosen per device at upload
@@ -80,7 +78,13 @@ impl RowSplit {
         }
     }
 
-    fn rows_per_cube(self) -> u32 {
+    /// Units of a workgroup (lanes x rows): the prologue's twin sums over this many.
+    #[cfg(not(any(target_family = "wasm", feature = "fusion")))]
+    pub(crate) fn units(self) -> usize {
+        self.lanes() * self.rows_per_cube() as usize
+    }
+
+    pub(crate) fn rows_per_cube(self) -> u32 {
         match self {
             RowSplit::Lanes => 4,
             RowSplit::Units => 64,
@@ -88,266 +92,15 @@ impl RowSplit {
     }
 
     /// `block_matvec`'s workgroup: lanes x rows.
-    fn cube_dim(self) -> CubeDim {
+    pub(crate) fn cube_dim(self) -> CubeDim {
         CubeDim::new_2d(self.lanes() as u32, self.rows_per_cube())
     }
 
     /// `block_matvec`'s grid for `rows` output rows and `t` activation rows, `tile` a unit.
-    fn cube_count(self, rows: usize, t: usize, tile: usize) -> CubeCount {
+    pub(crate) fn cube_count(self, rows: usize, t: usize, tile: usize) -> CubeCount {
         let y = t.div_ceil(tile) as u32;
         CubeCount::Static((rows as u32).div_ceil(self.rows_per_cube()), y, 1)
     }
-}
-
-/// Activation rows a unit multiplies per weight word it reads, in a product of `t` rows:
-/// 1 for a decode step, [`PREFILL_TILE`] for a prompt.
-pub(crate) fn tile_for(t: usize) -> usize {
-    if t == 1 {
-        1
-    } else {
-        PREFILL_TILE
-    }
-}
-
-/// A prompt's tile: each weight word read once for 8 activation rows (the weights are
-/// read `t / 8` times over a prefill of `t` tokens instead of `t` times); 8 accumulators
-/// a unit, and with [`RowSplit::Lanes`] 4 KiB of shared memory a workgroup.
-pub(crate) const PREFILL_TILE: usize = 8;
-
-/// `out[t][r] = Σ_j d[j][r] · Σ_i q[j][r][i] · x[t][32 j + i] + m[j][r] · Σ_i x[t][32 j + i]`
-/// over the layout of `gpu_blocks.rs`, in its order of sums; `bits` = 4 (Q4_1, `mins`
-/// read) or 8 (signed; with `halves` Q8_16: `d` and `m` per 16 values, else Q8_0: `mins`
-/// unused). Unit (lane, slot) of cube (c, y) works on row `c * rows_per_cube + slot` of
-/// activation rows `y * tile ..` (`tile` of them, fewer at the end of `t_rows`), with
-/// `lanes` units a row ([`RowSplit`]): each weight word is read once for the `tile`
-/// activation rows (a prefill's tiled product; `tile` = 1 for a decode step), and each
-/// (row, activation row)'s sum keeps the order of one. The rows are a part of a matrix
-/// split over buffers (`GpuQuantized`'s `Part`): output row `row0 + r` of `out_rows`.
-/// With `add`, `residual[t][r]` is added to the sum (o-proj and down + the residual stream: issue 33 step 4, one launch
-/// fewer each; `residual` is not read otherwise).
-#[allow(clippy::too_many_arguments)]
-#[cube(launch_unchecked)]
-fn block_matvec(
-    x: &[f32],
-    words: &[u32],
-    scales: &[f32],
-    mins: &[f32],
-    residual: &[f32],
-    out: &mut [f32],
-    rows: usize,
-    cols: usize,
-    t_rows: usize,
-    row0: usize,
-    out_rows: usize,
-    #[comptime] bits: u32,
-    #[comptime] halves: bool,
-    #[comptime] add: bool,
-    #[comptime] lanes: usize,
-    #[comptime] rows_per_cube: usize,
-    #[comptime] tile: usize,
-) {
-    let lane = usize::cast_from(UNIT_POS_X);
-    let slot = usize::cast_from(UNIT_POS_Y);
-    let r = usize::cast_from(CUBE_POS_X) * rows_per_cube + slot;
-    let per_block = comptime![if bits == 4 { 4usize } else { 8usize }];
-    let blocks = cols / 32;
-    let units = blocks * per_block;
-    if comptime![tile == 1] {
-        // A decode step: one activation row a unit, one accumulator (the tiled form below
-        // made lavapipe's pass ~20% slower: stop 47).
-        let t = usize::cast_from(CUBE_POS_Y);
-        let mut acc = 0.0f32;
-        if r < rows {
-            let mut u = lane;
-            while u < units {
-                let (j, w) = (u / per_block, u % per_block);
-                let xb = t * cols + j * 32;
-                let word = words[r * units + u];
-                acc += word_term(x, xb, word, w, scales, mins, r * blocks + j, bits, halves);
-                u += lanes;
-            }
-        }
-        if comptime![lanes == 1] {
-            if r < rows {
-                store_row(residual, out, t * out_rows + row0 + r, acc, add);
-            }
-        } else {
-            let mut partials = Shared::<[f32]>::new_slice(comptime![lanes * rows_per_cube]);
-            let at = slot * lanes + lane;
-            partials[at] = acc;
-            sync_cube();
-            fold_sum_shared(&mut partials, at, lane);
-            if lane == 0 && r < rows {
-                store_row(residual, out, t * out_rows + row0 + r, partials[at], add);
-            }
-        }
-    } else {
-        let t0 = usize::cast_from(CUBE_POS_Y) * tile;
-        let mut acc = Array::<f32>::new(tile);
-        if r < rows {
-            let mut u = lane;
-            while u < units {
-                let (j, w) = (u / per_block, u % per_block);
-                let word = words[r * units + u];
-                #[unroll]
-                for tt in 0..tile {
-                    if t0 + tt < t_rows {
-                        let xb = (t0 + tt) * cols + j * 32;
-                        acc[tt] +=
-                            word_term(x, xb, word, w, scales, mins, r * blocks + j, bits, halves);
-                    }
-                }
-                u += lanes;
-            }
-        }
-        if comptime![lanes == 1] {
-            #[unroll]
-            for tt in 0..tile {
-                if r < rows && t0 + tt < t_rows {
-                    store_row(residual, out, (t0 + tt) * out_rows + row0 + r, acc[tt], add);
-                }
-            }
-        } else {
-            let mut partials = Shared::<[f32]>::new_slice(comptime![lanes * rows_per_cube * tile]);
-            #[unroll]
-            for tt in 0..tile {
-                partials[(tt * rows_per_cube + slot) * lanes + lane] = acc[tt];
-            }
-            sync_cube();
-            #[unroll]
-            for tt in 0..tile {
-                let at = (tt * rows_per_cube + slot) * lanes + lane;
-                fold_sum_shared(&mut partials, at, lane);
-                if lane == 0 && r < rows && t0 + tt < t_rows {
-                    store_row(residual, out, (t0 + tt) * out_rows + row0 + r, partials[at], add);
-                }
-            }
-        }
-    }
-}
-
-/// Word `w` of block `block` (`word`, already read) against the activations from `xb`:
-/// `d * Σ q x + m * Σ x` over the word's values (`gpu_blocks.rs`' `word_term`).
-#[allow(clippy::too_many_arguments)]
-#[cube]
-fn word_term(
-    x: &[f32],
-    xb: usize,
-    word: u32,
-    w: usize,
-    scales: &[f32],
-    mins: &[f32],
-    block: usize,
-    #[comptime] bits: u32,
-    #[comptime] halves: bool,
-) -> f32 {
-    let mut dot = 0.0f32;
-    let mut sum = 0.0f32;
-    if comptime![bits == 4] {
-        #[unroll]
-        for b in 0..4usize {
-            let byte = (word >> u32::cast_from(8 * b)) & 255u32;
-            let xl = x[xb + 4 * w + b];
-            let xh = x[xb + 16 + 4 * w + b];
-            dot += f32::cast_from(byte & 15u32) * xl + f32::cast_from(byte >> 4u32) * xh;
-            sum += xl + xh;
-        }
-        scales[block] * dot + mins[block] * sum
-    } else {
-        #[unroll]
-        for b in 0..4usize {
-            let byte = (word >> u32::cast_from(8 * b)) & 255u32;
-            // Sign extension: bytes 128..255 are -128..-1.
-            let q = f32::cast_from(byte) - 256.0f32 * f32::cast_from(byte >> 7u32);
-            let xv = x[xb + 4 * w + b];
-            dot += q * xv;
-            if comptime![halves] {
-                sum += xv;
-            }
-        }
-        if comptime![halves] {
-            // Words 0..3 of a block are its first 16 values, 4..7 the rest.
-            let s = block * 2 + w / 4;
-            scales[s] * dot + mins[s] * sum
-        } else {
-            scales[block] * dot
-        }
-    }
-}
-
-/// Writes one output value, plus the residual's with `add`.
-#[cube]
-fn store_row(residual: &[f32], out: &mut [f32], i: usize, value: f32, #[comptime] add: bool) {
-    if comptime![add] {
-        out[i] = value + residual[i];
-    } else {
-        out[i] = value;
-    }
-}
-
-/// The launch geometry `block_matvec` sees, written out per (row, activation row): its
-/// row, its activation row and the two size arguments. For the self-check
-/// (`gpu_kernel_check.rs`, native only: it reads back synchronously).
-#[cfg(not(target_family = "wasm"))]
-#[cube(launch_unchecked)]
-fn geometry(
-    out: &mut [f32],
-    rows: usize,
-    cols: usize,
-    t_rows: usize,
-    #[comptime] rows_per_cube: usize,
-    #[comptime] tile: usize,
-) {
-    let r = usize::cast_from(CUBE_POS_X) * rows_per_cube + usize::cast_from(UNIT_POS_Y);
-    let t0 = usize::cast_from(CUBE_POS_Y) * tile;
-    #[unroll]
-    for tt in 0..tile {
-        if r < rows && t0 + tt < t_rows && UNIT_POS_X == 0 {
-            let at = ((t0 + tt) * rows + r) * 4;
-            out[at] = f32::cast_from(r);
-            out[at + 1] = f32::cast_from(t0 + tt);
-            out[at + 2] = f32::cast_from(rows);
-            out[at + 3] = f32::cast_from(cols);
-        }
-    }
-}
-
-/// Runs [`geometry`] on `device` with `block_matvec`'s launch under `split` for `rows` x
-/// `t` (tiled as a product of `t` rows is); four values per (row, activation row), at
-/// `(t * rows + row) * 4`.
-#[cfg(not(target_family = "wasm"))]
-pub(crate) fn launch_geometry(
-    device: &Device,
-    split: RowSplit,
-    rows: usize,
-    cols: usize,
-    t: usize,
-) -> Result<Vec<f32>, ModelError> {
-    let device =
-        cube_device(device).ok_or_else(|| ModelError::Execution("not a cubecl device".into()))?;
-    let client = device.client();
-    let n = rows * t * 4;
-    let out = client.create_from_slice(&le_bytes(&vec![f32::NAN; n], f32::to_le_bytes));
-    let tile = tile_for(t);
-    // SAFETY: `out` holds `rows * t * 4` f32; lane 0 of each row writes its own four per
-    // activation row, only for r < rows and activation rows < t.
-    unsafe {
-        geometry::launch_unchecked(
-            &client,
-            split.cube_count(rows, t, tile),
-            split.cube_dim(),
-            BufferArg::from_raw_parts(out.clone(), n),
-            rows,
-            cols,
-            t,
-            split.rows_per_cube() as usize,
-            tile,
-        )
-    };
-    let bytes = client
-        .read_one(out)
-        .map_err(|e| ModelError::Execution(format!("reading back the launch geometry: {e:?}")))?;
-    Ok(bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
 }
 
 /// A quantized matrix resident on a cubecl device, with the kernel that multiplies it.
@@ -409,7 +162,7 @@ pub(crate) fn is_block_kernel_device(device: &Device) -> bool {
     matches!(cube_device(device), Some(cubecl::Device::Wgpu(_) | cubecl::Device::Cuda(_)))
 }
 
-fn le_bytes<T: Copy>(values: &[T], to: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
+pub(crate) fn le_bytes<T: Copy>(values: &[T], to: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
     values.iter().flat_map(|&v| to(v)).collect()
 }
 
@@ -472,14 +225,20 @@ impl GpuQuantized {
     }
 
     /// How the kernel deals this layer's rows to the device's units.
-    #[cfg_attr(target_family = "wasm", allow(dead_code))]
+    #[cfg_attr(any(target_family = "wasm", feature = "fusion"), allow(dead_code))]
     pub(crate) fn split(&self) -> RowSplit {
         self.split
     }
 
     /// `x · Wᵀ` (`+ residual`, `[t, rows]` contiguous) on cube tensors: `x` `[t, cols]`
-    /// f32 -> `[t, rows]` f32.
-    fn launch(&self, x: CubeTensor, residual: Option<&CubeTensor>) -> CubeTensor {
+    /// f32 (`[1, 2 cols]` under [`Prologue::SwiGlu`]), transformed by `prologue` first
+    /// (a decode step's: `t` = 1) -> `[t, rows]` f32.
+    fn launch(
+        &self,
+        x: CubeTensor,
+        prologue: Prologue<'_>,
+        residual: Option<&CubeTensor>,
+    ) -> CubeTensor {
         let x = burn_cubecl::kernel::into_contiguous(x);
         let t = x.meta.shape()[0];
         // Contiguous, not `empty_device_dtype`: that asks for the runtime's optimized
@@ -492,9 +251,8 @@ impl GpuQuantized {
             [t, self.rows].into(),
             DType::F32,
         );
-        let tile = tile_for(t);
         for part in &self.parts {
-            self.launch_part(part, &x, residual, &out, t, tile);
+            self.launch_part(part, &x, prologue, residual, &out, t);
         }
         out
     }
@@ -504,46 +262,106 @@ impl GpuQuantized {
         &self,
         part: &Part,
         x: &CubeTensor,
+        prologue: Prologue<'_>,
         residual: Option<&CubeTensor>,
         out: &CubeTensor,
         t: usize,
-        tile: usize,
     ) {
+        let tile = tile_for(t);
         let blocks = part.rows * self.cols / 32;
         let scales = blocks * self.kind.scales_per_block();
+        // Arguments a launch does not read: the scales stand in (a read-only buffer; wgpu
+        // refuses one bound both read-only and writable).
+        let stand_in = || unsafe { BufferArg::from_raw_parts(part.scales.clone(), scales) };
+        let (norm_w, eps) = match prologue {
+            Prologue::Norm { weights, eps } => {
+                (unsafe { BufferArg::from_raw_parts(weights.handle.clone(), self.cols) }, eps)
+            }
+            _ => (stand_in(), 0.0),
+        };
+        let xs_len = match prologue {
+            Prologue::None => 1,
+            _ => self.cols,
+        };
         // SAFETY: every length is the buffer's own (a part's words, scales and mins were
-        // uploaded with exactly these counts; x, residual and out are contiguous [t, cols]
-        // / [t, rows]), and the kernel reads and writes only inside them (r < the part's
-        // rows, row0 + r < rows, activation rows < t).
+        // uploaded with exactly these counts; x, residual, out and the norm's weights are
+        // contiguous [t, cols] ([1, 2 cols] for SwiGLU) / [t, rows] / [cols]: checked by
+        // the callers), and the kernel reads and writes only inside them (r < the part's
+        // rows, row0 + r < rows, activation rows < t; a prologue only with t = 1 and
+        // cols <= PROLOGUE_MAX_COLS, its shared row `cols` long).
         unsafe {
             block_matvec::launch_unchecked(
                 &self.client,
                 self.split.cube_count(part.rows, t, tile),
                 self.split.cube_dim(),
-                BufferArg::from_raw_parts(x.handle.clone(), t * self.cols),
+                BufferArg::from_raw_parts(x.handle.clone(), t * prologue.input_width(self.cols)),
                 BufferArg::from_raw_parts(part.words.clone(), blocks * self.kind.words()),
                 BufferArg::from_raw_parts(part.scales.clone(), scales),
                 BufferArg::from_raw_parts(part.mins.clone(), scales),
-                // Without a residual the kernel never reads it: the scales stand in (a
-                // read-only buffer; wgpu refuses one bound both read-only and writable).
                 match residual {
                     Some(r) => BufferArg::from_raw_parts(r.handle.clone(), t * self.rows),
-                    None => BufferArg::from_raw_parts(part.scales.clone(), scales),
+                    None => stand_in(),
                 },
+                norm_w,
                 BufferArg::from_raw_parts(out.handle.clone(), t * self.rows),
                 part.rows,
                 self.cols,
                 t,
                 part.row0,
                 self.rows,
+                eps,
                 self.kind.bits(),
                 self.kind == BlockKind::Q8_16,
                 residual.is_some(),
                 self.split.lanes(),
                 self.split.rows_per_cube() as usize,
                 tile,
+                prologue.code(),
+                xs_len,
             )
         };
+    }
+
+    /// Whether a product of `t` activation rows can take a [`Prologue`]: a decode step's
+    /// (one row) of a width that fits a workgroup's shared memory.
+    #[cfg(not(feature = "fusion"))]
+    pub(crate) fn takes_prologue(&self, t: usize) -> bool {
+        t == 1 && self.cols <= super::gpu_matvec::PROLOGUE_MAX_COLS
+    }
+
+    /// `prologue(x) · Wᵀ (+ residual)` in one launch a part: `x` `[1, cols]` (`[1, 2 cols]`
+    /// for SwiGLU), the norm's weights `[1, cols]`, `residual` `[1, rows]`; refused (an
+    /// error) when [`GpuQuantized::takes_prologue`] says no or a shape is off.
+    #[cfg(not(feature = "fusion"))]
+    pub(crate) fn forward_prologue(
+        &self,
+        x: Tensor<2>,
+        prologue: Prologue<'_>,
+        residual: Option<Tensor<2>>,
+    ) -> Result<Tensor<2>, ModelError> {
+        let [t, width] = x.dims();
+        let norm_ok = match prologue {
+            Prologue::Norm { weights, .. } => super::gpu_tensor::len(weights) == self.cols,
+            _ => true,
+        };
+        let residual_ok = residual.as_ref().is_none_or(|r| r.dims() == [t, self.rows]);
+        if !self.takes_prologue(t)
+            || width != prologue.input_width(self.cols)
+            || !norm_ok
+            || !residual_ok
+        {
+            return Err(ModelError::Execution(format!(
+                "GPU block layer {}x{}: {prologue:?} over input {:?}, residual {:?}",
+                self.rows,
+                self.cols,
+                [t, width],
+                residual.as_ref().map(|r| r.dims())
+            )));
+        }
+        let what = "GPU block layer";
+        let x = super::gpu_tensor::cube(x, what)?;
+        let residual = residual.map(|r| super::gpu_tensor::cube(r, what)).transpose()?;
+        Ok(super::gpu_tensor::tensor(self.launch(x, prologue, residual.as_ref())))
     }
 
     /// `x · Wᵀ` for `x` of shape `[t, cols]` (f32, on this layer's device).
@@ -565,7 +383,7 @@ impl GpuQuantized {
 
     #[cfg(not(feature = "fusion"))]
     fn run(&self, x: CubeTensor) -> CubeTensor {
-        self.launch(x, None)
+        self.launch(x, Prologue::None, None)
     }
 
     /// `residual + x · Wᵀ` in one launch (`residual` `[t, rows]`, f32, on this layer's
@@ -588,7 +406,7 @@ impl GpuQuantized {
         let what = "GPU block layer";
         let x = super::gpu_tensor::cube(x, what)?;
         let residual = super::gpu_tensor::cube(residual, what)?;
-        Ok(super::gpu_tensor::tensor(self.launch(x, Some(&residual))))
+        Ok(super::gpu_tensor::tensor(self.launch(x, Prologue::None, Some(&residual))))
     }
 
     /// Registers the launch in fusion's stream (executed in order with the rest).
@@ -638,7 +456,7 @@ mod fused {
             handles: &mut HandleContainer<CubeFusionHandle>,
         ) -> Result<(), ExecutionError> {
             let x = handles.get_float_tensor::<CubeBackend>(&self.input);
-            let y = self.layer.launch(x, None);
+            let y = self.layer.launch(x, super::Prologue::None, None);
             handles.register_float_tensor::<CubeBackend>(&self.out.id, y);
             Ok(())
         }

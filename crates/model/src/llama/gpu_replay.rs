@@ -214,7 +214,8 @@ impl Llama {
     }
 
     /// One step's launches over `input` (`[1, hidden]`) at `position`: the blocks, the
-    /// final norm, the output product; every tensor they write is held by `held`.
+    /// final norm and the output product (one launch where it takes the norm as its
+    /// prologue); every tensor they write is held by `held`.
     fn step_pass(
         &self,
         input: Tensor<2>,
@@ -223,9 +224,7 @@ impl Llama {
         held: &mut Held,
     ) -> Result<Tensor<2>, ModelError> {
         let x = self.blocks_forward_gpu(input, position, cache, held)?;
-        let h = super::gpu_norm::rms_norm(x, &self.output_norm, self.config.rms_eps)?;
-        held.hold(&h);
-        let logits = self.output.forward(h)?;
+        let logits = self.normed_product(&self.output, x, &self.output_norm, held)?;
         held.hold(&logits);
         Ok(logits)
     }

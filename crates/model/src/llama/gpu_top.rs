@@ -72,11 +72,11 @@ fn masked_top(
             let bit = (mask[i / 32] >> u32::cast_from(i % 32)) & 1u32;
             let id = u32::cast_from(i);
             let after = prev_id == 4294967295u32 || l < prev || (l == prev && id > prev_id);
-            if !exhausted && (masked == 0u32 || bit == 1u32) && !l.is_nan() && !l.is_inf() {
-                if after && (best_id == 4294967295u32 || l > best) {
-                    best = l;
-                    best_id = id;
-                }
+            let open = !exhausted && (masked == 0u32 || bit == 1u32);
+            let finite = !l.is_nan() && !l.is_inf();
+            if open && finite && after && (best_id == 4294967295u32 || l > best) {
+                best = l;
+                best_id = id;
             }
             i += units;
         }

@@ -52,6 +52,8 @@ mod gpu_fused_check;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(target_family = "wasm")))]
 pub mod gpu_kernel_check;
 #[cfg(any(feature = "wgpu", feature = "cuda"))]
+mod gpu_matvec;
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
 mod gpu_quantized;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 mod gpu_replay;
@@ -398,17 +400,12 @@ impl Llama {
         cache.advance(t);
 
         let last = x.narrow(0, t - 1, 1);
-        self.output.forward(self.norm(last, &self.output_norm)?)
-    }
-
-    /// RMSNorm of `x` with weights `w`: one launch of this crate's kernel where the
-    /// blocks run in them, burn's ops otherwise.
-    fn norm(&self, x: Tensor<2>, w: &Tensor<2>) -> Result<Tensor<2>, ModelError> {
         #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
         if self.gpu_kernels {
-            return gpu_norm::rms_norm(x, w, self.config.rms_eps);
+            let held = &mut gpu_replay::Held::nothing();
+            return self.normed_product(&self.output, last, &self.output_norm, held);
         }
-        Ok(rms_norm(x, w, self.config.rms_eps))
+        self.output.forward(rms_norm(last, &self.output_norm, c.rms_eps))
     }
 
     /// The transformer blocks over `x` (`[t, hidden]`, positions `past..past + t`);

@@ -218,7 +218,7 @@ fn agree(backend: BackendKind, hint: &str) {
             eprintln!("{backend} {format} {what}: max |ndarray - {backend}| = {diff:e}, greedy {ta} / {tb}");
             largest = largest.max(diff);
             same += usize::from(ta == tb);
-            if !(diff < tol) {
+            if diff.is_nan() || diff >= tol {
                 failures.push(format!(
                     "{backend} {format} {what}: logits differ by {diff} (tolerance {tol})"
                 ));
