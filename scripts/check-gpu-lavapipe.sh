@@ -10,7 +10,9 @@
 #      selection, so burn is built once: ~10+ min cold on 2 cores, seconds warm);
 #   4. the agreement test (crates/model/tests/backend_agreement.rs): the block kernels and
 #      the masked argmax against their host twins, then a prompt + greedy steps on ndarray
-#      and on wgpu (logits within tolerance, the same greedy tokens);
+#      and on wgpu (logits within tolerance, the same greedy tokens); then the agreement
+#      again with the decode step's RMSNorm / SwiGLU folded into its products
+#      (`ESPALIER_GPU_PROLOGUE=1`: a GPU's pass; a CPU adapter keeps their launches);
 #   4b. the same agreement test on the synthetic models of scripts/synthetic/make-models.sh
 #      (written there when missing; ESPALIER_SYNTHETIC_DIR): tiny llama and qwen2 files
 #      in every GGUF type and Q4_K_M, each quantized one's matrices in the GPU kernel and
@@ -20,14 +22,16 @@
 #      kernel compilation, the prefill) cancels in the difference, so
 #      (counts_long - counts_short) / (tokens_long - tokens_short) is what one decoded token
 #      costs, counted by the layer (vkCmdDispatch*, vkQueueSubmit*, vkCmdCopyBuffer into
-#      buffers no shader binds: the read-back staging buffers).
+#      buffers no shader binds: the read-back staging buffers);
+#   5b. the same two runs with the prologues folded (`ESPALIER_GPU_PROLOGUE=1`).
 # The LAST line of stdout is one JSON object: `agreement`, `launches_per_token`,
 # `submits_per_token`, `readback_bytes_per_token`, `decode_tps` (the long run's, lavapipe on
 # this machine's CPUs, the layer's atomic counters included), `host_ms_per_token` (the
 # host's time to record and submit a decode step, or to replay a recorded one: the median
 # of the long run's `step` figures, `crates/lab/src/bench_step.rs`), `replay` (the cache's
 # replay state after those steps), `synthetic_agreement` (step 4b's models that agree, of
-# all). Logs: $OUT_DIR (default
+# all), `prologue_agreement` and `prologue_launches_per_token` (the folded pass: steps 4
+# and 5b). Logs: $OUT_DIR (default
 # target/gpu-lavapipe). CARGO_TARGET_DIR is honoured (a directory of its own keeps the
 # wgpu build from displacing the test run's). ESPALIER_GPU_BINS=DIR skips the build and
 # runs DIR/espalier and DIR/backend_agreement (a kept build: the baseline of results/gpu).
@@ -95,6 +99,18 @@ for t in the_block_kernel_matches_its_host_twin_on_wgpu ndarray_and_wgpu_agree_i
 done
 grep -E "block kernel:|argmax|top lists|largest|greedy|test result" "$out/agreement.log" | tail -40
 echo "agreement test: $agreement, $(( $(date +%s) - start )) s"
+# The pass a GPU runs: RMSNorm and SwiGLU folded into the decode step's products (a CPU
+# adapter such as lavapipe keeps their launches: crates/model/src/llama/gpu_quantized.rs,
+# `prologues_for`), forced here so that lavapipe checks it end to end.
+prologue_agreement=true
+if ! ESPALIER_GPU_PROLOGUE=1 ESPALIER_MODEL=$PWD/static/models/SmolLM2-135M-Instruct.Q4_1.gguf \
+    "$agreement_bin" --nocapture --exact backend_agreement::ndarray_and_wgpu_agree_in_both_formats \
+    >"$out/agreement-prologue.log" 2>&1; then
+    prologue_agreement=false
+    failed+=("4. the folded pass ($out/agreement-prologue.log)")
+fi
+grep -E "largest|greedy on the device" "$out/agreement-prologue.log" | tail -3
+echo "agreement with the prologues folded: $prologue_agreement"
 
 echo "== 4b. agreement on the synthetic models (every GGUF type, llama and qwen2)"
 start=$(date +%s)
@@ -130,12 +146,22 @@ for n in "$short" "$long"; do
     tail -n 2 "$out/bench-$n.log"
     cat "$out/counts-$n.json" 2>/dev/null || failed+=("5. no counts from the layer for $n tokens")
 done
+echo "== 5b. counted decode, the prologues folded (a GPU's pass; tokens $short and $long)"
+for n in "$short" "$long"; do
+    rm -f "$out/counts-prologue-$n.json"
+    ESPALIER_GPU_PROLOGUE=1 VK_LAYER_PATH=$layer VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count \
+        ESPALIER_VK_COUNTS=$out/counts-prologue-$n.json \
+        "$espalier" bench decode --backend wgpu --modes none --rounds 1 --tokens "$n" \
+        >"$out/bench-prologue-$n.json" 2>"$out/bench-prologue-$n.log" \
+        || failed+=("5b. bench decode --tokens $n ($out/bench-prologue-$n.log)")
+    cat "$out/counts-prologue-$n.json" 2>/dev/null || failed+=("5b. no counts for $n tokens")
+done
 
 echo "load $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 if [ ${#failed[@]} -gt 0 ]; then
     printf 'FAILED: %s\n' "${failed[@]}" >&2
 fi
-python3 - "$out" "$short" "$long" "$agreement" "$synthetic_ok/$synthetic_all" <<'EOF'
+python3 - "$out" "$short" "$long" "$agreement" "$synthetic_ok/$synthetic_all" "$prologue_agreement" <<'EOF'
 import json, sys
 out, short, long_, agreement = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "true"
 def last_json(path):
@@ -147,18 +173,24 @@ c1, c2 = last_json(f"{out}/counts-{short}.json"), last_json(f"{out}/counts-{long
 b1, b2 = last_json(f"{out}/bench-{short}.json"), last_json(f"{out}/bench-{long_}.json")
 result = {"agreement": agreement, "launches_per_token": None, "submits_per_token": None,
           "readback_bytes_per_token": None, "decode_tps": None, "host_ms_per_token": None,
-          "replay": None, "synthetic_agreement": sys.argv[5]}
+          "replay": None, "synthetic_agreement": sys.argv[5],
+          "prologue_agreement": sys.argv[6] == "true", "prologue_launches_per_token": None}
+def per_token(c1, c2, b1, b2, k):
+    t1, t2 = b1["modes"]["none"]["tokens"], b2["modes"]["none"]["tokens"]
+    return round((c2[k] - c1[k]) / (t2 - t1), 2) if t2 > t1 else None
 if c1 and c2 and b1 and b2:
-    m1, m2 = b1["modes"]["none"], b2["modes"]["none"]
-    t1, t2 = m1["tokens"], m2["tokens"]
-    if t2 > t1:
-        per = lambda k: round((c2[k] - c1[k]) / (t2 - t1), 2)
-        result.update(launches_per_token=per("dispatches"), submits_per_token=per("submits"),
-                      readback_bytes_per_token=per("readback_bytes"))
+    m2 = b2["modes"]["none"]
+    per = lambda k: per_token(c1, c2, b1, b2, k)
+    result.update(launches_per_token=per("dispatches"), submits_per_token=per("submits"),
+                  readback_bytes_per_token=per("readback_bytes"))
     step = b2.get("step") or {}
     result["host_ms_per_token"] = step.get("host_ms_median")
     result["replay"] = step.get("replay")
     result["decode_tps"] = m2["decode_tps"]
+p1, p2 = last_json(f"{out}/counts-prologue-{short}.json"), last_json(f"{out}/counts-prologue-{long_}.json")
+q1, q2 = last_json(f"{out}/bench-prologue-{short}.json"), last_json(f"{out}/bench-prologue-{long_}.json")
+if p1 and p2 and q1 and q2:
+    result["prologue_launches_per_token"] = per_token(p1, p2, q1, q2, "dispatches")
 print(json.dumps(result))
 EOF
 [ ${#failed[@]} -eq 0 ]

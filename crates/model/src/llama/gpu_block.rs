@@ -3,10 +3,10 @@
 //! per block RMSNorm, the QKV product, the split + bias + RoPE + the cache write,
 //! attention over the cache, the output product with the residual added, RMSNorm, the
 //! gate/up product, SwiGLU, and the down product with the residual added: 9 launches,
-//! where burn's element-wise ops made ~53. A decode step's products take the norms and
-//! SwiGLU as their prologue (`gpu_matvec.rs`), where the width fits a workgroup's shared
-//! memory: 6 launches a block (SmolLM2; Qwen2.5-1.5B's 8,960-wide SwiGLU keeps its own:
-//! 7). The same
+//! where burn's element-wise ops made ~53. On a GPU a decode step's products take the
+//! norms and SwiGLU as their prologue (`gpu_matvec.rs`), where the width fits a
+//! workgroup's shared memory: 6 launches a block (SmolLM2; Qwen2.5-1.5B's 8,960-wide
+//! SwiGLU keeps its own: 7); not on a CPU adapter (`gpu_quantized::prologues_for`). The same
 //! arithmetic as the burn path (`Llama::blocks_forward`), each kernel checked against its
 //! host twin by `gpu_kernel_check`, the whole against the CPU by the agreement test.
 
@@ -57,8 +57,9 @@ impl Llama {
         Ok(x)
     }
 
-    /// `rms_norm(x, w) · Wᵀ`: one launch where the layer is GPU blocks that take the norm
-    /// as their prologue (a decode step), the norm's kernel then the product otherwise.
+    /// `rms_norm(x, w) · Wᵀ`: one launch where the layer is GPU blocks that use the norm
+    /// as their prologue (a decode step on a GPU), the norm's kernel then the product
+    /// otherwise.
     pub(super) fn normed_product(
         &self,
         linear: &Linear,
@@ -68,7 +69,7 @@ impl Llama {
     ) -> Result<Tensor<2>, ModelError> {
         let eps = self.config.rms_eps;
         if let Linear::Gpu(g) = linear {
-            if g.takes_prologue(x.dims()[0]) {
+            if g.uses_prologue(x.dims()[0]) {
                 let weights = cube(w.clone(), "GPU RMSNorm prologue")?;
                 return g.forward_prologue(x, Prologue::Norm { weights: &weights, eps }, None);
             }
@@ -79,7 +80,7 @@ impl Llama {
     }
 
     /// `residual + swiglu(gu) · Wᵀ` (`gu` the gate/up product's rows): one launch where
-    /// the down layer takes SwiGLU as its prologue, SwiGLU's kernel then the product
+    /// the down layer uses SwiGLU as its prologue, SwiGLU's kernel then the product
     /// otherwise.
     fn down_product(
         &self,
@@ -89,7 +90,7 @@ impl Llama {
         held: &mut Held,
     ) -> Result<Tensor<2>, ModelError> {
         if let Linear::Gpu(g) = down {
-            if g.takes_prologue(gu.dims()[0]) {
+            if g.uses_prologue(gu.dims()[0]) {
                 return g.forward_prologue(gu, Prologue::SwiGlu, Some(residual));
             }
         }

@@ -1,18 +1,21 @@
 //! The block mat-vec kernel (`gpu_quantized.rs` holds its matrices and launches it): a
 //! quantized matrix in one of the layouts of `gpu_blocks.rs` times activation rows, its
-//! rows dealt to the device's units by a [`RowSplit`], a prompt's rows in tiles, a decode
+//! rows dealt to the device's units by a `RowSplit`, a prompt's rows in tiles, a decode
 //! step's input transformed first by a [`Prologue`] (RMSNorm or SwiGLU: a launch fewer
 //! each) and its output added to the residual stream (`add`). Each sum is taken in the
 //! order of the host twin (`GpuBlocks::matmul`, and `gpu_norm::rms_norm_twin_units` /
 //! `feed_forward::swiglu_rows` for the prologues); `gpu_kernel_check.rs` compares them on
 //! every device it runs on, and the launch geometry the kernel sees ([`launch_geometry`]).
 
+#[cfg(not(target_family = "wasm"))]
 use burn::tensor::Device;
 use burn_cubecl::tensor::CubeTensor;
 use cubecl::prelude::*;
 
 use super::gpu_fold::{fold_sum_all_shared, fold_sum_shared};
+#[cfg(not(target_family = "wasm"))]
 use super::gpu_quantized::{cube_device, le_bytes, RowSplit};
+#[cfg(not(target_family = "wasm"))]
 use super::ModelError;
 
 /// Activation rows a unit multiplies per weight word it reads, in a product of `t` rows:
@@ -27,7 +30,7 @@ pub(crate) fn tile_for(t: usize) -> usize {
 
 /// A prompt's tile: each weight word read once for 8 activation rows (the weights are
 /// read `t / 8` times over a prefill of `t` tokens instead of `t` times); 8 accumulators
-/// a unit, and with [`RowSplit::Lanes`] 4 KiB of shared memory a workgroup.
+/// a unit, and with `RowSplit::Lanes` 4 KiB of shared memory a workgroup.
 pub(crate) const PREFILL_TILE: usize = 8;
 
 /// What a decode step's product does to its input row before it multiplies (issue 33: a
@@ -84,7 +87,7 @@ pub(crate) const PROLOGUE_MAX_COLS: usize = 3840;
 /// read) or 8 (signed; with `halves` Q8_16: `d` and `m` per 16 values, else Q8_0: `mins`
 /// unused). Unit (lane, slot) of cube (c, y) works on row `c * rows_per_cube + slot` of
 /// activation rows `y * tile ..` (`tile` of them, fewer at the end of `t_rows`), with
-/// `lanes` units a row ([`RowSplit`]): each weight word is read once for the `tile`
+/// `lanes` units a row (`RowSplit`): each weight word is read once for the `tile`
 /// activation rows (a prefill's tiled product; `tile` = 1 for a decode step), and each
 /// (row, activation row)'s sum keeps the order of one. The rows are a part of a matrix
 /// split over buffers (`GpuQuantized`'s `Part`): output row `row0 + r` of `out_rows`.

@@ -115,6 +115,9 @@ pub(crate) struct GpuQuantized {
     parts: Vec<Part>,
     bytes: usize,
     split: RowSplit,
+    /// Whether decode steps fold RMSNorm / SwiGLU into this product ([`prologues_for`]).
+    #[cfg_attr(feature = "fusion", allow(dead_code))]
+    prologues: bool,
 }
 
 /// Rows `row0..row0 + rows` of a [`GpuQuantized`] matrix in buffers of their own: cubecl
@@ -144,6 +147,22 @@ impl std::fmt::Debug for GpuQuantized {
             self.device,
             self.split
         )
+    }
+}
+
+/// Whether decode steps fold RMSNorm and SwiGLU into the products under `split`:
+/// `ESPALIER_GPU_PROLOGUE=1` / `0` says so for every device (A/B runs, and the lavapipe
+/// check's agreement of the folded pass); otherwise on a GPU ([`RowSplit::Lanes`]: a
+/// launch costs a GPU more than the prologue's work) and not on a CPU adapter, where
+/// every workgroup's repeated prologue and its barriers cost more than the launches
+/// they save (lavapipe, this repository's 2-core EPYC, alternating runs of `espalier
+/// bench decode --backend wgpu --modes none --rounds 1 --tokens 24`: 1.21-1.32 tokens/s
+/// folded against 1.48-1.62 with the launches of their own; stop 48).
+fn prologues_for(split: RowSplit) -> bool {
+    match std::env::var("ESPALIER_GPU_PROLOGUE").as_deref() {
+        Ok("1") => true,
+        Ok("0") => false,
+        _ => split == RowSplit::Lanes,
     }
 }
 
@@ -216,6 +235,7 @@ impl GpuQuantized {
             parts,
             bytes: blocks.bytes(),
             split,
+            prologues: prologues_for(split),
         })
     }
 
@@ -327,6 +347,14 @@ impl GpuQuantized {
     #[cfg(not(feature = "fusion"))]
     pub(crate) fn takes_prologue(&self, t: usize) -> bool {
         t == 1 && self.cols <= super::gpu_matvec::PROLOGUE_MAX_COLS
+    }
+
+    /// Whether the model's pass gives this product its prologue for `t` rows: where it
+    /// takes one ([`GpuQuantized::takes_prologue`]) on a device whose policy says so
+    /// ([`prologues_for`]).
+    #[cfg(not(feature = "fusion"))]
+    pub(crate) fn uses_prologue(&self, t: usize) -> bool {
+        self.prologues && self.takes_prologue(t)
     }
 
     /// `prologue(x) · Wᵀ (+ residual)` in one launch a part: `x` `[1, cols]` (`[1, 2 cols]`
