@@ -19,11 +19,13 @@
 # elsewhere. `agreement`: the same token ids as the CPU's f32 reference in the same mode
 # (ndarray `--weights burn-f32`; the ndarray row's default path rounds activations to 8
 # bits, as llama.cpp does, and may differ from it by a close call). On wgpu and cuda
-# mode `none` runs twice: the decode step replayed (the default: `replay` true) and launch
-# by launch (`ESPALIER_GPU_REPLAY=0`: `replay` false), and those two rows also carry
-# `host_ms_per_token` and `first_step_ms` from `espalier bench decode --modes none
-# --rounds 1 --tokens 32` with the same setting (its `step` figures: the host's time to
-# record and submit, or replay, a step; the first step records). Every line has the
+# mode `none` runs three times: the decode step replayed (the default: `replay` true) and
+# launch by launch (`ESPALIER_GPU_REPLAY=0`: `replay` false), both with the RMSNorms and
+# SwiGLU folded into the products (`prologue` true, a GPU's default), and replayed with
+# them in launches of their own (`ESPALIER_GPU_PROLOGUE=0`: `prologue` false); those rows
+# also carry `host_ms_per_token` and `first_step_ms` from `espalier bench decode --modes
+# none --rounds 1 --tokens 32` with the same settings (its `step` figures: the host's time
+# to record and submit, or replay, a step; the first step records). Every line has the
 # issue's keys.
 #
 # Run on: no GPU yet (no session since stop 40 has had a device). Stop 46 ran the
@@ -83,8 +85,9 @@ gen() {
     local modeargs=()
     [ -n "$weights" ] && modeargs+=(--weights "$weights")
     [ "$mode" = mask ] && modeargs+=(--lang python --mode mask)
-    local env=(ESPALIER_GPU_REPLAY=1)
-    [ "$mode" = unreplayed ] && env=(ESPALIER_GPU_REPLAY=0)
+    local env=(ESPALIER_GPU_REPLAY=1 ESPALIER_GPU_PROLOGUE=1)
+    [ "$mode" = unreplayed ] && env=(ESPALIER_GPU_REPLAY=0 ESPALIER_GPU_PROLOGUE=1)
+    [ "$mode" = unfolded ] && env=(ESPALIER_GPU_REPLAY=1 ESPALIER_GPU_PROLOGUE=0)
     [ -n "$counted" ] && env+=(VK_LAYER_PATH=$bundle VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count ESPALIER_VK_COUNTS=$name.counts)
     rm -f "$name.counts"
     env "${env[@]}" "$bundle/espalier" generate --backend "$backend" --model "$model" \
@@ -92,19 +95,22 @@ gen() {
         >"$name.json" 2>"$name.log"
 }
 
-# The step alone on each GPU backend, replayed (1) and not (0): read into the rows.
+# The step alone on each GPU backend, replayed (1), not (0), and replayed with the
+# norms / SwiGLU in launches of their own (unfolded): read into the rows.
 for backend in wgpu cuda; do
-    for replay in 1 0; do
-        ESPALIER_GPU_REPLAY=$replay "$bundle/espalier" bench decode --backend "$backend" \
+    for replay in 1 0 unfolded; do
+        env ESPALIER_GPU_REPLAY="${replay/unfolded/1}" \
+            ESPALIER_GPU_PROLOGUE="$([ "$replay" = unfolded ] && echo 0 || echo 1)" \
+            "$bundle/espalier" bench decode --backend "$backend" \
             --model "$model" --modes none --rounds 1 --tokens 32 \
             >"$out/step-$backend-$replay.json" 2>"$out/step-$backend-$replay.log"
     done
 done
 
-for mode in none mask unreplayed; do
-    [ "$mode" = unreplayed ] || { gen ndarray "$mode" "$tokens"; gen ndarray "$mode" "$tokens" "" burn-f32; }
+for mode in none mask unreplayed unfolded; do
+    case $mode in unreplayed | unfolded) ;; *) gen ndarray "$mode" "$tokens"; gen ndarray "$mode" "$tokens" "" burn-f32 ;; esac
     for backend in ndarray wgpu cuda; do
-        [ "$mode" = unreplayed ] && [ "$backend" = ndarray ] && continue
+        case $mode in unreplayed | unfolded) [ "$backend" = ndarray ] && continue ;; esac
         [ "$backend" = ndarray ] || gen "$backend" "$mode" "$tokens" "$([ "$backend" = wgpu ] && echo 1)"
         [ "$backend" = wgpu ] && gen wgpu "$mode" 16 1
         python3 - "$out" "$backend" "$mode" "$tokens" <<'EOF'
@@ -115,11 +121,12 @@ def load(path):
         return json.loads(open(path).read().strip().splitlines()[-1])
     except (OSError, IndexError, ValueError):
         return None
-base = "none" if mode == "unreplayed" else mode
+base = "none" if mode in ("unreplayed", "unfolded") else mode
 run, cpu = load(f"{out}/{backend}-{mode}-{n}.json"), load(f"{out}/ndarray-burn-f32-{base}-{n}.json")
 row = {"backend": backend, "mode": base, "weights": None, "decode_tps": None,
        "prefill_tps": None, "launches_per_token": None, "agreement": None,
-       "replay": backend != "ndarray" and mode != "unreplayed"}
+       "replay": backend != "ndarray" and mode != "unreplayed",
+       "prologue": backend != "ndarray" and mode != "unfolded"}
 if run:
     row.update(weights=run["weights"], decode_tps=round(run["decode_tps"], 1),
                prefill_tps=round(run["prefill_tps"], 1))
@@ -133,7 +140,7 @@ if run:
 else:
     row["error"] = open(f"{out}/{backend}-{mode}-{n}.log").read()[-300:]
 if backend != "ndarray" and base == "none":
-    step = load(f"{out}/step-{backend}-{int(row['replay'])}.json")
+    step = load(f"{out}/step-{backend}-{'unfolded' if mode == 'unfolded' else int(row['replay'])}.json")
     step = step.get("step") if step else None
     row["host_ms_per_token"] = step["host_ms_median"] if step else None
     row["first_step_ms"] = step["first_step_ms"] if step else None
