@@ -13,6 +13,12 @@
 //! output by `exp(old max - new max)` and adds the chunk's weighted values in position
 //! order. At the end `out = acc / sum`. The scores are not scaled: the queries are
 //! (`weights`). [`attend_twin`] repeats the order on the host. `d <= UNITS`.
+//!
+//! A decode step on a GPU skips `gpu_rope.rs`' launch (`attend_new_row`): each head's
+//! workgroup makes its query and its key/value head's new key and value from the QKV
+//! product's row (bias, RoPE), the group's first head writes them into the stores, and
+//! every head takes the new row from its own copy (so no workgroup reads a row another
+//! writes in the same launch). Its twin is `rope_split_twin` then [`attend_twin`].
 
 use super::gpu_fold::{fold_max, fold_sum};
 
@@ -76,25 +82,38 @@ pub(crate) fn attend_twin(q: &[f32], k: &[f32], v: &[f32], s: AttendShape) -> Ve
 }
 
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
-pub(crate) use device::attend;
+pub(crate) use device::{attend, attend_new_row};
 
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 mod device {
     use burn::tensor::Tensor;
     use cubecl::prelude::*;
 
+    use espalier_kernels::Heads;
+
     use super::super::gpu_fold::{fold_max_shared, fold_sum_shared};
+    use super::super::gpu_rope::writable;
     use super::super::gpu_tensor::{arg, cube, empty, tensor, Position};
     use super::super::ModelError;
     use super::{AttendShape, UNITS};
 
-    /// See the module: cube (head, row), [`UNITS`] units.
+    /// See the module: cube (head, row), [`UNITS`] units. With `rotate` (a decode step's
+    /// one row, [`attend_new_row`]) the workgroup first makes its query, and its key/value
+    /// head's new key and value, from the QKV product's row (`qkv`, plus `bias` when
+    /// `biased`, the query and key rotated at the position: `gpu_rope.rs`' arithmetic),
+    /// the group's first head writes that key and value into row `past` of the stores,
+    /// and every head reads the new row from its own copy, never from the stores; `q` is
+    /// then not read. Without it `qkv`, `bias`, `cos` and `sin` are not read.
     #[allow(clippy::too_many_arguments)]
     #[cube(launch_unchecked)]
     fn attend_rows(
         q: &[f32],
-        k: &[f32],
-        v: &[f32],
+        qkv: &[f32],
+        bias: &[f32],
+        cos: &[f32],
+        sin: &[f32],
+        k: &mut [f32],
+        v: &mut [f32],
         out: &mut [f32],
         position: &[f32],
         heads: usize,
@@ -102,6 +121,8 @@ mod device {
         d: usize,
         capacity: usize,
         t: usize,
+        #[comptime] rotate: bool,
+        #[comptime] biased: bool,
     ) {
         let u = usize::cast_from(UNIT_POS_X);
         let units = comptime![UNITS];
@@ -112,7 +133,29 @@ mod device {
         let mut qs = Shared::<[f32]>::new_slice(comptime![UNITS]);
         let mut red = Shared::<[f32]>::new_slice(comptime![UNITS]);
         let mut e = Shared::<[f32]>::new_slice(comptime![UNITS]);
-        if u < d {
+        let new_len = comptime![if rotate { UNITS } else { 1usize }];
+        let mut kn = Shared::<[f32]>::new_slice(new_len);
+        let mut vn = Shared::<[f32]>::new_slice(new_len);
+        if comptime![rotate] {
+            if u < d {
+                let kv = head / group;
+                let kv_heads = heads / group;
+                let c = cos[past * (d / 2) + u % (d / 2)];
+                let s = sin[past * (d / 2) + u % (d / 2)];
+                qs[u] = rotated(qkv, bias, head * d, u, d, c, s, biased);
+                kn[u] = rotated(qkv, bias, (heads + kv) * d, u, d, c, s, biased);
+                let vat = (heads + kv_heads + kv) * d + u;
+                let mut value = qkv[vat];
+                if comptime![biased] {
+                    value += bias[vat];
+                }
+                vn[u] = value;
+                if head % group == 0 {
+                    k[base + past * d + u] = kn[u];
+                    v[base + past * d + u] = vn[u];
+                }
+            }
+        } else if u < d {
             qs[u] = q[(head * t + r) * d + u];
         }
         sync_cube();
@@ -125,7 +168,13 @@ mod device {
         while start < n {
             let p = start + u;
             let mut score = f32::new(-3.0e38);
-            if p < n {
+            if comptime![rotate] {
+                if p < past {
+                    score = key_dot(&qs, k, base + p * d, d);
+                } else if p == past {
+                    score = key_dot(&qs, &mut kn, 0, d);
+                }
+            } else if p < n {
                 score = key_dot(&qs, k, base + p * d, d);
             }
             red[u] = score;
@@ -151,7 +200,18 @@ mod device {
                 if count > units {
                     count = units;
                 }
-                acc = acc * alpha + weighted_values(&e, v, base + start * d + u, count, d);
+                if comptime![rotate] {
+                    // The chunk that holds the new row (the last) takes its value from
+                    // the workgroup's copy, in position order.
+                    if start + count == n {
+                        let cached = weighted_values(&e, v, base + start * d + u, count - 1, d);
+                        acc = acc * alpha + (cached + e[count - 1] * vn[u]);
+                    } else {
+                        acc = acc * alpha + weighted_values(&e, v, base + start * d + u, count, d);
+                    }
+                } else {
+                    acc = acc * alpha + weighted_values(&e, v, base + start * d + u, count, d);
+                }
             }
             m = new_m;
             sync_cube();
@@ -162,10 +222,42 @@ mod device {
         }
     }
 
+    /// Element `u` of the head at `at` of the QKV row (plus its bias), rotated as
+    /// `gpu_rope.rs` rotates: the pair `(i, i + d / 2)` of `u`, `x1 · c - x2 · s` for the
+    /// first half, `x2 · c + x1 · s` for the second.
+    #[allow(clippy::too_many_arguments)]
+    #[cube]
+    fn rotated(
+        qkv: &[f32],
+        bias: &[f32],
+        at: usize,
+        u: usize,
+        d: usize,
+        c: f32,
+        s: f32,
+        #[comptime] biased: bool,
+    ) -> f32 {
+        let half = d / 2;
+        let i = u % half;
+        let mut a = qkv[at + i];
+        let mut b = qkv[at + i + half];
+        if comptime![biased] {
+            a += bias[at + i];
+            b += bias[at + i + half];
+        }
+        let mut x = a * c - b * s;
+        if u >= half {
+            x = b * c + a * s;
+        }
+        x
+    }
+
     /// The score of one cached position: the query (in shared memory) dot the key row
     /// at `at`, summed in element order.
+    /// (`k` is `&mut`: the kernel's stores are writable, and cubecl passes a writable
+    /// slice only as one.)
     #[cube]
-    fn key_dot(qs: &[f32], k: &[f32], at: usize, d: usize) -> f32 {
+    fn key_dot(qs: &[f32], k: &mut [f32], at: usize, d: usize) -> f32 {
         let mut dot = 0.0f32;
         let mut i = 0usize;
         while i < d {
@@ -177,8 +269,9 @@ mod device {
 
     /// `Σ_j e[j] · v[at + j d]` over the chunk's `count` positions in order: one element
     /// of the chunk's weighted values (`at` = that element of the chunk's first row).
+    /// (`v` is `&mut`, as `key_dot`'s `k`.)
     #[cube]
-    fn weighted_values(e: &[f32], v: &[f32], at: usize, count: usize, d: usize) -> f32 {
+    fn weighted_values(e: &[f32], v: &mut [f32], at: usize, count: usize, d: usize) -> f32 {
         let mut chunk = 0.0f32;
         let mut j = 0usize;
         while j < count {
@@ -228,6 +321,11 @@ mod device {
                 CubeCount::Static(heads as u32, t as u32, 1),
                 CubeDim::new_1d(UNITS as u32),
                 arg(&q),
+                // Not read without `rotate`: the queries stand in.
+                arg(&q),
+                arg(&q),
+                arg(&q),
+                arg(&q),
                 arg(&k),
                 arg(&v),
                 arg(&out),
@@ -237,9 +335,93 @@ mod device {
                 d,
                 s.capacity,
                 t,
+                false,
+                false,
             )
         };
         Ok(tensor(out))
+    }
+
+    /// A decode step's attention straight from the QKV product's row (`[1, (heads + 2
+    /// kv_heads) d]`, plus `bias` `[1, width]`): the split, the bias, RoPE at the position
+    /// (`cos` / `sin` the `[context, d / 2]` tables), the new key and value written into
+    /// row `past` of the stores (in place when nothing else holds them), and attention
+    /// over the stores, in one launch (`rope_split` then [`attend`] are two). Returns
+    /// `[1, heads * d]` and the stores. On an error the stores are gone (as `rope_split`).
+    /// The host twin: `rope_split_twin` then [`attend_twin`](super::attend_twin).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn attend_new_row(
+        qkv: Tensor<2>,
+        bias: Option<&Tensor<2>>,
+        cos: &Tensor<2>,
+        sin: &Tensor<2>,
+        position: &Position,
+        h: Heads,
+        k: Tensor<3>,
+        v: Tensor<3>,
+    ) -> Result<(Tensor<2>, Tensor<3>, Tensor<3>), ModelError> {
+        let [t, width] = qkv.dims();
+        let past = position.at;
+        let d = h.head_dim;
+        let [context, table] = cos.dims();
+        let [kv_heads, capacity, kd] = k.dims();
+        if t != 1
+            || width != (h.heads + 2 * h.kv_heads) * d
+            || !d.is_multiple_of(2)
+            || d > UNITS
+            || table != d / 2
+            || past + 1 > context.min(capacity)
+            || kv_heads != h.kv_heads
+            || kv_heads == 0
+            || !h.heads.is_multiple_of(kv_heads)
+            || kd != d
+            || v.dims() != k.dims()
+        {
+            return Err(ModelError::Execution(format!(
+                "GPU attention of a new row: QKV {:?} for {h:?}, a [{context}, {table}] table, cache {:?}, position {past}",
+                [t, width],
+                k.dims()
+            )));
+        }
+        let what = "GPU attention of a new row";
+        let qkv = cube(qkv, what)?;
+        let (cos, sin) = (cube(cos.clone(), what)?, cube(sin.clone(), what)?);
+        let biased = bias.is_some();
+        let bias = match bias {
+            Some(b) => cube(b.clone(), what)?,
+            None => cos.clone(),
+        };
+        let (k, v) = (writable(k)?, writable(v)?);
+        let position = position.cube(what)?;
+        let out = empty(&qkv, &[1, h.heads * d]);
+        // SAFETY: cube `head` reads the QKV row (width checked), its bias, table row past
+        // (< context) and rows < past of its key/value head's stores (past < capacity),
+        // writes row past of them (the group's first head only) and its own d outputs.
+        unsafe {
+            attend_rows::launch_unchecked(
+                &qkv.client,
+                CubeCount::Static(h.heads as u32, 1, 1),
+                CubeDim::new_1d(UNITS as u32),
+                // Not read with `rotate`: the row stands in for the queries.
+                arg(&qkv),
+                arg(&qkv),
+                arg(&bias),
+                arg(&cos),
+                arg(&sin),
+                arg(&k),
+                arg(&v),
+                arg(&out),
+                arg(&position),
+                h.heads,
+                h.heads / kv_heads,
+                d,
+                capacity,
+                1,
+                true,
+                biased,
+            )
+        };
+        Ok((tensor(out), tensor(k), tensor(v)))
     }
 }
 

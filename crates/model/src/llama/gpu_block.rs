@@ -5,15 +5,17 @@
 //! gate/up product, SwiGLU, and the down product with the residual added: 9 launches,
 //! where burn's element-wise ops made ~53. On a GPU a decode step's products take the
 //! norms and SwiGLU as their prologue (`gpu_matvec.rs`), where the width fits a
-//! workgroup's shared memory: 6 launches a block (SmolLM2; Qwen2.5-1.5B's 8,960-wide
-//! SwiGLU keeps its own: 7); not on a CPU adapter (`gpu_quantized::prologues_for`). The same
+//! workgroup's shared memory, and attention makes its own split, bias and RoPE and
+//! writes the cache (`gpu_attention::attend_new_row`): 5 launches a block (SmolLM2;
+//! Qwen2.5-1.5B's 8,960-wide SwiGLU keeps its own: 6); not on a CPU adapter
+//! (`gpu_quantized::prologues_for`). The same
 //! arithmetic as the burn path (`Llama::blocks_forward`), each kernel checked against its
 //! host twin by `gpu_kernel_check`, the whole against the CPU by the agreement test.
 
 use burn::tensor::Tensor;
 use espalier_kernels::Heads;
 
-use super::gpu_attention::attend;
+use super::gpu_attention::{attend, attend_new_row};
 use super::gpu_matvec::Prologue;
 use super::gpu_norm::rms_norm;
 use super::gpu_replay::Held;
@@ -21,6 +23,7 @@ use super::gpu_rope::rope_split;
 use super::gpu_swiglu::swiglu;
 use super::gpu_tensor::{cube, Position};
 use super::linear::Linear;
+use super::weights::BlockWeights;
 use super::{KvCache, Llama, ModelError};
 
 impl Llama {
@@ -34,19 +37,10 @@ impl Llama {
         cache: &mut KvCache,
         held: &mut Held,
     ) -> Result<Tensor<2>, ModelError> {
-        let c = &self.config;
-        let heads = Heads { heads: c.heads, kv_heads: c.kv_heads, head_dim: c.head_dim };
         for (i, b) in self.blocks.iter().enumerate() {
             let qkv = self.normed_product(&b.qkv, x.clone(), &b.attn_norm, held)?;
             held.hold(&qkv);
-            let bias = b.qkv_bias.as_ref().map(|q| &q.tensor);
-            let t = qkv.dims()[0];
-            let (k, v) = cache.take_device_stores(i, [c.kv_heads, t, c.head_dim], &self.device)?;
-            let [q, k, v] = rope_split(qkv, bias, &self.cos, &self.sin, position, heads, k, v)?;
-            held.hold(&q);
-            cache.put_device_stores(i, k.clone(), v.clone(), t);
-            let attended = attend(q, &k, &v, position)?;
-            held.hold(&attended);
+            let attended = self.block_attention(i, b, qkv, position, cache, held)?;
             x = b.attn_out.forward_add(attended, x)?;
             held.hold(&x);
             let gu = self.normed_product(&b.gate_up, x.clone(), &b.ffn_norm, held)?;
@@ -55,6 +49,40 @@ impl Llama {
             held.hold(&x);
         }
         Ok(x)
+    }
+
+    /// Block `i`'s attention of the QKV product's rows `qkv` at `position`, the new keys
+    /// and values written into the cache's stores: on a GPU's decode step one launch
+    /// (`attend_new_row`: the split, bias and RoPE made by each head's workgroup), else
+    /// the split + bias + RoPE + cache write, then attention.
+    fn block_attention(
+        &self,
+        i: usize,
+        b: &BlockWeights,
+        qkv: Tensor<2>,
+        position: &Position,
+        cache: &mut KvCache,
+        held: &mut Held,
+    ) -> Result<Tensor<2>, ModelError> {
+        let c = &self.config;
+        let heads = Heads { heads: c.heads, kv_heads: c.kv_heads, head_dim: c.head_dim };
+        let bias = b.qkv_bias.as_ref().map(|q| &q.tensor);
+        let t = qkv.dims()[0];
+        let (k, v) = cache.take_device_stores(i, [c.kv_heads, t, c.head_dim], &self.device)?;
+        let folded = matches!(&b.qkv, Linear::Gpu(g) if g.uses_prologue(t));
+        let attended = if folded {
+            let (attended, k, v) =
+                attend_new_row(qkv, bias, &self.cos, &self.sin, position, heads, k, v)?;
+            cache.put_device_stores(i, k, v, t);
+            attended
+        } else {
+            let [q, k, v] = rope_split(qkv, bias, &self.cos, &self.sin, position, heads, k, v)?;
+            held.hold(&q);
+            cache.put_device_stores(i, k.clone(), v.clone(), t);
+            attend(q, &k, &v, position)?
+        };
+        held.hold(&attended);
+        Ok(attended)
     }
 
     /// `rms_norm(x, w) · Wᵀ`: one launch where the layer is GPU blocks that use the norm

@@ -10,7 +10,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use espalier_kernels::{Heads, RopeTable};
 
 use super::block_values::{gguf_rows, noise};
-use super::gpu_attention::{attend, attend_twin, AttendShape};
+use super::gpu_attention::{attend, attend_new_row, attend_twin, AttendShape};
 use super::gpu_blocks::GpuBlocks;
 use super::gpu_check_report::GpuKernelCheck;
 use super::gpu_matvec::Prologue;
@@ -40,6 +40,10 @@ pub(crate) fn run(check: &mut GpuKernelCheck, device: &Device) -> Result<(), Mod
     }
     for (past, t) in [(0usize, 1usize), (200, 1), (60, 4)] {
         check_attention(check, device, past, t)?;
+    }
+    // The new row first, last of a full chunk, alone in a chunk, inside a second one.
+    for (past, biased) in [(0usize, true), (127, false), (128, true), (200, true)] {
+        check_attention_new_row(check, device, past, biased)?;
     }
     for split in RowSplit::ALL {
         // SmolLM2's Q/K/V (960 rows) and gate/up behind the norm, its down behind SwiGLU,
@@ -130,6 +134,51 @@ fn check_attention(
     let s = AttendShape { heads, kv_heads, head_dim: d, capacity, t, past };
     let name = format!("attention {t} row(s) over {} positions", past + t);
     record(check, &name, &host_rows(got)?, &attend_twin(&q, &k, &v, s));
+    Ok(())
+}
+
+/// A decode step's attention straight from the QKV row (`attend_new_row`) against the
+/// twins it folds (`rope_split_twin`, then `attend_twin`): the output and both stores,
+/// whose rows before `past` must stay.
+fn check_attention_new_row(
+    check: &mut GpuKernelCheck,
+    device: &Device,
+    past: usize,
+    biased: bool,
+) -> Result<(), ModelError> {
+    let Heads { heads, kv_heads, head_dim: d } = HEADS;
+    let (context, capacity) = (512usize, 256usize);
+    let width = HEADS.qkv_width();
+    let table = RopeTable::new(context, d, 10_000.0, 1.0);
+    let (cos, sin) = (
+        tensor(&table.cos, [context, table.half], device),
+        tensor(&table.sin, [context, table.half], device),
+    );
+    let qkv = values(width, 57 + past as u32, 2.0);
+    let bias = values(width, 58, 0.5);
+    let old_k = values(kv_heads * capacity * d, 59, 1.0);
+    let old_v = values(kv_heads * capacity * d, 60, 1.0);
+    let store = [kv_heads, capacity, d];
+    let (attended, k, v) = attend_new_row(
+        tensor(&qkv, [1, width], device),
+        biased.then(|| tensor(&bias, [1, width], device)).as_ref(),
+        &cos,
+        &sin,
+        &Position::upload(past, device),
+        HEADS,
+        tensor(&old_k, store, device),
+        tensor(&old_v, store, device),
+    )?;
+    let (mut want_k, mut want_v) = (old_k.clone(), old_v.clone());
+    let stores = Stores { k: &mut want_k, v: &mut want_v, capacity };
+    let b = biased.then_some(bias.as_slice());
+    let q = rope_split_twin(&qkv, b, &table.cos, &table.sin, 1, past, HEADS, stores);
+    let s = AttendShape { heads, kv_heads, head_dim: d, capacity, t: 1, past };
+    let want = attend_twin(&q, &want_k, &want_v, s);
+    let name = format!("attention of a new row at {past} from QKV, bias {biased}");
+    record(check, &name, &host_rows(attended)?, &want);
+    record(check, &format!("{name}: k store"), &host_rows(k)?, &want_k);
+    record(check, &format!("{name}: v store"), &host_rows(v)?, &want_v);
     Ok(())
 }
 

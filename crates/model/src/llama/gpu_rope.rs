@@ -73,7 +73,7 @@ pub(crate) fn rope_split_twin(
 }
 
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
-pub(crate) use device::rope_split;
+pub(crate) use device::{rope_split, writable};
 
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 mod device {
@@ -210,7 +210,7 @@ mod device {
 
     /// A store as a cube tensor the kernel may write: itself when nothing else holds
     /// its buffer, else a copy (one launch; a cache its user cloned).
-    fn writable(x: Tensor<3>) -> Result<CubeTensor, ModelError> {
+    pub(crate) fn writable(x: Tensor<3>) -> Result<CubeTensor, ModelError> {
         let x = x.try_into_primitive::<Cube>().map_err(|e| {
             ModelError::Execution(format!("GPU RoPE: the cache is not on a cubecl device: {e:?}"))
         })?;
