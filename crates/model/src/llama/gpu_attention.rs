@@ -97,23 +97,13 @@ mod device {
     use super::super::ModelError;
     use super::{AttendShape, UNITS};
 
-    /// See the module: cube (head, row), [`UNITS`] units. With `rotate` (a decode step's
-    /// one row, [`attend_new_row`]) the workgroup first makes its query, and its key/value
-    /// head's new key and value, from the QKV product's row (`qkv`, plus `bias` when
-    /// `biased`, the query and key rotated at the position: `gpu_rope.rs`' arithmetic),
-    /// the group's first head writes that key and value into row `past` of the stores,
-    /// and every head reads the new row from its own copy, never from the stores; `q` is
-    /// then not read. Without it `qkv`, `bias`, `cos` and `sin` are not read.
+    /// See the module: cube (head, row), [`UNITS`] units.
     #[allow(clippy::too_many_arguments)]
     #[cube(launch_unchecked)]
     fn attend_rows(
         q: &[f32],
-        qkv: &[f32],
-        bias: &[f32],
-        cos: &[f32],
-        sin: &[f32],
-        k: &mut [f32],
-        v: &mut [f32],
+        k: &[f32],
+        v: &[f32],
         out: &mut [f32],
         position: &[f32],
         heads: usize,
@@ -121,8 +111,6 @@ mod device {
         d: usize,
         capacity: usize,
         t: usize,
-        #[comptime] rotate: bool,
-        #[comptime] biased: bool,
     ) {
         let u = usize::cast_from(UNIT_POS_X);
         let units = comptime![UNITS];
@@ -133,29 +121,7 @@ mod device {
         let mut qs = Shared::<[f32]>::new_slice(comptime![UNITS]);
         let mut red = Shared::<[f32]>::new_slice(comptime![UNITS]);
         let mut e = Shared::<[f32]>::new_slice(comptime![UNITS]);
-        let new_len = comptime![if rotate { UNITS } else { 1usize }];
-        let mut kn = Shared::<[f32]>::new_slice(new_len);
-        let mut vn = Shared::<[f32]>::new_slice(new_len);
-        if comptime![rotate] {
-            if u < d {
-                let kv = head / group;
-                let kv_heads = heads / group;
-                let c = cos[past * (d / 2) + u % (d / 2)];
-                let s = sin[past * (d / 2) + u % (d / 2)];
-                qs[u] = rotated(qkv, bias, head * d, u, d, c, s, biased);
-                kn[u] = rotated(qkv, bias, (heads + kv) * d, u, d, c, s, biased);
-                let vat = (heads + kv_heads + kv) * d + u;
-                let mut value = qkv[vat];
-                if comptime![biased] {
-                    value += bias[vat];
-                }
-                vn[u] = value;
-                if head % group == 0 {
-                    k[base + past * d + u] = kn[u];
-                    v[base + past * d + u] = vn[u];
-                }
-            }
-        } else if u < d {
+        if u < d {
             qs[u] = q[(head * t + r) * d + u];
         }
         sync_cube();
@@ -168,13 +134,7 @@ mod device {
         while start < n {
             let p = start + u;
             let mut score = f32::new(-3.0e38);
-            if comptime![rotate] {
-                if p < past {
-                    score = key_dot(&qs, k, base + p * d, d);
-                } else if p == past {
-                    score = key_dot(&qs, &mut kn, 0, d);
-                }
-            } else if p < n {
+            if p < n {
                 score = key_dot(&qs, k, base + p * d, d);
             }
             red[u] = score;
@@ -200,18 +160,7 @@ mod device {
                 if count > units {
                     count = units;
                 }
-                if comptime![rotate] {
-                    // The chunk that holds the new row (the last) takes its value from
-                    // the workgroup's copy, in position order.
-                    if start + count == n {
-                        let cached = weighted_values(&e, v, base + start * d + u, count - 1, d);
-                        acc = acc * alpha + (cached + e[count - 1] * vn[u]);
-                    } else {
-                        acc = acc * alpha + weighted_values(&e, v, base + start * d + u, count, d);
-                    }
-                } else {
-                    acc = acc * alpha + weighted_values(&e, v, base + start * d + u, count, d);
-                }
+                acc = acc * alpha + weighted_values(&e, v, base + start * d + u, count, d);
             }
             m = new_m;
             sync_cube();
@@ -219,6 +168,145 @@ mod device {
         }
         if u < d {
             out[r * heads * d + head * d + u] = acc / l;
+        }
+    }
+
+    /// The score of one cached position: the query (in shared memory) dot the key row
+    /// at `at`, summed in element order.
+    #[cube]
+    fn key_dot(qs: &[f32], k: &[f32], at: usize, d: usize) -> f32 {
+        let mut dot = 0.0f32;
+        let mut i = 0usize;
+        while i < d {
+            dot += qs[i] * k[at + i];
+            i += 1;
+        }
+        dot
+    }
+
+    /// `Σ_j e[j] · v[at + j d]` over the chunk's `count` positions in order: one element
+    /// of the chunk's weighted values (`at` = that element of the chunk's first row).
+    #[cube]
+    fn weighted_values(e: &[f32], v: &[f32], at: usize, count: usize, d: usize) -> f32 {
+        let mut chunk = 0.0f32;
+        let mut j = 0usize;
+        while j < count {
+            chunk += e[j] * v[at + j * d];
+            j += 1;
+        }
+        chunk
+    }
+
+    /// [`attend_rows`] for a decode step's one row, from the QKV product's row
+    /// ([`attend_new_row`]): cube `head` first makes its query, and its key/value head's
+    /// new key and value, from `qkv` (plus `bias` when `biased`; the query and key rotated
+    /// at the position: `gpu_rope.rs`' arithmetic), the group's first head writes that key
+    /// and value into row `past` of the stores, and every head reads the new row from its
+    /// own copy, never from the stores. The online softmax is `attend_rows`' (the same
+    /// order); a kernel of its own because the stores are writable here, and a
+    /// read-only binding lets a CPU adapter read them faster in `attend_rows` (lavapipe:
+    /// the launches it saves did not pay for that there).
+    #[allow(clippy::too_many_arguments)]
+    #[cube(launch_unchecked)]
+    fn attend_new_row_rows(
+        qkv: &[f32],
+        bias: &[f32],
+        cos: &[f32],
+        sin: &[f32],
+        k: &mut [f32],
+        v: &mut [f32],
+        out: &mut [f32],
+        position: &[f32],
+        heads: usize,
+        group: usize,
+        d: usize,
+        capacity: usize,
+        #[comptime] biased: bool,
+    ) {
+        let u = usize::cast_from(UNIT_POS_X);
+        let units = comptime![UNITS];
+        let head = usize::cast_from(CUBE_POS_X);
+        let past = usize::cast_from(u32::cast_from(position[0]));
+        let base = (head / group) * capacity * d;
+        let mut qs = Shared::<[f32]>::new_slice(comptime![UNITS]);
+        let mut red = Shared::<[f32]>::new_slice(comptime![UNITS]);
+        let mut e = Shared::<[f32]>::new_slice(comptime![UNITS]);
+        let mut kn = Shared::<[f32]>::new_slice(comptime![UNITS]);
+        let mut vn = Shared::<[f32]>::new_slice(comptime![UNITS]);
+        {
+            if u < d {
+                let kv = head / group;
+                let kv_heads = heads / group;
+                let c = cos[past * (d / 2) + u % (d / 2)];
+                let s = sin[past * (d / 2) + u % (d / 2)];
+                qs[u] = rotated(qkv, bias, head * d, u, d, c, s, biased);
+                kn[u] = rotated(qkv, bias, (heads + kv) * d, u, d, c, s, biased);
+                let vat = (heads + kv_heads + kv) * d + u;
+                let mut value = qkv[vat];
+                if comptime![biased] {
+                    value += bias[vat];
+                }
+                vn[u] = value;
+                if head % group == 0 {
+                    k[base + past * d + u] = kn[u];
+                    v[base + past * d + u] = vn[u];
+                }
+            }
+        }
+        sync_cube();
+        let n = past + 1;
+        // Below every score (a literal: no infinity constants in the kernel language).
+        let mut m = f32::new(-3.0e38);
+        let mut l = 0.0f32;
+        let mut acc = 0.0f32;
+        let mut start = 0usize;
+        while start < n {
+            let p = start + u;
+            let mut score = f32::new(-3.0e38);
+            if p < past {
+                score = key_dot_writable(&qs, k, base + p * d, d);
+            } else if p == past {
+                score = key_dot_writable(&qs, &mut kn, 0, d);
+            }
+            red[u] = score;
+            sync_cube();
+            fold_max_shared(&mut red, u);
+            let mut new_m = red[0];
+            if m > new_m {
+                new_m = m;
+            }
+            sync_cube();
+            let mut e_u = 0.0f32;
+            if p < n {
+                e_u = (score - new_m).exp();
+            }
+            e[u] = e_u;
+            red[u] = e_u;
+            sync_cube();
+            fold_sum_shared(&mut red, u, u);
+            let alpha = (m - new_m).exp();
+            l = l * alpha + red[0];
+            if u < d {
+                let mut count = n - start;
+                if count > units {
+                    count = units;
+                }
+                // The chunk that holds the new row (the last) takes its value from the
+                // workgroup's copy, in position order.
+                let at = base + start * d + u;
+                if start + count == n {
+                    let cached = weighted_values_writable(&e, v, at, count - 1, d);
+                    acc = acc * alpha + (cached + e[count - 1] * vn[u]);
+                } else {
+                    acc = acc * alpha + weighted_values_writable(&e, v, at, count, d);
+                }
+            }
+            m = new_m;
+            sync_cube();
+            start += units;
+        }
+        if u < d {
+            out[head * d + u] = acc / l;
         }
     }
 
@@ -252,12 +340,9 @@ mod device {
         x
     }
 
-    /// The score of one cached position: the query (in shared memory) dot the key row
-    /// at `at`, summed in element order.
-    /// (`k` is `&mut`: the kernel's stores are writable, and cubecl passes a writable
-    /// slice only as one.)
+    /// `key_dot` over a writable store (cubecl passes one only as `&mut`).
     #[cube]
-    fn key_dot(qs: &[f32], k: &mut [f32], at: usize, d: usize) -> f32 {
+    fn key_dot_writable(qs: &[f32], k: &mut [f32], at: usize, d: usize) -> f32 {
         let mut dot = 0.0f32;
         let mut i = 0usize;
         while i < d {
@@ -267,11 +352,9 @@ mod device {
         dot
     }
 
-    /// `Σ_j e[j] · v[at + j d]` over the chunk's `count` positions in order: one element
-    /// of the chunk's weighted values (`at` = that element of the chunk's first row).
-    /// (`v` is `&mut`, as `key_dot`'s `k`.)
+    /// `weighted_values` over a writable store.
     #[cube]
-    fn weighted_values(e: &[f32], v: &mut [f32], at: usize, count: usize, d: usize) -> f32 {
+    fn weighted_values_writable(e: &[f32], v: &mut [f32], at: usize, count: usize, d: usize) -> f32 {
         let mut chunk = 0.0f32;
         let mut j = 0usize;
         while j < count {
@@ -321,11 +404,6 @@ mod device {
                 CubeCount::Static(heads as u32, t as u32, 1),
                 CubeDim::new_1d(UNITS as u32),
                 arg(&q),
-                // Not read without `rotate`: the queries stand in.
-                arg(&q),
-                arg(&q),
-                arg(&q),
-                arg(&q),
                 arg(&k),
                 arg(&v),
                 arg(&out),
@@ -335,8 +413,6 @@ mod device {
                 d,
                 s.capacity,
                 t,
-                false,
-                false,
             )
         };
         Ok(tensor(out))
@@ -398,12 +474,10 @@ mod device {
         // (< context) and rows < past of its key/value head's stores (past < capacity),
         // writes row past of them (the group's first head only) and its own d outputs.
         unsafe {
-            attend_rows::launch_unchecked(
+            attend_new_row_rows::launch_unchecked(
                 &qkv.client,
                 CubeCount::Static(h.heads as u32, 1, 1),
                 CubeDim::new_1d(UNITS as u32),
-                // Not read with `rotate`: the row stands in for the queries.
-                arg(&qkv),
                 arg(&qkv),
                 arg(&bias),
                 arg(&cos),
@@ -416,8 +490,6 @@ mod device {
                 h.heads / kv_heads,
                 d,
                 capacity,
-                1,
-                true,
                 biased,
             )
         };
