@@ -203,9 +203,9 @@ mod device {
     /// at the position: `gpu_rope.rs`' arithmetic), the group's first head writes that key
     /// and value into row `past` of the stores, and every head reads the new row from its
     /// own copy, never from the stores. The online softmax is `attend_rows`' (the same
-    /// order); a kernel of its own because the stores are writable here, and a
-    /// read-only binding lets a CPU adapter read them faster in `attend_rows` (lavapipe:
-    /// the launches it saves did not pay for that there).
+    /// order); a kernel of its own because the stores are writable here, so that
+    /// `attend_rows` (every prompt, and a CPU adapter's decode steps) keeps read-only
+    /// stores.
     #[allow(clippy::too_many_arguments)]
     #[cube(launch_unchecked)]
     fn attend_new_row_rows(
