@@ -137,22 +137,7 @@ mod device {
             if p < n {
                 score = key_dot(&qs, k, base + p * d, d);
             }
-            red[u] = score;
-            sync_cube();
-            fold_max_shared(&mut red, u);
-            let mut new_m = red[0];
-            if m > new_m {
-                new_m = m;
-            }
-            sync_cube();
-            let mut e_u = 0.0f32;
-            if p < n {
-                e_u = (score - new_m).exp();
-            }
-            e[u] = e_u;
-            red[u] = e_u;
-            sync_cube();
-            fold_sum_shared(&mut red, u, u);
+            let new_m = chunk_weights(score, p < n, &mut red, &mut e, u, m);
             let alpha = (m - new_m).exp();
             l = l * alpha + red[0];
             if u < d {
@@ -169,6 +154,38 @@ mod device {
         if u < d {
             out[r * heads * d + head * d + u] = acc / l;
         }
+    }
+
+    /// One chunk of the online softmax, shared by both kernels: the chunk's maximum
+    /// folded with the running one `m` (returned), each unit's `exp(score - max)` in
+    /// `e[u]` (0 where `valid` is false), and their sum folded into `red[0]`. Every unit
+    /// of the workgroup calls it (it waits at barriers).
+    #[cube]
+    fn chunk_weights(
+        score: f32,
+        valid: bool,
+        red: &mut [f32],
+        e: &mut [f32],
+        u: usize,
+        m: f32,
+    ) -> f32 {
+        red[u] = score;
+        sync_cube();
+        fold_max_shared(red, u);
+        let mut new_m = red[0];
+        if m > new_m {
+            new_m = m;
+        }
+        sync_cube();
+        let mut e_u = 0.0f32;
+        if valid {
+            e_u = (score - new_m).exp();
+        }
+        e[u] = e_u;
+        red[u] = e_u;
+        sync_cube();
+        fold_sum_shared(red, u, u);
+        new_m
     }
 
     /// The score of one cached position: the query (in shared memory) dot the key row
@@ -268,22 +285,7 @@ mod device {
             } else if p == past {
                 score = key_dot_writable(&qs, &mut kn, 0, d);
             }
-            red[u] = score;
-            sync_cube();
-            fold_max_shared(&mut red, u);
-            let mut new_m = red[0];
-            if m > new_m {
-                new_m = m;
-            }
-            sync_cube();
-            let mut e_u = 0.0f32;
-            if p < n {
-                e_u = (score - new_m).exp();
-            }
-            e[u] = e_u;
-            red[u] = e_u;
-            sync_cube();
-            fold_sum_shared(&mut red, u, u);
+            let new_m = chunk_weights(score, p < n, &mut red, &mut e, u, m);
             let alpha = (m - new_m).exp();
             l = l * alpha + red[0];
             if u < d {
