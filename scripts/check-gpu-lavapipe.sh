@@ -23,15 +23,20 @@
 #      (counts_long - counts_short) / (tokens_long - tokens_short) is what one decoded token
 #      costs, counted by the layer (vkCmdDispatch*, vkQueueSubmit*, vkCmdCopyBuffer into
 #      buffers no shader binds: the read-back staging buffers);
-#   5b. the same two runs with the prologues folded (`ESPALIER_GPU_PROLOGUE=1`).
+#   5b. the same two runs with the prologues folded (`ESPALIER_GPU_PROLOGUE=1`);
+#   5c. and with attention split over the cache's rows in parts of 16
+#      (`ESPALIER_GPU_ATTENTION_ROWS=16`, so that a short context splits).
 # The LAST line of stdout is one JSON object: `agreement`, `launches_per_token`,
 # `submits_per_token`, `readback_bytes_per_token`, `decode_tps` (the long run's, lavapipe on
 # this machine's CPUs, the layer's atomic counters included), `host_ms_per_token` (the
 # host's time to record and submit a decode step, or to replay a recorded one: the median
-# of the long run's `step` figures, `crates/lab/src/bench_step.rs`), `replay` (the cache's
+# of the long run's `step` figures, `crates/lab/src/bench_step.rs`), `host_cpu_ms_per_token`
+# (the same steps on CPU clocks: this thread's and cubecl's device threads', the whole step,
+# lavapipe's own threads left out: `crates/lab/src/host_clock.rs`), `replay` (the cache's
 # replay state after those steps), `synthetic_agreement` (step 4b's models that agree, of
 # all), `prologue_agreement` and `prologue_launches_per_token` (the folded pass: steps 4
-# and 5b). Logs: $OUT_DIR (default
+# and 5b), `split_agreement` and `split_launches_per_token` (the folded pass with attention
+# split: steps 4 and 5c). Logs: $OUT_DIR (default
 # target/gpu-lavapipe). CARGO_TARGET_DIR is honoured (a directory of its own keeps the
 # wgpu build from displacing the test run's). ESPALIER_GPU_BINS=DIR skips the build and
 # runs DIR/espalier and DIR/backend_agreement (a kept build: the baseline of results/gpu).
@@ -111,6 +116,19 @@ if ! ESPALIER_GPU_PROLOGUE=1 ESPALIER_MODEL=$PWD/static/models/SmolLM2-135M-Inst
 fi
 grep -E "largest|greedy on the device" "$out/agreement-prologue.log" | tail -3
 echo "agreement with the prologues folded: $prologue_agreement"
+# The same pass with a decode step's attention split over the cache's rows in parts of
+# 16 (a GPU splits stores of 512 rows and more in parts of 256:
+# crates/model/src/llama/gpu_attention_split.rs), so that the test's short context splits.
+split_agreement=true
+if ! ESPALIER_GPU_PROLOGUE=1 ESPALIER_GPU_ATTENTION_ROWS=16 \
+    ESPALIER_MODEL=$PWD/static/models/SmolLM2-135M-Instruct.Q4_1.gguf \
+    "$agreement_bin" --nocapture --exact backend_agreement::ndarray_and_wgpu_agree_in_both_formats \
+    >"$out/agreement-split.log" 2>&1; then
+    split_agreement=false
+    failed+=("4. the folded pass with attention split ($out/agreement-split.log)")
+fi
+grep -E "largest|greedy on the device" "$out/agreement-split.log" | tail -3
+echo "agreement with attention split: $split_agreement"
 
 echo "== 4b. agreement on the synthetic models (every GGUF type, llama and qwen2)"
 start=$(date +%s)
@@ -157,11 +175,23 @@ for n in "$short" "$long"; do
     cat "$out/counts-prologue-$n.json" 2>/dev/null || failed+=("5b. no counts for $n tokens")
 done
 
+echo "== 5c. counted decode, the prologues folded and attention split in parts of 16 rows"
+for n in "$short" "$long"; do
+    rm -f "$out/counts-split-$n.json"
+    ESPALIER_GPU_PROLOGUE=1 ESPALIER_GPU_ATTENTION_ROWS=16 \
+        VK_LAYER_PATH=$layer VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count \
+        ESPALIER_VK_COUNTS=$out/counts-split-$n.json \
+        "$espalier" bench decode --backend wgpu --modes none --rounds 1 --tokens "$n" \
+        >"$out/bench-split-$n.json" 2>"$out/bench-split-$n.log" \
+        || failed+=("5c. bench decode --tokens $n ($out/bench-split-$n.log)")
+    cat "$out/counts-split-$n.json" 2>/dev/null || failed+=("5c. no counts for $n tokens")
+done
+
 echo "load $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 if [ ${#failed[@]} -gt 0 ]; then
     printf 'FAILED: %s\n' "${failed[@]}" >&2
 fi
-python3 - "$out" "$short" "$long" "$agreement" "$synthetic_ok/$synthetic_all" "$prologue_agreement" <<'EOF'
+python3 - "$out" "$short" "$long" "$agreement" "$synthetic_ok/$synthetic_all" "$prologue_agreement" "$split_agreement" <<'EOF'
 import json, sys
 out, short, long_, agreement = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "true"
 def last_json(path):
@@ -174,7 +204,9 @@ b1, b2 = last_json(f"{out}/bench-{short}.json"), last_json(f"{out}/bench-{long_}
 result = {"agreement": agreement, "launches_per_token": None, "submits_per_token": None,
           "readback_bytes_per_token": None, "decode_tps": None, "host_ms_per_token": None,
           "replay": None, "synthetic_agreement": sys.argv[5],
-          "prologue_agreement": sys.argv[6] == "true", "prologue_launches_per_token": None}
+          "prologue_agreement": sys.argv[6] == "true", "prologue_launches_per_token": None,
+          "host_cpu_ms_per_token": None, "split_agreement": sys.argv[7] == "true",
+          "split_launches_per_token": None}
 def per_token(c1, c2, b1, b2, k):
     t1, t2 = b1["modes"]["none"]["tokens"], b2["modes"]["none"]["tokens"]
     return round((c2[k] - c1[k]) / (t2 - t1), 2) if t2 > t1 else None
@@ -185,12 +217,17 @@ if c1 and c2 and b1 and b2:
                   readback_bytes_per_token=per("readback_bytes"))
     step = b2.get("step") or {}
     result["host_ms_per_token"] = step.get("host_ms_median")
+    result["host_cpu_ms_per_token"] = step.get("host_cpu_ms_median")
     result["replay"] = step.get("replay")
     result["decode_tps"] = m2["decode_tps"]
 p1, p2 = last_json(f"{out}/counts-prologue-{short}.json"), last_json(f"{out}/counts-prologue-{long_}.json")
 q1, q2 = last_json(f"{out}/bench-prologue-{short}.json"), last_json(f"{out}/bench-prologue-{long_}.json")
 if p1 and p2 and q1 and q2:
     result["prologue_launches_per_token"] = per_token(p1, p2, q1, q2, "dispatches")
+s1, s2 = last_json(f"{out}/counts-split-{short}.json"), last_json(f"{out}/counts-split-{long_}.json")
+r1, r2 = last_json(f"{out}/bench-split-{short}.json"), last_json(f"{out}/bench-split-{long_}.json")
+if s1 and s2 and r1 and r2:
+    result["split_launches_per_token"] = per_token(s1, s2, r1, r2, "dispatches")
 print(json.dumps(result))
 EOF
 [ ${#failed[@]} -eq 0 ]

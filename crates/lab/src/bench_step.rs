@@ -4,18 +4,27 @@
 //! waited for) and the time until its answer came back (the masked argmax on the device,
 //! 4 bytes read). The first step is reported apart: on a GPU with the block kernels it
 //! records the step that the others replay (`espalier_model`'s `gpu_replay.rs`).
+//!
+//! The host's cost is also taken on CPU clocks (`host_cpu_ms_*`, [`HostClock`]: this
+//! thread's and cubecl's device threads', over the whole step: enqueueing, recording or
+//! replaying, submitting, the argmax and its read): on a CPU adapter (lavapipe) the
+//! "device" runs on the same cores, so wall times include waiting for a core (Linux only;
+//! null elsewhere).
 
 use std::time::Instant;
 
-use espalier_constraint::timing::median;
+use espalier_constraint::timing::{median, thread_cpu_ns};
 use espalier_decode::LanguageModel;
 use espalier_engine::LlamaModel;
 
 use crate::bench_clock::round3;
+use crate::host_clock::HostClock;
 
 /// Runs `prompt` then `steps + 1` greedy steps on `model` (its cache emptied before and
 /// after) and returns the figures as JSON: `steps`, `host_ms_median`, `host_ms_max`,
-/// `answer_ms_median`, `first_step_ms`, `replay` (the cache's replay state after).
+/// `host_cpu_ms_median`, `host_cpu_ms_max`, `host_cpu_caller_ms_median` (this thread's
+/// part), `host_threads`, `answer_ms_median`, `first_step_ms`, `replay`
+/// (the cache's replay state after).
 pub fn step_times(
     model: &mut LlamaModel,
     prompt: &[u32],
@@ -25,18 +34,27 @@ pub fn step_times(
     model.cached.clear();
     let n = model.vocab_size();
     let mut logits = model.forward_device(prompt)?;
+    let clock = HostClock::of_this_thread_and_devices();
     let (mut host, mut answer, mut first) = (Vec::new(), Vec::new(), 0.0);
+    let (mut host_cpu, mut caller_cpu) = (Vec::new(), Vec::new());
     for step in 0..=steps {
         let next = logits.argmax(n, None, &[])?.ok_or("no finite logit")?;
+        let cpu_start = clock.as_ref().map(HostClock::now_ns);
+        let caller_start = thread_cpu_ns();
         let start = Instant::now();
         logits = model.forward_device(&[next])?;
         let submitted = start.elapsed().as_secs_f64() * 1e3;
         logits.argmax(n, None, &[])?;
         let answered = start.elapsed().as_secs_f64() * 1e3 - submitted;
+        let ms = |(a, b): (u64, u64)| b.saturating_sub(a) as f64 / 1e6;
+        let on_cpu = cpu_start.zip(clock.as_ref().map(HostClock::now_ns)).map(ms);
+        let on_caller = caller_start.zip(thread_cpu_ns()).map(ms);
         if step == 0 {
             first = submitted + answered;
         } else {
             host.push(submitted);
+            host_cpu.extend(on_cpu);
+            caller_cpu.extend(on_caller);
             answer.push(answered);
         }
     }
@@ -46,8 +64,17 @@ pub fn step_times(
         "steps": steps,
         "host_ms_median": round3(median(&host)),
         "host_ms_max": round3(host.iter().cloned().fold(0.0, f64::max)),
+        "host_cpu_ms_median": median_of(&host_cpu),
+        "host_cpu_ms_max": (!host_cpu.is_empty()).then(|| round3(host_cpu.iter().cloned().fold(0.0, f64::max))),
+        "host_cpu_caller_ms_median": median_of(&caller_cpu),
         "answer_ms_median": round3(median(&answer)),
         "first_step_ms": round3(first),
         "replay": replay,
+        "host_threads": clock.map(|c| c.threads()),
     }))
+}
+
+/// The rounded median of `samples`, or `None` (JSON null) when there are none.
+fn median_of(samples: &[f64]) -> Option<f64> {
+    (!samples.is_empty()).then(|| round3(median(samples)))
 }

@@ -28,6 +28,7 @@ mod eval_output;
 mod eval_slua;
 mod fim_sets;
 pub mod harness;
+mod host_clock;
 
 use std::process::ExitCode;
 

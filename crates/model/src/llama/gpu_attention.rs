@@ -46,39 +46,59 @@ pub(crate) fn attend_twin(q: &[f32], k: &[f32], v: &[f32], s: AttendShape) -> Ve
     let group = s.heads / s.kv_heads;
     let mut out = vec![0f32; s.t * s.heads * d];
     for head in 0..s.heads {
-        let kv = head / group;
         for r in 0..s.t {
             let q = &q[(head * s.t + r) * d..][..d];
-            let n = s.past + r + 1;
-            let (mut m, mut l, mut acc) = (f32::NEG_INFINITY, 0f32, vec![0f32; d]);
-            for start in (0..n).step_by(UNITS) {
-                let count = UNITS.min(n - start);
-                let mut scores = [f32::NEG_INFINITY; UNITS];
-                for (u, s_u) in scores.iter_mut().enumerate().take(count) {
-                    let key = &k[(kv * s.capacity + start + u) * d..][..d];
-                    *s_u = q.iter().zip(key).fold(0.0, |a, (x, y)| a + x * y);
-                }
-                let new_m = m.max(fold_max(&mut scores.clone()));
-                let mut e = [0f32; UNITS];
-                for u in 0..count {
-                    e[u] = (scores[u] - new_m).exp();
-                }
-                let alpha = (m - new_m).exp();
-                l = l * alpha + fold_sum(&mut e.clone());
-                for (i, a) in acc.iter_mut().enumerate() {
-                    let mut chunk = 0f32;
-                    for (j, &e) in e.iter().enumerate().take(count) {
-                        chunk += e * v[(kv * s.capacity + start + j) * d + i];
-                    }
-                    *a = *a * alpha + chunk;
-                }
-                m = new_m;
-            }
+            let state = attend_range(q, k, v, (head / group, s), 0..s.past + r + 1);
             let o = &mut out[r * s.heads * d + head * d..][..d];
-            o.iter_mut().zip(&acc).for_each(|(o, a)| *o = a / l);
+            o.iter_mut().zip(&state.acc).for_each(|(o, a)| *o = a / state.l);
         }
     }
     out
+}
+
+/// The online softmax's running state over some positions: the maximum score `m`, the
+/// sum `l` of `exp(score - m)`, and the values weighted by those, unnormalised.
+pub(crate) struct SoftmaxState {
+    pub m: f32,
+    pub l: f32,
+    pub acc: Vec<f32>,
+}
+
+/// One query `q` over positions `range` of key/value head `kv`'s stores, in the kernel's
+/// chunks of [`UNITS`] from the range's start.
+pub(crate) fn attend_range(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    (kv, s): (usize, AttendShape),
+    range: std::ops::Range<usize>,
+) -> SoftmaxState {
+    let d = s.head_dim;
+    let (mut m, mut l, mut acc) = (f32::NEG_INFINITY, 0f32, vec![0f32; d]);
+    for start in range.clone().step_by(UNITS) {
+        let count = UNITS.min(range.end - start);
+        let mut scores = [f32::NEG_INFINITY; UNITS];
+        for (u, s_u) in scores.iter_mut().enumerate().take(count) {
+            let key = &k[(kv * s.capacity + start + u) * d..][..d];
+            *s_u = q.iter().zip(key).fold(0.0, |a, (x, y)| a + x * y);
+        }
+        let new_m = m.max(fold_max(&mut scores.clone()));
+        let mut e = [0f32; UNITS];
+        for u in 0..count {
+            e[u] = (scores[u] - new_m).exp();
+        }
+        let alpha = (m - new_m).exp();
+        l = l * alpha + fold_sum(&mut e.clone());
+        for (i, a) in acc.iter_mut().enumerate() {
+            let mut chunk = 0f32;
+            for (j, &e) in e.iter().enumerate().take(count) {
+                chunk += e * v[(kv * s.capacity + start + j) * d + i];
+            }
+            *a = *a * alpha + chunk;
+        }
+        m = new_m;
+    }
+    SoftmaxState { m, l, acc }
 }
 
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
@@ -91,7 +111,9 @@ mod device {
 
     use espalier_kernels::Heads;
 
+    use super::super::gpu_attention_split::combine;
     use super::super::gpu_fold::{fold_max_shared, fold_sum_shared};
+    use super::super::gpu_replay::Held;
     use super::super::gpu_rope::writable;
     use super::super::gpu_tensor::{arg, cube, empty, tensor, Position};
     use super::super::ModelError;
@@ -238,11 +260,15 @@ mod device {
         group: usize,
         d: usize,
         capacity: usize,
+        span: usize,
         #[comptime] biased: bool,
+        #[comptime] split: bool,
     ) {
         let u = usize::cast_from(UNIT_POS_X);
         let units = comptime![UNITS];
         let head = usize::cast_from(CUBE_POS_X);
+        let part = usize::cast_from(CUBE_POS_Y);
+        let parts = usize::cast_from(CUBE_COUNT_Y);
         let past = usize::cast_from(u32::cast_from(position[0]));
         let base = (head / group) * capacity * d;
         let mut qs = Shared::<[f32]>::new_slice(comptime![UNITS]);
@@ -264,7 +290,7 @@ mod device {
                     value += bias[vat];
                 }
                 vn[u] = value;
-                if head % group == 0 {
+                if head % group == 0 && part == 0 {
                     k[base + past * d + u] = kn[u];
                     v[base + past * d + u] = vn[u];
                 }
@@ -272,24 +298,29 @@ mod device {
         }
         sync_cube();
         let n = past + 1;
+        // This part's positions `start..end` (all of them when not split).
+        let mut start = part * span;
+        let mut end = start + span;
+        if end > n {
+            end = n;
+        }
         // Below every score (a literal: no infinity constants in the kernel language).
         let mut m = f32::new(-3.0e38);
         let mut l = 0.0f32;
         let mut acc = 0.0f32;
-        let mut start = 0usize;
-        while start < n {
+        while start < end {
             let p = start + u;
             let mut score = f32::new(-3.0e38);
-            if p < past {
+            if p < past && p < end {
                 score = key_dot_writable(&qs, k, base + p * d, d);
             } else if p == past {
                 score = key_dot_writable(&qs, &mut kn, 0, d);
             }
-            let new_m = chunk_weights(score, p < n, &mut red, &mut e, u, m);
+            let new_m = chunk_weights(score, p < end, &mut red, &mut e, u, m);
             let alpha = (m - new_m).exp();
             l = l * alpha + red[0];
             if u < d {
-                let mut count = n - start;
+                let mut count = end - start;
                 if count > units {
                     count = units;
                 }
@@ -307,7 +338,18 @@ mod device {
             sync_cube();
             start += units;
         }
-        if u < d {
+        if comptime![split] {
+            // The part's running state for `gpu_attention_split`'s combine: the
+            // unnormalised output, then the maximum and the sum.
+            let at = (head * parts + part) * (d + 2);
+            if u < d {
+                out[at + u] = acc;
+            }
+            if u == 0 {
+                out[at + d] = m;
+                out[at + d + 1] = l;
+            }
+        } else if u < d {
             out[head * d + u] = acc / l;
         }
     }
@@ -424,9 +466,12 @@ mod device {
     /// kv_heads) d]`, plus `bias` `[1, width]`): the split, the bias, RoPE at the position
     /// (`cos` / `sin` the `[context, d / 2]` tables), the new key and value written into
     /// row `past` of the stores (in place when nothing else holds them), and attention
-    /// over the stores, in one launch (`rope_split` then [`attend`] are two). Returns
-    /// `[1, heads * d]` and the stores. On an error the stores are gone (as `rope_split`).
-    /// The host twin: `rope_split_twin` then [`attend_twin`](super::attend_twin).
+    /// over the stores, in one launch (`rope_split` then [`attend`] are two). With more
+    /// than one of `parts` the stores' rows are split into them, a workgroup each, and a
+    /// second launch combines them (`gpu_attention_split.rs`; its partials are kept by `held`).
+    /// Returns `[1, heads * d]` and the stores. On an error the stores are gone (as
+    /// `rope_split`). The host twin: `rope_split_twin` then
+    /// [`attend_twin`](super::attend_twin), or `attend_split_twin` when split.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn attend_new_row(
         qkv: Tensor<2>,
@@ -435,8 +480,9 @@ mod device {
         sin: &Tensor<2>,
         position: &Position,
         h: Heads,
-        k: Tensor<3>,
-        v: Tensor<3>,
+        (k, v): (Tensor<3>, Tensor<3>),
+        parts: usize,
+        held: &mut Held,
     ) -> Result<(Tensor<2>, Tensor<3>, Tensor<3>), ModelError> {
         let [t, width] = qkv.dims();
         let past = position.at;
@@ -454,9 +500,11 @@ mod device {
             || !h.heads.is_multiple_of(kv_heads)
             || kd != d
             || v.dims() != k.dims()
+            || parts == 0
+            || parts > capacity
         {
             return Err(ModelError::Execution(format!(
-                "GPU attention of a new row: QKV {:?} for {h:?}, a [{context}, {table}] table, cache {:?}, position {past}",
+                "GPU attention of a new row: QKV {:?} for {h:?}, a [{context}, {table}] table, cache {:?}, position {past}, {parts} parts",
                 [t, width],
                 k.dims()
             )));
@@ -471,14 +519,19 @@ mod device {
         };
         let (k, v) = (writable(k)?, writable(v)?);
         let position = position.cube(what)?;
-        let out = empty(&qkv, &[1, h.heads * d]);
-        // SAFETY: cube `head` reads the QKV row (width checked), its bias, table row past
-        // (< context) and rows < past of its key/value head's stores (past < capacity),
-        // writes row past of them (the group's first head only) and its own d outputs.
+        let split = parts > 1;
+        let out = match split {
+            true => empty(&qkv, &[h.heads * parts * (d + 2)]),
+            false => empty(&qkv, &[1, h.heads * d]),
+        };
+        // SAFETY: cube (head, part) reads the QKV row (width checked), its bias, table row
+        // past (< context) and rows < past of its key/value head's stores (past <
+        // capacity), writes row past of them (the group's first head's part 0 only) and
+        // its own d outputs (split: its part's d + 2 values).
         unsafe {
             attend_new_row_rows::launch_unchecked(
                 &qkv.client,
-                CubeCount::Static(h.heads as u32, 1, 1),
+                CubeCount::Static(h.heads as u32, parts as u32, 1),
                 CubeDim::new_1d(UNITS as u32),
                 arg(&qkv),
                 arg(&bias),
@@ -492,10 +545,20 @@ mod device {
                 h.heads / kv_heads,
                 d,
                 capacity,
+                capacity.div_ceil(parts),
                 biased,
+                split,
             )
         };
-        Ok((tensor(out), tensor(k), tensor(v)))
+        let out = match split {
+            true => {
+                let partials = tensor::<1>(out);
+                held.hold(&partials);
+                combine(&partials, h.heads, parts, d)?
+            }
+            false => tensor(out),
+        };
+        Ok((out, tensor(k), tensor(v)))
     }
 }
 

@@ -7,7 +7,8 @@
 //! norms and SwiGLU as their prologue (`gpu_matvec.rs`), where the width fits a
 //! workgroup's shared memory, and attention makes its own split, bias and RoPE and
 //! writes the cache (`gpu_attention::attend_new_row`): 5 launches a block (SmolLM2;
-//! Qwen2.5-1.5B's 8,960-wide SwiGLU keeps its own: 6); not on a CPU adapter
+//! Qwen2.5-1.5B's 8,960-wide SwiGLU keeps its own: 6; one more where attention splits
+//! over a long cache's rows: `gpu_attention_split.rs`); not on a CPU adapter
 //! (`gpu_quantized::prologues_for`). The same
 //! arithmetic as the burn path (`Llama::blocks_forward`), each kernel checked against its
 //! host twin by `gpu_kernel_check`, the whole against the CPU by the agreement test.
@@ -53,8 +54,10 @@ impl Llama {
 
     /// Block `i`'s attention of the QKV product's rows `qkv` at `position`, the new keys
     /// and values written into the cache's stores: on a GPU's decode step one launch
-    /// (`attend_new_row`: the split, bias and RoPE made by each head's workgroup), else
-    /// the split + bias + RoPE + cache write, then attention.
+    /// (`attend_new_row`: the split, bias and RoPE made by each head's workgroup; two
+    /// where the stores are long enough to split over their rows:
+    /// `gpu_attention_split.rs`), else the split + bias + RoPE + cache write, then
+    /// attention.
     fn block_attention(
         &self,
         i: usize,
@@ -71,8 +74,10 @@ impl Llama {
         let (k, v) = cache.take_device_stores(i, [c.kv_heads, t, c.head_dim], &self.device)?;
         let folded = matches!(&b.qkv, Linear::Gpu(g) if g.uses_prologue(t));
         let attended = if folded {
+            let parts = self.attention_split.parts(k.dims()[1]);
+            let (cos, sin) = (&self.cos, &self.sin);
             let (attended, k, v) =
-                attend_new_row(qkv, bias, &self.cos, &self.sin, position, heads, k, v)?;
+                attend_new_row(qkv, bias, cos, sin, position, heads, (k, v), parts, held)?;
             cache.put_device_stores(i, k, v, t);
             attended
         } else {

@@ -1,6 +1,7 @@
 //! The kernels around the products (issue 33 step 4) against their host twins on a
 //! cubecl device, for `gpu_kernel_check.rs`'s `run`: RMSNorm (`gpu_norm.rs`), the
-//! QKV split + bias + RoPE (`gpu_rope.rs`), attention over the cache (`gpu_attention.rs`),
+//! QKV split + bias + RoPE (`gpu_rope.rs`), attention over the cache (`gpu_attention.rs`,
+//! a decode step's split over the rows: `gpu_attention_split.rs`),
 //! SwiGLU (`gpu_swiglu.rs`), the block mat-vec with the residual added
 //! (`gpu_quantized.rs`) and with RMSNorm or SwiGLU as its prologue (`gpu_matvec.rs`), on
 //! deterministic inputs of SmolLM2's shapes, prefill rows included, under both row
@@ -11,11 +12,13 @@ use espalier_kernels::{Heads, RopeTable};
 
 use super::block_values::{gguf_rows, noise};
 use super::gpu_attention::{attend, attend_new_row, attend_twin, AttendShape};
+use super::gpu_attention_split::attend_split_twin;
 use super::gpu_blocks::GpuBlocks;
 use super::gpu_check_report::GpuKernelCheck;
 use super::gpu_matvec::Prologue;
 use super::gpu_norm::{rms_norm, rms_norm_twin, rms_norm_twin_units};
 use super::gpu_quantized::{GpuQuantized, RowSplit};
+use super::gpu_replay::Held;
 use super::gpu_rope::{rope_split, rope_split_twin, Stores};
 use super::gpu_swiglu::swiglu;
 use super::gpu_tensor::Position;
@@ -41,9 +44,14 @@ pub(crate) fn run(check: &mut GpuKernelCheck, device: &Device) -> Result<(), Mod
     for (past, t) in [(0usize, 1usize), (200, 1), (60, 4)] {
         check_attention(check, device, past, t)?;
     }
-    // The new row first, last of a full chunk, alone in a chunk, inside a second one.
+    // The new row first, last of a full chunk, alone in a chunk, inside a second one;
+    // unsplit, and split over the stores' 256 rows in parts of 128 rows (the new row in
+    // the first or second, the other part past it or full), of 64 (parts empty) and of
+    // 37 rows (parts shorter than a chunk, not a divisor of the capacity).
     for (past, biased) in [(0usize, true), (127, false), (128, true), (200, true)] {
-        check_attention_new_row(check, device, past, biased)?;
+        for parts in [1usize, 2, 4, 7] {
+            check_attention_new_row(check, device, past, biased, parts)?;
+        }
     }
     for split in RowSplit::ALL {
         // SmolLM2's Q/K/V (960 rows) and gate/up behind the norm, its down behind SwiGLU,
@@ -145,6 +153,7 @@ fn check_attention_new_row(
     device: &Device,
     past: usize,
     biased: bool,
+    parts: usize,
 ) -> Result<(), ModelError> {
     let Heads { heads, kv_heads, head_dim: d } = HEADS;
     let (context, capacity) = (512usize, 256usize);
@@ -166,16 +175,20 @@ fn check_attention_new_row(
         &sin,
         &Position::upload(past, device),
         HEADS,
-        tensor(&old_k, store, device),
-        tensor(&old_v, store, device),
+        (tensor(&old_k, store, device), tensor(&old_v, store, device)),
+        parts,
+        &mut Held::nothing(),
     )?;
     let (mut want_k, mut want_v) = (old_k.clone(), old_v.clone());
     let stores = Stores { k: &mut want_k, v: &mut want_v, capacity };
     let b = biased.then_some(bias.as_slice());
     let q = rope_split_twin(&qkv, b, &table.cos, &table.sin, 1, past, HEADS, stores);
     let s = AttendShape { heads, kv_heads, head_dim: d, capacity, t: 1, past };
-    let want = attend_twin(&q, &want_k, &want_v, s);
-    let name = format!("attention of a new row at {past} from QKV, bias {biased}");
+    let want = match parts {
+        1 => attend_twin(&q, &want_k, &want_v, s),
+        _ => attend_split_twin(&q, &want_k, &want_v, s, parts),
+    };
+    let name = format!("attention of a new row at {past} from QKV, bias {biased}, {parts} parts");
     record(check, &name, &host_rows(attended)?, &want);
     record(check, &format!("{name}: k store"), &host_rows(k)?, &want_k);
     record(check, &format!("{name}: v store"), &host_rows(v)?, &want_v);

@@ -18,7 +18,7 @@ mod gpu_argmax;
 /// kernels on wgpu / cuda without `fusion` (natively and in the browser's WebGPU build).
 /// The twins are used outside the tests only by the native self-check
 /// (`gpu_fused_check.rs`), so elsewhere (and in wasm) they are dead code there. One
-/// condition for the four modules.
+/// condition for the five modules.
 macro_rules! kernels_with_host_twins {
     ($($module:ident),*) => {$(
         #[cfg_attr(
@@ -32,7 +32,7 @@ macro_rules! kernels_with_host_twins {
         mod $module;
     )*};
 }
-kernels_with_host_twins!(gpu_attention, gpu_fold, gpu_norm, gpu_rope);
+kernels_with_host_twins!(gpu_attention, gpu_attention_split, gpu_fold, gpu_norm, gpu_rope);
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
 // GGUF blocks in the GPU layout's terms (gpu_blocks.rs), tested natively
 mod block_values;
@@ -85,6 +85,7 @@ pub use device_logits::{greedy, DeviceLogits};
 pub use error::ModelError;
 pub use espalier_kernels::{kernel_check, ActivationFormat};
 use espalier_kernels::{Heads, HostMatrix, Isa, RopeTable};
+use gpu_attention_split::AttentionSplit;
 use linear::{host_rows, Linear};
 pub use memory::{available_memory, MemoryPlan};
 pub use top_list::{ListQuery, Mass, TopList};
@@ -143,6 +144,13 @@ pub struct Llama {
         allow(dead_code)
     )]
     step_replay: bool,
+    /// How a GPU's decode step splits attention over the cache's rows
+    /// (`gpu_attention_split.rs`).
+    #[cfg_attr(
+        not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))),
+        allow(dead_code)
+    )]
+    attention_split: AttentionSplit,
 }
 
 impl Llama {
@@ -218,6 +226,7 @@ impl Llama {
             isa: Isa::detect(),
             gpu_kernels,
             step_replay,
+            attention_split: AttentionSplit::from_env(),
         })
     }
 
