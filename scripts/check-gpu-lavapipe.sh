@@ -89,6 +89,32 @@ for line in sys.stdin:
 fi
 [ -x "$espalier" ] && [ -x "$agreement_bin" ] || { echo "no espalier or agreement test binary" >&2; exit 1; }
 
+# SmolLM2's agreement test with the settings VAR=VALUE ... given after the log ($1).
+agree() {
+    local log=$1
+    shift
+    env "$@" ESPALIER_MODEL="$PWD/static/models/SmolLM2-135M-Instruct.Q4_1.gguf" "$agreement_bin" \
+        --nocapture --exact backend_agreement::ndarray_and_wgpu_agree_in_both_formats >"$log" 2>&1
+}
+
+# `bench decode` of $short and $long tokens under the counting layer, with the settings
+# VAR=VALUE ... given after the runs' name ($1, "" for the default pass) and step ($2).
+counted() {
+    local tag=$1 step=$2 n name
+    shift 2
+    for n in "$short" "$long"; do
+        name=${tag:+$tag-}$n
+        rm -f "$out/counts-$name.json"
+        env "$@" VK_LAYER_PATH="$layer" VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count \
+            ESPALIER_VK_COUNTS="$out/counts-$name.json" \
+            "$espalier" bench decode --backend wgpu --modes none --rounds 1 --tokens "$n" \
+            >"$out/bench-$name.json" 2>"$out/bench-$name.log" \
+            || failed+=("$step. bench decode --tokens $n ($out/bench-$name.log)")
+        tail -n 2 "$out/bench-$name.log"
+        cat "$out/counts-$name.json" 2>/dev/null || failed+=("$step. no counts for $n tokens")
+    done
+}
+
 echo "== 4. agreement test (wgpu on lavapipe vs ndarray)"
 start=$(date +%s)
 agreement=true
@@ -106,27 +132,22 @@ grep -E "block kernel:|argmax|top lists|largest|greedy|test result" "$out/agreem
 echo "agreement test: $agreement, $(( $(date +%s) - start )) s"
 # The pass a GPU runs: RMSNorm and SwiGLU folded into the decode step's products (a CPU
 # adapter such as lavapipe keeps their launches: crates/model/src/llama/gpu_quantized.rs,
-# `prologues_for`), forced here so that lavapipe checks it end to end.
+# `prologues_for`), forced here so that lavapipe checks it end to end; then the same pass
+# with attention split over the cache's rows in parts of 16 (a GPU splits stores of 512
+# rows and more in parts of 256: crates/model/src/llama/gpu_attention_split.rs), so that
+# the test's short context splits.
 prologue_agreement=true
-if ! ESPALIER_GPU_PROLOGUE=1 ESPALIER_MODEL=$PWD/static/models/SmolLM2-135M-Instruct.Q4_1.gguf \
-    "$agreement_bin" --nocapture --exact backend_agreement::ndarray_and_wgpu_agree_in_both_formats \
-    >"$out/agreement-prologue.log" 2>&1; then
+agree "$out/agreement-prologue.log" ESPALIER_GPU_PROLOGUE=1 || {
     prologue_agreement=false
     failed+=("4. the folded pass ($out/agreement-prologue.log)")
-fi
+}
 grep -E "largest|greedy on the device" "$out/agreement-prologue.log" | tail -3
 echo "agreement with the prologues folded: $prologue_agreement"
-# The same pass with a decode step's attention split over the cache's rows in parts of
-# 16 (a GPU splits stores of 512 rows and more in parts of 256:
-# crates/model/src/llama/gpu_attention_split.rs), so that the test's short context splits.
 split_agreement=true
-if ! ESPALIER_GPU_PROLOGUE=1 ESPALIER_GPU_ATTENTION_ROWS=16 \
-    ESPALIER_MODEL=$PWD/static/models/SmolLM2-135M-Instruct.Q4_1.gguf \
-    "$agreement_bin" --nocapture --exact backend_agreement::ndarray_and_wgpu_agree_in_both_formats \
-    >"$out/agreement-split.log" 2>&1; then
+agree "$out/agreement-split.log" ESPALIER_GPU_PROLOGUE=1 ESPALIER_GPU_ATTENTION_ROWS=16 || {
     split_agreement=false
     failed+=("4. the folded pass with attention split ($out/agreement-split.log)")
-fi
+}
 grep -E "largest|greedy on the device" "$out/agreement-split.log" | tail -3
 echo "agreement with attention split: $split_agreement"
 
@@ -155,37 +176,11 @@ done
 echo "synthetic agreement: $synthetic_ok of $synthetic_all, $(( $(date +%s) - start )) s"
 
 echo "== 5. counted decode (tokens $short and $long)"
-for n in "$short" "$long"; do
-    rm -f "$out/counts-$n.json"
-    VK_LAYER_PATH=$layer VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count \
-        ESPALIER_VK_COUNTS=$out/counts-$n.json \
-        "$espalier" bench decode --backend wgpu --modes none --rounds 1 --tokens "$n" \
-        >"$out/bench-$n.json" 2>"$out/bench-$n.log" || failed+=("5. bench decode --tokens $n ($out/bench-$n.log)")
-    tail -n 2 "$out/bench-$n.log"
-    cat "$out/counts-$n.json" 2>/dev/null || failed+=("5. no counts from the layer for $n tokens")
-done
+counted "" 5
 echo "== 5b. counted decode, the prologues folded (a GPU's pass; tokens $short and $long)"
-for n in "$short" "$long"; do
-    rm -f "$out/counts-prologue-$n.json"
-    ESPALIER_GPU_PROLOGUE=1 VK_LAYER_PATH=$layer VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count \
-        ESPALIER_VK_COUNTS=$out/counts-prologue-$n.json \
-        "$espalier" bench decode --backend wgpu --modes none --rounds 1 --tokens "$n" \
-        >"$out/bench-prologue-$n.json" 2>"$out/bench-prologue-$n.log" \
-        || failed+=("5b. bench decode --tokens $n ($out/bench-prologue-$n.log)")
-    cat "$out/counts-prologue-$n.json" 2>/dev/null || failed+=("5b. no counts for $n tokens")
-done
-
+counted prologue 5b ESPALIER_GPU_PROLOGUE=1
 echo "== 5c. counted decode, the prologues folded and attention split in parts of 16 rows"
-for n in "$short" "$long"; do
-    rm -f "$out/counts-split-$n.json"
-    ESPALIER_GPU_PROLOGUE=1 ESPALIER_GPU_ATTENTION_ROWS=16 \
-        VK_LAYER_PATH=$layer VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count \
-        ESPALIER_VK_COUNTS=$out/counts-split-$n.json \
-        "$espalier" bench decode --backend wgpu --modes none --rounds 1 --tokens "$n" \
-        >"$out/bench-split-$n.json" 2>"$out/bench-split-$n.log" \
-        || failed+=("5c. bench decode --tokens $n ($out/bench-split-$n.log)")
-    cat "$out/counts-split-$n.json" 2>/dev/null || failed+=("5c. no counts for $n tokens")
-done
+counted split 5c ESPALIER_GPU_PROLOGUE=1 ESPALIER_GPU_ATTENTION_ROWS=16
 
 echo "load $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 if [ ${#failed[@]} -gt 0 ]; then

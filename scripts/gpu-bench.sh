@@ -23,10 +23,12 @@
 # launch by launch (`ESPALIER_GPU_REPLAY=0`: `replay` false), both with the RMSNorms and
 # SwiGLU folded into the products (`prologue` true, a GPU's default), and replayed with
 # them in launches of their own (`ESPALIER_GPU_PROLOGUE=0`: `prologue` false); those rows
-# also carry `host_ms_per_token` and `first_step_ms` from `espalier bench decode --modes
-# none --rounds 1 --tokens 32` with the same settings (its `step` figures: the host's time
-# to record and submit, or replay, a step; the first step records). Every line has the
-# issue's keys.
+# also carry `host_ms_per_token`, `host_cpu_ms_per_token` and `first_step_ms` from
+# `espalier bench decode --modes none --rounds 1 --tokens 32` with the same settings (its
+# `step` figures: the host's time to record and submit, or replay, a step, and the same on
+# CPU clocks; the first step records). Then a long context (1,805 prompt tokens) with a
+# decode step's attention split over the cache's rows and not (`context: "long"` rows).
+# Every line has the issue's keys.
 #
 # Run on: no GPU yet (no session since stop 40 has had a device). Stop 46 ran the
 # `--bundle` half on lavapipe (this repository's CPU machine, `WGPU_BACKEND=vulkan`, a
@@ -143,7 +145,56 @@ if backend != "ndarray" and base == "none":
     step = load(f"{out}/step-{backend}-{'unfolded' if mode == 'unfolded' else int(row['replay'])}.json")
     step = step.get("step") if step else None
     row["host_ms_per_token"] = step["host_ms_median"] if step else None
+    row["host_cpu_ms_per_token"] = step.get("host_cpu_ms_median") if step else None
     row["first_step_ms"] = step["first_step_ms"] if step else None
+print(json.dumps(row))
+EOF
+    done
+done
+
+# A long context: a prompt of 1,805 tokens (40 small generated functions in the chat
+# template), so the cache's stores hold 2,048 rows and a GPU's decode step splits
+# attention into 8 parts of 256 rows (crates/model/src/llama/gpu_attention_split.rs); on
+# each GPU backend once split (the default) and once not (`ESPALIER_GPU_ATTENTION_ROWS=0`):
+# `context: "long"`, `attention_rows`, `prefill_tokens`, `agreement` against ndarray's
+# burn-f32 on the same prompt.
+python3 -c '
+for i in range(40):
+    print(f"def f{i}(xs, k={i}):\n    total = 0\n    for x in xs:\n        if x % {i + 2} == 0:\n            total += x * k\n    return total\n")
+print("def main():")' >"$out/long-prompt.py"
+long() {
+    local backend=$1 rows=$2 weights=${3:-}
+    local modeargs=()
+    [ -n "$weights" ] && modeargs+=(--weights "$weights")
+    env ESPALIER_GPU_REPLAY=1 ESPALIER_GPU_PROLOGUE=1 ESPALIER_GPU_ATTENTION_ROWS="$rows" \
+        "$bundle/espalier" generate --backend "$backend" --model "$model" \
+        --prompt "$(cat "$out/long-prompt.py")" "${modeargs[@]}" --max-tokens 64 --json \
+        >"$out/long-$backend-$rows$weights.json" 2>"$out/long-$backend-$rows$weights.log"
+}
+long ndarray 256 burn-f32
+for backend in ndarray wgpu cuda; do
+    for rows in 256 0; do
+        [ "$backend" = ndarray ] && [ "$rows" = 0 ] && continue
+        long "$backend" "$rows"
+        python3 - "$out" "$backend" "$rows" <<'EOF'
+import json, sys
+out, backend, rows = sys.argv[1:4]
+def load(path):
+    try:
+        return json.loads(open(path).read().strip().splitlines()[-1])
+    except (OSError, IndexError, ValueError):
+        return None
+run, ref = load(f"{out}/long-{backend}-{rows}.json"), load(f"{out}/long-ndarray-256burn-f32.json")
+row = {"backend": backend, "context": "long", "mode": "none", "weights": None,
+       "decode_tps": None, "prefill_tps": None, "launches_per_token": None, "agreement": None,
+       "attention_rows": int(rows) if backend != "ndarray" else None}
+if run:
+    row.update(weights=run["weights"], decode_tps=round(run["decode_tps"], 1),
+               prefill_tps=round(run["prefill_tps"], 1), prefill_tokens=run.get("prefill_tokens"))
+    if ref:
+        row["agreement"] = run["ids"] == ref["ids"]
+else:
+    row["error"] = open(f"{out}/long-{backend}-{rows}.log").read()[-300:]
 print(json.dumps(row))
 EOF
     done
