@@ -157,7 +157,7 @@ done
 # attention into 8 parts of 256 rows (crates/model/src/llama/gpu_attention_split.rs); on
 # each GPU backend once split (the default) and once not (`ESPALIER_GPU_ATTENTION_ROWS=0`):
 # `context: "long"`, `attention_rows`, `prefill_tokens`, `agreement` against ndarray's
-# burn-f32 on the same prompt.
+# burn-f32 on the same prompt; 32 tokens each. `GPU_BENCH_LONG=0` skips them.
 python3 -c '
 for i in range(40):
     print(f"def f{i}(xs, k={i}):\n    total = 0\n    for x in xs:\n        if x % {i + 2} == 0:\n            total += x * k\n    return total\n")
@@ -168,11 +168,12 @@ long() {
     [ -n "$weights" ] && modeargs+=(--weights "$weights")
     env ESPALIER_GPU_REPLAY=1 ESPALIER_GPU_PROLOGUE=1 ESPALIER_GPU_ATTENTION_ROWS="$rows" \
         "$bundle/espalier" generate --backend "$backend" --model "$model" \
-        --prompt "$(cat "$out/long-prompt.py")" "${modeargs[@]}" --max-tokens 64 --json \
+        --prompt "$(cat "$out/long-prompt.py")" "${modeargs[@]}" --max-tokens 32 --json \
         >"$out/long-$backend-$rows$weights.json" 2>"$out/long-$backend-$rows$weights.log"
 }
-long ndarray 256 burn-f32
+[ "${GPU_BENCH_LONG:-1}" = 0 ] || long ndarray 256 burn-f32
 for backend in ndarray wgpu cuda; do
+    [ "${GPU_BENCH_LONG:-1}" = 0 ] && break
     for rows in 256 0; do
         [ "$backend" = ndarray ] && [ "$rows" = 0 ] && continue
         long "$backend" "$rows"
