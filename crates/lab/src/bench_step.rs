@@ -63,9 +63,9 @@ pub fn step_times(
     Ok(serde_json::json!({
         "steps": steps,
         "host_ms_median": round3(median(&host)),
-        "host_ms_max": round3(host.iter().cloned().fold(0.0, f64::max)),
+        "host_ms_max": round3(max(&host)),
         "host_cpu_ms_median": median_of(&host_cpu),
-        "host_cpu_ms_max": (!host_cpu.is_empty()).then(|| round3(host_cpu.iter().cloned().fold(0.0, f64::max))),
+        "host_cpu_ms_max": (!host_cpu.is_empty()).then(|| round3(max(&host_cpu))),
         "host_cpu_caller_ms_median": median_of(&caller_cpu),
         "answer_ms_median": round3(median(&answer)),
         "first_step_ms": round3(first),
@@ -77,4 +77,9 @@ pub fn step_times(
 /// The rounded median of `samples`, or `None` (JSON null) when there are none.
 fn median_of(samples: &[f64]) -> Option<f64> {
     (!samples.is_empty()).then(|| round3(median(samples)))
+}
+
+/// The largest of `samples` (0 for none).
+fn max(samples: &[f64]) -> f64 {
+    samples.iter().cloned().fold(0.0, f64::max)
 }
