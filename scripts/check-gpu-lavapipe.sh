@@ -25,7 +25,10 @@
 #      buffers no shader binds: the read-back staging buffers);
 #   5b. the same two runs with the prologues folded (`ESPALIER_GPU_PROLOGUE=1`);
 #   5c. and with attention split over the cache's rows in parts of 16
-#      (`ESPALIER_GPU_ATTENTION_ROWS=16`, so that a short context splits).
+#      (`ESPALIER_GPU_ATTENTION_ROWS=16`, so that a short context splits);
+#   5d. the default pass under the Python grammar's mask (`--modes mask`): a step with a
+#      mask to compute submits its pass first, so the GPU runs it beside the mask (one
+#      submit more than an unconstrained step, whose pass goes with the draw's read).
 # The LAST line of stdout is one JSON object: `agreement`, `launches_per_token`,
 # `submits_per_token`, `readback_bytes_per_token`, `decode_tps` (the long run's, lavapipe on
 # this machine's CPUs, the layer's atomic counters included), `host_ms_per_token` (the
@@ -36,7 +39,8 @@
 # replay state after those steps), `synthetic_agreement` (step 4b's models that agree, of
 # all), `prologue_agreement` and `prologue_launches_per_token` (the folded pass: steps 4
 # and 5b), `split_agreement` and `split_launches_per_token` (the folded pass with attention
-# split: steps 4 and 5c). Logs: $OUT_DIR (default
+# split: steps 4 and 5c), `mask_submits_per_token` and `mask_launches_per_token` (step 5d).
+# Logs: $OUT_DIR (default
 # target/gpu-lavapipe). CARGO_TARGET_DIR is honoured (a directory of its own keeps the
 # wgpu build from displacing the test run's). ESPALIER_GPU_BINS=DIR skips the build and
 # runs DIR/espalier and DIR/backend_agreement (a kept build: the baseline of results/gpu).
@@ -98,7 +102,8 @@ agree() {
 }
 
 # `bench decode` of $short and $long tokens under the counting layer, with the settings
-# VAR=VALUE ... given after the runs' name ($1, "" for the default pass) and step ($2).
+# VAR=VALUE ... given after the runs' name ($1, "" for the default pass) and step ($2);
+# the mode `$modes` (default none: unconstrained).
 counted() {
     local tag=$1 step=$2 n name
     shift 2
@@ -107,7 +112,7 @@ counted() {
         rm -f "$out/counts-$name.json"
         env "$@" VK_LAYER_PATH="$layer" VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count \
             ESPALIER_VK_COUNTS="$out/counts-$name.json" \
-            "$espalier" bench decode --backend wgpu --modes none --rounds 1 --tokens "$n" \
+            "$espalier" bench decode --backend wgpu --modes "${modes:-none}" --rounds 1 --tokens "$n" \
             >"$out/bench-$name.json" 2>"$out/bench-$name.log" \
             || failed+=("$step. bench decode --tokens $n ($out/bench-$name.log)")
         tail -n 2 "$out/bench-$name.log"
@@ -181,6 +186,8 @@ echo "== 5b. counted decode, the prologues folded (a GPU's pass; tokens $short a
 counted prologue 5b ESPALIER_GPU_PROLOGUE=1
 echo "== 5c. counted decode, the prologues folded and attention split in parts of 16 rows"
 counted split 5c ESPALIER_GPU_PROLOGUE=1 ESPALIER_GPU_ATTENTION_ROWS=16
+echo "== 5d. counted decode under the Python grammar's mask (the pass submitted before the mask)"
+modes=mask counted mask 5d
 
 echo "load $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 if [ ${#failed[@]} -gt 0 ]; then
@@ -201,9 +208,10 @@ result = {"agreement": agreement, "launches_per_token": None, "submits_per_token
           "replay": None, "synthetic_agreement": sys.argv[5],
           "prologue_agreement": sys.argv[6] == "true", "prologue_launches_per_token": None,
           "host_cpu_ms_per_token": None, "split_agreement": sys.argv[7] == "true",
-          "split_launches_per_token": None}
-def per_token(c1, c2, b1, b2, k):
-    t1, t2 = b1["modes"]["none"]["tokens"], b2["modes"]["none"]["tokens"]
+          "split_launches_per_token": None, "mask_submits_per_token": None,
+          "mask_launches_per_token": None}
+def per_token(c1, c2, b1, b2, k, mode="none"):
+    t1, t2 = b1["modes"][mode]["tokens"], b2["modes"][mode]["tokens"]
     return round((c2[k] - c1[k]) / (t2 - t1), 2) if t2 > t1 else None
 if c1 and c2 and b1 and b2:
     m2 = b2["modes"]["none"]
@@ -223,6 +231,11 @@ s1, s2 = last_json(f"{out}/counts-split-{short}.json"), last_json(f"{out}/counts
 r1, r2 = last_json(f"{out}/bench-split-{short}.json"), last_json(f"{out}/bench-split-{long_}.json")
 if s1 and s2 and r1 and r2:
     result["split_launches_per_token"] = per_token(s1, s2, r1, r2, "dispatches")
+k1, k2 = last_json(f"{out}/counts-mask-{short}.json"), last_json(f"{out}/counts-mask-{long_}.json")
+j1, j2 = last_json(f"{out}/bench-mask-{short}.json"), last_json(f"{out}/bench-mask-{long_}.json")
+if k1 and k2 and j1 and j2:
+    result["mask_submits_per_token"] = per_token(k1, k2, j1, j2, "submits", "mask")
+    result["mask_launches_per_token"] = per_token(k1, k2, j1, j2, "dispatches", "mask")
 print(json.dumps(result))
 EOF
 [ ${#failed[@]} -eq 0 ]

@@ -68,7 +68,7 @@ impl Model {
     }
 
     /// Rolls the KV cache back to `keep` positions and runs `tokens` after them,
-    /// leaving the last one's logits on the device with the pass submitted (on WebGPU
+    /// leaving the last one's logits on the device with the pass recorded (on WebGPU
     /// nothing is read back yet: [`espalier_engine::prefetched_logits`]).
     pub fn forward_device(&mut self, keep: usize, tokens: &[u32]) -> Result<DeviceLogits, String> {
         self.roll_back(keep)?;

@@ -97,7 +97,10 @@ pub fn run<C: Constraint, M: LanguageModel>(
             logits.wait().map_err(|e| DecodeError::Logits(e.to_string()))?;
         }
         let model_time = start.elapsed();
-        // The step's mask on the CPU while a GPU model still runs the pass.
+        // The step's mask on the CPU while a GPU model runs the pass.
+        if generator.has_work_to_prepare() {
+            logits.submit().map_err(|e| DecodeError::Logits(e.to_string()))?;
+        }
         generator.prepare()?;
         let outcome = generator.step_logits(&mut *logits, model_time)?;
         drop(logits);

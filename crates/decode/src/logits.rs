@@ -55,6 +55,14 @@ pub trait Logits {
     /// The whole vector on the host (read back on the first call by a GPU model).
     fn host(&mut self) -> Result<&[f32], LogitsError>;
 
+    /// Starts the model's pass without waiting (a GPU model records a pass and sends
+    /// it to the device with the first read otherwise): the loop calls it before CPU
+    /// work the pass can run beside ([`crate::Generator::has_work_to_prepare`]). A no-op
+    /// for host logits.
+    fn submit(&mut self) -> Result<(), LogitsError> {
+        Ok(())
+    }
+
     /// Waits until the model has computed the logits (a GPU model returns from its
     /// forward pass once the pass is submitted); the driver times the prompt's pass with
     /// it. A no-op for host logits.

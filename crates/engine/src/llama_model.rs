@@ -27,8 +27,9 @@ impl LlamaModel {
     }
 
     /// Runs `tokens` after the cached positions and leaves the last one's logits on the
-    /// device, the pass submitted, not waited for (what
-    /// [`crate::prefetched_logits::step_on_device`] takes).
+    /// device, the pass recorded, not waited for (what
+    /// [`crate::prefetched_logits::step_on_device`] takes; it goes to the device with
+    /// [`DeviceLogits::submit`] or the first read).
     pub fn forward_device(&mut self, tokens: &[u32]) -> Result<DeviceLogits, ModelError> {
         self.llama.forward_logits(tokens, &mut self.cache)
     }
@@ -102,6 +103,10 @@ impl Logits for ModelLogits {
         let query = mass.map_or(query, |m| query.with_mass(device_mass(m)));
         let mut lists = self.0.tops(n, &[query]).map_err(failed)?;
         Ok(lists.pop().map(|list| shortlist_of(&list, refused, mass, n)))
+    }
+
+    fn submit(&mut self) -> Result<(), LogitsError> {
+        self.0.submit().map_err(failed)
     }
 
     fn wait(&mut self) -> Result<(), LogitsError> {

@@ -3,8 +3,10 @@
 //! cannot block on a read-back) hands the sans-IO decode loop. [`step_on_device`] runs
 //! one step that way:
 //!
-//! 1. the forward pass is submitted (the caller: `Llama::forward_logits`);
+//! 1. the forward pass is recorded (the caller: `Llama::forward_logits`) and, when the
+//!    step has CPU work to prepare ([`Generator::has_work_to_prepare`]), submitted;
 //! 2. the step is prepared on the CPU meanwhile: its mask ([`Generator::prepare`]);
+//!    an unconstrained step has none, and its pass goes to the device with the read;
 //! 3. one read-back brings the draw list under that mask ([`DRAW_DEPTH`] ids for greedy
 //!    decoding: the draw even after a few refusals; [`SAMPLE_DEPTH`] when sampling: the
 //!    sampler's candidates) and the trace's candidates ([`TopList`]s found on the device,
@@ -161,8 +163,9 @@ pub struct DeviceStep {
     pub read_host: bool,
 }
 
-/// One step of `generator` on `logits` just submitted by the model (see the module):
-/// prepares the step while the device computes, reads the lists back, steps, and
+/// One step of `generator` on `logits` just recorded by the model (see the module):
+/// submits the pass and prepares the step while the device computes it (the pass goes
+/// with the read when there is nothing to prepare), reads the lists back, steps, and
 /// falls back to the whole vector when the step asks for more. `recorded` is the time
 /// the model took to record and submit the pass, added to the step's model time.
 pub async fn step_on_device<C: Constraint>(
@@ -170,6 +173,9 @@ pub async fn step_on_device<C: Constraint>(
     logits: DeviceLogits,
     recorded: Duration,
 ) -> Result<DeviceStep, String> {
+    if generator.has_work_to_prepare() {
+        logits.submit().map_err(|e| e.to_string())?;
+    }
     generator.prepare().map_err(|e| e.to_string())?;
     let n = generator.vocab().len();
     let config = generator.config();

@@ -1,9 +1,11 @@
 //! The model's decode step alone (`espalier bench decode`'s `step` figures): greedy steps
-//! after the prompt, each timed in two parts: the host's time to record and submit the
-//! step (the call to [`LlamaModel::forward_device`]: on a GPU the pass is submitted, not
-//! waited for) and the time until its answer came back (the masked argmax on the device,
-//! 4 bytes read). The first step is reported apart: on a GPU with the block kernels it
-//! records the step that the others replay (`espalier_model`'s `gpu_replay.rs`).
+//! after the prompt, unconstrained, each timed in two parts: the host's time to record
+//! the step, or replay a recorded one (the call to [`LlamaModel::forward_device`]; since
+//! stop 50 the pass is not submitted there: an unconstrained step sends it with the
+//! draw's read) and the time until its answer came back (the submit, the masked argmax
+//! on the device, 4 bytes read). The first step is reported apart: on a GPU with the
+//! block kernels it records the step that the others replay (`espalier_model`'s
+//! `gpu_replay.rs`).
 //!
 //! The host's cost is also taken on CPU clocks (`host_cpu_ms_*`, [`HostClock`]: this
 //! thread's and cubecl's device threads', over the whole step: enqueueing, recording or

@@ -145,6 +145,30 @@ impl<C: Constraint> Generator<C> {
         Ok(())
     }
 
+    /// Whether [`Generator::prepare`] has CPU work to do (the finishing probe, the mask
+    /// of a mode that masks first, of a forced prefix or of the wrap-up): a GPU model is
+    /// worth starting on the pass before it (one submit more: [`Logits::submit`], the
+    /// pass runs beside the work). Otherwise (unconstrained, or a rejection step that
+    /// draws first) the logits are asked at once and the pass goes to the device with
+    /// the draw.
+    pub fn has_work_to_prepare(&self) -> bool {
+        self.stop.is_none()
+            && self.prepared.is_none()
+            && (self.probes_at_start() || self.masks_at_start(self.wrapping_up()))
+    }
+
+    /// Whether the step's preparation probes the finishing distance.
+    fn probes_at_start(&self) -> bool {
+        self.forced.is_empty() && self.wrap_up.needs_probe(&self.stats, self.generated.len())
+    }
+
+    /// Whether the step's first draw is under the mask (computed when prepared): a forced
+    /// prefix, a mode that masks first, the wrap-up (`wrapping`).
+    fn masks_at_start(&self, wrapping: bool) -> bool {
+        !self.forced.is_empty()
+            || (self.constrained() && (self.config.mode.masks_first() || wrapping))
+    }
+
     /// The mask the prepared step draws its first candidate under (a GPU model finds
     /// the draw under it on the device); `None` before [`Generator::prepare`] or when
     /// the step draws from the plain logits first (unconstrained, rejection mode).
@@ -192,16 +216,14 @@ impl<C: Constraint> Generator<C> {
             constraint_time: Duration::ZERO,
             sample_time: Duration::ZERO,
         };
-        if self.forced.is_empty() && self.wrap_up.needs_probe(&self.stats, self.generated.len()) {
+        if self.probes_at_start() {
             let t = Instant::now();
             let (generated, left) = (self.generated.len(), self.tokens_left());
             self.wrap_up.probe(&mut self.constraint, &self.vocab, &mut self.stats, generated, left);
             s.constraint_time += t.elapsed();
         }
         s.wrapping = self.wrapping_up();
-        if !self.forced.is_empty()
-            || (self.constrained() && (self.config.mode.masks_first() || s.wrapping))
-        {
+        if self.masks_at_start(s.wrapping) {
             self.ensure_mask(&mut s);
         }
         // The first wrap-up step may find that the constraint has no finishing mask.

@@ -482,3 +482,85 @@ fn a_loop_switches_to_the_wrap_up_instead_of_stopping_when_asked() {
         }
     }
 }
+
+/// The loop starts a model's pass early ([`Logits::submit`]) only for a step with CPU
+/// work to prepare (a constrained step's mask), and always before the step's first
+/// draw; an unconstrained step's pass goes to the device with the draw (one submit a
+/// step fewer on a GPU).
+#[test]
+fn a_pass_is_submitted_early_only_when_the_step_prepares_a_mask() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use espalier_constraint::TokenSet;
+    use espalier_decode::{HostLogits, Logits, LogitsError};
+
+    /// What the loop asked of each step's logits, in order.
+    type Log = Rc<RefCell<Vec<&'static str>>>;
+
+    struct Counting(HashModel, Log);
+    struct CountingLogits(HostLogits<'static>, Log);
+
+    impl Logits for CountingLogits {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn argmax(
+            &mut self,
+            n: usize,
+            allowed: Option<&TokenSet>,
+            refused: &[u32],
+        ) -> Result<Option<u32>, LogitsError> {
+            self.1.borrow_mut().push("draw");
+            self.0.argmax(n, allowed, refused)
+        }
+        fn host(&mut self) -> Result<&[f32], LogitsError> {
+            self.1.borrow_mut().push("draw");
+            self.0.host()
+        }
+        fn submit(&mut self) -> Result<(), LogitsError> {
+            self.1.borrow_mut().push("submit");
+            Ok(())
+        }
+    }
+
+    impl LanguageModel for Counting {
+        type Error = common::NeverFails;
+        fn truncate(&mut self, len: usize) {
+            self.0.truncate(len);
+        }
+        fn forward(&mut self, tokens: &[u32]) -> Result<Vec<f32>, Self::Error> {
+            self.0.forward(tokens)
+        }
+        fn forward_logits(&mut self, tokens: &[u32]) -> Result<Box<dyn Logits + '_>, Self::Error> {
+            self.1.borrow_mut().push("pass");
+            let logits = HostLogits(std::borrow::Cow::Owned(self.0.forward(tokens)?));
+            Ok(Box::new(CountingLogits(logits, self.1.clone())))
+        }
+    }
+
+    let v = Arc::new(vocab(TOKENS));
+    for mode in [Mode::None, Mode::Mask, Mode::Rejection] {
+        let log = Log::default();
+        let mut model = Counting(HashModel::new(v.len()), log.clone());
+        let mut g =
+            Generator::new(v.clone(), Targets::new(&["foo(bar)"]), &[1], config(mode)).unwrap();
+        run(&mut g, &mut model, |_, _| {}).unwrap();
+        let log = log.borrow();
+        let passes = log.iter().filter(|e| **e == "pass").count();
+        let submits = log.iter().filter(|e| **e == "submit").count();
+        assert!(passes >= 3, "{mode}: {passes} passes");
+        match mode {
+            Mode::None => assert_eq!(submits, 0, "{mode}: {log:?}"),
+            Mode::Mask => assert_eq!(submits, passes, "{mode}: {log:?}"),
+            // Draws first; submits only where it probes or wraps up.
+            _ => assert!(submits < passes, "{mode}: {log:?}"),
+        }
+        // Each pass is submitted, if at all, before anything is drawn from it.
+        for step in log.split(|e| *e == "pass").skip(1) {
+            let first_draw = step.iter().position(|e| *e == "draw");
+            let submit = step.iter().position(|e| *e == "submit");
+            assert!(submit.is_none_or(|s| first_draw.is_some_and(|d| s < d)), "{mode}: {step:?}");
+        }
+    }
+}

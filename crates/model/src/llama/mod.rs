@@ -334,16 +334,16 @@ impl Llama {
 
     /// [`Llama::forward`] with the logits left on the device ([`DeviceLogits`]): the
     /// decode loop asks them for the greedy id under its mask, and on a GPU only that id
-    /// comes back. On a GPU the pass is submitted and not waited for: the caller works
-    /// (computes the step's mask) while the device runs it.
+    /// comes back. On a GPU the pass is recorded, not submitted: a caller with work to
+    /// do meanwhile (the step's mask) submits it ([`DeviceLogits::submit`]) and works
+    /// while the device runs it; otherwise it goes to the device with the first read,
+    /// in the same submit as the draw (one submit a step fewer).
     pub fn forward_logits(
         &self,
         tokens: &[u32],
         cache: &mut KvCache,
     ) -> Result<DeviceLogits, ModelError> {
-        let logits = DeviceLogits::new(self.forward_tensor(tokens, cache)?);
-        logits.submit()?;
-        Ok(logits)
+        Ok(DeviceLogits::new(self.forward_tensor(tokens, cache)?))
     }
 
     /// [`Llama::forward`] with an asynchronous read-back: the form WebGPU in the
