@@ -65,7 +65,8 @@ pub fn load_with(
         .map_err(EngineError::Backend)?;
     #[cfg(feature = "cuda")]
     if backend == BackendKind::Cuda {
-        eprintln!("cuda device: {}", espalier_model::probe_cuda()?);
+        let probed = espalier_model::probe_cuda().map_err(EngineError::Backend)?;
+        eprintln!("cuda device: {probed}");
     }
     let gguf = Gguf::open(&path)
         .map_err(|source| EngineError::Gguf { path: path.display().to_string(), source })?;

@@ -4,7 +4,7 @@
 //! (`gpu_attention.rs`): 9 workgroups for SmolLM2, however long the context, which
 //! leaves a GPU's other multiprocessors idle while they walk. Split, the stores' rows are
 //! dealt into `parts` ranges of `capacity / parts` rows; workgroup (head, part) runs the
-//! same online softmax over its range (`attend_new_row_rows` with `split`) and writes
+//! same online softmax over its range (`gpu_attention_new_row.rs` with `split`) and writes
 //! its running state (the unnormalised output, the maximum, the sum), and a second launch
 //! ([`combine`]) rescales the parts to their common maximum and divides:
 //! `out = Σ_p acc_p e^(m_p - M) / Σ_p l_p e^(m_p - M)`, `M = max_p m_p`. A part past the

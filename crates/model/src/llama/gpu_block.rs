@@ -6,7 +6,7 @@
 //! where burn's element-wise ops made ~53. On a GPU a decode step's products take the
 //! norms and SwiGLU as their prologue (`gpu_matvec.rs`), where the width fits a
 //! workgroup's shared memory, and attention makes its own split, bias and RoPE and
-//! writes the cache (`gpu_attention::attend_new_row`): 5 launches a block (SmolLM2;
+//! writes the cache (`gpu_attention_new_row::attend_new_row`): 5 launches a block (SmolLM2;
 //! Qwen2.5-1.5B's 8,960-wide SwiGLU keeps its own: 6; one more where attention splits
 //! over a long cache's rows: `gpu_attention_split.rs`); not on a CPU adapter
 //! (`gpu_quantized::prologues_for`). The same
@@ -16,7 +16,8 @@
 use burn::tensor::Tensor;
 use espalier_kernels::Heads;
 
-use super::gpu_attention::{attend, attend_new_row};
+use super::gpu_attention::attend;
+use super::gpu_attention_new_row::attend_new_row;
 use super::gpu_matvec::Prologue;
 use super::gpu_norm::rms_norm;
 use super::gpu_replay::Held;

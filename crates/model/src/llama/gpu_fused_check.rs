@@ -1,7 +1,8 @@
 //! The kernels around the products (issue 33 step 4) against their host twins on a
 //! cubecl device, for `gpu_kernel_check.rs`'s `run`: RMSNorm (`gpu_norm.rs`), the
-//! QKV split + bias + RoPE (`gpu_rope.rs`), attention over the cache (`gpu_attention.rs`,
-//! a decode step's split over the rows: `gpu_attention_split.rs`),
+//! QKV split + bias + RoPE (`gpu_rope.rs`), attention over the cache (`gpu_attention.rs`;
+//! a decode step's from the QKV row, `gpu_attention_new_row.rs`, and split over the rows,
+//! `gpu_attention_split.rs`),
 //! SwiGLU (`gpu_swiglu.rs`), the block mat-vec with the residual added
 //! (`gpu_quantized.rs`) and with RMSNorm or SwiGLU as its prologue (`gpu_matvec.rs`), on
 //! deterministic inputs of SmolLM2's shapes, prefill rows included, under both row
@@ -11,7 +12,8 @@ use burn::tensor::{Device, Tensor, TensorData};
 use espalier_kernels::{Heads, RopeTable};
 
 use super::block_values::{gguf_rows, noise};
-use super::gpu_attention::{attend, attend_new_row, attend_twin, AttendShape};
+use super::gpu_attention::{attend, attend_twin, AttendShape};
+use super::gpu_attention_new_row::attend_new_row;
 use super::gpu_attention_split::attend_split_twin;
 use super::gpu_blocks::GpuBlocks;
 use super::gpu_check_report::GpuKernelCheck;

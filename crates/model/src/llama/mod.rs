@@ -37,6 +37,8 @@ kernels_with_host_twins!(gpu_attention, gpu_attention_split, gpu_fold, gpu_norm,
 // GGUF blocks in the GPU layout's terms (gpu_blocks.rs), tested natively
 mod block_values;
 #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
+mod gpu_attention_new_row;
+#[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
 mod gpu_block;
 #[cfg_attr(not(any(feature = "wgpu", feature = "cuda")), allow(dead_code))]
 // the packing is tested natively; only the GPU kernel uses it
