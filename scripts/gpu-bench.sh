@@ -3,57 +3,68 @@
 # and mode, from a carried bundle (no Rust on the GPU machine).
 #
 # Here (a checkout with Rust; the cuda build needs scripts/setup-cuda.sh first):
-#   bash scripts/gpu-bench.sh --make-bundle      # -> target/gpu-bench/bundle/: espalier
-#                                                #    (--features cuda,wgpu), the counting
-#                                                #    layer, this script, the model in
-#                                                #    60 MiB parts (a device call carries
-#                                                #    64 MiB at most: one part per call)
-# There (the bundle's files carried into one folder):
-#   bash gpu-bench.sh --bundle DIR [--tokens 128]
+#   bash scripts/gpu-bench.sh --make-bundle
+# builds espalier (--features cuda,wgpu: 130 MB stripped, LLVM linked in), the synthetic
+# model writer and the counting layer into target/gpu-bench/bundle/, then packs what
+# travels into .gpu-bench/1, .gpu-bench/2, ... (ignored by git), one folder a device
+# call: each call carries the tracked tree (~23 MB) and at most 64 MiB in all, so a
+# folder holds what is left of that (~43 MB). .gpu-bench/1 holds the programs (xz: ~28
+# MB), the vocabularies and the real model's first part (xz), the next two the rest of
+# it. It prints the calls: three for everything, the first alone for the synthetic rows.
+# There (in the carried tree, after the calls that carried the folders):
+#   bash scripts/gpu-bench.sh --unpack DIR   # .gpu-bench/* -> DIR (the model when all
+#                                            # its parts came)
+#   bash scripts/gpu-bench.sh --bundle DIR [--tokens 128]
+# With folder 1 alone (one call) the rows are SmolLM2-135M's exact shape and format in
+# random Q4_1 blocks, written there from SmolLM2's vocabulary (`model`:
+# "smollm2-135m-shape-q4_1": the same work a token, noise for text, so its constrained
+# runs may stop early at a complete program: see `decode_tokens`); with the real model's
+# folders too, the real model ("smollm2-135m-instruct-q4_1").
 #
 # For each backend (ndarray, wgpu on Vulkan, cuda) and each mode (`none` and
 # `--lang python --mode mask`): `espalier generate` greedy, 128 tokens, SmolLM2-135M Q4_1,
-# prints {backend, weights, mode, decode_tps, prefill_tps, launches_per_token, agreement,
-# replay}. `launches_per_token` is counted on Vulkan only (the layer of
-# scripts/gpu-count-layer, by the difference of a 16-token and a 128-token run); null
-# elsewhere. `agreement`: the same token ids as the CPU's f32 reference in the same mode
-# (ndarray `--weights burn-f32`; the ndarray row's default path rounds activations to 8
-# bits, as llama.cpp does, and may differ from it by a close call). On wgpu and cuda
-# mode `none` runs three times: the decode step replayed (the default: `replay` true) and
-# launch by launch (`ESPALIER_GPU_REPLAY=0`: `replay` false), both with the RMSNorms and
-# SwiGLU folded into the products (`prologue` true, a GPU's default), and replayed with
-# them in launches of their own (`ESPALIER_GPU_PROLOGUE=0`: `prologue` false); those rows
-# also carry `host_ms_per_token`, `host_cpu_ms_per_token` and `first_step_ms` from
-# `espalier bench decode --modes none --rounds 1 --tokens 32` with the same settings (its
-# `step` figures: the host's time to record and submit, or replay, a step, and the same on
-# CPU clocks; the first step records). Then a long context (1,805 prompt tokens) with a
-# decode step's attention split over the cache's rows and not (`context: "long"` rows).
-# Every line has the issue's keys.
+# prints {backend, model, weights, mode, decode_tps, prefill_tps, decode_tokens,
+# launches_per_token, agreement, replay}. `launches_per_token` is counted on Vulkan only
+# (the layer of scripts/gpu-count-layer, by the difference of a 16-token and a 128-token
+# run); null elsewhere. `agreement`: the same token ids as the CPU's f32 reference in the
+# same mode (ndarray `--weights burn-f32`; the ndarray row's default path rounds
+# activations to 8 bits, as llama.cpp does, and may differ from it by a close call). On
+# wgpu and cuda mode `none` runs three times: the decode step replayed (the default:
+# `replay` true) and launch by launch (`ESPALIER_GPU_REPLAY=0`: `replay` false), both with
+# the RMSNorms and SwiGLU folded into the products (`prologue` true, a GPU's default), and
+# replayed with them in launches of their own (`ESPALIER_GPU_PROLOGUE=0`: `prologue`
+# false); those rows also carry `host_ms_per_token`, `host_cpu_ms_per_token` and
+# `first_step_ms` from `espalier bench decode --modes none --rounds 1 --tokens 32` with the
+# same settings (its `step` figures: the host's time to record, or replay, a step, and
+# the whole step on CPU clocks; the first step records). Then a long context (1,805
+# prompt tokens) with a decode step's attention split over the cache's rows and not
+# (`context: "long"` rows), and Qwen2.5-Coder-1.5B's shape in random Q4_K_M blocks
+# (`model` "qwen2.5-coder-1.5b-shape-q4_k_m"). Every line has the issue's keys.
 #
 # Run on: no GPU yet (no session since stop 40 has had a device). Stop 46 ran the
-# `--bundle` half on lavapipe (this repository's CPU machine, `WGPU_BACKEND=vulkan`, a
-# bundle of a wgpu-only build, `--tokens 8`): every row and step line printed, wgpu's ids
-# equal the f32 reference's, the cuda rows say "not compiled in" (results/gpu/README.md,
-# stop 46). `--make-bundle` (the cuda build) has still never run. Since stop 47 the
-# bundle also writes Qwen2.5-Coder-1.5B's shape in random Q4_K_M blocks
-# (`synthetic_model`, crates/model/examples) and prints its rows (`model` key; every
-# matrix in the GPU kernel since the Q8_16 layout, so its steps replay).
+# `--bundle` half on lavapipe (wgpu only, `--tokens 8`); stop 50 ran `--make-bundle`
+# (the cuda build had broken: fixed) and `--unpack` + `--bundle` on lavapipe from the
+# packed folders (results/gpu/README.md).
 set -uo pipefail
 
 bundle=""
 tokens=128
 make=0
+unpack=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --bundle) bundle=$2; shift 2 ;;
         --tokens) tokens=$2; shift 2 ;;
         --make-bundle) make=1; shift ;;
-        *) echo "usage: $0 --make-bundle | --bundle DIR [--tokens N]" >&2; exit 2 ;;
+        --unpack) unpack=$2; shift 2 ;;
+        *) echo "usage: $0 --make-bundle | --unpack DIR | --bundle DIR [--tokens N]" >&2; exit 2 ;;
     esac
 done
+here=$(cd "$(dirname "$0")/.." && pwd)
+real_model=SmolLM2-135M-Instruct.Q4_1.gguf
 
 if [ $make = 1 ]; then
-    cd "$(dirname "$0")/.." || exit 1
+    cd "$here" || exit 1
     export CARGO_TARGET_DIR=${ESPALIER_CUDA_TARGET_DIR:-$PWD/target/cuda}
     cargo build --release -p espalier-cli --features cuda,wgpu || exit 1
     cargo build --release -p espalier-model --example synthetic_model || exit 1
@@ -62,20 +73,78 @@ if [ $make = 1 ]; then
     cp "$CARGO_TARGET_DIR/release/espalier" "$dir/" && strip "$dir/espalier"
     cp "$CARGO_TARGET_DIR/release/examples/synthetic_model" "$dir/" && strip "$dir/synthetic_model"
     cp static/models/vocab/ggml-vocab-qwen2.gguf "$dir/"
+    "$dir/synthetic_model" "static/models/$real_model" vocab "$dir/smollm2-vocab.gguf" || exit 1
     gcc -O2 -shared -fPIC -fvisibility=hidden -o "$dir/libespalier_vk_count.so" \
         scripts/gpu-count-layer/count_layer.c -lpthread || exit 1
-    cp scripts/gpu-count-layer/VK_LAYER_ESPALIER_count.json scripts/gpu-bench.sh "$dir/"
-    split -b 60M -d static/models/SmolLM2-135M-Instruct.Q4_1.gguf "$dir/model.part."
-    ls -l "$dir"
+    cp scripts/gpu-count-layer/VK_LAYER_ESPALIER_count.json "$dir/"
+    # What one call may carry beside the tree: 64 MiB less what travels anyway (tracked
+    # and untracked-not-ignored files), less 1 MiB of margin.
+    tree=$( (git ls-files -z; git ls-files -z --others --exclude-standard) \
+        | xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s}')
+    room=$((64 * 1024 * 1024 - tree - 1024 * 1024))
+    rm -rf .gpu-bench && mkdir -p .gpu-bench/1
+    tar -C "$dir" -cf - espalier synthetic_model libespalier_vk_count.so \
+        VK_LAYER_ESPALIER_count.json ggml-vocab-qwen2.gguf smollm2-vocab.gguf \
+        | xz -T0 -6 >.gpu-bench/1/core.tar.xz || exit 1
+    core=$(stat -c %s .gpu-bench/1/core.tar.xz)
+    [ "$core" -le "$room" ] || { echo "core.tar.xz is $core bytes, over the $room a call carries" >&2; exit 1; }
+    # The model (xz) fills what folder 1 leaves, then folders of `room` bytes.
+    xz -T0 -6 -c "static/models/$real_model" >"$dir/model.xz" || exit 1
+    first=$((room - core))
+    head -c "$first" "$dir/model.xz" >.gpu-bench/1/model.xz.part.0
+    tail -c +$((first + 1)) "$dir/model.xz" \
+        | split -b "$room" -d -a 1 --numeric-suffixes=1 - "$dir/model.xz.part." || exit 1
+    calls=1
+    for part in "$dir"/model.xz.part.*; do
+        calls=$((calls + 1))
+        mkdir -p ".gpu-bench/$calls" && mv "$part" ".gpu-bench/$calls/"
+    done
+    du -b .gpu-bench/* | sed 's/^/  /'
+    echo "tree $tree bytes; each call carries at most $room more. The device calls (back to back:"
+    echo "a machine stays warm 30 s; the folders stay in the tree there while it does):"
+    for k in $(seq 1 $calls); do
+        last=""
+        [ "$k" = "$calls" ] && last=" && bash scripts/gpu-bench.sh --unpack /tmp/gb && OUT_DIR=\$OUT bash scripts/gpu-bench.sh --bundle /tmp/gb"
+        echo "  run carry=[\".gpu-bench/$k\"] command=\"ls -la .gpu-bench/*$last\""
+    done
+    echo "  (or call 1 alone, with the last command: the synthetic SmolLM2 shape and Qwen rows)"
+    exit 0
+fi
+
+if [ -n "$unpack" ]; then
+    mkdir -p "$unpack" || exit 1
+    python3 - "$here/.gpu-bench" "$unpack" "$real_model" <<'EOF' || exit 1
+import glob, lzma, os, sys, tarfile
+src, dst, model = sys.argv[1:4]
+with tarfile.open(f"{src}/1/core.tar.xz") as t:
+    t.extractall(dst)
+parts = sorted(glob.glob(f"{src}/*/model.xz.part.*"), key=lambda p: int(p.rsplit(".", 1)[1]))
+if parts:
+    packed = b"".join(open(p, "rb").read() for p in parts)
+    try:
+        whole = lzma.decompress(packed)
+        open(f"{dst}/{model}", "wb").write(whole)
+    except lzma.LZMAError as e:
+        print(f"the model's {len(parts)} parts do not make the whole file ({e}): "
+              "the synthetic rows only", file=sys.stderr)
+print(" ".join(sorted(os.listdir(dst))))
+EOF
     exit 0
 fi
 
 [ -n "$bundle" ] || { echo "usage: $0 --bundle DIR" >&2; exit 2; }
-model=$bundle/SmolLM2-135M-Instruct.Q4_1.gguf
-[ -f "$model" ] || cat "$bundle"/model.part.* >"$model" || exit 1
 out=${OUT_DIR:-/tmp/espalier-gpu-bench}
 mkdir -p "$out"
-echo "load $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs" >&2
+model=$bundle/$real_model
+export MODEL_NAME=smollm2-135m-instruct-q4_1
+if [ ! -f "$model" ]; then
+    # The real model did not travel: its shape and format in random blocks, written here.
+    model=$out/smollm2-135m-shape-q4_1.gguf
+    MODEL_NAME=smollm2-135m-shape-q4_1
+    [ -f "$model" ] || "$bundle/synthetic_model" "$bundle/smollm2-vocab.gguf" smollm2-135m-q4_1 \
+        "$model" >&2 || exit 1
+fi
+echo "load $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; model $MODEL_NAME" >&2
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv >&2
 
 # One generation: backend, mode (none, mask, or unreplayed: none launch by launch),
@@ -116,7 +185,7 @@ for mode in none mask unreplayed unfolded; do
         [ "$backend" = ndarray ] || gen "$backend" "$mode" "$tokens" "$([ "$backend" = wgpu ] && echo 1)"
         [ "$backend" = wgpu ] && gen wgpu "$mode" 16 1
         python3 - "$out" "$backend" "$mode" "$tokens" <<'EOF'
-import json, sys
+import json, os, sys
 out, backend, mode, n = sys.argv[1:5]
 def load(path):
     try:
@@ -125,13 +194,14 @@ def load(path):
         return None
 base = "none" if mode in ("unreplayed", "unfolded") else mode
 run, cpu = load(f"{out}/{backend}-{mode}-{n}.json"), load(f"{out}/ndarray-burn-f32-{base}-{n}.json")
-row = {"backend": backend, "mode": base, "weights": None, "decode_tps": None,
+row = {"backend": backend, "model": os.environ.get("MODEL_NAME"), "mode": base,
+       "weights": None, "decode_tps": None,
        "prefill_tps": None, "launches_per_token": None, "agreement": None,
        "replay": backend != "ndarray" and mode != "unreplayed",
        "prologue": backend != "ndarray" and mode != "unfolded"}
 if run:
     row.update(weights=run["weights"], decode_tps=round(run["decode_tps"], 1),
-               prefill_tps=round(run["prefill_tps"], 1))
+               prefill_tps=round(run["prefill_tps"], 1), decode_tokens=run["decode_tokens"])
     if cpu:
         row["agreement"] = run["ids"] == cpu["ids"]
     c1, c2 = load(f"{out}/{backend}-{mode}-16.counts"), load(f"{out}/{backend}-{mode}-{n}.counts")
@@ -178,7 +248,7 @@ for backend in ndarray wgpu cuda; do
         [ "$backend" = ndarray ] && [ "$rows" = 0 ] && continue
         long "$backend" "$rows"
         python3 - "$out" "$backend" "$rows" <<'EOF'
-import json, sys
+import json, os, sys
 out, backend, rows = sys.argv[1:4]
 def load(path):
     try:
@@ -186,7 +256,8 @@ def load(path):
     except (OSError, IndexError, ValueError):
         return None
 run, ref = load(f"{out}/long-{backend}-{rows}.json"), load(f"{out}/long-ndarray-256burn-f32.json")
-row = {"backend": backend, "context": "long", "mode": "none", "weights": None,
+row = {"backend": backend, "model": os.environ.get("MODEL_NAME"), "context": "long",
+       "mode": "none", "weights": None,
        "decode_tps": None, "prefill_tps": None, "launches_per_token": None, "agreement": None,
        "attention_rows": int(rows) if backend != "ndarray" else None}
 if run:

@@ -52,6 +52,11 @@ pub enum SyntheticWeights {
     /// what a user's own quantized model costs to run (its text is noise). Widths must be
     /// whole K-quant super-blocks (256).
     Q4KM,
+    /// Random Q4_1 blocks, with Q8_0 for the token embedding (the tied output), as
+    /// SmolLM2-135M-Instruct.Q4_1.gguf holds them: the playground's model at its exact
+    /// cost where its weights cannot travel (`scripts/gpu-bench.sh`). Widths must be whole
+    /// blocks (32).
+    Q4_1,
 }
 
 impl SyntheticSpec {
@@ -86,6 +91,28 @@ impl SyntheticSpec {
             seed: 15,
             weights: SyntheticWeights::Q4KM,
             ..Self::qwen2()
+        }
+    }
+
+    /// SmolLM2-135M's shape (hidden 576, 30 blocks, 9 heads over 3 KV heads, FFN 1536,
+    /// tied output, theta 1e5, epsilon 1e-5) in random Q4_1 blocks: the file
+    /// SmolLM2-135M-Instruct.Q4_1.gguf is, less its trained values (~98 MB with
+    /// SmolLM2's vocabulary).
+    pub fn smollm2_135m_q4_1() -> Self {
+        Self {
+            arch: "llama".into(),
+            hidden: 576,
+            heads: 9,
+            kv_heads: 3,
+            ffn: 1536,
+            layers: 30,
+            tied: true,
+            bias: false,
+            rope_base: 1e5,
+            eps: 1e-5,
+            rope_linear: None,
+            seed: 135,
+            weights: SyntheticWeights::Q4_1,
         }
     }
 
@@ -159,6 +186,43 @@ fn random_k_blocks(r: &mut Draws, ty: GgmlType, rows: u64, cols: u64, std: f32) 
     data
 }
 
+/// `rows` x `cols` random blocks of `Q4_1` or `Q8_0` whose values have about `std` as
+/// standard deviation and zero mean: random quantized bytes, the f16 scales set (Q4_1's
+/// `d q + m` with `m` = -7.5 `d` centres its 4-bit `q`; Q8_0's `q` is signed).
+fn random_32_blocks(r: &mut Draws, ty: GgmlType, rows: u64, cols: u64, std: f32) -> Vec<u8> {
+    let bb = ty.block_bytes();
+    let mut data = r.bytes((rows * cols) as usize / ty.block_len() * bb);
+    // The spread of random `q`: 4-bit 4.6, signed 8-bit 73.9.
+    let d = std / if ty == GgmlType::Q8_0 { 73.9 } else { 4.6 };
+    for block in data.chunks_exact_mut(bb) {
+        block[0..2].copy_from_slice(&half::f16::from_f32(d).to_le_bytes());
+        if ty == GgmlType::Q4_1 {
+            block[2..4].copy_from_slice(&half::f16::from_f32(-7.5 * d).to_le_bytes());
+        }
+    }
+    data
+}
+
+/// Random blocks of `ty` (a K-quant, Q4_1 or Q8_0), see the two above.
+fn random_blocks(r: &mut Draws, ty: GgmlType, rows: u64, cols: u64, std: f32) -> Vec<u8> {
+    match ty {
+        GgmlType::Q4_K | GgmlType::Q6_K => random_k_blocks(r, ty, rows, cols, std),
+        _ => random_32_blocks(r, ty, rows, cols, std),
+    }
+}
+
+/// A vocabulary-only file: `vocab`'s architecture and `tokenizer.*` keys, no tensors (as
+/// llama.cpp's `ggml-vocab-*.gguf`): what [`model_from_vocab`] needs, small enough to
+/// travel where a model cannot (SmolLM2's: ~2 MB against the model's 98).
+pub fn vocab_only(vocab: &Gguf) -> GgufWriter {
+    let mut w = GgufWriter::new();
+    let keep = |k: &str| k.starts_with("tokenizer.") || k == "general.architecture";
+    for (key, value) in vocab.metadata().iter().filter(|(k, _)| keep(k)) {
+        w.metadata(key, value.clone());
+    }
+    w
+}
+
 /// A model file with `vocab`'s tokenizer (every `tokenizer.*` key) and random
 /// weights of `spec`'s shape, one embedding row per token. A writer, so that tests
 /// can take a tensor out or change a key before writing.
@@ -171,11 +235,17 @@ pub fn model_from_vocab(vocab: &Gguf, spec: &SyntheticSpec) -> Result<GgufWriter
     let arch = spec.arch.as_str();
     let (h, d) = (spec.hidden, spec.hidden / spec.heads);
     let kv = spec.kv_heads * d;
-    let quantized = spec.weights == SyntheticWeights::Q4KM;
-    if quantized && !(h.is_multiple_of(256) && spec.ffn.is_multiple_of(256)) {
+    let quantized = spec.weights != SyntheticWeights::F32;
+    // The types of the embedding, of most matrices, and of V and down every other block.
+    let (embd_ty, q4, q6) = match spec.weights {
+        SyntheticWeights::Q4_1 => (GgmlType::Q8_0, GgmlType::Q4_1, GgmlType::Q4_1),
+        _ => (GgmlType::Q6_K, GgmlType::Q4_K, GgmlType::Q6_K),
+    };
+    let block = q4.block_len() as u64;
+    if quantized && !(h.is_multiple_of(block) && spec.ffn.is_multiple_of(block)) {
         return Err(format!(
-            "Q4_K_M needs widths of whole 256-value blocks: hidden {h}, ffn {}",
-            spec.ffn
+            "{:?} needs widths of whole {block}-value blocks: hidden {h}, ffn {}",
+            spec.weights, spec.ffn
         ));
     }
     let u32v = |v: u64| MetadataValue::U32(v as u32);
@@ -191,8 +261,15 @@ pub fn model_from_vocab(vocab: &Gguf, spec: &SyntheticSpec) -> Result<GgufWriter
         .metadata(&format!("{arch}.rope.freq_base"), MetadataValue::F32(spec.rope_base))
         .metadata(&format!("{arch}.attention.layer_norm_rms_epsilon"), MetadataValue::F32(spec.eps))
         .metadata(&format!("{arch}.vocab_size"), u32v(rows))
-        // llama.cpp's file types: 0 all F32, 15 mostly Q4_K_M.
-        .metadata("general.file_type", u32v(if quantized { 15 } else { 0 }));
+        // llama.cpp's file types: 0 all F32, 3 mostly Q4_1, 15 mostly Q4_K_M.
+        .metadata(
+            "general.file_type",
+            u32v(match spec.weights {
+                SyntheticWeights::F32 => 0,
+                SyntheticWeights::Q4_1 => 3,
+                SyntheticWeights::Q4KM => 15,
+            }),
+        );
     if let Some(f) = spec.rope_linear {
         w.metadata(&format!("{arch}.rope.scaling.type"), MetadataValue::String("linear".into()))
             .metadata(&format!("{arch}.rope.scaling.factor"), MetadataValue::F32(f));
@@ -206,11 +283,11 @@ pub fn model_from_vocab(vocab: &Gguf, spec: &SyntheticSpec) -> Result<GgufWriter
     // Small embeddings, so that the blocks, not the input token's own row, decide
     // the logits of a tied model.
     let embedding = match quantized {
-        true => (GgmlType::Q6_K, random_k_blocks(&mut r, GgmlType::Q6_K, rows, h, 0.1)),
+        true => (embd_ty, random_blocks(&mut r, embd_ty, rows, h, 0.1)),
         false => (f32t, r.values(h * rows, 0.0, 0.1)),
     };
     w.tensor("token_embd.weight", &[h, rows], embedding.0, embedding.1);
-    // A matrix `[out][inp]`: f32, or random blocks of `ty` in a Q4_K_M model.
+    // A matrix `[out][inp]`: f32, or random blocks of `ty` in a quantized model.
     let mat = |w: &mut GgufWriter,
                r: &mut Draws,
                name: &str,
@@ -219,14 +296,13 @@ pub fn model_from_vocab(vocab: &Gguf, spec: &SyntheticSpec) -> Result<GgufWriter
                gain: f32| {
         let std = gain / (inp as f32).sqrt();
         match quantized {
-            true => w.tensor(name, &[inp, out], ty, random_k_blocks(r, ty, out, inp, std)),
+            true => w.tensor(name, &[inp, out], ty, random_blocks(r, ty, out, inp, std)),
             false => w.tensor(name, &[inp, out], f32t, r.values(inp * out, 0.0, std)),
         };
     };
-    let (q4, q6) = (GgmlType::Q4_K, GgmlType::Q6_K);
     for i in 0..spec.layers {
         let b = |s: &str| format!("blk.{i}.{s}");
-        // Q4_K_M: more bits for V and the down projection of every other block.
+        // Q4_K_M: more bits for V and the down projection of every other block (Q4_1: the same).
         let more = if i % 2 == 0 { q6 } else { q4 };
         w.tensor(&b("attn_norm.weight"), &[h], f32t, r.values(h, 1.0, 0.1));
         mat(&mut w, &mut r, &b("attn_q.weight"), (h, h), q4, 2.0);

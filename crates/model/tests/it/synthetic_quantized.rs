@@ -4,9 +4,11 @@
 #![cfg(feature = "ndarray")]
 
 use espalier_model::gguf::GgmlType;
-use espalier_model::synthetic::{model_from_vocab, SyntheticSpec, SyntheticWeights};
+use espalier_model::synthetic::{model_from_vocab, vocab_only, SyntheticSpec, SyntheticWeights};
 use espalier_model::{BackendKind, Gguf, Llama};
 
+const SMOLLM2: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 const VOCAB: &str =
     concat!(env!("CARGO_MANIFEST_DIR"), "/../../static/models/vocab/ggml-vocab-qwen2.gguf");
 
@@ -52,4 +54,38 @@ fn a_random_q4_k_m_model_has_the_mix_and_runs() {
     let err = model_from_vocab(&vocab, &bad).err().expect("refused");
     assert!(err.contains("hidden 192"), "{err}");
     assert_eq!(SyntheticSpec::qwen2().weights, SyntheticWeights::F32);
+}
+
+/// SmolLM2-135M's shape in random Q4_1 blocks, from a vocabulary-only file written from
+/// the real model: the real file's tensor types and shapes (bytes for bytes but the
+/// trained values and the metadata beyond the tokenizer), and logits that spread.
+#[test]
+fn a_random_smollm2_shape_matches_the_real_file() {
+    let real = Gguf::open(espalier_testkit::require(
+        SMOLLM2,
+        "SmolLM2-135M-Instruct Q4_1",
+        Some("bash scripts/fetch-model.sh"),
+    ))
+    .expect("the model parses");
+    let vocab = Gguf::from_bytes(vocab_only(&real).to_bytes()).unwrap();
+    assert!(vocab.tensors().is_empty(), "no tensors");
+    let spec = SyntheticSpec::smollm2_135m_q4_1();
+    let gguf = Gguf::from_bytes(model_from_vocab(&vocab, &spec).unwrap().to_bytes()).unwrap();
+    let names = |g: &Gguf| {
+        let mut names: Vec<String> = g.tensors().iter().map(|t| t.name.clone()).collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&gguf), names(&real));
+    for name in &names(&gguf) {
+        let (a, b) = (gguf.tensor_info(name).unwrap(), real.tensor_info(name).unwrap());
+        assert_eq!((a.ggml_type, &a.dims), (b.ggml_type, &b.dims), "{name}");
+    }
+    let model = Llama::load(&gguf, &BackendKind::Ndarray.device().unwrap()).unwrap();
+    let logits = model.forward(&[1, 504, 2181, 30], &mut model.new_cache()).unwrap();
+    let n = logits.len() as f32;
+    let mean = logits.iter().sum::<f32>() / n;
+    let sd = (logits.iter().map(|l| (l - mean).powi(2)).sum::<f32>() / n).sqrt();
+    assert!(logits.iter().all(|l| l.is_finite()), "finite logits");
+    assert!(sd > 0.1 && sd < 100.0, "logits spread {sd}");
 }
