@@ -275,7 +275,8 @@ done
 # A user's own model: Qwen2.5-Coder-1.5B's shape in random Q4_K_M blocks (Q6_K embedding,
 # V and down every other block), written here by our GGUF writer so nothing big travels;
 # greedy, unconstrained, QWEN_TOKENS tokens; `agreement` against ndarray's burn-f32.
-if [ -x "$bundle/synthetic_model" ]; then
+# `GPU_BENCH_QWEN=0` skips them.
+if [ -x "$bundle/synthetic_model" ] && [ "${GPU_BENCH_QWEN:-1}" != 0 ]; then
     qwen=$out/qwen2.5-coder-1.5b-shape-q4_k_m.gguf
     [ -f "$qwen" ] || "$bundle/synthetic_model" "$bundle/ggml-vocab-qwen2.gguf" \
         qwen2.5-coder-1.5b-q4_k_m "$qwen" >&2

@@ -50,10 +50,12 @@ impl DeviceLogits {
     /// when no allowed id has a finite logit. On a wgpu or cuda device (native, without
     /// fusion) it runs there and reads back 4 bytes (in wasm: [`DeviceLogits::argmax_async`]).
     pub fn argmax(&mut self, n: usize, allowed: Option<&[u64]>, refused: &[u32]) -> Argmax {
-        match self.device_mask(n, allowed, refused)? {
+        match self.draw_on(n, allowed, refused)? {
             #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
             #[cfg(not(target_family = "wasm"))]
-            Some(mask) => super::gpu_argmax::device_argmax(&self.logits, &mask, n),
+            DrawOn::Device(mask) => {
+                super::gpu_argmax::device_argmax(&self.logits, mask.as_deref(), n)
+            }
             _ => Ok(masked_host_argmax(&self.host()?[..n], allowed, refused)),
         }
     }
@@ -68,9 +70,11 @@ impl DeviceLogits {
         allowed: Option<&[u64]>,
         refused: &[u32],
     ) -> Argmax {
-        match self.device_mask(n, allowed, refused)? {
+        match self.draw_on(n, allowed, refused)? {
             #[cfg(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion")))]
-            Some(mask) => super::gpu_argmax::device_argmax_async(&self.logits, &mask, n).await,
+            DrawOn::Device(mask) => {
+                super::gpu_argmax::device_argmax_async(&self.logits, mask.as_deref(), n).await
+            }
             _ => Ok(masked_host_argmax(&self.host_async().await?[..n], allowed, refused)),
         }
     }
@@ -113,7 +117,7 @@ impl DeviceLogits {
     }
 
     /// Checks the queries; each one's mask as the device reads it where the lists are
-    /// found there ([`DeviceLogits::device_mask`]), `None` where on the host copy.
+    /// found there ([`DeviceLogits::draw_on`]), `None` where on the host copy.
     fn device_queries(
         &self,
         n: usize,
@@ -133,10 +137,9 @@ impl DeviceLogits {
         }
         let mut words = Vec::with_capacity(queries.len());
         for &ListQuery { allowed, .. } in queries {
-            match (self.device_mask(n, allowed, &[])?, allowed) {
-                (None, _) => return Ok(None),
-                (Some(_), None) => words.push(None),
-                (Some(w), Some(_)) => words.push(Some(w)),
+            match self.draw_on(n, allowed, &[])? {
+                DrawOn::Host => return Ok(None),
+                DrawOn::Device(w) => words.push(w),
             }
         }
         Ok(Some(words))
@@ -163,15 +166,15 @@ impl DeviceLogits {
             .map_err(|e| ModelError::Execution(format!("submitting the step: {e:?}")))
     }
 
-    /// Checks `n` against the vector; the mask as the device's argmax reads it where
-    /// the argmax runs there (a wgpu or cuda device without fusion, the vector not read
-    /// back yet), `None` where it runs on the host copy.
-    fn device_mask(
+    /// Checks `n` against the vector; where a draw over it runs: on the device (a wgpu or
+    /// cuda device without fusion, the vector not read back yet) with its mask's words
+    /// ([`device_words`]), or on the host copy.
+    fn draw_on(
         &self,
         n: usize,
         allowed: Option<&[u64]>,
         refused: &[u32],
-    ) -> Result<Option<Vec<u32>>, ModelError> {
+    ) -> Result<DrawOn, ModelError> {
         if n > self.len() {
             return Err(ModelError::Execution(format!(
                 "argmax over {n} ids of {} logits",
@@ -182,10 +185,10 @@ impl DeviceLogits {
         if self.host.is_none()
             && super::gpu_quantized::is_block_kernel_device(&self.logits.device())
         {
-            return Ok(Some(mask_words(allowed, refused, n)));
+            return Ok(DrawOn::Device(device_words(allowed, refused, n)));
         }
         let _ = (allowed, refused);
-        Ok(None)
+        Ok(DrawOn::Host)
     }
 
     /// The whole vector on the host, read back asynchronously on the first call (any
@@ -280,6 +283,26 @@ pub(crate) fn host_argmax(logits: &[f32], allowed: impl Fn(usize) -> bool) -> Op
     best.map(|b| b.0)
 }
 
+/// Where a draw over a step's logits runs ([`DeviceLogits::draw_on`]).
+#[cfg_attr(
+    not(all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))),
+    allow(dead_code)
+)]
+enum DrawOn {
+    /// On the device, under these mask words (`None`: every id, nothing to upload).
+    Device(Option<Vec<u32>>),
+    /// On the host copy of the vector.
+    Host,
+}
+
+/// The words a device draw uploads for `allowed` less `refused` over ids `0..n`
+/// ([`mask_words`]); `None` when every id is allowed (no mask, no upload: on wgpu an
+/// upload after the step's launches is a submit of its own).
+#[cfg(any(test, all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))))]
+pub(crate) fn device_words(words: Option<&[u64]>, refused: &[u32], n: usize) -> Option<Vec<u32>> {
+    (words.is_some() || !refused.is_empty()).then(|| mask_words(words, refused, n))
+}
+
 /// The mask as the GPU argmax reads it: `words` (a bitset in `u64` words; `None`: every
 /// id) less `refused`, as `u32` words (bit `id % 32` of word `id / 32`) covering `n` ids.
 #[cfg(any(test, all(any(feature = "wgpu", feature = "cuda"), not(feature = "fusion"))))]
@@ -317,6 +340,10 @@ mod tests {
         assert_eq!(m, vec![0b001, 1 << 8, 1]);
         let all = mask_words(None, &[33], 40);
         assert_eq!(all, vec![u32::MAX, !2u32]);
+        // A device draw uploads no mask when every id is allowed.
+        assert_eq!(device_words(None, &[], 40), None);
+        assert_eq!(device_words(None, &[33], 40), Some(all));
+        assert_eq!(device_words(Some(&words), &[2], 70), Some(m));
     }
 
     use espalier_testkit::ready;

@@ -4,6 +4,11 @@
 //! as the CPU sampler's `argmax`), and only that id comes back (4 bytes instead of the
 //! 196 KB logits vector).
 //!
+//! A draw under no mask (unconstrained, nothing refused) uploads none: the kernel's
+//! `masked` is a compile-time switch. On wgpu an upload after a step's launches costs a
+//! submit of its own (cubecl submits the queued launches before any queue write, to keep
+//! the write after them), so an unconstrained token is two submits, not three.
+//!
 //! One workgroup of [`UNITS`]: unit `u` scans ids `u`, `u + UNITS`, ... in order and
 //! keeps its best (a strictly higher logit replaces it, so its ties keep the lowest id);
 //! the units' bests fold in shared memory by (logit, then lower id): `fold_best_shared`. The scan is 192
@@ -30,10 +35,17 @@ const UNITS: u32 = 256;
 /// The id `argmax` writes when no allowed id has a finite logit.
 const NONE: u32 = u32::MAX;
 
-/// `out[0]` = the allowed id (bit set in `mask`) of `logits[..n]` with the highest finite
-/// value, ties to the lowest id; [`NONE`] when there is none.
+/// `out[0]` = the allowed id (bit set in `mask`, or any when not `masked`) of
+/// `logits[..n]` with the highest finite value, ties to the lowest id; [`NONE`] when
+/// there is none.
 #[cube(launch_unchecked)]
-fn masked_argmax(logits: &[f32], mask: &[u32], out: &mut [u32], n: usize) {
+fn masked_argmax(
+    logits: &[f32],
+    mask: &[u32],
+    out: &mut [u32],
+    n: usize,
+    #[comptime] masked: bool,
+) {
     let unit = usize::cast_from(UNIT_POS_X);
     let units = comptime![UNITS as usize];
     let mut values = Shared::<[f32]>::new_slice(comptime![UNITS as usize]);
@@ -43,7 +55,10 @@ fn masked_argmax(logits: &[f32], mask: &[u32], out: &mut [u32], n: usize) {
     let mut i = unit;
     while i < n {
         let l = logits[i];
-        let bit = (mask[i / 32] >> u32::cast_from(i % 32)) & 1u32;
+        let mut bit = 1u32;
+        if comptime![masked] {
+            bit = (mask[i / 32] >> u32::cast_from(i % 32)) & 1u32;
+        }
         let finite = !l.is_nan() && !l.is_inf();
         if bit == 1u32 && finite && (best_id == 4294967295u32 || l > best) {
             best = l;
@@ -61,15 +76,20 @@ fn masked_argmax(logits: &[f32], mask: &[u32], out: &mut [u32], n: usize) {
 }
 
 /// Launches [`masked_argmax`] over the first `n` entries of `logits` (`[1, >= n]` f32 on a
-/// cubecl device) under `mask` (`device_logits::mask_words`): one upload (the mask), one
-/// launch; returns the client and the 4-byte buffer the id lands in.
-fn launch(logits: &Tensor<2>, mask: &[u32], n: usize) -> Result<(Client, Handle), ModelError> {
+/// cubecl device) under `mask` (`device_logits::device_words`; `None`: every id): one
+/// upload (the mask, when there is one), one launch; returns the client and the 4-byte
+/// buffer the id lands in.
+fn launch(
+    logits: &Tensor<2>,
+    mask: Option<&[u32]>,
+    n: usize,
+) -> Result<(Client, Handle), ModelError> {
     let device = cube_device(&logits.device())
         .ok_or_else(|| ModelError::Execution("GPU argmax: not a cubecl device".into()))?;
-    if mask.len() * 32 < n || logits.dims()[1] < n {
+    if mask.is_some_and(|m| m.len() * 32 < n) || logits.dims()[1] < n {
         return Err(ModelError::Execution(format!(
-            "GPU argmax: {} mask words or {} logits for {n} ids",
-            mask.len(),
+            "GPU argmax: {:?} mask words or {} logits for {n} ids",
+            mask.map(<[u32]>::len),
             logits.dims()[1]
         )));
     }
@@ -78,21 +98,28 @@ fn launch(logits: &Tensor<2>, mask: &[u32], n: usize) -> Result<(Client, Handle)
     })?;
     let x = burn_cubecl::kernel::into_contiguous(x);
     let client = device.client();
-    let bytes: Vec<u8> = mask.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let mask_handle = client.create_from_slice(&bytes);
     // Unit 0 always writes the one id (NONE when nothing is allowed): no upload needed.
     let out = client.empty(4);
-    // SAFETY: `x` holds at least `n` contiguous f32 (checked above), `mask` covers `n`
-    // bits, `out` one u32 that only unit 0 writes.
+    // Unmasked, the kernel never reads its mask: `out` stands in for it.
+    let (mask_handle, words) = match mask {
+        Some(m) => {
+            let bytes: Vec<u8> = m.iter().flat_map(|w| w.to_le_bytes()).collect();
+            (client.create_from_slice(&bytes), m.len())
+        }
+        None => (out.clone(), 1),
+    };
+    // SAFETY: `x` holds at least `n` contiguous f32 (checked above), a mask covers `n`
+    // bits (read only when there is one), `out` one u32 that only unit 0 writes.
     unsafe {
         masked_argmax::launch_unchecked(
             &client,
             CubeCount::Static(1, 1, 1),
             CubeDim::new_1d(UNITS),
             BufferArg::from_raw_parts(x.handle.clone(), n),
-            BufferArg::from_raw_parts(mask_handle, mask.len()),
+            BufferArg::from_raw_parts(mask_handle, words),
             BufferArg::from_raw_parts(out.clone(), 1),
             n,
+            mask.is_some(),
         )
     };
     Ok((client, out))
@@ -112,7 +139,7 @@ fn id_of(bytes: &[u8]) -> Result<Option<u32>, ModelError> {
 #[cfg(not(target_family = "wasm"))]
 pub(crate) fn device_argmax(
     logits: &Tensor<2>,
-    mask: &[u32],
+    mask: Option<&[u32]>,
     n: usize,
 ) -> Result<Option<u32>, ModelError> {
     let (client, out) = launch(logits, mask, n)?;
@@ -126,7 +153,7 @@ pub(crate) fn device_argmax(
 /// browser).
 pub(crate) async fn device_argmax_async(
     logits: &Tensor<2>,
-    mask: &[u32],
+    mask: Option<&[u32]>,
     n: usize,
 ) -> Result<Option<u32>, ModelError> {
     let (client, out) = launch(logits, mask, n)?;

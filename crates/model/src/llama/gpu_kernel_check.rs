@@ -81,7 +81,7 @@ pub fn run(device: &Device) -> Result<GpuKernelCheck, ModelError> {
 /// planted at the maximum, NaN and infinite logits, and a mask that allows nothing.
 #[cfg(not(feature = "fusion"))]
 fn check_argmax(check: &mut GpuKernelCheck, device: &Device) -> Result<(), ModelError> {
-    use super::device_logits::{host_argmax, mask_words};
+    use super::device_logits::{device_words, host_argmax, mask_words};
     use super::gpu_argmax::{device_argmax, device_argmax_async};
 
     let mut wrong = Vec::new();
@@ -97,10 +97,14 @@ fn check_argmax(check: &mut GpuKernelCheck, device: &Device) -> Result<(), Model
             ("none", Some(&nothing)),
         ] {
             for refused in [&refused[..0], &refused[..]] {
-                let words = mask_words(mask.map(|m| m.as_slice()), refused, n);
-                let got = device_argmax(&tensor, &words, n)?;
+                let mask = mask.map(|m| m.as_slice());
+                // What the draw uploads: none for "all" with nothing refused (unmasked).
+                let uploaded = device_words(mask, refused, n);
+                let got = device_argmax(&tensor, uploaded.as_deref(), n)?;
                 // The browser's form: the same launch, the id read back asynchronously.
-                let got_async = cubecl::future::block_on(device_argmax_async(&tensor, &words, n))?;
+                let got_async =
+                    cubecl::future::block_on(device_argmax_async(&tensor, uploaded.as_deref(), n))?;
+                let words = mask_words(mask, refused, n);
                 let want = host_argmax(&logits, |i| words[i / 32] >> (i % 32) & 1 == 1);
                 cases += 1;
                 if got != want || got_async != want {
