@@ -100,13 +100,15 @@ fn launch(
     let client = device.client();
     // Unit 0 always writes the one id (NONE when nothing is allowed): no upload needed.
     let out = client.empty(4);
-    // Unmasked, the kernel never reads its mask: `out` stands in for it.
+    // Unmasked, the kernel never reads its mask: an empty word stands in for it (an
+    // allocation, not a write; not `out`, which WebGPU refuses to bind both read-only
+    // and read-write in one dispatch).
     let (mask_handle, words) = match mask {
         Some(m) => {
             let bytes: Vec<u8> = m.iter().flat_map(|w| w.to_le_bytes()).collect();
             (client.create_from_slice(&bytes), m.len())
         }
-        None => (out.clone(), 1),
+        None => (client.empty(4), 1),
     };
     // SAFETY: `x` holds at least `n` contiguous f32 (checked above), a mask covers `n`
     // bits (read only when there is one), `out` one u32 that only unit 0 writes.
