@@ -112,6 +112,10 @@ if [ $make = 1 ]; then
 fi
 
 if [ -n "$unpack" ]; then
+    [ -f "$here/.gpu-bench/1/core.tar.xz" ] || {
+        echo "no $here/.gpu-bench/1/core.tar.xz: carry .gpu-bench/1 (made by --make-bundle) first" >&2
+        exit 2
+    }
     mkdir -p "$unpack" || exit 1
     python3 - "$here/.gpu-bench" "$unpack" "$real_model" <<'EOF' || exit 1
 import glob, lzma, os, sys, tarfile

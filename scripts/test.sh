@@ -54,8 +54,9 @@ wasm_kernel_check() {
 }
 step "kernel check (wasm)" wasm_kernel_check
 # With ESPALIER_SLOW=1, the CUDA build too (scripts/check-cuda-build.sh --no-bundle: LLVM
-# from Debian, `espalier --features cuda` in target/cuda, the no-device test): ~25 min
-# cold on 2 cores, so not in CI's default run. Nothing else compiles the `cuda` feature's
+# from Debian, `espalier --features cuda` in target/cuda, the no-device test): 571 s
+# build + 641 s test on 2 cores with target/cuda already warm from another feature set
+# (stop 50; cold is longer), so not in CI's default run. Nothing else compiles the `cuda` feature's
 # code (stop 50 found the engine's CUDA probe broken since the engine crate moved).
 if [ "${ESPALIER_SLOW:-}" = 1 ]; then
     step "cuda build (ESPALIER_SLOW)" bash scripts/check-cuda-build.sh --no-bundle
