@@ -50,6 +50,11 @@ if [ $bundle = 1 ]; then
     cp "$CARGO_TARGET_DIR/release/espalier" "$dir/espalier"
     cp "$agreement" "$dir/backend_agreement"
     cp scripts/check-cuda-gpu.sh "$dir/"
+    # libdevice, which the LLVM backend links into kernels calling exp / ln: a GPU machine
+    # with a driver and no toolkit has none (check-cuda-gpu.sh --bundle points CUDA_PATH here).
+    tools=$(bash scripts/cuda-tools.sh)
+    mkdir -p "$dir/cuda/nvvm/libdevice"
+    cp "$tools/nvvm/libdevice/libdevice.10.bc" "$dir/cuda/nvvm/libdevice/"
     strip "$dir/espalier" "$dir/backend_agreement"
     # --long=28: the two binaries share most of their bytes (LLVM, burn), 256 MB apart at
     # most; a long window finds them (37.5 MB instead of 48.3), and the reader then

@@ -29,6 +29,8 @@ while [ $# -gt 0 ]; do
 done
 
 if [ -n "$bundle" ]; then
+    # The carried libdevice (check-cuda-build.sh), unless the machine names a toolkit.
+    [ -n "${CUDA_PATH:-}" ] || [ ! -d "$bundle/cuda" ] || export CUDA_PATH=$bundle/cuda
     espalier=$bundle/espalier
     agreement=("$bundle/backend_agreement" backend_agreement:: --nocapture)
 else

@@ -9,8 +9,8 @@
 # travels into .gpu-bench/1, .gpu-bench/2, ... (ignored by git), one folder a device
 # call: each call carries the tracked tree (~23 MB) and at most 64 MiB in all, so a
 # folder holds what is left of that (~43 MB). .gpu-bench/1 holds the programs (xz: ~28
-# MB), the vocabularies and the real model's first part (xz), the next two the rest of
-# it. It prints the calls: three for everything, the first alone for the synthetic rows.
+# MB), the vocabularies, libdevice (from NVIDIA's wheel: scripts/cuda-tools.sh) and the
+# real model's first part (xz), the next two the rest of it. It prints the calls: three for everything, the first alone for the synthetic rows.
 # There (in the carried tree, after the calls that carried the folders):
 #   bash scripts/gpu-bench.sh --unpack DIR   # .gpu-bench/* -> DIR (the model when all
 #                                            # its parts came)
@@ -40,6 +40,13 @@
 # prompt tokens) with a decode step's attention split over the cache's rows and not
 # (`context: "long"` rows), and Qwen2.5-Coder-1.5B's shape in random Q4_K_M blocks
 # (`model` "qwen2.5-coder-1.5b-shape-q4_k_m"). Every line has the issue's keys.
+#
+# Every generation runs with `--warm-up` (`warm_up`: true): once unmeasured, then the
+# measured run from an empty cache. A GPU backend compiles each kernel at its first
+# launch, which would otherwise land in the figures: on the stand-in driver
+# (scripts/check-cuda-kernels.sh, no device time at all) SmolLM2's prompt pass took 476 ms
+# and its first decode step 193 ms, the later steps 0.07 ms, so a cold 128-token run
+# could not have shown more than ~660 tokens/s whatever the GPU.
 #
 # Run on: no GPU yet (no session since stop 40 has had a device). Stop 46 ran the
 # `--bundle` half on lavapipe (wgpu only, `--tokens 8`); stop 50 ran `--make-bundle`
@@ -77,6 +84,11 @@ if [ $make = 1 ]; then
     gcc -O2 -shared -fPIC -fvisibility=hidden -o "$dir/libespalier_vk_count.so" \
         scripts/gpu-count-layer/count_layer.c -lpthread || exit 1
     cp scripts/gpu-count-layer/VK_LAYER_ESPALIER_count.json "$dir/"
+    # libdevice: burn-cuda's LLVM backend links it into kernels that call exp / ln and
+    # looks for it under a CUDA toolkit, which a GPU machine with a driver alone lacks.
+    tools=$(bash scripts/cuda-tools.sh) || exit 1
+    mkdir -p "$dir/cuda/nvvm/libdevice"
+    cp "$tools/nvvm/libdevice/libdevice.10.bc" "$dir/cuda/nvvm/libdevice/"
     # What one call may carry beside the tree: 64 MiB less what travels anyway (tracked
     # and untracked-not-ignored files), less 1 MiB of margin.
     tree=$( (git ls-files -z; git ls-files -z --others --exclude-standard) \
@@ -84,7 +96,7 @@ if [ $make = 1 ]; then
     room=$((64 * 1024 * 1024 - tree - 1024 * 1024))
     rm -rf .gpu-bench && mkdir -p .gpu-bench/1
     tar -C "$dir" -cf - espalier synthetic_model libespalier_vk_count.so \
-        VK_LAYER_ESPALIER_count.json ggml-vocab-qwen2.gguf smollm2-vocab.gguf \
+        VK_LAYER_ESPALIER_count.json ggml-vocab-qwen2.gguf smollm2-vocab.gguf cuda \
         | xz -T0 -6 >.gpu-bench/1/core.tar.xz || exit 1
     core=$(stat -c %s .gpu-bench/1/core.tar.xz)
     [ "$core" -le "$room" ] || { echo "core.tar.xz is $core bytes, over the $room a call carries" >&2; exit 1; }
@@ -137,6 +149,8 @@ EOF
 fi
 
 [ -n "$bundle" ] || { echo "usage: $0 --bundle DIR" >&2; exit 2; }
+# The carried libdevice, unless the machine names a toolkit of its own (CUDA_PATH).
+[ -n "${CUDA_PATH:-}" ] || [ ! -d "$bundle/cuda" ] || export CUDA_PATH=$bundle/cuda
 out=${OUT_DIR:-/tmp/espalier-gpu-bench}
 mkdir -p "$out"
 model=$bundle/$real_model
@@ -166,7 +180,7 @@ gen() {
     [ -n "$counted" ] && env+=(VK_LAYER_PATH=$bundle VK_INSTANCE_LAYERS=VK_LAYER_ESPALIER_count ESPALIER_VK_COUNTS=$name.counts)
     rm -f "$name.counts"
     env "${env[@]}" "$bundle/espalier" generate --backend "$backend" --model "$model" \
-        --prompt 'def fibonacci(n):' "${modeargs[@]}" --max-tokens "$n" --json \
+        --prompt 'def fibonacci(n):' "${modeargs[@]}" --max-tokens "$n" --json --warm-up \
         >"$name.json" 2>"$name.log"
 }
 
@@ -205,14 +219,18 @@ row = {"backend": backend, "model": os.environ.get("MODEL_NAME"), "mode": base,
        "prologue": backend != "ndarray" and mode != "unfolded"}
 if run:
     row.update(weights=run["weights"], decode_tps=round(run["decode_tps"], 1),
-               prefill_tps=round(run["prefill_tps"], 1), decode_tokens=run["decode_tokens"])
+               prefill_tps=round(run["prefill_tps"], 1), decode_tokens=run["decode_tokens"],
+               warm_up=run.get("warm_up"))
     if cpu:
         row["agreement"] = run["ids"] == cpu["ids"]
     c1, c2 = load(f"{out}/{backend}-{mode}-16.counts"), load(f"{out}/{backend}-{mode}-{n}.counts")
     r1 = load(f"{out}/{backend}-{mode}-16.json")
     if c1 and c2 and r1 and run["decode_tokens"] > r1["decode_tokens"]:
-        row["launches_per_token"] = round(
-            (c2["dispatches"] - c1["dispatches"]) / (run["decode_tokens"] - r1["decode_tokens"]), 1)
+        # The layer counts the process: a warmed-up run decodes its tokens twice (greedy:
+        # the same tokens both times).
+        runs_each = 2 if run.get("warm_up") and r1.get("warm_up") else 1
+        row["launches_per_token"] = round((c2["dispatches"] - c1["dispatches"])
+            / (runs_each * (run["decode_tokens"] - r1["decode_tokens"])), 1)
 else:
     row["error"] = open(f"{out}/{backend}-{mode}-{n}.log").read()[-300:]
 if backend != "ndarray" and base == "none":
@@ -242,7 +260,7 @@ long() {
     [ -n "$weights" ] && modeargs+=(--weights "$weights")
     env ESPALIER_GPU_REPLAY=1 ESPALIER_GPU_PROLOGUE=1 ESPALIER_GPU_ATTENTION_ROWS="$rows" \
         "$bundle/espalier" generate --backend "$backend" --model "$model" \
-        --prompt "$(cat "$out/long-prompt.py")" "${modeargs[@]}" --max-tokens 32 --json \
+        --prompt "$(cat "$out/long-prompt.py")" "${modeargs[@]}" --max-tokens 32 --json --warm-up \
         >"$out/long-$backend-$rows$weights.json" 2>"$out/long-$backend-$rows$weights.log"
 }
 [ "${GPU_BENCH_LONG:-1}" = 0 ] || long ndarray 256 burn-f32

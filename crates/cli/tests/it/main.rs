@@ -10,3 +10,4 @@ mod check_names;
 mod common;
 mod hostile_check;
 mod readme;
+mod warm_up;
