@@ -27,7 +27,10 @@
 # The last line is JSON: runs, runs_ok, kernels, ptxas_ok, launch_configs, launches_fit,
 # max_registers, spill_bytes, max_shared_bytes, graph_launches (per run: the replayed
 # decode steps, CUDA graphs; the replayed runs must have some, `unreplayed` none),
-# control_caught (a run without libdevice failed to compile its kernels, as it must). Logs in $OUT_DIR (default
+# control_caught (a run without libdevice failed to compile its kernels, as it must),
+# graph_to_read_ms and graph_to_mask_upload_ms (medians over the replayed steps, from the
+# stand-in's timeline: under the mask the step's graph goes out before the CPU computes
+# the mask, so on a GPU the pass runs while it does; host times, not device times). Logs in $OUT_DIR (default
 # /tmp/espalier-cuda-kernels).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -77,6 +80,7 @@ run() {
     # Read backs answer 104 (SmolLM2's "x": a name goes on growing under the Python mask).
     env LD_LIBRARY_PATH="$out/lib" CUDA_PATH="$tools" ESPALIER_STANDIN_PTX="$out/ptx" \
         ESPALIER_STANDIN_LAUNCHES="$out/launches.txt" ESPALIER_STANDIN_COUNTS="$out/$name.counts" \
+        ESPALIER_STANDIN_TIMELINE="$out/$name.timeline" \
         ESPALIER_STANDIN_FILL=104 "${env[@]}" \
         "$espalier" generate --backend cuda --json "$@" >"$out/$name.json" 2>"$out/$name.log"
     local rc=$?
@@ -166,6 +170,26 @@ for path in sorted(glob.glob(f"{out}/*.counts")):
     name = os.path.basename(path)[:-len(".counts")]
     graphs[name] = json.loads(open(path).read().splitlines()[-1])["graph_launches"]
 replay_seen = graphs.get("replayed", 0) > 0 and graphs.get("unreplayed", 1) == 0
+
+def after_graph(name):
+    """Medians over a run's replayed steps (ms): from the step's graph launch to the
+    first upload of a whole mask (49,152 ids: 6,144 bytes), and to its read back."""
+    try:
+        events = [l.split() for l in open(f"{out}/{name}.timeline")]
+    except OSError:
+        return None, None
+    to_mask, to_read = [], []
+    for i, (t, what, _, _) in enumerate(events):
+        if what != "graph":
+            continue
+        for t2, what2, _, size in events[i + 1:]:
+            if what2 == "write" and size == "6144" and len(to_mask) == len(to_read):
+                to_mask.append((int(t2) - int(t)) / 1e6)
+            if what2 == "read":
+                to_read.append((int(t2) - int(t)) / 1e6)
+                break
+    median = lambda xs: round(sorted(xs)[len(xs) // 2], 4) if xs else None
+    return median(to_mask), median(to_read)
 if not replay_seen:
     print(f"the replayed run launched no graph, or the unreplayed one did: {graphs}",
           file=sys.stderr)
@@ -178,6 +202,8 @@ print(json.dumps({
     "max_shared_bytes": max((kernels[l[0]]["static_shared"] + int(l[7]) for l in launches
                              if l[0] in kernels), default=None),
     "graph_launches": graphs, "control_caught": control_caught,
+    "graph_to_read_ms": {"replayed": after_graph("replayed")[1], "mask": after_graph("mask")[1]},
+    "graph_to_mask_upload_ms": after_graph("mask")[0],
 }))
 sys.exit(0 if runs_ok == runs and not failed and not misfits and configs > 0 and replay_seen
          and control_caught else 1)

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <time.h>
 
 typedef int CUresult;
 typedef int CUdevice;
@@ -39,7 +40,25 @@ typedef unsigned long long CUdeviceptr;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long modules, launches, captures, graph_launches, graph_kernels;
 
+// ESPALIER_STANDIN_TIMELINE=FILE: one line per graph launch, kernel launch outside a
+// capture, upload and read back, `nanoseconds event detail`, in the order the host
+// issued them: where a step's graph goes out against its mask's upload and its read.
+static FILE *timeline_file;
+static void timeline(const char *event, const char *detail, size_t bytes) {
+    const char *path = getenv("ESPALIER_STANDIN_TIMELINE");
+    if (!path) return;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    pthread_mutex_lock(&lock);
+    if (!timeline_file) timeline_file = fopen(path, "w");
+    if (timeline_file)
+        fprintf(timeline_file, "%lld %s %s %zu\n", (long long)t.tv_sec * 1000000000LL + t.tv_nsec,
+                event, detail, bytes);
+    pthread_mutex_unlock(&lock);
+}
+
 __attribute__((destructor)) static void write_counts(void) {
+    if (timeline_file) fclose(timeline_file);
     const char *path = getenv("ESPALIER_STANDIN_COUNTS");
     FILE *out = path ? fopen(path, "a") : NULL;
     if (!out) return;
@@ -94,6 +113,7 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) {
 }
 EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, void *s) {
     (void)s;
+    timeline("write", "-", n);
     memcpy((void *)(uintptr_t)dst, src, n);
     return OK;
 }
@@ -105,6 +125,7 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, void *s) {
     (void)s;
     (void)src;
+    timeline("read", "-", n);
     uint32_t *words = fresh(n);
     if (!words) return 2;
     memcpy(dst, words, n);
@@ -446,7 +467,10 @@ EXPORT CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy, unsigned g
         return CUDA_ERROR_INVALID_VALUE;
     record_launch(f, gx, gy, gz, bx, by, bz, shared);
     __atomic_add_fetch(&launches, 1, __ATOMIC_RELAXED);
-    if (s && s->capturing) s->capturing->launches++;
+    if (s && s->capturing)
+        s->capturing->launches++;
+    else
+        timeline("launch", f->name, 0);
     return OK;
 }
 
@@ -498,6 +522,7 @@ EXPORT CUresult cuGraphLaunch(void *exec, Stream *s) {
     (void)exec;
     (void)s;
     __atomic_add_fetch(&graph_launches, 1, __ATOMIC_RELAXED);
+    timeline("graph", "-", 0);
     return OK;
 }
 EXPORT CUresult cuGraphExecDestroy(void *exec) {
