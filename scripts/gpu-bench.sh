@@ -51,7 +51,8 @@
 # Run on: no GPU yet (no session since stop 40 has had a device). Stop 46 ran the
 # `--bundle` half on lavapipe (wgpu only, `--tokens 8`); stop 50 ran `--make-bundle`
 # (the cuda build had broken: fixed) and `--unpack` + `--bundle` on lavapipe from the
-# packed folders (results/gpu/README.md).
+# packed folders; stop 51 rehearsed it with scripts/cuda-stand-in as the CUDA driver
+# (every SmolLM2 row of every backend; results/gpu/README.md).
 set -uo pipefail
 
 bundle=""
