@@ -17,8 +17,11 @@ if [ ! -f "$dir/nvvm/libdevice/libdevice.10.bc" ] || [ ! -x "$dir/bin/ptxas" ]; 
     wheels=$PWD/target/cuda-tools/wheels
     mkdir -p "$wheels"
     echo "cuda-tools: fetching nvidia-nvvm and nvidia-cuda-nvcc $version from PyPI (~100 MB)" >&2
-    python3 -m pip download -q --no-deps --dest "$wheels" \
-        "nvidia-nvvm==$version" "nvidia-cuda-nvcc==$version" >&2
+    # pip from a venv of its own, as scripts/pyflakes-venv.sh does (Debian's python3
+    # comes without it).
+    [ -x target/cuda-tools/venv/bin/pip ] || python3.11 -m venv target/cuda-tools/venv
+    target/cuda-tools/venv/bin/pip download -q --disable-pip-version-check --no-deps \
+        --dest "$wheels" "nvidia-nvvm==$version" "nvidia-cuda-nvcc==$version" >&2
     python3 - "$wheels" "$dir" <<'EOF'
 import glob, os, sys, zipfile
 wheels, dest = sys.argv[1:3]
