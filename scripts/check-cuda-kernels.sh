@@ -30,7 +30,9 @@
 # control_caught (a run without libdevice failed to compile its kernels, as it must),
 # graph_to_read_ms and graph_to_mask_upload_ms (medians over the replayed steps, from the
 # stand-in's timeline: under the mask the step's graph goes out before the CPU computes
-# the mask, so on a GPU the pass runs while it does; host times, not device times). Logs in $OUT_DIR (default
+# the mask, so on a GPU the pass runs while it does; host times, not device times),
+# per_token (a replayed step at the driver: graphs, launches outside them, uploads,
+# reads and their bytes; unconstrained and under the mask). Logs in $OUT_DIR (default
 # /tmp/espalier-cuda-kernels).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -190,6 +192,23 @@ def after_graph(name):
                 break
     median = lambda xs: round(sorted(xs)[len(xs) // 2], 4) if xs else None
     return median(to_mask), median(to_read)
+
+def per_token(name):
+    """What one replayed step sends and reads at the driver, averaged from the third
+    graph launch to the last (past the recording): graphs, kernel launches outside
+    them, uploads and their bytes, reads and their bytes."""
+    try:
+        events = [l.split() for l in open(f"{out}/{name}.timeline")]
+    except OSError:
+        return None
+    graphs = [i for i, e in enumerate(events) if e[1] == "graph"]
+    if len(graphs) < 4:
+        return None
+    window, steps = events[graphs[2]:graphs[-1]], len(graphs) - 3
+    count = lambda what: sum(1 for e in window if e[1] == what) / steps
+    size = lambda what: sum(int(e[3]) for e in window if e[1] == what) / steps
+    return {"graphs": count("graph"), "launches": count("launch"), "uploads": count("write"),
+            "upload_bytes": size("write"), "reads": count("read"), "read_bytes": size("read")}
 if not replay_seen:
     print(f"the replayed run launched no graph, or the unreplayed one did: {graphs}",
           file=sys.stderr)
@@ -204,6 +223,7 @@ print(json.dumps({
     "graph_launches": graphs, "control_caught": control_caught,
     "graph_to_read_ms": {"replayed": after_graph("replayed")[1], "mask": after_graph("mask")[1]},
     "graph_to_mask_upload_ms": after_graph("mask")[0],
+    "per_token": {"replayed": per_token("replayed"), "mask": per_token("mask")},
 }))
 sys.exit(0 if runs_ok == runs and not failed and not misfits and configs > 0 and replay_seen
          and control_caught else 1)
