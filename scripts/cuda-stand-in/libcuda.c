@@ -41,7 +41,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long long modules, launches, captures, graph_launches, graph_kernels;
 
 // ESPALIER_STANDIN_TIMELINE=FILE: one line per graph launch, kernel launch outside a
-// capture, upload and read back, `nanoseconds event detail`, in the order the host
+// capture, upload and read back, `nanoseconds event detail bytes`, in the order the host
 // issued them: where a step's graph goes out against its mask's upload and its read.
 static FILE *timeline_file;
 static void timeline(const char *event, const char *detail, size_t bytes) {
