@@ -65,10 +65,7 @@ bash scripts/fetch-model.sh >&2 || exit 1
 smollm2=static/models/SmolLM2-135M-Instruct.Q4_1.gguf
 "$synthetic" static/models/vocab/ggml-vocab-qwen2.gguf qwen2.5-coder-1.5b-q4_k_m \
     "$out/qwen2.5-coder-1.5b-shape-q4_k_m.gguf" >&2 || exit 1
-python3 -c '
-for i in range(40):
-    print(f"def f{i}(xs, k={i}):\n    total = 0\n    for x in xs:\n        if x % {i + 2} == 0:\n            total += x * k\n    return total\n")
-print("def main():")' >"$out/long-prompt.py"
+python3 scripts/gpu-long-prompt.py >"$out/long-prompt.py"
 
 # One generation on the stand-in: NAME, then env assignments, then `--` and its arguments.
 runs=0

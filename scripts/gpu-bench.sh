@@ -251,10 +251,7 @@ done
 # each GPU backend once split (the default) and once not (`ESPALIER_GPU_ATTENTION_ROWS=0`):
 # `context: "long"`, `attention_rows`, `prefill_tokens`, `agreement` against ndarray's
 # burn-f32 on the same prompt; 32 tokens each. `GPU_BENCH_LONG=0` skips them.
-python3 -c '
-for i in range(40):
-    print(f"def f{i}(xs, k={i}):\n    total = 0\n    for x in xs:\n        if x % {i + 2} == 0:\n            total += x * k\n    return total\n")
-print("def main():")' >"$out/long-prompt.py"
+python3 "$here/scripts/gpu-long-prompt.py" >"$out/long-prompt.py"
 long() {
     local backend=$1 rows=$2 weights=${3:-}
     local modeargs=()

@@ -66,8 +66,8 @@ pub struct Args {
     #[arg(long, requires = "fim_prefix")]
     pub fim_suffix: Option<PathBuf>,
     /// Run the generation once, unmeasured, before the one reported: a GPU backend
-    /// compiles each kernel at its first launch (0.5 s for SmolLM2's prompt and first
-    /// step on CUDA, on 2 cores), which the reported speeds then leave out.
+    /// compiles each kernel at its first launch (0.48 s for SmolLM2's prompt and 0.19 s
+    /// for its first step on CUDA, on 2 cores), which the reported speeds then leave out.
     #[arg(long, conflicts_with = "fim_prefix")]
     pub warm_up: bool,
 }
